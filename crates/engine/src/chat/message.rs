@@ -1,0 +1,83 @@
+//! A stored chat message, serialised exactly in the shapes of DESIGN §2.
+
+use serde::{Deserialize, Serialize};
+
+use crate::planner::{PlanDocument, Question};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+}
+
+/// A message of a chat. `body` carries the role and the role's fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: String,
+    pub created_at: String,
+    #[serde(flatten)]
+    pub body: MessageBody,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum MessageBody {
+    /// The user's task or a later message; with `plan_answer` a synthetic answer to a
+    /// question card (never counted as a user turn, never sent to the executor as such).
+    User {
+        content: String,
+        #[serde(default)]
+        files: Vec<String>,
+        #[serde(default)]
+        plan_answer: bool,
+    },
+    /// A question card (`questions` set), a plan card (`plan` set), an executor round
+    /// (`tool_calls` non-empty) or a final answer.
+    Assistant {
+        content: String,
+        questions: Option<Vec<Question>>,
+        plan: Option<Box<PlanDocument>>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call of the assistant message before it.
+    Tool {
+        tool_call_id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
+}
+
+/// One tool call as the model made it; `arguments` is the JSON text the model produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+impl Message {
+    pub fn role(&self) -> Role {
+        match self.body {
+            MessageBody::User { .. } => Role::User,
+            MessageBody::Assistant { .. } => Role::Assistant,
+            MessageBody::Tool { .. } => Role::Tool,
+        }
+    }
+
+    pub fn content(&self) -> &str {
+        match &self.body {
+            MessageBody::User { content, .. }
+            | MessageBody::Assistant { content, .. }
+            | MessageBody::Tool { content, .. } => content,
+        }
+    }
+
+    /// A user turn that counts: the user's own words, not a synthetic answer.
+    pub fn is_user_turn(&self) -> bool {
+        matches!(self.body, MessageBody::User { plan_answer: false, .. })
+    }
+}

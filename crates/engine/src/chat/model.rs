@@ -1,0 +1,73 @@
+//! A chat, its settings and the per-chat session state of plan mode.
+
+use serde::{Deserialize, Serialize};
+
+use crate::planner::Question;
+
+/// A chat as the API shows it (without messages or state).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chat {
+    pub id: String,
+    pub title: String,
+    /// The workspace folder the chat's tools work in; none means no filesystem tools.
+    pub workspace: Option<String>,
+    pub plan_mode: bool,
+    pub auto_approve: bool,
+    /// Write the approved plan as `.dwp/plans/` files into the workspace.
+    pub save_plans: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// What a new chat is created with; the adapters fill unset fields from `config.toml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatSettings {
+    pub title: String,
+    pub workspace: Option<String>,
+    pub plan_mode: bool,
+    pub auto_approve: bool,
+    pub save_plans: bool,
+}
+
+/// Where a chat is in the plan-mode lifecycle (the `phase` of `plan_status` events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Planning,
+    Questions,
+    AwaitingApproval,
+    Executing,
+    Idle,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Planning => "planning",
+            Phase::Questions => "questions",
+            Phase::AwaitingApproval => "awaiting_approval",
+            Phase::Executing => "executing",
+            Phase::Idle => "idle",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Phase> {
+        [Phase::Planning, Phase::Questions, Phase::AwaitingApproval, Phase::Executing, Phase::Idle]
+            .into_iter()
+            .find(|phase| phase.as_str() == text)
+    }
+}
+
+/// The question card that waits for answers: `state.plan_pending` of DESIGN §2.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanPending {
+    /// The original task, as the user sent it.
+    pub user_text: String,
+    pub files: Vec<String>,
+    /// The active card's questions; `answer` is filled as the user answers.
+    pub questions: Vec<Question>,
+    /// Every answer given so far, across rounds, as `"<question>\nUser's answer: <answer>"`.
+    pub answers: Vec<String>,
+    /// The question round this card belongs to (1, 2, 3).
+    pub round: u32,
+}

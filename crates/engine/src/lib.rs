@@ -1,0 +1,13 @@
+//! Preflight's engine: the whole product without a window or a transport.
+//!
+//! Pure modules (`planner`, `tasks`) do no I/O; `store` owns the SQLite file.
+//! Adapters (the Tauri shell, `preflight serve`) call this crate and forward its events.
+
+pub mod chat;
+pub mod planner;
+pub mod store;
+pub mod tasks;
+
+mod clock;
+
+pub use clock::now_rfc3339;

@@ -1,0 +1,95 @@
+//! The planner's typed output (questions, plan) and the plan document stored for a chat.
+
+use serde::{Deserialize, Serialize};
+
+/// One clarifying question of a card. `answer` stays null until the user gives one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Question {
+    pub id: String,
+    pub question: String,
+    pub options: Vec<String>,
+    pub answer: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanStep {
+    pub action: String,
+    pub expected: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Library {
+    pub name: String,
+    pub purpose: String,
+    pub usage: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxPolicy {
+    Reuse,
+    Create,
+}
+
+/// The sandbox as the planner proposes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SandboxSpec {
+    pub policy: SandboxPolicy,
+    pub notes: String,
+}
+
+/// A normalised `plan` fence: what the planner proposes, before it becomes a document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    pub title: String,
+    pub aim: String,
+    pub steps: Vec<PlanStep>,
+    pub libraries: Vec<Library>,
+    pub sandbox: SandboxSpec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    Pending,
+    Approved,
+    /// Approved by the chat's auto-approve setting rather than by the user.
+    PreApproved,
+    Rejected,
+}
+
+/// The sandbox of a plan document: the proposal plus where it lives and whether it exists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sandbox {
+    pub policy: SandboxPolicy,
+    pub notes: String,
+    /// `{workspace}/.sandbox`, or null for a chat without a workspace.
+    pub dir: Option<String>,
+    pub exists: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanContext {
+    pub workspace_path: Option<String>,
+    pub context7_available: bool,
+}
+
+/// The plan stored as a chat's plan (DESIGN §3). Each planner answer and each user edit
+/// makes a new revision; `approval` changes in place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanDocument {
+    /// Readable markdown of the whole plan, as the plan card's `content` shows it.
+    pub text: String,
+    pub title: String,
+    pub aim: String,
+    pub steps: Vec<PlanStep>,
+    pub libraries: Vec<Library>,
+    pub sandbox: Sandbox,
+    /// Always null: a plan document never carries questions (kept for seed 003's shape).
+    pub questions: Option<Vec<Question>>,
+    pub files: Vec<String>,
+    pub context: PlanContext,
+    pub created_at: String,
+    pub approval: Approval,
+    pub revision: u32,
+}

@@ -1,0 +1,1 @@
+//! The SQLite store: chats, messages, session state, plan revisions, task lists.
