@@ -1,0 +1,96 @@
+//! Builds the plan document (DESIGN §3) from a parsed plan and what the engine knows of
+//! the chat. Pure: whether the sandbox exists is looked up by the caller.
+
+use super::document::{Approval, Plan, PlanContext, PlanDocument, Sandbox, SandboxPolicy};
+use super::markdown::plan_markdown;
+
+/// The folder, under a workspace, where plans run their experiments.
+pub const SANDBOX_DIR: &str = ".sandbox";
+
+/// What the engine knows of the chat when a plan arrives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFacts {
+    pub workspace: Option<String>,
+    /// Whether `{workspace}/.sandbox` exists (looked up by the caller).
+    pub sandbox_exists: bool,
+    pub context7_available: bool,
+    pub files: Vec<String>,
+    pub created_at: String,
+    pub revision: u32,
+    pub approval: Approval,
+}
+
+/// `{workspace}/.sandbox`, when the chat has a workspace.
+pub fn sandbox_dir(workspace: &str) -> String {
+    format!("{}/{SANDBOX_DIR}", workspace.trim_end_matches('/'))
+}
+
+/// The plan document for `plan`; `prose` is the planner's text around the fence.
+pub fn build_plan_document(plan: &Plan, prose: &str, facts: &PlanFacts) -> PlanDocument {
+    let sandbox = Sandbox {
+        // An existing sandbox is always reused: the planner was told so beforehand.
+        policy: if facts.sandbox_exists { SandboxPolicy::Reuse } else { plan.sandbox.policy },
+        notes: plan.sandbox.notes.clone(),
+        dir: facts.workspace.as_deref().map(sandbox_dir),
+        exists: facts.sandbox_exists,
+    };
+    PlanDocument {
+        text: plan_markdown(prose, plan, &sandbox),
+        title: plan.title.clone(),
+        aim: plan.aim.clone(),
+        steps: plan.steps.clone(),
+        libraries: plan.libraries.clone(),
+        sandbox,
+        questions: None,
+        files: facts.files.clone(),
+        context: PlanContext {
+            workspace_path: facts.workspace.clone(),
+            context7_available: facts.context7_available,
+        },
+        created_at: facts.created_at.clone(),
+        approval: facts.approval,
+        revision: facts.revision,
+    }
+}
+
+/// A user's edit of a pending plan: the new fields, re-rendered, as the next revision.
+pub fn edited_plan_document(
+    current: &PlanDocument,
+    edit: &PlanEdit,
+    created_at: &str,
+) -> Result<PlanDocument, String> {
+    let mut plan = Plan {
+        title: edit.title.clone().unwrap_or_else(|| current.title.clone()),
+        aim: edit.aim.clone().unwrap_or_else(|| current.aim.clone()),
+        steps: edit.steps.clone().unwrap_or_else(|| current.steps.clone()),
+        libraries: edit.libraries.clone().unwrap_or_else(|| current.libraries.clone()),
+        sandbox: super::SandboxSpec { policy: current.sandbox.policy, notes: current.sandbox.notes.clone() },
+    };
+    plan.title = plan.title.trim().to_string();
+    plan.steps.retain(|step| !step.action.trim().is_empty());
+    if plan.title.is_empty() {
+        return Err("a plan needs a title".to_string());
+    }
+    if plan.steps.is_empty() {
+        return Err("a plan needs at least one step with an action".to_string());
+    }
+    let mut document = current.clone();
+    document.text = plan_markdown("", &plan, &current.sandbox);
+    document.title = plan.title;
+    document.aim = plan.aim;
+    document.steps = plan.steps;
+    document.libraries = plan.libraries;
+    document.created_at = created_at.to_string();
+    document.revision = current.revision + 1;
+    Ok(document)
+}
+
+/// The fields a user may change in a pending plan; `None` keeps the current value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanEdit {
+    pub title: Option<String>,
+    pub aim: Option<String>,
+    pub steps: Option<Vec<super::PlanStep>>,
+    pub libraries: Option<Vec<super::Library>>,
+}

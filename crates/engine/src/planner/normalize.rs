@@ -1,0 +1,221 @@
+//! Turns the JSON of a planner fence into a normalised question list or plan (DESIGN §3):
+//! at most 3 questions of at most 3 options, never invented; fixed ids; a plan needs a step.
+
+use serde_json::{Map, Value};
+
+use super::document::{Library, Plan, PlanStep, Question, SandboxPolicy, SandboxSpec};
+
+pub const MAX_QUESTIONS: usize = 3;
+pub const MAX_OPTIONS: usize = 3;
+
+/// What a fence's JSON turned out to hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Card {
+    Questions(Vec<Question>),
+    Plan(Plan),
+}
+
+/// Which card a fence's label asks for; the JSON's shape wins when the two disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    Questions,
+    Plan,
+    /// A `json` or unlabelled fence: only a recognisable shape makes it a card.
+    Either,
+}
+
+pub fn normalize_card(value: &Value, expected: Expected) -> Result<Card, String> {
+    // `{"plan": {...}}` is a plan that was wrapped once too often.
+    if let Some(inner) = value.get("plan").filter(|inner| inner.get("steps").is_some()) {
+        return normalize_plan(inner).map(Card::Plan);
+    }
+    let has_steps = value.get("steps").is_some();
+    let has_questions = value.is_array() || value.get("questions").is_some();
+    let as_plan = match expected {
+        Expected::Plan => has_steps || !has_questions,
+        Expected::Questions => has_steps && !has_questions,
+        Expected::Either => has_steps,
+    };
+    match (as_plan, has_questions, expected) {
+        (true, _, _) => normalize_plan(value).map(Card::Plan),
+        (false, true, _) => normalize_questions(value).map(Card::Questions),
+        (false, false, Expected::Questions) => Err("expected {\"questions\": [...]}".into()),
+        (false, false, _) => Err("neither questions nor a plan with steps".into()),
+    }
+}
+
+fn normalize_questions(value: &Value) -> Result<Vec<Question>, String> {
+    let items = match value {
+        Value::Array(items) => items,
+        _ => value.get("questions").and_then(Value::as_array).ok_or("\"questions\" must be an array")?,
+    };
+    let mut questions: Vec<(Option<String>, String, Vec<String>)> = Vec::new();
+    for item in items {
+        let Some((id, text, options)) = read_question(item) else { continue };
+        if questions.iter().any(|(_, seen, _)| same_text(seen, &text)) {
+            continue;
+        }
+        questions.push((id, text, options));
+        if questions.len() == MAX_QUESTIONS {
+            break;
+        }
+    }
+    if questions.is_empty() {
+        return Err("the questions fence holds no question with text".into());
+    }
+    Ok(assign_ids(questions))
+}
+
+fn read_question(item: &Value) -> Option<(Option<String>, String, Vec<String>)> {
+    if let Some(text) = item.as_str() {
+        return non_empty(text).map(|text| (None, text, Vec::new()));
+    }
+    let object = item.as_object()?;
+    let text = first_text(object, &["question", "text", "title", "q", "prompt"])?;
+    let id = object.get("id").and_then(scalar_text);
+    let raw_options = ["options", "choices", "answers", "suggestions"]
+        .iter()
+        .find_map(|key| object.get(*key).and_then(Value::as_array));
+    let mut options: Vec<String> = Vec::new();
+    for option in raw_options.into_iter().flatten() {
+        let Some(option) = option_text(option) else { continue };
+        if !options.iter().any(|seen| same_text(seen, &option)) {
+            options.push(option);
+        }
+        if options.len() == MAX_OPTIONS {
+            break;
+        }
+    }
+    Some((id, text, options))
+}
+
+fn option_text(option: &Value) -> Option<String> {
+    match option {
+        Value::Object(object) => first_text(object, &["label", "text", "option", "value", "title"]),
+        other => scalar_text(other),
+    }
+}
+
+/// Keeps an id that is present and not used by an earlier question; otherwise the
+/// question becomes `q<position>`, or the first free `q<n>` when that is taken.
+fn assign_ids(questions: Vec<(Option<String>, String, Vec<String>)>) -> Vec<Question> {
+    let mut result: Vec<Question> = Vec::new();
+    for (position, (id, question, options)) in questions.into_iter().enumerate() {
+        let used = |candidate: &str| result.iter().any(|q: &Question| q.id == candidate);
+        let id = match id.filter(|id| !used(id)) {
+            Some(id) => id,
+            None => std::iter::once(position + 1)
+                .chain(1..)
+                .map(|n| format!("q{n}"))
+                .find(|candidate| !used(candidate))
+                .unwrap_or_default(),
+        };
+        result.push(Question { id, question, options, answer: None });
+    }
+    result
+}
+
+fn normalize_plan(value: &Value) -> Result<Plan, String> {
+    let object = value.as_object().ok_or("a plan must be a JSON object")?;
+    let steps: Vec<PlanStep> = object
+        .get("steps")
+        .and_then(Value::as_array)
+        .ok_or("a plan needs a \"steps\" array with at least one step")?
+        .iter()
+        .filter_map(read_step)
+        .collect();
+    if steps.is_empty() {
+        return Err("a plan needs at least one step with an action".into());
+    }
+    let aim = first_text(object, &["aim", "goal", "objective", "summary"]).unwrap_or_default();
+    let title = first_text(object, &["title", "name"])
+        .or_else(|| non_empty(&first_sentence(&aim)))
+        .unwrap_or_else(|| "Plan".to_string());
+    Ok(Plan {
+        title,
+        aim,
+        steps,
+        libraries: read_libraries(object.get("libraries")),
+        sandbox: read_sandbox(object.get("sandbox")),
+    })
+}
+
+fn read_step(step: &Value) -> Option<PlanStep> {
+    if let Some(action) = step.as_str() {
+        return non_empty(action).map(|action| PlanStep { action, expected: String::new() });
+    }
+    let object = step.as_object()?;
+    let action = first_text(object, &["action", "step", "title", "description", "task"])?;
+    let expected =
+        first_text(object, &["expected", "expected_result", "result", "outcome", "done_when"])
+            .unwrap_or_default();
+    Some(PlanStep { action, expected })
+}
+
+fn read_libraries(value: Option<&Value>) -> Vec<Library> {
+    let mut libraries: Vec<Library> = Vec::new();
+    for item in value.and_then(Value::as_array).into_iter().flatten() {
+        let library = match item {
+            Value::String(name) => non_empty(name).map(|name| Library {
+                name,
+                purpose: String::new(),
+                usage: String::new(),
+            }),
+            Value::Object(object) => first_text(object, &["name", "library", "package"]).map(|name| Library {
+                name,
+                purpose: first_text(object, &["purpose", "why", "description"]).unwrap_or_default(),
+                usage: first_text(object, &["usage", "how", "use"]).unwrap_or_default(),
+            }),
+            _ => None,
+        };
+        if let Some(library) = library {
+            if !libraries.iter().any(|seen| same_text(&seen.name, &library.name)) {
+                libraries.push(library);
+            }
+        }
+    }
+    libraries
+}
+
+fn read_sandbox(value: Option<&Value>) -> SandboxSpec {
+    let (policy, notes) = match value {
+        Some(Value::String(policy)) => (Some(policy.as_str()), String::new()),
+        Some(Value::Object(object)) => (
+            object.get("policy").and_then(Value::as_str),
+            first_text(object, &["notes", "note", "description"]).unwrap_or_default(),
+        ),
+        _ => (None, String::new()),
+    };
+    let policy = match policy.map(|p| p.trim().to_lowercase()) {
+        Some(p) if ["reuse", "existing", "keep"].contains(&p.as_str()) => SandboxPolicy::Reuse,
+        _ => SandboxPolicy::Create,
+    };
+    SandboxSpec { policy, notes }
+}
+
+/// The first of `keys` that holds text (a string, or a number written as one), trimmed.
+fn first_text(object: &Map<String, Value>, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|key| object.get(*key).and_then(scalar_text))
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => non_empty(text),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+fn non_empty(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+fn same_text(a: &str, b: &str) -> bool {
+    a.trim().to_lowercase() == b.trim().to_lowercase()
+}
+
+fn first_sentence(text: &str) -> String {
+    let end = text.find(['.', '\n', '!', '?']).unwrap_or(text.len());
+    text[..end].chars().take(80).collect()
+}
