@@ -6,7 +6,9 @@ use serde_json::Value;
 /// Parses `text` as one JSON value, repairing the slips models make. The error is written
 /// for the model that produced the text (it is shown to it in the repair attempt).
 pub fn parse_lenient(text: &str) -> Result<Value, String> {
-    let cleaned = repair(text);
+    // Prose before the value may hold apostrophes: start repairing where the value starts.
+    let start = text.find(['{', '[']).unwrap_or(0);
+    let cleaned = repair(&text[start..]);
     let candidate = extract_value(&cleaned).unwrap_or(cleaned.trim());
     if candidate.is_empty() {
         return Err("the fence is empty: expected a JSON object".to_string());
@@ -49,19 +51,22 @@ fn extract_value(text: &str) -> Option<&str> {
 fn repair(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
+    // The quote that opened the string being copied: `"`, a typographic one, or `'`.
+    let mut string: Option<char> = None;
     let mut escaped = false;
     let mut index = 0;
     while index < chars.len() {
         let c = chars[index];
-        if in_string {
-            push_string_char(&mut out, c, &mut in_string, &mut escaped);
+        if let Some(opening) = string {
+            if push_string_char(&mut out, c, opening, &mut escaped) {
+                string = None;
+            }
             index += 1;
             continue;
         }
         match c {
-            '"' | '\u{201C}' | '\u{201D}' => {
-                in_string = true;
+            '"' | '\u{201C}' | '\u{201D}' | '\'' => {
+                string = Some(c);
                 out.push('"');
             }
             '/' if chars.get(index + 1) == Some(&'/') => {
@@ -73,6 +78,12 @@ fn repair(text: &str) -> String {
                 continue;
             }
             ',' if closes_after(&chars, index + 1) => {}
+            c if c.is_ascii_alphabetic() => {
+                let word: String = chars[index..].iter().take_while(|c| c.is_ascii_alphanumeric()).collect();
+                out.push_str(python_literal(&word).unwrap_or(&word));
+                index += word.chars().count();
+                continue;
+            }
             _ => out.push(c),
         }
         index += 1;
@@ -80,27 +91,49 @@ fn repair(text: &str) -> String {
     out
 }
 
-fn push_string_char(out: &mut String, c: char, in_string: &mut bool, escaped: &mut bool) {
+/// `True`, `False`, `None`: what a model that thinks in Python writes for JSON literals.
+fn python_literal(word: &str) -> Option<&'static str> {
+    match word {
+        "True" => Some("true"),
+        "False" => Some("false"),
+        "None" => Some("null"),
+        _ => None,
+    }
+}
+
+/// Copies one character of a string opened by `opening`; true when it closes the string.
+fn push_string_char(out: &mut String, c: char, opening: char, escaped: &mut bool) -> bool {
     if *escaped {
         *escaped = false;
+        // `\'` is only an escape inside single-quoted strings; JSON has no such escape.
+        if c == '\'' {
+            out.pop();
+        }
         out.push(c);
-        return;
+        return false;
     }
+    let closes = match opening {
+        '"' => c == '"',
+        '\'' => c == '\'',
+        _ => matches!(c, '"' | '\u{201C}' | '\u{201D}'),
+    };
     match c {
+        _ if closes => {
+            out.push('"');
+            return true;
+        }
         '\\' => {
             *escaped = true;
             out.push(c);
         }
-        '"' | '\u{201C}' | '\u{201D}' => {
-            *in_string = false;
-            out.push('"');
-        }
+        '"' => out.push_str("\\\""),
         '\n' => out.push_str("\\n"),
         '\t' => out.push_str("\\t"),
         '\r' => {}
         c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
         c => out.push(c),
     }
+    false
 }
 
 fn skip_line_comment(chars: &[char], from: usize) -> usize {
@@ -151,6 +184,9 @@ mod tests {
             (r#"{"url": "http://x//y", "s": "a,}"}"#, json!({"url": "http://x//y", "s": "a,}"})),
             (r#"[{"a": "\"quoted\""},]"#, json!([{"a": "\"quoted\""}])),
             ("{\"a\": \"tab\there\"}", json!({"a": "tab\there"})),
+            ("{'a': 'it\\'s \"fine\"', 'b': True, 'c': None}", json!({"a": "it's \"fine\"", "b": true, "c": null})),
+            ("Here's it: {\"a\": \"He said \u{201C}hi\u{201D}\"}", json!({"a": "He said \u{201C}hi\u{201D}"})),
+            ("{\"a\": \"Don't\", \"b\": \"None of True\"}", json!({"a": "Don't", "b": "None of True"})),
         ];
         for (input, expected) in cases {
             assert_eq!(parse_lenient(input), Ok(expected), "input: {input:?}");

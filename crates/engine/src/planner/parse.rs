@@ -30,7 +30,7 @@ pub struct PlannerReply {
 
 /// Parses a planner's whole reply.
 pub fn parse_planner_reply(reply: &str) -> PlannerReply {
-    let text = normalize_newlines(reply);
+    let text = strip_reasoning(&normalize_newlines(reply));
     let fences = find_fences(&text);
     let labelled: Vec<(&Fence, Expected)> =
         fences.iter().filter_map(|fence| expected_for(&fence.label).map(|e| (fence, e))).collect();
@@ -116,6 +116,26 @@ fn kind_of(card: Card) -> ReplyKind {
 /// `\n` line ends, no byte-order marks.
 fn normalize_newlines(reply: &str) -> String {
     reply.replace('\u{FEFF}', "").replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Drops the `<think>…</think>` blocks reasoning models emit: drafts of fences inside
+/// them are not the answer. An unclosed block is kept (it may hold the only fence).
+fn strip_reasoning(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let opened = ["<think>", "<thinking>"]
+            .iter()
+            .filter_map(|tag| rest.find(tag).map(|at| (at, *tag)))
+            .min_by_key(|(at, _)| *at);
+        let Some((at, tag)) = opened else { break };
+        let close = tag.replacen('<', "</", 1);
+        let Some(end) = rest[at..].find(&close) else { break };
+        out.push_str(&rest[..at]);
+        rest = &rest[at + end + close.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn remove_spans(text: &str, fences: &[&Fence]) -> String {

@@ -58,6 +58,16 @@ fn every_spelling_of_a_fence_is_read() {
 }
 
 #[test]
+fn reasoning_blocks_are_not_the_answer() {
+    let reply = format!("<think>\nMaybe ask?\n```plan-questions\n{ONE_QUESTION}\n```\n</think>\nPlan:\n```plan\n{ONE_STEP}\n```");
+    let parsed = parse_planner_reply(&reply);
+    assert_eq!(parsed.text, "Plan:");
+    assert!(matches!(parsed.kind, ReplyKind::Plan(_)));
+    let unclosed = format!("<think>\n```plan\n{ONE_STEP}\n```");
+    assert_eq!(kind_name(&unclosed), "plan");
+}
+
+#[test]
 fn the_last_valid_fence_wins() {
     let reply = format!(
         "```plan-questions\n{ONE_QUESTION}\n```\nActually I know enough:\n```plan\n{ONE_STEP}\n```\n```plan\n{{broken\n```"
