@@ -1,5 +1,21 @@
 //! The `turn_plan` task list: phases, exactly one active task, the rendered tree. Pure.
+//!
+//! `Operation::from_value` parses a tool call, `TaskList::apply` computes the whole new list
+//! (a refusal leaves the old one as it was), `TaskList::render` gives the `[plan]` tree.
 
+mod error;
+mod limits;
 mod model;
+mod ops;
+mod render;
+mod schema;
+mod tracker;
 
+pub use error::TrackerError;
+pub use limits::{MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS};
 pub use model::{Gate, Task, TaskList, TaskStatus};
+pub use ops::{NewTask, Operation};
+pub use schema::{parameters_schema, tool_description, TOOL_NAME};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,142 @@
+//! The `chats` table: create, read, list (newest first), update, delete.
+
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::error::StoreError;
+use super::{new_id, Store, Tx};
+use crate::chat::{Chat, ChatSettings};
+use crate::now_rfc3339;
+
+const CHAT_COLUMNS: &str =
+    "id, title, workspace, plan_mode, auto_approve, save_plans, created_at, updated_at";
+
+impl Tx<'_> {
+    /// Stores a new chat (with an idle session state) and returns it.
+    pub fn insert_chat(&mut self, settings: &ChatSettings) -> Result<Chat, StoreError> {
+        let now = now_rfc3339();
+        let chat = Chat {
+            id: new_id(),
+            title: settings.title.clone(),
+            workspace: settings.workspace.clone(),
+            plan_mode: settings.plan_mode,
+            auto_approve: settings.auto_approve,
+            save_plans: settings.save_plans,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        self.sql.execute(
+            "INSERT INTO chats (id, title, workspace, plan_mode, auto_approve, save_plans,
+                                created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                chat.id,
+                chat.title,
+                chat.workspace,
+                chat.plan_mode,
+                chat.auto_approve,
+                chat.save_plans,
+                chat.created_at,
+                chat.updated_at
+            ],
+        )?;
+        self.insert_state(&chat.id)?;
+        Ok(chat)
+    }
+
+    pub fn chat(&self, chat_id: &str) -> Result<Chat, StoreError> {
+        let sql = format!("SELECT {CHAT_COLUMNS} FROM chats WHERE id = ?1");
+        self.sql
+            .query_row(&sql, [chat_id], chat_from_row)
+            .optional()?
+            .ok_or_else(|| StoreError::chat_not_found(chat_id))
+    }
+
+    /// Every chat, the most recently created first.
+    pub fn chats(&self) -> Result<Vec<Chat>, StoreError> {
+        let sql = format!("SELECT {CHAT_COLUMNS} FROM chats ORDER BY seq DESC");
+        let mut statement = self.sql.prepare(&sql)?;
+        let chats = statement
+            .query_map([], chat_from_row)?
+            .collect::<Result<_, _>>()?;
+        Ok(chats)
+    }
+
+    /// Replaces the chat's title and settings and bumps `updated_at`.
+    pub fn update_chat(
+        &mut self,
+        chat_id: &str,
+        settings: &ChatSettings,
+    ) -> Result<Chat, StoreError> {
+        let changed = self.sql.execute(
+            "UPDATE chats SET title = ?2, workspace = ?3, plan_mode = ?4, auto_approve = ?5,
+                              save_plans = ?6, updated_at = ?7
+             WHERE id = ?1",
+            params![
+                chat_id,
+                settings.title,
+                settings.workspace,
+                settings.plan_mode,
+                settings.auto_approve,
+                settings.save_plans,
+                now_rfc3339()
+            ],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::chat_not_found(chat_id));
+        }
+        self.chat(chat_id)
+    }
+
+    /// Deletes the chat and, by cascade, everything stored for it. False if there was none.
+    pub fn delete_chat(&mut self, chat_id: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .sql
+            .execute("DELETE FROM chats WHERE id = ?1", [chat_id])?
+            == 1)
+    }
+
+    /// `NotFound` unless the chat exists.
+    pub fn require_chat(&self, chat_id: &str) -> Result<(), StoreError> {
+        let found = self
+            .sql
+            .query_row("SELECT 1 FROM chats WHERE id = ?1", [chat_id], |_| Ok(()))
+            .optional()?;
+        found.ok_or_else(|| StoreError::chat_not_found(chat_id))
+    }
+}
+
+fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
+    Ok(Chat {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        workspace: row.get(2)?,
+        plan_mode: row.get(3)?,
+        auto_approve: row.get(4)?,
+        save_plans: row.get(5)?,
+        created_at: row.get(6)?,
+        updated_at: row.get(7)?,
+    })
+}
+
+impl Store {
+    pub fn create_chat(&self, settings: &ChatSettings) -> Result<Chat, StoreError> {
+        self.write(|tx| tx.insert_chat(settings))
+    }
+
+    pub fn get_chat(&self, chat_id: &str) -> Result<Chat, StoreError> {
+        self.read(|tx| tx.chat(chat_id))
+    }
+
+    /// Every chat, the most recently created first.
+    pub fn list_chats(&self) -> Result<Vec<Chat>, StoreError> {
+        self.read(|tx| tx.chats())
+    }
+
+    pub fn update_chat(&self, chat_id: &str, settings: &ChatSettings) -> Result<Chat, StoreError> {
+        self.write(|tx| tx.update_chat(chat_id, settings))
+    }
+
+    pub fn delete_chat(&self, chat_id: &str) -> Result<bool, StoreError> {
+        self.write(|tx| tx.delete_chat(chat_id))
+    }
+}

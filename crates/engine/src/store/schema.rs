@@ -1,0 +1,70 @@
+//! The database schema, as the list of migrations that builds it.
+//!
+//! Migration `i` (0-based) takes the database from `PRAGMA user_version = i` to `i + 1`.
+//! Append new migrations; never edit one that has shipped.
+//!
+//! Tables (schema version 1):
+//! - `chats`: one row per chat. `seq` orders chats by creation (newest first in lists);
+//!   `id` is the opaque id the API shows. Booleans are 0/1.
+//! - `chat_state`: one row per chat, created with it: the lifecycle `phase` and the waiting
+//!   question card `plan_pending` (JSON of `PlanPending`, NULL when none).
+//! - `messages`: the chat's messages. `seq` (AUTOINCREMENT, never reused, so it only grows
+//!   even across deletions) is the order the UI shows. `role` and `content` are columns;
+//!   `body` is the JSON of the role's remaining fields (`files`, `plan_answer`, `questions`,
+//!   `plan`, `tool_calls`, `tool_call_id`, `name`, `is_error`). `kind` is derived from the
+//!   body on every write so that steps can find "the first user message" or "the last plan
+//!   card" in SQL: `user` (a user turn), `answer` (a synthetic `plan_answer` message),
+//!   `question_card`, `plan_card`, `assistant` (executor rounds and answers), `tool`.
+//! - `plan_revisions`: every revision of the chat's plan document (JSON), numbered 1, 2, …
+//!   The current plan is the highest revision; its `approval` changes in place.
+//! - `task_lists`: the chat's `turn_plan` task list, whole, as JSON. No row = no list;
+//!   an empty list is never stored.
+//!
+//! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
+
+/// The schema migrations, oldest first. `user_version` = how many have been applied.
+pub(super) const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE chats (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    title        TEXT NOT NULL,
+    workspace    TEXT,
+    plan_mode    INTEGER NOT NULL CHECK (plan_mode IN (0, 1)),
+    auto_approve INTEGER NOT NULL CHECK (auto_approve IN (0, 1)),
+    save_plans   INTEGER NOT NULL CHECK (save_plans IN (0, 1)),
+    created_at   TEXT NOT NULL,
+    updated_at   TEXT NOT NULL
+);
+
+CREATE TABLE chat_state (
+    chat_id      TEXT PRIMARY KEY REFERENCES chats (id) ON DELETE CASCADE,
+    phase        TEXT NOT NULL
+                 CHECK (phase IN ('planning', 'questions', 'awaiting_approval', 'executing', 'idle')),
+    plan_pending TEXT
+) WITHOUT ROWID;
+
+CREATE TABLE messages (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    chat_id    TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+    role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+    kind       TEXT NOT NULL
+               CHECK (kind IN ('user', 'answer', 'question_card', 'plan_card', 'assistant', 'tool')),
+    content    TEXT NOT NULL,
+    body       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX messages_by_chat ON messages (chat_id, seq);
+
+CREATE TABLE plan_revisions (
+    chat_id  TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+    revision INTEGER NOT NULL CHECK (revision >= 1),
+    document TEXT NOT NULL,
+    PRIMARY KEY (chat_id, revision)
+) WITHOUT ROWID;
+
+CREATE TABLE task_lists (
+    chat_id TEXT PRIMARY KEY REFERENCES chats (id) ON DELETE CASCADE,
+    list    TEXT NOT NULL
+) WITHOUT ROWID;
+"#];

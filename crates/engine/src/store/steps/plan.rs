@@ -1,0 +1,276 @@
+//! Steps of a plan card: stored with a new revision, edited, approved, rejected,
+//! cancelled with the whole planning tail, or given up for plain execution.
+
+use super::{require_kind, set_card_plan};
+use crate::chat::{Message, MessageBody, Phase};
+use crate::planner::{Approval, PlanDocument};
+use crate::store::codec::corrupt;
+use crate::store::error::{Conflict, StoreError};
+use crate::store::messages::MessageKind;
+use crate::store::{Store, Tx};
+use crate::tasks::TaskList;
+
+impl Tx<'_> {
+    /// The planner gave a plan: stores `document` as the next revision and the card showing
+    /// it, clears `plan_pending`, phase `awaiting_approval`. `document.approval` must be
+    /// `pending`; the card's `plan` is set to the stored revision. Returns the stored card.
+    pub fn record_plan_card(
+        &mut self,
+        chat_id: &str,
+        card: &Message,
+        document: PlanDocument,
+    ) -> Result<Message, StoreError> {
+        if document.approval != Approval::Pending {
+            return Err(StoreError::invalid(
+                "a plan card for approval has approval pending",
+            ));
+        }
+        self.store_plan_card(chat_id, card, document, Phase::AwaitingApproval)
+    }
+
+    /// The planner gave a plan in a chat with auto-approve: as `record_plan_card`, with
+    /// approval `pre_approved`, the task list `tasks` initialised and phase `executing`.
+    pub fn record_pre_approved_plan(
+        &mut self,
+        chat_id: &str,
+        card: &Message,
+        mut document: PlanDocument,
+        tasks: &TaskList,
+    ) -> Result<Message, StoreError> {
+        self.require_phase_planning(chat_id)?;
+        require_tasks(tasks)?;
+        document.approval = Approval::PreApproved;
+        let card = self.store_plan_card(chat_id, card, document, Phase::Executing)?;
+        self.save_task_list(chat_id, tasks)?;
+        Ok(card)
+    }
+
+    /// The user edited the waiting plan: `document` becomes the next revision (approval
+    /// pending) and the plan card shows it. Returns the stored revision.
+    pub fn edit_plan(
+        &mut self,
+        chat_id: &str,
+        mut document: PlanDocument,
+    ) -> Result<PlanDocument, StoreError> {
+        let mut card = self.waiting_plan_card(chat_id)?;
+        document.approval = Approval::Pending;
+        let document = self.put_plan_revision(chat_id, document)?;
+        set_card_plan(&mut card, &document);
+        self.update_message(chat_id, &card)?;
+        Ok(document)
+    }
+
+    /// The user approved: approval `approved` on the latest revision and its card, the task
+    /// list initialised with `tasks`, phase `executing`.
+    pub fn approve_plan(
+        &mut self,
+        chat_id: &str,
+        tasks: &TaskList,
+    ) -> Result<PlanDocument, StoreError> {
+        let card = self.waiting_plan_card(chat_id)?;
+        require_tasks(tasks)?;
+        let document = self.decide_plan(chat_id, card, Approval::Approved)?;
+        self.save_task_list(chat_id, tasks)?;
+        self.set_phase(chat_id, Phase::Executing)?;
+        Ok(document)
+    }
+
+    /// The user rejected the plan with feedback for the planner: approval `rejected` on the
+    /// latest revision and its card, the feedback (a synthetic `plan_answer` message, if
+    /// any) appended, phase `planning` while the planner revises. Rejecting without
+    /// feedback is a cancel: use `cancel_plan`.
+    pub fn reject_plan(
+        &mut self,
+        chat_id: &str,
+        feedback: Option<&Message>,
+    ) -> Result<PlanDocument, StoreError> {
+        let card = self.waiting_plan_card(chat_id)?;
+        if let Some(feedback) = feedback {
+            require_kind(
+                feedback,
+                &[MessageKind::Answer],
+                "feedback is a plan_answer message",
+            )?;
+        }
+        let document = self.decide_plan(chat_id, card, Approval::Rejected)?;
+        if let Some(feedback) = feedback {
+            self.insert_message(chat_id, feedback)?;
+        }
+        self.set_phase(chat_id, Phase::Planning)?;
+        Ok(document)
+    }
+
+    /// Deletes the whole planning tail: every message after the chat's first user message
+    /// (question cards, answers, plan cards), `plan_pending`, every revision (and a task
+    /// list, which a first turn cannot have yet); phase `idle`. The chat is then as it was
+    /// right after its first message. Returns how many messages went. Refused
+    /// (`NotPlanning`) unless the chat is planning, asking or awaiting approval.
+    pub fn cancel_plan(&mut self, chat_id: &str) -> Result<usize, StoreError> {
+        match self.phase(chat_id)? {
+            Phase::Planning | Phase::Questions | Phase::AwaitingApproval => {}
+            phase => {
+                return Err(StoreError::wrong_state(
+                    chat_id,
+                    Conflict::NotPlanning { phase },
+                ))
+            }
+        }
+        let deleted = match self.first_user_message(chat_id)? {
+            Some(first) => self.delete_messages_after(chat_id, &first.id)?,
+            None => 0,
+        };
+        self.clear_planning(chat_id)?;
+        self.set_phase(chat_id, Phase::Idle)?;
+        Ok(deleted)
+    }
+
+    /// The planner gave neither card, failed, or asked past the last round: `plan_pending`
+    /// is dropped, `notice` (an assistant message, if any) appended, phase `executing`.
+    pub fn fall_back_to_execution(
+        &mut self,
+        chat_id: &str,
+        notice: Option<&Message>,
+    ) -> Result<(), StoreError> {
+        self.require_phase_planning(chat_id)?;
+        if let Some(notice) = notice {
+            require_kind(
+                notice,
+                &[MessageKind::Assistant],
+                "a notice is an assistant message",
+            )?;
+            self.insert_message(chat_id, notice)?;
+        }
+        self.set_plan_pending(chat_id, None)?;
+        self.set_phase(chat_id, Phase::Executing)
+    }
+
+    fn store_plan_card(
+        &mut self,
+        chat_id: &str,
+        card: &Message,
+        document: PlanDocument,
+        phase: Phase,
+    ) -> Result<Message, StoreError> {
+        self.require_phase_planning(chat_id)?;
+        let MessageBody::Assistant {
+            questions: None,
+            tool_calls,
+            ..
+        } = &card.body
+        else {
+            return Err(StoreError::invalid(
+                "a plan card is an assistant message, no questions",
+            ));
+        };
+        if !tool_calls.is_empty() {
+            return Err(StoreError::invalid("a plan card has no tool calls"));
+        }
+        let mut card = card.clone();
+        let document = self.put_plan_revision(chat_id, document)?;
+        set_card_plan(&mut card, &document);
+        self.insert_message(chat_id, &card)?;
+        self.set_plan_pending(chat_id, None)?;
+        self.set_phase(chat_id, phase)?;
+        Ok(card)
+    }
+
+    /// Sets `approval` on the latest revision and on `card`, the plan card showing it.
+    fn decide_plan(
+        &mut self,
+        chat_id: &str,
+        mut card: Message,
+        approval: Approval,
+    ) -> Result<PlanDocument, StoreError> {
+        let document = self.set_plan_approval(chat_id, approval)?;
+        set_card_plan(&mut card, &document);
+        self.update_message(chat_id, &card)?;
+        Ok(document)
+    }
+
+    /// The card of the plan waiting for approval, or `NoPendingPlan`.
+    fn waiting_plan_card(&self, chat_id: &str) -> Result<Message, StoreError> {
+        let state = self.state(chat_id)?;
+        let waiting = state
+            .plan
+            .as_ref()
+            .is_some_and(|plan| plan.approval == Approval::Pending);
+        if state.phase != Phase::AwaitingApproval || !waiting {
+            return Err(StoreError::wrong_state(chat_id, Conflict::NoPendingPlan));
+        }
+        self.last_of_kind(chat_id, MessageKind::PlanCard)?
+            .ok_or_else(|| corrupt("plan_revisions", chat_id, "a waiting plan without its card"))
+    }
+}
+
+fn require_tasks(tasks: &TaskList) -> Result<(), StoreError> {
+    if tasks.tasks.is_empty() {
+        return Err(StoreError::invalid(
+            "an approved plan starts a task list with its steps",
+        ));
+    }
+    Ok(())
+}
+
+impl Store {
+    /// See [`Tx::record_plan_card`].
+    pub fn record_plan_card(
+        &self,
+        chat_id: &str,
+        card: &Message,
+        document: PlanDocument,
+    ) -> Result<Message, StoreError> {
+        self.write(|tx| tx.record_plan_card(chat_id, card, document))
+    }
+
+    /// See [`Tx::record_pre_approved_plan`].
+    pub fn record_pre_approved_plan(
+        &self,
+        chat_id: &str,
+        card: &Message,
+        document: PlanDocument,
+        tasks: &TaskList,
+    ) -> Result<Message, StoreError> {
+        self.write(|tx| tx.record_pre_approved_plan(chat_id, card, document, tasks))
+    }
+
+    /// See [`Tx::edit_plan`].
+    pub fn edit_plan(
+        &self,
+        chat_id: &str,
+        document: PlanDocument,
+    ) -> Result<PlanDocument, StoreError> {
+        self.write(|tx| tx.edit_plan(chat_id, document))
+    }
+
+    /// See [`Tx::approve_plan`].
+    pub fn approve_plan(
+        &self,
+        chat_id: &str,
+        tasks: &TaskList,
+    ) -> Result<PlanDocument, StoreError> {
+        self.write(|tx| tx.approve_plan(chat_id, tasks))
+    }
+
+    /// See [`Tx::reject_plan`].
+    pub fn reject_plan(
+        &self,
+        chat_id: &str,
+        feedback: Option<&Message>,
+    ) -> Result<PlanDocument, StoreError> {
+        self.write(|tx| tx.reject_plan(chat_id, feedback))
+    }
+
+    /// See [`Tx::cancel_plan`].
+    pub fn cancel_plan(&self, chat_id: &str) -> Result<usize, StoreError> {
+        self.write(|tx| tx.cancel_plan(chat_id))
+    }
+
+    /// See [`Tx::fall_back_to_execution`].
+    pub fn fall_back_to_execution(
+        &self,
+        chat_id: &str,
+        notice: Option<&Message>,
+    ) -> Result<(), StoreError> {
+        self.write(|tx| tx.fall_back_to_execution(chat_id, notice))
+    }
+}

@@ -1,0 +1,156 @@
+//! Steps of a turn: it begins with the user's message, may be edited and re-sent, gathers
+//! executor messages, and ends.
+
+use super::require_kind;
+use crate::chat::{Message, MessageBody, Phase};
+use crate::store::error::{Conflict, StoreError};
+use crate::store::messages::MessageKind;
+use crate::store::{Store, Tx};
+
+impl Tx<'_> {
+    /// `send`: stores the user's message and enters `phase` (`planning` or `executing`).
+    ///
+    /// Refused while a question card waits (`PlanPending`) or a plan card waits for
+    /// approval (`PlanAwaitingApproval`: such a message is feedback, see `reject_plan`).
+    pub fn begin_user_turn(
+        &mut self,
+        chat_id: &str,
+        message: &Message,
+        phase: Phase,
+    ) -> Result<(), StoreError> {
+        require_turn_phase(phase)?;
+        require_kind(
+            message,
+            &[MessageKind::User],
+            "a turn begins with the user's own message",
+        )?;
+        self.require_no_waiting_card(chat_id)?;
+        self.insert_message(chat_id, message)?;
+        self.set_phase(chat_id, phase)
+    }
+
+    /// Edit and re-send: the user message gets `content`, every message after it goes, and
+    /// the chat enters `phase`. Editing the first user message also drops the plan, its
+    /// revisions, the task list and any waiting card, so plan mode can run again.
+    pub fn edit_user_message(
+        &mut self,
+        chat_id: &str,
+        message_id: &str,
+        content: &str,
+        phase: Phase,
+    ) -> Result<Message, StoreError> {
+        require_turn_phase(phase)?;
+        let mut message = self.message(chat_id, message_id)?;
+        let MessageBody::User {
+            content: text,
+            plan_answer: false,
+            ..
+        } = &mut message.body
+        else {
+            let conflict = Conflict::NotEditable {
+                message_id: message_id.to_owned(),
+            };
+            return Err(StoreError::wrong_state(chat_id, conflict));
+        };
+        content.clone_into(text);
+        let first = self
+            .first_user_message(chat_id)?
+            .is_some_and(|first| first.id == message_id);
+        self.delete_messages_after(chat_id, message_id)?;
+        self.update_message(chat_id, &message)?;
+        if first {
+            self.clear_planning(chat_id)?;
+        }
+        self.set_phase(chat_id, phase)?;
+        Ok(message)
+    }
+
+    /// Executor output: assistant rounds (with their `tool_calls`), tool results, the final
+    /// answer, notices. Cards and answers are refused: only their own steps store them.
+    pub fn append_messages(
+        &mut self,
+        chat_id: &str,
+        messages: &[Message],
+    ) -> Result<(), StoreError> {
+        let allowed = [MessageKind::Assistant, MessageKind::Tool];
+        for message in messages {
+            require_kind(
+                message,
+                &allowed,
+                "executor output is assistant or tool messages",
+            )?;
+        }
+        messages
+            .iter()
+            .try_for_each(|message| self.insert_message(chat_id, message))
+    }
+
+    /// The turn is over: phase `idle`, and the task list closed (deleted) when
+    /// `close_task_list` (it has no pending or active task left, DESIGN §5).
+    ///
+    /// Refused while a card waits for the user: leave those with `cancel_plan`.
+    pub fn finish_turn(&mut self, chat_id: &str, close_task_list: bool) -> Result<(), StoreError> {
+        self.require_no_waiting_card(chat_id)?;
+        if close_task_list {
+            self.delete_task_list(chat_id)?;
+        }
+        self.set_phase(chat_id, Phase::Idle)
+    }
+
+    fn require_no_waiting_card(&self, chat_id: &str) -> Result<(), StoreError> {
+        let state = self.state(chat_id)?;
+        if state.plan_pending.is_some() || state.phase == Phase::Questions {
+            return Err(StoreError::wrong_state(chat_id, Conflict::PlanPending));
+        }
+        if state.phase == Phase::AwaitingApproval {
+            return Err(StoreError::wrong_state(
+                chat_id,
+                Conflict::PlanAwaitingApproval,
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn require_turn_phase(phase: Phase) -> Result<(), StoreError> {
+    match phase {
+        Phase::Planning | Phase::Executing => Ok(()),
+        other => Err(StoreError::invalid(format!(
+            "a turn runs in phase planning or executing, not {}",
+            other.as_str()
+        ))),
+    }
+}
+
+impl Store {
+    /// See [`Tx::begin_user_turn`].
+    pub fn begin_user_turn(
+        &self,
+        chat_id: &str,
+        message: &Message,
+        phase: Phase,
+    ) -> Result<(), StoreError> {
+        self.write(|tx| tx.begin_user_turn(chat_id, message, phase))
+    }
+
+    /// See [`Tx::edit_user_message`].
+    pub fn edit_user_message(
+        &self,
+        chat_id: &str,
+        message_id: &str,
+        content: &str,
+        phase: Phase,
+    ) -> Result<Message, StoreError> {
+        self.write(|tx| tx.edit_user_message(chat_id, message_id, content, phase))
+    }
+
+    /// See [`Tx::append_messages`]; all of `messages` or none are stored.
+    pub fn append_messages(&self, chat_id: &str, messages: &[Message]) -> Result<(), StoreError> {
+        self.write(|tx| tx.append_messages(chat_id, messages))
+    }
+
+    /// See [`Tx::finish_turn`].
+    pub fn finish_turn(&self, chat_id: &str, close_task_list: bool) -> Result<(), StoreError> {
+        self.write(|tx| tx.finish_turn(chat_id, close_task_list))
+    }
+}

@@ -1,0 +1,287 @@
+//! The five `turn_plan` operations and their parsing from a tool call's JSON arguments.
+//!
+//! Tolerant where a model plausibly slips (an id sent as `"3"`, `"Done"` for `done`, a task
+//! sent as a bare string, `null` for an absent optional field) and strict otherwise: an
+//! unknown field is refused rather than ignored, so nothing the model said is silently lost.
+//! Parsing checks shape only; limits belong to the tracker, which also sees built values.
+
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::marker::PhantomData;
+
+use super::{Gate, TrackerError};
+
+/// One `turn_plan` call. Serialises to the wire shape it is parsed from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Operation {
+    /// Replace the whole list; an empty `tasks` clears it. Ids restart at 1.
+    Init {
+        tasks: Vec<NewTask>,
+    },
+    Add {
+        tasks: Vec<NewTask>,
+    },
+    /// Make a task the active one (the previous active one goes back to pending).
+    Start {
+        id: u32,
+    },
+    Done {
+        id: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        outcome: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        gate: Option<Gate>,
+    },
+    Drop {
+        id: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        outcome: Option<String>,
+    },
+}
+
+/// A task as `init` and `add` take it: `{title, phase?}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NewTask {
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+}
+
+impl NewTask {
+    pub fn new(title: impl Into<String>, phase: Option<&str>) -> Self {
+        NewTask {
+            title: title.into(),
+            phase: phase.map(str::to_owned),
+        }
+    }
+}
+
+impl Operation {
+    /// Parses the arguments as a provider delivers them: a JSON text.
+    pub fn from_json(arguments: &str) -> Result<Operation, TrackerError> {
+        let value: Value =
+            serde_json::from_str(arguments).map_err(|error| TrackerError::InvalidJson {
+                detail: error.to_string(),
+            })?;
+        Operation::from_value(&value)
+    }
+
+    /// Parses arguments already decoded to JSON.
+    pub fn from_value(arguments: &Value) -> Result<Operation, TrackerError> {
+        let object = arguments.as_object().ok_or(TrackerError::NotAnObject)?;
+        let mut rest = object.clone();
+        let op = match rest.remove("op") {
+            None | Some(Value::Null) => return Err(TrackerError::MissingOp),
+            Some(Value::String(op)) => op.trim().to_lowercase(),
+            Some(other) => {
+                return Err(TrackerError::UnknownOp {
+                    op: other.to_string(),
+                })
+            }
+        };
+        match op.as_str() {
+            "init" => args::<TasksArgs>("init", rest).map(|a| Operation::Init { tasks: a.tasks }),
+            "add" => args::<TasksArgs>("add", rest).map(|a| Operation::Add { tasks: a.tasks }),
+            "start" => args::<StartArgs>("start", rest).map(|a| Operation::Start { id: a.id.0 }),
+            "done" => args::<DoneArgs>("done", rest).map(|a| Operation::Done {
+                id: a.id.0,
+                outcome: a.outcome,
+                gate: a.gate.map(GateArgs::into_gate),
+            }),
+            "drop" => args::<DropArgs>("drop", rest).map(|a| Operation::Drop {
+                id: a.id.0,
+                outcome: a.outcome,
+            }),
+            _ => Err(TrackerError::UnknownOp { op }),
+        }
+    }
+
+    /// The op's name as it appears in `"op"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Operation::Init { .. } => "init",
+            Operation::Add { .. } => "add",
+            Operation::Start { .. } => "start",
+            Operation::Done { .. } => "done",
+            Operation::Drop { .. } => "drop",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Operation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Operation::from_value(&value).map_err(de::Error::custom)
+    }
+}
+
+/// The arguments of `op` without `"op"` itself, or a refusal showing the right shape.
+fn args<T: DeserializeOwned>(
+    op: &'static str,
+    rest: Map<String, Value>,
+) -> Result<T, TrackerError> {
+    serde_json::from_value(Value::Object(rest)).map_err(|error| TrackerError::BadArguments {
+        op,
+        detail: error.to_string(),
+        usage: usage(op),
+    })
+}
+
+/// The call shape shown when an op's arguments are malformed.
+pub(crate) fn usage(op: &str) -> &'static str {
+    match op {
+        "init" => r#"{"op":"init","tasks":[{"title":"…","phase":"…"}]}"#,
+        "add" => r#"{"op":"add","tasks":[{"title":"…","phase":"…"}]}"#,
+        "start" => r#"{"op":"start","id":2}"#,
+        "done" => {
+            r#"{"op":"done","id":2,"outcome":"…","gate":{"command":"…","exit_code":0,"evidence":"…"}}"#
+        }
+        _ => r#"{"op":"drop","id":2,"outcome":"…"}"#,
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TasksArgs {
+    tasks: Vec<NewTask>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StartArgs {
+    id: TaskId,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DoneArgs {
+    id: TaskId,
+    #[serde(default)]
+    outcome: Option<String>,
+    #[serde(default)]
+    gate: Option<GateArgs>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DropArgs {
+    id: TaskId,
+    #[serde(default)]
+    outcome: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GateArgs {
+    command: String,
+    exit_code: ExitCode,
+    evidence: String,
+}
+
+impl GateArgs {
+    fn into_gate(self) -> Gate {
+        Gate {
+            command: self.command,
+            exit_code: self.exit_code.0,
+            evidence: self.evidence,
+        }
+    }
+}
+
+/// `{title, phase?}`, or a bare string taken as the title.
+impl<'de> Deserialize<'de> for NewTask {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Object {
+            title: String,
+            #[serde(default)]
+            phase: Option<String>,
+        }
+        let value = Value::deserialize(deserializer)?;
+        if let Value::String(title) = value {
+            return Ok(NewTask { title, phase: None });
+        }
+        if !value.is_object() {
+            return Err(de::Error::custom(format!(
+                "a task is a title or {{\"title\",\"phase\"}}, not {value}"
+            )));
+        }
+        let task: Object = serde_json::from_value(value)
+            .map_err(|error| de::Error::custom(format!("a task: {error}")))?;
+        Ok(NewTask {
+            title: task.title,
+            phase: task.phase,
+        })
+    }
+}
+
+/// A task id: a JSON integer, tolerated as an integral float or a numeric string.
+struct TaskId(u32);
+
+impl<'de> Deserialize<'de> for TaskId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(LenientInteger::new("a task id such as 3"))
+            .map(TaskId)
+    }
+}
+
+/// A gate's exit code; like ids, a numeric string is tolerated.
+struct ExitCode(i64);
+
+impl<'de> Deserialize<'de> for ExitCode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(LenientInteger::new("an exit code such as 0"))
+            .map(ExitCode)
+    }
+}
+
+/// Accepts `3`, `3.0` and `"3"`; the target type `T` decides the range.
+struct LenientInteger<T> {
+    expected: &'static str,
+    target: PhantomData<T>,
+}
+
+impl<T> LenientInteger<T> {
+    fn new(expected: &'static str) -> Self {
+        LenientInteger {
+            expected,
+            target: PhantomData,
+        }
+    }
+}
+
+impl<'de, T: TryFrom<i128>> Visitor<'de> for LenientInteger<T> {
+    type Value = T;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str(self.expected)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        T::try_from(i128::from(v)).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        T::try_from(i128::from(v)).map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        let integral = v.fract() == 0.0 && v.abs() < 1e18;
+        let refused = || E::invalid_value(de::Unexpected::Float(v), &self);
+        if !integral {
+            return Err(refused());
+        }
+        T::try_from(v as i128).map_err(|_| refused())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        let refused = || E::invalid_value(de::Unexpected::Str(v), &self);
+        let number: i128 = v.trim().parse().map_err(|_| refused())?;
+        T::try_from(number).map_err(|_| refused())
+    }
+}

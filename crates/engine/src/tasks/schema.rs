@@ -1,0 +1,100 @@
+//! How `turn_plan` is offered to a model: its name, description and JSON Schema parameters.
+//!
+//! Kept beside the parser so the two cannot drift apart (a test checks the op names).
+//! One flat object rather than `oneOf` per op: every provider accepts it.
+
+use serde_json::{json, Value};
+
+use super::limits::{MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS};
+
+pub const TOOL_NAME: &str = "turn_plan";
+
+/// The tool's description as the model reads it.
+pub fn tool_description() -> String {
+    format!(
+        "Your plan of the work at hand: phases, numbered tasks, exactly one active. \
+         One operation per call, \"op\" at the top level: \
+         init {{tasks:[{{title,phase?}}]}} replaces the plan (empty tasks clears it); \
+         add {{tasks}} appends (a task goes to the end of its phase); \
+         start {{id}} makes a task active; done {{id,outcome?,gate?}} and drop {{id,outcome?}} \
+         finish one. The next pending task starts by itself. Limits: {MAX_TASKS} tasks, \
+         {MAX_TITLE_CHARS} characters a title, {MAX_PHASE_CHARS} a phase, \
+         {MAX_OUTCOME_CHARS} an outcome. Returns the plan as it now stands."
+    )
+}
+
+/// The JSON Schema of the tool's arguments.
+pub fn parameters_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "op": {
+                "type": "string",
+                "enum": ["init", "add", "start", "done", "drop"],
+            },
+            "tasks": {
+                "type": "array",
+                "description": "For init and add.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "title": { "type": "string", "maxLength": MAX_TITLE_CHARS },
+                        "phase": { "type": "string", "maxLength": MAX_PHASE_CHARS,
+                                   "description": "Group name; case does not matter." },
+                    },
+                    "required": ["title"],
+                },
+            },
+            "id": { "type": "integer", "description": "For start, done and drop." },
+            "outcome": { "type": "string", "maxLength": MAX_OUTCOME_CHARS,
+                         "description": "For done and drop: one line on how it ended." },
+            "gate": {
+                "type": "object",
+                "description": "For done: the validation run that proves the task.",
+                "properties": {
+                    "command": { "type": "string" },
+                    "exit_code": { "type": "integer" },
+                    "evidence": { "type": "string" },
+                },
+                "required": ["command", "exit_code", "evidence"],
+            },
+        },
+        "required": ["op"],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::{Operation, TrackerError};
+
+    #[test]
+    fn every_op_in_the_schema_parses_and_no_other_does() {
+        let schema = parameters_schema();
+        let ops = schema["properties"]["op"]["enum"].as_array().unwrap();
+        for op in ops {
+            let refusal = Operation::from_value(&json!({ "op": op })).unwrap_err();
+            assert!(
+                matches!(refusal, TrackerError::BadArguments { .. }),
+                "{op} is in the schema but the parser does not know it: {refusal}"
+            );
+        }
+        assert_eq!(ops.len(), 5);
+    }
+
+    #[test]
+    fn description_names_the_limits() {
+        let description = tool_description();
+        for limit in [
+            "40 tasks",
+            "120 characters a title",
+            "40 a phase",
+            "200 an outcome",
+        ] {
+            assert!(
+                description.contains(limit),
+                "missing {limit:?} in {description}"
+            );
+        }
+    }
+}

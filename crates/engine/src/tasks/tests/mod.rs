@@ -1,0 +1,5 @@
+//! Data-driven tests of the tracker: parsing tables, then scripted sessions snapshotted.
+
+mod lists;
+mod parse;
+mod sessions;

@@ -1,0 +1,24 @@
+//! Shared helpers of the store tests: temp stores, message and plan fixtures, the
+//! consistency checker and the random lifecycle workload.
+#![allow(dead_code)] // each test file uses its own part of the helpers
+
+pub mod check;
+pub mod fixtures;
+pub mod planning;
+pub mod workload;
+
+use preflight_engine::store::Store;
+use tempfile::TempDir;
+
+/// A store on a fresh file in its own temp dir (kept alive by the returned guard).
+pub fn temp_store() -> (TempDir, Store) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(dir.path().join("preflight.db")).expect("open store");
+    (dir, store)
+}
+
+/// A raw connection to the same file, for what the API deliberately cannot do
+/// (corrupting rows, reading `seq`s, faking a newer schema).
+pub fn raw(store: &Store) -> rusqlite::Connection {
+    rusqlite::Connection::open(store.path()).expect("raw connection")
+}

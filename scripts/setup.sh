@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Prepares this machine to build, test and run Preflight (Debian 12). Idempotent: a second run
+# installs nothing. Progress goes to stderr; nothing is exported to the caller.
+#
+#   scripts/setup.sh            C toolchain, Node.js, runtime/'s npm packages (the MCP servers)
+#   scripts/setup.sh --desktop  also the Tauri/WebKit packages, Xvfb, the e2e tools, ui/'s npm packages
+#
+# What decides "already done":
+#   - Debian packages: `dpkg-query` says installed ("ii"). `apt-get update` runs once, and only
+#     when something is missing.
+#   - runtime/ (and ui/): `npm ci` runs only when node_modules is absent or its stamp
+#     (node_modules/.preflight-lock.sha256) differs from the sha256 of package-lock.json.
+#     The stamp is written after a successful `npm ci`, so an interrupted install is redone.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+desktop=0
+for arg in "$@"; do
+  case "$arg" in
+    --desktop) desktop=1 ;;
+    -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup: unknown argument: $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "setup: $*" >&2; }
+die() { echo "setup: error: $*" >&2; exit 1; }
+
+# One set-up at a time on this machine (apt and npm ci must not race, e.g. test.sh beside run.sh).
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"${TMPDIR:-/tmp}/preflight-setup-$(id -u).lock"
+  flock 9
+fi
+
+# --- Debian packages -------------------------------------------------------------------------
+# Base: what `cargo test` of the default members needs. SQLite is compiled in by rusqlite
+# ("bundled"), so no libsqlite3-dev.
+base_packages=(build-essential pkg-config)
+# The embedded model (llama-cpp-sys-2 builds llama.cpp from source) will add here:
+#   cmake clang libclang-dev
+# Desktop shell (Tauri v2 on WebKitGTK 4.1) and its end-to-end tests (Xvfb, WebKitWebDriver,
+# ImageMagick's `import` for screenshots). No OpenSSL: nothing in the tree links openssl-sys.
+desktop_packages=(libwebkit2gtk-4.1-dev xvfb xauth webkit2gtk-driver imagemagick)
+
+wanted=("${base_packages[@]}")
+((desktop)) && wanted+=("${desktop_packages[@]}")
+# Without node, Debian's nodejs + npm. Debian 12 ships Node.js 18, which the check below rejects
+# with a clear message (the MCP server's dependencies need 20); these machines come with 20.
+command -v node >/dev/null 2>&1 || wanted+=(nodejs npm)
+
+installed() { [[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" == ii* ]]; }
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  installed "$pkg" || missing+=("$pkg")
+done
+
+if ((${#missing[@]})); then
+  if ((EUID == 0)); then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    die "missing Debian packages (${missing[*]}) and not root, without sudo: install them and re-run"
+  fi
+  say "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -q >&2
+  "${as_root[@]}" apt-get install -y -q "${missing[@]}" >&2
+else
+  say "Debian packages present (${wanted[*]})"
+fi
+
+# --- Rust, Node.js ---------------------------------------------------------------------------
+command -v cargo >/dev/null 2>&1 || die "cargo not found: install the Rust toolchain (rustup) first"
+command -v node >/dev/null 2>&1 || die "node not found after installing nodejs"
+command -v npm >/dev/null 2>&1 || die "npm not found (node is $(command -v node))"
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+# The MCP filesystem server's dependencies need Node.js 20 or newer.
+((node_major >= 20)) || die "node $(node --version) is too old: Node.js 20 or newer is needed"
+say "node $(node --version), npm $(npm --version), $(cargo --version)"
+
+# --- npm packages ----------------------------------------------------------------------------
+# npm_ci DIR: `npm ci` in DIR unless node_modules already matches package-lock.json.
+npm_ci() {
+  local dir=$1 lock_sum stamp
+  lock_sum=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  stamp="$dir/node_modules/.preflight-lock.sha256"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$lock_sum" ]]; then
+    say "${dir#"$repo"/}/node_modules up to date"
+    return
+  fi
+  say "npm ci in ${dir#"$repo"/}"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  echo "$lock_sum" >"$stamp"
+}
+
+npm_ci "$repo/runtime"
+fs_server="$repo/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+[[ -f "$fs_server" ]] || die "the MCP filesystem server is missing after npm ci: $fs_server"
+
+if ((desktop)); then
+  npm_ci "$repo/ui"
+fi
+
+say "done"
