@@ -3,10 +3,15 @@
 //! Pure modules (`planner`, `tasks`) do no I/O; `store` owns the SQLite file.
 //! Adapters (the Tauri shell, `preflight serve`) call this crate and forward its events.
 
+pub mod agent;
 pub mod chat;
+pub mod events;
+pub mod llm;
+pub mod mcp;
 pub mod planner;
 pub mod store;
 pub mod tasks;
+pub mod tool;
 
 mod clock;
 

@@ -1,0 +1,42 @@
+//! The events of a chat (DESIGN §7): one stream per chat, the same over SSE and in the
+//! desktop app. `delta` carries executor tokens only; a quiet (planner) turn sends none.
+
+use serde::Serialize;
+
+use crate::chat::{Message, Phase};
+use crate::tasks::Task;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    PlanStatus { phase: Phase, text: String },
+    /// A message as it was stored.
+    Message { message: Message },
+    Delta { message_id: String, text: String },
+    Tool {
+        message_id: String,
+        name: String,
+        args: serde_json::Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// The whole task list after a change; empty when the plan was closed.
+    Plan { tasks: Vec<Task> },
+    Error { code: String, message: String },
+}
+
+impl Event {
+    /// The SSE `event:` name and the Tauri event name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::PlanStatus { .. } => "plan_status",
+            Event::Message { .. } => "message",
+            Event::Delta { .. } => "delta",
+            Event::Tool { .. } => "tool",
+            Event::Plan { .. } => "plan",
+            Event::Error { .. } => "error",
+        }
+    }
+}
