@@ -5,9 +5,12 @@
 
 pub mod agent;
 pub mod chat;
+pub mod config;
 pub mod events;
+pub mod lifecycle;
 pub mod llm;
 pub mod mcp;
+pub mod paths;
 pub mod planner;
 pub mod store;
 pub mod tasks;

@@ -1,22 +1,35 @@
-//! The `preflight` command: developer tools over the engine (and, later, the headless server).
+//! The `preflight` command: the headless server and developer tools over the engine.
+
+mod home;
+mod serve;
 
 use std::io::{Read, Write};
+use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use preflight_engine::planner::parse_planner_reply;
 
 const USAGE: &str = "\
 usage: preflight <command>
 
 commands:
-  parse-planner-output   read a planner reply on stdin, print what the parser makes of it
-                         as JSON: {\"kind\":\"questions\"|\"plan\"|\"none\",\"questions\"?,\"plan\"?,\"text\"}
-  help                   show this text";
+  serve [--addr 127.0.0.1:PORT]   run the headless HTTP + SSE API (default port: any free one);
+                                  prints `listening on http://…` first; the bearer token is in
+                                  $PREFLIGHT_HOME/api-token
+  parse-planner-output            read a planner reply on stdin, print what the parser makes of
+                                  it as JSON: {\"kind\":\"questions\"|\"plan\"|\"none\",\"questions\"?,\"plan\"?,\"text\"}
+  help                            show this text
+
+environment:
+  PREFLIGHT_HOME        the data folder (default ~/.local/share/preflight)
+  PREFLIGHT_FS_SERVER   the filesystem MCP server's dist/index.js (default: the one set-up installed)
+  RUST_LOG              log filter for stderr (default info)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("serve") => run_serve(&args[1..]),
         Some("parse-planner-output") if args.len() == 1 => parse_planner_output(),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
@@ -34,6 +47,35 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn run_serve(args: &[String]) -> anyhow::Result<()> {
+    let addr = match args {
+        [] => SocketAddr::from(([127, 0, 0, 1], 0)),
+        [flag, addr] if flag == "--addr" => addr.parse().with_context(|| format!("--addr {addr}: expected IP:PORT"))?,
+        _ => bail!("usage: preflight serve [--addr 127.0.0.1:PORT]"),
+    };
+    if !addr.ip().is_loopback() {
+        bail!("refusing to listen on {addr}: the headless API binds loopback addresses only");
+    }
+    init_logging();
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let home = home::data_home()?;
+        let engine = preflight_engine::lifecycle::Engine::open(home::engine_options(&home)?)
+            .await
+            .context("starting the engine")?;
+        serve::serve(engine, &home.join("api-token"), addr).await
+    })
+}
+
+/// Logs go to stderr only: stdout carries the listening line and nothing else.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    use std::io::IsTerminal;
+    let colour = std::io::stderr().is_terminal();
+    tracing_subscriber::fmt().with_env_filter(filter).with_ansi(colour).with_writer(std::io::stderr).init();
 }
 
 /// Reads all of stdin (invalid UTF-8 is replaced, not refused: the parser is tolerant).

@@ -1,1 +1,42 @@
-//! The agent loop: model ↔ tools until the model answers, quiet or streaming (issue 3).
+//! The agent loop: model ↔ tools until the model answers, quiet (the planner) or streaming
+//! (the executor), with the tool registry and its gates, prompt assembly and the nag.
+//!
+//! **Invariant:** a turn only calls the tools it was offered (`registry.rs`); the volatile
+//! `[state]` tail never enters the stable prefix (`prompt.rs`); a stored turn never holds
+//! half a round (`loop.rs`, `record.rs`).
+//!
+//! **Boundary:** no lifecycle here (phases, cards, profiles, the planner's fences): the
+//! caller decides the prompt, the history, the offered tools and where rounds are stored.
+
+mod r#loop;
+mod nag;
+mod prompt;
+mod record;
+mod registry;
+mod sink;
+mod turn_plan;
+
+use std::sync::Arc;
+
+pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
+pub use prompt::{executor_system_prompt, state_tail, with_tail, workspace_instructions, DEFAULT_EXECUTOR_PROMPT};
+pub use r#loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
+pub use record::{ChatLedger, PlanView, RoundRecorder};
+pub use registry::{Agent, Gates, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope};
+pub use sink::{EventSink, NoEvents};
+pub use turn_plan::TurnPlanTool;
+
+use crate::store::Store;
+
+/// The per-chat step limit of the planner (DESIGN §2); the executor's is the caller's call.
+pub const PLANNER_MAX_ROUNDS: u32 = 12;
+
+impl ToolRegistry {
+    /// A registry holding the built-in tools: `turn_plan`, for the executor where plans
+    /// make sense. Register tool sources (the MCP host) after it.
+    pub fn with_builtins(store: Arc<Store>) -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(TurnPlanTool::new(store)), Gates::EXECUTOR_WHERE_PLANS);
+        registry
+    }
+}

@@ -1,1 +1,32 @@
-//! The MCP host: servers from mcp.json through rmcp, and the planning/execution profiles (issue 4).
+//! The MCP host (DESIGN §4): the servers of `mcp.json` run through rmcp, and the planning and
+//! execution profiles that decide which of their tools a turn sees and may call.
+//!
+//! Pure: `config` parsing, `classify`, `profile`, `naming`, `schema`, `result`. I/O:
+//! `process` (one server's process group), `transport` (its stdio), `connection` (start and
+//! call), `registry` (the one task owning every connection), `host` (the handle).
+//!
+//! **Invariant:** the read-only guarantee is enforced twice. A planning turn is shown only
+//! the allowlisted tools (`profile`), and `McpHost::call` resolves a name through the map of
+//! the caller's own profile, so a hidden name is refused before any server sees it.
+
+pub mod classify;
+pub mod config;
+mod connection;
+mod error;
+mod host;
+pub mod naming;
+mod process;
+pub mod profile;
+mod registry;
+pub mod result;
+pub mod schema;
+mod transport;
+mod view;
+
+pub use classify::ServerClass;
+pub use config::McpConfig;
+pub use error::McpError;
+pub use host::McpHost;
+pub use profile::Profile;
+pub use registry::RunningServer;
+pub use view::{ProfileView, ToolSet, Unavailable};

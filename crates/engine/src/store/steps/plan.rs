@@ -144,6 +144,30 @@ impl Tx<'_> {
         self.set_phase(chat_id, Phase::Executing)
     }
 
+    /// A planner turn that was stopped (or whose process died) leaves the chat where the
+    /// user can act again, never half-planned: a complete question card waits again (the
+    /// user may change an answer or cancel), a plan under revision waits for approval again,
+    /// and a first planning turn is cancelled (the chat as right after its message).
+    /// Returns the phase the chat is left in.
+    pub fn settle_interrupted_planning(&mut self, chat_id: &str) -> Result<Phase, StoreError> {
+        self.require_phase_planning(chat_id)?;
+        let state = self.state(chat_id)?;
+        if state.plan_pending.is_some() {
+            self.set_phase(chat_id, Phase::Questions)?;
+            return Ok(Phase::Questions);
+        }
+        if state.plan.as_ref().is_some_and(|plan| plan.approval == Approval::Rejected) {
+            let card = self
+                .last_of_kind(chat_id, MessageKind::PlanCard)?
+                .ok_or_else(|| corrupt("plan_revisions", chat_id, "a plan without its card"))?;
+            self.decide_plan(chat_id, card, Approval::Pending)?;
+            self.set_phase(chat_id, Phase::AwaitingApproval)?;
+            return Ok(Phase::AwaitingApproval);
+        }
+        self.cancel_plan(chat_id)?;
+        Ok(Phase::Idle)
+    }
+
     fn store_plan_card(
         &mut self,
         chat_id: &str,
@@ -212,6 +236,11 @@ fn require_tasks(tasks: &TaskList) -> Result<(), StoreError> {
 }
 
 impl Store {
+    /// See [`Tx::settle_interrupted_planning`].
+    pub fn settle_interrupted_planning(&self, chat_id: &str) -> Result<Phase, StoreError> {
+        self.write(|tx| tx.settle_interrupted_planning(chat_id))
+    }
+
     /// See [`Tx::record_plan_card`].
     pub fn record_plan_card(
         &self,

@@ -1,0 +1,298 @@
+//! The agent loop: model ↔ tools until the model answers without tool calls (DESIGN §2, §5).
+//!
+//! One round is a model call and, if it asked for tools, their calls (one after another, in
+//! the order asked). A streaming turn (the executor) sends `delta` events as tokens arrive,
+//! `tool` events around each call and a `message` event for each stored message; a quiet
+//! turn (the planner) sends nothing and stores nothing. Each finished round is handed whole
+//! to the [`RoundRecorder`]; a stop never leaves half a round behind:
+//! - during the model's answer: the text so far is stored as the final answer (if any);
+//! - during the tools: the calls not finished get "stopped" error results, then the round
+//!   is stored;
+//! - between rounds: nothing more is stored.
+
+use tokio_util::sync::CancellationToken;
+
+use super::nag::{Nag, REMINDER};
+use super::prompt::{state_tail, with_tail};
+use super::{EventSink, NoEvents, OfferedTools, PlanView, RoundRecorder, ToolContext};
+use crate::chat::{Message, MessageBody, ToolCall};
+use crate::events::Event;
+use crate::llm::{LlmError, ModelMessage, ModelRequest, Provider, StreamEvent, Usage};
+use crate::store::{new_id, StoreError};
+use crate::tasks::TOOL_NAME;
+use crate::tool::ToolOutput;
+
+/// Whether a turn's progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnMode {
+    /// The executor: deltas, tool and message events.
+    Streaming,
+    /// The planner: no events at all.
+    Quiet,
+}
+
+/// Everything one turn runs with. The caller decides the tools (see `ToolRegistry::offer`),
+/// the prompt's stable prefix and the history; the loop adds the volatile tail.
+pub struct Turn<'a> {
+    pub chat_id: &'a str,
+    pub provider: &'a dyn Provider,
+    /// The stable prefix: system prompt and workspace instructions.
+    pub system: &'a str,
+    /// The conversation so far, ending with the user's message.
+    pub history: Vec<ModelMessage>,
+    pub tools: &'a OfferedTools,
+    pub mode: TurnMode,
+    /// Tool rounds allowed; a model still asking for tools after them ends the turn.
+    pub max_rounds: u32,
+    /// The chat's plan, for the `[state]` tail and the nag; `None` when the turn has none.
+    pub plan: Option<&'a dyn PlanView>,
+    /// Where rounds are stored; `None` stores nothing (the planner).
+    pub recorder: Option<&'a dyn RoundRecorder>,
+    pub events: &'a dyn EventSink,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnEnd {
+    /// The model answered without tool calls.
+    Answered,
+    /// The cancellation token fired.
+    Stopped,
+    /// The model still asked for tools after `max_rounds` rounds.
+    StepLimit,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    pub end: TurnEnd,
+    /// The final answer; for a stop, the text streamed before it; for the step limit, the
+    /// text of the last answer.
+    pub text: String,
+    /// Tool rounds run.
+    pub rounds: u32,
+    pub usage: Usage,
+    /// The conversation with this turn's rounds and answer appended (without the tail):
+    /// what a follow-up call (e.g. the planner's repair request) continues from.
+    pub history: Vec<ModelMessage>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(transparent)]
+    Provider(#[from] LlmError),
+    #[error("storing the turn failed: {0}")]
+    Store(#[from] StoreError),
+}
+
+/// Runs one turn to its end. Rounds stored before an error stay stored.
+pub async fn run_turn(mut turn: Turn<'_>, cancel: &CancellationToken) -> Result<TurnOutcome, AgentError> {
+    let history = std::mem::take(&mut turn.history);
+    let run = Run { turn: &turn, history, usage: Usage::default(), rounds: 0, nag: Nag::default(), remind: false };
+    run.run(cancel).await
+}
+
+/// A model's answer of one round.
+#[derive(Default)]
+struct Reply {
+    text: String,
+    calls: Vec<ToolCall>,
+    usage: Usage,
+}
+
+enum Interrupt {
+    /// Stopped while the answer streamed; the text so far.
+    Stopped(String),
+    Failed(LlmError),
+}
+
+struct Run<'t, 'a> {
+    turn: &'t Turn<'a>,
+    history: Vec<ModelMessage>,
+    usage: Usage,
+    rounds: u32,
+    nag: Nag,
+    /// The reminder goes with the next request.
+    remind: bool,
+}
+
+impl Run<'_, '_> {
+    async fn run(mut self, cancel: &CancellationToken) -> Result<TurnOutcome, AgentError> {
+        loop {
+            if cancel.is_cancelled() {
+                return Ok(self.outcome(TurnEnd::Stopped, String::new()));
+            }
+            let request = self.request()?;
+            let id = new_id();
+            let reply = match self.model_reply(&request, &id, cancel).await {
+                Ok(reply) => reply,
+                Err(Interrupt::Stopped(text)) => return self.stop_while_answering(id, text),
+                Err(Interrupt::Failed(error)) => return Err(error.into()),
+            };
+            self.usage.add(reply.usage);
+            if reply.calls.is_empty() {
+                let text = reply.text.clone();
+                self.close(vec![assistant(id, reply.text, Vec::new())])?;
+                return Ok(self.outcome(TurnEnd::Answered, text));
+            }
+            if self.rounds >= self.turn.max_rounds {
+                return self.refuse_round(id, reply);
+            }
+            self.rounds += 1;
+            let (results, stopped) = self.run_tools(&id, &reply.calls, cancel).await;
+            self.finish_round(id, reply, results)?;
+            if stopped {
+                return Ok(self.outcome(TurnEnd::Stopped, String::new()));
+            }
+        }
+    }
+
+    fn events(&self) -> &dyn EventSink {
+        match self.turn.mode {
+            TurnMode::Streaming => self.turn.events,
+            TurnMode::Quiet => &NoEvents,
+        }
+    }
+
+    /// The stable prefix, the history, and the tail: the reminder when due, then `[state]`.
+    fn request(&mut self) -> Result<ModelRequest, StoreError> {
+        let mut tail = Vec::new();
+        if std::mem::take(&mut self.remind) {
+            tail.push(REMINDER.to_owned());
+        }
+        if let Some(plan) = self.turn.plan {
+            tail.extend(state_tail(&plan.task_list()?));
+        }
+        Ok(ModelRequest {
+            system: self.turn.system.to_owned(),
+            messages: with_tail(&self.history, &tail),
+            tools: self.turn.tools.specs().to_vec(),
+        })
+    }
+
+    async fn model_reply(&self, request: &ModelRequest, id: &str, cancel: &CancellationToken) -> Result<Reply, Interrupt> {
+        let mut stream = match self.turn.provider.stream(request, cancel).await {
+            Ok(stream) => stream,
+            Err(LlmError::Cancelled) => return Err(Interrupt::Stopped(String::new())),
+            Err(error) => return Err(Interrupt::Failed(error)),
+        };
+        let mut reply = Reply::default();
+        while let Some(event) = stream.next().await {
+            match event {
+                Ok(StreamEvent::TextDelta(text)) => {
+                    self.events().emit(Event::Delta { message_id: id.to_owned(), text: text.clone() });
+                    reply.text.push_str(&text);
+                }
+                Ok(StreamEvent::ToolCall(call)) => reply.calls.push(call),
+                Ok(StreamEvent::Usage(usage)) => reply.usage.add(usage),
+                Ok(StreamEvent::Finished(_)) => return Ok(reply),
+                Err(LlmError::Cancelled) => return Err(Interrupt::Stopped(reply.text)),
+                Err(error) => return Err(Interrupt::Failed(error)),
+            }
+        }
+        Err(Interrupt::Failed(LlmError::StreamCut { detail: "the answer ended without finishing".into() }))
+    }
+
+    /// Runs the calls in order; once stopped, the rest get "stopped" results unrun.
+    async fn run_tools(&self, id: &str, calls: &[ToolCall], cancel: &CancellationToken) -> (Vec<Message>, bool) {
+        let context = ToolContext { chat_id: self.turn.chat_id, cancel, events: self.events() };
+        let mut results = Vec::with_capacity(calls.len());
+        for call in calls {
+            let output = if cancel.is_cancelled() {
+                ToolOutput::error("not run: the user stopped the turn")
+            } else {
+                self.announce(id, call, None);
+                let output = tokio::select! {
+                    biased;
+                    output = self.turn.tools.dispatch(call, &context) => output,
+                    _ = cancel.cancelled() => ToolOutput::error("stopped by the user while it ran"),
+                };
+                self.announce(id, call, Some(&output));
+                output
+            };
+            results.push(tool_result(call, output));
+        }
+        (results, cancel.is_cancelled())
+    }
+
+    /// A `tool` event: before the call (no result) and after it.
+    fn announce(&self, id: &str, call: &ToolCall, output: Option<&ToolOutput>) {
+        let args = serde_json::from_str(&call.arguments).unwrap_or_else(|_| call.arguments.clone().into());
+        let (result, error) = match output {
+            Some(output) if output.is_error => (None, Some(output.content.clone())),
+            Some(output) => (Some(output.content.clone()), None),
+            None => (None, None),
+        };
+        self.events().emit(Event::Tool { message_id: id.to_owned(), name: call.name.clone(), args, result, error });
+    }
+
+    /// Stores and announces the round, appends it to the history, counts it for the nag.
+    fn finish_round(&mut self, id: String, reply: Reply, results: Vec<Message>) -> Result<(), StoreError> {
+        let called_turn_plan = reply.calls.iter().any(|call| call.name == TOOL_NAME);
+        let mut round = vec![assistant(id, reply.text, reply.calls)];
+        round.extend(results);
+        self.close(round)?;
+        let tasks_left = match self.turn.plan {
+            Some(plan) => plan.task_list()?.has_work_left(),
+            None => false,
+        };
+        self.remind = self.nag.after_round(called_turn_plan, tasks_left);
+        Ok(())
+    }
+
+    /// The model asked for tools past the limit: the calls get error results (so the stored
+    /// round is whole) and the turn ends.
+    fn refuse_round(mut self, id: String, reply: Reply) -> Result<TurnOutcome, AgentError> {
+        let limit = self.turn.max_rounds;
+        let refusal = format!("not run: this turn reached its limit of {limit} tool rounds");
+        let results = reply.calls.iter().map(|call| tool_result(call, ToolOutput::error(refusal.clone()))).collect();
+        let text = reply.text.clone();
+        let mut round = vec![assistant(id, reply.text, reply.calls)];
+        round.extend::<Vec<Message>>(results);
+        self.close(round)?;
+        Ok(self.outcome(TurnEnd::StepLimit, text))
+    }
+
+    /// Stopped mid-answer: what was streamed stays, as a final answer without tool calls.
+    fn stop_while_answering(mut self, id: String, text: String) -> Result<TurnOutcome, AgentError> {
+        if !text.is_empty() {
+            self.close(vec![assistant(id, text.clone(), Vec::new())])?;
+        }
+        Ok(self.outcome(TurnEnd::Stopped, text))
+    }
+
+    /// Stores a whole round (or answer), announces it, and adds it to the history.
+    fn close(&mut self, messages: Vec<Message>) -> Result<(), StoreError> {
+        if let Some(recorder) = self.turn.recorder {
+            recorder.record(&messages)?;
+        }
+        for message in messages {
+            self.history.push(ModelMessage::from_stored(&message));
+            self.events().emit(Event::Message { message });
+        }
+        Ok(())
+    }
+
+    fn outcome(self, end: TurnEnd, text: String) -> TurnOutcome {
+        TurnOutcome { end, text, rounds: self.rounds, usage: self.usage, history: self.history }
+    }
+}
+
+fn assistant(id: String, content: String, tool_calls: Vec<ToolCall>) -> Message {
+    Message {
+        id,
+        created_at: crate::now_rfc3339(),
+        body: MessageBody::Assistant { content, questions: None, plan: None, tool_calls },
+    }
+}
+
+fn tool_result(call: &ToolCall, output: ToolOutput) -> Message {
+    Message {
+        id: new_id(),
+        created_at: crate::now_rfc3339(),
+        body: MessageBody::Tool {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: output.content,
+            is_error: output.is_error,
+        },
+    }
+}

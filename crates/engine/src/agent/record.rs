@@ -1,0 +1,46 @@
+//! Persisting a turn round by round: the loop hands each finished round to a
+//! [`RoundRecorder`], which stores it whole or not at all, so a stop at any instant never
+//! leaves an assistant message with tool calls but without their results.
+
+use std::sync::Arc;
+
+use crate::chat::Message;
+use crate::store::{Store, StoreError};
+use crate::tasks::TaskList;
+
+/// Stores the rounds of a turn. `record` gets one round: an assistant message with its
+/// tool calls followed by one tool message per call, or a final answer alone.
+pub trait RoundRecorder: Send + Sync {
+    fn record(&self, messages: &[Message]) -> Result<(), StoreError>;
+}
+
+/// What the loop reads of the chat's plan: the task list for the `[state]` tail and the nag.
+pub trait PlanView: Send + Sync {
+    fn task_list(&self) -> Result<TaskList, StoreError>;
+}
+
+/// A chat in the store: records rounds with `append_messages` (one transaction each) and
+/// reads the chat's task list.
+#[derive(Clone)]
+pub struct ChatLedger {
+    store: Arc<Store>,
+    chat_id: String,
+}
+
+impl ChatLedger {
+    pub fn new(store: Arc<Store>, chat_id: impl Into<String>) -> ChatLedger {
+        ChatLedger { store, chat_id: chat_id.into() }
+    }
+}
+
+impl RoundRecorder for ChatLedger {
+    fn record(&self, messages: &[Message]) -> Result<(), StoreError> {
+        self.store.append_messages(&self.chat_id, messages)
+    }
+}
+
+impl PlanView for ChatLedger {
+    fn task_list(&self) -> Result<TaskList, StoreError> {
+        self.store.task_list(&self.chat_id)
+    }
+}

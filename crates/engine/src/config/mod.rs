@@ -1,0 +1,83 @@
+//! `config.toml` in the data folder (DESIGN §10): the provider, an optional separate planner
+//! provider, and plan-mode defaults. A missing file means the defaults (the embedded model);
+//! a bad one is an error naming file, line and key, never a silent default.
+//!
+//! **Boundary:** paths come in from the caller; nothing here reads the environment.
+//! `keys.rs` finds API keys; they are never part of the config.
+
+mod error;
+pub mod keys;
+mod parse;
+
+use std::path::Path;
+use std::sync::Arc;
+
+pub use error::ConfigError;
+pub use keys::{KeyLookup, KeyStore, KernelKeyring, SecretService};
+
+use crate::llm::{build_provider, Provider, ProviderSettings, SetupError};
+
+pub const CONFIG_FILE: &str = "config.toml";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    pub provider: ProviderSettings,
+    /// `[planner]`: a stronger or cheaper model for planning; none plans with `provider`.
+    pub planner: Option<ProviderSettings>,
+    pub plan_mode: PlanModeDefaults,
+}
+
+/// What new chats get when their own settings leave plan mode open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanModeDefaults {
+    pub enabled: bool,
+    pub auto_approve: bool,
+}
+
+impl Default for PlanModeDefaults {
+    fn default() -> PlanModeDefaults {
+        PlanModeDefaults { enabled: true, auto_approve: false }
+    }
+}
+
+impl Default for Config {
+    /// No file: the embedded model, plan mode on.
+    fn default() -> Config {
+        Config { provider: ProviderSettings::embedded(), planner: None, plan_mode: PlanModeDefaults::default() }
+    }
+}
+
+impl Config {
+    /// Reads `{home}/config.toml`; defaults when there is none.
+    pub fn load(home: &Path) -> Result<Config, ConfigError> {
+        let path = home.join(CONFIG_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Config::parse(&text, &path),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(error) => Err(ConfigError::Read { path, source: Arc::new(error) }),
+        }
+    }
+
+    /// Parses `text`; `path` names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        parse::parse(text, path)
+    }
+
+    /// The settings planner turns use: `[planner]`, else `[provider]`.
+    pub fn planner_settings(&self) -> ProviderSettings {
+        match &self.planner {
+            Some(planner) => planner.clone(),
+            None => ProviderSettings { retry: crate::llm::RetryPolicy::planner(), ..self.provider.clone() },
+        }
+    }
+}
+
+/// The provider `settings` describe, with its key found by `keys`. The embedded kind is
+/// refused before any key is looked for.
+pub fn connect_provider(settings: &ProviderSettings, keys: &KeyLookup) -> Result<Arc<dyn Provider>, SetupError> {
+    if settings.kind == crate::llm::ProviderKind::Embedded {
+        return Err(SetupError::EmbeddedNotAvailable);
+    }
+    let key = keys.find(settings)?;
+    build_provider(settings, key)
+}

@@ -1,0 +1,181 @@
+//! Reads `config.toml` through the `toml` crate's spanned document, so that every problem
+//! names its line and dotted key. Unknown keys are errors, never ignored.
+
+use std::ops::Range;
+use std::path::Path;
+use std::time::Duration;
+
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+use super::{Config, ConfigError, PlanModeDefaults};
+use crate::llm::{ProviderKind, ProviderSettings, RetryPolicy};
+
+const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode"];
+const PROVIDER_KEYS: &[&str] =
+    &["kind", "base_url", "model", "api_key_env", "max_tokens", "connect_timeout_secs", "idle_timeout_secs"];
+const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
+
+/// One table being read: where it is, its dotted name, the file's text for line numbers.
+struct Section<'a> {
+    path: &'a Path,
+    text: &'a str,
+    name: &'a str,
+    table: &'a DeTable<'a>,
+    /// Where the section's name appears (its `[header]`).
+    at: Range<usize>,
+}
+
+pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+    let document = DeTable::parse(text).map_err(|error| ConfigError::Syntax {
+        path: path.to_owned(),
+        line: line_of(text, error.span().map_or(0, |span| span.start)),
+        problem: error.message().trim().to_owned(),
+    })?;
+    let root = Section { path, text, name: "", table: document.get_ref(), at: 0..0 };
+    root.only_keys(TOP_KEYS)?;
+    let provider = match root.section("provider")? {
+        Some(section) => section.provider(None)?,
+        None => ProviderSettings::embedded(),
+    };
+    let planner = match root.section("planner")? {
+        Some(section) => Some(section.provider(Some(&provider))?),
+        None => None,
+    };
+    let plan_mode = match root.section("plan_mode")? {
+        Some(section) => section.plan_mode()?,
+        None => PlanModeDefaults::default(),
+    };
+    Ok(Config { provider, planner, plan_mode })
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+impl<'a> Section<'a> {
+    fn error(&self, at: &Range<usize>, key: &str, problem: impl Into<String>) -> ConfigError {
+        let key = if self.name.is_empty() { key.to_owned() } else { format!("{}.{key}", self.name) };
+        ConfigError::Invalid {
+            path: self.path.to_owned(),
+            line: line_of(self.text, at.start),
+            key,
+            problem: problem.into(),
+        }
+    }
+
+    /// Refuses the first key (in file order) that is not in `known`.
+    fn only_keys(&self, known: &[&str]) -> Result<(), ConfigError> {
+        let mut unknown: Vec<&Spanned<_>> = self.table.keys().filter(|key| !known.contains(&key.get_ref().as_ref())).collect();
+        unknown.sort_by_key(|key| key.span().start);
+        match unknown.first() {
+            Some(key) => Err(self.error(&key.span(), key.get_ref(), format!("unknown key; expected one of {}", known.join(", ")))),
+            None => Ok(()),
+        }
+    }
+
+    fn value(&self, key: &str) -> Option<(&'a Spanned<DeValue<'a>>, Range<usize>)> {
+        self.table.get_key_value(key).map(|(name, value)| (value, name.span()))
+    }
+
+    fn section(&self, key: &'a str) -> Result<Option<Section<'a>>, ConfigError> {
+        let Some((value, at)) = self.value(key) else { return Ok(None) };
+        match value.get_ref() {
+            DeValue::Table(table) => Ok(Some(Section { path: self.path, text: self.text, name: key, table, at })),
+            other => Err(self.error(&value.span(), key, format!("must be a table, not a {}", other.type_str()))),
+        }
+    }
+
+    fn string(&self, key: &str) -> Result<Option<(String, Range<usize>)>, ConfigError> {
+        let Some((value, _)) = self.value(key) else { return Ok(None) };
+        match value.get_ref() {
+            DeValue::String(text) if text.trim().is_empty() => Err(self.error(&value.span(), key, "must not be empty")),
+            DeValue::String(text) => Ok(Some((text.to_string(), value.span()))),
+            other => Err(self.error(&value.span(), key, format!("must be a string, not a {}", other.type_str()))),
+        }
+    }
+
+    fn boolean(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
+        let Some((value, _)) = self.value(key) else { return Ok(default) };
+        value
+            .get_ref()
+            .as_bool()
+            .ok_or_else(|| self.error(&value.span(), key, format!("must be true or false, not a {}", value.get_ref().type_str())))
+    }
+
+    fn positive_integer(&self, key: &str) -> Result<Option<u32>, ConfigError> {
+        let Some((value, _)) = self.value(key) else { return Ok(None) };
+        let number = value.get_ref().as_integer().and_then(|n| n.as_str().replace('_', "").parse::<u32>().ok());
+        match number {
+            Some(n) if n > 0 => Ok(Some(n)),
+            _ => Err(self.error(&value.span(), key, "must be a positive whole number")),
+        }
+    }
+
+    fn seconds(&self, key: &str) -> Result<Option<Duration>, ConfigError> {
+        let Some((value, _)) = self.value(key) else { return Ok(None) };
+        let number = match value.get_ref() {
+            DeValue::Integer(n) => n.as_str().replace('_', "").parse::<f64>().ok(),
+            DeValue::Float(n) => n.as_str().replace('_', "").parse::<f64>().ok(),
+            _ => None,
+        };
+        match number.filter(|n| *n > 0.0).and_then(|n| Duration::try_from_secs_f64(n).ok()) {
+            Some(duration) => Ok(Some(duration)),
+            None => Err(self.error(&value.span(), key, "must be a positive number of seconds")),
+        }
+    }
+
+    fn plan_mode(&self) -> Result<PlanModeDefaults, ConfigError> {
+        self.only_keys(PLAN_MODE_KEYS)?;
+        let defaults = PlanModeDefaults::default();
+        Ok(PlanModeDefaults {
+            enabled: self.boolean("enabled", defaults.enabled)?,
+            auto_approve: self.boolean("auto_approve", defaults.auto_approve)?,
+        })
+    }
+
+    /// `[provider]`, or `[planner]` with `inherit` = the provider: the planner's unset keys
+    /// come from the provider unless it names another kind, whose defaults it then gets.
+    fn provider(&self, inherit: Option<&ProviderSettings>) -> Result<ProviderSettings, ConfigError> {
+        self.only_keys(PROVIDER_KEYS)?;
+        let kind = self.kind(inherit)?;
+        let mut settings = match inherit {
+            Some(parent) if parent.kind == kind => parent.clone(),
+            _ => ProviderSettings::new(kind, kind.default_base_url(), ""),
+        };
+        if inherit.is_some() {
+            settings.retry = RetryPolicy::planner();
+        }
+        if let Some((url, at)) = self.string("base_url")? {
+            check_url(&url).map_err(|problem| self.error(&at, "base_url", problem))?;
+            settings.base_url = url;
+        }
+        settings.model = self.string("model")?.map_or(settings.model, |(model, _)| model);
+        if settings.model.is_empty() && kind != ProviderKind::Embedded {
+            return Err(self.error(&self.at, "model", format!("missing; the {kind} provider needs a model name")));
+        }
+        settings.api_key_env = self.string("api_key_env")?.map(|(name, _)| name).or(settings.api_key_env);
+        settings.max_tokens = self.positive_integer("max_tokens")?.or(settings.max_tokens);
+        settings.timeouts.connect = self.seconds("connect_timeout_secs")?.unwrap_or(settings.timeouts.connect);
+        settings.timeouts.idle = self.seconds("idle_timeout_secs")?.unwrap_or(settings.timeouts.idle);
+        Ok(settings)
+    }
+
+    fn kind(&self, inherit: Option<&ProviderSettings>) -> Result<ProviderKind, ConfigError> {
+        let names = ProviderKind::ALL.map(ProviderKind::as_str).join(", ");
+        match (self.string("kind")?, inherit) {
+            (Some((name, at)), _) => ProviderKind::parse(&name)
+                .ok_or_else(|| self.error(&at, "kind", format!("unknown provider {name:?}; expected one of {names}"))),
+            (None, Some(parent)) => Ok(parent.kind),
+            (None, None) => Err(self.error(&self.at, "kind", format!("missing; one of {names}"))),
+        }
+    }
+}
+
+fn check_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|error| format!("not a URL ({error})"))?;
+    match parsed.scheme() {
+        "http" | "https" => Ok(()),
+        scheme => Err(format!("must be an http or https URL, not {scheme}")),
+    }
+}

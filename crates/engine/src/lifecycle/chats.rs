@@ -1,0 +1,113 @@
+//! Chats as the user manages them: create, list, show, delete; the task list's own routes.
+
+use std::path::Path;
+
+use crate::chat::{Chat, ChatSettings};
+use crate::events::Event;
+use crate::planner::PlanDocument;
+use crate::tasks::{Task, TaskList};
+
+use super::error::ApiError;
+use super::view::{ChatView, StateView};
+use super::Engine;
+
+/// The title of a chat created without one, until its first message names it.
+pub const DEFAULT_TITLE: &str = "New chat";
+
+/// `POST /v1/chats`: unset fields take the defaults of `config.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewChat {
+    pub title: Option<String>,
+    pub workspace: Option<String>,
+    pub plan_mode: Option<bool>,
+    pub auto_approve: Option<bool>,
+    pub save_plans: Option<bool>,
+}
+
+impl Engine {
+    pub fn create_chat(&self, request: NewChat) -> Result<Chat, ApiError> {
+        let workspace = request.workspace.as_deref().map(checked_workspace).transpose()?;
+        let defaults = &self.inner.defaults;
+        let settings = ChatSettings {
+            title: request.title.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).unwrap_or_else(|| DEFAULT_TITLE.to_owned()),
+            save_plans: request.save_plans.unwrap_or_else(|| workspace.as_deref().is_some_and(is_git_repository)),
+            workspace,
+            plan_mode: request.plan_mode.unwrap_or(defaults.enabled),
+            auto_approve: request.auto_approve.unwrap_or(defaults.auto_approve),
+        };
+        Ok(self.inner.store.create_chat(&settings)?)
+    }
+
+    /// Every chat, newest first.
+    pub fn list_chats(&self) -> Result<Vec<Chat>, ApiError> {
+        Ok(self.inner.store.list_chats()?)
+    }
+
+    pub fn chat_view(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+        let snapshot = self.inner.store.snapshot(chat_id)?;
+        Ok(ChatView {
+            chat: snapshot.chat,
+            messages: snapshot.messages,
+            state: StateView {
+                phase: snapshot.state.phase,
+                plan_pending: snapshot.state.plan_pending,
+                plan: snapshot.state.plan,
+            },
+        })
+    }
+
+    /// Stops the chat's turn, if any, then deletes the chat and everything it holds.
+    pub async fn delete_chat(&self, chat_id: &str) -> Result<bool, ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        self.inner.hub.stop_turn(chat_id).await;
+        let deleted = self.inner.store.delete_chat(chat_id)?;
+        self.inner.hub.forget(chat_id);
+        Ok(deleted)
+    }
+
+    /// `GET /v1/chats/{id}/plan`: the `turn_plan` list; empty when there is no plan.
+    pub fn task_list(&self, chat_id: &str) -> Result<Vec<Task>, ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        Ok(self.inner.store.task_list(chat_id)?.tasks)
+    }
+
+    /// `DELETE /v1/chats/{id}/plan`: clears the task list (a `plan` event with no tasks).
+    pub fn delete_task_list(&self, chat_id: &str) -> Result<bool, ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        let deleted = self.inner.store.delete_task_list(chat_id)?;
+        if deleted {
+            self.inner.hub.emit(chat_id, Event::Plan { tasks: TaskList::empty().tasks });
+        }
+        Ok(deleted)
+    }
+
+    /// Every revision of the chat's plan, oldest first.
+    pub fn plan_revisions(&self, chat_id: &str) -> Result<Vec<PlanDocument>, ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        Ok(self.inner.store.plan_revisions(chat_id)?)
+    }
+
+    /// The chat's events from now on (DESIGN §7).
+    pub fn subscribe(&self, chat_id: &str) -> Result<tokio::sync::broadcast::Receiver<Event>, ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        Ok(self.inner.hub.subscribe(chat_id))
+    }
+}
+
+/// A workspace must be an existing folder; a relative path is taken from the current one.
+fn checked_workspace(workspace: &str) -> Result<String, ApiError> {
+    let path = Path::new(workspace.trim());
+    if workspace.trim().is_empty() || !path.is_dir() {
+        return Err(ApiError::bad_request(format!("workspace {workspace:?} is not an existing folder")));
+    }
+    let absolute = std::path::absolute(path)
+        .map_err(|error| ApiError::bad_request(format!("workspace {workspace:?}: {error}")))?;
+    // Collecting the components drops a trailing slash and `.` parts.
+    let normal: std::path::PathBuf = absolute.components().collect();
+    Ok(normal.to_string_lossy().into_owned())
+}
+
+fn is_git_repository(workspace: &str) -> bool {
+    Path::new(workspace).join(".git").exists()
+}

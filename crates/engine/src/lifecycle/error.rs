@@ -1,0 +1,112 @@
+//! The one error every adapter shows: `{code, message}` with a stable `ERR_*` code
+//! (DESIGN §9). The HTTP adapter maps codes to statuses; the desktop shell sends it as is.
+
+use serde::Serialize;
+
+use crate::store::{Conflict, Entity, StoreError};
+
+/// The stable codes of DESIGN §9, plus `ERR_INTERNAL` for what no caller can fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ErrorCode {
+    #[serde(rename = "ERR_UNAUTHORIZED")]
+    Unauthorized,
+    #[serde(rename = "ERR_BAD_REQUEST")]
+    BadRequest,
+    #[serde(rename = "ERR_EMPTY_ANSWER")]
+    EmptyAnswer,
+    #[serde(rename = "ERR_UNKNOWN_QUESTION")]
+    UnknownQuestion,
+    #[serde(rename = "ERR_NOT_FOUND")]
+    NotFound,
+    #[serde(rename = "ERR_PLAN_PENDING")]
+    PlanPending,
+    #[serde(rename = "ERR_TURN_ACTIVE")]
+    TurnActive,
+    #[serde(rename = "ERR_NO_QUESTIONS")]
+    NoQuestions,
+    #[serde(rename = "ERR_NO_PLAN")]
+    NoPlan,
+    #[serde(rename = "ERR_INTERNAL")]
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Unauthorized => "ERR_UNAUTHORIZED",
+            ErrorCode::BadRequest => "ERR_BAD_REQUEST",
+            ErrorCode::EmptyAnswer => "ERR_EMPTY_ANSWER",
+            ErrorCode::UnknownQuestion => "ERR_UNKNOWN_QUESTION",
+            ErrorCode::NotFound => "ERR_NOT_FOUND",
+            ErrorCode::PlanPending => "ERR_PLAN_PENDING",
+            ErrorCode::TurnActive => "ERR_TURN_ACTIVE",
+            ErrorCode::NoQuestions => "ERR_NO_QUESTIONS",
+            ErrorCode::NoPlan => "ERR_NO_PLAN",
+            ErrorCode::Internal => "ERR_INTERNAL",
+        }
+    }
+}
+
+/// An error a user or an API client can read and act on. A call that returns one changed
+/// nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { code, message: message.into() }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::BadRequest, message)
+    }
+
+    pub fn chat_not_found(chat_id: &str) -> ApiError {
+        ApiError::new(ErrorCode::NotFound, format!("no chat {chat_id}"))
+    }
+
+    pub fn turn_active() -> ApiError {
+        ApiError::new(ErrorCode::TurnActive, "a turn is running in this chat: wait for it or stop it")
+    }
+
+    pub fn plan_pending() -> ApiError {
+        ApiError::new(ErrorCode::PlanPending, "Answer or cancel the planner's questions first")
+    }
+
+    pub fn no_plan() -> ApiError {
+        ApiError::new(ErrorCode::NoPlan, "no plan waits for approval in this chat")
+    }
+
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::Internal, message)
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        match &error {
+            StoreError::NotFound { entity: Entity::Chat, id } => ApiError::chat_not_found(id),
+            StoreError::NotFound { entity: Entity::Message, id } => {
+                ApiError::new(ErrorCode::NotFound, format!("no message {id} in this chat"))
+            }
+            StoreError::WrongState { conflict, .. } => from_conflict(conflict),
+            _ => ApiError::internal(error.to_string()),
+        }
+    }
+}
+
+fn from_conflict(conflict: &Conflict) -> ApiError {
+    let code = match conflict {
+        Conflict::PlanPending => return ApiError::plan_pending(),
+        Conflict::NoQuestions => ErrorCode::NoQuestions,
+        Conflict::UnknownQuestion { .. } => ErrorCode::UnknownQuestion,
+        Conflict::NoPendingPlan => ErrorCode::NoPlan,
+        Conflict::PlanAwaitingApproval | Conflict::NotPlanning { .. } => ErrorCode::TurnActive,
+        Conflict::NotEditable { .. } => ErrorCode::BadRequest,
+    };
+    ApiError::new(code, conflict.to_string())
+}

@@ -1,0 +1,122 @@
+//! Per-chat runtime state that does not belong in the store: the event stream subscribers
+//! listen to, and the one turn that may run in a chat at a time.
+//!
+//! **Invariant:** at most one turn per chat is registered; the mutex guards plain maps and
+//! is never held across an `.await`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::events::Event;
+
+/// Events a slow subscriber may lag behind before it misses some (it is told it lagged).
+const EVENT_BUFFER: usize = 4096;
+
+/// A running turn: how to stop it and how to know it has finished.
+#[derive(Clone)]
+pub struct TurnHandle {
+    pub cancel: CancellationToken,
+    /// Turns true when the turn's task has stored its last step.
+    pub finished: watch::Receiver<bool>,
+    pub kind: TurnKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnKind {
+    Planner,
+    Executor,
+}
+
+/// The guard a turn's task holds; dropping it unregisters the turn and wakes waiters.
+pub struct TurnGuard {
+    hub: Arc<Hub>,
+    chat_id: String,
+    finished: watch::Sender<bool>,
+    pub cancel: CancellationToken,
+}
+
+impl Drop for TurnGuard {
+    fn drop(&mut self) {
+        self.hub.lock_turns().remove(&self.chat_id);
+        let _ = self.finished.send(true);
+    }
+}
+
+#[derive(Default)]
+pub struct Hub {
+    streams: Mutex<HashMap<String, broadcast::Sender<Event>>>,
+    turns: Mutex<HashMap<String, TurnHandle>>,
+}
+
+impl Hub {
+    /// Sends `event` to the chat's subscribers (none listening is fine).
+    pub fn emit(&self, chat_id: &str, event: Event) {
+        if let Some(sender) = lock(&self.streams).get(chat_id) {
+            let _ = sender.send(event);
+        }
+    }
+
+    pub fn subscribe(&self, chat_id: &str) -> broadcast::Receiver<Event> {
+        let mut streams = lock(&self.streams);
+        let sender = streams.entry(chat_id.to_owned()).or_insert_with(|| broadcast::channel(EVENT_BUFFER).0);
+        sender.subscribe()
+    }
+
+    /// Forgets a deleted chat's stream (its subscribers see the stream end).
+    pub fn forget(&self, chat_id: &str) {
+        lock(&self.streams).remove(chat_id);
+    }
+
+    /// Registers a new turn for `chat_id`, or `None` when one is already running.
+    pub fn begin_turn(self: &Arc<Self>, chat_id: &str, kind: TurnKind) -> Option<TurnGuard> {
+        let mut turns = self.lock_turns();
+        if turns.contains_key(chat_id) {
+            return None;
+        }
+        let cancel = CancellationToken::new();
+        let (finished_sender, finished) = watch::channel(false);
+        turns.insert(chat_id.to_owned(), TurnHandle { cancel: cancel.clone(), finished, kind });
+        Some(TurnGuard { hub: Arc::clone(self), chat_id: chat_id.to_owned(), finished: finished_sender, cancel })
+    }
+
+    pub fn turn(&self, chat_id: &str) -> Option<TurnHandle> {
+        self.lock_turns().get(chat_id).cloned()
+    }
+
+    pub fn is_turn_active(&self, chat_id: &str) -> bool {
+        self.lock_turns().contains_key(chat_id)
+    }
+
+    /// Cancels the chat's turn, if any, and waits until its task has finished.
+    pub async fn stop_turn(&self, chat_id: &str) {
+        let Some(mut turn) = self.turn(chat_id) else { return };
+        turn.cancel.cancel();
+        let _ = turn.finished.wait_for(|finished| *finished).await;
+    }
+
+    fn lock_turns(&self) -> MutexGuard<'_, HashMap<String, TurnHandle>> {
+        lock(&self.turns)
+    }
+}
+
+impl TurnGuard {
+    pub fn chat_id(&self) -> &str {
+        &self.chat_id
+    }
+
+    /// Moves this guard's registration to another kind of turn (planner → executor)
+    /// without ever leaving the chat without a registered turn.
+    pub fn set_kind(&self, kind: TurnKind) {
+        if let Some(turn) = self.hub.lock_turns().get_mut(&self.chat_id) {
+            turn.kind = kind;
+        }
+    }
+}
+
+/// The maps hold plain data: a panic elsewhere cannot leave them half-updated.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

@@ -1,0 +1,119 @@
+//! The user's messages: send (DESIGN §2 `send`), edit and re-send, stop the running turn.
+
+use crate::chat::{Chat, ChatSettings, Message, MessageBody, Phase};
+use crate::store::new_id;
+use crate::now_rfc3339;
+
+use super::chats::DEFAULT_TITLE;
+use super::error::ApiError;
+use super::hub::{TurnGuard, TurnKind};
+use super::runner::{spawn_turn, TurnJob};
+use super::transitions::{route_edit, route_send, ChatFacts, SendRoute};
+use super::view::ChatView;
+use super::Engine;
+
+/// Longest title a chat takes from its first message.
+const TITLE_CHARS: usize = 60;
+
+impl Engine {
+    /// Sends a user message. The first message of a plan-mode chat starts a planner turn
+    /// (phase `planning` before this returns); a message while a plan card waits is
+    /// revision feedback; otherwise the executor runs.
+    pub fn send(&self, chat_id: &str, content: &str, files: Vec<String>) -> Result<ChatView, ApiError> {
+        if content.trim().is_empty() {
+            return Err(ApiError::bad_request("a message needs some content"));
+        }
+        let _serial = self.serialize();
+        let chat = self.inner.store.get_chat(chat_id)?;
+        let facts = self.facts(&chat)?;
+        let route = route_send(&facts)?;
+        if route == SendRoute::Revise {
+            return self.revise_plan(chat_id, content);
+        }
+        let (kind, phase) = match route {
+            SendRoute::Plan => (TurnKind::Planner, Phase::Planning),
+            _ => (TurnKind::Executor, Phase::Executing),
+        };
+        let guard = self.claim_turn(chat_id, kind)?;
+        let message = user_message(content, files);
+        self.inner.store.begin_user_turn(chat_id, &message, phase)?;
+        self.name_chat_after(&chat, content);
+        self.announce(chat_id, &message, phase);
+        let job = if kind == TurnKind::Planner { TurnJob::Plan } else { TurnJob::Execute };
+        spawn_turn(&self.inner, guard, job);
+        self.chat_view(chat_id)
+    }
+
+    /// Edits a user message and re-sends from it: every later message is deleted; editing
+    /// the first message of a plan-mode chat runs plan mode again.
+    pub fn edit_message(&self, chat_id: &str, message_id: &str, content: &str) -> Result<ChatView, ApiError> {
+        if content.trim().is_empty() {
+            return Err(ApiError::bad_request("a message needs some content"));
+        }
+        let _serial = self.serialize();
+        let chat = self.inner.store.get_chat(chat_id)?;
+        self.inner.store.message(chat_id, message_id)?;
+        let first = self.inner.store.read(|tx| tx.first_user_message(chat_id))?;
+        let edits_first = first.is_some_and(|first| first.id == message_id);
+        let phase = route_edit(&self.facts(&chat)?, edits_first)?;
+        let kind = if phase == Phase::Planning { TurnKind::Planner } else { TurnKind::Executor };
+        let guard = self.claim_turn(chat_id, kind)?;
+        let message = self.inner.store.edit_user_message(chat_id, message_id, content, phase)?;
+        self.announce(chat_id, &message, phase);
+        self.emit_task_list(chat_id);
+        let job = if kind == TurnKind::Planner { TurnJob::Plan } else { TurnJob::Execute };
+        spawn_turn(&self.inner, guard, job);
+        self.chat_view(chat_id)
+    }
+
+    /// Stops the chat's running turn and waits until it has settled in the store. A stop
+    /// during planning executes nothing. Without a running turn this changes nothing.
+    pub async fn stop(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        self.inner.hub.stop_turn(chat_id).await;
+        self.chat_view(chat_id)
+    }
+
+    /// What the lifecycle's decisions need to know of a chat.
+    pub(super) fn facts(&self, chat: &Chat) -> Result<ChatFacts, ApiError> {
+        let (phase, user_turns) = self
+            .inner
+            .store
+            .read(|tx| Ok((tx.phase(&chat.id)?, tx.user_turn_count(&chat.id)?)))?;
+        let running = self.inner.hub.turn(&chat.id).map(|turn| turn.kind);
+        Ok(ChatFacts { plan_mode: chat.plan_mode, phase, user_turns, running })
+    }
+
+    pub(super) fn claim_turn(&self, chat_id: &str, kind: TurnKind) -> Result<TurnGuard, ApiError> {
+        self.inner.hub.begin_turn(chat_id, kind).ok_or_else(ApiError::turn_active)
+    }
+
+    /// A chat created without a title is named after its first message.
+    fn name_chat_after(&self, chat: &Chat, content: &str) {
+        if chat.title != DEFAULT_TITLE {
+            return;
+        }
+        let line = content.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or(DEFAULT_TITLE);
+        let mut title: String = line.chars().take(TITLE_CHARS).collect();
+        if line.chars().count() > TITLE_CHARS {
+            title.push('…');
+        }
+        let settings = ChatSettings {
+            title,
+            workspace: chat.workspace.clone(),
+            plan_mode: chat.plan_mode,
+            auto_approve: chat.auto_approve,
+            save_plans: chat.save_plans,
+        };
+        // Naming is a courtesy: a failure here must not fail the message that was stored.
+        let _ = self.inner.store.update_chat(&chat.id, &settings);
+    }
+}
+
+pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
+    Message {
+        id: new_id(),
+        created_at: now_rfc3339(),
+        body: MessageBody::User { content: content.to_owned(), files, plan_answer: false },
+    }
+}

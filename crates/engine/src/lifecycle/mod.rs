@@ -1,0 +1,167 @@
+//! The chat lifecycle of DESIGN §2 behind one API, [`Engine`], that both adapters call:
+//! plan mode (planner turn, questions, plan card, approval), execution, events.
+//!
+//! **Invariant:** every user action checks the chat's state before it changes anything, so
+//! a refused action changes nothing; each multi-row change is one store step. A planning
+//! turn's read-only profile is a parameter of its own tool calls, so it cannot outlive the
+//! turn or reach another chat.
+//!
+//! **Boundary:** no HTTP, no Tauri. Errors are [`ApiError`] (`{code, message}`); events go
+//! to per-chat subscribers ([`Engine::subscribe`]).
+
+mod chats;
+mod error;
+mod hub;
+mod messages;
+mod notify;
+mod plan_actions;
+mod recovery;
+mod runner;
+mod transitions;
+mod view;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
+use crate::llm::{Provider, SetupError};
+use crate::mcp::{McpConfig, McpError, McpHost, ProfileView};
+use crate::store::{Store, StoreError};
+
+pub use chats::{NewChat, DEFAULT_TITLE};
+pub use error::{ApiError, ErrorCode};
+pub use notify::phase_text;
+pub use transitions::MAX_QUESTION_ROUNDS;
+pub use view::{ChatView, StateView};
+
+use hub::Hub;
+use transitions::{offers_turn_plan, profile_for};
+
+/// The file of the store in the data folder.
+pub const DATABASE_FILE: &str = "preflight.db";
+
+/// What the engine needs from its host process.
+pub struct EngineOptions {
+    /// `$PREFLIGHT_HOME`: config, store, prompts, `mcp.json`.
+    pub home: PathBuf,
+    /// The MCP host's settings (the filesystem server's path above all).
+    pub mcp: McpConfig,
+    /// Where API keys are found (the binary passes its environment in).
+    pub keys: KeyLookup,
+}
+
+impl EngineOptions {
+    /// Defaults for `home`: the filesystem server at `fs_server`, keys from the system
+    /// stores and then the process environment.
+    pub fn new(home: PathBuf, fs_server: Option<PathBuf>) -> EngineOptions {
+        let fs_server = fs_server.unwrap_or_else(|| PathBuf::from("server-filesystem-not-installed"));
+        EngineOptions {
+            mcp: McpConfig::new(home.clone(), fs_server),
+            keys: KeyLookup::system(|name| std::env::var(name).ok()),
+            home,
+        }
+    }
+}
+
+/// Why the engine could not start: each names what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("cannot create the data folder {path}: {source}")]
+    Home { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Mcp(#[from] McpError),
+    #[error("cannot write the planner prompt: {0}")]
+    Prompt(std::io::Error),
+}
+
+/// The product without a window. Cheap to clone: clones share one engine.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    /// Serialises the synchronous part of user actions (check state, store, claim the
+    /// turn), so that two requests racing on a chat see each other's result. Never held
+    /// across an `.await`.
+    actions: std::sync::Mutex<()>,
+    home: PathBuf,
+    store: Arc<Store>,
+    hub: Arc<Hub>,
+    defaults: crate::config::PlanModeDefaults,
+    mcp: McpHost,
+    /// Whether `mcp.json` configures Context7 (a fact the planner is told).
+    context7_configured: bool,
+    /// The executor's model, or why there is none (shown in the chat when a turn needs it).
+    executor: Result<Arc<dyn Provider>, SetupError>,
+    planner: Result<Arc<dyn Provider>, SetupError>,
+}
+
+impl Engine {
+    /// Opens the data folder: reads `config.toml` (a bad one is an error naming file, line
+    /// and key), opens the store, writes `prompts/planner.md` when absent, starts the MCP
+    /// host, and settles chats a previous process left mid-turn. Needs a tokio runtime.
+    pub async fn open(options: EngineOptions) -> Result<Engine, EngineError> {
+        let home = options.home;
+        std::fs::create_dir_all(&home).map_err(|source| EngineError::Home { path: home.clone(), source })?;
+        let config = Config::load(&home)?;
+        let store = Arc::new(Store::open(home.join(DATABASE_FILE))?);
+        crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
+        let context7_configured = crate::mcp::config::load_servers(&options.mcp)?
+            .iter()
+            .any(|server| server.class == crate::mcp::ServerClass::Context7);
+        let mcp = McpHost::start(options.mcp)?;
+        let executor = connect_provider(&config.provider, &options.keys);
+        let planner = connect_provider(&config.planner_settings(), &options.keys);
+        let hub = Arc::new(Hub::default());
+        let inner = Inner { actions: std::sync::Mutex::new(()), home, store, hub, defaults: config.plan_mode, mcp, context7_configured, executor, planner };
+        recovery::settle_interrupted_turns(&inner.store)?;
+        Ok(Engine { inner: Arc::new(inner) })
+    }
+
+    /// Stops every running turn and every MCP server.
+    pub async fn shutdown(&self) {
+        for chat in self.inner.store.list_chats().unwrap_or_default() {
+            self.inner.hub.stop_turn(&chat.id).await;
+        }
+        self.inner.mcp.shutdown().await;
+    }
+
+    /// The data folder this engine runs on.
+    pub fn home(&self) -> &Path {
+        &self.inner.home
+    }
+
+    /// Held while a user action checks and changes a chat (see `Inner::actions`).
+    fn serialize(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.inner.actions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `ERR_NOT_FOUND` unless the chat exists.
+    pub fn require_chat(&self, chat_id: &str) -> Result<(), ApiError> {
+        self.inner.store.get_chat(chat_id).map(drop).map_err(ApiError::from)
+    }
+
+    /// The profile of the chat's running turn, or of the one that would run next, with
+    /// the tool names its model sees.
+    pub async fn profile(&self, chat_id: &str) -> Result<ProfileView, ApiError> {
+        let chat = self.inner.store.get_chat(chat_id)?;
+        let profile = profile_for(&self.facts(&chat)?);
+        let workspace = chat.workspace.as_deref().map(Path::new);
+        let mut view = self
+            .inner
+            .mcp
+            .profile_view(profile, workspace)
+            .await
+            .map_err(|error| ApiError::internal(error.to_string()))?;
+        let list = self.inner.store.task_list(chat_id)?;
+        if profile == crate::mcp::Profile::Execution && offers_turn_plan(chat.plan_mode, &list) {
+            view.tools.push(crate::tasks::TOOL_NAME.to_owned());
+        }
+        Ok(view)
+    }
+}

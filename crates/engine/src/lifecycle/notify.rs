@@ -1,0 +1,59 @@
+//! How the lifecycle tells subscribers what changed: stored messages, phases, the task list.
+
+use crate::chat::{Message, MessageBody, Phase};
+use crate::events::Event;
+
+use super::Engine;
+
+/// The status line shown for each phase ("Drafting a plan…" while the planner works).
+pub fn phase_text(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Planning => "Drafting a plan…",
+        Phase::Questions => "Waiting for your answers",
+        Phase::AwaitingApproval => "Waiting for your approval",
+        Phase::Executing => "Working…",
+        Phase::Idle => "",
+    }
+}
+
+impl Engine {
+    pub(super) fn emit(&self, chat_id: &str, event: Event) {
+        self.inner.hub.emit(chat_id, event);
+    }
+
+    pub(super) fn emit_phase(&self, chat_id: &str, phase: Phase) {
+        self.inner.emit_phase(chat_id, phase);
+    }
+
+    /// A message that was just stored, then the phase it left the chat in.
+    pub(super) fn announce(&self, chat_id: &str, message: &Message, phase: Phase) {
+        self.emit(chat_id, Event::Message { message: message.clone() });
+        self.emit_phase(chat_id, phase);
+    }
+
+    /// The chat's whole task list as it is stored now.
+    pub(super) fn emit_task_list(&self, chat_id: &str) {
+        if let Ok(list) = self.inner.store.task_list(chat_id) {
+            self.emit(chat_id, Event::Plan { tasks: list.tasks });
+        }
+    }
+
+    /// The plan card again, after its plan changed (approval, an edit).
+    pub(super) fn emit_plan_card(&self, chat_id: &str) {
+        self.emit_card(chat_id, |body| matches!(body, MessageBody::Assistant { plan: Some(_), .. }));
+    }
+
+    /// The latest stored message whose body `is_card`, as a `message` event.
+    pub(super) fn emit_card(&self, chat_id: &str, is_card: impl Fn(&MessageBody) -> bool) {
+        let Ok(messages) = self.inner.store.messages(chat_id) else { return };
+        if let Some(card) = messages.into_iter().rev().find(|message| is_card(&message.body)) {
+            self.emit(chat_id, Event::Message { message: card });
+        }
+    }
+}
+
+impl super::Inner {
+    pub(super) fn emit_phase(&self, chat_id: &str, phase: Phase) {
+        self.hub.emit(chat_id, Event::PlanStatus { phase, text: phase_text(phase).to_owned() });
+    }
+}

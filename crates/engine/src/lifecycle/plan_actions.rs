@@ -1,0 +1,144 @@
+//! The user's answers to a plan-mode chat: answer questions, approve, revise, cancel, and
+//! edit a pending plan (DESIGN §2).
+
+use crate::chat::{Message, MessageBody, Phase};
+use crate::events::Event;
+use crate::now_rfc3339;
+use crate::planner::{edited_plan_document, PlanDocument, PlanEdit};
+use crate::store::{answer_text, new_id};
+
+use super::error::{ApiError, ErrorCode};
+use super::hub::TurnKind;
+use super::runner::{spawn_turn, TurnJob};
+use super::transitions::tasks_from_plan;
+use super::view::ChatView;
+use super::Engine;
+
+impl Engine {
+    /// Answers one question of the waiting card. When the card is complete the planner
+    /// runs again with every answer so far.
+    pub fn answer(&self, chat_id: &str, question_id: &str, answer: &str) -> Result<ChatView, ApiError> {
+        let _serial = self.serialize();
+        self.inner.store.get_chat(chat_id)?;
+        let answer = answer.trim();
+        if answer.is_empty() {
+            return Err(ApiError::new(ErrorCode::EmptyAnswer, "an answer cannot be empty"));
+        }
+        if self.inner.hub.is_turn_active(chat_id) {
+            return Err(ApiError::turn_active());
+        }
+        let recorded = self.inner.store.record_answer(chat_id, question_id, answer)?;
+        self.emit_card(chat_id, |body| matches!(body, MessageBody::Assistant { questions: Some(_), .. }));
+        self.emit(chat_id, Event::Message { message: recorded.message.clone() });
+        if recorded.complete {
+            // No turn runs while questions wait, and actions are serialised: this succeeds.
+            let guard = self.claim_turn(chat_id, TurnKind::Planner)?;
+            self.emit_phase(chat_id, Phase::Planning);
+            spawn_turn(&self.inner, guard, TurnJob::Plan);
+        }
+        self.chat_view(chat_id)
+    }
+
+    /// Approves the waiting plan: the task list starts from its steps and the executor runs
+    /// the original task once, with the plan as its directive.
+    pub fn approve_plan(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+        let _serial = self.serialize();
+        self.inner.store.get_chat(chat_id)?;
+        let plan = self.waiting_plan(chat_id)?;
+        let guard = self.claim_turn(chat_id, TurnKind::Executor)?;
+        let tasks = tasks_from_plan(&plan.steps);
+        self.inner.store.approve_plan(chat_id, &tasks)?;
+        self.emit_plan_card(chat_id);
+        self.emit(chat_id, Event::Plan { tasks: tasks.tasks });
+        self.emit_phase(chat_id, Phase::Executing);
+        spawn_turn(&self.inner, guard, TurnJob::Execute);
+        self.chat_view(chat_id)
+    }
+
+    /// Rejects the waiting plan. With feedback the planner revises it (the feedback counts
+    /// as an answer); without, this is a cancel.
+    pub fn reject_plan(&self, chat_id: &str, feedback: Option<&str>) -> Result<ChatView, ApiError> {
+        let _serial = self.serialize();
+        self.inner.store.get_chat(chat_id)?;
+        match feedback.map(str::trim).filter(|text| !text.is_empty()) {
+            Some(feedback) => self.revise_plan(chat_id, feedback),
+            None => {
+                self.waiting_plan(chat_id)?;
+                self.cancel_plan_now(chat_id)
+            }
+        }
+    }
+
+    /// Revision feedback for the waiting plan: stored like an answer, then the planner
+    /// revises. The caller holds the action lock.
+    pub(super) fn revise_plan(&self, chat_id: &str, feedback: &str) -> Result<ChatView, ApiError> {
+        self.waiting_plan(chat_id)?;
+        let guard = self.claim_turn(chat_id, TurnKind::Planner)?;
+        let message = feedback_message(feedback.trim());
+        self.inner.store.reject_plan(chat_id, Some(&message))?;
+        self.emit_plan_card(chat_id);
+        self.emit(chat_id, Event::Message { message });
+        self.emit_phase(chat_id, Phase::Planning);
+        spawn_turn(&self.inner, guard, TurnJob::Plan);
+        self.chat_view(chat_id)
+    }
+
+    /// Cancels plan mode: the whole planning tail goes, the chat is as right after its
+    /// original message, and the managed profile is back. Stops a planner that is running.
+    pub async fn cancel_plan(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        if self.inner.hub.turn(chat_id).is_some_and(|turn| turn.kind == TurnKind::Planner) {
+            self.inner.hub.stop_turn(chat_id).await;
+        }
+        let _serial = self.serialize();
+        self.cancel_plan_now(chat_id)
+    }
+
+    /// Edits the waiting plan's title, aim, steps or libraries: a new revision.
+    pub fn edit_plan_doc(&self, chat_id: &str, edit: &PlanEdit) -> Result<PlanDocument, ApiError> {
+        let _serial = self.serialize();
+        self.inner.store.get_chat(chat_id)?;
+        let current = self.waiting_plan(chat_id)?;
+        let edited = edited_plan_document(&current, edit, &now_rfc3339()).map_err(ApiError::bad_request)?;
+        let stored = self.inner.store.edit_plan(chat_id, edited)?;
+        self.emit_plan_card(chat_id);
+        Ok(stored)
+    }
+
+    /// Cancel is idempotent: with nothing of plan mode left to cancel it changes nothing.
+    fn cancel_plan_now(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+        let phase = self.inner.store.read(|tx| tx.phase(chat_id))?;
+        if !matches!(phase, Phase::Planning | Phase::Questions | Phase::AwaitingApproval) {
+            return self.chat_view(chat_id);
+        }
+        if self.inner.hub.is_turn_active(chat_id) {
+            return Err(ApiError::turn_active());
+        }
+        self.inner.store.cancel_plan(chat_id)?;
+        self.emit_task_list(chat_id);
+        self.emit_phase(chat_id, Phase::Idle);
+        self.chat_view(chat_id)
+    }
+
+    /// The plan waiting for approval, or `ERR_NO_PLAN`.
+    fn waiting_plan(&self, chat_id: &str) -> Result<PlanDocument, ApiError> {
+        let state = self.inner.store.state(chat_id)?;
+        match state.plan {
+            Some(plan) if state.phase == Phase::AwaitingApproval && plan.approval == crate::planner::Approval::Pending => Ok(plan),
+            _ => Err(ApiError::no_plan()),
+        }
+    }
+}
+
+/// Revision feedback, stored like an answer: `plan_answer: true`, never a user turn.
+fn feedback_message(feedback: &str) -> Message {
+    Message {
+        id: new_id(),
+        created_at: now_rfc3339(),
+        body: MessageBody::User {
+            content: answer_text("What should change in the plan?", feedback),
+            files: Vec::new(),
+            plan_answer: true,
+        },
+    }
+}

@@ -1,0 +1,117 @@
+//! Runs a chat's turn in its own task: the planner (quiet, read-only profile) and the
+//! executor (streaming, managed profile), and the hand-over between them (DESIGN §2).
+//!
+//! **Invariant:** whatever ends a turn — an answer, an error, a stop — it ends with the
+//! chat in a phase where the user can act, and the turn's guard released. The planning
+//! profile exists only as the argument of the planner's own tool calls.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{EventSink, ToolRegistry, ToolSource};
+use crate::events::Event;
+use crate::mcp::{McpHost, Profile};
+use crate::tool::{ToolOutput, ToolSpec};
+
+use super::hub::{Hub, TurnGuard, TurnKind};
+use super::Inner;
+
+mod executor;
+mod planner;
+
+/// What a turn is started to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnJob {
+    /// A planner turn: the first one, after a complete card of answers, or a revision.
+    Plan,
+    Execute,
+}
+
+/// Starts `job` for the guard's chat in a task of its own. The guard is released when the
+/// turn has settled in the store, and only then are the closing events sent (the card, the
+/// phase that hands control back): a user who acts on them finds the chat free.
+pub fn spawn_turn(inner: &Arc<Inner>, guard: TurnGuard, job: TurnJob) {
+    let inner = Arc::clone(inner);
+    tokio::spawn(async move {
+        let chat_id = guard.chat_id().to_owned();
+        let closing = match job {
+            TurnJob::Plan => planner::run(&inner, &chat_id, &guard).await,
+            TurnJob::Execute => executor::run(&inner, &chat_id, &guard.cancel).await,
+        };
+        drop(guard);
+        for event in closing {
+            inner.hub.emit(&chat_id, event);
+        }
+    });
+}
+
+/// Events sent after a turn has released its chat.
+type Closing = Vec<Event>;
+
+fn phase_event(phase: crate::chat::Phase) -> Event {
+    Event::PlanStatus { phase, text: super::notify::phase_text(phase).to_owned() }
+}
+
+/// A chat's events as the agent loop's sink.
+struct ChatEvents {
+    hub: Arc<Hub>,
+    chat_id: String,
+}
+
+impl EventSink for ChatEvents {
+    fn emit(&self, event: Event) {
+        self.hub.emit(&self.chat_id, event);
+    }
+}
+
+/// The MCP tools of one turn, seen through that turn's profile: what the registry offers
+/// and what it dispatches. A hidden name is refused by the host itself.
+struct ProfileTools {
+    host: McpHost,
+    profile: Profile,
+    workspace: Option<PathBuf>,
+    tools: Vec<ToolSpec>,
+}
+
+#[async_trait::async_trait]
+impl ToolSource for ProfileTools {
+    async fn tools(&self) -> Vec<ToolSpec> {
+        self.tools.clone()
+    }
+
+    async fn call(&self, name: &str, arguments: Value, cancel: &CancellationToken) -> ToolOutput {
+        self.host.call(self.profile, self.workspace.as_deref(), name, arguments, cancel).await
+    }
+}
+
+/// The registry of one turn: built-in tools (gated to the executor) and the MCP tools of
+/// `profile` in the chat's workspace. A server that cannot start leaves its tools out.
+async fn turn_registry(inner: &Inner, profile: Profile, workspace: Option<&str>) -> ToolRegistry {
+    let workspace = workspace.map(PathBuf::from);
+    let tools = match inner.mcp.tools(profile, workspace.as_deref()).await {
+        Ok(set) => {
+            for missing in &set.unavailable {
+                tracing::warn!(server = %missing.server, error = %missing.error, "an MCP server is unavailable");
+            }
+            set.tools
+        }
+        Err(error) => {
+            tracing::warn!(%error, "no MCP tools for this turn");
+            Vec::new()
+        }
+    };
+    let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools };
+    let mut registry = ToolRegistry::with_builtins(Arc::clone(&inner.store));
+    registry.register_source(Arc::new(source), crate::agent::Gates::BOTH);
+    registry
+}
+
+impl TurnGuard {
+    /// Marks the chat's running turn as the executor's (after the planner handed over).
+    fn hand_over_to_executor(&self) {
+        self.set_kind(TurnKind::Executor);
+    }
+}

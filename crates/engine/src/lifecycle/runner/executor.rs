@@ -1,0 +1,156 @@
+//! The executor turn: streaming, on the managed profile, with `turn_plan` where a plan makes
+//! sense and the approved plan as its directive. Every round is stored whole; the turn
+//! ends with the chat `idle` and a finished task list closed.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{
+    executor_system_prompt, run_turn, workspace_instructions, Agent, ChatLedger, Turn, TurnEnd, TurnMode, TurnScope,
+    DEFAULT_EXECUTOR_PROMPT,
+};
+use crate::chat::{Message, MessageBody, Phase};
+use crate::events::Event;
+use crate::llm::ModelMessage;
+use crate::mcp::Profile;
+use crate::planner::{Approval, PlanDocument};
+use crate::store::StoreError;
+
+use super::super::transitions::offers_turn_plan;
+use super::super::Inner;
+use super::planner::assistant_message;
+use super::{phase_event, turn_registry, ChatEvents, Closing};
+
+/// Tool rounds an executor turn may run before it stops and says so.
+const EXECUTOR_MAX_ROUNDS: u32 = 40;
+
+pub async fn run(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Closing {
+    if let Err(failure) = execute(inner, chat_id, cancel).await {
+        report_failure(inner, chat_id, &failure);
+    }
+    finish(inner, chat_id)
+}
+
+/// Why a turn could not do its work, said in the chat.
+struct Failure {
+    code: &'static str,
+    message: String,
+}
+
+async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Result<(), Failure> {
+    let chat = inner.store.get_chat(chat_id).map_err(store_failure)?;
+    let provider = inner.executor.as_ref().map_err(|error| Failure {
+        code: "ERR_PROVIDER",
+        message: format!("No model is available: {error}"),
+    })?;
+    let state = inner.store.state(chat_id).map_err(store_failure)?;
+    let list = inner.store.task_list(chat_id).map_err(store_failure)?;
+    let messages = inner.store.messages(chat_id).map_err(store_failure)?;
+    let plan = state.plan.as_ref().filter(|plan| carried_out(plan) && list.has_work_left());
+    let directive = directive_text(plan, &messages);
+    let instructions = chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
+    let system = executor_system_prompt(DEFAULT_EXECUTOR_PROMPT, instructions.as_deref(), directive.as_deref());
+    let registry = turn_registry(inner, Profile::Execution, chat.workspace.as_deref()).await;
+    let scope = TurnScope { agent: Agent::Executor, plans: offers_turn_plan(chat.plan_mode, &list) };
+    let tools = registry.offer(&scope).await;
+    let history = executor_history(&messages);
+    let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id);
+    let events = ChatEvents { hub: Arc::clone(&inner.hub), chat_id: chat_id.to_owned() };
+    let turn = Turn {
+        chat_id,
+        provider: provider.as_ref(),
+        system: &system,
+        history,
+        tools: &tools,
+        mode: TurnMode::Streaming,
+        max_rounds: EXECUTOR_MAX_ROUNDS,
+        plan: Some(&ledger),
+        recorder: Some(&ledger),
+        events: &events,
+    };
+    let outcome = run_turn(turn, cancel).await.map_err(|error| Failure {
+        code: "ERR_PROVIDER",
+        message: format!("The model could not finish this turn: {error}"),
+    })?;
+    if outcome.end == TurnEnd::StepLimit {
+        return Err(Failure {
+            code: "ERR_STEP_LIMIT",
+            message: format!("Stopped after {EXECUTOR_MAX_ROUNDS} tool rounds without a final answer."),
+        });
+    }
+    Ok(())
+}
+
+fn store_failure(error: StoreError) -> Failure {
+    Failure { code: "ERR_INTERNAL", message: format!("The chat could not be read: {error}") }
+}
+
+/// The failure as an assistant message in the chat and an `error` event.
+fn report_failure(inner: &Inner, chat_id: &str, failure: &Failure) {
+    tracing::warn!(%chat_id, code = failure.code, message = %failure.message, "executor turn failed");
+    let notice = assistant_message(failure.message.clone(), None);
+    if inner.store.append_messages(chat_id, std::slice::from_ref(&notice)).is_ok() {
+        inner.hub.emit(chat_id, Event::Message { message: notice });
+    }
+    inner.hub.emit(chat_id, Event::Error { code: failure.code.to_owned(), message: failure.message.clone() });
+}
+
+/// Ends the turn: a task list with nothing left is closed (a `plan` event with no tasks),
+/// and the chat is `idle`.
+fn finish(inner: &Inner, chat_id: &str) -> Closing {
+    let finished = inner.store.task_list(chat_id).is_ok_and(|list| list.is_finished());
+    if let Err(error) = inner.store.finish_turn(chat_id, finished) {
+        tracing::error!(%chat_id, %error, "cannot finish the turn");
+        return Vec::new();
+    }
+    let mut closing = Vec::new();
+    if finished {
+        closing.push(Event::Plan { tasks: Vec::new() });
+    }
+    closing.push(phase_event(Phase::Idle));
+    closing
+}
+
+fn carried_out(plan: &PlanDocument) -> bool {
+    matches!(plan.approval, Approval::Approved | Approval::PreApproved)
+}
+
+/// The executor's directive: the approved plan it carries out (and how to track it), and
+/// what the user told the planner, which the plan was built on.
+fn directive_text(plan: Option<&PlanDocument>, messages: &[Message]) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(plan) = plan {
+        parts.push(format!(
+            "{}\n\nWork through the steps in order. Your task list already holds one task per step: \
+             mark each done with turn_plan as you finish it.",
+            plan.text
+        ));
+    }
+    let answers: Vec<String> = messages
+        .iter()
+        .filter_map(|message| match &message.body {
+            MessageBody::User { content, plan_answer: true, .. } => Some(format!("- {}", content.replace('\n', " — "))),
+            _ => None,
+        })
+        .collect();
+    if !answers.is_empty() {
+        parts.push(format!("What the user answered while the task was planned:\n{}", answers.join("\n")));
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// The executor's conversation: the user's messages and the executor's own rounds. Cards
+/// and answers to the planner stay out (the approved plan is in the directive).
+fn executor_history(messages: &[Message]) -> Vec<ModelMessage> {
+    messages
+        .iter()
+        .filter(|message| match &message.body {
+            MessageBody::User { plan_answer, .. } => !plan_answer,
+            MessageBody::Assistant { questions, plan, .. } => questions.is_none() && plan.is_none(),
+            MessageBody::Tool { .. } => true,
+        })
+        .map(ModelMessage::from_stored)
+        .collect()
+}

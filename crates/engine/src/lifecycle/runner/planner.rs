@@ -1,0 +1,250 @@
+//! The planner turn (DESIGN §2, §3): quiet, on the planning profile, ending in a question
+//! card, a plan card, or the hand-over to the executor ("neither").
+
+use std::path::Path;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{run_turn, workspace_instructions, Agent, NoEvents, Turn, TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS};
+use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
+use crate::events::Event;
+use crate::llm::ModelMessage;
+use crate::mcp::Profile;
+use crate::now_rfc3339;
+use crate::paths::ensure_planner_prompt;
+use crate::planner::{
+    build_plan_document, parse_planner_reply, planner_system_prompt, questions_markdown, repair_request, Approval,
+    Plan, PlanFacts, PlannerFacts, PlannerReply, Question, ReplyKind, SANDBOX_DIR,
+};
+use crate::store::{new_id, StoreError};
+
+use super::super::hub::TurnGuard;
+use super::super::transitions::{may_ask, tasks_from_plan, MAX_QUESTION_ROUNDS};
+use super::super::Inner;
+use super::{executor, phase_event, turn_registry, Closing};
+
+/// The longest a planner turn may take, tool calls included, before execution takes over.
+const PLANNER_DEADLINE: Duration = Duration::from_secs(600);
+
+/// How a planner turn ended.
+enum Planned {
+    /// A card is stored and the user acts next; its events close the turn.
+    Card(Closing),
+    PreApproved,
+    /// No card: execution takes over, after the notice if there is one.
+    HandOver(Option<String>),
+    Stopped,
+}
+
+pub async fn run(inner: &Inner, chat_id: &str, guard: &TurnGuard) -> Closing {
+    let outcome = match plan(inner, chat_id, &guard.cancel).await {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            tracing::warn!(%chat_id, %error, "planning failed; executing without a plan");
+            Planned::HandOver(None)
+        }
+    };
+    match outcome {
+        Planned::Card(closing) => closing,
+        Planned::Stopped => settle_stop(inner, chat_id),
+        Planned::PreApproved => {
+            guard.hand_over_to_executor();
+            executor::run(inner, chat_id, &guard.cancel).await
+        }
+        Planned::HandOver(notice) => {
+            if guard.cancel.is_cancelled() {
+                return settle_stop(inner, chat_id);
+            }
+            guard.hand_over_to_executor();
+            match hand_over(inner, chat_id, notice) {
+                Ok(()) => executor::run(inner, chat_id, &guard.cancel).await,
+                Err(error) => {
+                    tracing::error!(%chat_id, %error, "cannot hand over to the executor");
+                    settle_stop(inner, chat_id)
+                }
+            }
+        }
+    }
+}
+
+/// The read-only profile ends with the turn: the chat waits for the user again.
+fn settle_stop(inner: &Inner, chat_id: &str) -> Closing {
+    match inner.store.settle_interrupted_planning(chat_id) {
+        Ok(phase) => {
+            let tasks = inner.store.task_list(chat_id).map(|list| list.tasks).unwrap_or_default();
+            vec![Event::Plan { tasks }, phase_event(phase)]
+        }
+        Err(error) => {
+            tracing::error!(%chat_id, %error, "cannot settle a stopped planner");
+            Vec::new()
+        }
+    }
+}
+
+fn hand_over(inner: &Inner, chat_id: &str, notice: Option<String>) -> Result<(), StoreError> {
+    let notice = notice.map(|text| assistant_message(text, None));
+    inner.store.fall_back_to_execution(chat_id, notice.as_ref())?;
+    if let Some(notice) = notice {
+        inner.hub.emit(chat_id, Event::Message { message: notice });
+    }
+    inner.emit_phase(chat_id, Phase::Executing);
+    Ok(())
+}
+
+/// One planner turn, with one repair attempt for an unreadable fence.
+async fn plan(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Result<Planned, PlanError> {
+    let chat = inner.store.get_chat(chat_id)?;
+    let provider = inner.planner.as_ref().map_err(|error| PlanError::Setup(error.to_string()))?;
+    let messages = inner.store.messages(chat_id)?;
+    let round = question_rounds(&messages) + 1;
+    let facts = planner_facts(inner, &chat, round);
+    let prompt = ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
+    let instructions = chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
+    let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
+    let registry = turn_registry(inner, Profile::Planning, chat.workspace.as_deref()).await;
+    let tools = registry.offer(&TurnScope { agent: Agent::Planner, plans: false }).await;
+    let mut history = planner_history(&messages);
+    let mut repaired = false;
+    loop {
+        let turn = Turn {
+            chat_id,
+            provider: provider.as_ref(),
+            system: &system,
+            history: history.clone(),
+            tools: &tools,
+            mode: TurnMode::Quiet,
+            max_rounds: PLANNER_MAX_ROUNDS,
+            plan: None,
+            recorder: None,
+            events: &NoEvents,
+        };
+        let outcome = match tokio::time::timeout(PLANNER_DEADLINE, run_turn(turn, cancel)).await {
+            Ok(outcome) => outcome.map_err(|error| PlanError::Turn(error.to_string()))?,
+            Err(_) => return Err(PlanError::Turn("the planner took too long".into())),
+        };
+        if outcome.end == TurnEnd::Stopped || cancel.is_cancelled() {
+            return Ok(Planned::Stopped);
+        }
+        let reply = parse_planner_reply(&outcome.text);
+        match (&reply.kind, &reply.error) {
+            (ReplyKind::None, Some(error)) if !repaired => {
+                repaired = true;
+                history = outcome.history;
+                history.push(ModelMessage::user(repair_request(error)));
+            }
+            _ => return store_reply(inner, &chat, &facts, reply),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+enum PlanError {
+    #[error("{0}")]
+    Setup(String),
+    #[error("{0}")]
+    Turn(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Stores what the planner said: a question card, a plan card, or nothing (hand-over).
+fn store_reply(inner: &Inner, chat: &Chat, facts: &PlannerFacts, reply: PlannerReply) -> Result<Planned, PlanError> {
+    match reply.kind {
+        ReplyKind::Questions(questions) if may_ask(facts.round) => {
+            let card = store_questions(inner, chat, &reply.text, questions, facts.round)?;
+            Ok(Planned::Card(vec![Event::Message { message: card }, phase_event(Phase::Questions)]))
+        }
+        ReplyKind::Questions(_) => Ok(Planned::HandOver(Some(format!(
+            "The planner still had questions after {MAX_QUESTION_ROUNDS} rounds; going ahead without a plan."
+        )))),
+        ReplyKind::Plan(plan) => store_plan(inner, chat, facts, &reply.text, &plan),
+        ReplyKind::None => Ok(Planned::HandOver(None)),
+    }
+}
+
+fn store_questions(inner: &Inner, chat: &Chat, prose: &str, questions: Vec<Question>, round: u32) -> Result<Message, StoreError> {
+    let state = inner.store.state(&chat.id)?;
+    let (user_text, files) = original_task(&inner.store.messages(&chat.id)?);
+    let answers = state.plan_pending.map(|pending| pending.answers).unwrap_or_default();
+    let pending = PlanPending { user_text, files, questions: questions.clone(), answers, round };
+    let card = assistant_message(questions_markdown(prose, &questions), Some(questions));
+    inner.store.record_question_card(&chat.id, &card, &pending)?;
+    Ok(card)
+}
+
+fn store_plan(inner: &Inner, chat: &Chat, facts: &PlannerFacts, prose: &str, plan: &Plan) -> Result<Planned, PlanError> {
+    let (_, files) = original_task(&inner.store.messages(&chat.id)?);
+    let approval = if chat.auto_approve { Approval::PreApproved } else { Approval::Pending };
+    let document_facts = PlanFacts {
+        workspace: facts.workspace.clone(),
+        sandbox_exists: facts.sandbox_exists,
+        context7_available: facts.context7_available,
+        files,
+        created_at: now_rfc3339(),
+        revision: 0,
+        approval,
+    };
+    let document = build_plan_document(plan, prose, &document_facts);
+    let card = assistant_message(document.text.clone(), None);
+    if chat.auto_approve {
+        let tasks = tasks_from_plan(&document.steps);
+        let card = inner.store.record_pre_approved_plan(&chat.id, &card, document, &tasks)?;
+        inner.hub.emit(&chat.id, Event::Message { message: card });
+        inner.hub.emit(&chat.id, Event::Plan { tasks: tasks.tasks });
+        inner.emit_phase(&chat.id, Phase::Executing);
+        return Ok(Planned::PreApproved);
+    }
+    let card = inner.store.record_plan_card(&chat.id, &card, document)?;
+    Ok(Planned::Card(vec![Event::Message { message: card }, phase_event(Phase::AwaitingApproval)]))
+}
+
+fn planner_facts(inner: &Inner, chat: &Chat, round: u32) -> PlannerFacts {
+    let sandbox_exists = chat.workspace.as_deref().is_some_and(|w| Path::new(w).join(SANDBOX_DIR).is_dir());
+    PlannerFacts {
+        workspace: chat.workspace.clone(),
+        sandbox_exists,
+        context7_available: inner.context7_configured,
+        round,
+        max_question_rounds: MAX_QUESTION_ROUNDS,
+    }
+}
+
+/// Question cards asked so far in this planning.
+fn question_rounds(messages: &[Message]) -> u32 {
+    messages.iter().filter(|m| matches!(&m.body, MessageBody::Assistant { questions: Some(_), .. })).count() as u32
+}
+
+/// The task as the user sent it: the chat's first user message and its files.
+fn original_task(messages: &[Message]) -> (String, Vec<String>) {
+    messages
+        .iter()
+        .find_map(|message| match &message.body {
+            MessageBody::User { content, files, plan_answer: false } => Some((content.clone(), files.clone())),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The planner's conversation: the task, then every card and answer of this planning as
+/// the user saw them (the planner's own tool calls are not kept between its turns).
+fn planner_history(messages: &[Message]) -> Vec<ModelMessage> {
+    messages
+        .iter()
+        .map(|message| match &message.body {
+            MessageBody::User { content, files, .. } if !files.is_empty() => {
+                ModelMessage::user(format!("{content}\n\nAttached files: {}", files.join(", ")))
+            }
+            _ => ModelMessage::from_stored(message),
+        })
+        .collect()
+}
+
+/// A card or a notice from the assistant (never a tool round).
+pub(super) fn assistant_message(content: String, questions: Option<Vec<Question>>) -> Message {
+    Message {
+        id: new_id(),
+        created_at: now_rfc3339(),
+        body: MessageBody::Assistant { content, questions, plan: None, tool_calls: Vec::new() },
+    }
+}

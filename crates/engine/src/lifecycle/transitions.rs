@@ -1,0 +1,181 @@
+//! The lifecycle's decisions as pure functions of a chat's facts (DESIGN §2): where a
+//! message goes, which profile a turn gets, what a plan's task list starts as.
+
+use crate::chat::Phase;
+use crate::planner::PlanStep;
+use crate::tasks::{TaskList, MAX_TASKS, MAX_TITLE_CHARS};
+
+use super::error::ApiError;
+use super::hub::TurnKind;
+use crate::mcp::Profile;
+
+/// Question rounds a planner may ask before it must give a plan.
+pub const MAX_QUESTION_ROUNDS: u32 = 3;
+
+/// What the lifecycle knows of a chat when a user acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChatFacts {
+    pub plan_mode: bool,
+    pub phase: Phase,
+    /// The user's own messages so far (synthetic answers never count).
+    pub user_turns: u64,
+    /// The kind of turn running now, if any.
+    pub running: Option<TurnKind>,
+}
+
+/// Where a new user message goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendRoute {
+    /// The chat's first message in plan mode: a planner turn.
+    Plan,
+    /// Normal execution.
+    Execute,
+    /// A plan card waits: the message is revision feedback for the planner.
+    Revise,
+}
+
+pub fn route_send(facts: &ChatFacts) -> Result<SendRoute, ApiError> {
+    if facts.running.is_some() {
+        return Err(ApiError::turn_active());
+    }
+    match facts.phase {
+        Phase::Questions => Err(ApiError::plan_pending()),
+        Phase::AwaitingApproval => Ok(SendRoute::Revise),
+        _ if facts.plan_mode && facts.user_turns == 0 => Ok(SendRoute::Plan),
+        _ => Ok(SendRoute::Execute),
+    }
+}
+
+/// The phase a re-sent (edited) user message starts in: the first message of a plan-mode
+/// chat plans again; any other message executes.
+pub fn route_edit(facts: &ChatFacts, edits_first_message: bool) -> Result<Phase, ApiError> {
+    if facts.running.is_some() {
+        return Err(ApiError::turn_active());
+    }
+    if edits_first_message && facts.plan_mode {
+        return Ok(Phase::Planning);
+    }
+    if facts.phase == Phase::Questions {
+        return Err(ApiError::plan_pending());
+    }
+    Ok(Phase::Executing)
+}
+
+/// The profile of the chat's running turn, or of the turn that would run next.
+pub fn profile_for(facts: &ChatFacts) -> Profile {
+    match facts.running {
+        Some(TurnKind::Planner) => Profile::Planning,
+        Some(TurnKind::Executor) => Profile::Execution,
+        None if facts.phase == Phase::Questions || facts.phase == Phase::Planning => Profile::Planning,
+        None if facts.plan_mode && facts.user_turns == 0 => Profile::Planning,
+        None => Profile::Execution,
+    }
+}
+
+/// Whether the executor is offered `turn_plan`: in plan-mode chats, or while a plan is open.
+pub fn offers_turn_plan(plan_mode: bool, list: &TaskList) -> bool {
+    plan_mode || list.has_work_left()
+}
+
+/// Whether the planner may still ask questions in `round` (1-based).
+pub fn may_ask(round: u32) -> bool {
+    round <= MAX_QUESTION_ROUNDS
+}
+
+/// The task list an approved plan starts: one task per step (ids 1…n, task 1 active).
+/// A step's action longer than a task title is shortened with an ellipsis (the whole step
+/// stays in the executor's directive); a plan of more than 40 steps tracks the first 40.
+pub fn tasks_from_plan(steps: &[PlanStep]) -> TaskList {
+    let titles: Vec<String> = steps.iter().take(MAX_TASKS).map(|step| task_title(&step.action)).collect();
+    TaskList::from_steps(titles).unwrap_or_else(|_| TaskList::empty())
+}
+
+fn task_title(action: &str) -> String {
+    let action = action.split_whitespace().collect::<Vec<_>>().join(" ");
+    if action.chars().count() <= MAX_TITLE_CHARS {
+        return action;
+    }
+    let mut title: String = action.chars().take(MAX_TITLE_CHARS - 1).collect();
+    if let Some(space) = title.rfind(' ').filter(|at| *at > MAX_TITLE_CHARS / 2) {
+        title.truncate(space);
+    }
+    format!("{}…", title.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lifecycle::error::ErrorCode;
+    use crate::tasks::TaskStatus;
+
+    fn facts(plan_mode: bool, phase: Phase, user_turns: u64, running: Option<TurnKind>) -> ChatFacts {
+        ChatFacts { plan_mode, phase, user_turns, running }
+    }
+
+    #[test]
+    fn a_message_goes_where_the_lifecycle_says() {
+        use Phase::*;
+        let cases: &[(ChatFacts, Result<SendRoute, ErrorCode>)] = &[
+            (facts(true, Idle, 0, None), Ok(SendRoute::Plan)),
+            (facts(false, Idle, 0, None), Ok(SendRoute::Execute)),
+            (facts(true, Idle, 1, None), Ok(SendRoute::Execute)),
+            (facts(true, Questions, 1, None), Err(ErrorCode::PlanPending)),
+            (facts(true, AwaitingApproval, 1, None), Ok(SendRoute::Revise)),
+            (facts(true, Planning, 1, Some(TurnKind::Planner)), Err(ErrorCode::TurnActive)),
+            (facts(false, Executing, 3, Some(TurnKind::Executor)), Err(ErrorCode::TurnActive)),
+            (facts(true, Executing, 1, None), Ok(SendRoute::Execute)),
+        ];
+        for (facts, expected) in cases {
+            assert_eq!(route_send(facts).map_err(|e| e.code), *expected, "{facts:?}");
+        }
+    }
+
+    #[test]
+    fn editing_the_first_message_plans_again() {
+        use Phase::*;
+        assert_eq!(route_edit(&facts(true, Idle, 3, None), true), Ok(Planning));
+        assert_eq!(route_edit(&facts(true, Questions, 1, None), true), Ok(Planning));
+        assert_eq!(route_edit(&facts(true, Idle, 3, None), false), Ok(Executing));
+        assert_eq!(route_edit(&facts(false, Idle, 3, None), true), Ok(Executing));
+        let busy = route_edit(&facts(true, Executing, 1, Some(TurnKind::Executor)), true);
+        assert_eq!(busy.unwrap_err().code, ErrorCode::TurnActive);
+    }
+
+    #[test]
+    fn the_profile_follows_the_turn_or_the_next_one() {
+        use Phase::*;
+        let cases = [
+            (facts(true, Idle, 0, None), Profile::Planning),
+            (facts(false, Idle, 0, None), Profile::Execution),
+            (facts(true, Questions, 1, None), Profile::Planning),
+            (facts(true, AwaitingApproval, 1, None), Profile::Execution),
+            (facts(true, Planning, 1, Some(TurnKind::Planner)), Profile::Planning),
+            (facts(true, Executing, 1, Some(TurnKind::Executor)), Profile::Execution),
+            (facts(true, Idle, 1, None), Profile::Execution),
+        ];
+        for (facts, expected) in cases {
+            assert_eq!(profile_for(&facts), expected, "{facts:?}");
+        }
+    }
+
+    #[test]
+    fn a_plan_starts_its_task_list_with_the_first_step_active() {
+        let long = "word ".repeat(40);
+        let steps: Vec<PlanStep> = (0..45)
+            .map(|i| PlanStep { action: if i == 1 { long.clone() } else { format!("step {i}") }, expected: String::new() })
+            .collect();
+        let list = tasks_from_plan(&steps);
+        assert_eq!(list.tasks.len(), MAX_TASKS);
+        assert_eq!(list.tasks[0].status, TaskStatus::Active);
+        assert_eq!(list.tasks[0].id, 1);
+        assert!(list.tasks[1].title.ends_with('…'));
+        assert!(list.tasks[1].title.chars().count() <= MAX_TITLE_CHARS);
+        assert!(list.tasks[2..].iter().all(|task| task.status == TaskStatus::Pending));
+    }
+
+    #[test]
+    fn questions_stop_after_three_rounds() {
+        assert!(may_ask(1) && may_ask(3));
+        assert!(!may_ask(4));
+    }
+}

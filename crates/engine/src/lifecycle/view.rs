@@ -1,0 +1,22 @@
+//! What the API shows of a chat: the chat, its messages and its plan-mode state.
+
+use serde::Serialize;
+
+use crate::chat::{Chat, Message, Phase, PlanPending};
+use crate::planner::PlanDocument;
+
+/// `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChatView {
+    #[serde(flatten)]
+    pub chat: Chat,
+    pub messages: Vec<Message>,
+    pub state: StateView,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StateView {
+    pub phase: Phase,
+    pub plan_pending: Option<PlanPending>,
+    pub plan: Option<PlanDocument>,
+}

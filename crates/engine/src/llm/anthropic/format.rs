@@ -1,0 +1,395 @@
+//! The Anthropic Messages wire format. Pure: `to_request` builds the body, `parse_chunk`
+//! reads one SSE data payload, `parse_error` classifies an error answer, [`Decoder`] turns
+//! the events of one answer into [`StreamEvent`]s. Tested on recorded answers (`fixtures/`).
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::llm::assemble::{ToolCallAssembler, ToolCallDelta};
+use crate::llm::error::error_for_status;
+use crate::llm::http::ChunkDecoder;
+use crate::llm::sse::SseEvent;
+use crate::llm::types::provider_schema;
+use crate::llm::{FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent, Usage};
+
+/// The request body for a streaming call. The system prompt is marked for prompt caching:
+/// it is the stable prefix (tools and system), the volatile state rides at the end.
+pub fn to_request(model: &str, max_tokens: u32, request: &ModelRequest) -> Value {
+    let mut body = json!({
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": messages(&request.messages),
+        "stream": true,
+    });
+    if !request.system.is_empty() {
+        body["system"] = json!([{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]);
+    }
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|tool| json!({"name": tool.name, "description": tool.description, "input_schema": provider_schema(&tool.input_schema)}))
+            .collect();
+        body["tools"] = Value::Array(tools);
+    }
+    body
+}
+
+/// Messages alternate user/assistant: tool results are user content, and consecutive
+/// messages of one role are merged into one message of several blocks.
+fn messages(history: &[ModelMessage]) -> Vec<Value> {
+    let mut merged: Vec<(&str, Vec<Value>)> = Vec::new();
+    for message in history {
+        let (role, blocks) = blocks(message);
+        if blocks.is_empty() {
+            continue; // the API refuses empty content
+        }
+        match merged.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            _ => merged.push((role, blocks)),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect()
+}
+
+fn blocks(message: &ModelMessage) -> (&'static str, Vec<Value>) {
+    match message {
+        ModelMessage::User { content } => ("user", text_block(content).into_iter().collect()),
+        ModelMessage::Assistant { content, tool_calls } => {
+            let mut blocks: Vec<Value> = text_block(content).into_iter().collect();
+            blocks.extend(tool_calls.iter().map(|call| {
+                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(&call.arguments)})
+            }));
+            ("assistant", blocks)
+        }
+        ModelMessage::Tool { call_id, content, is_error, .. } => {
+            let mut block = json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
+            if *is_error {
+                block["is_error"] = json!(true);
+            }
+            ("user", vec![block])
+        }
+    }
+}
+
+fn text_block(text: &str) -> Option<Value> {
+    (!text.trim().is_empty()).then(|| json!({"type": "text", "text": text}))
+}
+
+/// `tool_use.input` must be an object; arguments a model sent as broken JSON are kept
+/// visible to it rather than dropped.
+fn tool_input(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(object)) => Value::Object(object),
+        _ => {
+            let mut object = Map::new();
+            object.insert("_unparsed_arguments".into(), Value::String(arguments.to_owned()));
+            Value::Object(object)
+        }
+    }
+}
+
+/// One SSE data payload of a streaming answer (the `type` field names it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Chunk {
+    MessageStart { usage: Usage },
+    TextStart { index: u32 },
+    ToolUseStart { index: u32, id: String, name: String },
+    TextDelta { index: u32, text: String },
+    InputJsonDelta { index: u32, partial_json: String },
+    BlockStop { index: u32 },
+    MessageDelta { stop_reason: Option<FinishReason>, output_tokens: Option<u64> },
+    MessageStop,
+    /// `ping`, thinking blocks and anything newer: nothing to hand on.
+    Ignored,
+}
+
+#[derive(Deserialize)]
+struct WireEvent {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    index: u32,
+    message: Option<WireMessage>,
+    content_block: Option<Value>,
+    delta: Option<Value>,
+    usage: Option<WireUsage>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+}
+
+/// Reads one data payload; an `error` event becomes the typed error it describes.
+pub fn parse_chunk(data: &str) -> Result<Chunk, LlmError> {
+    let event: WireEvent = serde_json::from_str(data)
+        .map_err(|error| LlmError::bad_response(format!("{error} in event {}", preview(data))))?;
+    let str_at = |value: &Option<Value>, key: &str| {
+        value.as_ref().and_then(|v| v.get(key)).and_then(Value::as_str).map(str::to_owned)
+    };
+    Ok(match event.kind.as_str() {
+        "message_start" => Chunk::MessageStart { usage: start_usage(event.message) },
+        "content_block_start" => match str_at(&event.content_block, "type").as_deref() {
+            Some("text") => Chunk::TextStart { index: event.index },
+            Some("tool_use") => Chunk::ToolUseStart {
+                index: event.index,
+                id: str_at(&event.content_block, "id").unwrap_or_default(),
+                name: str_at(&event.content_block, "name").unwrap_or_default(),
+            },
+            _ => Chunk::Ignored,
+        },
+        "content_block_delta" => match str_at(&event.delta, "type").as_deref() {
+            Some("text_delta") => Chunk::TextDelta { index: event.index, text: str_at(&event.delta, "text").unwrap_or_default() },
+            Some("input_json_delta") => Chunk::InputJsonDelta {
+                index: event.index,
+                partial_json: str_at(&event.delta, "partial_json").unwrap_or_default(),
+            },
+            _ => Chunk::Ignored,
+        },
+        "content_block_stop" => Chunk::BlockStop { index: event.index },
+        "message_delta" => Chunk::MessageDelta {
+            stop_reason: str_at(&event.delta, "stop_reason").as_deref().map(stop_reason),
+            output_tokens: event.usage.and_then(|usage| usage.output_tokens),
+        },
+        "message_stop" => Chunk::MessageStop,
+        "error" => return Err(classify(None, None, event.error.as_ref().unwrap_or(&Value::Null))),
+        _ => Chunk::Ignored,
+    })
+}
+
+/// Input counts every prompt token, cached or not.
+fn start_usage(message: Option<WireMessage>) -> Usage {
+    let usage = message.and_then(|message| message.usage).unwrap_or_default();
+    Usage {
+        input_tokens: usage.input_tokens
+            + usage.cache_creation_input_tokens.unwrap_or(0)
+            + usage.cache_read_input_tokens.unwrap_or(0),
+        output_tokens: usage.output_tokens.unwrap_or(0),
+    }
+}
+
+fn stop_reason(reason: &str) -> FinishReason {
+    match reason {
+        "end_turn" | "stop_sequence" => FinishReason::Stop,
+        "tool_use" => FinishReason::ToolCalls,
+        "max_tokens" | "model_context_window_exceeded" => FinishReason::Length,
+        "refusal" => FinishReason::ContentFilter,
+        other => FinishReason::Other(other.to_owned()),
+    }
+}
+
+/// Classifies an error answer `{"type":"error","error":{"type","message"}}`.
+pub fn parse_error(status: u16, retry_after: Option<Duration>, body: &str) -> LlmError {
+    let value = serde_json::from_str::<Value>(body).unwrap_or_else(|_| json!({"error": {"message": body}}));
+    classify(Some(status), retry_after, value.get("error").unwrap_or(&value))
+}
+
+fn classify(status: Option<u16>, retry_after: Option<Duration>, error: &Value) -> LlmError {
+    let field = |name: &str| error.get(name).and_then(Value::as_str).unwrap_or_default();
+    let message = preview(match field("message") {
+        "" => "no message",
+        message => message,
+    });
+    let kind = field("type");
+    if message.to_lowercase().contains("prompt is too long") || kind == "request_too_large" {
+        return LlmError::ContextTooLong { message };
+    }
+    match (status, kind) {
+        (Some(status), _) => error_for_status(status, retry_after, message),
+        (None, "rate_limit_error") => LlmError::RateLimited { retry_after: None, message },
+        (None, "authentication_error" | "permission_error") => LlmError::Unauthorized { status: 401, message },
+        (None, _) => LlmError::Unavailable { status: None, message },
+    }
+}
+
+fn preview(text: &str) -> String {
+    match text.char_indices().nth(300) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// Turns the events of one answer into stream events: text as it comes, tool calls whole
+/// when the answer ends.
+#[derive(Debug, Default)]
+pub(crate) struct Decoder {
+    calls: ToolCallAssembler,
+    usage: Usage,
+    stop: Option<FinishReason>,
+    done: bool,
+}
+
+impl Decoder {
+    pub(crate) fn boxed() -> Box<dyn ChunkDecoder> {
+        Box::new(Decoder::default())
+    }
+
+    fn flush(&mut self, out: &mut VecDeque<StreamEvent>) {
+        self.done = true;
+        out.extend(self.calls.finish().into_iter().map(StreamEvent::ToolCall));
+        out.push_back(StreamEvent::Usage(self.usage));
+        out.push_back(StreamEvent::Finished(self.stop.take().unwrap_or(FinishReason::Stop)));
+    }
+}
+
+impl ChunkDecoder for Decoder {
+    fn decode(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), LlmError> {
+        match parse_chunk(&event.data)? {
+            Chunk::MessageStart { usage } => self.usage = usage,
+            Chunk::TextDelta { text, .. } if !text.is_empty() => out.push_back(StreamEvent::TextDelta(text)),
+            Chunk::ToolUseStart { index, id, name } => self.calls.push(ToolCallDelta { index, id: Some(id), name: Some(name), arguments: None }),
+            Chunk::InputJsonDelta { index, partial_json } => {
+                self.calls.push(ToolCallDelta { index, arguments: Some(partial_json), ..ToolCallDelta::default() })
+            }
+            Chunk::MessageDelta { stop_reason, output_tokens } => {
+                self.stop = stop_reason.or(self.stop.take());
+                self.usage.output_tokens = output_tokens.unwrap_or(self.usage.output_tokens);
+            }
+            Chunk::MessageStop => self.flush(out),
+            Chunk::TextStart { .. } | Chunk::TextDelta { .. } | Chunk::BlockStop { .. } | Chunk::Ignored => {}
+        }
+        Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Without `message_stop`, an answer that gave its stop reason is complete.
+    fn finish(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), LlmError> {
+        match (self.done, &self.stop) {
+            (true, _) => Ok(()),
+            (false, Some(_)) => {
+                self.flush(out);
+                Ok(())
+            }
+            (false, None) => Err(LlmError::StreamCut {
+                detail: "the connection closed before the answer finished".into(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::ToolCall;
+    use crate::llm::http::decode_recorded;
+    use crate::tool::ToolSpec;
+    use StreamEvent::{Finished, TextDelta};
+
+    fn call(id: &str, name: &str, arguments: &str) -> StreamEvent {
+        StreamEvent::ToolCall(ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() })
+    }
+
+    fn usage(input_tokens: u64, output_tokens: u64) -> StreamEvent {
+        StreamEvent::Usage(Usage { input_tokens, output_tokens })
+    }
+
+    #[test]
+    fn recorded_answers() {
+        let cases: Vec<(&str, &str, Vec<StreamEvent>)> = vec![
+            ("text", include_str!("fixtures/text.sse"), vec![
+                TextDelta("Hello".into()), TextDelta("! How can I help?".into()), usage(25, 15), Finished(FinishReason::Stop),
+            ]),
+            ("thinking, text and two tool uses", include_str!("fixtures/tool_use.sse"), vec![
+                TextDelta("I'll read the config first.".into()),
+                call("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "mcp_filesystem_read_text_file", r#"{"path": "config.toml"}"#),
+                call("toolu_01Hb5Ut8mJp3c2ZqfXkWw9Ys", "turn_plan", r#"{"op": "start", "id": 2}"#),
+                usage(1496, 89),
+                Finished(FinishReason::ToolCalls),
+            ]),
+        ];
+        for (name, stream, expected) in cases {
+            let (events, error) = decode_recorded(stream, Decoder::boxed());
+            assert_eq!(error, None, "{name}");
+            assert_eq!(events, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_error_event_is_typed_and_a_cut_stream_is_cut() {
+        let (events, error) = decode_recorded(include_str!("fixtures/overloaded_mid_stream.sse"), Decoder::boxed());
+        assert_eq!(events, vec![TextDelta("Sure".into())]);
+        assert!(matches!(error, Some(LlmError::Unavailable { status: None, .. })), "{error:?}");
+        let stream = include_str!("fixtures/text.sse");
+        let (_, error) = decode_recorded(&stream[..stream.find("event: message_delta").unwrap()], Decoder::boxed());
+        assert!(matches!(error, Some(LlmError::StreamCut { .. })), "{error:?}");
+    }
+
+    #[test]
+    fn recorded_error_bodies() {
+        let cases = [
+            (400, r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"},"request_id":"req_011CQ"}"#, "ERR_CONTEXT_TOO_LONG"),
+            (429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 40,000 input tokens per minute."}}"#, "ERR_PROVIDER_RATE_LIMITED"),
+            (401, r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#, "ERR_PROVIDER_UNAUTHORIZED"),
+            (529, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#, "ERR_PROVIDER_UNAVAILABLE"),
+            (404, r#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-9"}}"#, "ERR_PROVIDER_REJECTED"),
+            (413, r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}"#, "ERR_CONTEXT_TOO_LONG"),
+        ];
+        for (status, body, code) in cases {
+            assert_eq!(parse_error(status, None, body).code(), code, "{body}");
+        }
+    }
+
+    #[test]
+    fn request_body_alternates_roles_and_caches_the_prefix() {
+        let request = ModelRequest {
+            system: "You are Preflight.".into(),
+            messages: vec![
+                ModelMessage::user("Read a and b"),
+                ModelMessage::Assistant {
+                    content: "Reading.".into(),
+                    tool_calls: vec![
+                        ToolCall { id: "toolu_a".into(), name: "read".into(), arguments: r#"{"path":"a"}"#.into() },
+                        ToolCall { id: "toolu_b".into(), name: "read".into(), arguments: "{broken".into() },
+                    ],
+                },
+                ModelMessage::Tool { call_id: "toolu_a".into(), name: "read".into(), content: "A".into(), is_error: false },
+                ModelMessage::Tool { call_id: "toolu_b".into(), name: "read".into(), content: "bad arguments".into(), is_error: true },
+                ModelMessage::user("[state]\n[plan] …"),
+            ],
+            tools: vec![ToolSpec { name: "read".into(), description: "Reads".into(), input_schema: json!({"type": "object"}) }],
+        };
+        let expected = json!({
+            "model": "claude-sonnet-4-20250514",
+            "max_tokens": 8192,
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "Read a and b"}]},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "Reading."},
+                    {"type": "tool_use", "id": "toolu_a", "name": "read", "input": {"path": "a"}},
+                    {"type": "tool_use", "id": "toolu_b", "name": "read", "input": {"_unparsed_arguments": "{broken"}},
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_a", "content": "A"},
+                    {"type": "tool_result", "tool_use_id": "toolu_b", "content": "bad arguments", "is_error": true},
+                    {"type": "text", "text": "[state]\n[plan] …"},
+                ]},
+            ],
+            "stream": true,
+            "system": [{"type": "text", "text": "You are Preflight.", "cache_control": {"type": "ephemeral"}}],
+            "tools": [{"name": "read", "description": "Reads", "input_schema": {"type": "object"}}],
+        });
+        assert_eq!(to_request("claude-sonnet-4-20250514", 8192, &request), expected);
+    }
+}

@@ -1,0 +1,303 @@
+//! The HTTP side both providers share: a client with timeouts and the platform's
+//! certificate roots, a streaming POST with retries before the first event, and the reader
+//! that turns response bytes into stream events with an idle timeout and cancellation.
+//!
+//! **Boundary:** no wire format here. A provider passes its pure decoder and its error
+//! classifier ([`Wire`]); this file only moves bytes and enforces time.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::header::HeaderMap;
+use tokio_util::sync::CancellationToken;
+
+use super::error::SetupError;
+use super::retry::{with_retry, RetryPolicy};
+use super::sse::{SseDecoder, SseEvent};
+use super::{LlmError, ResponseStream, StreamEvent, Timeouts};
+
+/// A wire format's streaming decoder: SSE events in, stream events out. Pure.
+pub(crate) trait ChunkDecoder: Send {
+    /// Decodes one event; an error event of the API becomes `Err`.
+    fn decode(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), LlmError>;
+    /// Whether the answer's final event has come: nothing more is read.
+    fn is_done(&self) -> bool;
+    /// The connection closed: the last events, or `StreamCut` if the answer is incomplete.
+    fn finish(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), LlmError>;
+}
+
+/// What the HTTP layer needs from a wire format.
+#[derive(Clone, Copy)]
+pub(crate) struct Wire {
+    pub decoder: fn() -> Box<dyn ChunkDecoder>,
+    /// Classifies an error status and its body.
+    pub error: fn(u16, Option<Duration>, &str) -> LlmError,
+}
+
+/// One streaming request, ready to send (and to send again).
+pub(crate) struct PostRequest {
+    pub url: String,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+pub(crate) struct HttpClient {
+    client: reqwest::Client,
+    idle: Duration,
+    retry: RetryPolicy,
+}
+
+impl HttpClient {
+    /// A client for `base_url`. Loopback servers (Ollama, llama.cpp) are never reached
+    /// through a proxy from the environment.
+    pub fn new(base_url: &str, timeouts: Timeouts, retry: RetryPolicy) -> Result<HttpClient, SetupError> {
+        let url = reqwest::Url::parse(base_url).map_err(|error| bad_url(base_url, error.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(bad_url(base_url, "the scheme must be http or https".into()));
+        }
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(timeouts.connect)
+            .tls_built_in_native_certs(true)
+            .user_agent(concat!("preflight/", env!("CARGO_PKG_VERSION")));
+        if is_loopback(&url) {
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|error| SetupError::Http {
+            detail: error_chain(&error),
+        })?;
+        Ok(HttpClient {
+            client,
+            idle: timeouts.idle,
+            retry,
+        })
+    }
+
+    /// Sends `request` and streams the answer. Failures up to the answer's first event are
+    /// retried by the policy; later ones end the stream with an error.
+    pub async fn post_sse(
+        &self,
+        request: PostRequest,
+        wire: Wire,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError> {
+        let reader = with_retry(&self.retry, cancel, || self.open(&request, wire, cancel)).await?;
+        Ok(ResponseStream::new(futures_util::stream::unfold(reader, |mut reader| async move {
+            let item = reader.next_event().await?;
+            Some((item, reader))
+        })))
+    }
+
+    /// One attempt: the response's head, then its first event.
+    async fn open(&self, request: &PostRequest, wire: Wire, cancel: &CancellationToken) -> Result<SseReader, LlmError> {
+        let send = self
+            .client
+            .post(&request.url)
+            .headers(request.headers.clone())
+            .body(request.body.clone())
+            .send();
+        let response = within(self.idle, cancel, send).await?.map_err(send_error)?;
+        let status = response.status().as_u16();
+        if !response.status().is_success() {
+            let retry_after = retry_after(response.headers());
+            let body = within(self.idle, cancel, response.text()).await?.unwrap_or_default();
+            return Err((wire.error)(status, retry_after, &body));
+        }
+        let mut reader = SseReader {
+            response,
+            sse: SseDecoder::new(),
+            decoder: (wire.decoder)(),
+            events: Vec::new(),
+            pending: VecDeque::new(),
+            idle: self.idle,
+            cancel: cancel.clone(),
+            finished: false,
+        };
+        match reader.next_event().await {
+            Some(Ok(first)) => reader.pending.push_front(first),
+            Some(Err(error)) => return Err(error),
+            None => return Err(LlmError::StreamCut { detail: "the answer was empty".into() }),
+        }
+        Ok(reader)
+    }
+}
+
+/// Reads one streaming answer.
+struct SseReader {
+    response: reqwest::Response,
+    sse: SseDecoder,
+    decoder: Box<dyn ChunkDecoder>,
+    /// Scratch space for the SSE events of one chunk.
+    events: Vec<SseEvent>,
+    pending: VecDeque<StreamEvent>,
+    idle: Duration,
+    cancel: CancellationToken,
+    finished: bool,
+}
+
+impl SseReader {
+    /// The next event; `None` after the last one or after an error.
+    async fn next_event(&mut self) -> Option<Result<StreamEvent, LlmError>> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Some(Ok(event));
+            }
+            if self.finished {
+                return None;
+            }
+            if let Err(error) = self.read_more().await {
+                self.finished = true;
+                self.pending.clear();
+                return Some(Err(error));
+            }
+        }
+    }
+
+    /// Reads one chunk of the body and decodes what it completes.
+    async fn read_more(&mut self) -> Result<(), LlmError> {
+        let chunk = within(self.idle, &self.cancel, self.response.chunk())
+            .await?
+            .map_err(|error| LlmError::StreamCut { detail: error_chain(&error) })?;
+        let Some(bytes) = chunk else {
+            self.finished = true;
+            self.sse.finish(&mut self.events);
+            self.decode_events()?;
+            return self.decoder.finish(&mut self.pending);
+        };
+        self.sse.push(&bytes, &mut self.events);
+        self.decode_events()?;
+        self.finished = self.decoder.is_done();
+        Ok(())
+    }
+
+    fn decode_events(&mut self) -> Result<(), LlmError> {
+        for event in self.events.drain(..) {
+            if self.decoder.is_done() {
+                break;
+            }
+            self.decoder.decode(&event, &mut self.pending)?;
+        }
+        self.events.clear();
+        Ok(())
+    }
+}
+
+/// Awaits `future` unless the idle timeout passes or the call is stopped first.
+async fn within<F: Future>(idle: Duration, cancel: &CancellationToken, future: F) -> Result<F::Output, LlmError> {
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => Err(LlmError::Cancelled),
+        output = tokio::time::timeout(idle, future) => output.map_err(|_| LlmError::IdleTimeout { after: idle }),
+    }
+}
+
+/// A request that got no response: the server is down, refused, or did not connect in time.
+fn send_error(error: reqwest::Error) -> LlmError {
+    let message = if error.is_connect() || error.is_timeout() {
+        format!("cannot connect: {}", error_chain(&error))
+    } else {
+        error_chain(&error)
+    };
+    LlmError::Unavailable { status: None, message }
+}
+
+/// `retry-after-ms` (OpenAI) or `retry-after` in seconds; an HTTP date is not honoured.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let number = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
+    let wait = match number("retry-after-ms") {
+        Some(ms) => ms / 1000.0,
+        None => number("retry-after")?,
+    };
+    Duration::try_from_secs_f64(wait).ok()
+}
+
+/// An error with its causes: reqwest's own message rarely says what happened.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn is_loopback(url: &reqwest::Url) -> bool {
+    let host = url.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn bad_url(url: &str, reason: String) -> SetupError {
+    SetupError::BadBaseUrl { url: url.to_owned(), reason }
+}
+
+/// Runs a recorded stream through `decoder` as the reader would, in 7-byte pieces: the
+/// events it yields, and the error that ended it, if any.
+#[cfg(test)]
+pub(crate) fn decode_recorded(stream: &str, mut decoder: Box<dyn ChunkDecoder>) -> (Vec<StreamEvent>, Option<LlmError>) {
+    let mut sse = SseDecoder::new();
+    let mut events = Vec::new();
+    let mut out = VecDeque::new();
+    let mut run = || {
+        for piece in stream.as_bytes().chunks(7) {
+            sse.push(piece, &mut events);
+            for event in events.drain(..) {
+                if !decoder.is_done() {
+                    decoder.decode(&event, &mut out)?;
+                }
+            }
+        }
+        sse.finish(&mut events);
+        for event in events.drain(..) {
+            if !decoder.is_done() {
+                decoder.decode(&event, &mut out)?;
+            }
+        }
+        decoder.finish(&mut out)
+    };
+    let error = run().err();
+    (out.into_iter().collect(), error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_headers() {
+        let cases: [(&[(&str, &str)], Option<Duration>); 5] = [
+            (&[("retry-after", "2")], Some(Duration::from_secs(2))),
+            (&[("retry-after", "0.5")], Some(Duration::from_millis(500))),
+            (&[("retry-after-ms", "250"), ("retry-after", "9")], Some(Duration::from_millis(250))),
+            (&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")], None),
+            (&[("retry-after", "-1")], None),
+        ];
+        for (pairs, expected) in cases {
+            let mut headers = HeaderMap::new();
+            for (name, value) in pairs {
+                headers.insert(*name, HeaderValue::from_static(value));
+            }
+            assert_eq!(retry_after(&headers), expected, "{pairs:?}");
+        }
+    }
+
+    #[test]
+    fn loopback_hosts_and_bad_urls() {
+        for (url, loopback) in [
+            ("http://127.0.0.1:11434/v1", true),
+            ("http://localhost:8080/v1", true),
+            ("http://[::1]:1234", true),
+            ("https://api.openai.com/v1", false),
+        ] {
+            assert_eq!(is_loopback(&reqwest::Url::parse(url).unwrap()), loopback, "{url}");
+        }
+        let timeouts = Timeouts::default();
+        assert!(matches!(HttpClient::new("ftp://x", timeouts, RetryPolicy::NEVER), Err(SetupError::BadBaseUrl { .. })));
+        assert!(matches!(HttpClient::new("not a url", timeouts, RetryPolicy::NEVER), Err(SetupError::BadBaseUrl { .. })));
+    }
+}

@@ -1,0 +1,7 @@
+//! OpenAI-compatible chat completions: the pure wire format and the HTTP client.
+
+mod client;
+pub mod format;
+
+pub use client::OpenAiProvider;
+pub(crate) use client::secret_header;

@@ -1,0 +1,345 @@
+//! The host's configuration: `McpConfig`, built explicitly by the embedding code (nothing
+//! here reads the environment), and the servers of `$PREFLIGHT_HOME/mcp.json`.
+//!
+//! `mcp.json` has the shape other MCP clients use:
+//! `{"mcpServers": {"<name>": {"command": "…", "args": ["…"], "env": {"K": "V"}}}}`.
+//! `"type": "stdio"` is accepted (some clients write it); any other key, an HTTP (`url`)
+//! server, a duplicate name or a missing command is an error naming the file and the
+//! problem, and a file with an error changes nothing. The literal `${workspace}` in `args`
+//! becomes the chat's workspace folder; a server using it runs once per workspace, in that
+//! folder, and a chat without a workspace does not have it. Without an entry named
+//! `filesystem` (or one running the filesystem server under another name) the host adds
+//! `filesystem`: the pinned npm server run by `node` directly, rooted at `${workspace}`.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+use super::classify::{classify, ServerClass};
+use super::error::McpError;
+
+/// The file the servers are read from, in the data folder.
+pub const MCP_JSON: &str = "mcp.json";
+/// Stands for the chat's workspace folder in a server's `args`.
+pub const WORKSPACE_VAR: &str = "${workspace}";
+/// The name of the filesystem entry the host supplies.
+pub const FILESYSTEM: &str = "filesystem";
+
+/// Everything the host needs, passed in explicitly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpConfig {
+    /// `$PREFLIGHT_HOME`: `mcp.json` is read from here.
+    pub data_dir: PathBuf,
+    /// `…/@modelcontextprotocol/server-filesystem/dist/index.js`, installed by the set-up.
+    pub filesystem_server: PathBuf,
+    /// The Node.js binary that runs it (a bare name is looked up in `PATH`).
+    pub node: PathBuf,
+    /// Spawn + `initialize` + `tools/list` of one server.
+    pub start_timeout: Duration,
+    /// One `tools/call`; rmcp has no timeout of its own.
+    pub call_timeout: Duration,
+    /// The largest JSON-RPC message read from a server; a larger one is refused.
+    pub max_message_bytes: usize,
+    /// The largest tool result handed to a model.
+    pub max_result_bytes: usize,
+    /// At shutdown, how long a server may take to exit after SIGTERM before SIGKILL.
+    pub shutdown_grace: Duration,
+    /// After a failed start, how long uses of that server get the failure without a retry.
+    pub retry_after: Duration,
+}
+
+impl McpConfig {
+    /// Defaults for everything but the two paths.
+    pub fn new(data_dir: impl Into<PathBuf>, filesystem_server: impl Into<PathBuf>) -> McpConfig {
+        McpConfig {
+            data_dir: data_dir.into(),
+            filesystem_server: filesystem_server.into(),
+            node: PathBuf::from("node"),
+            start_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(120),
+            max_message_bytes: 8 << 20,
+            max_result_bytes: 1 << 20,
+            shutdown_grace: Duration::from_secs(2),
+            retry_after: Duration::from_secs(30),
+        }
+    }
+
+    pub fn mcp_json(&self) -> PathBuf {
+        self.data_dir.join(MCP_JSON)
+    }
+}
+
+/// One configured server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerEntry {
+    pub name: String,
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub class: ServerClass,
+}
+
+/// A server's command line with `${workspace}` filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// The workspace, for servers that use it.
+    pub cwd: Option<PathBuf>,
+}
+
+impl ServerEntry {
+    /// Whether the server runs once per workspace (its `args` name `${workspace}`).
+    pub fn uses_workspace(&self) -> bool {
+        self.args.iter().any(|arg| arg.contains(WORKSPACE_VAR))
+    }
+
+    /// The command line for a chat in `workspace`; `None` when the server needs a workspace
+    /// and the chat has none.
+    pub fn launch(&self, workspace: Option<&Path>) -> Option<Launch> {
+        let cwd = match (self.uses_workspace(), workspace) {
+            (false, _) => None,
+            (true, None) => return None,
+            (true, Some(folder)) => Some(folder.to_path_buf()),
+        };
+        let folder = cwd.as_deref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        Some(Launch {
+            program: self.command.clone(),
+            args: self.args.iter().map(|arg| arg.replace(WORKSPACE_VAR, &folder)).collect(),
+            env: self.env.clone(),
+            cwd,
+        })
+    }
+}
+
+/// The servers of `mcp.json` (none when the file does not exist), plus the default
+/// filesystem entry when they have none.
+pub fn load_servers(config: &McpConfig) -> Result<Vec<ServerEntry>, McpError> {
+    let path = config.mcp_json();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "{}".to_string(),
+        Err(e) => return Err(McpError::Config { path, message: format!("cannot be read: {e}") }),
+    };
+    parse_servers(&path, &text, config)
+}
+
+/// `load_servers` on text already read from `path` (used in error messages only).
+pub fn parse_servers(path: &Path, text: &str, config: &McpConfig) -> Result<Vec<ServerEntry>, McpError> {
+    let error = |message: String| McpError::Config { path: path.to_path_buf(), message };
+    if text.trim().is_empty() {
+        return Err(error("is empty; write {\"mcpServers\": {}} or remove the file".into()));
+    }
+    let file: FileShape = serde_json::from_str(text).map_err(|e| error(e.to_string()))?;
+    let mut servers = Vec::new();
+    for (name, raw) in file.servers.0 {
+        servers.push(raw.into_entry(name).map_err(error)?);
+    }
+    let has_filesystem = servers.iter().any(|s| s.name == FILESYSTEM || s.class == ServerClass::Filesystem);
+    if !has_filesystem {
+        servers.push(default_filesystem(config));
+    }
+    Ok(servers)
+}
+
+/// The pinned npm server, run by `node` directly: half npx's start time, and the pid we
+/// hold is the server's own.
+pub fn default_filesystem(config: &McpConfig) -> ServerEntry {
+    let args = vec![config.filesystem_server.to_string_lossy().into_owned(), WORKSPACE_VAR.to_string()];
+    ServerEntry {
+        name: FILESYSTEM.to_string(),
+        command: config.node.to_string_lossy().into_owned(),
+        class: ServerClass::Filesystem,
+        args,
+        env: Vec::new(),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileShape {
+    #[serde(rename = "mcpServers", default)]
+    servers: Ordered<RawEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: Ordered<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    url: Option<de::IgnoredAny>,
+}
+
+impl RawEntry {
+    fn into_entry(self, name: String) -> Result<ServerEntry, String> {
+        if name.trim().is_empty() {
+            return Err("a server has an empty name".into());
+        }
+        if self.url.is_some() || self.kind.as_deref().is_some_and(|k| k != "stdio") {
+            return Err(format!(
+                "server `{name}`: only stdio servers (`command`, `args`, `env`) are supported, not HTTP ones"
+            ));
+        }
+        let command = match self.command {
+            Some(command) if !command.trim().is_empty() => command,
+            _ => return Err(format!("server `{name}`: `command` is missing or empty")),
+        };
+        let class = classify(&name, &command, &self.args);
+        Ok(ServerEntry { name, command, args: self.args, env: self.env.0, class })
+    }
+}
+
+/// A JSON object read in file order, where a key given twice is an error (serde_json would
+/// silently keep the last one).
+struct Ordered<T>(Vec<(String, T)>);
+
+impl<T> Default for Ordered<T> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(OrderedVisitor(PhantomData))
+    }
+}
+
+struct OrderedVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for OrderedVisitor<T> {
+    type Value = Ordered<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ordered<T>, A::Error> {
+        let mut entries: Vec<(String, T)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if entries.iter().any(|(k, _)| *k == key) {
+                return Err(de::Error::custom(format!("`{key}` is given twice")));
+            }
+            let value = map.next_value()?;
+            entries.push((key, value));
+        }
+        Ok(Ordered(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> McpConfig {
+        McpConfig::new("/home/u/.local/share/preflight", "/opt/p/server-filesystem/dist/index.js")
+    }
+
+    fn parse(text: &str) -> Result<Vec<ServerEntry>, String> {
+        parse_servers(Path::new("/h/mcp.json"), text, &config()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn without_servers_the_default_filesystem_entry_is_supplied() {
+        for text in ["{}", r#"{"mcpServers":{}}"#] {
+            let servers = parse(text).unwrap();
+            assert_eq!(servers, vec![default_filesystem(&config())]);
+        }
+        let fs = &default_filesystem(&config());
+        assert_eq!(fs.command, "node");
+        assert_eq!(fs.args, ["/opt/p/server-filesystem/dist/index.js", "${workspace}"]);
+        assert_eq!(fs.class, ServerClass::Filesystem);
+    }
+
+    #[test]
+    fn entries_keep_file_order_and_a_user_filesystem_entry_replaces_the_default() {
+        let text = r#"{"mcpServers":{
+            "docs": {"command":"npx","args":["-y","@upstash/context7-mcp"],"env":{"B":"1","A":"2"}},
+            "filesystem": {"type":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","${workspace}"]}
+        }}"#;
+        let servers = parse(text).unwrap();
+        let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["docs", "filesystem"]);
+        assert_eq!(servers[0].class, ServerClass::Context7);
+        assert_eq!(servers[0].env, [("B".to_string(), "1".to_string()), ("A".to_string(), "2".to_string())]);
+        assert_eq!(servers[1].command, "npx");
+        // Another name running the filesystem server also replaces the default.
+        let text = r#"{"mcpServers":{"files":{"command":"node","args":["/x/@modelcontextprotocol/server-filesystem/dist/index.js","${workspace}"]}}}"#;
+        assert_eq!(parse(text).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn bad_files_are_clear_errors_naming_the_file() {
+        let table = [
+            ("", "/h/mcp.json: is empty; write {\"mcpServers\": {}} or remove the file"),
+            ("{", "/h/mcp.json: EOF while parsing an object at line 1 column 1"),
+            (r#"{"mcpServers":[]}"#, "/h/mcp.json: invalid type: sequence, expected an object at line 1 column 14"),
+            (r#"{"servers":{}}"#, "/h/mcp.json: unknown field `servers`, expected `mcpServers` at line 1 column 10"),
+            (r#"{"mcpServers":{"a":{"command":"x","cwd":"/"}}}"#,
+             "/h/mcp.json: unknown field `cwd`, expected one of `command`, `args`, `env`, `type`, `url` at line 1 column 39"),
+            (r#"{"mcpServers":{"a":{"args":["x"]}}}"#, "/h/mcp.json: server `a`: `command` is missing or empty"),
+            (r#"{"mcpServers":{"a":{"command":" "}}}"#, "/h/mcp.json: server `a`: `command` is missing or empty"),
+            (r#"{"mcpServers":{"a":{"url":"http://x"}}}"#,
+             "/h/mcp.json: server `a`: only stdio servers (`command`, `args`, `env`) are supported, not HTTP ones"),
+            (r#"{"mcpServers":{"a":{"type":"sse","command":"x"}}}"#,
+             "/h/mcp.json: server `a`: only stdio servers (`command`, `args`, `env`) are supported, not HTTP ones"),
+            (r#"{"mcpServers":{"a":{"command":"x","args":"y"}}}"#,
+             "/h/mcp.json: invalid type: string \"y\", expected a sequence at line 1 column 44"),
+            (r#"{"mcpServers":{"a":{"command":"x","env":{"K":1}}}}"#,
+             "/h/mcp.json: invalid type: integer `1`, expected a string at line 1 column 46"),
+            (r#"{"mcpServers":{"a":{"command":"x"},"a":{"command":"y"}}}"#,
+             "/h/mcp.json: `a` is given twice at line 1 column 38"),
+            (r#"{"mcpServers":{"":{"command":"x"}}}"#, "/h/mcp.json: a server has an empty name"),
+        ];
+        let mismatches: Vec<String> = table
+            .iter()
+            .filter_map(|(text, want)| {
+                let got = parse(text).unwrap_err();
+                (got != *want).then(|| format!("{text}\n  got:  {got}\n  want: {want}"))
+            })
+            .collect();
+        assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    }
+
+    #[test]
+    fn workspace_is_substituted_in_args_and_required_by_servers_that_use_it() {
+        let entry = ServerEntry {
+            name: "git".into(),
+            command: "uvx".into(),
+            args: vec!["mcp-server-git".into(), "--repository=${workspace}".into(), "${workspace}".into()],
+            env: vec![("K".into(), "${workspace}".into())],
+            class: ServerClass::Other,
+        };
+        assert!(entry.uses_workspace());
+        assert_eq!(entry.launch(None), None);
+        let launch = entry.launch(Some(Path::new("/w/my project"))).unwrap();
+        assert_eq!(launch.args, ["mcp-server-git", "--repository=/w/my project", "/w/my project"]);
+        assert_eq!(launch.env, entry.env, "only args are substituted");
+        assert_eq!(launch.cwd.as_deref(), Some(Path::new("/w/my project")));
+        let global = ServerEntry { args: vec!["-y".into()], ..entry };
+        assert!(!global.uses_workspace());
+        let launch = global.launch(None).unwrap();
+        assert_eq!(launch.cwd, None);
+        assert_eq!(global.launch(Some(Path::new("/w"))), Some(launch));
+    }
+
+    #[test]
+    fn a_missing_file_means_defaults_and_an_unreadable_one_is_an_error() {
+        let home = tempfile::tempdir().unwrap();
+        let config = McpConfig::new(home.path(), "/fs.js");
+        assert_eq!(load_servers(&config).unwrap(), vec![default_filesystem(&config)]);
+        std::fs::create_dir(config.mcp_json()).unwrap();
+        let error = load_servers(&config).unwrap_err().to_string();
+        assert!(error.starts_with(&format!("{}: cannot be read: ", config.mcp_json().display())), "{error}");
+    }
+}

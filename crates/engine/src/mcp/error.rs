@@ -1,0 +1,30 @@
+//! The errors of the MCP host: what a caller (the chat lifecycle, an adapter) can branch on.
+//!
+//! Failures of one tool call are not here: they reach the model as an error `ToolOutput`
+//! (DESIGN §2), so the agent loop goes on.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Cloneable because one failed start answers every caller that was waiting for it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    /// `mcp.json` could not be read or is not valid; nothing was changed.
+    #[error("{}: {message}", path.display())]
+    Config { path: PathBuf, message: String },
+    /// The chat's workspace folder cannot be used (it vanished, or is not a folder).
+    #[error("workspace {}: {message}", path.display())]
+    Workspace { path: PathBuf, message: String },
+    /// The server's process could not be spawned at all (missing program, permissions).
+    #[error("MCP server `{server}` could not be started: {message}")]
+    Spawn { server: String, message: String },
+    /// Spawn, `initialize` and `tools/list` did not finish within the start timeout.
+    #[error("MCP server `{server}` did not finish starting within {} ms", timeout.as_millis())]
+    StartTimeout { server: String, timeout: Duration },
+    /// The server started but the MCP handshake or its tool list failed.
+    #[error("MCP server `{server}` failed to initialize: {message}")]
+    Initialize { server: String, message: String },
+    /// The host was shut down (or its configuration changed) before the request was served.
+    #[error("the MCP host has stopped")]
+    Stopped,
+}

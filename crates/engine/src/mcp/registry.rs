@@ -1,0 +1,304 @@
+//! The registry: one tokio task owns every server connection, keyed by (server, workspace),
+//! and takes messages; `McpHost` handles talk to it over a channel with oneshot replies.
+//!
+//! **Invariant:** only this task touches a connection's state (start, health, respawn,
+//! shutdown); callers get cheap `Live` clones (rmcp peers) and make their calls outside it,
+//! so a slow call never holds up another chat, and no lock exists to be held across an
+//! `.await`. Starts run in their own tasks and report back here, so a hanging start holds up
+//! nobody but its own waiters.
+//!
+//! A server is used when a turn asks for the servers of its profile (`Prepare`): a running
+//! one answers at once; one whose transport closed or whose process exited is dropped (its
+//! group killed) and started again; a start that failed answers with its error for
+//! `retry_after` before it is tried again.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::{JoinHandle, JoinSet};
+
+use super::config::ServerEntry;
+use super::connection::{self, Connection, Live, StartLimits};
+use super::error::McpError;
+use super::profile::{server_in_profile, Profile};
+
+/// One connection's identity: workspace-less servers are shared by every chat.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ServerKey {
+    pub server: Arc<str>,
+    pub workspace: Option<PathBuf>,
+}
+
+pub(crate) type Ready = oneshot::Receiver<Result<Live, McpError>>;
+
+/// A server of the asked profile, ready now or when its start ends.
+pub(crate) struct Pending {
+    pub server: Arc<str>,
+    pub ready: Ready,
+}
+
+/// A running server's process, for diagnostics and tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningServer {
+    pub server: String,
+    pub workspace: Option<PathBuf>,
+    pub pid: u32,
+}
+
+pub(crate) enum Request {
+    /// The servers a turn with `profile` in `workspace` uses, started if needed.
+    Prepare { profile: Profile, workspace: Option<PathBuf>, reply: oneshot::Sender<Vec<Pending>> },
+    /// A caller found this connection dead (its request could not be written).
+    Dead { key: ServerKey, generation: u64 },
+    /// New entries from `mcp.json`: servers whose entry changed or went are stopped.
+    Reload { servers: Vec<ServerEntry>, reply: oneshot::Sender<()> },
+    Running { reply: oneshot::Sender<Vec<RunningServer>> },
+    Shutdown { reply: oneshot::Sender<()> },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub start_timeout: Duration,
+    pub max_message_bytes: usize,
+    pub shutdown_grace: Duration,
+    pub retry_after: Duration,
+}
+
+struct Started {
+    key: ServerKey,
+    generation: u64,
+    outcome: Result<Connection, McpError>,
+}
+
+type Waiter = oneshot::Sender<Result<Live, McpError>>;
+
+enum Slot {
+    Starting { generation: u64, waiters: Vec<Waiter>, task: JoinHandle<()> },
+    Running(Box<Connection>),
+    Failed { error: McpError, at: Instant },
+}
+
+struct Registry {
+    servers: Vec<ServerEntry>,
+    slots: HashMap<ServerKey, Slot>,
+    next_generation: u64,
+    limits: Limits,
+    requests: mpsc::Receiver<Request>,
+    started_tx: mpsc::UnboundedSender<Started>,
+    started_rx: mpsc::UnboundedReceiver<Started>,
+}
+
+/// Starts the registry task; it ends after `Shutdown` or when every sender is gone.
+pub(crate) fn spawn(servers: Vec<ServerEntry>, limits: Limits) -> mpsc::Sender<Request> {
+    let (tx, requests) = mpsc::channel(256);
+    let (started_tx, started_rx) = mpsc::unbounded_channel();
+    let registry =
+        Registry { servers, slots: HashMap::new(), next_generation: 1, limits, requests, started_tx, started_rx };
+    tokio::spawn(registry.run());
+    tx
+}
+
+impl Registry {
+    async fn run(mut self) {
+        loop {
+            tokio::select! {
+                request = self.requests.recv() => match request.map(|r| self.handle(r)) {
+                    Some(ControlFlow::Continue(())) => {}
+                    Some(ControlFlow::Break(reply)) => {
+                        self.shutdown().await;
+                        let _ = reply.send(());
+                        return;
+                    }
+                    None => return self.shutdown().await,
+                },
+                Some(started) = self.started_rx.recv() => self.on_started(started),
+            }
+        }
+    }
+
+    /// Serves one request; `Break` carries the reply of a `Shutdown`.
+    fn handle(&mut self, request: Request) -> ControlFlow<oneshot::Sender<()>> {
+        match request {
+            Request::Prepare { profile, workspace, reply } => {
+                let pending = self.prepare(profile, workspace);
+                let _ = reply.send(pending);
+            }
+            Request::Dead { key, generation } => self.forget_dead(&key, generation),
+            Request::Reload { servers, reply } => {
+                self.reload(servers);
+                let _ = reply.send(());
+            }
+            Request::Running { reply } => {
+                let _ = reply.send(self.running());
+            }
+            Request::Shutdown { reply } => return ControlFlow::Break(reply),
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn prepare(&mut self, profile: Profile, workspace: Option<PathBuf>) -> Vec<Pending> {
+        let mut pending = Vec::new();
+        for index in 0..self.servers.len() {
+            let entry = &self.servers[index];
+            if !server_in_profile(profile, entry.class) {
+                continue;
+            }
+            let key = match (entry.uses_workspace(), &workspace) {
+                (true, None) => continue,
+                (true, Some(folder)) => ServerKey { server: entry.name.as_str().into(), workspace: Some(folder.clone()) },
+                (false, _) => ServerKey { server: entry.name.as_str().into(), workspace: None },
+            };
+            let (waiter, ready) = oneshot::channel();
+            pending.push(Pending { server: key.server.clone(), ready });
+            self.acquire(index, key, waiter);
+        }
+        pending
+    }
+
+    fn acquire(&mut self, index: usize, key: ServerKey, waiter: Waiter) {
+        let dead = match self.slots.get_mut(&key) {
+            Some(Slot::Running(connection)) => {
+                if is_healthy(connection) {
+                    let _ = waiter.send(Ok(connection.live.clone()));
+                    return;
+                }
+                true
+            }
+            Some(Slot::Starting { waiters, .. }) => return waiters.push(waiter),
+            Some(Slot::Failed { error, at }) if at.elapsed() < self.limits.retry_after => {
+                let _ = waiter.send(Err(error.clone()));
+                return;
+            }
+            Some(Slot::Failed { .. }) | None => false,
+        };
+        if dead {
+            tracing::warn!(server = %key.server, "MCP server died; starting it again");
+            self.slots.remove(&key);
+        }
+        self.begin_start(index, key, waiter);
+    }
+
+    fn begin_start(&mut self, index: usize, key: ServerKey, waiter: Waiter) {
+        let entry = &self.servers[index];
+        let Some(launch) = entry.launch(key.workspace.as_deref()) else {
+            // `prepare` gives a key a workspace whenever its entry needs one.
+            let message = "it needs a workspace".to_string();
+            let _ = waiter.send(Err(McpError::Spawn { server: entry.name.clone(), message }));
+            return;
+        };
+        let generation = self.next_generation;
+        self.next_generation += 1;
+        let limits = StartLimits {
+            start_timeout: self.limits.start_timeout,
+            max_message_bytes: self.limits.max_message_bytes,
+        };
+        let (class, started_tx, task_key) = (entry.class, self.started_tx.clone(), key.clone());
+        let task = tokio::spawn(async move {
+            let outcome = connection::start(task_key.clone(), class, launch, generation, limits).await;
+            // When the registry is gone the connection is dropped here, killing its group.
+            let _ = started_tx.send(Started { key: task_key, generation, outcome });
+        });
+        self.slots.insert(key, Slot::Starting { generation, waiters: vec![waiter], task });
+    }
+
+    fn on_started(&mut self, started: Started) {
+        let current = matches!(self.slots.get(&started.key),
+            Some(Slot::Starting { generation, .. }) if *generation == started.generation);
+        if !current {
+            return; // Its entry was reloaded away meanwhile: dropping it stops the server.
+        }
+        let Some(Slot::Starting { waiters, .. }) = self.slots.remove(&started.key) else { return };
+        let slot = match started.outcome {
+            Ok(connection) => {
+                waiters.into_iter().for_each(|w| drop(w.send(Ok(connection.live.clone()))));
+                Slot::Running(Box::new(connection))
+            }
+            Err(error) => {
+                tracing::warn!(server = %started.key.server, "{error}");
+                waiters.into_iter().for_each(|w| drop(w.send(Err(error.clone()))));
+                Slot::Failed { error, at: Instant::now() }
+            }
+        };
+        self.slots.insert(started.key, slot);
+    }
+
+    fn forget_dead(&mut self, key: &ServerKey, generation: u64) {
+        if matches!(self.slots.get(key), Some(Slot::Running(c)) if c.live.generation == generation) {
+            tracing::warn!(server = %key.server, "MCP server connection lost; it starts again on next use");
+            self.slots.remove(key);
+        }
+    }
+
+    fn reload(&mut self, servers: Vec<ServerEntry>) {
+        let unchanged = |name: &str| {
+            let old = self.servers.iter().find(|s| s.name == name);
+            old.is_some() && old == servers.iter().find(|s| s.name == name)
+        };
+        let stale: Vec<ServerKey> = self.slots.keys().filter(|k| !unchanged(&k.server)).cloned().collect();
+        for key in stale {
+            if let Some(Slot::Starting { waiters, task, .. }) = self.slots.remove(&key) {
+                task.abort();
+                waiters.into_iter().for_each(|w| drop(w.send(Err(McpError::Stopped))));
+            }
+        }
+        self.servers = servers;
+    }
+
+    fn running(&self) -> Vec<RunningServer> {
+        let mut running: Vec<RunningServer> = self
+            .slots
+            .iter()
+            .filter_map(|(key, slot)| match slot {
+                Slot::Running(c) => Some(RunningServer {
+                    server: key.server.to_string(),
+                    workspace: key.workspace.clone(),
+                    pid: c.process.pid(),
+                }),
+                _ => None,
+            })
+            .collect();
+        running.sort_by(|a, b| (&a.server, &a.workspace).cmp(&(&b.server, &b.workspace)));
+        running
+    }
+
+    /// Stops everything: starts are aborted (their processes killed), running servers get
+    /// their stdin closed, SIGTERM, and SIGKILL for the whole group after the grace time.
+    async fn shutdown(&mut self) {
+        let grace = self.limits.shutdown_grace;
+        let mut stopping = JoinSet::new();
+        let mut aborted = Vec::new();
+        for (_, slot) in self.slots.drain() {
+            match slot {
+                Slot::Starting { waiters, task, .. } => {
+                    task.abort();
+                    aborted.push(task);
+                    waiters.into_iter().for_each(|w| drop(w.send(Err(McpError::Stopped))));
+                }
+                Slot::Running(connection) => {
+                    stopping.spawn(stop(*connection, grace));
+                }
+                Slot::Failed { .. } => {}
+            }
+        }
+        for task in aborted {
+            let _ = task.await;
+        }
+        while stopping.join_next().await.is_some() {}
+    }
+}
+
+fn is_healthy(connection: &mut Connection) -> bool {
+    // rmcp's `is_closed()` stays false after the server dies; the transport's state and the
+    // process's own exit are what tell.
+    !connection.live.peer.is_transport_closed() && !connection.process.has_exited()
+}
+
+async fn stop(connection: Connection, grace: Duration) {
+    let Connection { service, process, .. } = connection;
+    let _ = tokio::time::timeout(grace, service.cancel()).await;
+    process.shutdown(grace).await;
+}

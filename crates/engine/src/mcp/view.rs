@@ -1,0 +1,111 @@
+//! What one turn sees: the servers of its profile, the tools the profile lets through and
+//! their `mcp_…` names. Built fresh from the registry's answer for every `tools` and every
+//! `call`, so the profile is always the turn's own and dispatch resolves names through the
+//! same map the model was shown.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::connection::{Live, RemoteTool};
+use super::error::McpError;
+use super::naming::{server_prefix, NameMap};
+use super::profile::{visible_tools, Profile, ServerTools};
+use crate::tool::{ToolOutput, ToolSpec};
+
+/// The MCP tools a turn is offered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSet {
+    pub tools: Vec<ToolSpec>,
+    /// Servers of the profile that could not be started: their tools are missing above.
+    pub unavailable: Vec<Unavailable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    pub server: String,
+    pub error: McpError,
+}
+
+/// `GET /v1/chats/{id}/profile`: the profile's name and the MCP tool names it shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProfileView {
+    pub name: Profile,
+    pub tools: Vec<String>,
+}
+
+pub(crate) struct TurnView {
+    profile: Profile,
+    live: Vec<Live>,
+    unavailable: Vec<Unavailable>,
+    names: NameMap,
+}
+
+impl TurnView {
+    pub(crate) fn new(profile: Profile, servers: Vec<(Arc<str>, Result<Live, McpError>)>) -> TurnView {
+        let mut live = Vec::new();
+        let mut unavailable = Vec::new();
+        for (server, outcome) in servers {
+            match outcome {
+                Ok(l) => live.push(l),
+                Err(error) => unavailable.push(Unavailable { server: server.to_string(), error }),
+            }
+        }
+        let lists: Vec<ServerTools> = live
+            .iter()
+            .map(|l| ServerTools {
+                server: &l.key.server,
+                class: l.class,
+                tools: l.tools.iter().map(|t| t.name.as_str()).collect(),
+            })
+            .collect();
+        let names = NameMap::build(visible_tools(profile, &lists));
+        TurnView { profile, live, unavailable, names }
+    }
+
+    pub(crate) fn tool_set(&self) -> ToolSet {
+        let tools = self
+            .names
+            .iter()
+            .filter_map(|(exposed, tool)| {
+                let (_, remote) = self.find(tool.server, tool.tool)?;
+                Some(ToolSpec {
+                    name: exposed.to_string(),
+                    description: remote.description.clone(),
+                    input_schema: remote.input_schema.clone(),
+                })
+            })
+            .collect();
+        ToolSet { tools, unavailable: self.unavailable.clone() }
+    }
+
+    pub(crate) fn profile_view(&self) -> ProfileView {
+        ProfileView { name: self.profile, tools: self.names.iter().map(|(name, _)| name.to_string()).collect() }
+    }
+
+    /// The server and its own tool name behind `name`, if this turn may call it.
+    pub(crate) fn resolve(&self, name: &str) -> Option<(&Live, &str)> {
+        let tool = self.names.resolve(name)?;
+        let (live, remote) = self.find(tool.server, tool.tool)?;
+        Some((live, remote.name.as_str()))
+    }
+
+    /// The error output for a name this turn cannot call; nothing is dispatched.
+    pub(crate) fn refusal(&self, name: &str) -> ToolOutput {
+        if let Some(down) = self.unavailable.iter().find(|u| name.starts_with(&server_prefix(&u.server))) {
+            return ToolOutput::error(format!("`{name}` is not available: {}", down.error));
+        }
+        match self.profile {
+            Profile::Planning => ToolOutput::error(format!(
+                "`{name}` is not available while planning: only the read-only tools you were given can be called"
+            )),
+            Profile::Execution => ToolOutput::error(format!("unknown tool `{name}`")),
+        }
+    }
+
+    fn find(&self, server: &str, tool: &str) -> Option<(&Live, &RemoteTool)> {
+        let live = self.live.iter().find(|l| &*l.key.server == server)?;
+        let remote = live.tools.iter().find(|t| t.name == tool)?;
+        Some((live, remote))
+    }
+}

@@ -1,0 +1,62 @@
+//! The files of the data folder (`$PREFLIGHT_HOME`, DESIGN §10). Every function takes the
+//! folder as an argument: the adapters resolve it once, nothing here reads the environment.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::planner::DEFAULT_PLANNER_PROMPT;
+
+pub fn config_file(home: &Path) -> PathBuf {
+    home.join(crate::config::CONFIG_FILE)
+}
+
+pub fn prompts_dir(home: &Path) -> PathBuf {
+    home.join("prompts")
+}
+
+pub fn planner_prompt_file(home: &Path) -> PathBuf {
+    prompts_dir(home).join("planner.md")
+}
+
+/// The planner's prompt from `prompts/planner.md`, writing the default there first when
+/// the file is absent. A file that exists is never overwritten, even if empty: it is the
+/// user's. The default is published atomically (a hard link of a finished temp file), so a
+/// crash or a concurrent first start never leaves a half-written prompt in its place.
+pub fn ensure_planner_prompt(home: &Path) -> io::Result<String> {
+    let path = planner_prompt_file(home);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => return Ok(text),
+        Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
+        Err(_) => {}
+    }
+    let dir = prompts_dir(home);
+    std::fs::create_dir_all(&dir)?;
+    let temp = dir.join(format!(".planner.md.{}.tmp", crate::store::new_id()));
+    std::fs::write(&temp, DEFAULT_PLANNER_PROMPT)?;
+    let published = std::fs::hard_link(&temp, &path);
+    let _ = std::fs::remove_file(&temp);
+    match published {
+        Ok(()) => Ok(DEFAULT_PLANNER_PROMPT.to_owned()),
+        // Someone else wrote it first: theirs stands.
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => std::fs::read_to_string(&path),
+        Err(error) => Err(error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_written_once_and_edits_are_kept() {
+        let home = tempfile::tempdir().unwrap();
+        assert_eq!(ensure_planner_prompt(home.path()).unwrap(), DEFAULT_PLANNER_PROMPT);
+        assert_eq!(std::fs::read_to_string(planner_prompt_file(home.path())).unwrap(), DEFAULT_PLANNER_PROMPT);
+        std::fs::write(planner_prompt_file(home.path()), "my own planner").unwrap();
+        assert_eq!(ensure_planner_prompt(home.path()).unwrap(), "my own planner");
+        std::fs::write(planner_prompt_file(home.path()), "").unwrap();
+        assert_eq!(ensure_planner_prompt(home.path()).unwrap(), "", "an emptied file is the user's too");
+        let leftovers: Vec<_> = std::fs::read_dir(prompts_dir(home.path())).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temp file is left behind");
+    }
+}

@@ -1,0 +1,111 @@
+//! `config.toml`: defaults when absent, the documented shape, and errors that name file,
+//! line and key for every kind of mistake.
+
+use std::path::Path;
+use std::time::Duration;
+
+use preflight_engine::config::{Config, ConfigError, PlanModeDefaults};
+use preflight_engine::llm::{ProviderKind, RetryPolicy, ANTHROPIC_BASE_URL};
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, Path::new("/home/u/.local/share/preflight/config.toml"))
+}
+
+#[test]
+fn a_missing_file_is_the_defaults() {
+    let home = tempfile::tempdir().unwrap();
+    let config = Config::load(home.path()).unwrap();
+    assert_eq!(config, Config::default());
+    assert_eq!(config.provider.kind, ProviderKind::Embedded);
+    assert_eq!(config.plan_mode, PlanModeDefaults { enabled: true, auto_approve: false });
+}
+
+#[test]
+fn the_documented_example() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        r#"
+[provider]            # omitted → the embedded model
+kind = "openai"       # openai | anthropic | embedded
+base_url = "http://127.0.0.1:11434/v1"
+model = "qwen2.5:7b"
+api_key_env = "OPENAI_API_KEY"   # optional; the keyring is the default home of keys
+
+[planner]             # optional: another provider/model for planning; same keys as [provider]
+model = "qwen2.5:32b"
+
+[plan_mode]           # defaults when the section is absent: enabled = true, auto_approve = false
+enabled = true
+auto_approve = false
+"#,
+    )
+    .unwrap();
+    let config = Config::load(home.path()).unwrap();
+    assert_eq!(config.provider.kind, ProviderKind::OpenAi);
+    assert_eq!(config.provider.base_url, "http://127.0.0.1:11434/v1");
+    assert_eq!(config.provider.model, "qwen2.5:7b");
+    assert_eq!(config.provider.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
+    let planner = config.planner.as_ref().unwrap();
+    assert_eq!((planner.kind, planner.base_url.as_str(), planner.model.as_str()), (ProviderKind::OpenAi, "http://127.0.0.1:11434/v1", "qwen2.5:32b"));
+    assert_eq!(planner.retry, RetryPolicy::planner(), "the planner retries at most twice within 10 s");
+    assert_eq!(config.planner_settings().model, "qwen2.5:32b");
+}
+
+#[test]
+fn a_planner_of_another_kind_inherits_nothing_and_timeouts_are_read() {
+    let config = parse(
+        "[provider]\nkind = \"openai\"\nbase_url = \"http://localhost:8080/v1\"\nmodel = \"local\"\napi_key_env = \"X\"\nidle_timeout_secs = 600\nconnect_timeout_secs = 2.5\nmax_tokens = 4_096\n\n[planner]\nkind = \"anthropic\"\nmodel = \"claude-sonnet-4-20250514\"\n",
+    )
+    .unwrap();
+    assert_eq!(config.provider.timeouts.idle, Duration::from_secs(600));
+    assert_eq!(config.provider.timeouts.connect, Duration::from_millis(2500));
+    assert_eq!(config.provider.max_tokens, Some(4096));
+    let planner = config.planner.unwrap();
+    assert_eq!((planner.base_url.as_str(), planner.api_key_env.as_deref()), (ANTHROPIC_BASE_URL, None));
+    // Without [planner], planning uses the provider with the planner's retry policy.
+    let config = parse("[provider]\nkind = \"anthropic\"\nmodel = \"m\"\n").unwrap();
+    assert_eq!(config.planner_settings().model, "m");
+    assert_eq!(config.planner_settings().retry, RetryPolicy::planner());
+    assert_eq!(config.provider.retry, RetryPolicy::default());
+}
+
+#[test]
+fn every_mistake_names_its_line_and_key() {
+    let cases: &[(&str, usize, &str, &str)] = &[
+        ("[provider]\nkind = \"openai\"\nmodle = \"x\"\n", 3, "provider.modle", "unknown key"),
+        ("temperature = 0.2\n", 1, "temperature", "unknown key; expected one of provider, planner, plan_mode"),
+        ("[provider]\nkind = \"gemini\"\nmodel = \"x\"\n", 2, "provider.kind", "unknown provider \"gemini\""),
+        ("[provider]\nmodel = \"x\"\n", 1, "provider.kind", "missing"),
+        ("[provider]\nkind = \"openai\"\n", 1, "provider.model", "missing"),
+        ("\n\n[provider]\nkind = \"openai\"\nmodel = 7\n", 5, "provider.model", "must be a string, not a integer"),
+        ("[provider]\nkind = \"openai\"\nmodel = \"m\"\nbase_url = \"localhost:11434\"\n", 4, "provider.base_url", "must be an http or https URL"),
+        ("[provider]\nkind = \"openai\"\nmodel = \"m\"\nmax_tokens = -5\n", 4, "provider.max_tokens", "positive whole number"),
+        ("[provider]\nkind = \"openai\"\nmodel = \"m\"\nidle_timeout_secs = \"long\"\n", 4, "provider.idle_timeout_secs", "positive number of seconds"),
+        ("[provider]\nkind = \"openai\"\nmodel = \"\"\n", 3, "provider.model", "must not be empty"),
+        ("[plan_mode]\nenabled = \"yes\"\n", 2, "plan_mode.enabled", "must be true or false, not a string"),
+        ("[plan_mode]\nauto = true\n", 2, "plan_mode.auto", "unknown key; expected one of enabled, auto_approve"),
+        ("provider = \"openai\"\n", 1, "provider", "must be a table"),
+        ("[provider]\nkind = \"openai\"\nmodel = \"m\"\n[planner]\nkind = \"anthropic\"\n", 4, "planner.model", "missing"),
+    ];
+    for (text, line, key, problem) in cases {
+        let error = parse(text).unwrap_err();
+        assert_eq!((error.line(), error.key()), (Some(*line), Some(*key)), "{text:?}: {error}");
+        assert!(error.to_string().contains(problem), "{text:?}: {error}");
+        assert!(error.to_string().starts_with("/home/u/.local/share/preflight/config.toml:"), "{error}");
+    }
+}
+
+#[test]
+fn broken_toml_names_its_line() {
+    let error = parse("[provider]\nkind = \"openai\nmodel = \"m\"\n").unwrap_err();
+    assert!(matches!(error, ConfigError::Syntax { line: 2, .. }), "{error:?}");
+}
+
+#[test]
+fn an_unreadable_file_is_an_error_not_the_defaults() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join("config.toml")).unwrap(); // a folder where the file goes
+    let error = Config::load(home.path()).unwrap_err();
+    assert!(matches!(error, ConfigError::Read { .. }), "{error:?}");
+}

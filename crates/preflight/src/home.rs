@@ -1,0 +1,60 @@
+//! Where Preflight keeps its data, resolved once here in the binary (the engine takes paths
+//! as values and never reads the environment).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use preflight_engine::lifecycle::EngineOptions;
+
+/// The npm package path of the filesystem server below a `node_modules` folder.
+const FS_SERVER_ENTRY: &str = "@modelcontextprotocol/server-filesystem/dist/index.js";
+
+/// `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else `~/.local/share/preflight`;
+/// created (0700) when absent.
+pub fn data_home() -> anyhow::Result<PathBuf> {
+    let home = match std::env::var_os("PREFLIGHT_HOME").filter(|value| !value.is_empty()) {
+        Some(home) => PathBuf::from(home),
+        None => platform_data_dir()?.join("preflight"),
+    };
+    create_private_dir(&home)?;
+    Ok(std::path::absolute(&home).unwrap_or(home))
+}
+
+fn platform_data_dir() -> anyhow::Result<PathBuf> {
+    if let Some(data) = std::env::var_os("XDG_DATA_HOME").filter(|value| !value.is_empty()) {
+        return Ok(PathBuf::from(data));
+    }
+    match std::env::var_os("HOME").filter(|value| !value.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(".local/share")),
+        None => bail!("neither PREFLIGHT_HOME nor HOME is set: cannot tell where to keep data"),
+    }
+}
+
+fn create_private_dir(path: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if path.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .with_context(|| format!("creating the data folder {}", path.display()))
+}
+
+/// The filesystem MCP server set-up installed: `$PREFLIGHT_FS_SERVER`, else the repository's
+/// `runtime/node_modules` beside the built binary (`target/<profile>/preflight`).
+pub fn fs_server() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PREFLIGHT_FS_SERVER").filter(|value| !value.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .map(|dir| dir.join("runtime/node_modules").join(FS_SERVER_ENTRY))
+        .find(|candidate| candidate.is_file())
+}
+
+pub fn engine_options(home: &Path) -> anyhow::Result<EngineOptions> {
+    Ok(EngineOptions::new(home.to_owned(), fs_server()))
+}

@@ -1,0 +1,23 @@
+//! Test support for Preflight: a scripted model server that speaks the OpenAI chat
+//! completions and Anthropic Messages wire formats (SSE) on loopback.
+//!
+//! It follows a [`Script`] of replies (text, tool calls, usage), fails on demand (an error
+//! status with `retry-after`, a cut stream, a stall), picks a reply by what the request says
+//! (e.g. a system prompt naming `plan-questions` is the planner's) and records every request
+//! so that tests can assert what the engine sent. No mock of the engine: the engine's real
+//! HTTP clients talk to it.
+
+mod recorded;
+mod render;
+mod script;
+mod server;
+
+pub use recorded::RecordedRequest;
+pub use render::{error_body, frames, Api, Frame};
+pub use script::{Answer, Matcher, Reply, Route, Script, Step};
+pub use server::ScriptedServer;
+
+/// Starts a server for `script` with each request appended to `log` as a JSON line.
+pub async fn start_with_request_log(script: Script, log: std::fs::File) -> std::io::Result<ScriptedServer> {
+    ScriptedServer::start_logging(script, Some(log)).await
+}

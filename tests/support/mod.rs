@@ -1,0 +1,145 @@
+//! Black-box test support: a real `preflight serve` process on loopback with its own temp
+//! `PREFLIGHT_HOME`, an HTTP client carrying its token, and its SSE event stream.
+
+#![allow(dead_code)]
+
+pub mod events;
+pub mod script;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub use events::EventStream;
+
+/// A running `preflight serve`; killed when dropped.
+pub struct Serve {
+    child: Child,
+    pub base: String,
+    pub token: String,
+    pub home: TempDir,
+    client: reqwest::Client,
+}
+
+/// The `config.toml` of a home whose provider is an OpenAI-compatible server at `url`.
+pub fn openai_config(url: &str) -> String {
+    format!("[provider]\nkind = \"openai\"\nbase_url = \"{url}\"\nmodel = \"scripted\"\n")
+}
+
+impl Serve {
+    /// Starts `preflight serve` on a new home holding `config` as `config.toml`.
+    pub fn start(config: &str) -> Serve {
+        let home = TempDir::new().unwrap();
+        std::fs::write(home.path().join("config.toml"), config).unwrap();
+        Serve::start_in(home)
+    }
+
+    /// Starts `preflight serve` on an existing home (e.g. to check a restart).
+    pub fn start_in(home: TempDir) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_preflight"))
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .env("PREFLIGHT_HOME", home.path())
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("preflight serve starts");
+        let mut first_line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
+        let base = first_line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {first_line:?}"))
+            .to_owned();
+        let token = std::fs::read_to_string(home.path().join("api-token")).unwrap().trim().to_owned();
+        Serve { child, base, token, home, client: reqwest::Client::new() }
+    }
+
+    /// Stops the process and hands its home back, for a restart.
+    pub fn stop(mut self) -> TempDir {
+        self.child.kill().ok();
+        self.child.wait().ok();
+        let home = std::mem::replace(&mut self.home, TempDir::new().unwrap());
+        home
+    }
+
+    pub fn home_path(&self) -> &Path {
+        self.home.path()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Any request, with the token; the status and the JSON body (`Null` when not JSON).
+    pub async fn request(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self.client.request(method, self.url(path)).bearer_auth(&self.token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("the server answers");
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.request("GET", path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.request("POST", path, Some(body)).await
+    }
+
+    /// A raw request: exact body bytes and headers, with or without the token.
+    pub async fn raw(&self, method: &str, path: &str, body: &str, headers: &[(&str, &str)], token: bool) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self.client.request(method, self.url(path)).body(body.to_owned());
+        if token {
+            request = request.bearer_auth(&self.token);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, serde_json::from_str(&response.text().await.unwrap()).unwrap_or(Value::Null))
+    }
+
+    /// Creates a chat from `body` and returns its id.
+    pub async fn create_chat(&self, body: Value) -> String {
+        let (status, chat) = self.post("/v1/chats", body).await;
+        assert_eq!(status, 201, "{chat}");
+        chat["id"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn chat(&self, id: &str) -> Value {
+        let (status, chat) = self.get(&format!("/v1/chats/{id}")).await;
+        assert_eq!(status, 200, "{chat}");
+        chat
+    }
+
+    /// Subscribes to the chat's events (subscribe before acting, then wait on the stream).
+    pub async fn events(&self, id: &str) -> EventStream {
+        EventStream::connect(&self.client, &self.url(&format!("/v1/chats/{id}/events")), &self.token).await
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+/// The filesystem MCP server set-up installed (for tests that check it directly).
+pub fn fs_server() -> PathBuf {
+    std::env::var_os("PREFLIGHT_FS_SERVER").map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+    })
+}
