@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
-# THE run command: set-up, then Preflight in release mode; arguments go to the program
-# (e.g. `scripts/run.sh serve`, `scripts/run.sh parse-planner-output < reply.txt`).
-# A pre-set CARGO_TARGET_DIR is respected.
+# THE run command: set-up, then Preflight in release mode.
+#
+#   scripts/run.sh                  the desktop app (set-up --desktop, build ui/, run the window)
+#   scripts/run.sh serve [--addr …] the headless HTTP + SSE API (no display needed)
+#   scripts/run.sh <command> …      any other `preflight` command (e.g. parse-planner-output)
+#
+# The desktop app needs a display (X11 or Wayland); without one it says so and stops before
+# building. A pre-set CARGO_TARGET_DIR is respected.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 
-bash scripts/setup.sh
-
 # The engine spawns the MCP filesystem server from here (see DESIGN.md §4).
 export PREFLIGHT_FS_SERVER="${PREFLIGHT_FS_SERVER:-$repo/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js}"
 
-# For now the command line (headless). With the desktop issue this switches to the window:
-# `setup.sh --desktop`, `npm run build` in ui/, then
-# `cargo run --release --locked -p preflight-desktop` when no arguments are given.
-exec cargo run --release --locked -p preflight -- "$@"
+if (($# > 0)); then
+  bash scripts/setup.sh
+  exec cargo run --release --locked -p preflight -- "$@"
+fi
+
+if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
+  cat >&2 <<'MSG'
+run: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop window cannot open.
+     On this machine use the headless API instead:   scripts/run.sh serve
+     or run the window in a virtual display:        xvfb-run -a scripts/run.sh
+MSG
+  exit 2
+fi
+
+bash scripts/setup.sh --desktop
+echo "run: building the UI (ui/dist)" >&2
+(cd ui && npm run --silent build >&2)
+exec cargo run --release --locked -p preflight-desktop

@@ -3,7 +3,8 @@
 # installs nothing. Progress goes to stderr; nothing is exported to the caller.
 #
 #   scripts/setup.sh            C toolchain, Node.js, runtime/'s npm packages (the MCP servers)
-#   scripts/setup.sh --desktop  also the Tauri/WebKit packages, Xvfb, the e2e tools, ui/'s npm packages
+#   scripts/setup.sh --desktop  also the Tauri/WebKit packages, Xvfb, the e2e tools (tauri-driver,
+#                               WebKitWebDriver), ui/'s npm packages
 #
 # What decides "already done":
 #   - Debian packages: `dpkg-query` says installed ("ii"). `apt-get update` runs once, and only
@@ -11,6 +12,8 @@
 #   - runtime/ (and ui/): `npm ci` runs only when node_modules is absent or its stamp
 #     (node_modules/.preflight-lock.sha256) differs from the sha256 of package-lock.json.
 #     The stamp is written after a successful `npm ci`, so an interrupted install is redone.
+#   - tauri-driver (--desktop): `tauri-driver --help` runs; else `cargo install tauri-driver --locked`
+#     at the pinned version (~1 min; into ~/.cargo/bin).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,7 +21,7 @@ desktop=0
 for arg in "$@"; do
   case "$arg" in
     --desktop) desktop=1 ;;
-    -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown argument: $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -101,6 +104,14 @@ fs_server="$repo/runtime/node_modules/@modelcontextprotocol/server-filesystem/di
 
 if ((desktop)); then
   npm_ci "$repo/ui"
+  # The WebDriver front for Tauri apps (the e2e tests); WebKitWebDriver comes from Debian.
+  tauri_driver_version=2.1.0
+  if PATH="$HOME/.cargo/bin:$PATH" tauri-driver --help >/dev/null 2>&1; then
+    say "tauri-driver present"
+  else
+    say "installing tauri-driver $tauri_driver_version (cargo install)"
+    cargo install tauri-driver --locked --version "$tauri_driver_version" >&2
+  fi
 fi
 
 say "done"

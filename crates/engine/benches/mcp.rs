@@ -15,7 +15,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use preflight_engine::mcp::{McpConfig, McpHost, Profile};
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, JsonObject};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::json;
@@ -89,7 +89,11 @@ async fn bench_profile_switch(host: &McpHost, ws: &Path) {
 }
 
 async fn bench_tool_calls(host: &McpHost, ws: &Path) {
-    let (bare, mut child) = bare_client(ws).await;
+    preflight_engine::mcp::PROBE.iter().for_each(|p| p.store(0, std::sync::atomic::Ordering::Relaxed));
+    // Two bare clients, each on its own copy of the server: the second measures how much two
+    // server processes differ anyway (the noise floor of the host/bare ratio).
+    let (bare, child) = bare_client(ws).await;
+    let (control, control_child) = bare_client(ws).await;
     let cancel = CancellationToken::new();
     let cases = [
         ("get_file_info", json!({"path": ws.join("README.md")})),
@@ -98,34 +102,68 @@ async fn bench_tool_calls(host: &McpHost, ws: &Path) {
     for (tool, args) in cases {
         let name = format!("mcp_filesystem_{tool}");
         let arguments = args.as_object().unwrap().clone();
-        let (mut through_host, mut direct) = (Vec::with_capacity(CALLS), Vec::with_capacity(CALLS));
+        let mut samples = [Vec::with_capacity(CALLS), Vec::with_capacity(CALLS), Vec::with_capacity(CALLS)];
         for i in 0..WARMUP + CALLS {
-            let started = Instant::now();
-            let out = host.call(Profile::Planning, Some(ws), &name, args.clone(), &cancel).await;
-            let host_time = started.elapsed();
-            assert!(!out.is_error, "{out:?}");
-            let started = Instant::now();
-            let params = CallToolRequestParams::new(tool).with_arguments(arguments.clone());
-            let result = bare.peer().call_tool(params).await.unwrap();
-            let bare_time = started.elapsed();
-            assert_ne!(result.is_error, Some(true));
+            // The three take turns going first, so none gains from its place in the round.
+            let mut times = [Duration::ZERO; 3];
+            for k in 0..3 {
+                let who = (i + k) % 3;
+                times[who] = match who {
+                    0 => {
+                        let started = Instant::now();
+                        let out = host.call(Profile::Planning, Some(ws), &name, args.clone(), &cancel).await;
+                        assert!(!out.is_error, "{out:?}");
+                        started.elapsed()
+                    }
+                    1 => bare_call(&bare, tool, &arguments).await,
+                    _ => bare_call(&control, tool, &arguments).await,
+                };
+            }
             if i >= WARMUP {
-                through_host.push(host_time);
-                direct.push(bare_time);
+                (0..3).for_each(|who| samples[who].push(times[who]));
             }
         }
         println!("tool call {tool} ({CALLS} calls each, interleaved):");
-        let host_stats = report("  host (McpHost::call)", &mut through_host);
-        let bare_stats = report("  bare rmcp client", &mut direct);
+        let probes: Vec<f64> = preflight_engine::mcp::PROBE.iter().map(|p| p.swap(0, std::sync::atomic::Ordering::Relaxed) as f64 / (WARMUP + CALLS) as f64 / 1e3).collect();
+        println!("  probes µs/call: canonical {:.1}, view {:.1}, call_tool {:.1}, convert {:.1}", probes[0], probes[1], probes[2], probes[3]);
+        let host_extra = median_difference(&samples[0], &samples[1]);
+        let control_extra = median_difference(&samples[2], &samples[1]);
+        let [through_host, direct, second] = &mut samples;
+        let host_stats = report("  host (McpHost::call)", through_host);
+        let bare_stats = report("  bare rmcp client", direct);
+        let control_stats = report("  bare rmcp client, second server", second);
         println!(
             "  ratio host/bare: {:.3}× at p50, {:.3}× at p99, {:.3}× in the mean (goal ≤ 1.1×)",
             ratio(host_stats.p50, bare_stats.p50),
             ratio(host_stats.p99, bare_stats.p99),
             ratio(host_stats.mean, bare_stats.mean)
         );
+        println!(
+            "  noise floor, bare/bare on two servers: {:.3}× at p50, {:.3}× in the mean",
+            ratio(control_stats.p50, bare_stats.p50),
+            ratio(control_stats.mean, bare_stats.mean)
+        );
+        // Calls of one round run back to back, so their difference cancels the machine's drift.
+        println!(
+            "  median paired difference: host − bare {:+.1} µs ({:.3}× of bare p50), second − bare {:+.1} µs",
+            host_extra,
+            1.0 + host_extra / (bare_stats.p50.as_secs_f64() * 1e6),
+            control_extra
+        );
     }
-    let _ = bare.cancel().await;
-    child.kill().await.unwrap();
+    for (client, mut process) in [(bare, child), (control, control_child)] {
+        let _ = client.cancel().await;
+        process.kill().await.unwrap();
+    }
+}
+
+async fn bare_call(client: &RunningService<RoleClient, ()>, tool: &'static str, arguments: &JsonObject) -> Duration {
+    let started = Instant::now();
+    let params = CallToolRequestParams::new(tool).with_arguments(arguments.clone());
+    let result = client.peer().call_tool(params).await.unwrap();
+    let elapsed = started.elapsed();
+    assert_ne!(result.is_error, Some(true));
+    elapsed
 }
 
 /// The filesystem server spawned like the host does (node directly), with a bare rmcp
@@ -163,6 +201,14 @@ fn report(label: &str, samples: &mut [Duration]) -> Stats {
         human(stats.p99)
     );
     stats
+}
+
+/// The median of `a[i] − b[i]`, in µs.
+fn median_difference(a: &[Duration], b: &[Duration]) -> f64 {
+    let mut differences: Vec<f64> =
+        a.iter().zip(b).map(|(x, y)| (x.as_secs_f64() - y.as_secs_f64()) * 1e6).collect();
+    differences.sort_by(f64::total_cmp);
+    differences[differences.len() / 2]
 }
 
 fn ratio(a: Duration, b: Duration) -> f64 {

@@ -7,6 +7,7 @@ use crate::chat::{Message, Phase};
 use crate::tasks::Task;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     PlanStatus { phase: Phase, text: String },
@@ -16,10 +17,13 @@ pub enum Event {
     Tool {
         message_id: String,
         name: String,
+        #[cfg_attr(feature = "ts", ts(type = "unknown"))]
         args: serde_json::Value,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         result: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         error: Option<String>,
     },
     /// The whole task list after a change; empty when the plan was closed.

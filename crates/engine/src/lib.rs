@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod chat;
 pub mod config;
+pub mod dwp;
 pub mod events;
 pub mod lifecycle;
 pub mod llm;

@@ -38,7 +38,7 @@ async fn streams_text_and_tool_use_with_the_vendor_headers() {
     assert_eq!(request.header("x-api-key"), Some(KEY));
     assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(request.header("authorization"), None);
-    assert_eq!(request.body["max_tokens"], 8192);
+    assert_eq!(request.body["max_tokens"], 4096);
     assert_eq!(request.system(), "You are a test.");
 }
 

@@ -1,5 +1,6 @@
 //! The `preflight` command: the headless server and developer tools over the engine.
 
+mod dwp;
 mod home;
 mod serve;
 
@@ -19,6 +20,9 @@ commands:
                                   $PREFLIGHT_HOME/api-token
   parse-planner-output            read a planner reply on stdin, print what the parser makes of
                                   it as JSON: {\"kind\":\"questions\"|\"plan\"|\"none\",\"questions\"?,\"plan\"?,\"text\"}
+  dwp update PLAN … | dwp verify PLAN
+                                  the guarded updater and the verifier of .dwp/plans/ plan folders
+                                  (`preflight dwp help` for their options)
   help                            show this text
 
 environment:
@@ -31,6 +35,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("serve") => run_serve(&args[1..]),
         Some("parse-planner-output") if args.len() == 1 => parse_planner_output(),
+        Some("dwp") => return dwp::main(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())

@@ -13,13 +13,13 @@
 use tokio_util::sync::CancellationToken;
 
 use super::nag::{Nag, REMINDER};
-use super::prompt::{state_tail, with_tail};
+use super::prompt::state_tail;
 use super::{EventSink, NoEvents, OfferedTools, PlanView, RoundRecorder, ToolContext};
 use crate::chat::{Message, MessageBody, ToolCall};
 use crate::events::Event;
 use crate::llm::{LlmError, ModelMessage, ModelRequest, Provider, StreamEvent, Usage};
 use crate::store::{new_id, StoreError};
-use crate::tasks::TOOL_NAME;
+use crate::tasks::{TaskList, TOOL_NAME};
 use crate::tool::ToolOutput;
 
 /// Whether a turn's progress is shown.
@@ -85,8 +85,13 @@ pub enum AgentError {
 
 /// Runs one turn to its end. Rounds stored before an error stay stored.
 pub async fn run_turn(mut turn: Turn<'_>, cancel: &CancellationToken) -> Result<TurnOutcome, AgentError> {
-    let history = std::mem::take(&mut turn.history);
-    let run = Run { turn: &turn, history, usage: Usage::default(), rounds: 0, nag: Nag::default(), remind: false };
+    let request = ModelRequest {
+        system: turn.system.to_owned(),
+        messages: std::mem::take(&mut turn.history),
+        tools: turn.tools.specs().to_vec(),
+        tail: None,
+    };
+    let run = Run { turn: &turn, request, usage: Usage::default(), rounds: 0, nag: Nag::default(), remind: false, list: None };
     run.run(cancel).await
 }
 
@@ -106,12 +111,15 @@ enum Interrupt {
 
 struct Run<'t, 'a> {
     turn: &'t Turn<'a>,
-    history: Vec<ModelMessage>,
+    /// The request of every call: the history grows in it, the tail changes per call.
+    request: ModelRequest,
     usage: Usage,
     rounds: u32,
     nag: Nag,
     /// The reminder goes with the next request.
     remind: bool,
+    /// The task list as read after the last round, for the next request's tail.
+    list: Option<TaskList>,
 }
 
 impl Run<'_, '_> {
@@ -120,9 +128,9 @@ impl Run<'_, '_> {
             if cancel.is_cancelled() {
                 return Ok(self.outcome(TurnEnd::Stopped, String::new()));
             }
-            let request = self.request()?;
+            self.set_tail()?;
             let id = new_id();
-            let reply = match self.model_reply(&request, &id, cancel).await {
+            let reply = match self.model_reply(&id, cancel).await {
                 Ok(reply) => reply,
                 Err(Interrupt::Stopped(text)) => return self.stop_while_answering(id, text),
                 Err(Interrupt::Failed(error)) => return Err(error.into()),
@@ -152,24 +160,25 @@ impl Run<'_, '_> {
         }
     }
 
-    /// The stable prefix, the history, and the tail: the reminder when due, then `[state]`.
-    fn request(&mut self) -> Result<ModelRequest, StoreError> {
+    /// This call's tail: the reminder when due, then `[state]` with the task list.
+    fn set_tail(&mut self) -> Result<(), StoreError> {
         let mut tail = Vec::new();
         if std::mem::take(&mut self.remind) {
             tail.push(REMINDER.to_owned());
         }
         if let Some(plan) = self.turn.plan {
-            tail.extend(state_tail(&plan.task_list()?));
+            let list = match self.list.take() {
+                Some(list) => list,
+                None => plan.task_list()?,
+            };
+            tail.extend(state_tail(&list));
         }
-        Ok(ModelRequest {
-            system: self.turn.system.to_owned(),
-            messages: with_tail(&self.history, &tail),
-            tools: self.turn.tools.specs().to_vec(),
-        })
+        self.request.tail = (!tail.is_empty()).then(|| tail.join("\n\n"));
+        Ok(())
     }
 
-    async fn model_reply(&self, request: &ModelRequest, id: &str, cancel: &CancellationToken) -> Result<Reply, Interrupt> {
-        let mut stream = match self.turn.provider.stream(request, cancel).await {
+    async fn model_reply(&self, id: &str, cancel: &CancellationToken) -> Result<Reply, Interrupt> {
+        let mut stream = match self.turn.provider.stream(&self.request, cancel).await {
             Ok(stream) => stream,
             Err(LlmError::Cancelled) => return Err(Interrupt::Stopped(String::new())),
             Err(error) => return Err(Interrupt::Failed(error)),
@@ -230,10 +239,11 @@ impl Run<'_, '_> {
         let mut round = vec![assistant(id, reply.text, reply.calls)];
         round.extend(results);
         self.close(round)?;
-        let tasks_left = match self.turn.plan {
-            Some(plan) => plan.task_list()?.has_work_left(),
-            None => false,
+        self.list = match self.turn.plan {
+            Some(plan) => Some(plan.task_list()?),
+            None => None,
         };
+        let tasks_left = self.list.as_ref().is_some_and(TaskList::has_work_left);
         self.remind = self.nag.after_round(called_turn_plan, tasks_left);
         Ok(())
     }
@@ -265,14 +275,14 @@ impl Run<'_, '_> {
             recorder.record(&messages)?;
         }
         for message in messages {
-            self.history.push(ModelMessage::from_stored(&message));
+            self.request.messages.push(ModelMessage::from_stored(&message));
             self.events().emit(Event::Message { message });
         }
         Ok(())
     }
 
     fn outcome(self, end: TurnEnd, text: String) -> TurnOutcome {
-        TurnOutcome { end, text, rounds: self.rounds, usage: self.usage, history: self.history }
+        TurnOutcome { end, text, rounds: self.rounds, usage: self.usage, history: self.request.messages }
     }
 }
 

@@ -37,7 +37,8 @@ mod tests {
     /// (called turn_plan, tasks left) per round → whether the reminder follows.
     #[test]
     fn table_of_rounds() {
-        let cases: &[(&str, &[(bool, bool)], &[bool])] = &[
+        type Case = (&'static str, &'static [(bool, bool)], &'static [bool]);
+        let cases: &[Case] = &[
             ("three quiet rounds", &[(false, true); 3], &[false, false, true]),
             ("the count restarts", &[(false, true); 6], &[false, false, true, false, false, true]),
             ("a call resets", &[(false, true), (false, true), (true, true), (false, true), (false, true)], &[false; 5]),

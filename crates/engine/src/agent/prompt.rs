@@ -3,14 +3,14 @@
 //! of a chat, so providers' prompt caches hold; and a volatile tail at the very end of the
 //! messages: the nag reminder and the `[state]` block with the rendered task list.
 //!
-//! **Invariant:** the tail never enters the system prompt. It is appended to the content of
-//! the last message when that is the user's or a tool result (the usual case), otherwise
-//! sent as a trailing user message; it exists only in the request, never in the store.
+//! **Invariant:** the tail never enters the system prompt. It travels as
+//! `ModelRequest::tail`, which every wire format sends at the end of the conversation
+//! (appended to the last user or tool message, else as a user message of its own); it
+//! exists only in the request, never in the store.
 
 use std::io;
 use std::path::Path;
 
-use crate::llm::ModelMessage;
 use crate::tasks::TaskList;
 
 /// The executor's system prompt. It must never name the planner's fences: scripted test
@@ -53,28 +53,9 @@ pub fn state_tail(list: &TaskList) -> Option<String> {
     (!list.is_empty()).then(|| format!("[state]\n{}", list.render()))
 }
 
-/// The messages of one request: `history` with `tail` (blocks joined by blank lines) at
-/// the end. `history` itself is not changed.
-pub fn with_tail(history: &[ModelMessage], tail: &[String]) -> Vec<ModelMessage> {
-    let mut messages = history.to_vec();
-    if tail.is_empty() {
-        return messages;
-    }
-    let text = tail.join("\n\n");
-    match messages.last_mut() {
-        Some(ModelMessage::User { content } | ModelMessage::Tool { content, .. }) => {
-            content.push_str("\n\n");
-            content.push_str(&text);
-        }
-        _ => messages.push(ModelMessage::user(text)),
-    }
-    messages
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::NewTask;
 
     #[test]
     fn instructions_prefer_agents_md_and_skip_empty_files() {
@@ -99,14 +80,9 @@ mod tests {
     }
 
     #[test]
-    fn the_tail_goes_on_the_last_user_or_tool_message_or_after_an_assistant() {
-        let list = TaskList::empty().apply(&crate::tasks::Operation::Init { tasks: vec![NewTask::new("read", None)] }).unwrap();
-        let tail = vec![state_tail(&list).unwrap()];
-        let on_user = with_tail(&[ModelMessage::user("do it")], &tail);
-        assert_eq!(on_user, [ModelMessage::user(format!("do it\n\n[state]\n{}", list.render()))]);
-        let after_assistant = with_tail(&[ModelMessage::Assistant { content: "hi".into(), tool_calls: vec![] }], &tail);
-        assert_eq!(after_assistant.len(), 2);
-        assert_eq!(with_tail(&[ModelMessage::user("x")], &[]), [ModelMessage::user("x")]);
+    fn the_state_block_is_the_rendered_plan_or_nothing() {
+        let list = TaskList::from_steps(["read"]).unwrap();
+        assert_eq!(state_tail(&list).unwrap(), format!("[state]\n{}", list.render()));
         assert_eq!(state_tail(&TaskList::empty()), None, "no plan, no tail");
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::planner::{PlanDocument, Question};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     User,
@@ -14,6 +15,7 @@ pub enum Role {
 
 /// A message of a chat. `body` carries the role and the role's fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Message {
     pub id: String,
     pub created_at: String,
@@ -22,6 +24,7 @@ pub struct Message {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum MessageBody {
     /// The user's task or a later message; with `plan_answer` a synthetic answer to a
@@ -40,6 +43,7 @@ pub enum MessageBody {
         questions: Option<Vec<Question>>,
         plan: Option<Box<PlanDocument>>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "ts", ts(as = "Option<Vec<ToolCall>>", optional))]
         tool_calls: Vec<ToolCall>,
     },
     /// The result of one tool call of the assistant message before it.
@@ -53,6 +57,7 @@ pub enum MessageBody {
 
 /// One tool call as the model made it; `arguments` is the JSON text the model produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ToolCall {
     pub id: String,
     pub name: String,

@@ -5,6 +5,10 @@
 //! `linux-native` (keyutils) and `async-secret-service` (zbus, pure Rust) and its credentials
 //! are constructed by type, so its in-memory mock is never used. Keys travel as [`ApiKey`],
 //! whose `Debug` is redacted; they are never stored in SQLite, the config or a log.
+//!
+//! Kernel-keyring keys are linked into the user's persistent keyring: they outlive the
+//! process and the login session, expire after days unused (the kernel's
+//! `persistent_keyring_expiry`) and are gone at reboot. Lookups are blocking (D-Bus).
 
 use std::sync::Once;
 

@@ -73,7 +73,8 @@ impl Config {
 }
 
 /// The provider `settings` describe, with its key found by `keys`. The embedded kind is
-/// refused before any key is looked for.
+/// refused before any key is looked for. The key lookup may block on D-Bus: from async
+/// code, call it where blocking is fine (e.g. `spawn_blocking`) or once at start-up.
 pub fn connect_provider(settings: &ProviderSettings, keys: &KeyLookup) -> Result<Arc<dyn Provider>, SetupError> {
     if settings.kind == crate::llm::ProviderKind::Embedded {
         return Err(SetupError::EmbeddedNotAvailable);

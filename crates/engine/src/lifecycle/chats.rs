@@ -16,6 +16,8 @@ pub const DEFAULT_TITLE: &str = "New chat";
 
 /// `POST /v1/chats`: unset fields take the defaults of `config.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct NewChat {
     pub title: Option<String>,
@@ -96,7 +98,7 @@ impl Engine {
 }
 
 /// A workspace must be an existing folder; a relative path is taken from the current one.
-fn checked_workspace(workspace: &str) -> Result<String, ApiError> {
+pub(super) fn checked_workspace(workspace: &str) -> Result<String, ApiError> {
     let path = Path::new(workspace.trim());
     if workspace.trim().is_empty() || !path.is_dir() {
         return Err(ApiError::bad_request(format!("workspace {workspace:?} is not an existing folder")));
@@ -108,6 +110,6 @@ fn checked_workspace(workspace: &str) -> Result<String, ApiError> {
     Ok(normal.to_string_lossy().into_owned())
 }
 
-fn is_git_repository(workspace: &str) -> bool {
+pub(super) fn is_git_repository(workspace: &str) -> bool {
     Path::new(workspace).join(".git").exists()
 }

@@ -9,6 +9,7 @@
 //! **Boundary:** no HTTP, no Tauri. Errors are [`ApiError`] (`{code, message}`); events go
 //! to per-chat subscribers ([`Engine::subscribe`]).
 
+mod chat_edit;
 mod chats;
 mod error;
 mod hub;
@@ -17,6 +18,7 @@ mod notify;
 mod plan_actions;
 mod recovery;
 mod runner;
+pub mod settings;
 mod transitions;
 mod view;
 

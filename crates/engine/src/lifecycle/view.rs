@@ -7,6 +7,7 @@ use crate::planner::PlanDocument;
 
 /// `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatView {
     #[serde(flatten)]
     pub chat: Chat,
@@ -15,6 +16,7 @@ pub struct ChatView {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StateView {
     pub phase: Phase,
     pub plan_pending: Option<PlanPending>,

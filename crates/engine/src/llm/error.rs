@@ -130,6 +130,24 @@ pub(crate) fn error_for_status(
     }
 }
 
+/// Checks a format's error classifier against its recorded error answers: a JSON list of
+/// `{status, body, code, message?}`, `body` being the JSON the server sent or its raw text.
+#[cfg(test)]
+pub(crate) fn check_recorded_errors(recorded: &str, parse: fn(u16, Option<Duration>, &str) -> LlmError) {
+    let cases: Vec<serde_json::Value> = serde_json::from_str(recorded).unwrap();
+    for case in cases {
+        let body = match &case["body"] {
+            serde_json::Value::String(raw) => raw.clone(),
+            json => json.to_string(),
+        };
+        let error = parse(case["status"].as_u64().unwrap() as u16, None, &body);
+        assert_eq!(error.code(), case["code"], "{case}");
+        if let Some(message) = case.get("message") {
+            assert_eq!(error.to_string(), *message, "{case}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -270,7 +270,8 @@ mod tests {
 
     #[test]
     fn retry_after_headers() {
-        let cases: [(&[(&str, &str)], Option<Duration>); 5] = [
+        type Case = (&'static [(&'static str, &'static str)], Option<Duration>);
+        let cases: [Case; 5] = [
             (&[("retry-after", "2")], Some(Duration::from_secs(2))),
             (&[("retry-after", "0.5")], Some(Duration::from_millis(500))),
             (&[("retry-after-ms", "250"), ("retry-after", "9")], Some(Duration::from_millis(250))),

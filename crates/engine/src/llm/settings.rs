@@ -7,8 +7,9 @@ use super::{RetryPolicy, Timeouts};
 
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
-/// Anthropic requires `max_tokens`; this is used when the settings leave it open.
-pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 8192;
+/// Anthropic requires `max_tokens`; this is used when the settings leave it open (4096:
+/// the output limit of the oldest models still served, so no model refuses it).
+pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 4096;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProviderKind {

@@ -133,7 +133,8 @@ mod tests {
 
     #[test]
     fn table_of_edge_cases() {
-        let cases: &[(&str, &[(Option<&str>, &str)])] = &[
+        type Case = (&'static str, &'static [(Option<&'static str>, &'static str)]);
+        let cases: &[Case] = &[
             ("", &[]),
             (": only a comment\n\n", &[]),
             ("event: ping\n\n", &[]), // no data: nothing dispatched

@@ -1,5 +1,6 @@
 //! What a turn sends a model and what streams back, independent of any wire format.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -7,12 +8,44 @@ use serde_json::Value;
 use crate::chat::{Message, MessageBody, ToolCall};
 use crate::tool::ToolSpec;
 
-/// One model call: the stable system prompt, the conversation, the tools on offer.
+/// One model call: the stable system prompt, the conversation, the tools on offer, and a
+/// volatile tail for the very end.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ModelRequest {
     pub system: String,
     pub messages: Vec<ModelMessage>,
     pub tools: Vec<ToolSpec>,
+    /// Text that changes from call to call (the `[state]` block, a reminder). Every wire
+    /// format sends it at the end of the conversation, never in the system prompt, so the
+    /// prefix stays cacheable: appended to the last message when that is the user's or a
+    /// tool result, else as a user message of its own.
+    pub tail: Option<String>,
+}
+
+impl ModelRequest {
+    fn tail_text(&self) -> Option<&str> {
+        self.tail.as_deref().filter(|tail| !tail.is_empty())
+    }
+
+    /// The content message `index` is sent with: its own, plus the tail if it goes there.
+    pub(crate) fn content_with_tail<'a>(&'a self, index: usize, content: &'a str) -> Cow<'a, str> {
+        match self.tail_text() {
+            Some(tail) if index + 1 == self.messages.len() && !self.tail_is_separate() => {
+                Cow::Owned(format!("{content}\n\n{tail}"))
+            }
+            _ => Cow::Borrowed(content),
+        }
+    }
+
+    /// The tail when it travels as a user message of its own (the last message is the
+    /// assistant's, or there is none).
+    pub(crate) fn separate_tail(&self) -> Option<&str> {
+        self.tail_text().filter(|_| self.tail_is_separate())
+    }
+
+    fn tail_is_separate(&self) -> bool {
+        !matches!(self.messages.last(), Some(ModelMessage::User { .. } | ModelMessage::Tool { .. }))
+    }
 }
 
 /// A message as models see it. Tool results answer the assistant message before them.
@@ -130,15 +163,15 @@ impl Default for Timeouts {
 
 /// A tool's input schema as provider APIs accept it: the JSON Schema draft marker that MCP
 /// servers add (`$schema`) is refused by some providers, so it is dropped.
-pub(crate) fn provider_schema(schema: &Value) -> Value {
+pub(crate) fn provider_schema(schema: &Value) -> Cow<'_, Value> {
     match schema {
         Value::Object(fields) if fields.contains_key("$schema") => {
             let mut fields = fields.clone();
             fields.remove("$schema");
-            Value::Object(fields)
+            Cow::Owned(Value::Object(fields))
         }
-        Value::Object(_) => schema.clone(),
-        _ => serde_json::json!({"type": "object", "properties": {}}),
+        Value::Object(_) => Cow::Borrowed(schema),
+        _ => Cow::Owned(serde_json::json!({"type": "object", "properties": {}})),
     }
 }
 
@@ -148,5 +181,29 @@ pub(crate) fn arguments_or_empty_object(arguments: String) -> String {
         "{}".to_owned()
     } else {
         arguments
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(messages: Vec<ModelMessage>, tail: Option<&str>) -> ModelRequest {
+        ModelRequest { messages, tail: tail.map(str::to_owned), ..ModelRequest::default() }
+    }
+
+    #[test]
+    fn the_tail_rides_on_the_last_user_or_tool_message_or_comes_alone() {
+        let user = request(vec![ModelMessage::user("a"), ModelMessage::user("do it")], Some("[state]"));
+        assert_eq!(user.content_with_tail(0, "a"), "a");
+        assert_eq!(user.content_with_tail(1, "do it"), "do it\n\n[state]");
+        assert_eq!(user.separate_tail(), None);
+        let tool = ModelMessage::Tool { call_id: "c".into(), name: "t".into(), content: "r".into(), is_error: false };
+        assert_eq!(request(vec![tool], Some("[state]")).content_with_tail(0, "r"), "r\n\n[state]");
+        let assistant = request(vec![ModelMessage::Assistant { content: "hi".into(), tool_calls: vec![] }], Some("[state]"));
+        assert_eq!((assistant.content_with_tail(0, "hi"), assistant.separate_tail()), (Cow::Borrowed("hi"), Some("[state]")));
+        assert_eq!(request(vec![], Some("x")).separate_tail(), Some("x"));
+        let empty = request(vec![ModelMessage::user("u")], Some(""));
+        assert_eq!((empty.content_with_tail(0, "u"), empty.separate_tail()), (Cow::Borrowed("u"), None));
     }
 }

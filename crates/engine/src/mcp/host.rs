@@ -15,7 +15,7 @@ use super::config::{load_servers, McpConfig};
 use super::connection::{call_tool, CallFailure, Live};
 use super::error::McpError;
 use super::profile::Profile;
-use super::registry::{self, Limits, Request, RunningServer};
+use super::registry::{self, Limits, Prepared, Request, RunningServer};
 use super::result::to_tool_output;
 use super::view::{ProfileView, ToolSet, TurnView};
 use crate::tool::ToolOutput;
@@ -71,10 +71,12 @@ impl McpHost {
             Value::Null => None,
             _ => return ToolOutput::error(format!("the arguments of `{name}` must be a JSON object")),
         };
+        let t0 = std::time::Instant::now();
         let workspace = match canonical_workspace(workspace) {
             Ok(workspace) => workspace,
             Err(error) => return ToolOutput::error(error.to_string()),
         };
+        PROBE[0].fetch_add(t0.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
         match self.dispatch(profile, workspace, name, arguments, cancel).await {
             Ok(output) | Err(output) => output,
         }
@@ -116,14 +118,18 @@ impl McpHost {
         let mut retried = false;
         loop {
             // A server may be starting (up to the start timeout): a stop must not wait for it.
+            let tv = std::time::Instant::now();
             let view = tokio::select! {
                 view = self.view(profile, workspace.clone()) => view.map_err(|e| ToolOutput::error(e.to_string()))?,
                 () = cancel.cancelled() => return Err(ToolOutput::error(format!("`{name}` was cancelled"))),
             };
+            PROBE[1].fetch_add(tv.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
             let (live, tool) = view.resolve(name).ok_or_else(|| view.refusal(name))?;
+            let t1 = std::time::Instant::now();
             let outcome = call_tool(&live.peer, tool, arguments.clone(), self.config.call_timeout, cancel).await;
+            PROBE[2].fetch_add(t1.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
             match outcome {
-                Ok(result) => return Ok(to_tool_output(&result, self.config.max_result_bytes, name)),
+                Ok(result) => { let t2 = std::time::Instant::now(); let o = to_tool_output(&result, self.config.max_result_bytes, name); PROBE[3].fetch_add(t2.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed); return Ok(o) },
                 Err(CallFailure::NotSent) if !retried => {
                     // The server died before our request reached it: a new one may take it.
                     self.report_dead(live).await;
@@ -139,16 +145,19 @@ impl McpHost {
         }
     }
 
-    async fn view(&self, profile: Profile, workspace: Option<PathBuf>) -> Result<TurnView, McpError> {
+    async fn view(&self, profile: Profile, workspace: Option<PathBuf>) -> Result<Arc<TurnView>, McpError> {
         let (reply, answer) = oneshot::channel();
         self.send(Request::Prepare { profile, workspace, reply }).await?;
-        let pending = answer.await.map_err(|_| McpError::Stopped)?;
+        let pending = match answer.await.map_err(|_| McpError::Stopped)? {
+            Prepared::Ready(view) => return Ok(view),
+            Prepared::Pending(pending) => pending,
+        };
         let mut servers = Vec::with_capacity(pending.len());
         for p in pending {
             let outcome = p.ready.await.unwrap_or(Err(McpError::Stopped));
             servers.push((p.server, outcome));
         }
-        Ok(TurnView::new(profile, servers))
+        Ok(Arc::new(TurnView::new(profile, servers)))
     }
 
     async fn report_dead(&self, live: &Live) {
@@ -196,3 +205,5 @@ fn human(duration: Duration) -> String {
         format!("{} s", duration.as_secs_f64())
     }
 }
+
+pub static PROBE: [std::sync::atomic::AtomicU64; 4] = [const { std::sync::atomic::AtomicU64::new(0) }; 4];

@@ -1,9 +1,10 @@
 //! The MCP host (DESIGN §4): the servers of `mcp.json` run through rmcp, and the planning and
 //! execution profiles that decide which of their tools a turn sees and may call.
 //!
-//! Pure: `config` parsing, `classify`, `profile`, `naming`, `schema`, `result`. I/O:
-//! `process` (one server's process group), `transport` (its stdio), `connection` (start and
-//! call), `registry` (the one task owning every connection), `host` (the handle).
+//! Pure: `config` parsing, `classify`, `profile`, `naming`, `schema`, `result`, `view` (what
+//! one turn sees). I/O: `process` (one server's process group), `transport` (its stdio),
+//! `connection` (start and call), `registry` (the one task owning every connection), `host`
+//! (the cloneable handle, `McpHost`).
 //!
 //! **Invariant:** the read-only guarantee is enforced twice. A planning turn is shown only
 //! the allowlisted tools (`profile`), and `McpHost::call` resolves a name through the map of
@@ -26,7 +27,7 @@ mod view;
 pub use classify::ServerClass;
 pub use config::McpConfig;
 pub use error::McpError;
-pub use host::McpHost;
+pub use host::{McpHost, PROBE};
 pub use profile::Profile;
 pub use registry::RunningServer;
 pub use view::{ProfileView, ToolSet, Unavailable};

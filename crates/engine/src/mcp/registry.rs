@@ -25,6 +25,7 @@ use super::config::ServerEntry;
 use super::connection::{self, Connection, Live, StartLimits};
 use super::error::McpError;
 use super::profile::{server_in_profile, Profile};
+use super::view::TurnView;
 
 /// One connection's identity: workspace-less servers are shared by every chat.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -49,9 +50,17 @@ pub struct RunningServer {
     pub pid: u32,
 }
 
+/// The answer to `Prepare`.
+pub(crate) enum Prepared {
+    /// Every server of the profile is running: the turn's view, shared while none changes.
+    Ready(Arc<TurnView>),
+    /// Some are starting (or failed): the caller waits for each and builds the view.
+    Pending(Vec<Pending>),
+}
+
 pub(crate) enum Request {
     /// The servers a turn with `profile` in `workspace` uses, started if needed.
-    Prepare { profile: Profile, workspace: Option<PathBuf>, reply: oneshot::Sender<Vec<Pending>> },
+    Prepare { profile: Profile, workspace: Option<PathBuf>, reply: oneshot::Sender<Prepared> },
     /// A caller found this connection dead (its request could not be written).
     Dead { key: ServerKey, generation: u64 },
     /// New entries from `mcp.json`: servers whose entry changed or went are stopped.
@@ -85,6 +94,9 @@ enum Slot {
 struct Registry {
     servers: Vec<ServerEntry>,
     slots: HashMap<ServerKey, Slot>,
+    /// Views over running servers, reused while their generations are unchanged: a
+    /// profile switch or a call then costs one message and no recomputation.
+    views: HashMap<(Profile, Option<PathBuf>), Arc<TurnView>>,
     next_generation: u64,
     limits: Limits,
     requests: mpsc::Receiver<Request>,
@@ -97,7 +109,7 @@ pub(crate) fn spawn(servers: Vec<ServerEntry>, limits: Limits) -> mpsc::Sender<R
     let (tx, requests) = mpsc::channel(256);
     let (started_tx, started_rx) = mpsc::unbounded_channel();
     let registry =
-        Registry { servers, slots: HashMap::new(), next_generation: 1, limits, requests, started_tx, started_rx };
+        Registry { servers, slots: HashMap::new(), views: HashMap::new(), next_generation: 1, limits, requests, started_tx, started_rx };
     tokio::spawn(registry.run());
     tx
 }
@@ -124,8 +136,8 @@ impl Registry {
     fn handle(&mut self, request: Request) -> ControlFlow<oneshot::Sender<()>> {
         match request {
             Request::Prepare { profile, workspace, reply } => {
-                let pending = self.prepare(profile, workspace);
-                let _ = reply.send(pending);
+                let prepared = self.prepare(profile, workspace);
+                let _ = reply.send(prepared);
             }
             Request::Dead { key, generation } => self.forget_dead(&key, generation),
             Request::Reload { servers, reply } => {
@@ -140,23 +152,64 @@ impl Registry {
         ControlFlow::Continue(())
     }
 
-    fn prepare(&mut self, profile: Profile, workspace: Option<PathBuf>) -> Vec<Pending> {
-        let mut pending = Vec::new();
-        for index in 0..self.servers.len() {
-            let entry = &self.servers[index];
-            if !server_in_profile(profile, entry.class) {
-                continue;
-            }
-            let key = match (entry.uses_workspace(), &workspace) {
-                (true, None) => continue,
-                (true, Some(folder)) => ServerKey { server: entry.name.as_str().into(), workspace: Some(folder.clone()) },
-                (false, _) => ServerKey { server: entry.name.as_str().into(), workspace: None },
-            };
+    fn prepare(&mut self, profile: Profile, workspace: Option<PathBuf>) -> Prepared {
+        let keys = self.keys_of(profile, workspace.as_ref());
+        if let Some(view) = self.running_view(profile, workspace, &keys) {
+            return Prepared::Ready(view);
+        }
+        let mut pending = Vec::with_capacity(keys.len());
+        for (index, key) in keys {
             let (waiter, ready) = oneshot::channel();
             pending.push(Pending { server: key.server.clone(), ready });
             self.acquire(index, key, waiter);
         }
-        pending
+        Prepared::Pending(pending)
+    }
+
+    /// The servers (entry index and key) a turn with `profile` in `workspace` uses.
+    fn keys_of(&self, profile: Profile, workspace: Option<&PathBuf>) -> Vec<(usize, ServerKey)> {
+        let mut keys = Vec::new();
+        for (index, entry) in self.servers.iter().enumerate() {
+            if !server_in_profile(profile, entry.class) {
+                continue;
+            }
+            let workspace = match (entry.uses_workspace(), workspace) {
+                (true, None) => continue,
+                (true, Some(folder)) => Some(folder.clone()),
+                (false, _) => None,
+            };
+            keys.push((index, ServerKey { server: entry.name.as_str().into(), workspace }));
+        }
+        keys
+    }
+
+    /// The view over `keys` when every one is running and healthy (cached while their
+    /// generations stay the same); `None` when any must start or failed.
+    fn running_view(
+        &mut self,
+        profile: Profile,
+        workspace: Option<PathBuf>,
+        keys: &[(usize, ServerKey)],
+    ) -> Option<Arc<TurnView>> {
+        let mut generations = Vec::with_capacity(keys.len());
+        for (_, key) in keys {
+            let Some(Slot::Running(connection)) = self.slots.get_mut(key) else { return None };
+            if !is_healthy(connection) {
+                return None;
+            }
+            generations.push(connection.live.generation);
+        }
+        let cache_key = (profile, workspace);
+        if let Some(view) = self.views.get(&cache_key).filter(|v| v.generations().eq(generations.iter().copied())) {
+            return Some(view.clone());
+        }
+        let lives = keys.iter().filter_map(|(_, key)| match self.slots.get(key) {
+            Some(Slot::Running(connection)) => Some((key.server.clone(), Ok(connection.live.clone()))),
+            _ => None,
+        });
+        let view = Arc::new(TurnView::new(profile, lives.collect()));
+        self.views.insert(cache_key, view.clone());
+        Some(view)
     }
 
     fn acquire(&mut self, index: usize, key: ServerKey, waiter: Waiter) {
@@ -246,6 +299,7 @@ impl Registry {
             }
         }
         self.servers = servers;
+        self.views.clear();
     }
 
     fn running(&self) -> Vec<RunningServer> {

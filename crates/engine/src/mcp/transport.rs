@@ -301,7 +301,7 @@ mod tests {
             seen,
             [
                 "{\"id\":1}".to_string(),
-                "too long: 326 Some(Number(2))".to_string(),
+                "too long: 327 Some(Number(2))".to_string(),
                 "{\"id\":3}".to_string(),
                 "too long: 301 None".to_string(),
             ]

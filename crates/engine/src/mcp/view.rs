@@ -63,6 +63,11 @@ impl TurnView {
         TurnView { profile, live, unavailable, names }
     }
 
+    /// The generations of the servers this view was built over, in order.
+    pub(crate) fn generations(&self) -> impl Iterator<Item = u64> + '_ {
+        self.live.iter().map(|l| l.generation)
+    }
+
     pub(crate) fn tool_set(&self) -> ToolSet {
         let tools = self
             .names

@@ -87,6 +87,8 @@ pub fn edited_plan_document(
 
 /// The fields a user may change in a pending plan; `None` keeps the current value.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct PlanEdit {
     pub title: Option<String>,

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// One clarifying question of a card. `answer` stays null until the user gives one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Question {
     pub id: String,
     pub question: String,
@@ -12,12 +13,14 @@ pub struct Question {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanStep {
     pub action: String,
     pub expected: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Library {
     pub name: String,
     pub purpose: String,
@@ -25,6 +28,7 @@ pub struct Library {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxPolicy {
     Reuse,
@@ -49,6 +53,7 @@ pub struct Plan {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Approval {
     Pending,
@@ -60,6 +65,7 @@ pub enum Approval {
 
 /// The sandbox of a plan document: the proposal plus where it lives and whether it exists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Sandbox {
     pub policy: SandboxPolicy,
     pub notes: String,
@@ -69,6 +75,7 @@ pub struct Sandbox {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanContext {
     pub workspace_path: Option<String>,
     pub context7_available: bool,
@@ -77,6 +84,7 @@ pub struct PlanContext {
 /// The plan stored as a chat's plan (DESIGN §3). Each planner answer and each user edit
 /// makes a new revision; `approval` changes in place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanDocument {
     /// Readable markdown of the whole plan, as the plan card's `content` shows it.
     pub text: String,

@@ -47,6 +47,7 @@ pub fn ask(text: &str) -> ModelRequest {
         system: "You are a test.".into(),
         messages: vec![ModelMessage::user(text)],
         tools: vec![],
+        tail: None,
     }
 }
 

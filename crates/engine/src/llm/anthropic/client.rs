@@ -6,7 +6,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::format;
 use crate::llm::http::{HttpClient, PostRequest, Wire};
-use crate::llm::openai::secret_header;
+use crate::llm::openai::{secret_header, unserialisable};
 use crate::llm::settings::ANTHROPIC_DEFAULT_MAX_TOKENS;
 use crate::llm::{ApiKey, LlmError, ModelRequest, Provider, ProviderSettings, ResponseStream, SetupError};
 
@@ -54,7 +54,7 @@ impl Provider for AnthropicProvider {
         let request = PostRequest {
             url: self.url.clone(),
             headers: self.headers.clone(),
-            body: Bytes::from(body.to_string()),
+            body: Bytes::from(serde_json::to_vec(&body).map_err(unserialisable)?),
         };
         self.http.post_sse(request, WIRE, cancel).await
     }

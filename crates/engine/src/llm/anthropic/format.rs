@@ -2,10 +2,11 @@
 //! reads one SSE data payload, `parse_error` classifies an error answer, [`Decoder`] turns
 //! the events of one answer into [`StreamEvent`]s. Tested on recorded answers (`fixtures/`).
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::llm::assemble::{ToolCallAssembler, ToolCallDelta};
@@ -15,71 +16,121 @@ use crate::llm::sse::SseEvent;
 use crate::llm::types::provider_schema;
 use crate::llm::{FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent, Usage};
 
-/// The request body for a streaming call. The system prompt is marked for prompt caching:
-/// it is the stable prefix (tools and system), the volatile state rides at the end.
-pub fn to_request(model: &str, max_tokens: u32, request: &ModelRequest) -> Value {
-    let mut body = json!({
-        "model": model,
-        "max_tokens": max_tokens,
-        "messages": messages(&request.messages),
-        "stream": true,
-    });
-    if !request.system.is_empty() {
-        body["system"] = json!([{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]);
-    }
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|tool| json!({"name": tool.name, "description": tool.description, "input_schema": provider_schema(&tool.input_schema)}))
-            .collect();
-        body["tools"] = Value::Array(tools);
-    }
-    body
+/// The request body for a streaming call, serialised from borrowed parts. The system
+/// prompt is marked for prompt caching: it is the stable prefix (tools and system); the
+/// volatile tail rides at the end of the messages.
+pub fn to_request<'a>(model: &'a str, max_tokens: u32, request: &'a ModelRequest) -> Request<'a> {
+    let system = match request.system.is_empty() {
+        true => Vec::new(),
+        false => vec![SystemBlock { kind: "text", text: &request.system, cache_control: CacheControl { kind: "ephemeral" } }],
+    };
+    let tools = request
+        .tools
+        .iter()
+        .map(|tool| WireTool { name: &tool.name, description: &tool.description, input_schema: provider_schema(&tool.input_schema) })
+        .collect();
+    Request { model, max_tokens, messages: messages(request), stream: true, system, tools }
+}
+
+/// The body of a Messages request (see [`to_request`]).
+#[derive(Debug, Serialize)]
+pub struct Request<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    messages: Vec<WireMessage<'a>>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    system: Vec<SystemBlock<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct SystemBlock<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    cache_control: CacheControl,
+}
+
+#[derive(Debug, Serialize)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct WireTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: Cow<'a, Value>,
+}
+
+#[derive(Debug, Serialize)]
+struct WireMessage<'a> {
+    role: &'static str,
+    content: Vec<Block<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text {
+        text: Cow<'a, str>,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: Cow<'a, str>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
 }
 
 /// Messages alternate user/assistant: tool results are user content, and consecutive
 /// messages of one role are merged into one message of several blocks.
-fn messages(history: &[ModelMessage]) -> Vec<Value> {
-    let mut merged: Vec<(&str, Vec<Value>)> = Vec::new();
-    for message in history {
-        let (role, blocks) = blocks(message);
-        if blocks.is_empty() {
-            continue; // the API refuses empty content
-        }
+fn messages(request: &ModelRequest) -> Vec<WireMessage<'_>> {
+    let mut merged: Vec<WireMessage<'_>> = Vec::new();
+    let mut all: Vec<(&'static str, Vec<Block<'_>>)> =
+        request.messages.iter().enumerate().map(|(index, message)| blocks(request, index, message)).collect();
+    if let Some(tail) = request.separate_tail() {
+        all.push(("user", vec![Block::Text { text: Cow::Borrowed(tail) }]));
+    }
+    for (role, blocks) in all.into_iter().filter(|(_, blocks)| !blocks.is_empty()) {
         match merged.last_mut() {
-            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
-            _ => merged.push((role, blocks)),
+            Some(last) if last.role == role => last.content.extend(blocks),
+            _ => merged.push(WireMessage { role, content: blocks }),
         }
     }
     merged
-        .into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect()
 }
 
-fn blocks(message: &ModelMessage) -> (&'static str, Vec<Value>) {
+fn blocks<'a>(request: &'a ModelRequest, index: usize, message: &'a ModelMessage) -> (&'static str, Vec<Block<'a>>) {
     match message {
-        ModelMessage::User { content } => ("user", text_block(content).into_iter().collect()),
+        ModelMessage::User { content } => ("user", text_block(request.content_with_tail(index, content)).into_iter().collect()),
         ModelMessage::Assistant { content, tool_calls } => {
-            let mut blocks: Vec<Value> = text_block(content).into_iter().collect();
-            blocks.extend(tool_calls.iter().map(|call| {
-                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(&call.arguments)})
+            let mut blocks: Vec<Block<'a>> = text_block(Cow::Borrowed(content)).into_iter().collect();
+            blocks.extend(tool_calls.iter().map(|call| Block::ToolUse {
+                id: &call.id,
+                name: &call.name,
+                input: tool_input(&call.arguments),
             }));
             ("assistant", blocks)
         }
         ModelMessage::Tool { call_id, content, is_error, .. } => {
-            let mut block = json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
-            if *is_error {
-                block["is_error"] = json!(true);
-            }
-            ("user", vec![block])
+            let content = request.content_with_tail(index, content);
+            ("user", vec![Block::ToolResult { tool_use_id: call_id, content, is_error: *is_error }])
         }
     }
 }
 
-fn text_block(text: &str) -> Option<Value> {
-    (!text.trim().is_empty()).then(|| json!({"type": "text", "text": text}))
+/// The API refuses empty text blocks.
+fn text_block(text: Cow<'_, str>) -> Option<Block<'_>> {
+    (!text.trim().is_empty()).then_some(Block::Text { text })
 }
 
 /// `tool_use.input` must be an object; arguments a model sent as broken JSON are kept
@@ -116,7 +167,7 @@ struct WireEvent {
     kind: String,
     #[serde(default)]
     index: u32,
-    message: Option<WireMessage>,
+    message: Option<WireStartMessage>,
     content_block: Option<Value>,
     delta: Option<Value>,
     usage: Option<WireUsage>,
@@ -124,7 +175,7 @@ struct WireEvent {
 }
 
 #[derive(Deserialize)]
-struct WireMessage {
+struct WireStartMessage {
     usage: Option<WireUsage>,
 }
 
@@ -177,7 +228,7 @@ pub fn parse_chunk(data: &str) -> Result<Chunk, LlmError> {
 }
 
 /// Input counts every prompt token, cached or not.
-fn start_usage(message: Option<WireMessage>) -> Usage {
+fn start_usage(message: Option<WireStartMessage>) -> Usage {
     let usage = message.and_then(|message| message.usage).unwrap_or_default();
     Usage {
         input_tokens: usage.input_tokens
@@ -293,6 +344,7 @@ impl ChunkDecoder for Decoder {
 mod tests {
     use super::*;
     use crate::chat::ToolCall;
+    use crate::llm::error::check_recorded_errors;
     use crate::llm::http::decode_recorded;
     use crate::tool::ToolSpec;
     use StreamEvent::{Finished, TextDelta};
@@ -338,17 +390,7 @@ mod tests {
 
     #[test]
     fn recorded_error_bodies() {
-        let cases = [
-            (400, r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"},"request_id":"req_011CQ"}"#, "ERR_CONTEXT_TOO_LONG"),
-            (429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 40,000 input tokens per minute."}}"#, "ERR_PROVIDER_RATE_LIMITED"),
-            (401, r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#, "ERR_PROVIDER_UNAUTHORIZED"),
-            (529, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#, "ERR_PROVIDER_UNAVAILABLE"),
-            (404, r#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-9"}}"#, "ERR_PROVIDER_REJECTED"),
-            (413, r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}"#, "ERR_CONTEXT_TOO_LONG"),
-        ];
-        for (status, body, code) in cases {
-            assert_eq!(parse_error(status, None, body).code(), code, "{body}");
-        }
+        check_recorded_errors(include_str!("fixtures/errors.json"), parse_error);
     }
 
     #[test]
@@ -366,30 +408,11 @@ mod tests {
                 },
                 ModelMessage::Tool { call_id: "toolu_a".into(), name: "read".into(), content: "A".into(), is_error: false },
                 ModelMessage::Tool { call_id: "toolu_b".into(), name: "read".into(), content: "bad arguments".into(), is_error: true },
-                ModelMessage::user("[state]\n[plan] …"),
             ],
+            tail: Some("[state]\n[plan] …".into()),
             tools: vec![ToolSpec { name: "read".into(), description: "Reads".into(), input_schema: json!({"type": "object"}) }],
         };
-        let expected = json!({
-            "model": "claude-sonnet-4-20250514",
-            "max_tokens": 8192,
-            "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "Read a and b"}]},
-                {"role": "assistant", "content": [
-                    {"type": "text", "text": "Reading."},
-                    {"type": "tool_use", "id": "toolu_a", "name": "read", "input": {"path": "a"}},
-                    {"type": "tool_use", "id": "toolu_b", "name": "read", "input": {"_unparsed_arguments": "{broken"}},
-                ]},
-                {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": "toolu_a", "content": "A"},
-                    {"type": "tool_result", "tool_use_id": "toolu_b", "content": "bad arguments", "is_error": true},
-                    {"type": "text", "text": "[state]\n[plan] …"},
-                ]},
-            ],
-            "stream": true,
-            "system": [{"type": "text", "text": "You are Preflight.", "cache_control": {"type": "ephemeral"}}],
-            "tools": [{"name": "read", "description": "Reads", "input_schema": {"type": "object"}}],
-        });
-        assert_eq!(to_request("claude-sonnet-4-20250514", 8192, &request), expected);
+        let expected: Value = serde_json::from_str(include_str!("fixtures/request.json")).unwrap();
+        assert_eq!(serde_json::to_value(to_request("claude-sonnet-4-20250514", 8192, &request)).unwrap(), expected);
     }
 }

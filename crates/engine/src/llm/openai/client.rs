@@ -53,7 +53,7 @@ impl Provider for OpenAiProvider {
         let request = PostRequest {
             url: self.url.clone(),
             headers: self.headers.clone(),
-            body: Bytes::from(body.to_string()),
+            body: Bytes::from(serde_json::to_vec(&body).map_err(unserialisable)?),
         };
         self.http.post_sse(request, WIRE, cancel).await
     }
@@ -66,4 +66,9 @@ pub(crate) fn secret_header(value: &str) -> Result<HeaderValue, SetupError> {
     })?;
     header.set_sensitive(true);
     Ok(header)
+}
+
+/// Our own request types always serialise; kept typed rather than a panic all the same.
+pub(crate) fn unserialisable(error: serde_json::Error) -> LlmError {
+    LlmError::BadResponse { detail: format!("the request could not be written: {error}") }
 }

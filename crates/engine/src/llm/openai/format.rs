@@ -3,10 +3,11 @@
 //! payload, `parse_error` classifies an error answer, [`Decoder`] turns a stream of chunks
 //! into [`StreamEvent`]s. Tested on recorded answers of each server (`fixtures/`).
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::llm::assemble::{ToolCallAssembler, ToolCallDelta};
@@ -16,65 +17,113 @@ use crate::llm::sse::SseEvent;
 use crate::llm::types::provider_schema;
 use crate::llm::{FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent, Usage};
 
-/// The request body for a streaming call; usage is asked for in the stream's last chunk.
-pub fn to_request(model: &str, max_tokens: Option<u32>, request: &ModelRequest) -> Value {
-    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+/// The request body for a streaming call, serialised straight from borrowed parts (the
+/// history can be long: no copy of it is made). Usage is asked for in the last chunk.
+pub fn to_request<'a>(model: &'a str, max_tokens: Option<u32>, request: &'a ModelRequest) -> Request<'a> {
+    let mut messages = Vec::with_capacity(request.messages.len() + 2);
     if !request.system.is_empty() {
-        messages.push(json!({"role": "system", "content": request.system}));
+        messages.push(WireMessage::System { content: &request.system });
     }
-    messages.extend(request.messages.iter().map(message));
-    let mut body = json!({
-        "model": model,
-        "messages": messages,
-        "stream": true,
-        "stream_options": {"include_usage": true},
-    });
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({"type": "function", "function": {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": provider_schema(&tool.input_schema),
-                }})
-            })
-            .collect();
-        body["tools"] = Value::Array(tools);
+    messages.extend(request.messages.iter().enumerate().map(|(index, m)| message(request, index, m)));
+    if let Some(tail) = request.separate_tail() {
+        messages.push(WireMessage::User { content: Cow::Borrowed(tail) });
     }
-    if let Some(max_tokens) = max_tokens {
-        body["max_tokens"] = json!(max_tokens);
-    }
-    body
+    let tools = request
+        .tools
+        .iter()
+        .map(|tool| WireTool {
+            kind: "function",
+            function: WireFunctionSpec {
+                name: &tool.name,
+                description: &tool.description,
+                parameters: provider_schema(&tool.input_schema),
+            },
+        })
+        .collect();
+    Request { model, messages, stream: true, stream_options: StreamOptions { include_usage: true }, tools, max_tokens }
 }
 
-fn message(message: &ModelMessage) -> Value {
+/// The body of a chat-completions request (see [`to_request`]).
+#[derive(Debug, Serialize)]
+pub struct Request<'a> {
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
+    stream: bool,
+    stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+}
+
+#[derive(Debug, Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum WireMessage<'a> {
+    System { content: &'a str },
+    User { content: Cow<'a, str> },
+    /// `content` is null when the message only calls tools, as the API documents.
+    Assistant {
+        content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<WireCall<'a>>,
+    },
+    Tool { tool_call_id: &'a str, content: Cow<'a, str> },
+}
+
+#[derive(Debug, Serialize)]
+struct WireCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunctionCall<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct WireFunctionCall<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct WireTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunctionSpec<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct WireFunctionSpec<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: Cow<'a, Value>,
+}
+
+fn message<'a>(request: &'a ModelRequest, index: usize, message: &'a ModelMessage) -> WireMessage<'a> {
     match message {
-        ModelMessage::User { content } => json!({"role": "user", "content": content}),
-        ModelMessage::Assistant { content, tool_calls } if tool_calls.is_empty() => {
-            json!({"role": "assistant", "content": content})
-        }
-        ModelMessage::Assistant { content, tool_calls } => {
-            let calls: Vec<Value> = tool_calls
+        ModelMessage::User { content } => WireMessage::User { content: request.content_with_tail(index, content) },
+        ModelMessage::Assistant { content, tool_calls } => WireMessage::Assistant {
+            content: (tool_calls.is_empty() || !content.is_empty()).then_some(content.as_str()),
+            tool_calls: tool_calls
                 .iter()
-                .map(|call| {
-                    json!({"id": call.id, "type": "function",
-                           "function": {"name": call.name, "arguments": call.arguments}})
+                .map(|call| WireCall {
+                    id: &call.id,
+                    kind: "function",
+                    function: WireFunctionCall { name: &call.name, arguments: &call.arguments },
                 })
-                .collect();
-            let content = if content.is_empty() { Value::Null } else { json!(content) };
-            json!({"role": "assistant", "content": content, "tool_calls": calls})
-        }
+                .collect(),
+        },
         // The API has no error flag on tool results: the model reads it in the text.
-        ModelMessage::Tool {
-            call_id,
-            content,
-            is_error,
-            ..
-        } => {
-            let content = if *is_error { format!("Error: {content}") } else { content.clone() };
-            json!({"role": "tool", "tool_call_id": call_id, "content": content})
+        ModelMessage::Tool { call_id, content, is_error, .. } => {
+            let content = match request.content_with_tail(index, content) {
+                text if *is_error => Cow::Owned(format!("Error: {text}")),
+                text => text,
+            };
+            WireMessage::Tool { tool_call_id: call_id, content }
         }
     }
 }
@@ -310,6 +359,7 @@ impl ChunkDecoder for Decoder {
 mod tests {
     use super::*;
     use crate::chat::ToolCall;
+    use crate::llm::error::check_recorded_errors;
     use crate::llm::http::decode_recorded;
     use crate::tool::ToolSpec;
     use StreamEvent::{Finished, TextDelta, ToolCall as Call, Usage as Used};
@@ -393,20 +443,7 @@ mod tests {
 
     #[test]
     fn recorded_error_bodies() {
-        let cases = [
-            (429, r#"{"error":{"message":"Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29950. Please try again in 1.2s.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}"#, "ERR_PROVIDER_RATE_LIMITED"),
-            (429, r#"{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#, "ERR_PROVIDER_REJECTED"),
-            (400, r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#, "ERR_CONTEXT_TOO_LONG"),
-            (400, r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}}"#, "ERR_CONTEXT_TOO_LONG"),
-            (401, r#"{"error":{"message":"Incorrect API key provided: sk-abc***xyz.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#, "ERR_PROVIDER_UNAUTHORIZED"),
-            (404, r#"{"error":"model \"qwen9:7b\" not found, try pulling it first"}"#, "ERR_PROVIDER_REJECTED"),
-            (502, "<html><body>Bad Gateway</body></html>", "ERR_PROVIDER_UNAVAILABLE"),
-        ];
-        for (status, body, code) in cases {
-            assert_eq!(parse_error(status, None, body).code(), code, "{body}");
-        }
-        let ollama = parse_error(404, None, cases[5].1);
-        assert_eq!(ollama.to_string(), "the provider rejected the request (HTTP 404): model \"qwen9:7b\" not found, try pulling it first");
+        check_recorded_errors(include_str!("fixtures/errors.json"), parse_error);
     }
 
     fn request() -> ModelRequest {
@@ -420,6 +457,7 @@ mod tests {
                 },
                 ModelMessage::Tool { call_id: "call_1".into(), name: "read".into(), content: "no such file".into(), is_error: true },
             ],
+            tail: Some("[state]".into()),
             tools: vec![ToolSpec {
                 name: "read".into(),
                 description: "Reads a file".into(),
@@ -430,27 +468,13 @@ mod tests {
 
     #[test]
     fn request_body() {
-        let body = to_request("qwen2.5:7b", Some(512), &request());
-        let expected = json!({
-            "model": "qwen2.5:7b",
-            "messages": [
-                {"role": "system", "content": "You are Preflight."},
-                {"role": "user", "content": "Read main.rs"},
-                {"role": "assistant", "content": null, "tool_calls": [
-                    {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"main.rs\"}"}}
-                ]},
-                {"role": "tool", "tool_call_id": "call_1", "content": "Error: no such file"},
-            ],
-            "stream": true,
-            "stream_options": {"include_usage": true},
-            "tools": [{"type": "function", "function": {
-                "name": "read", "description": "Reads a file",
-                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
-            }}],
-            "max_tokens": 512,
-        });
-        assert_eq!(body, expected);
-        let bare = to_request("m", None, &ModelRequest { messages: vec![ModelMessage::user("hi")], ..ModelRequest::default() });
-        assert_eq!(bare, json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true, "stream_options": {"include_usage": true}}));
+        let request = request();
+        let body = serde_json::to_value(to_request("qwen2.5:7b", Some(512), &request)).unwrap();
+        let recorded: Value = serde_json::from_str(include_str!("fixtures/request.json")).unwrap();
+        assert_eq!(body, recorded);
+        let hi = ModelRequest { messages: vec![ModelMessage::user("hi")], ..ModelRequest::default() };
+        let bare = serde_json::to_value(to_request("m", None, &hi)).unwrap();
+        let expected = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true, "stream_options": {"include_usage": true}});
+        assert_eq!(bare, expected);
     }
 }

@@ -4,4 +4,4 @@ mod client;
 pub mod format;
 
 pub use client::OpenAiProvider;
-pub(crate) use client::secret_header;
+pub(crate) use client::{secret_header, unserialisable};

@@ -1,0 +1,66 @@
+//! The guarded updater as one call, what `preflight dwp update` runs: optional explicit
+//! breaking of a stale lock, the lock, the `--expected-sha256` check, the README/state
+//! agreement check, then one transition (or a reconciliation) written as one change.
+
+use super::error::{DwpError, Refusal};
+use super::lock::break_stale_lock;
+use super::plan_dir::{PlanDir, Writer};
+use super::readme::parse_readme;
+use super::reconcile::reconcile;
+use super::update::Change;
+use super::PlanFiles;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateAction {
+    Change(Change),
+    /// Resolve the current blocker; `Some(task)` must name it.
+    ResolveBlocker { task: Option<u32> },
+    /// Regenerate `state.json` from README.md (Markdown wins).
+    Reconcile,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateRequest {
+    pub action: UpdateAction,
+    pub expected_sha256: Option<String>,
+    /// Remove a stale lock first, after checking no writer remains (never a live one).
+    pub break_stale_lock: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdateReport {
+    /// The PROGRESS.md lines written; empty when there was nothing to change.
+    pub log: Vec<String>,
+    /// The SHA-256 of `state.json` as it now is.
+    pub sha256: String,
+    /// The owner of a stale lock that was removed first.
+    pub broken_lock: Option<String>,
+}
+
+impl PlanFiles {
+    /// Runs one guarded update; a refusal writes nothing.
+    pub fn update(&self, dir: &PlanDir, request: &UpdateRequest, now: &str) -> Result<UpdateReport, DwpError> {
+        let broken_lock = if request.break_stale_lock { break_stale_lock(dir.path(), self.lock)? } else { None };
+        let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
+        if let Some(expected) = &request.expected_sha256 {
+            writer.expect_sha256(expected)?;
+        }
+        let log = match &request.action {
+            UpdateAction::Reconcile => {
+                let applied = reconcile(writer.state(), &parse_readme(writer.readme()), now, &self.author)?;
+                if applied.log.is_empty() { Vec::new() } else { writer.write(applied, now)? }
+            }
+            UpdateAction::ResolveBlocker { task } => {
+                writer.ensure_in_sync()?;
+                let current = writer.state().blocked.as_ref().map(|blocked| blocked.task);
+                let task = task.or(current).ok_or(Refusal::NotCurrentBlocker { task: 0, current: None })?;
+                writer.apply(&Change::ResolveBlocker { task }, now)?
+            }
+            UpdateAction::Change(change) => {
+                writer.ensure_in_sync()?;
+                writer.apply(change, now)?
+            }
+        };
+        Ok(UpdateReport { log, sha256: writer.sha256().to_owned(), broken_lock })
+    }
+}

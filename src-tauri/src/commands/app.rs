@@ -1,0 +1,48 @@
+//! The app itself: what the window asks first, the settings screen, the start-up figure.
+
+use preflight_engine::lifecycle::settings::{self, AppSettings, SettingsUpdate};
+use preflight_engine::lifecycle::ApiError;
+use tauri::State;
+
+use crate::ipc::AppInfo;
+use crate::shell::{since_start_ms, Shell};
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn app_info(shell: State<'_, Shell>) -> Result<AppInfo, ApiError> {
+    Ok(AppInfo {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        home: shell.home.to_string_lossy().into_owned(),
+        startup_error: shell.startup_error(),
+    })
+}
+
+/// The window calls this once its first screen is interactive: milliseconds since `main`
+/// began, also logged (the cold-start figure).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn ui_ready() -> Result<u64, ApiError> {
+    let elapsed = since_start_ms();
+    tracing::info!(elapsed_ms = elapsed, "window interactive");
+    Ok(elapsed)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn get_settings(shell: State<'_, Shell>) -> Result<AppSettings, ApiError> {
+    let home = shell.home.clone();
+    blocking(move || settings::read_settings(&home, &settings::system_key_stores())).await
+}
+
+/// Saves the settings (the key to the OS key store), then re-opens the engine on them.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn save_settings(shell: State<'_, Shell>, update: SettingsUpdate) -> Result<AppSettings, ApiError> {
+    let home = shell.home.clone();
+    let saved = blocking(move || settings::write_settings(&home, &update, &settings::system_key_stores())).await?;
+    shell.reopen().await?;
+    Ok(saved)
+}
+
+/// Key stores may block on D-Bus: off the async workers.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|error| Err(ApiError::internal(format!("the settings task failed: {error}"))))
+}

@@ -1,0 +1,80 @@
+//! Chats and their messages: the sidebar (list, create, rename, delete), the workspace
+//! folder, the chat view, sending, editing, stopping, and watching a chat's events.
+
+use preflight_engine::chat::Chat;
+use preflight_engine::events::Event;
+use preflight_engine::lifecycle::{ApiError, ChatView, NewChat};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, State};
+use tauri_plugin_dialog::DialogExt;
+
+use crate::shell::Shell;
+use crate::watch;
+
+type Answer<T> = Result<T, ApiError>;
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_chats(shell: State<'_, Shell>) -> Answer<Vec<Chat>> {
+    shell.engine()?.list_chats()
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn create_chat(shell: State<'_, Shell>, request: NewChat) -> Answer<Chat> {
+    shell.engine()?.create_chat(request)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn chat_view(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatView> {
+    shell.engine()?.chat_view(&chat_id)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rename_chat(shell: State<'_, Shell>, chat_id: String, title: String) -> Answer<Chat> {
+    shell.engine()?.rename_chat(&chat_id, &title)
+}
+
+/// Sets the workspace from a path (typed, pasted, or supplied by the picker); null clears it.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_chat_workspace(shell: State<'_, Shell>, chat_id: String, workspace: Option<String>) -> Answer<Chat> {
+    shell.engine()?.set_chat_workspace(&chat_id, workspace.as_deref())
+}
+
+/// Opens the native folder picker; null when the user cancels it.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn choose_workspace(app: AppHandle, shell: State<'_, Shell>, chat_id: String) -> Answer<Option<Chat>> {
+    let engine = shell.engine()?;
+    engine.require_chat(&chat_id)?;
+    let picked = app.dialog().file().set_title("Workspace folder for this chat").blocking_pick_folder();
+    let Some(folder) = picked else { return Ok(None) };
+    let path = folder.into_path().map_err(|error| ApiError::bad_request(format!("that folder has no path: {error}")))?;
+    engine.set_chat_workspace(&chat_id, Some(&path.to_string_lossy())).map(Some)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn delete_chat(shell: State<'_, Shell>, chat_id: String) -> Answer<bool> {
+    shell.engine()?.delete_chat(&chat_id).await
+}
+
+/// Forwards this chat's events to the window from now on (and stops forwarding the chat
+/// watched before): `delta` over `deltas`, the rest as `chat-event`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn watch_chat(app: AppHandle, shell: State<'_, Shell>, chat_id: String, deltas: Channel<Event>) -> Answer<()> {
+    let events = shell.engine()?.subscribe(&chat_id)?;
+    shell.watch(tauri::async_runtime::spawn(watch::forward(app, chat_id, events, deltas)));
+    Ok(())
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn send_message(shell: State<'_, Shell>, chat_id: String, content: String, files: Vec<String>) -> Answer<ChatView> {
+    shell.engine()?.send(&chat_id, &content, files)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn edit_message(shell: State<'_, Shell>, chat_id: String, message_id: String, content: String) -> Answer<ChatView> {
+    shell.engine()?.edit_message(&chat_id, &message_id, &content)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn stop_turn(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatView> {
+    shell.engine()?.stop(&chat_id).await
+}

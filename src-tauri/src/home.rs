@@ -1,0 +1,58 @@
+//! Where the desktop app keeps its data and finds the filesystem MCP server, resolved once
+//! at start (the engine takes paths as values). The same rules as the `preflight` binary's
+//! `home.rs`: `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else
+//! `~/.local/share/preflight`; `$PREFLIGHT_FS_SERVER`, else the repository's `runtime/`.
+
+use std::path::{Path, PathBuf};
+
+/// The npm package path of the filesystem server below a `node_modules` folder.
+const FS_SERVER_ENTRY: &str = "@modelcontextprotocol/server-filesystem/dist/index.js";
+
+/// The data folder, created (0700) when absent.
+pub fn data_home() -> Result<PathBuf, String> {
+    let home = match non_empty_var("PREFLIGHT_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => platform_data_dir()?.join("preflight"),
+    };
+    create_private_dir(&home)?;
+    Ok(std::path::absolute(&home).unwrap_or(home))
+}
+
+fn non_empty_var(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|value| !value.is_empty())
+}
+
+fn platform_data_dir() -> Result<PathBuf, String> {
+    if let Some(data) = non_empty_var("XDG_DATA_HOME") {
+        return Ok(PathBuf::from(data));
+    }
+    match non_empty_var("HOME") {
+        Some(home) => Ok(PathBuf::from(home).join(".local/share")),
+        None => Err("neither PREFLIGHT_HOME nor HOME is set: cannot tell where to keep data".into()),
+    }
+}
+
+fn create_private_dir(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    if path.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .map_err(|error| format!("creating the data folder {}: {error}", path.display()))
+}
+
+/// `$PREFLIGHT_FS_SERVER`, else `runtime/node_modules/…` in a folder above the binary
+/// (`target/<profile>/preflight-desktop` in a checkout).
+pub fn fs_server() -> Option<PathBuf> {
+    if let Some(path) = non_empty_var("PREFLIGHT_FS_SERVER") {
+        return Some(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .map(|dir| dir.join("runtime/node_modules").join(FS_SERVER_ENTRY))
+        .find(|candidate| candidate.is_file())
+}

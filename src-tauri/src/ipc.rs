@@ -1,0 +1,66 @@
+//! The shell's own IPC shapes (the engine's types cross as they are). Generated into
+//! `ui/src/generated/desktop/` by this file's test, like the engine's types.
+
+use preflight_engine::events::Event;
+use serde::Serialize;
+
+/// The Tauri event carrying a chat's events other than `delta` (DESIGN §7).
+pub const CHAT_EVENT: &str = "chat-event";
+/// Sent when the window fell behind a chat's events: it reloads the chat.
+pub const CHAT_RESYNC: &str = "chat-resync";
+
+/// A chat event addressed to its chat.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ChatEvent {
+    pub chat_id: String,
+    pub event: Event,
+}
+
+/// Names a chat (the `chat-resync` payload).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ChatRef {
+    pub chat_id: String,
+}
+
+/// What the window asks first: the version, the data folder, and why the engine could not
+/// start, if it could not (a bad `config.toml`, fixed on the settings screen).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AppInfo {
+    pub version: String,
+    pub home: String,
+    pub startup_error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use ts_rs::{Config, TS};
+
+    use super::*;
+
+    /// Fails when `ui/src/generated/desktop/` differs from these types;
+    /// `UPDATE_BINDINGS=1 cargo test -p preflight-desktop` rewrites it.
+    #[test]
+    fn the_shell_types_are_generated_for_the_ui() {
+        let fresh = tempfile::tempdir().unwrap();
+        let config = Config::new().with_out_dir(fresh.path()).with_large_int("number");
+        ChatEvent::export(&config).unwrap();
+        ChatRef::export(&config).unwrap();
+        AppInfo::export(&config).unwrap();
+        let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated/desktop");
+        for name in ["ChatEvent.ts", "ChatRef.ts", "AppInfo.ts"] {
+            // The engine's types live one folder up, with the engine's own check.
+            let text = std::fs::read_to_string(fresh.path().join(name)).unwrap().replace("from \"./", "from \"../");
+            if std::env::var_os("UPDATE_BINDINGS").is_some() {
+                std::fs::create_dir_all(&target).unwrap();
+                std::fs::write(target.join(name), &text).unwrap();
+            }
+            let committed = std::fs::read_to_string(target.join(name)).unwrap_or_default();
+            assert_eq!(committed, text, "ui/src/generated/desktop/{name} is out of date: run UPDATE_BINDINGS=1 cargo test -p preflight-desktop");
+        }
+    }
+}

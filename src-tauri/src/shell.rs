@@ -1,0 +1,98 @@
+//! The shell's state: the one engine of this process (re-opened after the settings change,
+//! since it reads `config.toml` when it opens) and the forwarder of the watched chat.
+//!
+//! **Invariant:** locks here guard a handle swap only and are never held across `.await`;
+//! every command clones the engine handle (cheap: clones share one engine) and calls it.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
+use std::time::Instant;
+
+use preflight_engine::lifecycle::{ApiError, Engine, EngineOptions};
+use tauri::async_runtime::JoinHandle;
+
+use crate::home;
+
+static PROCESS_START: OnceLock<Instant> = OnceLock::new();
+
+/// Called first thing in `main`: the origin of the start-up time the window reports.
+pub fn mark_process_start() {
+    PROCESS_START.get_or_init(Instant::now);
+}
+
+/// Milliseconds since `main` began.
+pub fn since_start_ms() -> u64 {
+    PROCESS_START.get().map_or(0, |start| start.elapsed().as_millis() as u64)
+}
+
+pub struct Shell {
+    pub home: PathBuf,
+    fs_server: Option<PathBuf>,
+    /// The engine, or why it could not open (shown on the settings screen).
+    engine: RwLock<Result<Engine, String>>,
+    /// The task forwarding the watched chat's events to the window.
+    watch: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Shell {
+    /// Resolves the data folder and opens the engine. Only a data folder that cannot be
+    /// made is fatal; an engine that cannot open is reported to the window.
+    pub fn start() -> Result<Shell, String> {
+        let home = home::data_home()?;
+        let fs_server = home::fs_server();
+        let engine = tauri::async_runtime::block_on(open(&home, fs_server.clone()));
+        if let Err(error) = &engine {
+            tracing::error!(%error, "the engine could not start");
+        }
+        Ok(Shell { home, fs_server, engine: RwLock::new(engine), watch: Mutex::new(None) })
+    }
+
+    /// The engine, or `ERR_INTERNAL` saying why it is not running.
+    pub fn engine(&self) -> Result<Engine, ApiError> {
+        match &*self.engine.read().unwrap_or_else(PoisonError::into_inner) {
+            Ok(engine) => Ok(engine.clone()),
+            Err(error) => Err(ApiError::internal(format!("Preflight could not start: {error}. Fix it in Settings."))),
+        }
+    }
+
+    pub fn startup_error(&self) -> Option<String> {
+        self.engine.read().unwrap_or_else(PoisonError::into_inner).as_ref().err().cloned()
+    }
+
+    /// Stops the running engine (its turns and MCP servers) and opens a new one on the same
+    /// data folder, so that a changed `config.toml` takes effect.
+    pub async fn reopen(&self) -> Result<(), ApiError> {
+        self.stop_watching();
+        if let Ok(old) = self.engine() {
+            old.shutdown().await;
+        }
+        let engine = open(&self.home, self.fs_server.clone()).await;
+        let result = engine.as_ref().map(drop).map_err(|error| ApiError::internal(error.clone()));
+        *self.engine.write().unwrap_or_else(PoisonError::into_inner) = engine;
+        result
+    }
+
+    /// Makes `task` the one forwarder, ending the previous one.
+    pub fn watch(&self, task: JoinHandle<()>) {
+        if let Some(previous) = self.watch.lock().unwrap_or_else(PoisonError::into_inner).replace(task) {
+            previous.abort();
+        }
+    }
+
+    fn stop_watching(&self) {
+        if let Some(previous) = self.watch.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            previous.abort();
+        }
+    }
+
+    pub async fn shutdown(&self) {
+        self.stop_watching();
+        if let Ok(engine) = self.engine() {
+            engine.shutdown().await;
+        }
+    }
+}
+
+async fn open(home: &std::path::Path, fs_server: Option<PathBuf>) -> Result<Engine, String> {
+    Engine::open(EngineOptions::new(home.to_owned(), fs_server)).await.map_err(|error| error.to_string())
+}

@@ -1,0 +1,217 @@
+// The desktop app end to end, in the real window (tauri-driver + WebKitWebDriver under Xvfb),
+// against the scripted model server and the real filesystem MCP server. Run by
+// scripts/e2e.sh, which builds what is needed; screenshots are saved as artifacts.
+import assert from "node:assert/strict";
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+
+import { PLANNER, REPO, openaiConfig, planReply, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { KEYS } from "./webdriver.mjs";
+
+const QUESTIONS = [
+  { id: "q1", question: "Which format should the export use?", options: ["CSV", "JSON", "Excel"] },
+  { id: "q2", question: "Which orders belong in it?", options: ["All of them", "Last month only", "Archived too"] },
+];
+
+const PLAN = {
+  title: "CSV export of orders",
+  aim: "Orders can be downloaded as a CSV file from /export",
+  steps: [
+    { action: "Read how orders are stored", expected: "the orders.csv layout is known" },
+    { action: "Add the /export route", expected: "GET /export answers with CSV" },
+    { action: "Write the test", expected: "the export test passes" },
+  ],
+  libraries: [
+    { name: "csv", purpose: "write the rows", usage: "csv::Writer::from_writer(response)" },
+    { name: "axum", purpose: "serve the route", usage: "Router::route(\"/export\", get(export))" },
+  ],
+  sandbox: { policy: "create", notes: "a copy of orders.csv with sample rows" },
+};
+
+/** Keeps the README's screenshots (docs/screenshots) in step with the last e2e run. */
+function publish(file, name) {
+  const dir = join(REPO, "docs/screenshots");
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(file, join(dir, name));
+}
+
+/** Records every text the task count shows, so a test can see the list tick. */
+const WATCH_TASK_COUNT = `
+  window.__counts = [];
+  const seen = () => {
+    const count = document.querySelector('[data-testid="task-count"]');
+    const text = count ? count.textContent : '';
+    if (text && window.__counts[window.__counts.length - 1] !== text) window.__counts.push(text);
+  };
+  new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, characterData: true });
+  seen();
+`;
+
+test("first run: settings, then questions → own answer → plan → edit → approve → tasks done", async () => {
+  const app = await startApp({
+    name: "plan-flow",
+    config: null,
+    script: (workspace) => ({
+      routes: [
+        {
+          when: PLANNER,
+          replies: [
+            toolCall("mcp_filesystem_list_directory", { path: workspace }, "Looking around. "),
+            questionsReply(QUESTIONS),
+            planReply(PLAN),
+          ],
+        },
+        {
+          replies: [
+            toolCall("mcp_filesystem_read_text_file", { path: join(workspace, "README.md") }, "Reading the README first. "),
+            toolCall("turn_plan", { op: "done", id: 1, outcome: "orders.csv, one row per order" }),
+            toolCall("turn_plan", { op: "done", id: 2 }),
+            toolCall("turn_plan", { op: "done", id: 3 }),
+            text("Done: `GET /export` now answers with CSV.\n\n```rust\nasync fn export() -> String {\n    String::from(\"id,total\\n\")\n}\n```\n"),
+          ],
+        },
+      ],
+    }),
+  });
+  try {
+    // First run: no config.toml, so the settings screen; an OpenAI-compatible local server.
+    await app.find('[data-testid="settings"]');
+    await app.screenshot("settings");
+    await (await app.find('[data-testid="base-url"]')).type(app.openaiUrl);
+    await (await app.find('[data-testid="model"]')).type("scripted");
+    await app.click('[data-testid="save-settings"]');
+    await app.click('[data-testid="new-chat"]');
+
+    // The workspace, as the folder picker would supply it (WebDriver cannot drive the picker).
+    const path = await waitFor(() => app.find('[data-testid="workspace-path"]'), "the workspace field");
+    await path.type(app.workspace + KEYS.enter);
+    await waitFor(async () => (await path.property("value")) === app.workspace && (await app.count(".error")) === 0, "the workspace set");
+
+    const box = await app.find('[data-testid="message-box"]');
+    await box.type("Add a CSV export of the orders" + KEYS.enter);
+    await app.waitText('[data-testid="status-line"]', /Drafting a plan…|Waiting for your answers/);
+    await app.find('[data-testid="question-card"].active');
+    await app.screenshot("question-card");
+    publish(await app.screenshot("question-card"), "question-card.png");
+
+    // One ready answer, one of the user's own.
+    await app.click('[data-testid="question-card"].active button.option', "CSV");
+    await app.byText('[data-testid="question-card"].active .option.chosen', "CSV");
+    const own = await app.byText('[data-testid="question-card"].active button.option', "Your own answer");
+    const ownButtons = await app.session.findAll('[data-testid="question-card"].active button.own');
+    await ownButtons[1].click();
+    assert.ok(own);
+    const field = await app.find('[data-testid="question-card"].active .own-input');
+    const submit = await app.find('[data-testid="question-card"].active .own-form button[type="submit"]');
+    assert.equal(await submit.property("disabled"), true, "an empty own answer cannot be sent");
+    await field.type("Only orders from 2024, without refunds");
+    await submit.click();
+
+    // The plan card; steps edited before approval (a new revision).
+    await app.find('[data-testid="plan-card"].active');
+    await app.byText('[data-testid="plan-card"].active .badge', "revision 1");
+    await app.click('[data-testid="edit-steps"]');
+    const first = await app.find('[aria-label="Step 1 action"]');
+    await first.clear();
+    await first.type("Read how orders are stored in orders.csv");
+    await app.click('[data-testid="save-steps"]');
+    await app.byText('[data-testid="plan-card"].active .badge', "revision 2");
+    await app.byText('[data-testid="plan-card"].active .step-action', "Read how orders are stored in orders.csv");
+    publish(await app.screenshot("plan-card"), "plan-card.png");
+
+    // Approve: the task list starts from the steps and ticks to done.
+    await app.session.execute(WATCH_TASK_COUNT);
+    await app.click('[data-testid="approve-plan"]');
+    await app.waitText('[data-testid="task-count"]', /^3 of 3 done$/);
+    await app.find('[data-testid="tasks-finished"]');
+    const counts = await app.session.execute("return window.__counts");
+    assert.equal(counts[0], "0 of 3 done", `the list started untouched: ${counts}`);
+    assert.equal(counts.at(-1), "3 of 3 done");
+    assert.ok(counts.length >= 2, `the panel ticked: ${counts}`);
+    await app.byText(".message.assistant", "now answers with CSV");
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
+    assert.ok((await app.count(".markdown code.language-rust .hljs-keyword")) > 0, "code is highlighted");
+    const tools = await app.text('[data-testid="messages"]');
+    assert.match(tools, /mcp_filesystem_read_text_file/, "the tool call shows as a block");
+    const marks = await Promise.all((await app.session.findAll(".task .mark")).map((mark) => mark.text()));
+    assert.deepEqual(marks, ["[x]", "[x]", "[x]"]);
+    publish(await app.screenshot("task-panel"), "task-panel.png");
+  } finally {
+    await app.stop();
+  }
+});
+
+test("cancel plan: the chat is as right after its first message; the box is locked while questions wait", async () => {
+  const app = await startApp({
+    name: "cancel",
+    config: (url) => openaiConfig(url),
+    script: () => ({ routes: [{ when: PLANNER, replies: [questionsReply(QUESTIONS)] }, { replies: [text("unused")] }] }),
+  });
+  try {
+    await app.click('[data-testid="new-chat"]');
+    const box = await waitFor(() => app.find('[data-testid="message-box"]'), "the message box");
+    await box.type("Add a CSV export" + KEYS.enter);
+    await app.find('[data-testid="question-card"].active');
+
+    // Locked: read-only, and sending says why; nothing reaches the engine.
+    assert.equal(await box.property("readOnly"), true);
+    await app.click('[data-testid="send"]');
+    assert.equal(await app.text('[data-testid="composer-notice"]'), "Answer the planner's questions first");
+    publish(await app.screenshot("locked"), "locked-message-box.png");
+
+    await app.click('[data-testid="question-card"].active [data-testid="cancel-plan"]');
+    await waitFor(async () => (await app.count('[data-testid="question-card"]')) === 0, "the card to go");
+    assert.equal(await app.text('[data-testid="chat"] .message.user'), "Add a CSV export");
+    assert.equal(await app.count('[data-testid="messages"] > *'), 1, "only the original message is left");
+    assert.equal(await (await app.find('[data-testid="message-box"]')).property("readOnly"), false, "unlocked again");
+    assert.equal(await (await app.find('[data-testid="chat"]')).attribute("data-phase"), "idle");
+    await app.screenshot("cancelled");
+  } finally {
+    await app.stop();
+  }
+});
+
+test("a reply carrying <img onerror> and <script> is rendered inert", async () => {
+  const hostile = [
+    "Here you go:",
+    "",
+    '<img src=x onerror="window.__pwned = 1; document.title = \'pwned\'">',
+    "",
+    "<script>window.__pwned = 2</script>",
+    "",
+    '<a href="javascript:window.__pwned=3">a link</a> and <b onmouseover="window.__pwned=4">bold</b>',
+  ].join("\n");
+  const app = await startApp({
+    name: "inert",
+    config: (url) => openaiConfig(url, "\n[plan_mode]\nenabled = false\n"),
+    script: () => ({ routes: [{ replies: [text(hostile)] }] }),
+  });
+  try {
+    await app.click('[data-testid="new-chat"]');
+    const box = await waitFor(() => app.find('[data-testid="message-box"]'), "the message box");
+    await box.type("Show me some HTML" + KEYS.enter);
+    await app.byText(".message.assistant", "Here you go");
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
+    const report = await app.session.execute(`
+      const messages = document.querySelector('[data-testid="messages"]');
+      const handlers = [...messages.querySelectorAll('*')].flatMap((el) => el.getAttributeNames().filter((a) => a.startsWith('on')));
+      const links = [...messages.querySelectorAll('a')].map((a) => a.getAttribute('href'));
+      return { scripts: messages.querySelectorAll('script').length, handlers, links,
+               images: [...messages.querySelectorAll('img')].map((img) => img.getAttribute('src')),
+               pwned: window.__pwned ?? null, title: document.title };
+    `);
+    assert.deepEqual(report.scripts, 0);
+    assert.deepEqual(report.handlers, []);
+    assert.ok(report.links.every((href) => href === null || !href.startsWith("javascript:")), JSON.stringify(report.links));
+    assert.ok(report.images.every((src) => src === null), JSON.stringify(report.images));
+    assert.equal(report.pwned, null);
+    assert.equal(report.title, "Preflight");
+    // Hovering and clicking what is left does nothing either.
+    await app.click(".message.assistant a");
+    assert.equal(await app.session.execute("return window.__pwned ?? null"), null);
+    await app.screenshot("inert");
+  } finally {
+    await app.stop();
+  }
+});

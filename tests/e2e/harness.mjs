@@ -1,0 +1,192 @@
+// End-to-end harness: for each test a temp PREFLIGHT_HOME and workspace, the scripted model
+// server (crates/testkit's `scripted-provider`) on loopback, `tauri-driver` (in front of
+// WebKitWebDriver) and the real desktop binary, which spawns the real npm filesystem MCP
+// server. Screenshots go to $E2E_ARTIFACTS (default target/e2e-artifacts).
+import { spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+import { Session } from "./webdriver.mjs";
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const TARGET = process.env.CARGO_TARGET_DIR ?? join(REPO, "target");
+export const APP = process.env.PREFLIGHT_DESKTOP_BIN ?? join(TARGET, "debug/preflight-desktop");
+const PROVIDER = process.env.SCRIPTED_PROVIDER_BIN ?? join(TARGET, "debug/scripted-provider");
+const TAURI_DRIVER = process.env.TAURI_DRIVER ?? "tauri-driver";
+export const ARTIFACTS = process.env.E2E_ARTIFACTS ?? join(TARGET, "e2e-artifacts");
+const FS_SERVER =
+  process.env.PREFLIGHT_FS_SERVER ?? join(REPO, "runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+async function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** Polls `probe` until it returns a truthy value (returned) or `timeoutMs` passes. */
+export async function waitFor(probe, what, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last?.message ?? JSON.stringify(last)})`);
+    await sleep(100);
+  }
+}
+
+/** Starts `scripted-provider` on `script`; resolves with its base URL. */
+async function startProvider(dir, script) {
+  const scriptPath = join(dir, "script.json");
+  writeFileSync(scriptPath, JSON.stringify(script, null, 2));
+  const child = spawn(PROVIDER, [scriptPath, "--requests", join(dir, "requests.jsonl")], { stdio: ["ignore", "pipe", "inherit"] });
+  const line = await new Promise((done, fail) => {
+    child.once("error", fail);
+    createInterface({ input: child.stdout }).once("line", done);
+  });
+  const url = line.replace(/^listening on /, "").trim();
+  if (!url.startsWith("http://127.0.0.1:")) throw new Error(`scripted-provider said ${line}`);
+  return { child, url };
+}
+
+async function startDriver(dir, home) {
+  const [port, nativePort] = [await freePort(), await freePort()];
+  const log = createWriteStream(join(dir, "app.log"));
+  const env = { ...process.env, PREFLIGHT_HOME: home, PREFLIGHT_FS_SERVER: FS_SERVER, RUST_LOG: process.env.RUST_LOG ?? "info" };
+  const child = spawn(TAURI_DRIVER, ["--port", String(port), "--native-port", String(nativePort)], { env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${base}/status`)).ok, "tauri-driver", 15_000);
+  return { child, base };
+}
+
+/**
+ * A running app for one test. `script(workspace)` gives the provider's script; `config`
+ * (a function of the provider's OpenAI URL) is written as config.toml, or left out to see
+ * the first-run settings screen.
+ */
+export async function startApp({ name, script, config }) {
+  const dir = mkdtempSync(join(tmpdir(), `preflight-e2e-${name}-`));
+  const home = join(dir, "home");
+  const workspace = join(dir, "workspace");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(join(workspace, "README.md"), "# Shop\n\nOrders live in orders.csv.\n");
+  const provider = await startProvider(dir, script(workspace));
+  const openaiUrl = `${provider.url}/v1`;
+  if (config) writeFileSync(join(home, "config.toml"), config(openaiUrl));
+  const driver = await startDriver(dir, home);
+  const started = Date.now();
+  const session = await Session.start(driver.base, APP);
+  const app = new App({ name, dir, home, workspace, openaiUrl, provider, driver, session });
+  await app.waitReady();
+  app.startupMs = Date.now() - started;
+  return app;
+}
+
+export class App {
+  constructor(parts) {
+    Object.assign(this, parts);
+  }
+
+  async waitReady() {
+    await waitFor(() => this.session.execute("return document.documentElement.dataset.ready === '1'"), "the window to be ready");
+  }
+
+  find(selector) {
+    return this.session.find(selector);
+  }
+
+  /** The first element matching `selector` whose text contains `text`. */
+  async byText(selector, text) {
+    return waitFor(async () => {
+      for (const element of await this.session.findAll(selector)) {
+        if ((await element.text()).includes(text)) return element;
+      }
+      return null;
+    }, `${selector} with text ${JSON.stringify(text)}`);
+  }
+
+  async click(selector, text) {
+    const element = text === undefined ? await waitFor(() => this.find(selector), selector) : await this.byText(selector, text);
+    await element.click();
+    return element;
+  }
+
+  async text(selector) {
+    return (await this.find(selector)).text();
+  }
+
+  async count(selector) {
+    return (await this.session.findAll(selector)).length;
+  }
+
+  /** Waits until `selector`'s text matches `pattern`; returns the text. */
+  waitText(selector, pattern, timeoutMs) {
+    return waitFor(async () => {
+      const text = await this.text(selector);
+      return pattern.test(text) ? text : null;
+    }, `${selector} to match ${pattern}`, timeoutMs);
+  }
+
+  async screenshot(label) {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = join(ARTIFACTS, `${this.name}-${label}.png`);
+    writeFileSync(file, await this.session.screenshot());
+    return file;
+  }
+
+  async stop() {
+    await this.session.end();
+    this.driver.child.kill("SIGTERM");
+    this.provider.child.kill("SIGTERM");
+    await sleep(200);
+    if (!process.env.E2E_KEEP) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** A planner reply that ends with a `plan-questions` fence. */
+export function questionsReply(questions) {
+  return text(`A few questions first.\n\n\`\`\`plan-questions\n${JSON.stringify({ questions })}\n\`\`\``);
+}
+
+/** A planner reply that ends with a `plan` fence. */
+export function planReply(plan) {
+  return text(`Here is the plan.\n\n\`\`\`plan\n${JSON.stringify(plan)}\n\`\`\``);
+}
+
+/** A streamed answer: text a word at a time. */
+export function text(words) {
+  const steps = words.split(/(?<= )/).map((word) => ({ text: word }));
+  return { answer: { steps } };
+}
+
+export function toolCall(name, args, words = "") {
+  const steps = words ? words.split(/(?<= )/).map((word) => ({ text: word })) : [];
+  steps.push({ tool_call: { name, arguments: JSON.stringify(args) } });
+  return { answer: { steps } };
+}
+
+/** Planner requests are told about the `plan-questions` fence; the executor's never are. */
+export const PLANNER = { system_contains: "plan-questions" };
+
+export function openaiConfig(url, extra = "") {
+  return `[provider]\nkind = "openai"\nbase_url = "${url}"\nmodel = "scripted"\n${extra}`;
+}

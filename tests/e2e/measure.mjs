@@ -1,0 +1,178 @@
+// Desktop figures (the issue's goals: cold start < 1.5 s, idle PSS < 200 MB, no frame over
+// 50 ms while 500 tokens/s stream in). Run by scripts/measure-desktop.sh under Xvfb against
+// the built debug or release binary (PREFLIGHT_DESKTOP_BIN). Prints a table and JSON.
+//
+// - Cold start: the binary spawned directly (no WebDriver) on a prepared PREFLIGHT_HOME, timed
+//   from spawn to its "window interactive" log line, which the UI triggers (`ui_ready`) once
+//   its first screen is rendered and its first IPC round trip is done. RUNS runs; the first
+//   after a fresh build is the coldest.
+// - Idle memory: PSS (/proc/PID/smaps_rollup) of the app and its WebKit helper processes
+//   (WebKitWebProcess, WebKitNetworkProcess), 3 s after it is interactive; no MCP server runs
+//   then (they start with a chat's first tool call) and node processes are excluded anyway.
+// - Frame time: in a WebDriver session, requestAnimationFrame deltas recorded in the page while
+//   a local OpenAI-compatible server streams 2,500 tokens at 500 tokens/s, one SSE chunk each.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+import { APP, openaiConfig, startApp, waitFor } from "./harness.mjs";
+import { KEYS } from "./webdriver.mjs";
+
+const RUNS = Number(process.env.RUNS ?? 5);
+const TOKENS = Number(process.env.TOKENS ?? 2500);
+const RATE = Number(process.env.RATE ?? 500);
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** An OpenAI-compatible server that streams TOKENS tokens at RATE per second. */
+function startStreamServer() {
+  const words = ["Streaming ", "markdown ", "with ", "`code` ", "and ", "**bold** ", "text, ", "line ", "after ", "line.\n\n"];
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      const chunk = (delta, finish = null) =>
+        response.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      chunk({ role: "assistant", content: "" });
+      const start = Date.now();
+      let sent = 0;
+      const tick = setInterval(() => {
+        const due = Math.min(TOKENS, Math.floor(((Date.now() - start) / 1000) * RATE));
+        for (; sent < due; sent += 1) chunk({ content: sent % 200 === 199 ? "\n\n```js\nconst x = 1;\n```\n\n" : words[sent % words.length] });
+        if (sent >= TOKENS) {
+          clearInterval(tick);
+          chunk({}, "stop");
+          response.end("data: [DONE]\n\n");
+        }
+      }, 2);
+    });
+  });
+  return new Promise((done) => server.listen(0, "127.0.0.1", () => done({ server, url: `http://127.0.0.1:${server.address().port}/v1` })));
+}
+
+function descendants(pid) {
+  const children = new Map();
+  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const all = [];
+  const walk = (parent) => (children.get(parent) ?? []).forEach((child) => (all.push(child), walk(child)));
+  walk(pid);
+  return all;
+}
+
+function pssKb(pid) {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)[1]);
+}
+
+function processName(pid) {
+  return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+}
+
+/** Spawns the app directly; resolves when it logs "window interactive". */
+async function launch(home) {
+  const started = performance.now();
+  const child = spawn(APP, [], { env: { ...process.env, PREFLIGHT_HOME: home, RUST_LOG: "info" }, stdio: ["ignore", "ignore", "pipe"] });
+  const lines = createInterface({ input: child.stderr });
+  const inApp = await new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error("the window never became interactive")), 60_000);
+    lines.on("line", (line) => {
+      const match = /window interactive.*elapsed_ms=(\d+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        done(Number(match[1]));
+      }
+    });
+  });
+  return { child, wallMs: performance.now() - started, inAppMs: inApp };
+}
+
+async function stopChild(child) {
+  child.kill("SIGTERM");
+  await new Promise((done) => child.once("exit", done));
+}
+
+async function coldStartAndMemory(url) {
+  const dir = mkdtempSync(join(tmpdir(), "preflight-measure-"));
+  const home = join(dir, "home");
+  mkdirSync(home);
+  writeFileSync(join(home, "config.toml"), openaiConfig(url));
+  const starts = [];
+  let memory = null;
+  for (let run = 0; run < RUNS; run += 1) {
+    const { child, wallMs, inAppMs } = await launch(home);
+    starts.push({ wallMs: Math.round(wallMs), inAppMs });
+    if (run === RUNS - 1) {
+      await sleep(3000);
+      const processes = [child.pid, ...descendants(child.pid)]
+        .map((pid) => ({ pid, name: processName(pid) }))
+        .filter(({ name }) => name !== "node");
+      memory = processes.map((process) => ({ ...process, pssMb: pssKb(process.pid) / 1024 }));
+    }
+    await stopChild(child);
+    await sleep(300);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { starts, memory };
+}
+
+const RECORD_FRAMES = `
+  window.__frames = [];
+  let last = performance.now();
+  const step = (now) => { window.__frames.push(now - last); last = now; if (!window.__stopFrames) requestAnimationFrame(step); };
+  requestAnimationFrame(step);
+`;
+
+async function frameTimes(url) {
+  const app = await startApp({ name: "measure", config: () => openaiConfig(url, "\n[plan_mode]\nenabled = false\n"), script: () => ({ routes: [] }) });
+  try {
+    await app.click('[data-testid="new-chat"]');
+    const box = await waitFor(() => app.find('[data-testid="message-box"]'), "the message box");
+    await app.session.execute(RECORD_FRAMES);
+    await sleep(500);
+    const before = await app.session.execute("return window.__frames.length");
+    const started = Date.now();
+    await box.type("Stream please" + KEYS.enter);
+    await waitFor(() => app.session.execute("return !!document.querySelector('[data-testid=\"streaming\"]')"), "the stream to start");
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the stream to end", 120_000);
+    const seconds = (Date.now() - started) / 1000;
+    const frames = (await app.session.execute("window.__stopFrames = true; return window.__frames")).slice(before + 1);
+    const sorted = [...frames].sort((a, b) => a - b);
+    const pick = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+    return {
+      frames: frames.length,
+      seconds: Number(seconds.toFixed(2)),
+      meanMs: Number((frames.reduce((a, b) => a + b, 0) / frames.length).toFixed(1)),
+      p95Ms: Number(pick(0.95).toFixed(1)),
+      p99Ms: Number(pick(0.99).toFixed(1)),
+      maxMs: Number(sorted.at(-1).toFixed(1)),
+      over50: frames.filter((ms) => ms > 50).length,
+    };
+  } finally {
+    await app.stop();
+  }
+}
+
+const { server, url } = await startStreamServer();
+try {
+  const { starts, memory } = await coldStartAndMemory(url);
+  const frames = await frameTimes(url);
+  const totalPss = memory.reduce((sum, process) => sum + process.pssMb, 0);
+  console.log(`binary: ${APP}`);
+  console.log(`cold start (spawn → interactive), ${RUNS} runs: ${starts.map((s) => `${s.wallMs} ms`).join(", ")}; median ${median(starts.map((s) => s.wallMs))} ms (in-app, main → ui_ready: median ${median(starts.map((s) => s.inAppMs))} ms)`);
+  console.log(`idle PSS: ${memory.map((p) => `${p.name} ${p.pssMb.toFixed(1)} MB`).join(", ")}; total ${totalPss.toFixed(1)} MB`);
+  console.log(`frames while ${TOKENS} tokens stream at ${RATE}/s: ${frames.frames} frames in ${frames.seconds} s, mean ${frames.meanMs} ms, p95 ${frames.p95Ms} ms, p99 ${frames.p99Ms} ms, max ${frames.maxMs} ms, ${frames.over50} over 50 ms`);
+  console.log(JSON.stringify({ starts, memory, totalPssMb: Number(totalPss.toFixed(1)), frames }));
+} finally {
+  server.close();
+}

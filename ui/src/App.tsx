@@ -1,0 +1,174 @@
+// The window: first-run settings, then the chats (sidebar), the open chat (messages, cards,
+// status line, message box) and its task panel. Talks to the shell through lib/api.ts only.
+import { useCallback, useEffect, useState } from "preact/hooks";
+
+import type { AppSettings } from "./generated/AppSettings";
+import type { Chat } from "./generated/Chat";
+import type { SettingsUpdate } from "./generated/SettingsUpdate";
+import { api, asApiError } from "./lib/api";
+import { activeCard } from "./lib/chatState";
+import { useChat } from "./lib/useChat";
+import { Composer, LOCKED_NOTICE } from "./components/Composer";
+import { Messages } from "./components/Messages";
+import { Settings } from "./components/Settings";
+import { Sidebar } from "./components/Sidebar";
+import { TaskPanel } from "./components/TaskPanel";
+import { WorkspaceBar } from "./components/WorkspaceBar";
+
+type Screen = { kind: "loading" } | { kind: "settings"; firstRun: boolean; problem: string | null } | { kind: "chats" };
+
+/** Tells the shell (and the start-up measurement) that the first screen is interactive. */
+function markReady() {
+  void api.uiReady().then((ms) => {
+    document.documentElement.dataset.startupMs = String(ms);
+    document.documentElement.dataset.ready = "1";
+  });
+}
+
+export function App() {
+  const [screen, setScreen] = useState<Screen>({ kind: "loading" });
+  const [settings, setSettings] = useState<AppSettings | null>(null);
+  const [chats, setChats] = useState<Chat[]>([]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const [banner, setBanner] = useState<string | null>(null);
+  const chat = useChat(selected, generation);
+
+  const loadChats = useCallback(async (select?: string) => {
+    const list = await api.listChats();
+    setChats(list);
+    setSelected((current) => select ?? (current && list.some((c) => c.id === current) ? current : (list[0]?.id ?? null)));
+  }, []);
+
+  useEffect(() => {
+    (async () => {
+      const info = await api.appInfo();
+      try {
+        const current = await api.getSettings();
+        setSettings(current);
+        if (!current.configured || info.startup_error) {
+          setScreen({ kind: "settings", firstRun: !current.configured, problem: info.startup_error });
+        } else {
+          await loadChats();
+          setScreen({ kind: "chats" });
+        }
+      } catch (error) {
+        setScreen({ kind: "settings", firstRun: false, problem: asApiError(error).message });
+      }
+      markReady();
+    })();
+  }, [loadChats]);
+
+  const saveSettings = async (update: SettingsUpdate): Promise<string | null> => {
+    try {
+      setSettings(await api.saveSettings(update));
+      await loadChats();
+      setGeneration((n) => n + 1);
+      setScreen({ kind: "chats" });
+      return null;
+    } catch (error) {
+      return asApiError(error).message;
+    }
+  };
+
+  if (screen.kind === "loading") return <main class="loading">Starting…</main>;
+  if (screen.kind === "settings" && settings) {
+    const close = screen.firstRun || screen.problem ? null : () => setScreen({ kind: "chats" });
+    return <Settings settings={settings} firstRun={screen.firstRun} problem={screen.problem} onSave={saveSettings} onClose={close} />;
+  }
+
+  const current = chats.find((c) => c.id === selected) ?? null;
+  const state = chat.state;
+  const phase = state?.view.state.phase ?? "idle";
+  const locked = phase === "questions";
+  const run = async (action: () => Promise<unknown>, after?: () => void) => {
+    const error = await chat.act(action);
+    setBanner(error ? (error.code === "ERR_PLAN_PENDING" ? LOCKED_NOTICE : error.message) : null);
+    after?.();
+    return error === null;
+  };
+  const id = selected ?? "";
+  const refreshChats = () => void loadChats();
+
+  return (
+    <div class="app">
+      <Sidebar
+        chats={chats}
+        selectedId={selected}
+        onSelect={(chatId) => {
+          setBanner(null);
+          setSelected(chatId);
+        }}
+        onNew={async () => {
+          const created = await api.createChat({});
+          await loadChats(created.id);
+        }}
+        onRename={async (chatId, title) => {
+          await run(() => api.renameChat(chatId, title), refreshChats);
+        }}
+        onDelete={async (chatId) => {
+          await run(() => api.deleteChat(chatId));
+          await loadChats(chatId === selected ? undefined : (selected ?? undefined));
+        }}
+        onSettings={() => setScreen({ kind: "settings", firstRun: false, problem: null })}
+      />
+      {current && state ? (
+        <main class="chat" data-testid="chat" data-phase={phase}>
+          <header class="chat-head">
+            <h2 class="chat-heading">{current.title}</h2>
+            <WorkspaceBar
+              chat={current}
+              onSet={(path) => void run(() => api.setChatWorkspace(id, path), refreshChats)}
+              onChoose={() => void run(() => api.chooseWorkspace(id), refreshChats)}
+            />
+          </header>
+          <Messages
+            state={state}
+            actions={{
+              onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
+              onApprove: () => void run(() => api.approvePlan(id)),
+              onRevise: (feedback) => void run(() => api.rejectPlan(id, feedback)),
+              onCancel: () => void run(() => api.cancelPlan(id)),
+              onEdit: async (edit) => {
+                await run(() => api.editPlan(id, edit));
+              },
+            }}
+          />
+          {state.status && (
+            <p class="status-line" data-testid="status-line" aria-live="polite">
+              <span class="spinner" aria-hidden="true" /> {state.status}
+            </p>
+          )}
+          {(banner ?? state.error) && (
+            <p class="error" role="alert" data-testid="error-banner">
+              {banner ?? state.error?.message}
+            </p>
+          )}
+          <Composer
+            key={id}
+            locked={locked}
+            running={phase === "planning" || phase === "executing"}
+            awaitingApproval={activeCard(state.view)?.kind === "plan"}
+            onSend={(text) => run(() => api.sendMessage(id, text), refreshChats)}
+            onStop={() => void run(() => api.stopTurn(id))}
+          />
+        </main>
+      ) : (
+        <main class="chat empty">
+          <p class="muted">{chats.length === 0 ? "No chats yet." : "Choose a chat."}</p>
+          <button
+            type="button"
+            class="primary"
+            onClick={async () => {
+              const created = await api.createChat({});
+              await loadChats(created.id);
+            }}
+          >
+            New chat
+          </button>
+        </main>
+      )}
+      <TaskPanel tasks={state?.tasks ?? []} finished={state?.tasksFinished ?? false} />
+    </div>
+  );
+}

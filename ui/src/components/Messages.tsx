@@ -1,0 +1,130 @@
+// The conversation: user messages as text, assistant messages as sanitised markdown, tool
+// calls as collapsible blocks, question and plan cards, and the executor's text streaming in.
+import type { Message } from "../generated/Message";
+import type { ToolCall } from "../generated/ToolCall";
+import type { PlanEdit } from "../generated/PlanEdit";
+import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
+import { Markdown } from "./Markdown";
+import { PlanCard } from "./PlanCard";
+import { QuestionCard } from "./QuestionCard";
+
+export interface CardActions {
+  onAnswer: (questionId: string, answer: string) => void;
+  onApprove: () => void;
+  onRevise: (feedback: string) => void;
+  onCancel: () => void;
+  onEdit: (edit: PlanEdit) => Promise<void>;
+}
+
+type ToolMessage = Extract<Message, { role: "tool" }>;
+
+export function Messages({ state, actions }: { state: ChatState; actions: CardActions }) {
+  const { view } = state;
+  const live = activeCard(view);
+  const planRunning = planInProgress(view.state.phase);
+  const results = new Map<string, ToolMessage>();
+  for (const message of view.messages) {
+    if (message.role === "tool") results.set(message.tool_call_id, message);
+  }
+  return (
+    <div class="messages" data-testid="messages">
+      {view.messages.map((message) => {
+        if (message.role === "tool") return null;
+        if (message.role === "user") return <UserMessage key={message.id} message={message} />;
+        if (message.questions) {
+          const active = live?.id === message.id;
+          const questions = active && view.state.plan_pending ? view.state.plan_pending.questions : message.questions;
+          return <QuestionCard key={message.id} questions={questions} active={active} planRunning={planRunning} onAnswer={actions.onAnswer} onCancel={actions.onCancel} />;
+        }
+        if (message.plan) {
+          const active = live?.id === message.id;
+          const plan = active && view.state.plan ? view.state.plan : message.plan;
+          return <PlanCard key={message.id} plan={plan} active={active} planRunning={planRunning} {...actions} />;
+        }
+        return (
+          <div class="message assistant" key={message.id} data-message-id={message.id}>
+            {message.content.trim() !== "" && <Markdown text={message.content} />}
+            {(message.tool_calls ?? []).map((call) => (
+              <StoredTool key={call.id} call={call} result={results.get(call.id)} />
+            ))}
+          </div>
+        );
+      })}
+      {state.streaming.map((entry) => (
+        <div class="message assistant streaming" key={entry.id} data-testid="streaming">
+          <Markdown text={entry.text} />
+          {(state.tools[entry.id] ?? []).map((tool, index) => (
+            <LiveToolBlock key={index} tool={tool} />
+          ))}
+        </div>
+      ))}
+      {Object.entries(state.tools)
+        .filter(([id]) => !state.streaming.some((entry) => entry.id === id) && !view.messages.some((message) => message.id === id))
+        .map(([id, tools]) => (
+          <div class="message assistant" key={id}>
+            {tools.map((tool, index) => (
+              <LiveToolBlock key={index} tool={tool} />
+            ))}
+          </div>
+        ))}
+    </div>
+  );
+}
+
+function UserMessage({ message }: { message: Extract<Message, { role: "user" }> }) {
+  if (message.plan_answer) {
+    const [question, answer] = message.content.split("\nUser's answer: ");
+    return (
+      <div class="message answer" data-message-id={message.id}>
+        <span class="muted">{question}</span> <span class="answer-text">→ {answer ?? ""}</span>
+      </div>
+    );
+  }
+  return (
+    <div class="message user" data-message-id={message.id}>
+      <p class="user-text">{message.content}</p>
+    </div>
+  );
+}
+
+function prettyArgs(args: unknown): string {
+  if (typeof args === "string") {
+    try {
+      return JSON.stringify(JSON.parse(args), null, 2);
+    } catch {
+      return args;
+    }
+  }
+  return JSON.stringify(args, null, 2);
+}
+
+function ToolBlock(props: { name: string; args: unknown; result?: string; error?: string; running: boolean }) {
+  const state = props.running ? "running" : props.error !== undefined ? "failed" : "done";
+  return (
+    <details class={`tool ${state}`} data-testid="tool-block">
+      <summary>
+        <span class="tool-name">{props.name}</span> <span class="tool-state">{state}</span>
+      </summary>
+      <pre class="tool-args">{prettyArgs(props.args)}</pre>
+      {props.result !== undefined && <pre class="tool-result">{props.result}</pre>}
+      {props.error !== undefined && <pre class="tool-error">{props.error}</pre>}
+    </details>
+  );
+}
+
+function StoredTool({ call, result }: { call: ToolCall; result: ToolMessage | undefined }) {
+  const text = result?.content;
+  return (
+    <ToolBlock
+      name={call.name}
+      args={call.arguments}
+      result={result && !result.is_error ? text : undefined}
+      error={result && result.is_error ? text : undefined}
+      running={result === undefined}
+    />
+  );
+}
+
+function LiveToolBlock({ tool }: { tool: LiveTool }) {
+  return <ToolBlock name={tool.name} args={tool.args} result={tool.result} error={tool.error} running={!tool.done} />;
+}

@@ -1,0 +1,171 @@
+// The plan card: title, aim, steps (action → expected), libraries, the sandbox, and
+// Approve / Revise (with feedback) / Cancel plan. Steps can be edited before approval
+// (each edit is a new revision in the engine). Earlier plan cards are read-only history.
+import { useState } from "preact/hooks";
+
+import type { PlanDocument } from "../generated/PlanDocument";
+import type { PlanEdit } from "../generated/PlanEdit";
+import type { PlanStep } from "../generated/PlanStep";
+
+export interface PlanCardProps {
+  plan: PlanDocument;
+  /** The latest plan, waiting for approval. */
+  active: boolean;
+  planRunning: boolean;
+  onApprove: () => void;
+  onRevise: (feedback: string) => void;
+  onCancel: () => void;
+  onEdit: (edit: PlanEdit) => Promise<void> | void;
+}
+
+const APPROVAL: Record<PlanDocument["approval"], string> = {
+  pending: "Waiting for approval",
+  approved: "Approved",
+  pre_approved: "Approved automatically",
+  rejected: "Replaced",
+};
+
+export function sandboxLine(plan: PlanDocument): string {
+  const where = plan.sandbox.dir ?? ".sandbox (no workspace yet)";
+  const what = plan.sandbox.policy === "reuse" ? `Reuse the existing sandbox ${where}` : `Create a sandbox in ${where}`;
+  return plan.sandbox.notes.trim() ? `${what} — ${plan.sandbox.notes.trim()}` : what;
+}
+
+export function PlanCard(props: PlanCardProps) {
+  const { plan, active, planRunning } = props;
+  const [mode, setMode] = useState<"view" | "edit" | "revise">("view");
+  return (
+    <section class={`card plan-card${active ? " active" : " history"}`} data-testid="plan-card" aria-label="The plan">
+      <header class="card-title">
+        <span class="plan-title">{plan.title}</span>
+        <span class="badge">
+          {APPROVAL[plan.approval]} · revision {plan.revision}
+        </span>
+      </header>
+      <p class="plan-aim">
+        <strong>Aim:</strong> {plan.aim}
+      </p>
+      {mode === "edit" ? (
+        <StepEditor steps={plan.steps} onCancel={() => setMode("view")} onSave={async (steps) => {
+          await props.onEdit({ steps });
+          setMode("view");
+        }} />
+      ) : (
+        <ol class="plan-steps">
+          {plan.steps.map((step, index) => (
+            <li key={index}>
+              <span class="step-action">{step.action}</span> <span class="arrow">→</span> <span class="step-expected">{step.expected}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+      {plan.libraries.length > 0 && (
+        <table class="libraries">
+          <thead>
+            <tr>
+              <th>Library</th>
+              <th>Purpose</th>
+              <th>Usage</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plan.libraries.map((library) => (
+              <tr key={library.name}>
+                <td>{library.name}</td>
+                <td>{library.purpose}</td>
+                <td>
+                  <code>{library.usage}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p class="sandbox-line">
+        <strong>Sandbox:</strong> {sandboxLine(plan)}
+      </p>
+      {mode === "revise" && <Feedback onCancel={() => setMode("view")} onSend={(text) => { props.onRevise(text); setMode("view"); }} />}
+      <footer class="card-actions">
+        {active && mode === "view" && (
+          <>
+            <button type="button" class="primary" data-testid="approve-plan" onClick={props.onApprove}>
+              Approve
+            </button>
+            <button type="button" class="secondary" data-testid="revise-plan" onClick={() => setMode("revise")}>
+              Revise…
+            </button>
+            <button type="button" class="secondary" data-testid="edit-steps" onClick={() => setMode("edit")}>
+              Edit steps
+            </button>
+          </>
+        )}
+        <button type="button" class="secondary" data-testid="cancel-plan" disabled={!planRunning} onClick={props.onCancel}>
+          Cancel plan
+        </button>
+      </footer>
+    </section>
+  );
+}
+
+function Feedback({ onSend, onCancel }: { onSend: (text: string) => void; onCancel: () => void }) {
+  const [text, setText] = useState("");
+  const ready = text.trim() !== "";
+  return (
+    <form
+      class="feedback"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (ready) onSend(text.trim());
+      }}
+    >
+      <textarea aria-label="What should change in the plan?" placeholder="What should change in the plan?" value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      <div class="row">
+        <button type="submit" class="primary" disabled={!ready}>
+          Send feedback
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Back
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function StepEditor({ steps, onSave, onCancel }: { steps: PlanStep[]; onSave: (steps: PlanStep[]) => void; onCancel: () => void }) {
+  const [draft, setDraft] = useState<PlanStep[]>(steps.map((step) => ({ ...step })));
+  const set = (index: number, field: keyof PlanStep, value: string) =>
+    setDraft(draft.map((step, at) => (at === index ? { ...step, [field]: value } : step)));
+  const kept = draft.filter((step) => step.action.trim() !== "");
+  return (
+    <form
+      class="step-editor"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (kept.length > 0) onSave(kept.map((step) => ({ action: step.action.trim(), expected: step.expected.trim() })));
+      }}
+    >
+      {draft.map((step, index) => (
+        <div class="step-row" key={index}>
+          <span class="step-number">{index + 1}</span>
+          <input aria-label={`Step ${index + 1} action`} class="step-action-input" value={step.action} onInput={(event) => set(index, "action", event.currentTarget.value)} />
+          <span class="arrow">→</span>
+          <input aria-label={`Step ${index + 1} expected`} class="step-expected-input" value={step.expected} onInput={(event) => set(index, "expected", event.currentTarget.value)} />
+          <button type="button" class="icon" aria-label={`Remove step ${index + 1}`} onClick={() => setDraft(draft.filter((_, at) => at !== index))}>
+            ×
+          </button>
+        </div>
+      ))}
+      <div class="row">
+        <button type="button" class="secondary" onClick={() => setDraft([...draft, { action: "", expected: "" }])}>
+          Add step
+        </button>
+        <button type="submit" class="primary" data-testid="save-steps" disabled={kept.length === 0}>
+          Save steps
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Back
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,89 @@
+// The chats: new, select, rename (inline), delete (with an inline confirmation); settings.
+import { useState } from "preact/hooks";
+
+import type { Chat } from "../generated/Chat";
+
+export interface SidebarProps {
+  chats: Chat[];
+  selectedId: string | null;
+  onSelect: (id: string) => void;
+  onNew: () => void;
+  onRename: (id: string, title: string) => void;
+  onDelete: (id: string) => void;
+  onSettings: () => void;
+}
+
+export function Sidebar(props: SidebarProps) {
+  return (
+    <nav class="sidebar" aria-label="Chats">
+      <div class="sidebar-head">
+        <span class="brand">Preflight</span>
+        <button type="button" class="primary" data-testid="new-chat" onClick={props.onNew}>
+          New chat
+        </button>
+      </div>
+      <ul class="chat-list">
+        {props.chats.map((chat) => (
+          <ChatItem key={chat.id} chat={chat} selected={chat.id === props.selectedId} {...props} />
+        ))}
+      </ul>
+      <button type="button" class="secondary settings-button" data-testid="open-settings" onClick={props.onSettings}>
+        Settings
+      </button>
+    </nav>
+  );
+}
+
+function ChatItem({ chat, selected, onSelect, onRename, onDelete }: SidebarProps & { chat: Chat; selected: boolean }) {
+  const [mode, setMode] = useState<"show" | "rename" | "delete">("show");
+  const [title, setTitle] = useState(chat.title);
+  if (mode === "rename") {
+    return (
+      <li class="chat-item selected">
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (title.trim() !== "") onRename(chat.id, title.trim());
+            setMode("show");
+          }}
+        >
+          <input
+            class="rename-input"
+            aria-label="Chat title"
+            value={title}
+            ref={(input) => input?.focus()}
+            onInput={(event) => setTitle(event.currentTarget.value)}
+            onKeyDown={(event) => event.key === "Escape" && setMode("show")}
+          />
+        </form>
+      </li>
+    );
+  }
+  return (
+    <li class={`chat-item${selected ? " selected" : ""}`} data-chat-id={chat.id}>
+      <button type="button" class="chat-title" onClick={() => onSelect(chat.id)} onDblClick={() => setMode("rename")} title={chat.title}>
+        {chat.title}
+      </button>
+      {mode === "delete" ? (
+        <span class="confirm">
+          Delete?
+          <button type="button" class="danger" onClick={() => onDelete(chat.id)}>
+            Yes
+          </button>
+          <button type="button" class="icon" onClick={() => setMode("show")}>
+            No
+          </button>
+        </span>
+      ) : (
+        <span class="chat-actions">
+          <button type="button" class="icon" aria-label={`Rename ${chat.title}`} onClick={() => { setTitle(chat.title); setMode("rename"); }}>
+            ✎
+          </button>
+          <button type="button" class="icon" aria-label={`Delete ${chat.title}`} onClick={() => setMode("delete")}>
+            🗑
+          </button>
+        </span>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,54 @@
+// The live `turn_plan` list beside the chat: phases, [ ] [>] [x] [~] marks, "3 of 7 done".
+import type { Task } from "../generated/Task";
+import type { TaskStatus } from "../generated/TaskStatus";
+import { taskCounts } from "../lib/chatState";
+
+const MARK: Record<TaskStatus, string> = { pending: "[ ]", active: "[>]", done: "[x]", dropped: "[~]" };
+
+/** Tasks grouped by phase in list order (the tracker keeps a phase's tasks together). */
+export function groupByPhase(tasks: Task[]): { phase: string | null; tasks: Task[] }[] {
+  const groups: { phase: string | null; tasks: Task[] }[] = [];
+  for (const task of tasks) {
+    const phase = task.phase ?? null;
+    const last = groups[groups.length - 1];
+    if (last && last.phase === phase) last.tasks.push(task);
+    else groups.push({ phase, tasks: [task] });
+  }
+  return groups;
+}
+
+export function TaskPanel({ tasks, finished }: { tasks: Task[]; finished: boolean }) {
+  const counts = taskCounts(tasks);
+  return (
+    <aside class="task-panel" data-testid="task-panel" aria-label="Task list">
+      <header class="panel-title">
+        <span>Plan</span>
+        {tasks.length > 0 && (
+          <span class="task-count" data-testid="task-count">
+            {counts.done} of {counts.total} done
+            {counts.dropped > 0 ? `, ${counts.dropped} dropped` : ""}
+          </span>
+        )}
+      </header>
+      {tasks.length === 0 ? (
+        <p class="muted">No task list yet. Approving a plan starts one.</p>
+      ) : (
+        groupByPhase(tasks).map((group, index) => (
+          <div class="task-group" key={`${group.phase ?? ""}-${index}`}>
+            {group.phase !== null && <h3 class="task-phase">{group.phase}</h3>}
+            <ul>
+              {group.tasks.map((task) => (
+                <li key={task.id} class={`task ${task.status}`} data-status={task.status}>
+                  <span class="mark">{MARK[task.status]}</span>
+                  <span class="task-title">{task.title}</span>
+                  {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))
+      )}
+      {finished && <p class="muted" data-testid="tasks-finished">Every task is finished.</p>}
+    </aside>
+  );
+}

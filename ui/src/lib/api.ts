@@ -1,0 +1,95 @@
+// The window's side of the IPC: one typed function per shell command (src-tauri/src/commands),
+// and the `{code, message}` error every command rejects with. Types come from ../generated.
+import { invoke, Channel } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+
+import type { ApiError } from "../generated/ApiError";
+import type { AppSettings } from "../generated/AppSettings";
+import type { Chat } from "../generated/Chat";
+import type { ChatView } from "../generated/ChatView";
+import type { Event } from "../generated/Event";
+import type { NewChat } from "../generated/NewChat";
+import type { PlanDocument } from "../generated/PlanDocument";
+import type { PlanEdit } from "../generated/PlanEdit";
+import type { SettingsUpdate } from "../generated/SettingsUpdate";
+import type { Task } from "../generated/Task";
+import type { AppInfo } from "../generated/desktop/AppInfo";
+import type { ChatEvent } from "../generated/desktop/ChatEvent";
+import type { ChatRef } from "../generated/desktop/ChatRef";
+
+/** Whatever a command rejected with, as our error shape. */
+export function asApiError(error: unknown): ApiError {
+  if (typeof error === "object" && error !== null && "code" in error && "message" in error) {
+    return error as ApiError;
+  }
+  return { code: "ERR_INTERNAL", message: String(error) };
+}
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (error) {
+    throw asApiError(error);
+  }
+}
+
+export const api = {
+  appInfo: () => call<AppInfo>("app_info"),
+  uiReady: () => call<number>("ui_ready"),
+  getSettings: () => call<AppSettings>("get_settings"),
+  saveSettings: (update: SettingsUpdate) => call<AppSettings>("save_settings", { update }),
+  listChats: () => call<Chat[]>("list_chats"),
+  createChat: (request: NewChat) => call<Chat>("create_chat", { request }),
+  chatView: (chat_id: string) => call<ChatView>("chat_view", { chat_id }),
+  renameChat: (chat_id: string, title: string) => call<Chat>("rename_chat", { chat_id, title }),
+  setChatWorkspace: (chat_id: string, workspace: string | null) =>
+    call<Chat>("set_chat_workspace", { chat_id, workspace }),
+  chooseWorkspace: (chat_id: string) => call<Chat | null>("choose_workspace", { chat_id }),
+  deleteChat: (chat_id: string) => call<boolean>("delete_chat", { chat_id }),
+  sendMessage: (chat_id: string, content: string, files: string[] = []) =>
+    call<ChatView>("send_message", { chat_id, content, files }),
+  editMessage: (chat_id: string, message_id: string, content: string) =>
+    call<ChatView>("edit_message", { chat_id, message_id, content }),
+  stopTurn: (chat_id: string) => call<ChatView>("stop_turn", { chat_id }),
+  answerQuestion: (chat_id: string, question_id: string, answer: string) =>
+    call<ChatView>("answer_question", { chat_id, question_id, answer }),
+  approvePlan: (chat_id: string) => call<ChatView>("approve_plan", { chat_id }),
+  rejectPlan: (chat_id: string, feedback: string | null) => call<ChatView>("reject_plan", { chat_id, feedback }),
+  cancelPlan: (chat_id: string) => call<ChatView>("cancel_plan", { chat_id }),
+  editPlan: (chat_id: string, edit: PlanEdit) => call<PlanDocument>("edit_plan", { chat_id, edit }),
+  taskList: (chat_id: string) => call<Task[]>("task_list", { chat_id }),
+};
+
+export interface ChatListeners {
+  /** Executor tokens (the `Channel`). */
+  onDelta: (event: Event) => void;
+  /** Every other event of the chat. */
+  onEvent: (event: Event) => void;
+  /** The window fell behind: reload the chat. */
+  onResync: () => void;
+}
+
+/**
+ * Starts forwarding `chatId`'s events to the listeners (the shell forwards one chat at a
+ * time: watching another stops this one). Returns a function that stops listening.
+ */
+export async function watchChat(chatId: string, listeners: ChatListeners): Promise<() => void> {
+  const deltas = new Channel<Event>();
+  let active = true;
+  deltas.onmessage = (event) => {
+    if (active) listeners.onDelta(event);
+  };
+  const unlisten: UnlistenFn[] = [
+    await listen<ChatEvent>("chat-event", ({ payload }) => {
+      if (active && payload.chat_id === chatId) listeners.onEvent(payload.event);
+    }),
+    await listen<ChatRef>("chat-resync", ({ payload }) => {
+      if (active && payload.chat_id === chatId) listeners.onResync();
+    }),
+  ];
+  await call<void>("watch_chat", { chat_id: chatId, deltas });
+  return () => {
+    active = false;
+    unlisten.forEach((stop) => stop());
+  };
+}

@@ -1,0 +1,147 @@
+// The open chat as the window holds it: the stored view (the engine's truth, reloaded after
+// each stored change) plus what is live and not stored yet — executor text streaming in,
+// tool calls running, the task list from `plan` events. Pure functions, tested in vitest.
+import type { ApiError } from "../generated/ApiError";
+import type { ChatView } from "../generated/ChatView";
+import type { Event } from "../generated/Event";
+import type { Message } from "../generated/Message";
+import type { Phase } from "../generated/Phase";
+import type { Task } from "../generated/Task";
+
+export interface LiveTool {
+  name: string;
+  args: unknown;
+  result?: string;
+  error?: string;
+  done: boolean;
+}
+
+export interface ChatState {
+  view: ChatView;
+  /** Executor text not stored yet, by message id, in arrival order. */
+  streaming: { id: string; text: string }[];
+  /** Tool calls seen live, by the assistant message that made them. */
+  tools: Record<string, LiveTool[]>;
+  tasks: Task[];
+  /** The list was closed with every task finished: still shown, as complete. */
+  tasksFinished: boolean;
+  status: string;
+  error: ApiError | null;
+}
+
+/** The status line of each phase (the engine's `plan_status` texts, for a chat just opened). */
+export function statusText(phase: Phase): string {
+  switch (phase) {
+    case "planning":
+      return "Drafting a plan…";
+    case "questions":
+      return "Waiting for your answers";
+    case "awaiting_approval":
+      return "Waiting for your approval";
+    case "executing":
+      return "Working…";
+    case "idle":
+      return "";
+  }
+}
+
+export function initialState(view: ChatView, tasks: Task[]): ChatState {
+  return { view, streaming: [], tools: {}, tasks, tasksFinished: false, status: statusText(view.state.phase), error: null };
+}
+
+function isStored(view: ChatView, id: string): boolean {
+  return view.messages.some((message) => message.id === id);
+}
+
+/** Executor tokens: appended to their message unless it is already stored. */
+export function applyDelta(state: ChatState, messageId: string, text: string): ChatState {
+  if (isStored(state.view, messageId)) return state;
+  const index = state.streaming.findIndex((entry) => entry.id === messageId);
+  const streaming = state.streaming.slice();
+  if (index === -1) streaming.push({ id: messageId, text });
+  else streaming[index] = { id: messageId, text: streaming[index]!.text + text };
+  return { ...state, streaming };
+}
+
+/** A newer stored view: live text of messages now stored is dropped. */
+export function withView(state: ChatState, view: ChatView): ChatState {
+  const streaming = state.streaming.filter((entry) => !isStored(view, entry.id));
+  return { ...state, view, streaming, status: statusText(view.state.phase) };
+}
+
+function upsertMessage(view: ChatView, message: Message): ChatView {
+  const index = view.messages.findIndex((existing) => existing.id === message.id);
+  const messages = view.messages.slice();
+  if (index === -1) messages.push(message);
+  else messages[index] = message;
+  return { ...view, messages };
+}
+
+function applyTool(tools: Record<string, LiveTool[]>, event: Extract<Event, { type: "tool" }>): Record<string, LiveTool[]> {
+  const list = (tools[event.message_id] ?? []).slice();
+  const finished = event.result !== undefined || event.error !== undefined;
+  const pending = finished ? list.findIndex((tool) => !tool.done && tool.name === event.name) : -1;
+  const tool: LiveTool = { name: event.name, args: event.args, result: event.result, error: event.error, done: finished };
+  if (pending === -1) list.push(tool);
+  else list[pending] = tool;
+  return { ...tools, [event.message_id]: list };
+}
+
+function applyTasks(state: ChatState, tasks: Task[]): ChatState {
+  if (tasks.length > 0) return { ...state, tasks, tasksFinished: false };
+  const finished = state.tasks.length > 0 && state.tasks.every((task) => task.status === "done" || task.status === "dropped");
+  return finished ? { ...state, tasksFinished: true } : { ...state, tasks: [], tasksFinished: false };
+}
+
+/** Every event but `delta`. */
+export function applyEvent(state: ChatState, event: Event): ChatState {
+  switch (event.type) {
+    case "delta":
+      return applyDelta(state, event.message_id, event.text);
+    case "plan_status":
+      return { ...state, status: event.text, view: { ...state.view, state: { ...state.view.state, phase: event.phase } } };
+    case "message":
+      return {
+        ...state,
+        view: upsertMessage(state.view, event.message),
+        streaming: state.streaming.filter((entry) => entry.id !== event.message.id),
+      };
+    case "tool":
+      return { ...state, tools: applyTool(state.tools, event) };
+    case "plan":
+      return applyTasks(state, event.tasks);
+    case "error":
+      return { ...state, error: { code: event.code as ApiError["code"], message: event.message } };
+  }
+}
+
+export type Card = { kind: "questions" | "plan"; id: string };
+
+/** The card the user can act on now, if any: only the latest card, in its phase. */
+export function activeCard(view: ChatView): Card | null {
+  const phase = view.state.phase;
+  for (let index = view.messages.length - 1; index >= 0; index -= 1) {
+    const message = view.messages[index]!;
+    if (message.role !== "assistant") continue;
+    if (message.questions) return phase === "questions" ? { kind: "questions", id: message.id } : null;
+    if (message.plan) {
+      const pending = view.state.plan?.approval === "pending";
+      return phase === "awaiting_approval" && pending ? { kind: "plan", id: message.id } : null;
+    }
+  }
+  return null;
+}
+
+/** Whether plan mode is under way (a card or the planner): "Cancel plan" applies. */
+export function planInProgress(phase: Phase): boolean {
+  return phase === "planning" || phase === "questions" || phase === "awaiting_approval";
+}
+
+/** Done out of all, for the task panel's "3 of 7 done". */
+export function taskCounts(tasks: Task[]): { done: number; dropped: number; total: number } {
+  return {
+    done: tasks.filter((task) => task.status === "done").length,
+    dropped: tasks.filter((task) => task.status === "dropped").length,
+    total: tasks.length,
+  };
+}

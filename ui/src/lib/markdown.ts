@@ -1,0 +1,77 @@
+// Model output as HTML that cannot act: markdown (marked) with highlighted code
+// (highlight.js, a few bundled languages), then sanitised by DOMPurify. This is the only
+// source of HTML the window inserts; everything else is text nodes.
+import DOMPurify from "dompurify";
+import { Marked, type Tokens } from "marked";
+import hljs from "highlight.js/lib/core";
+import bash from "highlight.js/lib/languages/bash";
+import css from "highlight.js/lib/languages/css";
+import diff from "highlight.js/lib/languages/diff";
+import go from "highlight.js/lib/languages/go";
+import ini from "highlight.js/lib/languages/ini";
+import javascript from "highlight.js/lib/languages/javascript";
+import json from "highlight.js/lib/languages/json";
+import python from "highlight.js/lib/languages/python";
+import rust from "highlight.js/lib/languages/rust";
+import sql from "highlight.js/lib/languages/sql";
+import typescript from "highlight.js/lib/languages/typescript";
+import xml from "highlight.js/lib/languages/xml";
+import yaml from "highlight.js/lib/languages/yaml";
+
+const languages = { bash, css, diff, go, ini, javascript, json, python, rust, sql, typescript, xml, yaml };
+for (const [name, language] of Object.entries(languages)) {
+  hljs.registerLanguage(name, language);
+}
+hljs.registerAliases(["sh", "shell", "console"], { languageName: "bash" });
+hljs.registerAliases(["toml"], { languageName: "ini" });
+hljs.registerAliases(["js", "jsx"], { languageName: "javascript" });
+hljs.registerAliases(["ts", "tsx"], { languageName: "typescript" });
+hljs.registerAliases(["html", "svg"], { languageName: "xml" });
+hljs.registerAliases(["py"], { languageName: "python" });
+hljs.registerAliases(["rs"], { languageName: "rust" });
+hljs.registerAliases(["yml"], { languageName: "yaml" });
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  renderer: {
+    code({ text, lang }: Tokens.Code): string {
+      const language = (lang ?? "").trim().split(/\s+/)[0] ?? "";
+      const known = language !== "" && hljs.getLanguage(language) !== undefined;
+      const body = known ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHtml(text);
+      const label = known ? ` language-${escapeHtml(language)}` : "";
+      return `<pre><code class="hljs${label}">${body}</code></pre>\n`;
+    },
+  },
+});
+
+/** What may survive: formatting only. No scripts, handlers, styles, forms or frames. */
+const PURIFY = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "option", "iframe", "frame", "object", "embed", "link", "meta", "base", "svg", "math"],
+  FORBID_ATTR: ["style", "srcset", "action", "formaction"],
+  ALLOW_DATA_ATTR: false,
+};
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A") {
+    // Links never navigate the window (the view intercepts clicks); no opener either way.
+    node.setAttribute("rel", "noopener noreferrer");
+    node.removeAttribute("target");
+  }
+  if (node.tagName === "IMG") {
+    // Only inline images: a remote one could not load under the CSP anyway.
+    const src = node.getAttribute("src") ?? "";
+    if (!src.startsWith("data:image/")) node.removeAttribute("src");
+  }
+});
+
+/** Sanitised HTML for `markdown`. */
+export function renderMarkdown(markdown: string): string {
+  const html = marked.parse(markdown, { async: false });
+  return DOMPurify.sanitize(html, PURIFY);
+}

@@ -1,0 +1,106 @@
+// The open chat: loads it, watches its events (tokens over the Channel, batched so that a
+// fast stream re-renders at most every 50 ms), reloads the stored view after each stored
+// change, and wraps the user's actions so each answer updates the view.
+import { useEffect, useRef, useState } from "preact/hooks";
+
+import type { ApiError } from "../generated/ApiError";
+import type { ChatView } from "../generated/ChatView";
+import type { Event } from "../generated/Event";
+import { api, asApiError, watchChat } from "./api";
+import { applyDelta, applyEvent, initialState, withView, type ChatState } from "./chatState";
+
+/** How often streamed tokens are drawn at most. */
+const DELTA_FLUSH_MS = 50;
+
+export interface ChatController {
+  state: ChatState | null;
+  /** Runs an action that answers with the chat's new view; errors are returned. */
+  act: (action: () => Promise<ChatView | unknown>) => Promise<ApiError | null>;
+  reload: () => void;
+}
+
+export function useChat(chatId: string | null, generation: number): ChatController {
+  const [state, setState] = useState<ChatState | null>(null);
+  const reloadRef = useRef<() => void>(() => {});
+
+  useEffect(() => {
+    setState(null);
+    if (chatId === null) return;
+    let alive = true;
+    let stop: (() => void) | null = null;
+    let pending: { id: string; text: string }[] = [];
+    let flushTimer: ReturnType<typeof setTimeout> | null = null;
+    let reloading = false;
+    let reloadAgain = false;
+
+    const flush = () => {
+      flushTimer = null;
+      const batch = pending;
+      pending = [];
+      setState((current) => current && batch.reduce((next, delta) => applyDelta(next, delta.id, delta.text), current));
+    };
+    const reload = async () => {
+      if (reloading) {
+        reloadAgain = true;
+        return;
+      }
+      reloading = true;
+      try {
+        const view = await api.chatView(chatId);
+        if (alive) setState((current) => (current ? withView(current, view) : current));
+      } catch {
+        // The chat was deleted meanwhile: the sidebar's reload takes care of it.
+      } finally {
+        reloading = false;
+        if (reloadAgain && alive) {
+          reloadAgain = false;
+          void reload();
+        }
+      }
+    };
+    reloadRef.current = () => void reload();
+    const onDelta = (event: Event) => {
+      if (event.type !== "delta") return;
+      pending.push({ id: event.message_id, text: event.text });
+      flushTimer ??= setTimeout(flush, DELTA_FLUSH_MS);
+    };
+    const onEvent = (event: Event) => {
+      if (pending.length > 0) flush();
+      setState((current) => current && applyEvent(current, event));
+      if (event.type === "message" || event.type === "plan_status") void reload();
+    };
+
+    (async () => {
+      try {
+        const unwatch = await watchChat(chatId, { onDelta, onEvent, onResync: () => void reload() });
+        if (!alive) return unwatch();
+        stop = unwatch;
+        const [view, tasks] = await Promise.all([api.chatView(chatId), api.taskList(chatId)]);
+        if (alive) setState(initialState(view, tasks));
+      } catch (error) {
+        console.error("cannot open the chat", asApiError(error));
+      }
+    })();
+    return () => {
+      alive = false;
+      if (flushTimer) clearTimeout(flushTimer);
+      stop?.();
+    };
+  }, [chatId, generation]);
+
+  const act = async (action: () => Promise<ChatView | unknown>): Promise<ApiError | null> => {
+    try {
+      const result = await action();
+      if (result && typeof result === "object" && "messages" in result && "state" in result) {
+        const view = result as ChatView;
+        setState((current) => (current && current.view.id === view.id ? withView(current, view) : current));
+      } else {
+        reloadRef.current();
+      }
+      return null;
+    } catch (error) {
+      return asApiError(error);
+    }
+  };
+  return { state, act, reload: () => reloadRef.current() };
+}

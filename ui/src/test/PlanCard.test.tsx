@@ -1,0 +1,67 @@
+import { fireEvent, render, screen, within } from "@testing-library/preact";
+import { describe, expect, it, vi } from "vitest";
+
+import { PlanCard, sandboxLine } from "../components/PlanCard";
+import { plan } from "./fixtures";
+
+function setup(active = true) {
+  const handlers = { onApprove: vi.fn(), onRevise: vi.fn(), onCancel: vi.fn(), onEdit: vi.fn() };
+  render(<PlanCard plan={plan()} active={active} planRunning={active} {...handlers} />);
+  return handlers;
+}
+
+describe("PlanCard", () => {
+  it("shows title, aim, steps as action → expected, the libraries table and the sandbox", () => {
+    setup();
+    expect(screen.getByText("CSV export")).toBeTruthy();
+    expect(screen.getByText("Orders can be exported as CSV")).toBeTruthy();
+    const steps = screen.getAllByRole("listitem").map((item) => item.textContent);
+    expect(steps).toEqual(["Add the route → GET /export answers", "Write the test → the test passes"]);
+    const table = screen.getByRole("table");
+    expect(within(table).getAllByRole("columnheader").map((cell) => cell.textContent)).toEqual(["Library", "Purpose", "Usage"]);
+    expect(within(table).getByText("csv::Writer::from_writer")).toBeTruthy();
+    expect(screen.getByText(/Create a sandbox in \/work\/shop\/\.sandbox — sample data/)).toBeTruthy();
+  });
+
+  it("says reuse for an existing sandbox", () => {
+    expect(sandboxLine(plan({ sandbox: { policy: "reuse", notes: "", dir: "/w/.sandbox", exists: true } }))).toBe(
+      "Reuse the existing sandbox /w/.sandbox",
+    );
+  });
+
+  it("approves, and revises only with feedback", () => {
+    const { onApprove, onRevise } = setup();
+    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    expect(onApprove).toHaveBeenCalled();
+    fireEvent.click(screen.getByRole("button", { name: "Revise…" }));
+    const send = screen.getByRole("button", { name: "Send feedback" });
+    expect(send).toHaveProperty("disabled", true);
+    fireEvent.input(screen.getByLabelText("What should change in the plan?"), { target: { value: " Use JSON instead " } });
+    fireEvent.click(send);
+    expect(onRevise).toHaveBeenCalledWith("Use JSON instead");
+  });
+
+  it("edits steps before approval: change, add, remove, save", async () => {
+    const { onEdit } = setup();
+    fireEvent.click(screen.getByRole("button", { name: "Edit steps" }));
+    fireEvent.input(screen.getByLabelText("Step 1 action"), { target: { value: "Add the /export route" } });
+    fireEvent.click(screen.getByRole("button", { name: "Remove step 2" }));
+    fireEvent.click(screen.getByRole("button", { name: "Add step" }));
+    fireEvent.input(screen.getByLabelText("Step 2 action"), { target: { value: "Document it" } });
+    fireEvent.input(screen.getByLabelText("Step 2 expected"), { target: { value: "README has a section" } });
+    fireEvent.click(screen.getByRole("button", { name: "Save steps" }));
+    expect(onEdit).toHaveBeenCalledWith({
+      steps: [
+        { action: "Add the /export route", expected: "GET /export answers" },
+        { action: "Document it", expected: "README has a section" },
+      ],
+    });
+  });
+
+  it("as history offers no approval and no edits", () => {
+    setup(false);
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Edit steps" })).toBeNull();
+    expect(screen.getByRole("button", { name: "Cancel plan" })).toHaveProperty("disabled", true);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+
+import { activeCard, applyDelta, applyEvent, initialState, withView } from "../lib/chatState";
+import { assistant, plan, questions, user, view } from "./fixtures";
+
+describe("chat state", () => {
+  it("collects streamed text per message and drops it once the message is stored", () => {
+    let state = initialState(view([user("u1", "hi")], "executing"), []);
+    state = applyDelta(state, "a1", "Hello ");
+    state = applyDelta(state, "a1", "world");
+    expect(state.streaming).toEqual([{ id: "a1", text: "Hello world" }]);
+    state = applyEvent(state, { type: "message", message: assistant("a1", "Hello world") });
+    expect(state.streaming).toEqual([]);
+    // A token that arrives after its message was stored (another path) is ignored.
+    state = applyDelta(state, "a1", "!");
+    expect(state.streaming).toEqual([]);
+    expect(state.view.messages.map((m) => m.id)).toEqual(["u1", "a1"]);
+  });
+
+  it("pairs a tool call's start and end", () => {
+    let state = initialState(view([], "executing"), []);
+    state = applyEvent(state, { type: "tool", message_id: "a1", name: "mcp_filesystem_read_text_file", args: { path: "README.md" } });
+    expect(state.tools.a1).toEqual([{ name: "mcp_filesystem_read_text_file", args: { path: "README.md" }, result: undefined, error: undefined, done: false }]);
+    state = applyEvent(state, { type: "tool", message_id: "a1", name: "mcp_filesystem_read_text_file", args: { path: "README.md" }, result: "# Shop" });
+    expect(state.tools.a1).toHaveLength(1);
+    expect(state.tools.a1![0]!.done).toBe(true);
+  });
+
+  it("keeps a finished task list shown when the engine closes it, and clears a cancelled one", () => {
+    let state = initialState(view([], "executing"), []);
+    state = applyEvent(state, { type: "plan", tasks: [{ id: 1, title: "a", status: "done" }, { id: 2, title: "b", status: "done" }] });
+    state = applyEvent(state, { type: "plan", tasks: [] });
+    expect([state.tasks.length, state.tasksFinished]).toEqual([2, true]);
+    state = applyEvent(state, { type: "plan", tasks: [{ id: 1, title: "a", status: "active" }] });
+    state = applyEvent(state, { type: "plan", tasks: [] });
+    expect([state.tasks.length, state.tasksFinished]).toEqual([0, false]);
+  });
+
+  it("follows the status line and keeps it in step with a reloaded view", () => {
+    let state = initialState(view([user("u1", "task")], "idle"), []);
+    state = applyEvent(state, { type: "plan_status", phase: "planning", text: "Drafting a plan…" });
+    expect([state.status, state.view.state.phase]).toEqual(["Drafting a plan…", "planning"]);
+    state = withView(state, view([user("u1", "task")], "idle"));
+    expect(state.status).toBe("");
+  });
+
+  it("makes only the latest card active, and only in its phase", () => {
+    const card = assistant("c1", "questions", { questions: questions() });
+    const planCard = assistant("p1", "plan", { plan: plan() });
+    expect(activeCard(view([user("u", "t"), card], "questions"))).toEqual({ kind: "questions", id: "c1" });
+    expect(activeCard(view([user("u", "t"), card], "planning"))).toBeNull();
+    expect(activeCard(view([user("u", "t"), card, planCard], "awaiting_approval", plan()))).toEqual({ kind: "plan", id: "p1" });
+    expect(activeCard(view([user("u", "t"), card, planCard], "executing", plan({ approval: "approved" })))).toBeNull();
+  });
+});

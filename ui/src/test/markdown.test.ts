@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+
+import { renderMarkdown } from "../lib/markdown";
+
+function dom(html: string): HTMLElement {
+  const div = document.createElement("div");
+  div.innerHTML = html;
+  return div;
+}
+
+describe("renderMarkdown", () => {
+  it("renders a model's HTML inert: no handlers, scripts, styles or remote images", () => {
+    const cases = [
+      '<img src=x onerror="alert(1)">',
+      "<script>alert(1)</script>",
+      '<a href="javascript:alert(1)">click</a>',
+      '<div style="position:fixed" onclick="alert(1)">x</div>',
+      '<iframe src="https://example.com"></iframe>',
+      "<svg><script>alert(1)</script></svg>",
+      '<form action="https://example.com"><input name=a></form>',
+    ];
+    for (const input of cases) {
+      const html = renderMarkdown(`text before\n\n${input}\n\nafter`);
+      const root = dom(html);
+      expect(root.querySelector("script, iframe, form, input, svg, style"), input).toBeNull();
+      for (const element of root.querySelectorAll("*")) {
+        for (const attribute of element.getAttributeNames()) {
+          expect(attribute.startsWith("on") || attribute === "style", `${input} kept ${attribute}`).toBe(false);
+        }
+      }
+      expect(html).not.toContain("javascript:");
+      for (const image of root.querySelectorAll("img")) expect(image.getAttribute("src")).toBeNull();
+    }
+  });
+
+  it("highlights fenced code in known languages and escapes the rest", () => {
+    const html = renderMarkdown("```rust\nfn main() {}\n```\n\n```nosuch\n<b>x</b>\n```");
+    const root = dom(html);
+    expect(root.querySelector("code.language-rust .hljs-keyword")?.textContent).toBe("fn");
+    expect(root.querySelectorAll("b")).toHaveLength(0);
+    expect(root.textContent).toContain("<b>x</b>");
+  });
+
+  it("keeps ordinary markdown and marks links as going nowhere new", () => {
+    const root = dom(renderMarkdown("# Title\n\n- **bold** item\n\n[docs](https://example.com)"));
+    expect(root.querySelector("h1")?.textContent).toBe("Title");
+    expect(root.querySelector("li strong")?.textContent).toBe("bold");
+    expect(root.querySelector("a")?.getAttribute("rel")).toBe("noopener noreferrer");
+  });
+});
