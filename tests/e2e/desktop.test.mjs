@@ -78,6 +78,7 @@ test("first run: settings, then questions → own answer → plan → edit → a
     // First run: no config.toml, so the settings screen; an OpenAI-compatible local server.
     await app.find('[data-testid="settings"]');
     await app.screenshot("settings");
+    await app.click('[data-testid="provider"] option[value="openai"]');
     await (await app.find('[data-testid="base-url"]')).type(app.openaiUrl);
     await (await app.find('[data-testid="model"]')).type("scripted");
     await app.click('[data-testid="save-settings"]');
@@ -155,7 +156,7 @@ test("cancel plan: the chat is as right after its first message; the box is lock
     await app.find('[data-testid="question-card"].active');
 
     // Locked: read-only, and sending says why; nothing reaches the engine.
-    assert.equal(await box.property("readOnly"), true);
+    await waitFor(async () => (await (await app.find('[data-testid="message-box"]')).property("readOnly")) === true, "the box to lock");
     await app.click('[data-testid="send"]');
     assert.equal(await app.text('[data-testid="composer-notice"]'), "Answer the planner's questions first");
     publish(await app.screenshot("locked"), "locked-message-box.png");

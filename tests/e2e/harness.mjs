@@ -110,8 +110,9 @@ export class App {
     await waitFor(() => this.session.execute("return document.documentElement.dataset.ready === '1'"), "the window to be ready");
   }
 
-  find(selector) {
-    return this.session.find(selector);
+  /** The first element matching `selector`, waiting for it to appear. */
+  find(selector, timeoutMs) {
+    return waitFor(() => this.session.find(selector), selector, timeoutMs);
   }
 
   /** The first element matching `selector` whose text contains `text`. */
@@ -125,13 +126,13 @@ export class App {
   }
 
   async click(selector, text) {
-    const element = text === undefined ? await waitFor(() => this.find(selector), selector) : await this.byText(selector, text);
+    const element = text === undefined ? await this.find(selector) : await this.byText(selector, text);
     await element.click();
     return element;
   }
 
   async text(selector) {
-    return (await this.find(selector)).text();
+    return (await this.session.find(selector)).text();
   }
 
   async count(selector) {

@@ -1,7 +1,7 @@
 // A minimal W3C WebDriver client over fetch: what the end-to-end tests need to drive the
 // Tauri window through tauri-driver (sessions, elements, clicks, keys, scripts, screenshots).
 
-const ELEMENT = "element-6066-11e4-a52f-4a6b6e3f7ef4";
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 export const KEYS = { enter: "\uE007", backspace: "\uE003" };
 
 export class WebDriverError extends Error {

@@ -136,7 +136,7 @@ export function App() {
           />
           {state.status && (
             <p class="status-line" data-testid="status-line" aria-live="polite">
-              <span class="spinner" aria-hidden="true" /> {state.status}
+              {(phase === "planning" || phase === "executing") && <span class="spinner" aria-hidden="true" />} {state.status}
             </p>
           )}
           {(banner ?? state.error) && (

@@ -55,6 +55,7 @@ async fn run() {
         home: home.path().to_owned(),
         mcp: McpConfig::new(home.path(), fs_server()),
         keys: KeyLookup::new(Vec::new(), |_| None),
+        local_models: None,
     };
     let engine = Engine::open(options).await.unwrap();
     let bare = bare_round_trips(&provider.openai_url()).await;

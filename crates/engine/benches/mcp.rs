@@ -89,7 +89,6 @@ async fn bench_profile_switch(host: &McpHost, ws: &Path) {
 }
 
 async fn bench_tool_calls(host: &McpHost, ws: &Path) {
-    preflight_engine::mcp::PROBE.iter().for_each(|p| p.store(0, std::sync::atomic::Ordering::Relaxed));
     // Two bare clients, each on its own copy of the server: the second measures how much two
     // server processes differ anyway (the noise floor of the host/bare ratio).
     let (bare, child) = bare_client(ws).await;
@@ -124,8 +123,6 @@ async fn bench_tool_calls(host: &McpHost, ws: &Path) {
             }
         }
         println!("tool call {tool} ({CALLS} calls each, interleaved):");
-        let probes: Vec<f64> = preflight_engine::mcp::PROBE.iter().map(|p| p.swap(0, std::sync::atomic::Ordering::Relaxed) as f64 / (WARMUP + CALLS) as f64 / 1e3).collect();
-        println!("  probes µs/call: canonical {:.1}, view {:.1}, call_tool {:.1}, convert {:.1}", probes[0], probes[1], probes[2], probes[3]);
         let host_extra = median_difference(&samples[0], &samples[1]);
         let control_extra = median_difference(&samples[2], &samples[1]);
         let [through_host, direct, second] = &mut samples;

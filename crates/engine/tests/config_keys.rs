@@ -63,7 +63,7 @@ fn the_kernel_keyring_keeps_keys_between_lookups() {
 #[test]
 fn found_keys_show_nowhere_in_debug_or_errors() {
     let keys = KeyLookup::new(vec![], environment(&[("ANTHROPIC_API_KEY", "sk-ant-secret")]));
-    let provider = connect_provider(&anthropic(), &keys).unwrap();
+    let provider = connect_provider(&anthropic(), &keys, None).unwrap();
     assert_eq!(provider.model(), "claude");
     let key = keys.find(&anthropic()).unwrap();
     assert!(!format!("{key:?}").contains("secret"));
@@ -72,6 +72,6 @@ fn found_keys_show_nowhere_in_debug_or_errors() {
 #[test]
 fn the_embedded_default_is_refused_before_any_key_is_looked_for() {
     let keys = KeyLookup::new(vec![], |_: &str| -> Option<String> { panic!("no key lookup for embedded") });
-    let error = connect_provider(&Config::default().provider, &keys).err().unwrap();
+    let error = connect_provider(&Config::default().provider, &keys, None).err().unwrap();
     assert_eq!(error, SetupError::EmbeddedNotAvailable);
 }

@@ -11,7 +11,8 @@ mod dwp {
     use std::process::{Command, Stdio};
 
     use preflight_engine::dwp::{
-        read_state, verify_plan, Change, DwpError, GateInput, LockOptions, PlanDir, UpdateAction, UpdateRequest,
+        read_state, verify_plan, Change, DwpError, GateInput, LockOptions, PlanDir, UpdateAction,
+        UpdateRequest,
     };
 
     use crate::dwp_support::*;
@@ -25,16 +26,30 @@ mod dwp {
         let files = plan_files();
         for n in 0..UPDATES {
             let gates = vec![GateInput::new(&format!("check {name}-{n}"), 0, "ok")];
-            let request = UpdateRequest { action: UpdateAction::Change(Change::RecordGates { task: 1, gates }), expected_sha256: None, break_stale_lock: false };
-            files.update(dir, &request, &preflight_engine::now_rfc3339()).unwrap_or_else(|error| panic!("{name}: {error}"));
+            let request = UpdateRequest {
+                action: UpdateAction::Change(Change::RecordGates { task: 1, gates }),
+                expected_sha256: None,
+                break_stale_lock: false,
+            };
+            files
+                .update(dir, &request, &preflight_engine::now_rfc3339())
+                .unwrap_or_else(|error| panic!("{name}: {error}"));
         }
     }
 
     fn assert_all_recorded(dir: &PlanDir, writers: usize) {
         let state = read_state(dir).unwrap().state;
-        assert_eq!(state.tasks[0].gates.len(), writers * UPDATES, "lost updates");
+        assert_eq!(
+            state.tasks[0].gates.len(),
+            writers * UPDATES,
+            "lost updates"
+        );
         let progress = std::fs::read_to_string(dir.file("PROGRESS.md")).unwrap();
-        assert_eq!(progress.matches("gate `check ").count(), writers * UPDATES, "lost log entries");
+        assert_eq!(
+            progress.matches("gate `check ").count(),
+            writers * UPDATES,
+            "lost log entries"
+        );
         let report = verify_plan(dir, LockOptions::default()).unwrap();
         assert!(report.findings.is_empty(), "{:#?}", report.findings);
         assert!(!dir.path().join(".lock").exists(), "the lock is released");
@@ -66,17 +81,28 @@ mod dwp {
     fn dwp_processes_serialise_through_the_lock() {
         let ws = workspace(true);
         let (dir, _) = materialised(ws.path());
-        let children: Vec<_> = (0..3).map(|writer| spawn_writer(dir.path(), &format!("process{writer}"))).collect();
+        let children: Vec<_> = (0..3)
+            .map(|writer| spawn_writer(dir.path(), &format!("process{writer}")))
+            .collect();
         for child in children {
             let output = child.wait_with_output().unwrap();
-            assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
         }
         assert_all_recorded(&dir, 3);
     }
 
     fn spawn_writer(plan: &Path, name: &str) -> std::process::Child {
         Command::new(std::env::current_exe().unwrap())
-            .args(["dwp::dwp_lock_child_entry", "--exact", "--nocapture", "--test-threads=1"])
+            .args([
+                "dwp::dwp_lock_child_entry",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_ENV, plan)
             .env(WRITER_ENV, name)
             .stdout(Stdio::null())
@@ -97,15 +123,27 @@ mod dwp {
                     scope.spawn(move || {
                         let gates = vec![GateInput::new(&format!("writer {writer}"), 0, "ok")];
                         let change = Change::RecordGates { task: 1, gates };
-                        let request = UpdateRequest { action: UpdateAction::Change(change), expected_sha256: Some(snapshot), break_stale_lock: false };
+                        let request = UpdateRequest {
+                            action: UpdateAction::Change(change),
+                            expected_sha256: Some(snapshot),
+                            break_stale_lock: false,
+                        };
                         plan_files().update(dir, &request, &at(5))
                     })
                 })
                 .collect();
-            handles.into_iter().map(|handle| handle.join().unwrap()).collect()
+            handles
+                .into_iter()
+                .map(|handle| handle.join().unwrap())
+                .collect()
         });
         let written = results.iter().filter(|result| result.is_ok()).count();
         assert_eq!(written, 1, "{results:?}");
-        assert!(results.iter().any(|result| matches!(result, Err(DwpError::StateChanged { .. }))), "{results:?}");
+        assert!(
+            results
+                .iter()
+                .any(|result| matches!(result, Err(DwpError::StateChanged { .. }))),
+            "{results:?}"
+        );
     }
 }

@@ -6,8 +6,8 @@ mod dwp_support;
 /// A module named `dwp`, so that `cargo test -p preflight-engine dwp` selects these tests.
 mod dwp {
     use preflight_engine::dwp::{
-        verify_plan, DwpError, LockOptions, PlanDir, PlanFiles, UpdateAction, UpdateRequest, Change, MANIFEST_FILE,
-        STATE_FILE,
+        verify_plan, Change, DwpError, LockOptions, PlanDir, PlanFiles, UpdateAction,
+        UpdateRequest, MANIFEST_FILE, STATE_FILE,
     };
     use preflight_engine::planner::Approval;
     use preflight_engine::tasks::{Gate, NewTask, Operation, TaskList};
@@ -20,34 +20,72 @@ mod dwp {
         let ws = workspace(true);
         let (dir, _) = materialised(ws.path());
         assert_eq!(dir.name(), "PLAN_add_payment_webhook_handling");
-        assert_eq!(dir.path(), ws.path().join(".dwp/plans/PLAN_add_payment_webhook_handling"));
+        assert_eq!(
+            dir.path(),
+            ws.path()
+                .join(".dwp/plans/PLAN_add_payment_webhook_handling")
+        );
         let manifest = read_json(&dir.file(MANIFEST_FILE));
         // "Pola schema, spec_version, name, archetype, rigor, created_at, task_count oraz
         // plan_format są WYMAGANE."
-        for field in ["schema", "spec_version", "name", "archetype", "rigor", "created_at", "task_count", "plan_format"] {
-            assert!(manifest.get(field).is_some(), "manifest lacks {field}: {manifest:#}");
+        for field in [
+            "schema",
+            "spec_version",
+            "name",
+            "archetype",
+            "rigor",
+            "created_at",
+            "task_count",
+            "plan_format",
+        ] {
+            assert!(
+                manifest.get(field).is_some(),
+                "manifest lacks {field}: {manifest:#}"
+            );
         }
-        assert_eq!(manifest["schema"], "https://deepworkplan.com/schema/plan-manifest/v2.json");
-        assert_eq!(manifest["spec_version"], "5.0.0", "the seed's own version (its prose), not its example's 2.4.0");
+        assert_eq!(
+            manifest["schema"],
+            "https://deepworkplan.com/schema/plan-manifest/v2.json"
+        );
+        assert_eq!(
+            manifest["spec_version"], "5.0.0",
+            "the seed's own version (its prose), not its example's 2.4.0"
+        );
         assert_eq!(manifest["name"], "PLAN_add_payment_webhook_handling");
         assert_eq!(manifest["title"], "Add payment webhook handling");
         assert_eq!(manifest["archetype"], "individual", "a git repository");
         assert!(["micro", "standard", "deep"].contains(&manifest["rigor"].as_str().unwrap()));
-        assert_eq!(manifest["plan_format"], "lite", "tasks are inline records in README.md");
+        assert_eq!(
+            manifest["plan_format"], "lite",
+            "tasks are inline records in README.md"
+        );
         assert!(is_timestamp(&manifest["created_at"]));
-        assert_eq!(manifest["task_count"], 3, "the plan's own task count (the example's 7 is an illustration)");
+        assert_eq!(
+            manifest["task_count"], 3,
+            "the plan's own task count (the example's 7 is an illustration)"
+        );
         assert_eq!(manifest["parent_plan"], Value::Null);
         assert_eq!(manifest["tags"], json!([]));
         // created_by names the agent and model, nothing else (no secrets, no user ids).
-        assert_eq!(manifest["created_by"], json!({"agent": "preflight", "model": "test-model"}));
-        assert_eq!(manifest["origin"], json!({"client": "preflight", "chat_id": CHAT}), "additive field");
+        assert_eq!(
+            manifest["created_by"],
+            json!({"agent": "preflight", "model": "test-model"})
+        );
+        assert_eq!(
+            manifest["origin"],
+            json!({"client": "preflight", "chat_id": CHAT}),
+            "additive field"
+        );
     }
 
     #[test]
     fn a_workspace_without_git_is_the_agent_workspace_archetype() {
         let ws = workspace(false);
         let (dir, _) = materialised(ws.path());
-        assert_eq!(read_json(&dir.file(MANIFEST_FILE))["archetype"], "agent-workspace");
+        assert_eq!(
+            read_json(&dir.file(MANIFEST_FILE))["archetype"],
+            "agent-workspace"
+        );
     }
 
     #[test]
@@ -58,32 +96,75 @@ mod dwp {
         assert_eq!(
             keys(&state),
             vec![
-                "schema", "plan", "updated_at", "updated_by", "status", "completed_count", "task_count", "format",
-                "materialization", "approval", "promotion", "tasks", "checkpoint", "blocked"
+                "schema",
+                "plan",
+                "updated_at",
+                "updated_by",
+                "status",
+                "completed_count",
+                "task_count",
+                "format",
+                "materialization",
+                "approval",
+                "promotion",
+                "tasks",
+                "checkpoint",
+                "blocked"
             ]
         );
-        assert_eq!(state["schema"], "https://deepworkplan.com/schema/plan-state/v2.json");
+        assert_eq!(
+            state["schema"],
+            "https://deepworkplan.com/schema/plan-state/v2.json"
+        );
         assert_eq!(state["plan"], "PLAN_add_payment_webhook_handling");
         assert!(is_timestamp(&state["updated_at"]));
-        assert_eq!(state["updated_by"], json!({"agent": "preflight", "model": "test-model"}));
-        assert_eq!(state["status"], "in_progress", "task 1 started after materialisation");
-        assert_eq!((state["completed_count"].clone(), state["task_count"].clone()), (json!(0), json!(3)));
-        assert_eq!(state["format"], "lite", "mirrors the manifest's plan_format");
+        assert_eq!(
+            state["updated_by"],
+            json!({"agent": "preflight", "model": "test-model"})
+        );
+        assert_eq!(
+            state["status"], "in_progress",
+            "task 1 started after materialisation"
+        );
+        assert_eq!(
+            (
+                state["completed_count"].clone(),
+                state["task_count"].clone()
+            ),
+            (json!(0), json!(3))
+        );
+        assert_eq!(
+            state["format"], "lite",
+            "mirrors the manifest's plan_format"
+        );
         assert_eq!(state["materialization"], "ready");
         assert_eq!(state["approval"], "approved");
-        assert_eq!((state["promotion"].clone(), state["checkpoint"].clone(), state["blocked"].clone()), (Value::Null, Value::Null, Value::Null));
+        assert_eq!(
+            (
+                state["promotion"].clone(),
+                state["checkpoint"].clone(),
+                state["blocked"].clone()
+            ),
+            (Value::Null, Value::Null, Value::Null)
+        );
         let tasks = state["tasks"].as_array().unwrap();
         assert_eq!(tasks.len(), 3, "exactly one entry per task");
         for (task, id) in tasks.iter().zip(1..) {
             assert_eq!(task["id"], id);
-            assert_eq!(task["locator"], json!({"kind": "inline", "value": format!("#task-{id}")}));
+            assert_eq!(
+                task["locator"],
+                json!({"kind": "inline", "value": format!("#task-{id}")})
+            );
             assert_eq!(task["title"], STEPS[id as usize - 1]);
             assert_eq!(task["gates"], json!([]));
             assert!(task.get("completed_at").is_none());
         }
         assert_eq!(tasks[0]["status"], "in_progress");
         assert!(is_timestamp(&tasks[0]["started_at"]));
-        assert_eq!((tasks[1]["status"].as_str(), tasks[1].get("started_at")), (Some("pending"), None));
+        assert_eq!(
+            (tasks[1]["status"].as_str(), tasks[1].get("started_at")),
+            (Some("pending"), None)
+        );
     }
 
     #[test]
@@ -91,35 +172,75 @@ mod dwp {
         let ws = workspace(true);
         let (dir, tasks) = materialised(ws.path());
         let files = plan_files();
-        let done = tasks.apply(&Operation::Done { id: 1, outcome: Some("verify the signature first".into()), gate: Some(passing("pnpm run test")) }).unwrap();
+        let done = tasks
+            .apply(&Operation::Done {
+                id: 1,
+                outcome: Some("verify the signature first".into()),
+                gate: Some(passing("pnpm run test")),
+            })
+            .unwrap();
         files.sync(&dir, &done, &at(10)).unwrap();
-        let dropped = done.apply(&Operation::Drop { id: 2, outcome: Some("the queue needs a Redis licence".into()) }).unwrap();
+        let dropped = done
+            .apply(&Operation::Drop {
+                id: 2,
+                outcome: Some("the queue needs a Redis licence".into()),
+            })
+            .unwrap();
         files.sync(&dir, &dropped, &at(20)).unwrap();
-        files.checkpoint(&dir, "instructions:2", "half the pages written", &at(25)).unwrap();
+        files
+            .checkpoint(&dir, "instructions:2", "half the pages written", &at(25))
+            .unwrap();
 
         let state = read_json(&dir.file(STATE_FILE));
         let first = &state["tasks"][0];
         assert_eq!(first["status"], "completed");
-        assert_eq!(first["completed_at"], at(10), "a completed entry MUST carry completed_at");
+        assert_eq!(
+            first["completed_at"],
+            at(10),
+            "a completed entry MUST carry completed_at"
+        );
         let gate = &first["gates"][0];
-        assert_eq!(keys(gate), vec!["command", "passes", "exit_code", "last_run", "evidence"]);
+        assert_eq!(
+            keys(gate),
+            vec!["command", "passes", "exit_code", "last_run", "evidence"]
+        );
         assert_eq!(gate["command"], "pnpm run test");
-        assert_eq!((gate["passes"].clone(), gate["exit_code"].clone()), (json!(true), json!(0)));
+        assert_eq!(
+            (gate["passes"].clone(), gate["exit_code"].clone()),
+            (json!(true), json!(0))
+        );
         assert_eq!(gate["last_run"], at(10), "last_run is set by the engine");
         assert_eq!(gate["evidence"], "42 passed, 0 failed");
-        assert_eq!(first["outcome"], json!({"tried": [], "failed": [], "worked": "verify the signature first"}));
+        assert_eq!(
+            first["outcome"],
+            json!({"tried": [], "failed": [], "worked": "verify the signature first"})
+        );
 
-        assert_eq!(state["tasks"][1]["status"], "blocked", "dropped → blocked until the user confirms");
+        assert_eq!(
+            state["tasks"][1]["status"], "blocked",
+            "dropped → blocked until the user confirms"
+        );
         assert_eq!(
             state["blocked"],
             json!({"task": 2, "reason": "the queue needs a Redis licence", "since": at(20), "needs": preflight_engine::dwp::DROP_NEEDS})
         );
-        assert_eq!(state["checkpoint"], json!({"task": 3, "step": "instructions:2", "at": at(25), "note": "half the pages written"}));
-        assert_eq!((state["status"].as_str(), state["completed_count"].as_u64()), (Some("blocked"), Some(1)));
+        assert_eq!(
+            state["checkpoint"],
+            json!({"task": 3, "step": "instructions:2", "at": at(25), "note": "half the pages written"})
+        );
+        assert_eq!(
+            (state["status"].as_str(), state["completed_count"].as_u64()),
+            (Some("blocked"), Some(1))
+        );
 
-        files.confirm_drop(&dir, 2, "Redis is out", &at(30)).unwrap();
+        files
+            .confirm_drop(&dir, 2, "Redis is out", &at(30))
+            .unwrap();
         let state = read_json(&dir.file(STATE_FILE));
-        assert_eq!((state["tasks"][1]["status"].as_str(), &state["blocked"]), (Some("skipped"), &Value::Null));
+        assert_eq!(
+            (state["tasks"][1]["status"].as_str(), &state["blocked"]),
+            (Some("skipped"), &Value::Null)
+        );
         let report = verify_plan(&dir, LockOptions::default()).unwrap();
         assert!(report.findings.is_empty(), "{:#?}", report.findings);
     }
@@ -129,27 +250,55 @@ mod dwp {
         let ws = workspace(true);
         let (dir, tasks) = materialised(ws.path());
         let files = plan_files();
-        let failing = Gate { command: "pnpm run test".into(), exit_code: 1, evidence: "2 failed".into() };
+        let failing = Gate {
+            command: "pnpm run test".into(),
+            exit_code: 1,
+            evidence: "2 failed".into(),
+        };
         files.record_gate(&dir, 1, &failing, &at(5)).unwrap();
-        let done = tasks.apply(&Operation::Done { id: 1, outcome: None, gate: Some(passing("pnpm run test")) }).unwrap();
+        let done = tasks
+            .apply(&Operation::Done {
+                id: 1,
+                outcome: None,
+                gate: Some(passing("pnpm run test")),
+            })
+            .unwrap();
         files.sync(&dir, &done, &at(10)).unwrap();
         let progress = std::fs::read_to_string(dir.file("PROGRESS.md")).unwrap();
-        let entries: Vec<&str> = progress.lines().filter(|line| line.starts_with("- ")).collect();
+        let entries: Vec<&str> = progress
+            .lines()
+            .filter(|line| line.starts_with("- "))
+            .collect();
         assert_eq!(
             entries,
             vec![
-                format!("- {} — Plan materialised: 3 tasks, approval approved.", at(0)),
+                format!(
+                    "- {} — Plan materialised: 3 tasks, approval approved.",
+                    at(0)
+                ),
                 format!("- {} — Task 1 started: Create webhook endpoint.", at(0)),
-                format!("- {} — Task 1 gate `pnpm run test`: fails (exit 1) — 2 failed.", at(5)),
-                format!("- {} — Task 1 gate `pnpm run test`: passes (exit 0) — 42 passed, 0 failed.", at(10)),
+                format!(
+                    "- {} — Task 1 gate `pnpm run test`: fails (exit 1) — 2 failed.",
+                    at(5)
+                ),
+                format!(
+                    "- {} — Task 1 gate `pnpm run test`: passes (exit 0) — 42 passed, 0 failed.",
+                    at(10)
+                ),
                 format!("- {} — Task 1 completed: Create webhook endpoint.", at(10)),
                 format!("- {} — Task 2 started: Add retry queue.", at(10)),
             ]
         );
         let readme = std::fs::read_to_string(dir.file("README.md")).unwrap();
         assert!(readme.contains("**Approval:** approved"), "{readme}");
-        assert!(readme.contains("- [x] **1.** Create webhook endpoint {#task-1}"), "{readme}");
-        assert!(readme.contains("- [ ] **2.** Add retry queue {#task-2}\n  - Status: in_progress"), "{readme}");
+        assert!(
+            readme.contains("- [x] **1.** Create webhook endpoint {#task-1}"),
+            "{readme}"
+        );
+        assert!(
+            readme.contains("- [ ] **2.** Add retry queue {#task-2}\n  - Status: in_progress"),
+            "{readme}"
+        );
     }
 
     #[test]
@@ -158,11 +307,19 @@ mod dwp {
         let (dir, tasks) = materialised(ws.path());
         let before = std::fs::read(dir.file(MANIFEST_FILE)).unwrap();
         let document = plan_document("Add payment webhook handling", &STEPS, Approval::Approved);
-        let again = plan_files().materialize(ws.path(), &document, &tasks, CHAT, &at(50)).unwrap();
+        let again = plan_files()
+            .materialize(ws.path(), &document, &tasks, CHAT, &at(50))
+            .unwrap();
         assert_eq!(again, dir);
         assert_eq!(std::fs::read(dir.file(MANIFEST_FILE)).unwrap(), before);
-        let other = plan_files().materialize(ws.path(), &document, &tasks, "another-chat", &at(50)).unwrap();
-        assert_eq!(other.name(), "PLAN_add_payment_webhook_handling_2", "another chat's plan gets its own folder");
+        let other = plan_files()
+            .materialize(ws.path(), &document, &tasks, "another-chat", &at(50))
+            .unwrap();
+        assert_eq!(
+            other.name(),
+            "PLAN_add_payment_webhook_handling_2",
+            "another chat's plan gets its own folder"
+        );
         assert_eq!(PlanFiles::locate(ws.path(), CHAT).unwrap(), Some(dir));
     }
 
@@ -172,12 +329,16 @@ mod dwp {
         let tasks = TaskList::from_steps(STEPS).unwrap();
         for approval in [Approval::Pending, Approval::Rejected] {
             let document = plan_document("p", &STEPS, approval);
-            let error = plan_files().materialize(ws.path(), &document, &tasks, CHAT, &at(0)).unwrap_err();
+            let error = plan_files()
+                .materialize(ws.path(), &document, &tasks, CHAT, &at(0))
+                .unwrap_err();
             assert!(matches!(error, DwpError::NotApproved { .. }), "{error}");
         }
         assert!(!ws.path().join(".dwp").exists(), "nothing written");
         let document = plan_document("p", &STEPS, Approval::PreApproved);
-        let dir = plan_files().materialize(ws.path(), &document, &tasks, CHAT, &at(0)).unwrap();
+        let dir = plan_files()
+            .materialize(ws.path(), &document, &tasks, CHAT, &at(0))
+            .unwrap();
         assert_eq!(read_json(&dir.file(STATE_FILE))["approval"], "pre_approved");
         let readme = std::fs::read_to_string(dir.file("README.md")).unwrap();
         assert!(readme.contains("**Approval:** pre_approved"), "{readme}");
@@ -187,41 +348,84 @@ mod dwp {
     fn an_added_task_and_a_replaced_list() {
         let ws = workspace(true);
         let (dir, tasks) = materialised(ws.path());
-        let added = tasks.apply(&Operation::Add { tasks: vec![NewTask::new("Load test", Some("verify"))] }).unwrap();
+        let added = tasks
+            .apply(&Operation::Add {
+                tasks: vec![NewTask::new("Load test", Some("verify"))],
+            })
+            .unwrap();
         plan_files().sync(&dir, &added, &at(5)).unwrap();
         let state = read_json(&dir.file(STATE_FILE));
         assert_eq!(state["task_count"], 4);
         assert_eq!(state["tasks"][3]["phase"], "verify", "additive field");
-        assert_eq!(read_json(&dir.file(MANIFEST_FILE))["task_count"], 3, "the manifest keeps its creation provenance");
-        let replaced = added.apply(&Operation::Init { tasks: vec![NewTask::new("something else", None)] }).unwrap();
+        assert_eq!(
+            read_json(&dir.file(MANIFEST_FILE))["task_count"],
+            3,
+            "the manifest keeps its creation provenance"
+        );
+        let replaced = added
+            .apply(&Operation::Init {
+                tasks: vec![NewTask::new("something else", None)],
+            })
+            .unwrap();
         let before = std::fs::read(dir.file(STATE_FILE)).unwrap();
         let error = plan_files().sync(&dir, &replaced, &at(6)).unwrap_err();
-        assert!(matches!(error, DwpError::TaskListReplaced { .. }), "{error}");
+        assert!(
+            matches!(error, DwpError::TaskListReplaced { .. }),
+            "{error}"
+        );
         assert_eq!(std::fs::read(dir.file(STATE_FILE)).unwrap(), before);
-        assert_eq!(plan_files().sync(&dir, &TaskList::empty(), &at(7)).unwrap().points.len(), 0, "a closed list changes nothing");
+        assert_eq!(
+            plan_files()
+                .sync(&dir, &TaskList::empty(), &at(7))
+                .unwrap()
+                .points
+                .len(),
+            0,
+            "a closed list changes nothing"
+        );
     }
 
     fn rewrite_state(dir: &PlanDir, edit: impl FnOnce(&mut Value)) {
         let mut state = read_json(&dir.file(STATE_FILE));
         edit(&mut state);
-        std::fs::write(dir.file(STATE_FILE), serde_json::to_string_pretty(&state).unwrap()).unwrap();
+        std::fs::write(
+            dir.file(STATE_FILE),
+            serde_json::to_string_pretty(&state).unwrap(),
+        )
+        .unwrap();
     }
 
     fn start_2() -> UpdateRequest {
-        UpdateRequest { action: UpdateAction::Change(Change::Start { task: 2 }), expected_sha256: None, break_stale_lock: false }
+        UpdateRequest {
+            action: UpdateAction::Change(Change::Start { task: 2 }),
+            expected_sha256: None,
+            break_stale_lock: false,
+        }
     }
 
     #[test]
     fn malformed_or_foreign_state_is_refused_and_left_alone() {
         type Edit = fn(&mut Value);
         let table: [(&str, Edit); 7] = [
-            ("v1", |s| s["schema"] = json!("https://deepworkplan.com/schema/plan-state/v1.json")),
-            ("unknown status", |s| s["tasks"][0]["status"] = json!("done")),
-            ("missing format", |s| drop(s.as_object_mut().unwrap().remove("format"))),
-            ("completed without completed_at", |s| s["tasks"][1]["status"] = json!("completed")),
+            ("v1", |s| {
+                s["schema"] = json!("https://deepworkplan.com/schema/plan-state/v1.json")
+            }),
+            ("unknown status", |s| {
+                s["tasks"][0]["status"] = json!("done")
+            }),
+            ("missing format", |s| {
+                drop(s.as_object_mut().unwrap().remove("format"))
+            }),
+            ("completed without completed_at", |s| {
+                s["tasks"][1]["status"] = json!("completed")
+            }),
             ("duplicate id", |s| s["tasks"][1]["id"] = json!(1)),
-            ("bad locator", |s| s["tasks"][0]["locator"] = json!({"kind": "inline", "value": "#task-9"})),
-            ("promotion without promoting", |s| s["promotion"] = json!({"to": "full"})),
+            ("bad locator", |s| {
+                s["tasks"][0]["locator"] = json!({"kind": "inline", "value": "#task-9"})
+            }),
+            ("promotion without promoting", |s| {
+                s["promotion"] = json!({"to": "full"})
+            }),
         ];
         for (name, edit) in table {
             let ws = workspace(true);
@@ -229,9 +433,25 @@ mod dwp {
             rewrite_state(&dir, edit);
             let before = std::fs::read(dir.file(STATE_FILE)).unwrap();
             let error = plan_files().update(&dir, &start_2(), &at(5)).unwrap_err();
-            assert!(matches!(error, DwpError::Malformed { .. } | DwpError::UnsupportedSchema { .. }), "{name}: {error}");
-            assert_eq!(std::fs::read(dir.file(STATE_FILE)).unwrap(), before, "{name}: untouched");
-            assert!(!verify_plan(&dir, LockOptions::default()).unwrap().findings.is_empty(), "{name}: verify reports it");
+            assert!(
+                matches!(
+                    error,
+                    DwpError::Malformed { .. } | DwpError::UnsupportedSchema { .. }
+                ),
+                "{name}: {error}"
+            );
+            assert_eq!(
+                std::fs::read(dir.file(STATE_FILE)).unwrap(),
+                before,
+                "{name}: untouched"
+            );
+            assert!(
+                !verify_plan(&dir, LockOptions::default())
+                    .unwrap()
+                    .findings
+                    .is_empty(),
+                "{name}: verify reports it"
+            );
         }
     }
 
@@ -245,7 +465,13 @@ mod dwp {
         });
         plan_files().update(&dir, &start_2(), &at(5)).unwrap();
         let state = read_json(&dir.file(STATE_FILE));
-        assert_eq!((state["dashboard"].clone(), state["tasks"][1]["estimate"].clone()), (json!({"pinned": true}), json!("2h")));
+        assert_eq!(
+            (
+                state["dashboard"].clone(),
+                state["tasks"][1]["estimate"].clone()
+            ),
+            (json!({"pinned": true}), json!("2h"))
+        );
 
         let mut manifest = read_json(&dir.file(MANIFEST_FILE));
         manifest["spec_version"] = json!("6.0.0");

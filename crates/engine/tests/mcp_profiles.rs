@@ -6,7 +6,7 @@ mod mcp_support;
 
 use std::collections::BTreeSet;
 
-use mcp_support::{call, pid_of, snapshot, Home};
+use mcp_support::{call, fixture_entry, pid_of, snapshot, Home};
 use preflight_engine::mcp::profile::READ_ONLY_ALLOWLIST;
 use preflight_engine::mcp::{naming, Profile};
 use serde_json::json;
@@ -206,5 +206,41 @@ async fn switching_profiles_does_not_respawn_servers() {
     }
     assert_eq!(pid_of(&host, "filesystem").await, pid);
     assert_eq!(host.running_servers().await.unwrap().len(), 1);
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn planning_takes_context7_and_leaves_other_servers_out_unstarted() {
+    let home = Home::new();
+    // The fixture under three names: classified by name, as nothing in its command line is
+    // a known package.
+    home.write_mcp_json(&json!({"mcpServers": {
+        "context7": fixture_entry(&[]),
+        "code-sandbox": fixture_entry(&[]),
+        "github": fixture_entry(&[]),
+    }}));
+    let host = home.host();
+    let ws = Some(home.ws());
+    let fixture_tools = ["echo", "hang", "big", "helper_pid", "cancelled"];
+    let planning = host.profile_view(Profile::Planning, ws).await.unwrap();
+    let mut want: BTreeSet<String> = fixture_tools.iter().map(|t| format!("mcp_context7_{t}")).collect();
+    want.extend(exposed(&READ_ONLY_ALLOWLIST));
+    assert_eq!(planning.tools.iter().cloned().collect::<BTreeSet<_>>(), want);
+    let running: BTreeSet<String> = host.running_servers().await.unwrap().into_iter().map(|r| r.server).collect();
+    assert_eq!(running, ["context7", "filesystem"].map(String::from).into(), "planning starts nothing else");
+
+    let out = call(&host, Profile::Planning, ws, "mcp_context7_echo", json!({"text": "docs"})).await;
+    assert_eq!((out.is_error, out.content.as_str()), (false, "docs"));
+    for name in ["mcp_github_echo", "mcp_code-sandbox_echo"] {
+        let out = call(&host, Profile::Planning, ws, name, json!({"text": "x"})).await;
+        assert!(out.is_error && out.content.contains("not available while planning"), "{name}: {out:?}");
+    }
+    assert_eq!(host.running_servers().await.unwrap().len(), 2);
+
+    let execution = host.profile_view(Profile::Execution, ws).await.unwrap();
+    assert_eq!(execution.tools.len(), 14 + 3 * fixture_tools.len());
+    let out = call(&host, Profile::Execution, ws, "mcp_code-sandbox_echo", json!({"text": "run"})).await;
+    assert_eq!(out.content, "run");
+    assert_eq!(host.running_servers().await.unwrap().len(), 4);
     host.shutdown().await;
 }

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use preflight_engine::dwp::{
-    verify_plan, Author, Change, GateInput, LockOptions, Outcome, PlanDir, PlanFiles, UpdateAction, UpdateRequest,
+    verify_plan, Author, Change, GateInput, LockOptions, Outcome, PlanDir, PlanFiles, UpdateAction,
+    UpdateRequest,
 };
 
 pub const USAGE: &str = "\
@@ -39,7 +40,9 @@ removed only with --break-stale-lock after checking that its writer is gone.";
 /// Entry from `main`: `args` are the words after `dwp`.
 pub fn main(args: &[String]) -> ExitCode {
     let outcome = match args.first().map(String::as_str) {
-        Some("update") => parse_update(&args[1..]).map(|(plan, request, by)| run_update(&plan, &request, by)),
+        Some("update") => {
+            parse_update(&args[1..]).map(|(plan, request, by)| run_update(&plan, &request, by))
+        }
         Some("verify") => match &args[1..] {
             [plan] if !plan.starts_with("--") => Ok(run_verify(plan)),
             _ => Err(anyhow!("verify takes one PLAN")),
@@ -93,7 +96,11 @@ fn run_verify(plan: &str) -> anyhow::Result<ExitCode> {
     if let Some(sha256) = &report.sha256 {
         println!("state.json sha256: {sha256}");
     }
-    Ok(if report.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn resolve(plan: &str) -> anyhow::Result<PlanDir> {
@@ -129,13 +136,24 @@ const VALUE_FLAGS: &[(&str, bool)] = &[
 
 fn parse_update(args: &[String]) -> anyhow::Result<(String, UpdateRequest, Author)> {
     let flags = read_flags(args)?;
-    let plan = flags.plan.clone().ok_or_else(|| anyhow!("update needs a PLAN"))?;
+    let plan = flags
+        .plan
+        .clone()
+        .ok_or_else(|| anyhow!("update needs a PLAN"))?;
     let action = action(&flags)?;
     let author = Author {
-        agent: flags.text.get("--agent").cloned().unwrap_or_else(|| "preflight dwp update".to_owned()),
+        agent: flags
+            .text
+            .get("--agent")
+            .cloned()
+            .unwrap_or_else(|| "preflight dwp update".to_owned()),
         model: flags.text.get("--model").cloned(),
     };
-    let request = UpdateRequest { action, expected_sha256: flags.expected_sha256, break_stale_lock: flags.break_stale_lock };
+    let request = UpdateRequest {
+        action,
+        expected_sha256: flags.expected_sha256,
+        break_stale_lock: flags.break_stale_lock,
+    };
     Ok((plan, request, author))
 }
 
@@ -143,9 +161,20 @@ fn read_flags(args: &[String]) -> anyhow::Result<Flags> {
     let mut flags = Flags::default();
     let mut words = args.iter();
     while let Some(word) = words.next() {
-        let mut value = |name: &str| words.next().cloned().ok_or_else(|| anyhow!("{name} needs a value"));
+        let mut value = |name: &str| {
+            words
+                .next()
+                .cloned()
+                .ok_or_else(|| anyhow!("{name} needs a value"))
+        };
         match word.as_str() {
-            "--task" => flags.task = Some(value("--task")?.parse().map_err(|_| anyhow!("--task takes a task number"))?),
+            "--task" => {
+                flags.task = Some(
+                    value("--task")?
+                        .parse()
+                        .map_err(|_| anyhow!("--task takes a task number"))?,
+                )
+            }
             "--start" => flags.actions.push("--start"),
             "--complete" => flags.actions.push("--complete"),
             "--resolve-blocker" => flags.actions.push("--resolve-blocker"),
@@ -155,7 +184,10 @@ fn read_flags(args: &[String]) -> anyhow::Result<Flags> {
             "--expected-sha256" => flags.expected_sha256 = Some(value("--expected-sha256")?),
             "--break-stale-lock" => flags.break_stale_lock = true,
             flag if flag.starts_with("--") => {
-                let &(name, is_action) = VALUE_FLAGS.iter().find(|(name, _)| *name == flag).ok_or_else(|| anyhow!("unknown option {flag}"))?;
+                let &(name, is_action) = VALUE_FLAGS
+                    .iter()
+                    .find(|(name, _)| *name == flag)
+                    .ok_or_else(|| anyhow!("unknown option {flag}"))?;
                 let text = value(name)?;
                 if flags.text.insert(name, text).is_some() {
                     bail!("{name} given twice");
@@ -183,22 +215,55 @@ fn action(flags: &Flags) -> anyhow::Result<UpdateAction> {
     if !flags.gates.is_empty() && !matches!(name, "--complete" | "--gate") {
         bail!("gate runs go with --complete, or alone");
     }
-    let text = |key: &str| flags.text.get(key).cloned().unwrap_or_default();
-    let task = || flags.task.ok_or_else(|| anyhow!("{name} needs --task N"));
-    Ok(match name {
-        "--reconcile" => UpdateAction::Reconcile,
-        "--resolve-blocker" => UpdateAction::ResolveBlocker { task: flags.task },
-        "--start" => UpdateAction::Change(Change::Start { task: task()? }),
-        "--gate" => UpdateAction::Change(Change::RecordGates { task: task()?, gates: flags.gates.clone() }),
-        "--complete" => {
-            let outcome = flags.text.get("--outcome-json").map(|json| outcome(json)).transpose()?;
-            let commit = flags.text.get("--commit").cloned();
-            UpdateAction::Change(Change::Complete { task: task()?, gates: flags.gates.clone(), outcome, commit })
+    match name {
+        "--reconcile" => Ok(UpdateAction::Reconcile),
+        "--resolve-blocker" => Ok(UpdateAction::ResolveBlocker { task: flags.task }),
+        _ => {
+            let task = flags.task.ok_or_else(|| anyhow!("{name} needs --task N"))?;
+            Ok(UpdateAction::Change(change(name, task, flags)?))
         }
-        "--block-reason" => UpdateAction::Change(Change::Block { task: task()?, reason: text(name), needs: text("--needs") }),
-        "--reopen-reason" => UpdateAction::Change(Change::Reopen { task: task()?, reason: text(name) }),
-        "--skip-reason" => UpdateAction::Change(Change::Skip { task: task()?, reason: text(name) }),
-        _ => UpdateAction::Change(Change::Checkpoint { task: task()?, step: text("--checkpoint"), note: text("--note") }),
+    }
+}
+
+/// The transition an action flag names for `task`.
+fn change(name: &str, task: u32, flags: &Flags) -> anyhow::Result<Change> {
+    let text = |key: &str| flags.text.get(key).cloned().unwrap_or_default();
+    let gates = flags.gates.clone();
+    Ok(match name {
+        "--start" => Change::Start { task },
+        "--gate" => Change::RecordGates { task, gates },
+        "--complete" => {
+            let outcome = flags
+                .text
+                .get("--outcome-json")
+                .map(|json| outcome(json))
+                .transpose()?;
+            let commit = flags.text.get("--commit").cloned();
+            Change::Complete {
+                task,
+                gates,
+                outcome,
+                commit,
+            }
+        }
+        "--block-reason" => Change::Block {
+            task,
+            reason: text(name),
+            needs: text("--needs"),
+        },
+        "--reopen-reason" => Change::Reopen {
+            task,
+            reason: text(name),
+        },
+        "--skip-reason" => Change::Skip {
+            task,
+            reason: text(name),
+        },
+        _ => Change::Checkpoint {
+            task,
+            step: text("--checkpoint"),
+            note: text("--note"),
+        },
     })
 }
 
@@ -208,14 +273,20 @@ fn pipe_gate(text: &str) -> anyhow::Result<GateInput> {
     let [command, exit_code, evidence] = parts.as_slice() else {
         bail!("--gate takes COMMAND|EXIT_CODE|EVIDENCE with exactly two `|`; use --gate-json when the text has its own");
     };
-    let exit_code = exit_code.trim().parse().map_err(|_| anyhow!("--gate: {exit_code:?} is not an exit code"))?;
+    let exit_code = exit_code
+        .trim()
+        .parse()
+        .map_err(|_| anyhow!("--gate: {exit_code:?} is not an exit code"))?;
     Ok(GateInput::new(command, exit_code, evidence))
 }
 
 fn json_gate(json: &str) -> anyhow::Result<GateInput> {
-    serde_json::from_str(json).map_err(|error| anyhow!("--gate-json: {error} (fields: command, exit_code, evidence, passes?, last_run?)"))
+    serde_json::from_str(json).map_err(|error| {
+        anyhow!("--gate-json: {error} (fields: command, exit_code, evidence, passes?, last_run?)")
+    })
 }
 
 fn outcome(json: &str) -> anyhow::Result<Outcome> {
-    serde_json::from_str(json).map_err(|error| anyhow!("--outcome-json: {error} (fields: tried, failed, worked, notes)"))
+    serde_json::from_str(json)
+        .map_err(|error| anyhow!("--outcome-json: {error} (fields: tried, failed, worked, notes)"))
 }

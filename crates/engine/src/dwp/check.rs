@@ -9,7 +9,9 @@ use std::path::Path;
 use super::error::DwpError;
 use super::journal::has_pending_commit;
 use super::lock::{inspect, LockOptions, LockState};
-use super::plan_dir::{parse_state, read_manifest, read_optional, sha256_hex, PlanDir, README_FILE, STATE_FILE};
+use super::plan_dir::{
+    parse_state, read_manifest, read_optional, sha256_hex, PlanDir, README_FILE, STATE_FILE,
+};
 use super::readme::{first_status_word, parse_readme, ReadmeView};
 use super::schema::{LocatorKind, PlanState};
 use super::validate::derived_problems;
@@ -32,12 +34,23 @@ pub fn verify_plan(dir: &PlanDir, lock: LockOptions) -> Result<VerifyReport, Dwp
     let mut findings = Vec::new();
     disk_findings(dir, lock, &mut findings);
     if let Err(error) = read_manifest(dir) {
-        let kind = if matches!(error, DwpError::NewerSpec { .. } | DwpError::UnsupportedSchema { .. }) { FindingKind::Version } else { FindingKind::Schema };
+        let kind = if matches!(
+            error,
+            DwpError::NewerSpec { .. } | DwpError::UnsupportedSchema { .. }
+        ) {
+            FindingKind::Version
+        } else {
+            FindingKind::Schema
+        };
         findings.push(Finding::new(kind, None, error.to_string()));
     }
     let readme_text = read_optional(&dir.file(README_FILE))?;
     if readme_text.is_none() {
-        findings.push(Finding::new(FindingKind::Schema, None, "README.md is missing"));
+        findings.push(Finding::new(
+            FindingKind::Schema,
+            None,
+            "README.md is missing",
+        ));
     }
     let readme = parse_readme(readme_text.as_deref().unwrap_or_default());
     let state_path = dir.file(STATE_FILE);
@@ -46,12 +59,22 @@ pub fn verify_plan(dir: &PlanDir, lock: LockOptions) -> Result<VerifyReport, Dwp
     let (task_count, completed_count) = match parse_state(&state_path, &bytes) {
         Ok(state) => state_findings(dir, &readme, &state, &mut findings),
         Err(error) => {
-            let kind = if matches!(error, DwpError::UnsupportedSchema { .. }) { FindingKind::Version } else { FindingKind::Schema };
+            let kind = if matches!(error, DwpError::UnsupportedSchema { .. }) {
+                FindingKind::Version
+            } else {
+                FindingKind::Schema
+            };
             findings.push(Finding::new(kind, None, error.to_string()));
             (0, 0)
         }
     };
-    Ok(VerifyReport { plan: dir.name(), findings, task_count, completed_count, sha256 })
+    Ok(VerifyReport {
+        plan: dir.name(),
+        findings,
+        task_count,
+        completed_count,
+        sha256,
+    })
 }
 
 fn disk_findings(dir: &PlanDir, lock: LockOptions, findings: &mut Vec<Finding>) {
@@ -65,20 +88,37 @@ fn disk_findings(dir: &PlanDir, lock: LockOptions, findings: &mut Vec<Finding>) 
     }
 }
 
-fn state_findings(dir: &PlanDir, readme: &ReadmeView, state: &PlanState, findings: &mut Vec<Finding>) -> (usize, usize) {
+fn state_findings(
+    dir: &PlanDir,
+    readme: &ReadmeView,
+    state: &PlanState,
+    findings: &mut Vec<Finding>,
+) -> (usize, usize) {
     for problem in derived_problems(state) {
-        findings.push(Finding::new(FindingKind::Schema, None, format!("state.json: {problem}")));
+        findings.push(Finding::new(
+            FindingKind::Schema,
+            None,
+            format!("state.json: {problem}"),
+        ));
     }
     let logs = task_logs(dir.path(), state, findings);
     findings.extend(verify(readme, state, &logs));
-    let completed = state.tasks.iter().filter(|t| t.status == super::schema::Status::Completed).count();
+    let completed = state
+        .tasks
+        .iter()
+        .filter(|t| t.status == super::schema::Status::Completed)
+        .count();
     (state.tasks.len(), completed)
 }
 
 /// The `Status:` word of each task kept in its own file (Full plans).
 fn task_logs(dir: &Path, state: &PlanState, findings: &mut Vec<Finding>) -> BTreeMap<u32, String> {
     let mut logs = BTreeMap::new();
-    for task in state.tasks.iter().filter(|t| t.locator.kind == LocatorKind::File) {
+    for task in state
+        .tasks
+        .iter()
+        .filter(|t| t.locator.kind == LocatorKind::File)
+    {
         let Ok(text) = std::fs::read_to_string(dir.join(&task.locator.value)) else {
             let message = format!("its file {} is missing", task.locator.value);
             findings.push(Finding::new(FindingKind::Schema, Some(task.id), message));

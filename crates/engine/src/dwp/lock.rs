@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::atomic::{sync_dir, write_atomic};
 use super::error::DwpError;
 
 pub const LOCK_DIR: &str = ".lock";
@@ -34,7 +33,10 @@ pub struct LockOptions {
 
 impl Default for LockOptions {
     fn default() -> Self {
-        LockOptions { wait: Duration::from_secs(10), stale_after: Duration::from_secs(120) }
+        LockOptions {
+            wait: Duration::from_secs(10),
+            stale_after: Duration::from_secs(120),
+        }
     }
 }
 
@@ -42,8 +44,14 @@ impl Default for LockOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LockState {
     Free,
-    Held { owner: String },
-    Stale { owner: String, why: String, confirmed_dead: bool },
+    Held {
+        owner: String,
+    },
+    Stale {
+        owner: String,
+        why: String,
+        confirmed_dead: bool,
+    },
 }
 
 /// A held lock; dropping it releases the folder.
@@ -70,25 +78,43 @@ impl PlanLock {
 /// `.lock.tmp-<pid>-<n>/owner`, flushed, ready to be renamed into place.
 fn prepare_candidate(plan_dir: &Path) -> Result<(PathBuf, String), DwpError> {
     let counter = CANDIDATES.fetch_add(1, Ordering::Relaxed);
-    let candidate = plan_dir.join(format!("{CANDIDATE_PREFIX}{}-{counter}", std::process::id()));
+    let candidate = plan_dir.join(format!(
+        "{CANDIDATE_PREFIX}{}-{counter}",
+        std::process::id()
+    ));
     fs::create_dir(&candidate).map_err(DwpError::io(&candidate))?;
     let token = format!("{}-{counter}-{}", std::process::id(), crate::now_rfc3339());
-    let owner = format!("pid={}\nhost={}\nsince={}\ntoken={token}\n", std::process::id(), host_name(), crate::now_rfc3339());
-    if let Err(error) = write_atomic(&candidate, OWNER_FILE, owner.as_bytes()) {
+    let owner = format!(
+        "pid={}\nhost={}\nsince={}\ntoken={token}\n",
+        std::process::id(),
+        host_name(),
+        crate::now_rfc3339()
+    );
+    // Not flushed to disk: a lock only has to outlive its writer's process, not a power cut
+    // (after one, an ownerless lock is reported stale and the files are whole anyway).
+    let owner_path = candidate.join(OWNER_FILE);
+    if let Err(error) = fs::write(&owner_path, owner) {
         let _ = fs::remove_dir_all(&candidate);
-        return Err(error);
+        return Err(DwpError::Io {
+            path: owner_path,
+            source: error,
+        });
     }
     Ok((candidate, token))
 }
 
-fn wait_for_rename(plan_dir: &Path, candidate: &Path, options: LockOptions) -> Result<(), DwpError> {
+fn wait_for_rename(
+    plan_dir: &Path,
+    candidate: &Path,
+    options: LockOptions,
+) -> Result<(), DwpError> {
     let path = plan_dir.join(LOCK_DIR);
     let started = Instant::now();
     let mut pause = Duration::from_millis(1);
     loop {
         let renamed = fs::rename(candidate, &path);
         if renamed.is_ok() {
-            return sync_dir(plan_dir);
+            return Ok(());
         }
         match inspect(plan_dir, options) {
             LockState::Free => {
@@ -98,8 +124,12 @@ fn wait_for_rename(plan_dir: &Path, candidate: &Path, options: LockOptions) -> R
                     return Err(DwpError::io(&path)(renamed.unwrap_err()));
                 }
             }
-            LockState::Stale { owner, why, .. } => return Err(DwpError::LockStale { path, owner, why }),
-            LockState::Held { owner } if started.elapsed() >= options.wait => return Err(DwpError::LockBusy { path, owner }),
+            LockState::Stale { owner, why, .. } => {
+                return Err(DwpError::LockStale { path, owner, why })
+            }
+            LockState::Held { owner } if started.elapsed() >= options.wait => {
+                return Err(DwpError::LockBusy { path, owner })
+            }
             LockState::Held { .. } => {}
         }
         // Backing off between looks at a folder another process owns; not a test sleep.
@@ -112,7 +142,10 @@ impl Drop for PlanLock {
     /// Releases only a lock that is still ours (a broken-and-retaken lock is someone else's).
     fn drop(&mut self) {
         let owner = fs::read_to_string(self.path.join(OWNER_FILE)).unwrap_or_default();
-        if owner.lines().any(|line| line.strip_prefix("token=") == Some(self.token.as_str())) {
+        if owner
+            .lines()
+            .any(|line| line.strip_prefix("token=") == Some(self.token.as_str()))
+        {
             let _ = fs::remove_file(self.path.join(OWNER_FILE));
             let _ = fs::remove_dir(&self.path);
         }
@@ -123,9 +156,21 @@ impl Drop for PlanLock {
 /// preparing and renaming). Call with the lock held.
 pub fn remove_abandoned_candidates(plan_dir: &Path) -> Result<(), DwpError> {
     for entry in fs::read_dir(plan_dir).map_err(DwpError::io(plan_dir))? {
-        let name = entry.map_err(DwpError::io(plan_dir))?.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(CANDIDATE_PREFIX).or_else(|| name.strip_prefix(BROKEN_PREFIX)) else { continue };
-        let pid = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok());
+        let name = entry
+            .map_err(DwpError::io(plan_dir))?
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        let Some(rest) = name
+            .strip_prefix(CANDIDATE_PREFIX)
+            .or_else(|| name.strip_prefix(BROKEN_PREFIX))
+        else {
+            continue;
+        };
+        let pid = rest
+            .split('-')
+            .next()
+            .and_then(|pid| pid.parse::<u32>().ok());
         if pid.is_some_and(|pid| !process_alive(pid)) {
             let path = plan_dir.join(&name);
             fs::remove_dir_all(&path).map_err(DwpError::io(&path))?;
@@ -140,22 +185,43 @@ pub fn inspect(plan_dir: &Path, options: LockOptions) -> LockState {
     let Ok(metadata) = fs::metadata(&path) else {
         return LockState::Free;
     };
-    let age = metadata.modified().ok().and_then(|at| SystemTime::now().duration_since(at).ok()).unwrap_or_default();
-    let Some(owner) = fs::read_to_string(path.join(OWNER_FILE)).ok().and_then(|text| Owner::parse(&text)) else {
+    let age = metadata
+        .modified()
+        .ok()
+        .and_then(|at| SystemTime::now().duration_since(at).ok())
+        .unwrap_or_default();
+    let Some(owner) = fs::read_to_string(path.join(OWNER_FILE))
+        .ok()
+        .and_then(|text| Owner::parse(&text))
+    else {
         if age > OWNERLESS_GRACE {
             let why = format!("no owner file after {}s", age.as_secs());
-            return LockState::Stale { owner: "unknown".into(), why, confirmed_dead: false };
+            return LockState::Stale {
+                owner: "unknown".into(),
+                why,
+                confirmed_dead: false,
+            };
         }
-        return LockState::Held { owner: "unknown (no owner file yet)".into() };
+        return LockState::Held {
+            owner: "unknown (no owner file yet)".into(),
+        };
     };
     let shown = owner.to_string();
     if owner.host == host_name() && !process_alive(owner.pid) {
         let why = format!("process {} is not running", owner.pid);
-        return LockState::Stale { owner: shown, why, confirmed_dead: true };
+        return LockState::Stale {
+            owner: shown,
+            why,
+            confirmed_dead: true,
+        };
     }
     if age >= options.stale_after {
         let why = format!("held for {}s", age.as_secs());
-        return LockState::Stale { owner: shown, why, confirmed_dead: false };
+        return LockState::Stale {
+            owner: shown,
+            why,
+            confirmed_dead: false,
+        };
     }
     LockState::Held { owner: shown }
 }
@@ -168,7 +234,11 @@ pub fn break_stale_lock(plan_dir: &Path, options: LockOptions) -> Result<Option<
     let owner = match inspect(plan_dir, options) {
         LockState::Free => return Ok(None),
         LockState::Held { owner } => return Err(DwpError::LockNotStale { path, owner }),
-        LockState::Stale { owner, confirmed_dead, .. } => {
+        LockState::Stale {
+            owner,
+            confirmed_dead,
+            ..
+        } => {
             let local_and_alive = !confirmed_dead && owner_is_local_and_alive(&path);
             if local_and_alive {
                 return Err(DwpError::LockNotStale { path, owner });
@@ -185,7 +255,9 @@ pub fn break_stale_lock(plan_dir: &Path, options: LockOptions) -> Result<Option<
 }
 
 fn owner_is_local_and_alive(lock: &Path) -> bool {
-    let owner = fs::read_to_string(lock.join(OWNER_FILE)).ok().and_then(|text| Owner::parse(&text));
+    let owner = fs::read_to_string(lock.join(OWNER_FILE))
+        .ok()
+        .and_then(|text| Owner::parse(&text));
     owner.is_some_and(|owner| owner.host == host_name() && process_alive(owner.pid))
 }
 
@@ -197,8 +269,16 @@ struct Owner {
 
 impl Owner {
     fn parse(text: &str) -> Option<Owner> {
-        let field = |key: &str| text.lines().find_map(|line| line.strip_prefix(key)?.strip_prefix('=')).map(str::to_owned);
-        Some(Owner { pid: field("pid")?.parse().ok()?, host: field("host")?, since: field("since").unwrap_or_default() })
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_owned)
+        };
+        Some(Owner {
+            pid: field("pid")?.parse().ok()?,
+            host: field("host")?,
+            since: field("since").unwrap_or_default(),
+        })
     }
 }
 
@@ -234,7 +314,10 @@ fn host_name() -> String {
     if result != 0 {
         return "unknown".to_owned();
     }
-    let end = buffer.iter().position(|byte| *byte == 0).unwrap_or(buffer.len());
+    let end = buffer
+        .iter()
+        .position(|byte| *byte == 0)
+        .unwrap_or(buffer.len());
     String::from_utf8_lossy(&buffer[..end]).into_owned()
 }
 
@@ -248,17 +331,26 @@ mod tests {
     use super::*;
 
     fn quick() -> LockOptions {
-        LockOptions { wait: Duration::from_millis(30), stale_after: Duration::from_secs(120) }
+        LockOptions {
+            wait: Duration::from_millis(30),
+            stale_after: Duration::from_secs(120),
+        }
     }
 
     #[test]
     fn a_held_lock_makes_the_next_writer_wait_then_give_up() {
         let dir = tempfile::tempdir().unwrap();
         let held = PlanLock::acquire(dir.path(), quick()).unwrap();
-        assert!(matches!(inspect(dir.path(), quick()), LockState::Held { .. }));
+        assert!(matches!(
+            inspect(dir.path(), quick()),
+            LockState::Held { .. }
+        ));
         let error = PlanLock::acquire(dir.path(), quick()).unwrap_err();
         assert!(matches!(error, DwpError::LockBusy { .. }), "{error}");
-        assert!(matches!(break_stale_lock(dir.path(), quick()), Err(DwpError::LockNotStale { .. })));
+        assert!(matches!(
+            break_stale_lock(dir.path(), quick()),
+            Err(DwpError::LockNotStale { .. })
+        ));
         drop(held);
         assert_eq!(inspect(dir.path(), quick()), LockState::Free);
         PlanLock::acquire(dir.path(), quick()).unwrap();
@@ -270,10 +362,17 @@ mod tests {
         let lock = dir.path().join(LOCK_DIR);
         fs::create_dir(&lock).unwrap();
         // A pid above the kernel's maximum never runs.
-        fs::write(lock.join(OWNER_FILE), format!("pid=2147483647\nhost={}\nsince=x\n", host_name())).unwrap();
+        fs::write(
+            lock.join(OWNER_FILE),
+            format!("pid=2147483647\nhost={}\nsince=x\n", host_name()),
+        )
+        .unwrap();
         let error = PlanLock::acquire(dir.path(), quick()).unwrap_err();
         assert!(matches!(error, DwpError::LockStale { .. }), "{error}");
-        assert!(error.to_string().contains(".lock"), "the error names the lock: {error}");
+        assert!(
+            error.to_string().contains(".lock"),
+            "the error names the lock: {error}"
+        );
         assert!(lock.exists(), "a stale lock is never broken silently");
         let broken = break_stale_lock(dir.path(), quick()).unwrap();
         assert!(broken.unwrap().contains("2147483647"));
@@ -286,15 +385,38 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let held = PlanLock::acquire(dir.path(), quick()).unwrap();
         let owner = fs::read_to_string(dir.path().join(LOCK_DIR).join(OWNER_FILE)).unwrap();
-        assert!(owner.starts_with(&format!("pid={}\nhost=", std::process::id())), "{owner}");
-        let names = |dir: &Path| fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect::<Vec<_>>();
-        assert_eq!(names(dir.path()), vec![LOCK_DIR], "the candidate became the lock");
+        assert!(
+            owner.starts_with(&format!("pid={}\nhost=", std::process::id())),
+            "{owner}"
+        );
+        let names = |dir: &Path| {
+            fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(dir.path()),
+            vec![LOCK_DIR],
+            "the candidate became the lock"
+        );
         fs::create_dir(dir.path().join(".lock.tmp-2147483647-0")).unwrap();
-        fs::create_dir(dir.path().join(format!(".lock.tmp-{}-99", std::process::id()))).unwrap();
+        fs::create_dir(
+            dir.path()
+                .join(format!(".lock.tmp-{}-99", std::process::id())),
+        )
+        .unwrap();
         remove_abandoned_candidates(dir.path()).unwrap();
         let mut left = names(dir.path());
         left.sort();
-        assert_eq!(left, vec![LOCK_DIR.to_owned(), format!(".lock.tmp-{}-99", std::process::id())], "a live writer's candidate stays");
+        assert_eq!(
+            left,
+            vec![
+                LOCK_DIR.to_owned(),
+                format!(".lock.tmp-{}-99", std::process::id())
+            ],
+            "a live writer's candidate stays"
+        );
         drop(held);
     }
 
@@ -303,10 +425,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let lock = dir.path().join(LOCK_DIR);
         fs::create_dir(&lock).unwrap();
-        fs::write(lock.join(OWNER_FILE), "pid=1\nhost=elsewhere.invalid\nsince=x\n").unwrap();
-        assert!(matches!(inspect(dir.path(), quick()), LockState::Held { .. }));
-        let old = LockOptions { stale_after: Duration::ZERO, ..quick() };
-        assert!(matches!(inspect(dir.path(), old), LockState::Stale { confirmed_dead: false, .. }));
+        fs::write(
+            lock.join(OWNER_FILE),
+            "pid=1\nhost=elsewhere.invalid\nsince=x\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            inspect(dir.path(), quick()),
+            LockState::Held { .. }
+        ));
+        let old = LockOptions {
+            stale_after: Duration::ZERO,
+            ..quick()
+        };
+        assert!(matches!(
+            inspect(dir.path(), old),
+            LockState::Stale {
+                confirmed_dead: false,
+                ..
+            }
+        ));
         assert!(break_stale_lock(dir.path(), old).unwrap().is_some());
     }
 }

@@ -9,18 +9,20 @@
 use std::fs;
 use std::path::Path;
 
+use super::atomic::{write_atomic, write_new};
 use super::error::DwpError;
 use super::journal::{commit, recover};
 use super::lock::PlanLock;
-use super::plan_dir::{read_state, to_json, PlanDir, MANIFEST_FILE, PLANS_DIR, PROGRESS_FILE, README_FILE, STATE_FILE};
+use super::plan_dir::{
+    read_state, to_json, PlanDir, MANIFEST_FILE, PLANS_DIR, PROGRESS_FILE, README_FILE, STATE_FILE,
+};
 use super::progress::{append_entries, render_progress_header};
 use super::readme::render_readme;
 use super::schema::{
-    ApprovalState, Archetype, Manifest, Materialization, Origin, PlanFormat, PlanState, Rigor, Status, TaskEntry,
-    MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA,
+    ApprovalState, Archetype, Manifest, Materialization, Origin, PlanFormat, PlanState, Rigor,
+    Status, TaskEntry, MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA,
 };
 use super::slug::{create_unique_folder, slug};
-use super::atomic::{write_atomic, write_new};
 use super::PlanFiles;
 use crate::planner::{Approval, PlanDocument};
 use crate::tasks::TaskList;
@@ -40,8 +42,16 @@ impl PlanFiles {
         let approval = match plan.approval {
             Approval::Approved => ApprovalState::Approved,
             Approval::PreApproved => ApprovalState::PreApproved,
-            Approval::Pending => return Err(DwpError::NotApproved { status: "is still waiting for approval" }),
-            Approval::Rejected => return Err(DwpError::NotApproved { status: "was rejected" }),
+            Approval::Pending => {
+                return Err(DwpError::NotApproved {
+                    status: "is still waiting for approval",
+                })
+            }
+            Approval::Rejected => {
+                return Err(DwpError::NotApproved {
+                    status: "was rejected",
+                })
+            }
         };
         if let Some(existing) = PlanFiles::locate(workspace, chat_id)? {
             self.finish_materialization(&existing, plan, tasks, approval, now)?;
@@ -94,9 +104,16 @@ impl PlanFiles {
         for entry in entries {
             let path = entry.map_err(DwpError::io(&plans))?.path();
             let dir = PlanDir::new_unchecked(path);
-            let Ok(manifest) = super::plan_dir::read_manifest(&dir) else { continue };
-            let ours = manifest.origin.as_ref().is_some_and(|origin| origin.chat_id == chat_id);
-            let newer = found.as_ref().is_none_or(|(created_at, _)| manifest.created_at > *created_at);
+            let Ok(manifest) = super::plan_dir::read_manifest(&dir) else {
+                continue;
+            };
+            let ours = manifest
+                .origin
+                .as_ref()
+                .is_some_and(|origin| origin.chat_id == chat_id);
+            let newer = found
+                .as_ref()
+                .is_none_or(|(created_at, _)| manifest.created_at > *created_at);
             if ours && newer {
                 found = Some((manifest.created_at, dir));
             }
@@ -104,16 +121,30 @@ impl PlanFiles {
         Ok(found.map(|(_, dir)| dir))
     }
 
-    fn manifest(&self, dir: &PlanDir, workspace: &Path, plan: &PlanDocument, tasks: &TaskList, chat_id: &str, now: &str) -> Manifest {
+    fn manifest(
+        &self,
+        dir: &PlanDir,
+        workspace: &Path,
+        plan: &PlanDocument,
+        tasks: &TaskList,
+        chat_id: &str,
+        now: &str,
+    ) -> Manifest {
         // Seed 002 asks for the state layer in "przestrzeń robocza agenta bez gita": such a
         // workspace is the agent-workspace archetype; a git repository is an individual plan.
-        let in_git = workspace.ancestors().any(|folder| folder.join(".git").exists());
+        let in_git = workspace
+            .ancestors()
+            .any(|folder| folder.join(".git").exists());
         Manifest {
             schema: MANIFEST_SCHEMA.to_owned(),
             spec_version: SPEC_VERSION.to_owned(),
             name: dir.name(),
             title: Some(plan.title.clone()),
-            archetype: if in_git { Archetype::Individual } else { Archetype::AgentWorkspace },
+            archetype: if in_git {
+                Archetype::Individual
+            } else {
+                Archetype::AgentWorkspace
+            },
             rigor: Rigor::Standard,
             plan_format: PlanFormat::Lite,
             created_at: now.to_owned(),
@@ -121,13 +152,25 @@ impl PlanFiles {
             tags: Vec::new(),
             task_count: tasks.tasks.len() as u32,
             parent_plan: None,
-            origin: Some(Origin { client: "preflight".to_owned(), chat_id: chat_id.to_owned() }),
+            origin: Some(Origin {
+                client: "preflight".to_owned(),
+                chat_id: chat_id.to_owned(),
+            }),
             extra: Default::default(),
         }
     }
 
-    fn initial_state(&self, dir: &PlanDir, tasks: &TaskList, approval: ApprovalState, now: &str) -> PlanState {
-        let entries = tasks.tasks.iter().map(|task| TaskEntry::pending(task.id, task.title.clone(), task.phase.clone()));
+    fn initial_state(
+        &self,
+        dir: &PlanDir,
+        tasks: &TaskList,
+        approval: ApprovalState,
+        now: &str,
+    ) -> PlanState {
+        let entries = tasks
+            .tasks
+            .iter()
+            .map(|task| TaskEntry::pending(task.id, task.title.clone(), task.phase.clone()));
         let mut state = PlanState {
             schema: STATE_SCHEMA.to_owned(),
             plan: dir.name(),
@@ -152,11 +195,28 @@ impl PlanFiles {
 
 /// The materialisation protocol point: README.md, PROGRESS.md and `state.json` (`ready`,
 /// every task pending) as one change.
-fn write_ready(dir: &PlanDir, plan: &PlanDocument, mut state: PlanState, approval: ApprovalState, now: &str) -> Result<(), DwpError> {
+fn write_ready(
+    dir: &PlanDir,
+    plan: &PlanDocument,
+    mut state: PlanState,
+    approval: ApprovalState,
+    now: &str,
+) -> Result<(), DwpError> {
     state.materialization = Materialization::Ready;
     let readme = render_readme(plan, &state, approval, now);
     let header = render_progress_header(&plan.title, &dir.name());
-    let line = format!("Plan materialised: {} tasks, approval {}.", state.tasks.len(), approval.as_str());
+    let line = format!(
+        "Plan materialised: {} tasks, approval {}.",
+        state.tasks.len(),
+        approval.as_str()
+    );
     let progress = append_entries(&header, now, &[line]);
-    commit(dir.path(), &[(PROGRESS_FILE, &progress), (README_FILE, &readme), (STATE_FILE, &to_json(&state))])
+    commit(
+        dir.path(),
+        &[
+            (PROGRESS_FILE, &progress),
+            (README_FILE, &readme),
+            (STATE_FILE, &to_json(&state)),
+        ],
+    )
 }

@@ -4,7 +4,7 @@
 //! protocol point), plus the guarded updater and the verifier the CLI exposes.
 //!
 //! Pure: `schema`, `validate`, `gate`, `update` (transitions), `reconcile`, `readme`,
-//! `progress`, `verify`, `slug`, `sync::changes_for`. I/O: `atomic`, `journal`, `lock`,
+//! `refine`, `progress`, `verify`, `slug`, `sync::changes_for`. I/O: `atomic`, `journal`, `lock`,
 //! `plan_dir`, `materialize`, `sync`, `updater`, `check`. Every `PlanFiles` method blocks
 //! (file I/O, and up to `LockOptions::wait` for another writer): call it off the async
 //! runtime (`spawn_blocking`).
@@ -20,6 +20,7 @@ mod plan_dir;
 mod progress;
 mod readme;
 mod reconcile;
+mod refine;
 mod schema;
 mod slug;
 mod sync;
@@ -30,19 +31,27 @@ mod verify;
 
 pub use check::{verify_plan, VerifyReport};
 pub use error::{DwpError, Refusal};
-pub use gate::{admits_not_run, check_done_allowed, completion_allowed, GateInput, MAX_COMMAND_CHARS, MAX_EVIDENCE_CHARS};
+pub use gate::{
+    admits_not_run, check_done_allowed, completion_allowed, GateInput, MAX_COMMAND_CHARS,
+    MAX_EVIDENCE_CHARS,
+};
 pub use journal::{commit, has_pending_commit, recover, Recovery, MARKER as COMMIT_MARKER};
-pub use lock::{break_stale_lock, inspect as inspect_lock, LockOptions, LockState, PlanLock, LOCK_DIR};
+pub use lock::{
+    break_stale_lock, inspect as inspect_lock, LockOptions, LockState, PlanLock, LOCK_DIR,
+};
 pub use plan_dir::{
-    read_manifest, read_state, sha256_hex, PlanDir, StateSnapshot, Writer, MANIFEST_FILE, PLANS_DIR, PROGRESS_FILE,
-    README_FILE, STATE_FILE,
+    read_manifest, read_state, sha256_hex, PlanDir, StateSnapshot, Writer, MANIFEST_FILE,
+    PLANS_DIR, PROGRESS_FILE, README_FILE, STATE_FILE,
 };
 pub use progress::{append_entries, render_progress_header};
-pub use readme::{parse_readme, render_task_block, replace_task_block, ReadmeTask, ReadmeView, TASKS_BEGIN, TASKS_END};
+pub use readme::{
+    parse_readme, render_task_block, replace_task_block, ReadmeTask, ReadmeView, TASKS_BEGIN,
+    TASKS_END,
+};
 pub use reconcile::reconcile;
 pub use schema::*;
 pub use slug::slug;
-pub use sync::{changes_for, SyncReport, DROP_NEEDS};
+pub use sync::{changes_for, check_turn_plan_allowed, SyncReport, DROP_NEEDS};
 pub use update::{apply, describe_run, Applied, Change, MAX_NOTE_CHARS};
 pub use updater::{UpdateAction, UpdateReport, UpdateRequest};
 pub use validate::{derived_problems, is_newer_spec, manifest_problems, state_problems};
@@ -58,7 +67,10 @@ pub struct PlanFiles {
 
 impl PlanFiles {
     pub fn new(author: Author) -> PlanFiles {
-        PlanFiles { author, lock: LockOptions::default() }
+        PlanFiles {
+            author,
+            lock: LockOptions::default(),
+        }
     }
 
     pub fn with_lock(self, lock: LockOptions) -> PlanFiles {
@@ -69,7 +81,10 @@ impl PlanFiles {
 impl Author {
     /// Preflight's executor, with the chat's model when known.
     pub fn preflight(model: Option<&str>) -> Author {
-        Author { agent: "preflight".to_owned(), model: model.map(str::to_owned) }
+        Author {
+            agent: "preflight".to_owned(),
+            model: model.map(str::to_owned),
+        }
     }
 }
 

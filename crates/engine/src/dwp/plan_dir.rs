@@ -50,12 +50,22 @@ impl PlanDir {
             return PlanDir::open(as_path);
         }
         let plans = cwd.join(PLANS_DIR);
-        let name = if plan.starts_with("PLAN_") { plan.to_owned() } else { format!("PLAN_{plan}") };
+        let name = if plan.starts_with("PLAN_") {
+            plan.to_owned()
+        } else {
+            format!("PLAN_{plan}")
+        };
         let under_plans = plans.join(&name);
         if under_plans.join(STATE_FILE).is_file() {
             return PlanDir::open(under_plans);
         }
-        Err(DwpError::NotAPlan { path: if plan.contains(['/', '\\']) { as_path } else { under_plans } })
+        Err(DwpError::NotAPlan {
+            path: if plan.contains(['/', '\\']) {
+                as_path
+            } else {
+                under_plans
+            },
+        })
     }
 
     pub(crate) fn new_unchecked(path: PathBuf) -> PlanDir {
@@ -68,7 +78,10 @@ impl PlanDir {
 
     /// The folder's name, `PLAN_<slug>`.
     pub fn name(&self) -> String {
-        self.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default()
+        self.path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 
     pub fn file(&self, name: &str) -> PathBuf {
@@ -86,7 +99,10 @@ pub struct StateSnapshot {
 
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect()
+    Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// Reads and checks `state.json`: v2 schema, every field the seed requires, no structural
@@ -100,10 +116,15 @@ pub fn read_state(dir: &PlanDir) -> Result<StateSnapshot, DwpError> {
 }
 
 pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<PlanState, DwpError> {
-    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.to_owned(), problems };
-    let value: Value = serde_json::from_slice(bytes).map_err(|error| malformed(vec![error.to_string()]))?;
+    let malformed = |problems: Vec<String>| DwpError::Malformed {
+        path: path.to_owned(),
+        problems,
+    };
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|error| malformed(vec![error.to_string()]))?;
     check_schema_url(path, &value, STATE_SCHEMA)?;
-    let state: PlanState = serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
+    let state: PlanState =
+        serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
     let problems = state_problems(&state);
     if !problems.is_empty() {
         return Err(malformed(problems));
@@ -115,12 +136,20 @@ pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<PlanState, DwpErr
 pub fn read_manifest(dir: &PlanDir) -> Result<Manifest, DwpError> {
     let path = dir.file(MANIFEST_FILE);
     let bytes = fs::read(&path).map_err(DwpError::io(&path))?;
-    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.clone(), problems };
-    let value: Value = serde_json::from_slice(&bytes).map_err(|error| malformed(vec![error.to_string()]))?;
+    let malformed = |problems: Vec<String>| DwpError::Malformed {
+        path: path.clone(),
+        problems,
+    };
+    let value: Value =
+        serde_json::from_slice(&bytes).map_err(|error| malformed(vec![error.to_string()]))?;
     check_schema_url(&path, &value, MANIFEST_SCHEMA)?;
-    let manifest: Manifest = serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
+    let manifest: Manifest =
+        serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
     if is_newer_spec(&manifest.spec_version) {
-        return Err(DwpError::NewerSpec { found: manifest.spec_version, ours: SPEC_VERSION });
+        return Err(DwpError::NewerSpec {
+            found: manifest.spec_version,
+            ours: SPEC_VERSION,
+        });
     }
     let problems = manifest_problems(&manifest);
     if !problems.is_empty() {
@@ -132,8 +161,15 @@ pub fn read_manifest(dir: &PlanDir) -> Result<Manifest, DwpError> {
 fn check_schema_url(path: &Path, value: &Value, expected: &'static str) -> Result<(), DwpError> {
     match value.get("schema").and_then(Value::as_str) {
         Some(schema) if schema == expected => Ok(()),
-        Some(schema) => Err(DwpError::UnsupportedSchema { path: path.to_owned(), schema: schema.to_owned(), expected }),
-        None => Err(DwpError::Malformed { path: path.to_owned(), problems: vec!["missing field `schema`".to_owned()] }),
+        Some(schema) => Err(DwpError::UnsupportedSchema {
+            path: path.to_owned(),
+            schema: schema.to_owned(),
+            expected,
+        }),
+        None => Err(DwpError::Malformed {
+            path: path.to_owned(),
+            problems: vec!["missing field `schema`".to_owned()],
+        }),
     }
 }
 
@@ -146,7 +182,10 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, DwpError> {
     match fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(DwpError::Io { path: path.to_owned(), source: error }),
+        Err(error) => Err(DwpError::Io {
+            path: path.to_owned(),
+            source: error,
+        }),
     }
 }
 
@@ -170,7 +209,14 @@ impl<'a> Writer<'a> {
         let snapshot = read_state(dir)?;
         let readme = read_text(&dir.file(README_FILE))?;
         let progress = read_optional(&dir.file(PROGRESS_FILE))?.unwrap_or_default();
-        Ok(Writer { dir, _lock: lock, snapshot, readme, progress, by })
+        Ok(Writer {
+            dir,
+            _lock: lock,
+            snapshot,
+            readme,
+            progress,
+            by,
+        })
     }
 
     pub fn state(&self) -> &PlanState {
@@ -188,7 +234,10 @@ impl<'a> Writer<'a> {
     /// Refuses when the state changed since the caller's snapshot.
     pub fn expect_sha256(&self, expected: &str) -> Result<(), DwpError> {
         if !expected.trim().eq_ignore_ascii_case(&self.snapshot.sha256) {
-            return Err(DwpError::StateChanged { expected: expected.trim().to_owned(), actual: self.snapshot.sha256.clone() });
+            return Err(DwpError::StateChanged {
+                expected: expected.trim().to_owned(),
+                actual: self.snapshot.sha256.clone(),
+            });
         }
         Ok(())
     }
@@ -200,7 +249,9 @@ impl<'a> Writer<'a> {
         if findings.is_empty() {
             return Ok(());
         }
-        Err(DwpError::OutOfSync { findings: findings.iter().map(ToString::to_string).collect() })
+        Err(DwpError::OutOfSync {
+            findings: findings.iter().map(ToString::to_string).collect(),
+        })
     }
 
     /// Applies one change and writes it; returns the PROGRESS.md lines it added.
@@ -211,12 +262,25 @@ impl<'a> Writer<'a> {
 
     /// Writes an already computed next state (with its log) as one change.
     pub fn write(&mut self, applied: Applied, now: &str) -> Result<Vec<String>, DwpError> {
-        let readme = replace_task_block(&self.readme, &applied.state)
-            .ok_or_else(|| DwpError::ReadmeMarkersMissing { path: self.dir.file(README_FILE) })?;
+        let readme = replace_task_block(&self.readme, &applied.state).ok_or_else(|| {
+            DwpError::ReadmeMarkersMissing {
+                path: self.dir.file(README_FILE),
+            }
+        })?;
         let progress = append_entries(&self.progress, now, &applied.log);
         let state = to_json(&applied.state);
-        commit(self.dir.path(), &[(PROGRESS_FILE, &progress), (README_FILE, &readme), (STATE_FILE, &state)])?;
-        self.snapshot = StateSnapshot { sha256: sha256_hex(state.as_bytes()), state: applied.state };
+        commit(
+            self.dir.path(),
+            &[
+                (PROGRESS_FILE, &progress),
+                (README_FILE, &readme),
+                (STATE_FILE, &state),
+            ],
+        )?;
+        self.snapshot = StateSnapshot {
+            sha256: sha256_hex(state.as_bytes()),
+            state: applied.state,
+        };
         self.readme = readme;
         self.progress = progress;
         Ok(applied.log)

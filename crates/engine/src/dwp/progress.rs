@@ -26,9 +26,16 @@ mod tests {
     #[test]
     fn entries_are_appended_one_a_line() {
         let header = render_progress_header("Webhooks", "PLAN_webhooks");
-        let text = append_entries(&header, "2026-06-09T14:00:00Z", &["Task 1 started: a.".into(), "Task 2 paused.".into()]);
+        let text = append_entries(
+            &header,
+            "2026-06-09T14:00:00Z",
+            &["Task 1 started: a.".into(), "Task 2 paused.".into()],
+        );
         assert!(text.starts_with("# Progress — Webhooks\n"));
         assert!(text.ends_with("- 2026-06-09T14:00:00Z — Task 1 started: a.\n- 2026-06-09T14:00:00Z — Task 2 paused.\n"));
-        assert_eq!(append_entries("no newline", "t", &["x".into()]), "no newline\n- t — x\n");
+        assert_eq!(
+            append_entries("no newline", "t", &["x".into()]),
+            "no newline\n- t — x\n"
+        );
     }
 }

@@ -12,7 +12,8 @@ use super::schema::{ApprovalState, PlanState, Status, TaskEntry};
 use super::update::describe_run;
 use crate::planner::PlanDocument;
 
-pub const TASKS_BEGIN: &str = "<!-- dwp:tasks:begin (Preflight rewrites this block at each protocol point) -->";
+pub const TASKS_BEGIN: &str =
+    "<!-- dwp:tasks:begin (Preflight rewrites this block at each protocol point) -->";
 pub const TASKS_END: &str = "<!-- dwp:tasks:end -->";
 const BEGIN_PREFIX: &str = "<!-- dwp:tasks:begin";
 
@@ -37,8 +38,17 @@ pub struct ReadmeTask {
 }
 
 /// The whole README of a newly materialised plan.
-pub fn render_readme(plan: &PlanDocument, state: &PlanState, approval: ApprovalState, now: &str) -> String {
-    let mut text = format!("# {}\n\n**Approval:** {} — {now}\n\n", plan.title, approval.as_str());
+pub fn render_readme(
+    plan: &PlanDocument,
+    state: &PlanState,
+    approval: ApprovalState,
+    now: &str,
+) -> String {
+    let mut text = format!(
+        "# {}\n\n**Approval:** {} — {now}\n\n",
+        plan.title,
+        approval.as_str()
+    );
     if !plan.aim.trim().is_empty() {
         let _ = write!(text, "**Aim:** {}\n\n", plan.aim.trim());
     }
@@ -59,13 +69,23 @@ fn push_steps(text: &mut String, plan: &PlanDocument) {
     if !plan.steps.is_empty() {
         text.push_str("\n## Steps as approved\n\n");
         for (index, step) in plan.steps.iter().enumerate() {
-            let _ = writeln!(text, "{}. {} — expected: {}", index + 1, step.action, step.expected);
+            let _ = writeln!(
+                text,
+                "{}. {} — expected: {}",
+                index + 1,
+                step.action,
+                step.expected
+            );
         }
     }
     if !plan.libraries.is_empty() {
         text.push_str("\n## Libraries\n\n");
         for library in &plan.libraries {
-            let _ = writeln!(text, "- **{}** — {} ({})", library.name, library.purpose, library.usage);
+            let _ = writeln!(
+                text,
+                "- **{}** — {} ({})",
+                library.name, library.purpose, library.usage
+            );
         }
     }
 }
@@ -76,7 +96,11 @@ pub fn render_task_block(state: &PlanState) -> String {
     let mut phase: Option<&str> = None;
     for task in &state.tasks {
         if task.phase.is_some() && task.phase.as_deref() != phase {
-            let _ = write!(block, "\n### {}\n\n", task.phase.as_deref().unwrap_or_default());
+            let _ = write!(
+                block,
+                "\n### {}\n\n",
+                task.phase.as_deref().unwrap_or_default()
+            );
         }
         phase = task.phase.as_deref();
         push_task(&mut block, task);
@@ -87,9 +111,17 @@ pub fn render_task_block(state: &PlanState) -> String {
 }
 
 fn push_task(block: &mut String, task: &TaskEntry) {
-    let mark = if task.status == Status::Completed { "x" } else { " " };
+    let mark = if task.status == Status::Completed {
+        "x"
+    } else {
+        " "
+    };
     let label = format!("**{}.** {}", task.id, task.title);
-    let label = if task.status == Status::Skipped { format!("~~{label}~~") } else { label };
+    let label = if task.status == Status::Skipped {
+        format!("~~{label}~~")
+    } else {
+        label
+    };
     let _ = writeln!(block, "- [{mark}] {label} {{#task-{}}}", task.id);
     let when = match task.status {
         Status::Completed => task.completed_at.as_deref(),
@@ -100,11 +132,24 @@ fn push_task(block: &mut String, task: &TaskEntry) {
     let when = when.map(|at| format!(" ({at})")).unwrap_or_default();
     let _ = writeln!(block, "  - Status: {}{when}", task.status.as_str());
     for gate in &task.gates {
-        let invalidated = gate.invalidated.as_deref().map(|why| format!(" — invalidated: {why}")).unwrap_or_default();
-        let _ = writeln!(block, "  - Gate: `{}` {}{invalidated}", gate.command, describe_run(gate));
+        let invalidated = gate
+            .invalidated
+            .as_deref()
+            .map(|why| format!(" — invalidated: {why}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            block,
+            "  - Gate: `{}` {}{invalidated}",
+            gate.command,
+            describe_run(gate)
+        );
     }
     if let Some(block_record) = &task.block {
-        let needs = if block_record.needs.is_empty() { String::new() } else { format!(" (needs: {})", block_record.needs) };
+        let needs = if block_record.needs.is_empty() {
+            String::new()
+        } else {
+            format!(" (needs: {})", block_record.needs)
+        };
         let _ = writeln!(block, "  - Blocked: {}{needs}", block_record.reason);
     }
     if let Some(outcome) = &task.outcome {
@@ -123,7 +168,12 @@ pub fn replace_task_block(readme: &str, state: &PlanState) -> Option<String> {
     if readme[after..].starts_with('\n') {
         after += 1;
     }
-    Some(format!("{}{}{}", &readme[..begin], render_task_block(state), &readme[after..]))
+    Some(format!(
+        "{}{}{}",
+        &readme[..begin],
+        render_task_block(state),
+        &readme[after..]
+    ))
 }
 
 /// Reads the checkboxes, their `Status:` lines and the Approval line.
@@ -135,7 +185,13 @@ pub fn parse_readme(text: &str) -> ReadmeView {
         if let Some((checked, rest)) = checkbox(trimmed) {
             match anchored(rest) {
                 Some((id, title)) => {
-                    view.tasks.push(ReadmeTask { id, checked, title, status: None, line: index + 1 });
+                    view.tasks.push(ReadmeTask {
+                        id,
+                        checked,
+                        title,
+                        status: None,
+                        line: index + 1,
+                    });
                     current = Some(view.tasks.len() - 1);
                 }
                 None => {
@@ -156,11 +212,18 @@ pub fn parse_readme(text: &str) -> ReadmeView {
 
 /// `- [x] rest` → `(true, "rest")`; any list bullet, `x` in either case.
 fn checkbox(line: &str) -> Option<(bool, &str)> {
-    let rest = line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")).or_else(|| line.strip_prefix("+ "))?;
+    let rest = line
+        .strip_prefix("- ")
+        .or_else(|| line.strip_prefix("* "))
+        .or_else(|| line.strip_prefix("+ "))?;
     let (checked, rest) = if let Some(rest) = rest.strip_prefix("[ ]") {
         (false, rest)
     } else {
-        (true, rest.strip_prefix("[x]").or_else(|| rest.strip_prefix("[X]"))?)
+        (
+            true,
+            rest.strip_prefix("[x]")
+                .or_else(|| rest.strip_prefix("[X]"))?,
+        )
     };
     (rest.is_empty() || rest.starts_with(' ')).then_some((checked, rest.trim()))
 }
@@ -196,17 +259,26 @@ fn approval_word(line: &str) -> Option<ApprovalState> {
     let plain: String = line.chars().filter(|c| *c != '*' && *c != '_').collect();
     let rest = strip_label(plain.trim(), "approval:")?.replace('-', "_");
     let word = first_word(&rest)?;
-    let word = if word == "preapproved" { "pre_approved".to_owned() } else { word };
+    let word = if word == "preapproved" {
+        "pre_approved".to_owned()
+    } else {
+        word
+    };
     ApprovalState::parse(&word)
 }
 
 fn strip_label<'a>(line: &'a str, label: &str) -> Option<&'a str> {
     let head = line.get(..label.len())?;
-    head.eq_ignore_ascii_case(label).then(|| &line[label.len()..])
+    head.eq_ignore_ascii_case(label)
+        .then(|| &line[label.len()..])
 }
 
 fn first_word(text: &str) -> Option<String> {
-    let word: String = text.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let word: String = text
+        .trim()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
     (!word.is_empty()).then(|| word.to_lowercase())
 }
 
@@ -233,8 +305,11 @@ mod tests {
 Status: completed
 ";
         let view = parse_readme(text);
-        let shown: Vec<(u32, bool, &str, Option<&str>)> =
-            view.tasks.iter().map(|t| (t.id, t.checked, t.title.as_str(), t.status.as_deref())).collect();
+        let shown: Vec<(u32, bool, &str, Option<&str>)> = view
+            .tasks
+            .iter()
+            .map(|t| (t.id, t.checked, t.title.as_str(), t.status.as_deref()))
+            .collect();
         assert_eq!(
             shown,
             vec![
@@ -264,7 +339,12 @@ Status: completed
 
     #[test]
     fn non_checkbox_brackets_are_not_tasks() {
-        for line in ["- [x]{#task-1}", "- [y] x {#task-1}", "[x] x {#task-1}", "- [x] x {#task-}"] {
+        for line in [
+            "- [x]{#task-1}",
+            "- [y] x {#task-1}",
+            "[x] x {#task-1}",
+            "- [x] x {#task-}",
+        ] {
             assert!(parse_readme(line).tasks.is_empty(), "{line}");
         }
     }

@@ -11,7 +11,8 @@
 
 use super::error::Refusal;
 use super::gate::{check_length, completion_allowed, one_line, GateInput};
-use super::schema::{Author, Blocked, Checkpoint, GateRecord, Outcome, PlanState, Status, TaskBlock, TaskEntry};
+use super::refine;
+use super::schema::{Author, GateRecord, Outcome, PlanState, Status, TaskEntry};
 use crate::tasks::MAX_TITLE_CHARS;
 
 /// Reasons, notes and outcome lines: one line each, like the tracker's outcomes.
@@ -20,17 +21,47 @@ pub const MAX_NOTE_CHARS: usize = 200;
 /// One protocol point (or user refinement) applied to `state.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
-    AddTask { id: u32, title: String, phase: Option<String> },
-    Start { task: u32 },
+    AddTask {
+        id: u32,
+        title: String,
+        phase: Option<String>,
+    },
+    Start {
+        task: u32,
+    },
     /// Gate runs recorded without completing (a failing run, or a check before completion).
-    RecordGates { task: u32, gates: Vec<GateInput> },
-    Complete { task: u32, gates: Vec<GateInput>, outcome: Option<Outcome>, commit: Option<String> },
-    Block { task: u32, reason: String, needs: String },
-    ResolveBlocker { task: u32 },
-    Reopen { task: u32, reason: String },
+    RecordGates {
+        task: u32,
+        gates: Vec<GateInput>,
+    },
+    Complete {
+        task: u32,
+        gates: Vec<GateInput>,
+        outcome: Option<Outcome>,
+        commit: Option<String>,
+    },
+    Block {
+        task: u32,
+        reason: String,
+        needs: String,
+    },
+    ResolveBlocker {
+        task: u32,
+    },
+    Reopen {
+        task: u32,
+        reason: String,
+    },
     /// The user's explicit refinement: the task leaves the plan's scope.
-    Skip { task: u32, reason: String },
-    Checkpoint { task: u32, step: String, note: String },
+    Skip {
+        task: u32,
+        reason: String,
+    },
+    Checkpoint {
+        task: u32,
+        step: String,
+        note: String,
+    },
 }
 
 impl Change {
@@ -58,21 +89,49 @@ pub struct Applied {
 }
 
 /// `state` after `change` at `now` by `by`, or the refusal. `state` is never changed.
-pub fn apply(state: &PlanState, change: &Change, now: &str, by: &Author) -> Result<Applied, Refusal> {
+pub fn apply(
+    state: &PlanState,
+    change: &Change,
+    now: &str,
+    by: &Author,
+) -> Result<Applied, Refusal> {
     let mut next = state.clone();
     let mut log = Vec::new();
     match change {
-        Change::AddTask { id, title, phase } => add_task(&mut next, *id, title, phase.as_deref(), &mut log)?,
-        Change::Start { task } => start(&mut next, *task, now, &mut log)?,
-        Change::RecordGates { task, gates } => record_gates(&mut next, *task, gates, now, &mut log)?,
-        Change::Complete { task, gates, outcome, commit } => {
-            complete(&mut next, *task, gates, outcome.as_ref(), commit.as_deref(), now, &mut log)?
+        Change::AddTask { id, title, phase } => {
+            add_task(&mut next, *id, title, phase.as_deref(), &mut log)?
         }
-        Change::Block { task, reason, needs } => block(&mut next, *task, reason, needs, now, &mut log)?,
-        Change::ResolveBlocker { task } => resolve_blocker(&mut next, *task, now, &mut log)?,
-        Change::Reopen { task, reason } => reopen(&mut next, *task, reason, now, &mut log)?,
-        Change::Skip { task, reason } => skip(&mut next, *task, reason, &mut log)?,
-        Change::Checkpoint { task, step, note } => checkpoint(&mut next, *task, step, note, now, &mut log)?,
+        Change::Start { task } => start(&mut next, *task, now, &mut log)?,
+        Change::RecordGates { task, gates } => {
+            record_gates(&mut next, *task, gates, now, &mut log)?
+        }
+        Change::Complete {
+            task,
+            gates,
+            outcome,
+            commit,
+        } => complete(
+            &mut next,
+            *task,
+            gates,
+            outcome.as_ref(),
+            commit.as_deref(),
+            now,
+            &mut log,
+        )?,
+        Change::Block {
+            task,
+            reason,
+            needs,
+        } => refine::block(&mut next, *task, reason, needs, now, &mut log)?,
+        Change::ResolveBlocker { task } => {
+            refine::resolve_blocker(&mut next, *task, now, &mut log)?
+        }
+        Change::Reopen { task, reason } => refine::reopen(&mut next, *task, reason, now, &mut log)?,
+        Change::Skip { task, reason } => refine::skip(&mut next, *task, reason, &mut log)?,
+        Change::Checkpoint { task, step, note } => {
+            refine::checkpoint(&mut next, *task, step, note, now, &mut log)?
+        }
     }
     stamp(&mut next, now, by);
     Ok(Applied { state: next, log })
@@ -85,7 +144,13 @@ pub fn stamp(state: &mut PlanState, now: &str, by: &Author) {
     state.refresh_derived();
 }
 
-fn add_task(state: &mut PlanState, id: u32, title: &str, phase: Option<&str>, log: &mut Vec<String>) -> Result<(), Refusal> {
+fn add_task(
+    state: &mut PlanState,
+    id: u32,
+    title: &str,
+    phase: Option<&str>,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
     if state.task(id).is_some() {
         return Err(Refusal::DuplicateTask { id });
     }
@@ -104,14 +169,18 @@ fn start(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) -> Re
         Status::Blocked => return Err(Refusal::TaskBlocked { task: id }),
         Status::Pending | Status::InProgress => {}
     }
-    let verb = if task.started_at.is_some() { "resumed" } else { "started" };
+    let verb = if task.started_at.is_some() {
+        "resumed"
+    } else {
+        "started"
+    };
     log.push(format!("Task {id} {verb}: {}.", task.title));
     make_current(state, id, now, log);
     Ok(())
 }
 
 /// `id` in progress (started now unless it was before); any other task in progress pauses.
-fn make_current(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) {
+pub(super) fn make_current(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) {
     for task in &mut state.tasks {
         if task.id == id {
             task.status = Status::InProgress;
@@ -123,9 +192,17 @@ fn make_current(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>
     }
 }
 
-fn record_gates(state: &mut PlanState, id: u32, gates: &[GateInput], now: &str, log: &mut Vec<String>) -> Result<(), Refusal> {
+fn record_gates(
+    state: &mut PlanState,
+    id: u32,
+    gates: &[GateInput],
+    now: &str,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
     if gates.is_empty() {
-        return Err(Refusal::Empty { what: "the list of gate runs" });
+        return Err(Refusal::Empty {
+            what: "the list of gate runs",
+        });
     }
     let task = task_in_mut(state, id)?;
     if task.status == Status::Skipped {
@@ -147,16 +224,38 @@ fn record_gates(state: &mut PlanState, id: u32, gates: &[GateInput], now: &str, 
 }
 
 /// Records each run in place of the earlier record of the same command.
-fn upsert_gates(task: &mut TaskEntry, gates: &[GateInput], now: &str, log: &mut Vec<String>) -> Result<(), Refusal> {
-    let records = gates.iter().map(|input| input.clone().into_record(now)).collect::<Result<Vec<_>, _>>()?;
+fn upsert_gates(
+    task: &mut TaskEntry,
+    gates: &[GateInput],
+    now: &str,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    let records = gates
+        .iter()
+        .map(|input| input.clone().into_record(now))
+        .collect::<Result<Vec<_>, _>>()?;
     for (index, record) in records.iter().enumerate() {
-        if records[..index].iter().any(|earlier| earlier.command == record.command) {
-            return Err(Refusal::DuplicateGate { command: record.command.clone() });
+        if records[..index]
+            .iter()
+            .any(|earlier| earlier.command == record.command)
+        {
+            return Err(Refusal::DuplicateGate {
+                command: record.command.clone(),
+            });
         }
     }
     for record in records {
-        log.push(format!("Task {} gate `{}`: {}.", task.id, record.command, describe_run(&record)));
-        match task.gates.iter_mut().find(|gate| gate.command == record.command) {
+        log.push(format!(
+            "Task {} gate `{}`: {}.",
+            task.id,
+            record.command,
+            describe_run(&record)
+        ));
+        match task
+            .gates
+            .iter_mut()
+            .find(|gate| gate.command == record.command)
+        {
             Some(earlier) => *earlier = record,
             None => task.gates.push(record),
         }
@@ -167,7 +266,11 @@ fn upsert_gates(task: &mut TaskEntry, gates: &[GateInput], now: &str, log: &mut 
 /// "passes (exit 0) — 42 passed" / "fails (exit 1) — 3 failed".
 pub fn describe_run(gate: &GateRecord) -> String {
     let verdict = if gate.passes { "passes" } else { "fails" };
-    let evidence = if gate.evidence.is_empty() { "no evidence" } else { gate.evidence.as_str() };
+    let evidence = if gate.evidence.is_empty() {
+        "no evidence"
+    } else {
+        gate.evidence.as_str()
+    };
     format!("{verdict} (exit {}) — {evidence}", gate.exit_code)
 }
 
@@ -203,7 +306,12 @@ fn complete(
     if outcome.is_some() {
         task.outcome = outcome;
     }
-    let worked = task.outcome.as_ref().and_then(|o| o.worked.as_deref()).map(|w| format!(" — {w}")).unwrap_or_default();
+    let worked = task
+        .outcome
+        .as_ref()
+        .and_then(|o| o.worked.as_deref())
+        .map(|w| format!(" — {w}"))
+        .unwrap_or_default();
     log.push(format!("Task {id} completed: {}{worked}.", task.title));
     if state.checkpoint.as_ref().is_some_and(|c| c.task == id) {
         state.checkpoint = None;
@@ -211,108 +319,28 @@ fn complete(
     Ok(())
 }
 
-fn block(state: &mut PlanState, id: u32, reason: &str, needs: &str, now: &str, log: &mut Vec<String>) -> Result<(), Refusal> {
-    let reason = checked_text("the block reason", reason, MAX_NOTE_CHARS)?;
-    let needs = one_line(needs);
-    check_length("what the block needs", &needs, MAX_NOTE_CHARS, "say it in one line")?;
-    let task = task_in_mut(state, id)?;
-    match task.status {
-        Status::Completed => return Err(Refusal::AlreadyCompleted { task: id }),
-        Status::Skipped => return Err(Refusal::TaskSkipped { task: id }),
-        Status::Pending | Status::InProgress | Status::Blocked => {}
-    }
-    task.status = Status::Blocked;
-    let block = TaskBlock { reason: reason.clone(), since: now.to_owned(), needs: needs.clone() };
-    task.block = Some(block);
-    let needs_note = if needs.is_empty() { String::new() } else { format!(" (needs: {needs})") };
-    log.push(format!("Task {id} blocked: {reason}{needs_note}."));
-    state.blocked = Some(Blocked { task: id, reason, since: now.to_owned(), needs });
-    Ok(())
-}
-
-fn resolve_blocker(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) -> Result<(), Refusal> {
-    task_in(state, id)?;
-    let current = state.blocked.as_ref().map(|blocked| blocked.task);
-    if current != Some(id) {
-        return Err(Refusal::NotCurrentBlocker { task: id, current });
-    }
-    let reason = state.blocked.take().map(|blocked| blocked.reason).unwrap_or_default();
-    log.push(format!("Task {id} unblocked (was: {reason})."));
-    let task = task_in_mut(state, id)?;
-    task.block = None;
-    task.status = Status::Pending;
-    make_current(state, id, now, log);
-    Ok(())
-}
-
-fn reopen(state: &mut PlanState, id: u32, reason: &str, now: &str, log: &mut Vec<String>) -> Result<(), Refusal> {
-    let reason = checked_text("the reopen reason", reason, MAX_NOTE_CHARS)?;
-    let task = task_in_mut(state, id)?;
-    if !matches!(task.status, Status::Completed | Status::Blocked | Status::Skipped) {
-        return Err(Refusal::NothingToReopen { task: id, status: task.status });
-    }
-    // The seed: the amendment and the evidence it invalidates are logged before the state moves.
-    log.push(format!("Task {id} reopened ({}): {reason}.", task.status.as_str()));
-    for gate in task.gates.iter_mut().filter(|gate| gate.is_live()) {
-        log.push(format!("Task {id} gate `{}` invalidated by the reopen (was: {}).", gate.command, describe_run(gate)));
-        gate.invalidated = Some(format!("reopened at {now}: {reason}"));
-    }
-    task.completed_at = None;
-    task.block = None;
-    task.status = Status::Pending;
-    if state.blocked.as_ref().is_some_and(|blocked| blocked.task == id) {
-        state.blocked = None;
-    }
-    make_current(state, id, now, log);
-    Ok(())
-}
-
-fn skip(state: &mut PlanState, id: u32, reason: &str, log: &mut Vec<String>) -> Result<(), Refusal> {
-    let reason = checked_text("the skip reason", reason, MAX_NOTE_CHARS)?;
-    let task = task_in_mut(state, id)?;
-    match task.status {
-        Status::Completed => return Err(Refusal::AlreadyCompleted { task: id }),
-        Status::Skipped => return Err(Refusal::TaskSkipped { task: id }),
-        Status::Pending | Status::InProgress | Status::Blocked => {}
-    }
-    log.push(format!("Task {id} skipped by the user: {reason}."));
-    task.status = Status::Skipped;
-    task.block = None;
-    task.outcome.get_or_insert_with(Outcome::default).notes = Some(format!("skipped by the user: {reason}"));
-    if state.blocked.as_ref().is_some_and(|blocked| blocked.task == id) {
-        state.blocked = None;
-    }
-    Ok(())
-}
-
-fn checkpoint(state: &mut PlanState, id: u32, step: &str, note: &str, now: &str, log: &mut Vec<String>) -> Result<(), Refusal> {
-    let step = checked_text("the checkpoint step", step, MAX_TITLE_CHARS)?;
-    let note = one_line(note);
-    check_length("the checkpoint note", &note, MAX_NOTE_CHARS, "say it in one line")?;
-    let task = task_in(state, id)?;
-    if !matches!(task.status, Status::InProgress | Status::Blocked) {
-        return Err(Refusal::NotInProgress { task: id, status: task.status });
-    }
-    log.push(format!("Checkpoint in task {id} at {step}: {note}."));
-    state.checkpoint = Some(Checkpoint { task: id, step, at: now.to_owned(), note });
-    Ok(())
-}
-
-fn task_in(state: &PlanState, id: u32) -> Result<&TaskEntry, Refusal> {
+pub(super) fn task_in(state: &PlanState, id: u32) -> Result<&TaskEntry, Refusal> {
     state.task(id).ok_or_else(|| no_such_task(state, id))
 }
 
-fn task_in_mut(state: &mut PlanState, id: u32) -> Result<&mut TaskEntry, Refusal> {
+pub(super) fn task_in_mut(state: &mut PlanState, id: u32) -> Result<&mut TaskEntry, Refusal> {
     let refusal = no_such_task(state, id);
     state.task_mut(id).ok_or(refusal)
 }
 
 fn no_such_task(state: &PlanState, id: u32) -> Refusal {
-    Refusal::NoSuchTask { id, live: state.tasks.iter().map(|task| task.id).collect() }
+    Refusal::NoSuchTask {
+        id,
+        live: state.tasks.iter().map(|task| task.id).collect(),
+    }
 }
 
 /// One line, not empty, within `limit` characters.
-pub(crate) fn checked_text(what: &'static str, text: &str, limit: usize) -> Result<String, Refusal> {
+pub(crate) fn checked_text(
+    what: &'static str,
+    text: &str,
+    limit: usize,
+) -> Result<String, Refusal> {
     let text = one_line(text);
     if text.is_empty() {
         return Err(Refusal::Empty { what });
@@ -329,12 +357,25 @@ fn checked_outcome(outcome: &Outcome) -> Result<Outcome, Refusal> {
         Ok(text)
     };
     let list = |items: &[String]| -> Result<Vec<String>, Refusal> {
-        items.iter().map(|item| line(item)).filter(|item| !matches!(item, Ok(text) if text.is_empty())).collect()
+        items
+            .iter()
+            .map(|item| line(item))
+            .filter(|item| !matches!(item, Ok(text) if text.is_empty()))
+            .collect()
     };
     let optional = |text: &Option<String>| -> Result<Option<String>, Refusal> {
-        Ok(text.as_deref().map(line).transpose()?.filter(|text| !text.is_empty()))
+        Ok(text
+            .as_deref()
+            .map(line)
+            .transpose()?
+            .filter(|text| !text.is_empty()))
     };
-    Ok(Outcome { tried: list(&outcome.tried)?, failed: list(&outcome.failed)?, worked: optional(&outcome.worked)?, notes: optional(&outcome.notes)? })
+    Ok(Outcome {
+        tried: list(&outcome.tried)?,
+        failed: list(&outcome.failed)?,
+        worked: optional(&outcome.worked)?,
+        notes: optional(&outcome.notes)?,
+    })
 }
 
 /// A short commit hash: 7 to 40 hexadecimal digits.
@@ -342,7 +383,9 @@ fn checked_commit(commit: &str) -> Result<String, Refusal> {
     let commit = commit.trim();
     let hex = commit.chars().all(|c| c.is_ascii_hexdigit());
     if !hex || !(7..=40).contains(&commit.len()) {
-        return Err(Refusal::BadCommit { value: commit.to_owned() });
+        return Err(Refusal::BadCommit {
+            value: commit.to_owned(),
+        });
     }
     Ok(commit.to_ascii_lowercase())
 }

@@ -7,6 +7,7 @@ use super::lock::break_stale_lock;
 use super::plan_dir::{PlanDir, Writer};
 use super::readme::parse_readme;
 use super::reconcile::reconcile;
+use super::schema::Author;
 use super::update::Change;
 use super::PlanFiles;
 
@@ -14,7 +15,9 @@ use super::PlanFiles;
 pub enum UpdateAction {
     Change(Change),
     /// Resolve the current blocker; `Some(task)` must name it.
-    ResolveBlocker { task: Option<u32> },
+    ResolveBlocker {
+        task: Option<u32>,
+    },
     /// Regenerate `state.json` from README.md (Markdown wins).
     Reconcile,
 }
@@ -39,28 +42,56 @@ pub struct UpdateReport {
 
 impl PlanFiles {
     /// Runs one guarded update; a refusal writes nothing.
-    pub fn update(&self, dir: &PlanDir, request: &UpdateRequest, now: &str) -> Result<UpdateReport, DwpError> {
-        let broken_lock = if request.break_stale_lock { break_stale_lock(dir.path(), self.lock)? } else { None };
+    pub fn update(
+        &self,
+        dir: &PlanDir,
+        request: &UpdateRequest,
+        now: &str,
+    ) -> Result<UpdateReport, DwpError> {
+        let broken_lock = if request.break_stale_lock {
+            break_stale_lock(dir.path(), self.lock)?
+        } else {
+            None
+        };
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         if let Some(expected) = &request.expected_sha256 {
             writer.expect_sha256(expected)?;
         }
-        let log = match &request.action {
-            UpdateAction::Reconcile => {
-                let applied = reconcile(writer.state(), &parse_readme(writer.readme()), now, &self.author)?;
-                if applied.log.is_empty() { Vec::new() } else { writer.write(applied, now)? }
-            }
-            UpdateAction::ResolveBlocker { task } => {
-                writer.ensure_in_sync()?;
-                let current = writer.state().blocked.as_ref().map(|blocked| blocked.task);
-                let task = task.or(current).ok_or(Refusal::NotCurrentBlocker { task: 0, current: None })?;
-                writer.apply(&Change::ResolveBlocker { task }, now)?
-            }
-            UpdateAction::Change(change) => {
-                writer.ensure_in_sync()?;
-                writer.apply(change, now)?
-            }
-        };
-        Ok(UpdateReport { log, sha256: writer.sha256().to_owned(), broken_lock })
+        let log = run_action(&mut writer, &request.action, now, &self.author)?;
+        Ok(UpdateReport {
+            log,
+            sha256: writer.sha256().to_owned(),
+            broken_lock,
+        })
     }
+}
+
+/// The action's transition written through `writer`; a reconciliation that finds the files
+/// in agreement writes nothing.
+fn run_action(
+    writer: &mut Writer,
+    action: &UpdateAction,
+    now: &str,
+    by: &Author,
+) -> Result<Vec<String>, DwpError> {
+    if let UpdateAction::Reconcile = action {
+        let applied = reconcile(writer.state(), &parse_readme(writer.readme()), now, by)?;
+        return if applied.log.is_empty() {
+            Ok(Vec::new())
+        } else {
+            writer.write(applied, now)
+        };
+    }
+    writer.ensure_in_sync()?;
+    let change = match action {
+        UpdateAction::ResolveBlocker { task } => {
+            let current = writer.state().blocked.as_ref().map(|blocked| blocked.task);
+            Change::ResolveBlocker {
+                task: task.or(current).ok_or(Refusal::NothingBlocked)?,
+            }
+        }
+        UpdateAction::Change(change) => change.clone(),
+        UpdateAction::Reconcile => unreachable!("handled above"),
+    };
+    writer.apply(&change, now)
 }

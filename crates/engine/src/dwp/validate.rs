@@ -5,13 +5,19 @@
 use std::collections::HashSet;
 
 use super::gate::parse_timestamp;
-use super::schema::{LocatorKind, Manifest, Materialization, PlanFormat, PlanState, Status, MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA};
+use super::schema::{
+    LocatorKind, Manifest, Materialization, PlanFormat, PlanState, Status, TaskEntry,
+    MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA,
+};
 
 /// Every structural problem of `state`, as readable sentences; empty when it is sound.
 pub fn state_problems(state: &PlanState) -> Vec<String> {
     let mut problems = Vec::new();
     if state.schema != STATE_SCHEMA {
-        problems.push(format!("schema is {:?}, expected {STATE_SCHEMA}", state.schema));
+        problems.push(format!(
+            "schema is {:?}, expected {STATE_SCHEMA}",
+            state.schema
+        ));
     }
     if state.plan.trim().is_empty() {
         problems.push("plan (the plan's name) is empty".to_owned());
@@ -19,7 +25,9 @@ pub fn state_problems(state: &PlanState) -> Vec<String> {
     timestamp(&mut problems, "updated_at", Some(&state.updated_at));
     let promoting = state.materialization == Materialization::Promoting;
     if promoting != state.promotion.is_some() {
-        problems.push("promotion must be an object exactly while materialization is \"promoting\"".to_owned());
+        problems.push(
+            "promotion must be an object exactly while materialization is \"promoting\"".to_owned(),
+        );
     }
     task_problems(state, promoting, &mut problems);
     reference_problems(state, &mut problems);
@@ -36,26 +44,20 @@ fn task_problems(state: &PlanState, promoting: bool, problems: &mut Vec<String>)
         if task.title.trim().is_empty() {
             problems.push(format!("task {id} has an empty title"));
         }
-        let expected_kind = match state.format {
-            PlanFormat::Lite => LocatorKind::Inline,
-            PlanFormat::Full => LocatorKind::File,
-        };
-        if task.locator.kind != expected_kind && !promoting {
-            problems.push(format!("task {id}: a {:?} plan needs {:?} locators", state.format, expected_kind));
-        }
-        match task.locator.kind {
-            LocatorKind::Inline if task.locator.value != format!("#task-{id}") => {
-                problems.push(format!("task {id}: inline locator {:?} is not \"#task-{id}\"", task.locator.value))
-            }
-            LocatorKind::File if task.locator.value.is_empty() || task.locator.value.contains(['/', '\\']) => {
-                problems.push(format!("task {id}: file locator {:?} is not a file name in the plan folder", task.locator.value))
-            }
-            _ => {}
-        }
-        timestamp(problems, &format!("task {id} started_at"), task.started_at.as_deref());
-        timestamp(problems, &format!("task {id} completed_at"), task.completed_at.as_deref());
+        locator_problems(state.format, promoting, task, problems);
+        timestamp(
+            problems,
+            &format!("task {id} started_at"),
+            task.started_at.as_deref(),
+        );
+        timestamp(
+            problems,
+            &format!("task {id} completed_at"),
+            task.completed_at.as_deref(),
+        );
         for gate in &task.gates {
-            timestamp(problems, &format!("task {id} gate `{}` last_run", gate.command), Some(&gate.last_run));
+            let field = format!("task {id} gate `{}` last_run", gate.command);
+            timestamp(problems, &field, Some(&gate.last_run));
         }
         if task.status == Status::Completed && task.completed_at.is_none() {
             problems.push(format!("task {id} is completed without completed_at"));
@@ -63,23 +65,62 @@ fn task_problems(state: &PlanState, promoting: bool, problems: &mut Vec<String>)
     }
 }
 
+/// Lite plans point at README anchors (`#task-N`), Full plans at task files; during a
+/// promotion both kinds may appear.
+fn locator_problems(
+    format: PlanFormat,
+    promoting: bool,
+    task: &TaskEntry,
+    problems: &mut Vec<String>,
+) {
+    let (id, value) = (task.id, &task.locator.value);
+    let expected_kind = match format {
+        PlanFormat::Lite => LocatorKind::Inline,
+        PlanFormat::Full => LocatorKind::File,
+    };
+    if task.locator.kind != expected_kind && !promoting {
+        problems.push(format!(
+            "task {id}: a {format:?} plan needs {expected_kind:?} locators"
+        ));
+    }
+    let problem = match task.locator.kind {
+        LocatorKind::Inline if *value != format!("#task-{id}") => "is not \"#task-N\" of its id",
+        LocatorKind::File if value.is_empty() || value.contains(['/', '\\']) => {
+            "is not a file name in the plan folder"
+        }
+        _ => return,
+    };
+    problems.push(format!("task {id}: locator {value:?} {problem}"));
+}
+
 fn reference_problems(state: &PlanState, problems: &mut Vec<String>) {
     if let Some(blocked) = &state.blocked {
         timestamp(problems, "blocked.since", Some(&blocked.since));
         match state.task(blocked.task) {
-            None => problems.push(format!("blocked names task {}, which does not exist", blocked.task)),
-            Some(task) if task.status != Status::Blocked => {
-                problems.push(format!("blocked names task {}, which is {}", blocked.task, task.status.as_str()))
-            }
+            None => problems.push(format!(
+                "blocked names task {}, which does not exist",
+                blocked.task
+            )),
+            Some(task) if task.status != Status::Blocked => problems.push(format!(
+                "blocked names task {}, which is {}",
+                blocked.task,
+                task.status.as_str()
+            )),
             Some(_) => {}
         }
     } else if let Some(task) = state.tasks.iter().find(|t| t.status == Status::Blocked) {
-        problems.push(format!("task {} is blocked but the plan's blocked is null", task.id));
+        problems.push(format!(
+            "task {} is blocked but the plan's blocked is null",
+            task.id
+        ));
     }
     if let Some(checkpoint) = &state.checkpoint {
         timestamp(problems, "checkpoint.at", Some(&checkpoint.at));
         if state.task(checkpoint.task).is_none() {
-            problems.push(format!("checkpoint names task {}, which does not exist", checkpoint.task));
+            problems.push(format!(
+                "checkpoint names task {}, which does not exist",
+                checkpoint.task
+            ));
         }
     }
 }
@@ -90,13 +131,23 @@ pub fn derived_problems(state: &PlanState) -> Vec<String> {
     fresh.refresh_derived();
     let mut problems = Vec::new();
     if fresh.task_count != state.task_count {
-        problems.push(format!("task_count is {}, but there are {} tasks", state.task_count, fresh.task_count));
+        problems.push(format!(
+            "task_count is {}, but there are {} tasks",
+            state.task_count, fresh.task_count
+        ));
     }
     if fresh.completed_count != state.completed_count {
-        problems.push(format!("completed_count is {}, but {} tasks are completed", state.completed_count, fresh.completed_count));
+        problems.push(format!(
+            "completed_count is {}, but {} tasks are completed",
+            state.completed_count, fresh.completed_count
+        ));
     }
     if fresh.status != state.status {
-        problems.push(format!("status is {}, but the tasks make it {}", state.status.as_str(), fresh.status.as_str()));
+        problems.push(format!(
+            "status is {}, but the tasks make it {}",
+            state.status.as_str(),
+            fresh.status.as_str()
+        ));
     }
     problems
 }
@@ -105,13 +156,22 @@ pub fn derived_problems(state: &PlanState) -> Vec<String> {
 pub fn manifest_problems(manifest: &Manifest) -> Vec<String> {
     let mut problems = Vec::new();
     if manifest.schema != MANIFEST_SCHEMA {
-        problems.push(format!("schema is {:?}, expected {MANIFEST_SCHEMA}", manifest.schema));
+        problems.push(format!(
+            "schema is {:?}, expected {MANIFEST_SCHEMA}",
+            manifest.schema
+        ));
     }
     if version_numbers(&manifest.spec_version).is_none() {
-        problems.push(format!("spec_version {:?} is not MAJOR.MINOR.PATCH", manifest.spec_version));
+        problems.push(format!(
+            "spec_version {:?} is not MAJOR.MINOR.PATCH",
+            manifest.spec_version
+        ));
     }
     if !manifest.name.starts_with("PLAN_") {
-        problems.push(format!("name {:?} does not start with PLAN_", manifest.name));
+        problems.push(format!(
+            "name {:?} does not start with PLAN_",
+            manifest.name
+        ));
     }
     timestamp(&mut problems, "created_at", Some(&manifest.created_at));
     if let Some(author) = &manifest.created_by {

@@ -65,7 +65,11 @@ pub struct Finding {
 
 impl Finding {
     pub fn new(kind: FindingKind, task: Option<u32>, message: impl Into<String>) -> Finding {
-        Finding { kind, task, message: message.into() }
+        Finding {
+            kind,
+            task,
+            message: message.into(),
+        }
     }
 }
 
@@ -80,24 +84,43 @@ impl fmt::Display for Finding {
 
 /// Every finding of a plan whose `state.json` parsed. `task_logs` holds the `Status:` word
 /// of each task stored in its own file (Full plans), by id.
-pub fn verify(readme: &ReadmeView, state: &PlanState, task_logs: &BTreeMap<u32, String>) -> Vec<Finding> {
+pub fn verify(
+    readme: &ReadmeView,
+    state: &PlanState,
+    task_logs: &BTreeMap<u32, String>,
+) -> Vec<Finding> {
     let mut findings = checkbox_findings(readme, state);
     if let (Some(in_readme), Some(in_state)) = (readme.approval, state.approval) {
         if in_readme != in_state {
-            let message = format!("README.md says Approval: {}, state.json says {}", in_readme.as_str(), in_state.as_str());
+            let message = format!(
+                "README.md says Approval: {}, state.json says {}",
+                in_readme.as_str(),
+                in_state.as_str()
+            );
             findings.push(Finding::new(FindingKind::Approval, None, message));
         }
     }
-    let readme_status: HashMap<u32, &str> =
-        readme.tasks.iter().filter_map(|task| Some((task.id, task.status.as_deref()?))).collect();
+    let readme_status: HashMap<u32, &str> = readme
+        .tasks
+        .iter()
+        .filter_map(|task| Some((task.id, task.status.as_deref()?)))
+        .collect();
     for task in &state.tasks {
         gate_contradictions(task, &mut findings);
         if task.status == Status::Completed {
             evidence_findings(task, &mut findings);
-            let log = task_logs.get(&task.id).map(String::as_str).or_else(|| readme_status.get(&task.id).copied());
+            let log = task_logs
+                .get(&task.id)
+                .map(String::as_str)
+                .or_else(|| readme_status.get(&task.id).copied());
             if let Some(log) = log.filter(|log| *log != "completed") {
-                let message = format!("completed in state.json, but its own log still says Status: {log}");
-                findings.push(Finding::new(FindingKind::Contradiction, Some(task.id), message));
+                let message =
+                    format!("completed in state.json, but its own log still says Status: {log}");
+                findings.push(Finding::new(
+                    FindingKind::Contradiction,
+                    Some(task.id),
+                    message,
+                ));
             }
         }
     }
@@ -112,7 +135,11 @@ pub fn checkbox_findings(readme: &ReadmeView, state: &PlanState) -> Vec<Finding>
     for task in &readme.tasks {
         *seen.entry(task.id).or_default() += 1;
         if seen[&task.id] == 2 {
-            findings.push(Finding::new(FindingKind::Schema, Some(task.id), "README.md has more than one checkbox for it"));
+            findings.push(Finding::new(
+                FindingKind::Schema,
+                Some(task.id),
+                "README.md has more than one checkbox for it",
+            ));
         }
     }
     for line in &readme.unanchored {
@@ -121,12 +148,24 @@ pub fn checkbox_findings(readme: &ReadmeView, state: &PlanState) -> Vec<Finding>
     }
     for task in &readme.tasks {
         match state.task(task.id) {
-            None => findings.push(Finding::new(FindingKind::MissingFromState, Some(task.id), "in README.md but not in state.json")),
+            None => findings.push(Finding::new(
+                FindingKind::MissingFromState,
+                Some(task.id),
+                "in README.md but not in state.json",
+            )),
             Some(entry) => disagreement(task.checked, entry, &mut findings),
         }
     }
-    for entry in state.tasks.iter().filter(|entry| !seen.contains_key(&entry.id)) {
-        findings.push(Finding::new(FindingKind::MissingFromReadme, Some(entry.id), "in state.json but has no checkbox in README.md"));
+    for entry in state
+        .tasks
+        .iter()
+        .filter(|entry| !seen.contains_key(&entry.id))
+    {
+        findings.push(Finding::new(
+            FindingKind::MissingFromReadme,
+            Some(entry.id),
+            "in state.json but has no checkbox in README.md",
+        ));
     }
     findings
 }
@@ -145,7 +184,11 @@ fn disagreement(checked: bool, entry: &TaskEntry, findings: &mut Vec<Finding>) {
         ),
         _ => return,
     };
-    findings.push(Finding::new(FindingKind::Disagreement(direction), Some(entry.id), message));
+    findings.push(Finding::new(
+        FindingKind::Disagreement(direction),
+        Some(entry.id),
+        message,
+    ));
 }
 
 /// Records that contradict themselves, whatever the task's status.
@@ -153,12 +196,23 @@ fn gate_contradictions(task: &TaskEntry, findings: &mut Vec<Finding>) {
     for gate in task.gates.iter().filter(|gate| gate.passes) {
         let command = &gate.command;
         if gate.exit_code != 0 || gate.evidence.trim().is_empty() {
-            let message = format!("gate `{command}` says passes:true with exit code {} and evidence {:?}", gate.exit_code, gate.evidence);
-            findings.push(Finding::new(FindingKind::Contradiction, Some(task.id), message));
+            let message = format!(
+                "gate `{command}` says passes:true with exit code {} and evidence {:?}",
+                gate.exit_code, gate.evidence
+            );
+            findings.push(Finding::new(
+                FindingKind::Contradiction,
+                Some(task.id),
+                message,
+            ));
         }
         if let Some(phrase) = admits_not_run(&gate.evidence) {
             let message = format!("gate `{command}` is a passing record whose evidence says the check never ran ({phrase:?})");
-            findings.push(Finding::new(FindingKind::Contradiction, Some(task.id), message));
+            findings.push(Finding::new(
+                FindingKind::Contradiction,
+                Some(task.id),
+                message,
+            ));
         }
     }
 }
@@ -175,7 +229,10 @@ fn evidence_findings(task: &TaskEntry, findings: &mut Vec<Finding>) {
         findings.push(Finding::new(FindingKind::Evidence, Some(task.id), message));
     }
     for gate in live.iter().filter(|gate| !gate.passes) {
-        let message = format!("completed while gate `{}` fails (exit code {}) with no later passing run", gate.command, gate.exit_code);
+        let message = format!(
+            "completed while gate `{}` fails (exit code {}) with no later passing run",
+            gate.command, gate.exit_code
+        );
         findings.push(Finding::new(FindingKind::Evidence, Some(task.id), message));
     }
 }

@@ -69,6 +69,7 @@ mod tests {
             home: home.to_owned(),
             mcp: McpConfig::new(home, home.join("no-filesystem-server")),
             keys: KeyLookup::new(Vec::new(), |_| None),
+            local_models: None,
         };
         Engine::open(options).await.unwrap()
     }

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
-use crate::llm::{Provider, SetupError};
+use crate::llm::{LocalModels, Provider, SetupError};
 use crate::mcp::{McpConfig, McpError, McpHost, ProfileView};
 use crate::store::{Store, StoreError};
 
@@ -50,6 +50,9 @@ pub struct EngineOptions {
     pub mcp: McpConfig,
     /// Where API keys are found (the binary passes its environment in).
     pub keys: KeyLookup,
+    /// Runs `kind = "embedded"` (the default without `config.toml`) in this process; `None`
+    /// makes that kind a clear error. The `preflight` binary passes llama.cpp's.
+    pub local_models: Option<Arc<dyn LocalModels>>,
 }
 
 impl EngineOptions {
@@ -60,6 +63,7 @@ impl EngineOptions {
         EngineOptions {
             mcp: McpConfig::new(home.clone(), fs_server),
             keys: KeyLookup::system(|name| std::env::var(name).ok()),
+            local_models: None,
             home,
         }
     }
@@ -117,8 +121,9 @@ impl Engine {
             .iter()
             .any(|server| server.class == crate::mcp::ServerClass::Context7);
         let mcp = McpHost::start(options.mcp)?;
-        let executor = connect_provider(&config.provider, &options.keys);
-        let planner = connect_provider(&config.planner_settings(), &options.keys);
+        let local = options.local_models.as_deref();
+        let executor = connect_provider(&config.provider, &options.keys, local);
+        let planner = connect_provider(&config.planner_settings(), &options.keys, local);
         let hub = Arc::new(Hub::default());
         let inner = Inner { actions: std::sync::Mutex::new(()), home, store, hub, defaults: config.plan_mode, mcp, context7_configured, executor, planner };
         recovery::settle_interrupted_turns(&inner.store)?;

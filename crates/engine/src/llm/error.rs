@@ -83,6 +83,9 @@ pub enum SetupError {
          [provider] in config.toml"
     )]
     EmbeddedNotAvailable,
+    /// The embedded model cannot run: not installed, unreadable, or a CPU it was not built for.
+    #[error("the embedded model cannot start: {detail}")]
+    EmbeddedModel { detail: String },
     #[error("no API key for the {provider} provider: {looked_in}")]
     MissingKey {
         provider: &'static str,

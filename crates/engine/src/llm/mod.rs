@@ -1,5 +1,6 @@
 //! Model providers: OpenAI-compatible chat completions and Anthropic Messages, both over
-//! HTTP with SSE streaming and tool calls (DESIGN §8).
+//! HTTP with SSE streaming and tool calls (DESIGN §8); in-process models (the embedded
+//! default) come in through the [`LocalModels`] seam.
 //!
 //! **Invariant:** one required method, [`Provider::stream`]; `complete` is built on it.
 //! Wire formats (`openai/format.rs`, `anthropic/format.rs`, `sse.rs`, `assemble.rs`) are pure
@@ -11,8 +12,10 @@
 
 mod anthropic;
 mod assemble;
+mod constrained;
 mod error;
 mod http;
+mod local;
 mod openai;
 mod retry;
 mod settings;
@@ -28,11 +31,15 @@ use tokio_util::sync::CancellationToken;
 
 pub use anthropic::{format as anthropic_format, AnthropicProvider};
 pub use assemble::{ToolCallAssembler, ToolCallDelta};
+pub use constrained::Constrained;
 pub use error::{LlmError, SetupError};
+pub use local::LocalModels;
 pub use openai::{format as openai_format, OpenAiProvider};
 pub use retry::RetryPolicy;
 pub use settings::{ProviderKind, ProviderSettings, ANTHROPIC_BASE_URL, OPENAI_BASE_URL};
-pub use types::{FinishReason, ModelMessage, ModelRequest, ModelResponse, StreamEvent, Timeouts, Usage};
+pub use types::{
+    FinishReason, ModelMessage, ModelRequest, ModelResponse, OutputConstraint, StreamEvent, Timeouts, Usage,
+};
 
 /// A model behind some API. Implementations are cheap to share (`Arc<dyn Provider>`).
 #[async_trait::async_trait]

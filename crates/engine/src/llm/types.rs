@@ -20,6 +20,20 @@ pub struct ModelRequest {
     /// prefix stays cacheable: appended to the last message when that is the user's or a
     /// tool result, else as a user message of its own.
     pub tail: Option<String>,
+    /// The shape the answer must take; providers that cannot constrain output ignore it.
+    pub output: OutputConstraint,
+}
+
+/// What a model may answer. Only a provider that samples tokens itself (the embedded model)
+/// can enforce it; a remote API gets the same prompt and is parsed as tolerantly either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OutputConstraint {
+    /// Any text (and tool calls).
+    #[default]
+    Free,
+    /// A planner turn: exactly one ```plan-questions or ```plan fence holding the JSON shapes
+    /// of DESIGN §3.
+    PlannerFence,
 }
 
 impl ModelRequest {
@@ -28,7 +42,7 @@ impl ModelRequest {
     }
 
     /// The content message `index` is sent with: its own, plus the tail if it goes there.
-    pub(crate) fn content_with_tail<'a>(&'a self, index: usize, content: &'a str) -> Cow<'a, str> {
+    pub fn content_with_tail<'a>(&'a self, index: usize, content: &'a str) -> Cow<'a, str> {
         match self.tail_text() {
             Some(tail) if index + 1 == self.messages.len() && !self.tail_is_separate() => {
                 Cow::Owned(format!("{content}\n\n{tail}"))
@@ -39,7 +53,7 @@ impl ModelRequest {
 
     /// The tail when it travels as a user message of its own (the last message is the
     /// assistant's, or there is none).
-    pub(crate) fn separate_tail(&self) -> Option<&str> {
+    pub fn separate_tail(&self) -> Option<&str> {
         self.tail_text().filter(|_| self.tail_is_separate())
     }
 

@@ -29,8 +29,18 @@ pub(crate) struct Live {
     pub class: ServerClass,
     /// Counts the starts of this (server, workspace): tells a respawned server from the old.
     pub generation: u64,
+    pub pid: u32,
     pub peer: Peer<RoleClient>,
     pub tools: Arc<[RemoteTool]>,
+}
+
+impl Live {
+    /// Whether the connection still looks usable from outside the registry: its transport
+    /// is open and its process has not exited (rmcp's `is_closed()` stays false after the
+    /// server dies, so it is not asked).
+    pub(crate) fn is_open(&self) -> bool {
+        !self.peer.is_transport_closed() && !process::has_exited_without_reaping(self.pid)
+    }
 }
 
 /// A tool as the server listed it, its schema already cleaned for provider APIs.
@@ -76,7 +86,8 @@ pub(crate) async fn start(
     tracing::info!(server = %server, pid = process.pid(), tools = tools.len(), "MCP server started");
     let peer = service.peer().clone();
     let tools: Arc<[RemoteTool]> = tools.iter().map(remote_tool).collect();
-    Ok(Connection { live: Live { key, class, generation, peer, tools }, process, service })
+    let pid = process.pid();
+    Ok(Connection { live: Live { key, class, generation, pid, peer, tools }, process, service })
 }
 
 async fn handshake(

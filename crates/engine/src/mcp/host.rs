@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use rmcp::model::JsonObject;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{load_servers, McpConfig};
 use super::connection::{call_tool, CallFailure, Live};
 use super::error::McpError;
 use super::profile::Profile;
-use super::registry::{self, Limits, Prepared, Request, RunningServer};
+use super::registry::{self, profile_index, Limits, Prepared, Request, RunningServer, Views};
 use super::result::to_tool_output;
 use super::view::{ProfileView, ToolSet, TurnView};
 use crate::tool::ToolOutput;
@@ -23,6 +23,8 @@ use crate::tool::ToolOutput;
 #[derive(Clone)]
 pub struct McpHost {
     requests: mpsc::Sender<Request>,
+    /// The registry's published views (read-only snapshots).
+    views: watch::Receiver<Arc<Views>>,
     config: Arc<McpConfig>,
 }
 
@@ -37,22 +39,20 @@ impl McpHost {
             shutdown_grace: config.shutdown_grace,
             retry_after: config.retry_after,
         };
-        let requests = registry::spawn(servers, limits);
-        Ok(McpHost { requests, config: Arc::new(config) })
+        let (requests, views) = registry::spawn(servers, limits);
+        Ok(McpHost { requests, views, config: Arc::new(config) })
     }
 
     /// The MCP tools a turn with `profile` in `workspace` is offered, starting the servers
     /// it needs. A server that cannot start is listed in `unavailable`, not an error.
     /// Cancel-safe: dropping the future (a stopped turn) leaves starts to finish unobserved.
     pub async fn tools(&self, profile: Profile, workspace: Option<&Path>) -> Result<ToolSet, McpError> {
-        let workspace = canonical_workspace(workspace)?;
-        Ok(self.view(profile, workspace).await?.tool_set())
+        Ok(self.view(profile, workspace, true).await?.tool_set())
     }
 
     /// The profile's name and tool names, for `GET /v1/chats/{id}/profile`.
     pub async fn profile_view(&self, profile: Profile, workspace: Option<&Path>) -> Result<ProfileView, McpError> {
-        let workspace = canonical_workspace(workspace)?;
-        Ok(self.view(profile, workspace).await?.profile_view())
+        Ok(self.view(profile, workspace, true).await?.profile_view())
     }
 
     /// Calls the tool a model named `name`. A name outside `profile` is refused without
@@ -71,12 +71,6 @@ impl McpHost {
             Value::Null => None,
             _ => return ToolOutput::error(format!("the arguments of `{name}` must be a JSON object")),
         };
-        let t0 = std::time::Instant::now();
-        let workspace = match canonical_workspace(workspace) {
-            Ok(workspace) => workspace,
-            Err(error) => return ToolOutput::error(error.to_string()),
-        };
-        PROBE[0].fetch_add(t0.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
         match self.dispatch(profile, workspace, name, arguments, cancel).await {
             Ok(output) | Err(output) => output,
         }
@@ -110,7 +104,7 @@ impl McpHost {
     async fn dispatch(
         &self,
         profile: Profile,
-        workspace: Option<PathBuf>,
+        workspace: Option<&Path>,
         name: &str,
         arguments: Option<JsonObject>,
         cancel: &CancellationToken,
@@ -118,18 +112,14 @@ impl McpHost {
         let mut retried = false;
         loop {
             // A server may be starting (up to the start timeout): a stop must not wait for it.
-            let tv = std::time::Instant::now();
             let view = tokio::select! {
-                view = self.view(profile, workspace.clone()) => view.map_err(|e| ToolOutput::error(e.to_string()))?,
+                view = self.view(profile, workspace, !retried) => view.map_err(|e| ToolOutput::error(e.to_string()))?,
                 () = cancel.cancelled() => return Err(ToolOutput::error(format!("`{name}` was cancelled"))),
             };
-            PROBE[1].fetch_add(tv.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
             let (live, tool) = view.resolve(name).ok_or_else(|| view.refusal(name))?;
-            let t1 = std::time::Instant::now();
             let outcome = call_tool(&live.peer, tool, arguments.clone(), self.config.call_timeout, cancel).await;
-            PROBE[2].fetch_add(t1.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
             match outcome {
-                Ok(result) => { let t2 = std::time::Instant::now(); let o = to_tool_output(&result, self.config.max_result_bytes, name); PROBE[3].fetch_add(t2.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed); return Ok(o) },
+                Ok(result) => return Ok(to_tool_output(&result, self.config.max_result_bytes, name)),
                 Err(CallFailure::NotSent) if !retried => {
                     // The server died before our request reached it: a new one may take it.
                     self.report_dead(live).await;
@@ -145,7 +135,17 @@ impl McpHost {
         }
     }
 
-    async fn view(&self, profile: Profile, workspace: Option<PathBuf>) -> Result<Arc<TurnView>, McpError> {
+    /// The turn's view. The registry's keys are canonical paths, so a workspace given in
+    /// exactly that form finds its published view without being resolved again; anything
+    /// else, or a caller that just reported a dead server (`published: false`: the registry
+    /// may not have unpublished it yet), is resolved and goes through the registry.
+    async fn view(&self, profile: Profile, workspace: Option<&Path>, published: bool) -> Result<Arc<TurnView>, McpError> {
+        if published {
+            if let Some(view) = self.published_view(profile, &workspace.map(Path::to_path_buf)) {
+                return Ok(view);
+            }
+        }
+        let workspace = canonical_workspace(workspace)?;
         let (reply, answer) = oneshot::channel();
         self.send(Request::Prepare { profile, workspace, reply }).await?;
         let pending = match answer.await.map_err(|_| McpError::Stopped)? {
@@ -158,6 +158,12 @@ impl McpHost {
             servers.push((p.server, outcome));
         }
         Ok(Arc::new(TurnView::new(profile, servers)))
+    }
+
+    /// The registry's view for this turn, if it published one and its servers look alive.
+    fn published_view(&self, profile: Profile, workspace: &Option<PathBuf>) -> Option<Arc<TurnView>> {
+        let view = self.views.borrow().get(workspace)?[profile_index(profile)].clone()?;
+        view.is_open().then_some(view)
     }
 
     async fn report_dead(&self, live: &Live) {
@@ -205,5 +211,3 @@ fn human(duration: Duration) -> String {
         format!("{} s", duration.as_secs_f64())
     }
 }
-
-pub static PROBE: [std::sync::atomic::AtomicU64; 4] = [const { std::sync::atomic::AtomicU64::new(0) }; 4];

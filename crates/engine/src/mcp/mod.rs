@@ -27,7 +27,7 @@ mod view;
 pub use classify::ServerClass;
 pub use config::McpConfig;
 pub use error::McpError;
-pub use host::{McpHost, PROBE};
+pub use host::McpHost;
 pub use profile::Profile;
 pub use registry::RunningServer;
 pub use view::{ProfileView, ToolSet, Unavailable};

@@ -105,6 +105,19 @@ impl ServerProcess {
     }
 }
 
+/// Whether child `pid` of this process has exited, without reaping it: `waitid` with
+/// `WNOWAIT` only looks, so any task may ask while the registry keeps the `Child`. A pid
+/// that is no longer our child (already reaped) counts as exited.
+pub(crate) fn has_exited_without_reaping(pid: u32) -> bool {
+    // SAFETY: `info` is a plain C struct that waitid fills; zeroed is a valid value for it.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+    // SAFETY: waitid writes only into `info`, which lives until it returns.
+    let answer = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+    // SAFETY: reading si_pid of a siginfo that waitid filled (or left zeroed).
+    answer != 0 || unsafe { info.si_pid() } != 0
+}
+
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         if !self.group_killed {

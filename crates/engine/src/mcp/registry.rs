@@ -11,6 +11,13 @@
 //! one answers at once; one whose transport closed or whose process exited is dropped (its
 //! group killed) and started again; a start that failed answers with its error for
 //! `retry_after` before it is tried again.
+//!
+//! When every server of a (profile, workspace) runs, the registry builds that turn view
+//! once and publishes it on a `watch` channel: immutable snapshots, written only here.
+//! Handles use a published view while all its connections look open (transport open,
+//! process not exited), which spares a call the round trip through this task; anything else
+//! (a start, a dead server) goes through `Prepare`. Removing a connection unpublishes every
+//! view that used it.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -18,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::config::ServerEntry;
@@ -50,6 +57,16 @@ pub struct RunningServer {
     pub pid: u32,
 }
 
+/// The published views: by workspace, then planning and execution.
+pub(crate) type Views = HashMap<Option<PathBuf>, [Option<Arc<TurnView>>; 2]>;
+
+pub(crate) fn profile_index(profile: Profile) -> usize {
+    match profile {
+        Profile::Planning => 0,
+        Profile::Execution => 1,
+    }
+}
+
 /// The answer to `Prepare`.
 pub(crate) enum Prepared {
     /// Every server of the profile is running: the turn's view, shared while none changes.
@@ -61,7 +78,8 @@ pub(crate) enum Prepared {
 pub(crate) enum Request {
     /// The servers a turn with `profile` in `workspace` uses, started if needed.
     Prepare { profile: Profile, workspace: Option<PathBuf>, reply: oneshot::Sender<Prepared> },
-    /// A caller found this connection dead (its request could not be written).
+    /// A caller found this connection closed (its request could not be written, or the
+    /// connection ended before the answer).
     Dead { key: ServerKey, generation: u64 },
     /// New entries from `mcp.json`: servers whose entry changed or went are stopped.
     Reload { servers: Vec<ServerEntry>, reply: oneshot::Sender<()> },
@@ -94,9 +112,10 @@ enum Slot {
 struct Registry {
     servers: Vec<ServerEntry>,
     slots: HashMap<ServerKey, Slot>,
-    /// Views over running servers, reused while their generations are unchanged: a
-    /// profile switch or a call then costs one message and no recomputation.
-    views: HashMap<(Profile, Option<PathBuf>), Arc<TurnView>>,
+    /// Views over running servers, reused while their generations are unchanged, and
+    /// published to the handles.
+    views: Views,
+    published: watch::Sender<Arc<Views>>,
     next_generation: u64,
     limits: Limits,
     requests: mpsc::Receiver<Request>,
@@ -105,13 +124,23 @@ struct Registry {
 }
 
 /// Starts the registry task; it ends after `Shutdown` or when every sender is gone.
-pub(crate) fn spawn(servers: Vec<ServerEntry>, limits: Limits) -> mpsc::Sender<Request> {
+pub(crate) fn spawn(servers: Vec<ServerEntry>, limits: Limits) -> (mpsc::Sender<Request>, watch::Receiver<Arc<Views>>) {
     let (tx, requests) = mpsc::channel(256);
     let (started_tx, started_rx) = mpsc::unbounded_channel();
-    let registry =
-        Registry { servers, slots: HashMap::new(), views: HashMap::new(), next_generation: 1, limits, requests, started_tx, started_rx };
+    let (published, views) = watch::channel(Arc::new(Views::new()));
+    let registry = Registry {
+        servers,
+        slots: HashMap::new(),
+        views: Views::new(),
+        published,
+        next_generation: 1,
+        limits,
+        requests,
+        started_tx,
+        started_rx,
+    };
     tokio::spawn(registry.run());
-    tx
+    (tx, views)
 }
 
 impl Registry {
@@ -199,16 +228,17 @@ impl Registry {
             }
             generations.push(connection.live.generation);
         }
-        let cache_key = (profile, workspace);
-        if let Some(view) = self.views.get(&cache_key).filter(|v| v.generations().eq(generations.iter().copied())) {
-            return Some(view.clone());
+        let cached = self.views.get(&workspace).and_then(|views| views[profile_index(profile)].clone());
+        if let Some(view) = cached.filter(|v| v.generations().eq(generations.iter().copied())) {
+            return Some(view);
         }
         let lives = keys.iter().filter_map(|(_, key)| match self.slots.get(key) {
             Some(Slot::Running(connection)) => Some((key.server.clone(), Ok(connection.live.clone()))),
             _ => None,
         });
         let view = Arc::new(TurnView::new(profile, lives.collect()));
-        self.views.insert(cache_key, view.clone());
+        self.views.entry(workspace).or_default()[profile_index(profile)] = Some(view.clone());
+        self.publish();
         Some(view)
     }
 
@@ -230,7 +260,7 @@ impl Registry {
         };
         if dead {
             tracing::warn!(server = %key.server, "MCP server died; starting it again");
-            self.slots.remove(&key);
+            self.remove_slot(&key);
         }
         self.begin_start(index, key, waiter);
     }
@@ -282,8 +312,30 @@ impl Registry {
     fn forget_dead(&mut self, key: &ServerKey, generation: u64) {
         if matches!(self.slots.get(key), Some(Slot::Running(c)) if c.live.generation == generation) {
             tracing::warn!(server = %key.server, "MCP server connection lost; it starts again on next use");
-            self.slots.remove(key);
+            self.remove_slot(key);
         }
+    }
+
+    /// Drops a connection (a running one's group is killed) and unpublishes its views.
+    fn remove_slot(&mut self, key: &ServerKey) -> Option<Slot> {
+        let slot = self.slots.remove(key)?;
+        let before = self.views.len();
+        for views in self.views.values_mut() {
+            for view in views.iter_mut() {
+                if view.as_ref().is_some_and(|v| v.uses(key)) {
+                    *view = None;
+                }
+            }
+        }
+        self.views.retain(|_, views| views.iter().any(Option::is_some));
+        if self.views.len() != before || matches!(slot, Slot::Running(_)) {
+            self.publish();
+        }
+        Some(slot)
+    }
+
+    fn publish(&self) {
+        self.published.send_replace(Arc::new(self.views.clone()));
     }
 
     fn reload(&mut self, servers: Vec<ServerEntry>) {
@@ -293,13 +345,14 @@ impl Registry {
         };
         let stale: Vec<ServerKey> = self.slots.keys().filter(|k| !unchanged(&k.server)).cloned().collect();
         for key in stale {
-            if let Some(Slot::Starting { waiters, task, .. }) = self.slots.remove(&key) {
+            if let Some(Slot::Starting { waiters, task, .. }) = self.remove_slot(&key) {
                 task.abort();
                 waiters.into_iter().for_each(|w| drop(w.send(Err(McpError::Stopped))));
             }
         }
         self.servers = servers;
         self.views.clear();
+        self.publish();
     }
 
     fn running(&self) -> Vec<RunningServer> {
@@ -322,6 +375,8 @@ impl Registry {
     /// Stops everything: starts are aborted (their processes killed), running servers get
     /// their stdin closed, SIGTERM, and SIGKILL for the whole group after the grace time.
     async fn shutdown(&mut self) {
+        self.views.clear();
+        self.publish();
         let grace = self.limits.shutdown_grace;
         let mut stopping = JoinSet::new();
         let mut aborted = Vec::new();

@@ -11,6 +11,7 @@ use super::connection::{Live, RemoteTool};
 use super::error::McpError;
 use super::naming::{server_prefix, NameMap};
 use super::profile::{visible_tools, Profile, ServerTools};
+use super::registry::ServerKey;
 use crate::tool::{ToolOutput, ToolSpec};
 
 /// The MCP tools a turn is offered.
@@ -61,6 +62,16 @@ impl TurnView {
             .collect();
         let names = NameMap::build(visible_tools(profile, &lists));
         TurnView { profile, live, unavailable, names }
+    }
+
+    /// Whether every server of this view is still usable.
+    pub(crate) fn is_open(&self) -> bool {
+        self.live.iter().all(Live::is_open)
+    }
+
+    /// Whether this view uses the connection `key`.
+    pub(crate) fn uses(&self, key: &ServerKey) -> bool {
+        self.live.iter().any(|l| l.key == *key)
     }
 
     /// The generations of the servers this view was built over, in order.

@@ -1,5 +1,6 @@
 //! Turns the JSON of a planner fence into a normalised question list or plan (DESIGN §3):
-//! at most 3 questions of at most 3 options, never invented; fixed ids; a plan needs a step.
+//! at most 3 questions of at most 3 options, never invented; fixed ids; a plan needs a step;
+//! repeated questions, options, steps and libraries are dropped.
 
 use serde_json::{Map, Value};
 
@@ -117,13 +118,15 @@ fn assign_ids(questions: Vec<(Option<String>, String, Vec<String>)>) -> Vec<Ques
 
 fn normalize_plan(value: &Value) -> Result<Plan, String> {
     let object = value.as_object().ok_or("a plan must be a JSON object")?;
-    let steps: Vec<PlanStep> = object
-        .get("steps")
-        .and_then(Value::as_array)
-        .ok_or("a plan needs a \"steps\" array with at least one step")?
-        .iter()
-        .filter_map(read_step)
-        .collect();
+    let mut steps: Vec<PlanStep> = Vec::new();
+    let items = object.get("steps").and_then(Value::as_array).ok_or("a plan needs a \"steps\" array with at least one step")?;
+    // Small models fill arrays by repeating an item: a step whose action was already planned
+    // is dropped, as duplicate questions, options and libraries are.
+    for step in items.iter().filter_map(read_step) {
+        if !steps.iter().any(|seen| same_text(&seen.action, &step.action)) {
+            steps.push(step);
+        }
+    }
     if steps.is_empty() {
         return Err("a plan needs at least one step with an action".into());
     }
@@ -218,4 +221,44 @@ fn same_text(a: &str, b: &str) -> bool {
 fn first_sentence(text: &str) -> String {
     let end = text.find(['.', '\n', '!', '?']).unwrap_or(text.len());
     text[..end].chars().take(80).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// What a tiny model writes when it fills every array to the brim by repetition.
+    #[test]
+    fn repeated_items_are_dropped_from_every_array() {
+        let plan = json!({
+            "title": "Greet",
+            "steps": [
+                {"action": "Write hello.py", "expected": "a file"},
+                {"action": "write hello.py ", "expected": "the same file again"},
+                {"action": "Run it", "expected": "Hello"},
+                {"action": "Write hello.py", "expected": "again"}
+            ],
+            "libraries": [{"name": "click"}, {"name": "Click"}, {"name": "rich"}]
+        });
+        let Ok(Card::Plan(plan)) = normalize_card(&plan, Expected::Plan) else { panic!("a plan") };
+        let actions: Vec<&str> = plan.steps.iter().map(|step| step.action.as_str()).collect();
+        assert_eq!(actions, ["Write hello.py", "Run it"], "the first of each kept, in order");
+        assert_eq!(plan.steps[0].expected, "a file");
+        let names: Vec<&str> = plan.libraries.iter().map(|library| library.name.as_str()).collect();
+        assert_eq!(names, ["click", "rich"]);
+
+        let questions = json!({"questions": [
+            {"id": "q1", "question": "Which language?", "options": ["Python", "Python", "Rust", "python"]},
+            {"id": "q2", "question": "which language?", "options": ["Go", "Go", "Go"]},
+            {"id": "q3", "question": "Which OS?", "options": ["Linux", "Linux", "Linux"]}
+        ]});
+        let Ok(Card::Questions(questions)) = normalize_card(&questions, Expected::Questions) else { panic!("questions") };
+        let seen: Vec<(&str, &str, Vec<&str>)> = questions
+            .iter()
+            .map(|q| (q.id.as_str(), q.question.as_str(), q.options.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(seen, [("q1", "Which language?", vec!["Python", "Rust"]), ("q3", "Which OS?", vec!["Linux"])]);
+    }
 }

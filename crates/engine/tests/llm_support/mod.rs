@@ -48,6 +48,7 @@ pub fn ask(text: &str) -> ModelRequest {
         messages: vec![ModelMessage::user(text)],
         tools: vec![],
         tail: None,
+        ..ModelRequest::default()
     }
 }
 

@@ -6,7 +6,9 @@ mod sync;
 mod transitions;
 mod verify;
 
-use super::{Author, GateInput, Materialization, PlanFormat, PlanState, Status, TaskEntry, STATE_SCHEMA};
+use super::{
+    Author, GateInput, Materialization, PlanFormat, PlanState, Status, TaskEntry, STATE_SCHEMA,
+};
 
 /// A timestamp `minute` minutes into the test day.
 pub(super) fn at(minute: u32) -> String {
@@ -19,7 +21,11 @@ pub(super) fn by() -> Author {
 
 /// A ready Lite plan with one pending task per title, ids from 1.
 pub(super) fn plan(titles: &[&str]) -> PlanState {
-    let tasks = titles.iter().zip(1..).map(|(title, id)| TaskEntry::pending(id, (*title).to_owned(), None)).collect();
+    let tasks = titles
+        .iter()
+        .zip(1..)
+        .map(|(title, id)| TaskEntry::pending(id, (*title).to_owned(), None))
+        .collect();
     let mut state = PlanState {
         schema: STATE_SCHEMA.to_owned(),
         plan: "PLAN_test".to_owned(),
@@ -51,7 +57,19 @@ pub(super) fn fail(command: &str) -> GateInput {
 
 /// `1:in_progress 2:pending …`, then the plan's status and blocker.
 pub(super) fn summary(state: &PlanState) -> String {
-    let tasks: Vec<String> = state.tasks.iter().map(|t| format!("{}:{}", t.id, t.status.as_str())).collect();
-    let blocked = state.blocked.as_ref().map(|b| format!(" blocked:{}", b.task)).unwrap_or_default();
-    format!("{} | plan {}{blocked}", tasks.join(" "), state.status.as_str())
+    let tasks: Vec<String> = state
+        .tasks
+        .iter()
+        .map(|t| format!("{}:{}", t.id, t.status.as_str()))
+        .collect();
+    let blocked = state
+        .blocked
+        .as_ref()
+        .map(|b| format!(" blocked:{}", b.task))
+        .unwrap_or_default();
+    format!(
+        "{} | plan {}{blocked}",
+        tasks.join(" "),
+        state.status.as_str()
+    )
 }

@@ -3,22 +3,37 @@
 use std::collections::BTreeMap;
 
 use super::{at, by, pass, plan};
-use crate::dwp::{apply, parse_readme, render_task_block, verify, Change, GateRecord, PlanState, Status};
+use crate::dwp::{
+    apply, parse_readme, render_task_block, verify, Change, GateRecord, PlanState, Status,
+};
 
 /// The findings of `state` against a README rendered from `readme_from`, as lines.
 fn findings(readme: &str, state: &PlanState) -> Vec<String> {
-    verify(&parse_readme(readme), state, &BTreeMap::new()).iter().map(ToString::to_string).collect()
+    verify(&parse_readme(readme), state, &BTreeMap::new())
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 fn completed_first() -> PlanState {
-    let change = Change::Complete { task: 1, gates: vec![pass("make")], outcome: None, commit: None };
-    apply(&plan(&["a", "b"]), &change, &at(1), &by()).unwrap().state
+    let change = Change::Complete {
+        task: 1,
+        gates: vec![pass("make")],
+        outcome: None,
+        commit: None,
+    };
+    apply(&plan(&["a", "b"]), &change, &at(1), &by())
+        .unwrap()
+        .state
 }
 
 #[test]
 fn agreeing_files_have_no_findings() {
     let state = completed_first();
-    assert_eq!(findings(&render_task_block(&state), &state), Vec::<String>::new());
+    assert_eq!(
+        findings(&render_task_block(&state), &state),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -67,7 +82,11 @@ fn records_that_contradict_themselves_are_reported() {
         extra: Default::default(),
     };
     state.tasks[1].gates = vec![record("not run: no device", 0)];
-    state.tasks[0].gates.push(GateRecord { command: "lint".into(), passes: false, ..record("3 warnings", 1) });
+    state.tasks[0].gates.push(GateRecord {
+        command: "lint".into(),
+        passes: false,
+        ..record("3 warnings", 1)
+    });
     let readme = render_task_block(&state);
     assert_eq!(
         findings(&readme, &state),
@@ -107,5 +126,9 @@ fn a_full_plans_task_file_is_its_log() {
     let logs = BTreeMap::from([(1, "in_progress".to_owned())]);
     let found = verify(&parse_readme(&render_task_block(&state)), &state, &logs);
     assert_eq!(found.len(), 1);
-    assert!(found[0].message.contains("Status: in_progress"), "{}", found[0]);
+    assert!(
+        found[0].message.contains("Status: in_progress"),
+        "{}",
+        found[0]
+    );
 }

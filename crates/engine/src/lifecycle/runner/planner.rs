@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::{run_turn, workspace_instructions, Agent, NoEvents, Turn, TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS};
 use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
 use crate::events::Event;
-use crate::llm::ModelMessage;
+use crate::llm::{Constrained, ModelMessage, OutputConstraint};
 use crate::mcp::Profile;
 use crate::now_rfc3339;
 use crate::paths::ensure_planner_prompt;
@@ -109,7 +109,7 @@ async fn plan(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Resul
     loop {
         let turn = Turn {
             chat_id,
-            provider: provider.as_ref(),
+            provider: &Constrained::new(provider.as_ref(), OutputConstraint::PlannerFence),
             system: &system,
             history: history.clone(),
             tools: &tools,

@@ -411,6 +411,7 @@ mod tests {
             ],
             tail: Some("[state]\n[plan] …".into()),
             tools: vec![ToolSpec { name: "read".into(), description: "Reads".into(), input_schema: json!({"type": "object"}) }],
+            ..ModelRequest::default()
         };
         let expected: Value = serde_json::from_str(include_str!("fixtures/request.json")).unwrap();
         assert_eq!(serde_json::to_value(to_request("claude-sonnet-4-20250514", 8192, &request)).unwrap(), expected);

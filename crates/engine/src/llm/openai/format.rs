@@ -463,6 +463,7 @@ mod tests {
                 description: "Reads a file".into(),
                 input_schema: json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"path": {"type": "string"}}}),
             }],
+            ..ModelRequest::default()
         }
     }
 

@@ -1,0 +1,101 @@
+//! The grammar of a planner turn (GBNF, llama.cpp's grammar format): exactly one
+//! ```` ```plan-questions ```` or ```` ```plan ```` fence whose JSON has the shapes of DESIGN §3,
+//! and nothing before or after it. Sampling under it, even a 135M model yields a card that
+//! parses every time.
+//!
+//! Written by hand rather than generated from a JSON Schema (`json_schema_to_grammar`)
+//! because three things the cards need are not expressible there without regular-expression
+//! patterns that let a `"` through: every text starts with a visible character (a blank
+//! question or step would be dropped by the normaliser, and a card of blanks would be
+//! "neither"); every text and array is bounded (a model that rambles inside a string until
+//! its token budget runs out would leave the JSON unclosed); question ids are `q1`, `q2`,
+//! `q3` in order. Keys come in the order of DESIGN §3, on one line (fewer tokens to sample).
+//!
+//! The bounds: 1–3 questions of exactly 3 options; 1–6 steps; 0–3 libraries. The longest
+//! card the grammar allows is about 2,700 characters, within the planner's token budget.
+
+/// The GBNF, rule `root` first.
+pub const PLANNER_GRAMMAR: &str = r#"root ::= questions-fence | plan-fence
+questions-fence ::= "```plan-questions\n{\"questions\": [" question1 ("," ws question2 ("," ws question3)?)? "]}\n```"
+plan-fence ::= "```plan\n{\"title\": " text60 ", \"aim\": " text160 ", \"steps\": [" step ("," ws step){0,5} "], \"libraries\": [" (library ("," ws library){0,2})? "], \"sandbox\": {\"policy\": " policy ", \"notes\": " text120 "}}\n```"
+question1 ::= "{\"id\": \"q1\", \"question\": " text160 ", \"options\": " options "}"
+question2 ::= "{\"id\": \"q2\", \"question\": " text160 ", \"options\": " options "}"
+question3 ::= "{\"id\": \"q3\", \"question\": " text160 ", \"options\": " options "}"
+options ::= "[" text60 ", " text60 ", " text60 "]"
+step ::= "{\"action\": " text120 ", \"expected\": " text120 "}"
+library ::= "{\"name\": " text40 ", \"purpose\": " text100 ", \"usage\": " text100 "}"
+policy ::= "\"reuse\"" | "\"create\""
+ws ::= " "?
+text40 ::= "\"" lead char{0,39} "\""
+text60 ::= "\"" lead char{0,59} "\""
+text100 ::= "\"" lead char{0,99} "\""
+text120 ::= "\"" lead char{0,119} "\""
+text160 ::= "\"" lead char{0,159} "\""
+lead ::= [^"\\\x7F\x00-\x20]
+char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
+"#;
+
+/// The longest answer, in tokens, a planner turn may need: the longest card the grammar
+/// allows, at worst about one token per character.
+pub const PLANNER_MAX_TOKENS: u32 = 3072;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every rule used is defined and every rule defined is used (from `root`).
+    #[test]
+    fn the_grammar_is_closed() {
+        let rules: Vec<(&str, &str)> = PLANNER_GRAMMAR
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| line.split_once(" ::= ").expect("a rule per line"))
+            .collect();
+        assert_eq!(rules[0].0, "root");
+        let defined: Vec<&str> = rules.iter().map(|(name, _)| *name).collect();
+        let mut used = vec!["root"];
+        for (_, body) in &rules {
+            for name in rule_references(body) {
+                assert!(defined.contains(&name), "{name} is used but not defined");
+                used.push(name);
+            }
+        }
+        for name in defined {
+            assert!(used.contains(&name), "{name} is defined but never used");
+        }
+    }
+
+    /// The identifiers of a rule body outside string literals and character classes.
+    fn rule_references(body: &str) -> Vec<&str> {
+        let mut names = Vec::new();
+        let bytes = body.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' | b'[' => {
+                    let close = if bytes[i] == b'"' { b'"' } else { b']' };
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != close {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                b'{' => i = body[i..].find('}').map_or(bytes.len(), |end| i + end + 1),
+                b if b.is_ascii_alphabetic() => {
+                    let start = i;
+                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-') {
+                        i += 1;
+                    }
+                    names.push(&body[start..i]);
+                }
+                _ => i += 1,
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn reference_scanning_skips_literals_classes_and_counts() {
+        assert_eq!(rule_references(r#""a\"b" x [^"\\] y{0,5} z-1"#), ["x", "y", "z-1"]);
+    }
+}

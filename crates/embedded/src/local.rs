@@ -1,0 +1,98 @@
+//! [`LlamaModels`]: the engine's [`LocalModels`] on llama.cpp. Resolves `config.toml`'s
+//! `model` against the models folder and loads each file once: the executor and the planner
+//! (and engines reopened after a settings change) share one copy in memory while any uses it.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+
+use preflight_engine::llm::{LocalModels, Provider, ProviderSettings, SetupError};
+
+use crate::catalog::{self, ModelChoice};
+use crate::model::{EmbeddedModel, DEFAULT_MAX_TOKENS};
+use crate::provider::EmbeddedProvider;
+use crate::threads::Threads;
+
+pub struct LlamaModels {
+    dir: PathBuf,
+    threads: Threads,
+    loaded: Mutex<Vec<(PathBuf, Weak<EmbeddedModel>)>>,
+}
+
+impl LlamaModels {
+    /// Models from `dir` (`$PREFLIGHT_MODELS_DIR`), threads chosen per generation.
+    pub fn new(dir: impl Into<PathBuf>) -> LlamaModels {
+        LlamaModels { dir: dir.into(), threads: Threads::Adaptive, loaded: Mutex::new(Vec::new()) }
+    }
+
+    pub fn with_threads(self, threads: Threads) -> LlamaModels {
+        LlamaModels { threads, ..self }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The model `name` names (see [`ModelChoice`]), loaded or shared.
+    pub fn load(&self, name: &str) -> Result<Arc<EmbeddedModel>, SetupError> {
+        let choice = ModelChoice::parse(name, &self.dir);
+        let path = choice.path(&self.dir);
+        if !path.is_file() {
+            return Err(SetupError::EmbeddedModel { detail: not_installed(&choice, &path) });
+        }
+        let mut loaded = self.loaded.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        loaded.retain(|(_, model)| model.strong_count() > 0);
+        if let Some(model) = loaded.iter().find(|(at, _)| *at == path).and_then(|(_, model)| model.upgrade()) {
+            return Ok(model);
+        }
+        let started = std::time::Instant::now();
+        let model = Arc::new(EmbeddedModel::load(&path, choice.display_name())?);
+        tracing::info!(model = model.name(), path = %path.display(), ms = started.elapsed().as_millis() as u64, "loaded the embedded model");
+        loaded.push((path, Arc::downgrade(&model)));
+        Ok(model)
+    }
+}
+
+fn not_installed(choice: &ModelChoice, path: &Path) -> String {
+    match choice {
+        ModelChoice::Catalog(model) => format!(
+            "{} is not installed (looked for {}); run `preflight model fetch{}` to download it",
+            model.name,
+            path.display(),
+            if model.id == catalog::DEFAULT_MODEL { String::new() } else { format!(" --model {}", model.id) }
+        ),
+        ModelChoice::File(_) => format!(
+            "no model file at {}; `model` in config.toml names one of {} or a .gguf file in the models folder",
+            path.display(),
+            catalog::ids()
+        ),
+    }
+}
+
+impl LocalModels for LlamaModels {
+    fn open(&self, settings: &ProviderSettings) -> Result<Arc<dyn Provider>, SetupError> {
+        let model = self.load(&settings.model)?;
+        let max_tokens = settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        Ok(Arc::new(EmbeddedProvider::new(model, max_tokens, self.threads)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_model_says_how_to_get_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let models = LlamaModels::new(dir.path());
+        let cases = [
+            ("", "run `preflight model fetch` to download it"),
+            ("gemma3", "run `preflight model fetch --model gemma3`"),
+            ("mine.gguf", "names one of smollm2, gemma3 or a .gguf file"),
+        ];
+        for (name, expected) in cases {
+            let Err(error) = models.load(name) else { panic!("{name:?} loaded") };
+            assert!(error.to_string().contains(expected), "{name:?}: {error}");
+            assert!(error.to_string().starts_with("the embedded model cannot start: "), "{error}");
+        }
+    }
+}
