@@ -24,7 +24,7 @@ pub use r#loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub use record::{ChatLedger, PlanView, RoundRecorder};
 pub use registry::{Agent, Gates, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope};
 pub use sink::{EventSink, NoEvents};
-pub use turn_plan::TurnPlanTool;
+pub use turn_plan::{PlanFilesLink, TurnPlanTool};
 
 use crate::store::Store;
 
@@ -35,8 +35,13 @@ impl ToolRegistry {
     /// A registry holding the built-in tools: `turn_plan`, for the executor where plans
     /// make sense. Register tool sources (the MCP host) after it.
     pub fn with_builtins(store: Arc<Store>) -> ToolRegistry {
+        ToolRegistry::with_turn_plan(TurnPlanTool::new(store))
+    }
+
+    /// A registry holding `turn_plan` as given (e.g. linked to the chat's `.dwp` plan folder).
+    pub fn with_turn_plan(turn_plan: TurnPlanTool) -> ToolRegistry {
         let mut registry = ToolRegistry::new();
-        registry.register(Arc::new(TurnPlanTool::new(store)), Gates::EXECUTOR_WHERE_PLANS);
+        registry.register(Arc::new(turn_plan), Gates::EXECUTOR_WHERE_PLANS);
         registry
     }
 }

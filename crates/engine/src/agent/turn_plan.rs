@@ -6,18 +6,65 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{Tool, ToolContext};
+use crate::dwp::{check_turn_plan_allowed, PlanDir, PlanFiles};
 use crate::events::Event;
+use crate::now_rfc3339;
 use crate::store::{Store, StoreError};
-use crate::tasks::{parameters_schema, tool_description, TaskList, TrackerError, TOOL_NAME};
+use crate::tasks::{parameters_schema, tool_description, Operation, TaskList, TrackerError, TOOL_NAME};
 use crate::tool::{ToolOutput, ToolSpec};
 
 pub struct TurnPlanTool {
     store: Arc<Store>,
+    /// The chat's plan folder, when the chat writes `.dwp` files (DESIGN §6).
+    plan_files: Option<PlanFilesLink>,
+}
+
+/// Where a `.dwp` chat's task list is mirrored: every change becomes a protocol point, and
+/// a `done` without a passing gate is refused.
+#[derive(Debug, Clone)]
+pub struct PlanFilesLink {
+    pub files: PlanFiles,
+    pub dir: PlanDir,
 }
 
 impl TurnPlanTool {
     pub fn new(store: Arc<Store>) -> TurnPlanTool {
-        TurnPlanTool { store }
+        TurnPlanTool { store, plan_files: None }
+    }
+
+    /// The tool of a chat that writes its plan into the workspace.
+    pub fn with_plan_files(store: Arc<Store>, link: PlanFilesLink) -> TurnPlanTool {
+        TurnPlanTool { store, plan_files: Some(link) }
+    }
+
+    /// The `.dwp` rules before an operation applies: a refusal carries the plan as it is.
+    /// A refused `done` still records its failing gate run (every run is a protocol point).
+    async fn check_plan_files(&self, link: &PlanFilesLink, chat_id: &str, arguments: &Value) -> Result<(), ToolOutput> {
+        let Ok(operation) = Operation::from_value(arguments) else { return Ok(()) };
+        let current = self.store.task_list(chat_id).map_err(|error| ToolOutput::error(error.to_string()))?;
+        let Err(refusal) = check_turn_plan_allowed(&operation, &current) else { return Ok(()) };
+        if let Operation::Done { id, gate: Some(gate), .. } = &operation {
+            let (link, id, gate) = (link.clone(), *id, gate.clone());
+            let recorded = tokio::task::spawn_blocking(move || link.files.record_gate(&link.dir, id, &gate, &now_rfc3339())).await;
+            if let Ok(Err(error)) = recorded {
+                tracing::warn!(%chat_id, %error, "the failing gate run could not be recorded");
+            }
+        }
+        Err(ToolOutput::error(format!("{refusal}\n\n{}", current.render())))
+    }
+
+    /// Mirrors the saved list into the plan folder; a failure is logged, never lost work.
+    async fn sync_plan_files(link: &PlanFilesLink, chat_id: &str, next: &TaskList) {
+        let (link, next) = (link.clone(), next.clone());
+        match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339())).await {
+            Ok(Ok(report)) => {
+                for refused in report.refused {
+                    tracing::warn!(%chat_id, %refused, "the plan folder refused a change");
+                }
+            }
+            Ok(Err(error)) => tracing::warn!(%chat_id, %error, "the plan folder could not be updated"),
+            Err(error) => tracing::warn!(%chat_id, %error, "the plan folder update did not finish"),
+        }
     }
 
     /// Reads, applies and saves in one transaction: a refused operation writes nothing.
@@ -43,8 +90,16 @@ impl Tool for TurnPlanTool {
 
     /// The plan as it now stands; a refusal comes with the plan as it still is.
     async fn call(&self, arguments: Value, context: &ToolContext<'_>) -> ToolOutput {
+        if let Some(link) = &self.plan_files {
+            if let Err(refused) = self.check_plan_files(link, context.chat_id, &arguments).await {
+                return refused;
+            }
+        }
         match self.apply(context.chat_id, &arguments) {
             Ok(Ok(next)) => {
+                if let Some(link) = &self.plan_files {
+                    TurnPlanTool::sync_plan_files(link, context.chat_id, &next).await;
+                }
                 context.events.emit(Event::Plan { tasks: next.tasks.clone() });
                 ToolOutput::ok(next.render())
             }

@@ -87,9 +87,15 @@ impl ToolSource for ProfileTools {
     }
 }
 
-/// The registry of one turn: built-in tools (gated to the executor) and the MCP tools of
-/// `profile` in the chat's workspace. A server that cannot start leaves its tools out.
-async fn turn_registry(inner: &Inner, profile: Profile, workspace: Option<&str>) -> ToolRegistry {
+/// The registry of one turn: built-in tools (gated to the executor; `turn_plan` linked to
+/// the chat's plan folder when it has one) and the MCP tools of `profile` in the chat's
+/// workspace. A server that cannot start leaves its tools out.
+async fn turn_registry(
+    inner: &Inner,
+    profile: Profile,
+    workspace: Option<&str>,
+    plan_files: Option<crate::agent::PlanFilesLink>,
+) -> ToolRegistry {
     let workspace = workspace.map(PathBuf::from);
     let tools = match inner.mcp.tools(profile, workspace.as_deref()).await {
         Ok(set) => {
@@ -104,7 +110,12 @@ async fn turn_registry(inner: &Inner, profile: Profile, workspace: Option<&str>)
         }
     };
     let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools };
-    let mut registry = ToolRegistry::with_builtins(Arc::clone(&inner.store));
+    let store = Arc::clone(&inner.store);
+    let turn_plan = match plan_files {
+        Some(link) => crate::agent::TurnPlanTool::with_plan_files(store, link),
+        None => crate::agent::TurnPlanTool::new(store),
+    };
+    let mut registry = ToolRegistry::with_turn_plan(turn_plan);
     registry.register_source(Arc::new(source), crate::agent::Gates::BOTH);
     registry
 }

@@ -2,7 +2,7 @@
 //! sense and the approved plan as its directive. Every round is stored whole; the turn
 //! ends with the chat `idle` and a finished task list closed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -11,12 +11,16 @@ use crate::agent::{
     executor_system_prompt, run_turn, workspace_instructions, Agent, ChatLedger, Turn, TurnEnd, TurnMode, TurnScope,
     DEFAULT_EXECUTOR_PROMPT,
 };
-use crate::chat::{Message, MessageBody, Phase};
+use crate::agent::PlanFilesLink;
+use crate::chat::{Chat, Message, MessageBody, Phase};
+use crate::dwp::{Author, PlanFiles};
 use crate::events::Event;
 use crate::llm::ModelMessage;
 use crate::mcp::Profile;
 use crate::planner::{Approval, PlanDocument};
 use crate::store::StoreError;
+use crate::tasks::TaskList;
+use crate::now_rfc3339;
 
 use super::super::transitions::offers_turn_plan;
 use super::super::Inner;
@@ -52,7 +56,8 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
     let directive = directive_text(plan, &messages);
     let instructions = chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
     let system = executor_system_prompt(DEFAULT_EXECUTOR_PROMPT, instructions.as_deref(), directive.as_deref());
-    let registry = turn_registry(inner, Profile::Execution, chat.workspace.as_deref()).await;
+    let plan_files = plan_files_link(inner, &chat, state.plan.as_ref(), &list, provider.model()).await;
+    let registry = turn_registry(inner, Profile::Execution, chat.workspace.as_deref(), plan_files).await;
     let scope = TurnScope { agent: Agent::Executor, plans: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
     let history = executor_history(&messages);
@@ -111,6 +116,36 @@ fn finish(inner: &Inner, chat_id: &str) -> Closing {
     }
     closing.push(phase_event(Phase::Idle));
     closing
+}
+
+/// The chat's `.dwp` plan folder (DESIGN §6), when it writes one: found again, or written
+/// now for a plan just approved. A failure is said in the chat and the turn goes on.
+async fn plan_files_link(
+    inner: &Inner,
+    chat: &Chat,
+    plan: Option<&PlanDocument>,
+    list: &TaskList,
+    model: &str,
+) -> Option<PlanFilesLink> {
+    let workspace = PathBuf::from(chat.workspace.as_deref().filter(|_| chat.save_plans)?);
+    let plan = plan.filter(|plan| carried_out(plan))?.clone();
+    let files = PlanFiles::new(Author::preflight(Some(model)));
+    let (chat_id, list, writer) = (chat.id.clone(), list.clone(), files.clone());
+    let found = tokio::task::spawn_blocking(move || match PlanFiles::locate(&workspace, &chat_id)? {
+        Some(dir) => Ok(Some(dir)),
+        None if list.has_work_left() => writer.materialize(&workspace, &plan, &list, &chat_id, &now_rfc3339()).map(Some),
+        None => Ok(None),
+    })
+    .await;
+    match found {
+        Ok(Ok(dir)) => dir.map(|dir| PlanFilesLink { files, dir }),
+        Ok(Err(error)) => {
+            let message = format!("The plan could not be written to the workspace: {error}");
+            inner.hub.emit(&chat.id, Event::Error { code: "ERR_PLAN_FILES".to_owned(), message });
+            None
+        }
+        Err(_) => None,
+    }
 }
 
 fn carried_out(plan: &PlanDocument) -> bool {

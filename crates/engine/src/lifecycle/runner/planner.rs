@@ -102,7 +102,7 @@ async fn plan(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Resul
     let prompt = ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
     let instructions = chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
     let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
-    let registry = turn_registry(inner, Profile::Planning, chat.workspace.as_deref()).await;
+    let registry = turn_registry(inner, Profile::Planning, chat.workspace.as_deref(), None).await;
     let tools = registry.offer(&TurnScope { agent: Agent::Planner, plans: false }).await;
     let mut history = planner_history(&messages);
     let mut repaired = false;
