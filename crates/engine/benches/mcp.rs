@@ -7,7 +7,9 @@
 //!    servers already running, against a restart-based switch (kill the filesystem server,
 //!    spawn it again, `initialize`, `tools/list`: the seed design). Goal: ≥ 100× faster.
 //! 2. Tool-call latency: `get_file_info` and `list_directory` through `McpHost::call`,
-//!    against a bare rmcp client on its own copy of the same server, calls interleaved.
+//!    against a bare rmcp client on its own copy of the same server, calls interleaved
+//!    (each round in a rotating order). A second bare client on a third copy gives the
+//!    noise floor, and the median of per-round differences cancels the machine's drift.
 //!    Goal: host ≤ 1.1× bare.
 
 use std::path::{Path, PathBuf};
