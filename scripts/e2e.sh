@@ -26,8 +26,6 @@ export PREFLIGHT_FS_SERVER="${PREFLIGHT_FS_SERVER:-$repo/runtime/node_modules/@m
 export E2E_ARTIFACTS="${E2E_ARTIFACTS:-${CARGO_TARGET_DIR:-$repo/target}/e2e-artifacts}"
 rm -rf "$E2E_ARTIFACTS"
 mkdir -p "$E2E_ARTIFACTS"
-# Software rendering: Xvfb has no GPU.
-export LIBGL_ALWAYS_SOFTWARE=1
 
 echo "e2e: running tests/e2e under Xvfb (artifacts: $E2E_ARTIFACTS)" >&2
 xvfb-run -a -s "-screen 0 1280x900x24" node --test --test-concurrency=1 --test-reporter=spec tests/e2e/

@@ -23,5 +23,4 @@ fi
 export PATH="$HOME/.cargo/bin:$PATH"
 export PREFLIGHT_DESKTOP_BIN="${CARGO_TARGET_DIR:-$repo/target}/$profile/preflight-desktop"
 export PREFLIGHT_FS_SERVER="${PREFLIGHT_FS_SERVER:-$repo/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js}"
-export LIBGL_ALWAYS_SOFTWARE=1
 xvfb-run -a -s "-screen 0 1280x900x24" node tests/e2e/measure.mjs

@@ -6,6 +6,7 @@ import type { AppSettings } from "./generated/AppSettings";
 import type { Chat } from "./generated/Chat";
 import type { SettingsUpdate } from "./generated/SettingsUpdate";
 import { api, asApiError } from "./lib/api";
+import { warmUpMarkdown } from "./lib/markdown";
 import { activeCard } from "./lib/chatState";
 import { useChat } from "./lib/useChat";
 import { Composer, LOCKED_NOTICE } from "./components/Composer";
@@ -22,6 +23,7 @@ function markReady() {
   void api.uiReady().then((ms) => {
     document.documentElement.dataset.startupMs = String(ms);
     document.documentElement.dataset.ready = "1";
+    warmUpMarkdown();
   });
 }
 

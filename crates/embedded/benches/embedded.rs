@@ -40,6 +40,7 @@ fn main() {
         ["--spin"] => spin(),
         ["--model", id] => one_model(id),
         ["--busy-core", id] => busy_core(id),
+        ["--speed", id, threads] => speed(id, threads.parse().expect("a thread count")),
         _ => all(),
     }
 }
@@ -107,6 +108,7 @@ fn one_model(id: &str) {
         planner.stats.output_tokens,
         ms(planner.stats.prompt_time + planner.stats.output_time),
     );
+    println!("  its reply: {}", reply.replace('\n', "⏎"));
     drop(loaded);
 
     let card_times = first_message_to_card(id);
@@ -148,6 +150,22 @@ fn busy_core(id: &str) {
             busy_speed / idle_best
         );
     }
+}
+
+/// Only the ~512-token prompt and 128 generated tokens at a fixed thread count: the run to
+/// put beside `llama-bench -p 512 -n 128 -t THREADS` on the same model file.
+fn speed(id: &str, threads: usize) {
+    let model = catalog::find(id).expect("a catalog id");
+    let loaded = EmbeddedModel::load(&models_dir().join(model.file_name), model.name).expect("the model loads");
+    let run = median_run(&loaded, &long_prompt_request(), 128, Threads::Fixed(threads), 5);
+    println!(
+        "{} {threads} thread(s): prompt {:.1} tok/s ({} tokens), generation {:.1} tok/s ({} tokens)",
+        model.id,
+        run.stats.prompt_tokens_per_second(),
+        run.stats.prompt_tokens,
+        run.stats.output_tokens_per_second(),
+        run.stats.output_tokens
+    );
 }
 
 fn label(threads: Threads) -> String {

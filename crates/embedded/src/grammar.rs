@@ -9,35 +9,38 @@
 //! question or step would be dropped by the normaliser, and a card of blanks would be
 //! "neither"); every text and array is bounded (a model that rambles inside a string until
 //! its token budget runs out would leave the JSON unclosed); question ids are `q1`, `q2`,
-//! `q3` in order. Keys come in the order of DESIGN §3, on one line (fewer tokens to sample).
+//! `q3` in order. Texts are plain: no escapes, braces or brackets, which tiny models
+//! otherwise fill with fragments of JSON. Keys come in the order of DESIGN §3, on one line
+//! (fewer tokens to sample).
 //!
-//! The bounds: 1–3 questions of exactly 3 options; 1–6 steps; 0–3 libraries. The longest
-//! card the grammar allows is about 2,700 characters, within the planner's token budget.
+//! The bounds: 1–3 questions of exactly 3 options; 1–5 steps; 0–3 libraries; texts of 40 to
+//! 120 characters. Tiny models fill every array and text to its bound, so the bounds are what
+//! a card costs: the longest the grammar allows is about 1,800 characters, well within the
+//! planner's token budget.
 
 /// The GBNF, rule `root` first.
 pub const PLANNER_GRAMMAR: &str = r#"root ::= questions-fence | plan-fence
 questions-fence ::= "```plan-questions\n{\"questions\": [" question1 ("," ws question2 ("," ws question3)?)? "]}\n```"
-plan-fence ::= "```plan\n{\"title\": " text60 ", \"aim\": " text160 ", \"steps\": [" step ("," ws step){0,5} "], \"libraries\": [" (library ("," ws library){0,2})? "], \"sandbox\": {\"policy\": " policy ", \"notes\": " text120 "}}\n```"
-question1 ::= "{\"id\": \"q1\", \"question\": " text160 ", \"options\": " options "}"
-question2 ::= "{\"id\": \"q2\", \"question\": " text160 ", \"options\": " options "}"
-question3 ::= "{\"id\": \"q3\", \"question\": " text160 ", \"options\": " options "}"
-options ::= "[" text60 ", " text60 ", " text60 "]"
-step ::= "{\"action\": " text120 ", \"expected\": " text120 "}"
-library ::= "{\"name\": " text40 ", \"purpose\": " text100 ", \"usage\": " text100 "}"
+plan-fence ::= "```plan\n{\"title\": " text60 ", \"aim\": " text120 ", \"steps\": [" step ("," ws step){0,4} "], \"libraries\": [" (library ("," ws library){0,2})? "], \"sandbox\": {\"policy\": " policy ", \"notes\": " text80 "}}\n```"
+question1 ::= "{\"id\": \"q1\", \"question\": " text120 ", \"options\": " options "}"
+question2 ::= "{\"id\": \"q2\", \"question\": " text120 ", \"options\": " options "}"
+question3 ::= "{\"id\": \"q3\", \"question\": " text120 ", \"options\": " options "}"
+options ::= "[" text40 ", " text40 ", " text40 "]"
+step ::= "{\"action\": " text80 ", \"expected\": " text80 "}"
+library ::= "{\"name\": " text40 ", \"purpose\": " text60 ", \"usage\": " text60 "}"
 policy ::= "\"reuse\"" | "\"create\""
 ws ::= " "?
 text40 ::= "\"" lead char{0,39} "\""
 text60 ::= "\"" lead char{0,59} "\""
-text100 ::= "\"" lead char{0,99} "\""
+text80 ::= "\"" lead char{0,79} "\""
 text120 ::= "\"" lead char{0,119} "\""
-text160 ::= "\"" lead char{0,159} "\""
-lead ::= [^"\\\x7F\x00-\x20]
-char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
+lead ::= [^"\\{}\x5B\x5D\x7F\x00-\x20]
+char ::= [^"\\{}\x5B\x5D\x7F\x00-\x1F]
 "#;
 
 /// The longest answer, in tokens, a planner turn may need: the longest card the grammar
 /// allows, at worst about one token per character.
-pub const PLANNER_MAX_TOKENS: u32 = 3072;
+pub const PLANNER_MAX_TOKENS: u32 = 2048;
 
 #[cfg(test)]
 mod tests {

@@ -137,6 +137,9 @@ impl EmbeddedModel {
         }
         let prompt = self.prompt(request)?;
         let tokens = self.model.vocab().tokenize(prompt.as_bytes(), true, true);
+        if tokens.is_empty() {
+            return Err(bad("the prompt is empty"));
+        }
         let planner = request.output == OutputConstraint::PlannerFence;
         let (context, budget) = self.fit(tokens.len(), planner, options.max_tokens)?;
         let threads = options.threads.count();
@@ -307,7 +310,14 @@ impl Sampler {
         }
         let grammar = LlamaSampler::grammar(model, PLANNER_GRAMMAR, "root")
             .map_err(|error| bad(format!("the planner grammar was refused: {error}")))?;
-        let choose = LlamaSampler::chain_simple([LlamaSampler::top_k(40), LlamaSampler::temp(0.4), LlamaSampler::dist(seed)]);
+        // The penalty on recent tokens pushes a tiny model off repeating one item to fill an
+        // array; tokens the grammar forces (quotes, keys) are still taken when it refuses others.
+        let choose = LlamaSampler::chain_simple([
+            LlamaSampler::penalties(model.n_vocab(), 256, 1.1, 0.0, 0.0),
+            LlamaSampler::top_k(40),
+            LlamaSampler::temp(0.4),
+            LlamaSampler::dist(seed),
+        ]);
         Ok(Sampler::Grammar { choose, grammar })
     }
 
@@ -334,7 +344,8 @@ impl Sampler {
     fn accept(&mut self, token: LlamaToken) -> Result<(), LlmError> {
         match self {
             Sampler::Free(_) => Ok(()),
-            Sampler::Grammar { grammar, .. } => {
+            Sampler::Grammar { choose, grammar } => {
+                choose.accept(token);
                 grammar.try_accept(token).map_err(|error| bad(format!("the grammar refused a token: {error}")))
             }
         }
@@ -381,7 +392,7 @@ mod tests {
         let path = dir.join(crate::catalog::find(crate::catalog::DEFAULT_MODEL).unwrap().file_name);
         assert!(path.is_file(), "run `preflight model fetch` (scripts/setup.sh does): {} is missing", path.display());
         let model = EmbeddedModel::load(&path, "default").unwrap();
-        let questions = "```plan-questions\n{\"questions\": [{\"id\": \"q1\", \"question\": \"Which OS?\", \"options\": [\"Linux\", \"macOS\", \"Windows\"]},{\"id\": \"q2\", \"question\": \"Où ?\", \"options\": [\"Ici\", \"Là\", \"Partout \\\"vraiment\\\"\"]}]}\n```";
+        let questions = "```plan-questions\n{\"questions\": [{\"id\": \"q1\", \"question\": \"Which OS?\", \"options\": [\"Linux\", \"macOS\", \"Windows\"]},{\"id\": \"q2\", \"question\": \"Où ?\", \"options\": [\"Ici\", \"Là\", \"Partout, vraiment\"]}]}\n```";
         let plan = "```plan\n{\"title\": \"Todo CLI\", \"aim\": \"Tasks are kept in SQLite\", \"steps\": [{\"action\": \"Create the schema\", \"expected\": \"a tasks table\"}, {\"action\": \"Add commands\", \"expected\": \"add, list, done work\"}], \"libraries\": [{\"name\": \"rusqlite\", \"purpose\": \"SQLite\", \"usage\": \"open and query\"}], \"sandbox\": {\"policy\": \"create\", \"notes\": \"a scratch folder\"}}\n```";
         let no_libraries = "```plan\n{\"title\": \"T\", \"aim\": \"A\", \"steps\": [{\"action\": \"S\", \"expected\": \"E\"}], \"libraries\": [], \"sandbox\": {\"policy\": \"reuse\", \"notes\": \"N\"}}\n```";
         let cases = [
@@ -393,6 +404,8 @@ mod tests {
             (&plan.replace("\"reuse\"", "\"maybe\"").replace("\"create\"", "\"maybe\""), false),
             (&questions.replace(", \"Windows\"", ""), false),
             (&questions.replace("\"q2\"", "\"q7\""), false),
+            (&questions.replace("Partout, vraiment", "Partout \\\"vraiment\\\""), false),
+            (&questions.replace("Which OS?", "Which {OS}?"), false),
             (&format!("{plan}\nAnything after."), false),
             (&plan.replace("\"Todo CLI\"", &format!("\"{}\"", "x".repeat(61))), false),
         ];

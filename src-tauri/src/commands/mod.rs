@@ -6,33 +6,7 @@ mod app;
 mod chats;
 mod plan;
 
-/// Every command, as `build.rs` generates permissions for them and `capabilities/` grants
-/// them (a test keeps the three lists equal).
-pub const NAMES: &[&str] = &[
-    "app_info",
-    "ui_ready",
-    "get_settings",
-    "save_settings",
-    "list_chats",
-    "create_chat",
-    "chat_view",
-    "rename_chat",
-    "set_chat_workspace",
-    "choose_workspace",
-    "delete_chat",
-    "watch_chat",
-    "send_message",
-    "edit_message",
-    "stop_turn",
-    "answer_question",
-    "approve_plan",
-    "reject_plan",
-    "cancel_plan",
-    "edit_plan",
-    "plan_revisions",
-    "task_list",
-];
-
+/// The invoke handler of every command below.
 pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
     tauri::generate_handler![
         app::app_info,
@@ -64,6 +38,33 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
 mod tests {
     use std::path::Path;
 
+    /// Every command: `handler` registers them, `build.rs` generates their permissions and
+    /// `capabilities/` grants them; the test keeps the lists equal.
+    const NAMES: &[&str] = &[
+        "app_info",
+        "ui_ready",
+        "get_settings",
+        "save_settings",
+        "list_chats",
+        "create_chat",
+        "chat_view",
+        "rename_chat",
+        "set_chat_workspace",
+        "choose_workspace",
+        "delete_chat",
+        "watch_chat",
+        "send_message",
+        "edit_message",
+        "stop_turn",
+        "answer_question",
+        "approve_plan",
+        "reject_plan",
+        "cancel_plan",
+        "edit_plan",
+        "plan_revisions",
+        "task_list",
+    ];
+
     fn read(relative: &str) -> String {
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)).unwrap()
     }
@@ -79,10 +80,12 @@ mod tests {
             .iter()
             .filter_map(|permission| permission.as_str()?.strip_prefix("allow-").map(|name| name.replace('-', "_")))
             .collect();
-        for name in super::NAMES {
+        let handler = read("src/commands/mod.rs");
+        for name in NAMES {
             assert!(build.contains(&format!("\"{name}\"")), "build.rs does not generate a permission for {name}");
+            assert!(handler.contains(&format!("::{name},")), "handler() does not register {name}");
         }
-        let mut expected: Vec<String> = super::NAMES.iter().map(|name| name.to_string()).collect();
+        let mut expected: Vec<String> = NAMES.iter().map(|name| name.to_string()).collect();
         expected.sort();
         let mut granted_sorted = granted.clone();
         granted_sorted.sort();

@@ -6,7 +6,7 @@ import type { Message } from "../generated/Message";
 import type { ToolCall } from "../generated/ToolCall";
 import type { PlanEdit } from "../generated/PlanEdit";
 import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
-import { Markdown, StreamingMarkdown } from "./Markdown";
+import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
 import { PlanCard } from "./PlanCard";
 import { QuestionCard } from "./QuestionCard";
 
@@ -22,16 +22,11 @@ type ToolMessage = Extract<Message, { role: "tool" }>;
 
 export function Messages({ state, actions }: { state: ChatState; actions: CardActions }) {
   const { view } = state;
-  const renderStart = performance.now();
   const list = useRef<HTMLDivElement>(null);
   // Follows new output while the view is at the bottom; a user who scrolled up stays put.
   const pinned = useRef(true);
   useLayoutEffect(() => {
-    const w = window as unknown as { __renders?: number[]; __scrolls?: number[] };
-    (w.__renders ??= []).push(performance.now() - renderStart);
-    const t = performance.now();
     if (pinned.current && list.current) list.current.scrollTop = list.current.scrollHeight;
-    (w.__scrolls ??= []).push(performance.now() - t);
   });
   const live = activeCard(view);
   const planRunning = planInProgress(view.state.phase);
@@ -49,45 +44,50 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
         pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
       }}
     >
-      {view.messages.map((message) => {
-        if (message.role === "tool") return null;
-        if (message.role === "user") return <UserMessage key={message.id} message={message} />;
-        if (message.questions) {
-          const active = live?.id === message.id;
-          const questions = active && view.state.plan_pending ? view.state.plan_pending.questions : message.questions;
-          return <QuestionCard key={message.id} questions={questions} active={active} planRunning={planRunning} onAnswer={actions.onAnswer} onCancel={actions.onCancel} />;
-        }
-        if (message.plan) {
-          const active = live?.id === message.id;
-          const plan = active && view.state.plan ? view.state.plan : message.plan;
-          return <PlanCard key={message.id} plan={plan} active={active} planRunning={planRunning} {...actions} />;
-        }
-        return (
-          <div class="message assistant" key={message.id} data-message-id={message.id}>
-            {message.content.trim() !== "" && <Markdown text={message.content} />}
-            {(message.tool_calls ?? []).map((call) => (
-              <StoredTool key={call.id} call={call} result={results.get(call.id)} />
-            ))}
-          </div>
-        );
-      })}
-      {state.streaming.map((entry) => (
-        <div class="message assistant streaming" key={entry.id} data-testid="streaming">
-          <StreamingMarkdown text={entry.text} />
-          {(state.tools[entry.id] ?? []).map((tool, index) => (
-            <LiveToolBlock key={index} tool={tool} />
-          ))}
-        </div>
-      ))}
-      {Object.entries(state.tools)
-        .filter(([id]) => !state.streaming.some((entry) => entry.id === id) && !view.messages.some((message) => message.id === id))
-        .map(([id, tools]) => (
-          <div class="message assistant" key={id}>
-            {tools.map((tool, index) => (
+      {[
+        ...view.messages.map((message) => {
+          if (message.role === "tool") return null;
+          if (message.role === "user") return <UserMessage key={message.id} message={message} />;
+          if (message.questions) {
+            const active = live?.id === message.id;
+            const questions = active && view.state.plan_pending ? view.state.plan_pending.questions : message.questions;
+            return <QuestionCard key={message.id} questions={questions} active={active} planRunning={planRunning} onAnswer={actions.onAnswer} onCancel={actions.onCancel} />;
+          }
+          if (message.plan) {
+            const active = live?.id === message.id;
+            const plan = active && view.state.plan ? view.state.plan : message.plan;
+            return <PlanCard key={message.id} plan={plan} active={active} planRunning={planRunning} {...actions} />;
+          }
+          // A streamed message keeps its streamed rendering (same element, same key): storing
+          // it re-parses only its last paragraph.
+          return (
+            <div class="message assistant" key={message.id} data-message-id={message.id}>
+              {message.content.trim() !== "" &&
+                (wasStreamed(message.id) ? <StreamingMarkdown id={message.id} text={message.content} done /> : <Markdown text={message.content} />)}
+              {(message.tool_calls ?? []).map((call) => (
+                <StoredTool key={call.id} call={call} result={results.get(call.id)} />
+              ))}
+            </div>
+          );
+        }),
+        ...state.streaming.map((entry) => (
+          <div class="message assistant streaming" key={entry.id} data-testid="streaming">
+            <StreamingMarkdown id={entry.id} text={entry.text} done={false} />
+            {(state.tools[entry.id] ?? []).map((tool, index) => (
               <LiveToolBlock key={index} tool={tool} />
             ))}
           </div>
-        ))}
+        )),
+        ...Object.entries(state.tools)
+          .filter(([id]) => !state.streaming.some((entry) => entry.id === id) && !view.messages.some((message) => message.id === id))
+          .map(([id, tools]) => (
+            <div class="message assistant" key={id}>
+              {tools.map((tool, index) => (
+                <LiveToolBlock key={index} tool={tool} />
+              ))}
+            </div>
+          )),
+      ]}
     </div>
   );
 }

@@ -23,10 +23,8 @@ const PROVIDERS: { value: ProviderChoice; label: string; baseUrl: string }[] = [
 ];
 
 export function Settings({ settings, firstRun, problem, onSave, onClose }: SettingsProps) {
-  // The embedded model is not available yet: a first run starts from a local OpenAI-compatible server.
-  const firstProvider = firstRun && settings.provider === "embedded" ? "openai" : settings.provider;
   const [form, setForm] = useState<SettingsUpdate>({
-    provider: firstProvider,
+    provider: settings.provider,
     base_url: settings.base_url,
     model: settings.model,
     plan_mode: settings.plan_mode,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { renderMarkdown, splitBlocks } from "../lib/markdown";
+import { renderMarkdown, splitBlocks, streamingChunks } from "../lib/markdown";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");
@@ -57,5 +57,20 @@ describe("splitBlocks", () => {
 
   it("keeps an unclosed fence (still streaming) as one block", () => {
     expect(splitBlocks("Intro\n\n~~~\ncode\n\nmore code")).toEqual(["Intro", "~~~\ncode\n\nmore code"]);
+  });
+});
+
+describe("streamingChunks", () => {
+  it("parses each finished paragraph group once and keeps the growing one as text", () => {
+    let groups: number[] = [];
+    let step = streamingChunks("Intro para", groups);
+    expect([step.chunks, step.tail]).toEqual([[], "Intro para"]);
+    groups = step.groups;
+    step = streamingChunks("Intro para\n\nSecond\n\nThird gro", groups);
+    expect([step.chunks, step.tail]).toEqual([["Intro para\n\nSecond"], "Third gro"]);
+    groups = step.groups;
+    step = streamingChunks("Intro para\n\nSecond\n\nThird grows\n\n```js\nx\n\ny", groups);
+    expect(step.chunks).toEqual(["Intro para\n\nSecond", "Third grows"]);
+    expect(step.tail).toBe("```js\nx\n\ny");
   });
 });

@@ -8,6 +8,8 @@
 //! - `skipped` comes only from [`Change::Skip`], the user's refinement;
 //! - `--resolve-blocker` resolves the current blocker only, never another task's;
 //! - a reopen logs the reopen and every piece of evidence it invalidates first.
+//!
+//! Blocking, resolving, reopening, skipping and checkpoints live in `refine.rs`.
 
 use super::error::Refusal;
 use super::gate::{check_length, completion_allowed, one_line, GateInput};
