@@ -2,7 +2,7 @@
 // server (crates/testkit's `scripted-provider`) on loopback, `tauri-driver` (in front of
 // WebKitWebDriver) and the real desktop binary, which spawns the real npm filesystem MCP
 // server. Screenshots go to $E2E_ARTIFACTS (default target/e2e-artifacts).
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -21,6 +21,8 @@ export const ARTIFACTS = process.env.E2E_ARTIFACTS ?? join(TARGET, "e2e-artifact
 const FS_SERVER =
   process.env.PREFLIGHT_FS_SERVER ?? join(REPO, "runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 
+/** The window's size in tauri.conf.json, at the display's origin. */
+const WINDOW_SIZE = "1200x800+0+0";
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 async function freePort() {
@@ -147,10 +149,17 @@ export class App {
     }, `${selector} to match ${pattern}`, timeoutMs);
   }
 
+  /**
+   * The window as a PNG artifact. Taken from the X display with ImageMagick's `import` (the
+   * window sits at 0,0 on Xvfb, which has no window manager): WebDriver's own screenshot
+   * never answers while WebKit paints without compositing, as the app has it without a GPU.
+   */
   async screenshot(label) {
     mkdirSync(ARTIFACTS, { recursive: true });
     const file = join(ARTIFACTS, `${this.name}-${label}.png`);
-    writeFileSync(file, await this.session.screenshot());
+    await sleep(150); // the last change painted
+    const result = spawnSync("import", ["-window", "root", "-crop", WINDOW_SIZE, "+repage", file], { stdio: "inherit" });
+    if (result.status !== 0) throw new Error(`import failed (${result.status ?? result.error})`);
     return file;
   }
 

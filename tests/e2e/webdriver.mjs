@@ -1,5 +1,6 @@
 // A minimal W3C WebDriver client over fetch: what the end-to-end tests need to drive the
-// Tauri window through tauri-driver (sessions, elements, clicks, keys, scripts, screenshots).
+// Tauri window through tauri-driver (sessions, elements, clicks, keys, scripts). Screenshots
+// come from the X display instead (harness.mjs).
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 export const KEYS = { enter: "\uE007", backspace: "\uE003" };
@@ -84,9 +85,10 @@ export class Session {
     return this.command("POST", "/execute/sync", { script, args });
   }
 
-  /** The window as PNG bytes. */
-  async screenshot() {
-    return Buffer.from(await this.command("GET", "/screenshot"), "base64");
+  /** Presses and releases `key` wherever the focus is. */
+  press(key) {
+    const actions = [{ type: "key", id: "keyboard", actions: [{ type: "keyDown", value: key }, { type: "keyUp", value: key }] }];
+    return this.command("POST", "/actions", { actions });
   }
 
   async end() {
