@@ -122,6 +122,9 @@ fn one_model(id: &str) {
     println!("peak memory (VmHWM)       {:>8} MB", peak_rss_kb() / 1024);
 }
 
+/// Tokens per run of the busy-core comparison (two threads on a shared core crawl).
+const BUSY_TOKENS: u32 = 64;
+
 /// Generation speed with one core kept busy by another process, against idle.
 fn busy_core(id: &str) {
     let model = catalog::find(id).expect("a catalog id");
@@ -129,14 +132,14 @@ fn busy_core(id: &str) {
     let request = long_prompt_request();
     let idle: Vec<(String, f64)> = [Threads::Fixed(2), Threads::Fixed(1), Threads::Adaptive]
         .into_iter()
-        .map(|threads| (label(threads), median_run(&loaded, &request, 128, threads, 3).stats.output_tokens_per_second()))
+        .map(|threads| (label(threads), median_run(&loaded, &request, BUSY_TOKENS, threads, 3).stats.output_tokens_per_second()))
         .collect();
     let mut spinner = Command::new(std::env::current_exe().unwrap()).arg("--spin").stdout(Stdio::null()).spawn().expect("the spinner starts");
     std::thread::sleep(Duration::from_millis(300));
     let busy: Vec<(String, f64, usize)> = [Threads::Fixed(2), Threads::Fixed(1), Threads::Adaptive]
         .into_iter()
         .map(|threads| {
-            let run = median_run(&loaded, &request, 128, threads, 3);
+            let run = median_run(&loaded, &request, BUSY_TOKENS, threads, 3);
             (label(threads), run.stats.output_tokens_per_second(), run.stats.threads)
         })
         .collect();
