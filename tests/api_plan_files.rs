@@ -50,6 +50,77 @@ async fn an_approved_plan_is_written_and_done_needs_a_passing_gate() {
     assert!(refusal.contains("gate"), "the first done, without a gate, was refused: {refusal}");
     let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
     assert!(readme.contains("[x]") && readme.contains("[ ]"), "{readme}");
+    // The turn ended with task 2 in progress: a checkpoint says where and why.
+    assert_eq!(state["checkpoint"]["task"], 2, "{state:#}");
+    assert_eq!(state["checkpoint"]["step"], "Document it", "{state:#}");
+    let note = state["checkpoint"]["note"].as_str().unwrap();
+    assert!(note.contains("the executor answered") && note.contains("1 of 2 tasks left"), "{note}");
+
+    // The API (and so the desktop's task panel) names the folder.
+    let (status, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
+    assert_eq!(status, 200, "{view}");
+    let name = folder.file_name().unwrap().to_string_lossy();
+    assert_eq!(view["files"]["dir"], format!(".dwp/plans/{name}"), "{view}");
+    assert_eq!(view["files"]["path"], folder.to_string_lossy().as_ref(), "{view}");
+    assert_eq!(view["files"]["awaiting_drop"], json!([]), "{view}");
+    assert_eq!(view["tasks"].as_array().unwrap().len(), 2, "{view}");
+}
+
+#[tokio::test]
+async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join(".git")).unwrap();
+    let drop_first = Answer::new()
+        .tool_call("turn_plan", json!({"op": "drop", "id": 1, "outcome": "the config already has it"}))
+        .into();
+    let finish_second = Answer::new()
+        .tool_call("turn_plan", json!({"op": "done", "id": 2, "gate": {"command": "make check", "exit_code": 0, "evidence": "all 4 checks passed"}}))
+        .into();
+    let script = Script::new()
+        .route(planner(), [plan("Two steps", &["Add the setting", "Use the setting"])])
+        .route(anyone(), [drop_first, finish_second, Reply::text("Done; step one was not needed.")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Add and use a setting"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    events.wait_for_phase("idle").await;
+
+    let folder = plan_folder(workspace.path());
+    let read_state = || -> Value { serde_json::from_str(&std::fs::read_to_string(folder.join("state.json")).unwrap()).unwrap() };
+    let state = read_state();
+    assert_eq!(state["tasks"][0]["status"], "blocked", "{state:#}");
+    assert_eq!(state["tasks"][0]["block"]["reason"], "the config already has it", "{state:#}");
+    assert_eq!(state["tasks"][1]["status"], "completed", "{state:#}");
+    let (_, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
+    assert_eq!(view["files"]["awaiting_drop"], json!([1]), "{view}");
+
+    // Only a drop the executor made can be confirmed; a refusal changes no file.
+    let before = std::fs::read(folder.join("state.json")).unwrap();
+    for (task, wanted) in [("2", "task 2 is completed, not dropped"), ("9", "no task 9"), ("one", "not a task id")] {
+        let (status, error) = serve.post(&format!("/v1/chats/{id}/plan/tasks/{task}/confirm-drop"), json!(null)).await;
+        assert_eq!(status, 400, "{error}");
+        assert_eq!(error["error"]["code"], "ERR_BAD_REQUEST", "{error}");
+        assert!(error["error"]["message"].as_str().unwrap().contains(wanted), "{error}");
+    }
+    assert_eq!(std::fs::read(folder.join("state.json")).unwrap(), before);
+
+    let (status, confirmed) = serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
+    assert_eq!(status, 200, "{confirmed}");
+    assert_eq!(confirmed["files"]["awaiting_drop"], json!([]), "{confirmed}");
+    let state = read_state();
+    assert_eq!(state["tasks"][0]["status"], "skipped", "{state:#}");
+    assert!(state["blocked"].is_null(), "{state:#}");
+    let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
+    let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
+    assert!(progress.contains("drop confirmed: the config already has it"), "{progress}");
+    assert!(readme.contains("~~**1.** Add the setting~~") && readme.contains("Status: skipped"), "{readme}");
+
+    // Confirming twice is refused: the task is skipped already.
+    let (status, error) = serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
+    assert_eq!(status, 400, "{error}");
 }
 
 #[tokio::test]
@@ -67,4 +138,6 @@ async fn a_chat_that_does_not_save_plans_writes_nothing() {
     serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
     events.wait_for("the closed list", |name, data| name == "plan" && data["tasks"] == json!([])).await;
     assert!(!workspace.path().join(".dwp").exists());
+    let (_, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
+    assert!(view["files"].is_null(), "{view}");
 }

@@ -16,6 +16,7 @@ mod hub;
 mod messages;
 mod notify;
 mod plan_actions;
+mod plan_files;
 mod recovery;
 mod runner;
 pub mod settings;
@@ -34,6 +35,7 @@ pub use chats::{NewChat, DEFAULT_TITLE};
 pub use error::{ApiError, ErrorCode};
 pub use notify::phase_text;
 pub use transitions::MAX_QUESTION_ROUNDS;
+pub use plan_files::{PlanFolder, PlanView};
 pub use view::{ChatView, StateView};
 
 use hub::Hub;

@@ -7,7 +7,7 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream};
-use preflight_engine::lifecycle::{ApiError, ChatView, NewChat};
+use preflight_engine::lifecycle::{ApiError, ChatView, NewChat, PlanView};
 use preflight_engine::planner::PlanEdit;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -32,6 +32,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/chats/{id}/plan/doc", axum::routing::patch(edit_plan_doc))
         .route("/v1/chats/{id}/plan/revisions", get(plan_revisions))
         .route("/v1/chats/{id}/plan", get(task_list).delete(delete_task_list))
+        .route("/v1/chats/{id}/plan/tasks/{task}/confirm-drop", post(confirm_drop))
         .route("/v1/chats/{id}/stop", post(stop))
         .route("/v1/chats/{id}/profile", get(profile))
         .route("/v1/chats/{id}/events", get(events))
@@ -154,8 +155,20 @@ async fn plan_revisions(State(state): State<AppState>, Path(id): Path<String>) -
     Ok(Json(json!({"revisions": state.engine.plan_revisions(&id)?})))
 }
 
-async fn task_list(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Json<Value>> {
-    Ok(Json(json!({"tasks": state.engine.task_list(&id)?})))
+async fn task_list(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Json<PlanView>> {
+    Ok(Json(state.engine.plan_view(&id).await?))
+}
+
+/// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.
+async fn confirm_drop(
+    State(state): State<AppState>,
+    Path((id, task)): Path<(String, String)>,
+    bytes: Bytes,
+) -> Answer<Json<Value>> {
+    state.engine.require_chat(&id)?;
+    body::no_body(&bytes)?;
+    let task: u32 = task.parse().map_err(|_| ApiError::bad_request(format!("{task:?} is not a task id")))?;
+    Ok(Json(json!({"files": state.engine.confirm_drop(&id, task).await?})))
 }
 
 async fn delete_task_list(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Json<Value>> {

@@ -22,6 +22,7 @@ use crate::store::StoreError;
 use crate::tasks::TaskList;
 use crate::now_rfc3339;
 
+use super::super::plan_files::checkpoint_unfinished;
 use super::super::transitions::offers_turn_plan;
 use super::super::Inner;
 use super::planner::assistant_message;
@@ -31,9 +32,15 @@ use super::{phase_event, turn_registry, ChatEvents, Closing};
 const EXECUTOR_MAX_ROUNDS: u32 = 40;
 
 pub async fn run(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Closing {
-    if let Err(failure) = execute(inner, chat_id, cancel).await {
-        report_failure(inner, chat_id, &failure);
-    }
+    let why = match execute(inner, chat_id, cancel).await {
+        Ok(()) if cancel.is_cancelled() => "stopped by the user".to_owned(),
+        Ok(()) => "the executor answered".to_owned(),
+        Err(failure) => {
+            report_failure(inner, chat_id, &failure);
+            format!("{}: {}", failure.code, failure.message)
+        }
+    };
+    checkpoint_unfinished(inner, chat_id, &why).await;
     finish(inner, chat_id)
 }
 

@@ -1,0 +1,169 @@
+//! A chat's plan folder in its workspace (`.dwp/plans/PLAN_<slug>/`, DESIGN §6) as the
+//! adapters see it: where it is, which dropped tasks wait for the user, and the user's
+//! confirmation of a drop (the one way a task becomes `skipped`).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::dwp::{read_state, Author, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS, DwpError, PlanDir, PlanFiles, Status};
+use crate::events::Event;
+use crate::now_rfc3339;
+use crate::tasks::{Task, TaskStatus};
+
+use super::{ApiError, Engine, Inner};
+
+/// `files` of `GET /v1/chats/{id}/plan`: the chat's plan folder, when it writes one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlanFolder {
+    /// The folder relative to the workspace, e.g. `.dwp/plans/PLAN_add-login`.
+    pub dir: String,
+    /// The same folder as an absolute path.
+    pub path: String,
+    /// Tasks the executor dropped that stay `blocked` in `state.json` until the user
+    /// confirms the drop (then `skipped`).
+    pub awaiting_drop: Vec<u32>,
+}
+
+/// `GET /v1/chats/{id}/plan`: the task list, and the plan folder that mirrors it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlanView {
+    pub tasks: Vec<Task>,
+    pub files: Option<PlanFolder>,
+}
+
+impl Engine {
+    /// The task list with the chat's plan folder (`files` is `null` when the chat writes
+    /// none, or its workspace has none for this chat yet).
+    pub async fn plan_view(&self, chat_id: &str) -> Result<PlanView, ApiError> {
+        let tasks = self.task_list(chat_id)?;
+        let files = self.plan_folder(chat_id).await?;
+        Ok(PlanView { tasks, files })
+    }
+
+    /// The chat's plan folder, found again in its workspace.
+    pub async fn plan_folder(&self, chat_id: &str) -> Result<Option<PlanFolder>, ApiError> {
+        let chat = self.inner.store.get_chat(chat_id)?;
+        let Some(workspace) = chat.workspace.filter(|_| chat.save_plans).map(PathBuf::from) else {
+            return Ok(None);
+        };
+        let chat_id = chat_id.to_owned();
+        blocking(move || {
+            let Some(dir) = PlanFiles::locate(&workspace, &chat_id)? else {
+                return Ok(None);
+            };
+            folder(&workspace, &dir).map(Some)
+        })
+        .await
+    }
+
+    /// The user confirms that task `task_id`, which the executor dropped, leaves the plan:
+    /// `skipped` in `state.json`, the reason being the executor's. Refused (and nothing
+    /// written) for a task that does not wait for that confirmation, and in a chat without
+    /// a plan folder. The plan folder decides, not the task list, which a finished turn
+    /// closes.
+    pub async fn confirm_drop(&self, chat_id: &str, task_id: u32) -> Result<PlanFolder, ApiError> {
+        let chat = self.inner.store.get_chat(chat_id)?;
+        let Some(workspace) = chat.workspace.filter(|_| chat.save_plans).map(PathBuf::from) else {
+            return Err(ApiError::bad_request("this chat does not save its plan to the workspace"));
+        };
+        let chat_id = chat_id.to_owned();
+        let model = self.inner.executor.as_ref().ok().map(|provider| provider.model().to_owned());
+        blocking(move || {
+            let Some(dir) = PlanFiles::locate(&workspace, &chat_id)? else {
+                return Ok(Err(ApiError::bad_request("this chat has no plan folder in its workspace")));
+            };
+            let state = read_state(&dir)?.state;
+            let Some(task) = state.task(task_id) else {
+                return Ok(Err(ApiError::bad_request(format!("the plan has no task {task_id}"))));
+            };
+            let Some(reason) = dropped_by_executor(task) else {
+                return Ok(Err(ApiError::bad_request(format!(
+                    "task {task_id} is {}, not dropped by the executor: only such a drop can be confirmed",
+                    task.status.as_str()
+                ))));
+            };
+            let reason = reason.to_owned();
+            PlanFiles::new(Author::preflight(model.as_deref())).confirm_drop(&dir, task_id, &reason, &now_rfc3339())?;
+            folder(&workspace, &dir).map(Ok)
+        })
+        .await?
+    }
+}
+
+/// At the end of an executor turn that left work in the plan: a checkpoint in the task in
+/// progress, so that whoever resumes (this chat later, or another agent reading the
+/// files) knows where the work stopped and why. Failures are logged, never fatal.
+pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &str, why: &str) {
+    let (Ok(chat), Ok(list)) = (inner.store.get_chat(chat_id), inner.store.task_list(chat_id)) else {
+        return;
+    };
+    let Some(workspace) = chat.workspace.filter(|_| chat.save_plans).map(PathBuf::from) else {
+        return;
+    };
+    let Some(active) = list.tasks.iter().find(|task| task.status == TaskStatus::Active).cloned() else {
+        return;
+    };
+    let left = list.tasks.iter().filter(|task| matches!(task.status, TaskStatus::Pending | TaskStatus::Active)).count();
+    let tail = format!(" with {left} of {} tasks left", list.tasks.len());
+    let room = MAX_NOTE_CHARS.saturating_sub(tail.chars().count() + "the turn ended ()".len());
+    let why: String = match why.chars().count() > room {
+        true => why.chars().take(room.saturating_sub(1)).chain(['…']).collect(),
+        false => why.to_owned(),
+    };
+    let note = format!("the turn ended ({why}){tail}");
+    let model = inner.executor.as_ref().ok().map(|provider| provider.model().to_owned());
+    let (chat_id, task) = (chat_id.to_owned(), active.id);
+    let written = blocking(move || {
+        let Some(dir) = PlanFiles::locate(&workspace, &chat_id)? else {
+            return Ok(false);
+        };
+        PlanFiles::new(Author::preflight(model.as_deref())).checkpoint(&dir, &active.title, &note, &now_rfc3339())
+    })
+    .await;
+    match written {
+        Ok(true) => tracing::info!(chat_id = %chat.id, task, "checkpoint written to the plan folder"),
+        Ok(false) => {}
+        Err(error) => {
+            tracing::warn!(chat_id = %chat.id, message = %error.message, "the checkpoint could not be written");
+            let message = format!("The plan folder's checkpoint could not be written: {}", error.message);
+            inner.hub.emit(&chat.id, Event::Error { code: "ERR_PLAN_FILES".to_owned(), message });
+        }
+    }
+}
+
+/// The folder's view: paths and the drops awaiting the user.
+fn folder(workspace: &Path, dir: &PlanDir) -> Result<PlanFolder, DwpError> {
+    let state = read_state(dir)?.state;
+    let awaiting_drop = state
+        .tasks
+        .iter()
+        .filter(|task| dropped_by_executor(task).is_some())
+        .map(|task| task.id)
+        .collect();
+    let relative = dir.path().strip_prefix(workspace).unwrap_or(dir.path());
+    Ok(PlanFolder {
+        dir: relative.to_string_lossy().into_owned(),
+        path: dir.path().to_string_lossy().into_owned(),
+        awaiting_drop,
+    })
+}
+
+/// The executor's reason for a drop that waits for the user's confirmation.
+fn dropped_by_executor(task: &TaskEntry) -> Option<&str> {
+    let block = task.block.as_ref().filter(|block| task.status == Status::Blocked && block.needs == DROP_NEEDS)?;
+    Some(&block.reason)
+}
+
+/// Runs file work off the async threads; a refusal of the updater is the caller's
+/// `ERR_BAD_REQUEST`, anything else (I/O, a malformed file) `ERR_INTERNAL`.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, DwpError> + Send + 'static) -> Result<T, ApiError> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(DwpError::Refused(refusal))) => Err(ApiError::bad_request(refusal.to_string())),
+        Ok(Err(error)) => Err(ApiError::internal(format!("the plan folder: {error}"))),
+        Err(_) => Err(ApiError::internal("the plan folder's work stopped unexpectedly")),
+    }
+}
