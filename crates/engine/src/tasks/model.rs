@@ -12,18 +12,6 @@ pub enum TaskStatus {
     Dropped,
 }
 
-impl TaskStatus {
-    /// The wire word (DESIGN §5).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskStatus::Pending => "pending",
-            TaskStatus::Active => "active",
-            TaskStatus::Done => "done",
-            TaskStatus::Dropped => "dropped",
-        }
-    }
-}
-
 /// A validation run recorded with a finished task (DESIGN §6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
