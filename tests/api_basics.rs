@@ -64,6 +64,12 @@ async fn chats_are_created_listed_shown_and_deleted() {
     assert_eq!(shown["plan_mode"], true, "config default");
     assert_eq!(shown["messages"], json!([]));
     assert_eq!(shown["state"], json!({"phase": "idle", "plan_pending": null, "plan": null}));
+    let (status, patched) = serve
+        .request("PATCH", &format!("/v1/chats/{second}"), Some(json!({"title": "Renamed", "plan_mode": false, "auto_approve": true})))
+        .await;
+    assert_eq!(status, 200, "{patched}");
+    assert_eq!((&patched["title"], &patched["plan_mode"], &patched["auto_approve"]), (&json!("Renamed"), &json!(false), &json!(true)));
+    assert_eq!(serve.chat(&second).await["title"], "Renamed");
     let (status, deleted) = serve.request("DELETE", &format!("/v1/chats/{second}"), None).await;
     assert_eq!((status, deleted), (200, json!({"deleted": true})));
     assert_eq!(serve.get(&format!("/v1/chats/{second}")).await.0, 404);
@@ -97,6 +103,13 @@ async fn bad_input_is_refused_with_a_clear_code_and_changes_nothing() {
         ("POST", format!("/v1/chats/{id}/plan/approve"), "", 409, "ERR_NO_PLAN"),
         ("POST", format!("/v1/chats/{id}/plan/approve"), "{oops", 400, "ERR_BAD_REQUEST"),
         ("PATCH", format!("/v1/chats/{id}/plan/doc"), r#"{"title": "x"}"#, 409, "ERR_NO_PLAN"),
+        ("PATCH", format!("/v1/chats/{id}"), r#"{"title": "   "}"#, 400, "ERR_BAD_REQUEST"),
+        ("PATCH", format!("/v1/chats/{id}"), r#"{"title": "ok", "workspace": "/no/such/folder"}"#, 400, "ERR_BAD_REQUEST"),
+        ("PATCH", format!("/v1/chats/{id}"), r#"{"auto_approve": 1}"#, 400, "ERR_BAD_REQUEST"),
+        ("PATCH", format!("/v1/chats/{id}"), r#"{"plan": false}"#, 400, "ERR_BAD_REQUEST"),
+        ("PATCH", format!("/v1/chats/{id}"), "", 400, "ERR_BAD_REQUEST"),
+        ("PATCH", "/v1/chats/nope".into(), r#"{"title": "x"}"#, 404, "ERR_NOT_FOUND"),
+        ("POST", format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), "", 400, "ERR_BAD_REQUEST"),
         ("PUT", format!("/v1/chats/{id}/messages/nope"), r#"{"content": "x"}"#, 404, "ERR_NOT_FOUND"),
         ("GET", "/v1/chats/nope".into(), "", 404, "ERR_NOT_FOUND"),
         ("DELETE", "/v1/chats/nope".into(), "", 404, "ERR_NOT_FOUND"),
@@ -132,7 +145,7 @@ async fn posts_without_a_body_accept_none_with_or_without_a_content_type() {
 async fn the_task_list_routes_answer_in_seed_000_shapes() {
     let serve = serve();
     let id = serve.create_chat(json!({})).await;
-    assert_eq!(serve.get(&format!("/v1/chats/{id}/plan")).await, (200, json!({"tasks": []})));
+    assert_eq!(serve.get(&format!("/v1/chats/{id}/plan")).await, (200, json!({"tasks": [], "files": null})));
     let deleted = serve.request("DELETE", &format!("/v1/chats/{id}/plan"), None).await;
     assert_eq!(deleted, (200, json!({"deleted": false})));
     assert_eq!(serve.get(&format!("/v1/chats/{id}/plan/revisions")).await, (200, json!({"revisions": []})));

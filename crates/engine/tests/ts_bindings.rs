@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use preflight_engine::chat::Chat;
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::settings::{AppSettings, SettingsUpdate};
-use preflight_engine::lifecycle::{ApiError, ChatView, NewChat};
+use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, PlanView};
 use preflight_engine::planner::PlanEdit;
 use ts_rs::{Config, TS};
 
@@ -37,6 +37,8 @@ fn export_all(dir: &Path) {
     Chat::export_all(&config).unwrap();
     ApiError::export_all(&config).unwrap();
     NewChat::export_all(&config).unwrap();
+    ChatPatch::export_all(&config).unwrap();
+    PlanView::export_all(&config).unwrap();
     PlanEdit::export_all(&config).unwrap();
     AppSettings::export_all(&config).unwrap();
     SettingsUpdate::export_all(&config).unwrap();

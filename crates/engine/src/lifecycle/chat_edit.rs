@@ -1,8 +1,12 @@
-//! Changes to a chat's own settings after it was created: its title (the sidebar's rename)
-//! and its workspace folder (the window's folder picker supplies the path).
+//! Changes to a chat's own settings after it was created: its title (the sidebar's rename),
+//! its workspace folder (the window's folder picker supplies the path) and its plan-mode
+//! switches (`PATCH /v1/chats/{id}`).
 //!
-//! **Invariant:** like every user action, a refused change changes nothing; the workspace
-//! never changes under a running turn (its tools are rooted there).
+//! **Invariant:** like every user action, a refused change changes nothing: every field of
+//! a patch is checked before the one write; the workspace never changes under a running
+//! turn (its tools are rooted there).
+
+use serde::{Deserialize, Deserializer};
 
 use crate::chat::{Chat, ChatSettings};
 
@@ -13,48 +17,79 @@ use super::Engine;
 /// Longest title a user may give a chat.
 pub const MAX_TITLE_CHARS: usize = 200;
 
-impl Engine {
-    /// Renames a chat; the title is trimmed and may not be empty.
-    pub fn rename_chat(&self, chat_id: &str, title: &str) -> Result<Chat, ApiError> {
-        let title = title.trim();
-        if title.is_empty() {
-            return Err(ApiError::bad_request("a chat needs a title"));
-        }
-        if title.chars().count() > MAX_TITLE_CHARS {
-            return Err(ApiError::bad_request(format!("a title has at most {MAX_TITLE_CHARS} characters")));
-        }
-        let _serial = self.serialize();
-        let chat = self.inner.store.get_chat(chat_id)?;
-        Ok(self.inner.store.update_chat(chat_id, &ChatSettings { title: title.to_owned(), ..settings_of(&chat) })?)
-    }
+/// `PATCH /v1/chats/{id}`: the fields to change; absent ones stay. `workspace: null`
+/// clears the folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+#[serde(deny_unknown_fields)]
+pub struct ChatPatch {
+    pub title: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    pub workspace: Option<Option<String>>,
+    pub plan_mode: Option<bool>,
+    pub auto_approve: Option<bool>,
+    pub save_plans: Option<bool>,
+}
 
-    /// Sets (or, with `None`, clears) the chat's workspace folder, which must exist. Refused
-    /// with `ERR_TURN_ACTIVE` while a turn runs. A chat that had no workspace takes the
-    /// creation default for `save_plans` (on in a git repository).
-    pub fn set_chat_workspace(&self, chat_id: &str, workspace: Option<&str>) -> Result<Chat, ApiError> {
-        let workspace = workspace.map(checked_workspace).transpose()?;
+/// A field that is present, even as `null` (`Some(None)`), as opposed to absent (`None`).
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(deserializer).map(Some)
+}
+
+impl Engine {
+    /// Applies `patch` in one write. A title is trimmed and may not be empty; a workspace
+    /// must be an existing folder and cannot change while a turn runs (`ERR_TURN_ACTIVE`); a
+    /// chat that had no workspace takes the creation default for `save_plans` (on in a git
+    /// repository) unless the patch sets it.
+    pub fn update_chat(&self, chat_id: &str, patch: &ChatPatch) -> Result<Chat, ApiError> {
+        let title = patch.title.as_deref().map(checked_title).transpose()?;
+        let workspace = match &patch.workspace {
+            Some(Some(folder)) => Some(Some(checked_workspace(folder)?)),
+            Some(None) => Some(None),
+            None => None,
+        };
         let _serial = self.serialize();
         let chat = self.inner.store.get_chat(chat_id)?;
-        if self.inner.hub.is_turn_active(chat_id) {
+        let moves = workspace.as_ref().is_some_and(|folder| *folder != chat.workspace);
+        if moves && self.inner.hub.is_turn_active(chat_id) {
             return Err(ApiError::turn_active());
         }
         let save_plans = match (&chat.workspace, &workspace) {
-            (None, Some(folder)) => is_git_repository(folder),
+            (None, Some(Some(folder))) => is_git_repository(folder),
             _ => chat.save_plans,
         };
-        let settings = ChatSettings { workspace, save_plans, ..settings_of(&chat) };
+        let settings = ChatSettings {
+            title: title.unwrap_or_else(|| chat.title.clone()),
+            workspace: workspace.unwrap_or_else(|| chat.workspace.clone()),
+            plan_mode: patch.plan_mode.unwrap_or(chat.plan_mode),
+            auto_approve: patch.auto_approve.unwrap_or(chat.auto_approve),
+            save_plans: patch.save_plans.unwrap_or(save_plans),
+        };
         Ok(self.inner.store.update_chat(chat_id, &settings)?)
+    }
+
+    /// Renames a chat (a patch of its title).
+    pub fn rename_chat(&self, chat_id: &str, title: &str) -> Result<Chat, ApiError> {
+        self.update_chat(chat_id, &ChatPatch { title: Some(title.to_owned()), ..ChatPatch::default() })
+    }
+
+    /// Sets (or, with `None`, clears) the chat's workspace folder (a patch of it).
+    pub fn set_chat_workspace(&self, chat_id: &str, workspace: Option<&str>) -> Result<Chat, ApiError> {
+        self.update_chat(chat_id, &ChatPatch { workspace: Some(workspace.map(str::to_owned)), ..ChatPatch::default() })
     }
 }
 
-fn settings_of(chat: &Chat) -> ChatSettings {
-    ChatSettings {
-        title: chat.title.clone(),
-        workspace: chat.workspace.clone(),
-        plan_mode: chat.plan_mode,
-        auto_approve: chat.auto_approve,
-        save_plans: chat.save_plans,
+fn checked_title(title: &str) -> Result<String, ApiError> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(ApiError::bad_request("a chat needs a title"));
     }
+    if title.chars().count() > MAX_TITLE_CHARS {
+        return Err(ApiError::bad_request(format!("a title has at most {MAX_TITLE_CHARS} characters")));
+    }
+    Ok(title.to_owned())
 }
 
 #[cfg(test)]
@@ -112,5 +147,34 @@ mod tests {
 
         let cleared = engine.set_chat_workspace(&chat.id, None).unwrap();
         assert_eq!((cleared.workspace, cleared.save_plans), (None, true), "save_plans stays the chat's choice");
+    }
+
+    #[tokio::test]
+    async fn a_patch_changes_the_switches_and_a_bad_field_changes_nothing() {
+        let home = tempfile::tempdir().unwrap();
+        let engine = engine(home.path()).await;
+        let chat = engine.create_chat(NewChat::default()).unwrap();
+        assert!(chat.plan_mode && !chat.auto_approve);
+
+        let patch: ChatPatch = serde_json::from_str(r#"{"plan_mode": false, "auto_approve": true}"#).unwrap();
+        let patched = engine.update_chat(&chat.id, &patch).unwrap();
+        assert_eq!((patched.plan_mode, patched.auto_approve, patched.title.as_str()), (false, true, chat.title.as_str()));
+
+        let missing = home.path().join("missing");
+        let bad = ChatPatch {
+            title: Some("Renamed".into()),
+            plan_mode: Some(true),
+            workspace: Some(Some(missing.to_string_lossy().into_owned())),
+            ..ChatPatch::default()
+        };
+        assert_eq!(engine.update_chat(&chat.id, &bad).unwrap_err().code, ErrorCode::BadRequest);
+        assert_eq!(engine.chat_view(&chat.id).unwrap().chat, patched, "the title and switch were not written either");
+
+        for (json, wanted) in [(r#"{"workspace": null}"#, Some(None)), ("{}", None)] {
+            let patch: ChatPatch = serde_json::from_str(json).unwrap();
+            assert_eq!(patch.workspace, wanted, "{json}");
+        }
+        assert!(serde_json::from_str::<ChatPatch>(r#"{"plan_mode": "yes"}"#).is_err());
+        assert!(serde_json::from_str::<ChatPatch>(r#"{"colour": "red"}"#).is_err());
     }
 }

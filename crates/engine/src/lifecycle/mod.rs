@@ -31,6 +31,7 @@ use crate::llm::{LocalModels, Provider, SetupError};
 use crate::mcp::{McpConfig, McpError, McpHost, ProfileView};
 use crate::store::{Store, StoreError};
 
+pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
 pub use error::{ApiError, ErrorCode};
 pub use notify::phase_text;

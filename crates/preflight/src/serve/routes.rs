@@ -7,7 +7,7 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream};
-use preflight_engine::lifecycle::{ApiError, ChatView, NewChat, PlanView};
+use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, PlanView};
 use preflight_engine::planner::PlanEdit;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -22,7 +22,7 @@ type Answer<T> = Result<T, HttpError>;
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/v1/chats", post(create_chat).get(list_chats))
-        .route("/v1/chats/{id}", get(get_chat).delete(delete_chat))
+        .route("/v1/chats/{id}", get(get_chat).patch(update_chat).delete(delete_chat))
         .route("/v1/chats/{id}/messages", post(send_message))
         .route("/v1/chats/{id}/messages/{mid}", put(edit_message))
         .route("/v1/chats/{id}/answers", post(answer))
@@ -83,6 +83,13 @@ async fn list_chats(State(state): State<AppState>) -> Answer<Json<Value>> {
 
 async fn get_chat(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Json<ChatView>> {
     Ok(Json(state.engine.chat_view(&id)?))
+}
+
+/// `PATCH /v1/chats/{id}`: title, workspace (null clears), plan_mode, auto_approve, save_plans.
+async fn update_chat(State(state): State<AppState>, Path(id): Path<String>, bytes: Bytes) -> Answer<Json<Value>> {
+    state.engine.require_chat(&id)?;
+    let patch: ChatPatch = body::json(&bytes)?;
+    Ok(Json(json!(state.engine.update_chat(&id, &patch)?)))
 }
 
 async fn delete_chat(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Json<Value>> {
