@@ -1,38 +1,15 @@
 //! Build script of the desktop shell: generates Tauri's context from the root
-//! `tauri.conf.json`, and an `allow-<command>` permission for each of our commands (the
-//! capability in `capabilities/default.json` grants exactly those; see `src/commands/mod.rs`).
+//! `tauri.conf.json`, and an `allow-<command>` permission for each of our commands, listed in
+//! `src/commands/names.rs` (the capability in `capabilities/default.json` grants exactly those).
 
 use std::path::Path;
 
-/// The same list as `src/commands/mod.rs` `NAMES` (a test there compares them).
-const COMMANDS: &[&str] = &[
-    "app_info",
-    "ui_ready",
-    "get_settings",
-    "save_settings",
-    "list_chats",
-    "create_chat",
-    "chat_view",
-    "rename_chat",
-    "set_chat_workspace",
-    "choose_workspace",
-    "delete_chat",
-    "watch_chat",
-    "send_message",
-    "edit_message",
-    "stop_turn",
-    "answer_question",
-    "approve_plan",
-    "reject_plan",
-    "cancel_plan",
-    "edit_plan",
-    "plan_revisions",
-    "task_list",
-];
+include!("src/commands/names.rs");
 
 fn main() {
     // The window serves `ui/dist` (embedded at compile time); rebuild when it changes.
     println!("cargo:rerun-if-changed=../ui/dist");
+    println!("cargo:rerun-if-changed=src/commands/names.rs");
     if !Path::new("../ui/dist/index.html").exists() {
         // Otherwise `generate_context!` panics with a less helpful message.
         panic!("ui/dist is not built: run `npm ci && npm run build` in ui/ first");

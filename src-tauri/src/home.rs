@@ -2,6 +2,7 @@
 //! at start (the engine takes paths as values). The same rules as the `preflight` binary's
 //! `home.rs`: `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else
 //! `~/.local/share/preflight`; `$PREFLIGHT_FS_SERVER`, else the repository's `runtime/`.
+//! The models folder is the one `preflight model fetch` fills.
 
 use std::path::{Path, PathBuf};
 
@@ -55,4 +56,11 @@ pub fn fs_server() -> Option<PathBuf> {
         .skip(1)
         .map(|dir| dir.join("runtime/node_modules").join(FS_SERVER_ENTRY))
         .find(|candidate| candidate.is_file())
+}
+
+/// The embedded models' folder (shared with the `preflight` binary): `$PREFLIGHT_MODELS_DIR`,
+/// else the platform cache folder.
+pub fn models_dir() -> Result<PathBuf, String> {
+    preflight_embedded::catalog::models_dir(|name| std::env::var_os(name))
+        .ok_or_else(|| "neither PREFLIGHT_MODELS_DIR nor HOME is set: cannot tell where the models are".to_owned())
 }

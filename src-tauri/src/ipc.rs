@@ -24,14 +24,31 @@ pub struct ChatRef {
     pub chat_id: String,
 }
 
-/// What the window asks first: the version, the data folder, and why the engine could not
-/// start, if it could not (a bad `config.toml`, fixed on the settings screen).
+/// What the window asks first: the version, the data folder, why the engine could not
+/// start, if it could not (a bad `config.toml`, fixed on the settings screen), and the
+/// embedded models the settings screen offers.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct AppInfo {
     pub version: String,
     pub home: String,
     pub startup_error: Option<String>,
+    pub models_dir: String,
+    pub models: Vec<EmbeddedModel>,
+}
+
+/// A model of the embedded catalog, and whether its file is in the models folder.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct EmbeddedModel {
+    /// What `config.toml`'s `model` calls it (`smollm2`, `gemma3`).
+    pub id: String,
+    pub name: String,
+    pub default: bool,
+    /// The whole file is there (by size; the engine checks it loads).
+    pub installed: bool,
+    /// How to install it when it is not: the command to run.
+    pub fetch_command: String,
 }
 
 #[cfg(test)]
@@ -51,8 +68,9 @@ mod tests {
         ChatEvent::export(&config).unwrap();
         ChatRef::export(&config).unwrap();
         AppInfo::export(&config).unwrap();
+        EmbeddedModel::export(&config).unwrap();
         let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated/desktop");
-        for name in ["ChatEvent.ts", "ChatRef.ts", "AppInfo.ts"] {
+        for name in ["ChatEvent.ts", "ChatRef.ts", "AppInfo.ts", "EmbeddedModel.ts"] {
             // The engine's types live one folder up, with the engine's own check.
             let text = std::fs::read_to_string(fresh.path().join(name)).unwrap().replace("from \"./", "from \"../");
             if std::env::var_os("UPDATE_BINDINGS").is_some() {

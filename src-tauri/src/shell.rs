@@ -1,13 +1,16 @@
 //! The shell's state: the one engine of this process (re-opened after the settings change,
-//! since it reads `config.toml` when it opens) and the forwarder of the watched chat.
+//! since it reads `config.toml` when it opens), the embedded models it runs `kind =
+//! "embedded"` on (kept across re-opens, so a loaded model is not loaded again) and the
+//! forwarder of the watched chat.
 //!
 //! **Invariant:** locks here guard a handle swap only and are never held across `.await`;
 //! every command clones the engine handle (cheap: clones share one engine) and calls it.
 
-use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Instant;
 
+use preflight_embedded::LlamaModels;
 use preflight_engine::lifecycle::{ApiError, Engine, EngineOptions};
 use tauri::async_runtime::JoinHandle;
 
@@ -28,6 +31,8 @@ pub fn since_start_ms() -> u64 {
 pub struct Shell {
     pub home: PathBuf,
     fs_server: Option<PathBuf>,
+    /// The models folder and the embedded models loaded from it.
+    pub models: Arc<LlamaModels>,
     /// The engine, or why it could not open (shown on the settings screen).
     engine: RwLock<Result<Engine, String>>,
     /// The task forwarding the watched chat's events to the window.
@@ -40,11 +45,12 @@ impl Shell {
     pub fn start() -> Result<Shell, String> {
         let home = home::data_home()?;
         let fs_server = home::fs_server();
-        let engine = tauri::async_runtime::block_on(open(&home, fs_server.clone()));
+        let models = Arc::new(LlamaModels::new(home::models_dir()?));
+        let engine = tauri::async_runtime::block_on(open(&home, fs_server.clone(), &models));
         if let Err(error) = &engine {
             tracing::error!(%error, "the engine could not start");
         }
-        Ok(Shell { home, fs_server, engine: RwLock::new(engine), watch: Mutex::new(None) })
+        Ok(Shell { home, fs_server, models, engine: RwLock::new(engine), watch: Mutex::new(None) })
     }
 
     /// The engine, or `ERR_INTERNAL` saying why it is not running.
@@ -66,7 +72,7 @@ impl Shell {
         if let Ok(old) = self.engine() {
             old.shutdown().await;
         }
-        let engine = open(&self.home, self.fs_server.clone()).await;
+        let engine = open(&self.home, self.fs_server.clone(), &self.models).await;
         let result = engine.as_ref().map(drop).map_err(|error| ApiError::internal(error.clone()));
         *self.engine.write().unwrap_or_else(PoisonError::into_inner) = engine;
         result
@@ -93,6 +99,8 @@ impl Shell {
     }
 }
 
-async fn open(home: &std::path::Path, fs_server: Option<PathBuf>) -> Result<Engine, String> {
-    Engine::open(EngineOptions::new(home.to_owned(), fs_server)).await.map_err(|error| error.to_string())
+async fn open(home: &Path, fs_server: Option<PathBuf>, models: &Arc<LlamaModels>) -> Result<Engine, String> {
+    let mut options = EngineOptions::new(home.to_owned(), fs_server);
+    options.local_models = Some(Arc::clone(models) as _);
+    Engine::open(options).await.map_err(|error| error.to_string())
 }

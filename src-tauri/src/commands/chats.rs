@@ -1,9 +1,9 @@
 //! Chats and their messages: the sidebar (list, create, rename, delete), the workspace
-//! folder, the chat view, sending, editing, stopping, and watching a chat's events.
+//! folder and plan-mode switches, the chat view, sending, editing, stopping, and watching a chat's events.
 
 use preflight_engine::chat::Chat;
 use preflight_engine::events::Event;
-use preflight_engine::lifecycle::{ApiError, ChatView, NewChat};
+use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
@@ -28,15 +28,11 @@ pub async fn chat_view(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatV
     shell.engine()?.chat_view(&chat_id)
 }
 
+/// Renames the chat, sets its workspace from a typed or pasted path (null clears it), or
+/// flips its plan-mode switches: one checked write.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn rename_chat(shell: State<'_, Shell>, chat_id: String, title: String) -> Answer<Chat> {
-    shell.engine()?.rename_chat(&chat_id, &title)
-}
-
-/// Sets the workspace from a path (typed, pasted, or supplied by the picker); null clears it.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn set_chat_workspace(shell: State<'_, Shell>, chat_id: String, workspace: Option<String>) -> Answer<Chat> {
-    shell.engine()?.set_chat_workspace(&chat_id, workspace.as_deref())
+pub async fn update_chat(shell: State<'_, Shell>, chat_id: String, patch: ChatPatch) -> Answer<Chat> {
+    shell.engine()?.update_chat(&chat_id, &patch)
 }
 
 /// Opens the native folder picker; null when the user cancels it.

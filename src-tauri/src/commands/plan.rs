@@ -1,9 +1,9 @@
 //! Plan mode's actions: answer a question, approve, revise or cancel the plan, edit it
-//! before approval, read its revisions and the `turn_plan` task list.
+//! before approval, read its revisions and the `turn_plan` task list, and the plan folder in
+//! the workspace (confirm a drop, show the folder).
 
-use preflight_engine::lifecycle::{ApiError, ChatView};
+use preflight_engine::lifecycle::{ApiError, ChatView, PlanFolder, PlanView};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
-use preflight_engine::tasks::Task;
 use tauri::State;
 
 use crate::shell::Shell;
@@ -41,7 +41,24 @@ pub async fn plan_revisions(shell: State<'_, Shell>, chat_id: String) -> Answer<
     shell.engine()?.plan_revisions(&chat_id)
 }
 
+/// The task list, and the chat's `.dwp` plan folder when it writes one.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn task_list(shell: State<'_, Shell>, chat_id: String) -> Answer<Vec<Task>> {
-    shell.engine()?.task_list(&chat_id)
+pub async fn plan_view(shell: State<'_, Shell>, chat_id: String) -> Answer<PlanView> {
+    shell.engine()?.plan_view(&chat_id).await
+}
+
+/// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn confirm_drop(shell: State<'_, Shell>, chat_id: String, task_id: u32) -> Answer<PlanFolder> {
+    shell.engine()?.confirm_drop(&chat_id, task_id).await
+}
+
+/// Shows the chat's plan folder in the system's file manager. The path comes from the
+/// engine, never from the window, so this cannot open anything else.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn open_plan_folder(shell: State<'_, Shell>, chat_id: String) -> Answer<PlanFolder> {
+    let folder = shell.engine()?.plan_folder(&chat_id).await?;
+    let folder = folder.ok_or_else(|| ApiError::bad_request("this chat has no plan folder in its workspace"))?;
+    super::reveal::open_folder(std::path::Path::new(&folder.path))?;
+    Ok(folder)
 }

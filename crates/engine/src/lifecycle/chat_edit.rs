@@ -26,7 +26,6 @@ pub const MAX_TITLE_CHARS: usize = 200;
 pub struct ChatPatch {
     pub title: Option<String>,
     #[serde(default, deserialize_with = "present")]
-    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub workspace: Option<Option<String>>,
     pub plan_mode: Option<bool>,
     pub auto_approve: Option<bool>,

@@ -1,0 +1,30 @@
+// The window's commands, by name: `commands::handler` registers them, `build.rs` includes this
+// file to generate an `allow-<command>` permission for each, and `capabilities/default.json`
+// grants exactly those (a test in `commands/mod.rs` keeps the three equal).
+
+/// Every command the window may call.
+pub const COMMANDS: &[&str] = &[
+    "app_info",
+    "ui_ready",
+    "get_settings",
+    "save_settings",
+    "list_chats",
+    "create_chat",
+    "chat_view",
+    "update_chat",
+    "choose_workspace",
+    "delete_chat",
+    "watch_chat",
+    "send_message",
+    "edit_message",
+    "stop_turn",
+    "answer_question",
+    "approve_plan",
+    "reject_plan",
+    "cancel_plan",
+    "edit_plan",
+    "plan_revisions",
+    "plan_view",
+    "confirm_drop",
+    "open_plan_folder",
+];
