@@ -95,7 +95,8 @@ async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
     assert_eq!(state["tasks"][0]["block"]["reason"], "the config already has it", "{state:#}");
     assert_eq!(state["tasks"][1]["status"], "completed", "{state:#}");
     let (_, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
-    assert_eq!(view["files"]["awaiting_drop"], json!([1]), "{view}");
+    let awaiting = json!([{"id": 1, "title": "Add the setting", "reason": "the config already has it"}]);
+    assert_eq!(view["files"]["awaiting_drop"], awaiting, "{view}");
 
     // Only a drop the executor made can be confirmed; a refusal changes no file.
     let before = std::fs::read(folder.join("state.json")).unwrap();

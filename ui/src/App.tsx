@@ -5,12 +5,15 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import type { AppSettings } from "./generated/AppSettings";
 import type { Chat } from "./generated/Chat";
 import type { SettingsUpdate } from "./generated/SettingsUpdate";
+import type { AppInfo } from "./generated/desktop/AppInfo";
 import { api, asApiError } from "./lib/api";
 import { warmUpMarkdown } from "./lib/markdown";
 import { activeCard } from "./lib/chatState";
 import { useChat } from "./lib/useChat";
+import { ChatOptions } from "./components/ChatOptions";
 import { Composer, LOCKED_NOTICE } from "./components/Composer";
 import { Messages } from "./components/Messages";
+import { ModelNotice } from "./components/ModelNotice";
 import { Settings } from "./components/Settings";
 import { Sidebar } from "./components/Sidebar";
 import { TaskPanel } from "./components/TaskPanel";
@@ -30,6 +33,7 @@ function markReady() {
 export function App() {
   const [screen, setScreen] = useState<Screen>({ kind: "loading" });
   const [settings, setSettings] = useState<AppSettings | null>(null);
+  const [info, setInfo] = useState<AppInfo | null>(null);
   const [chats, setChats] = useState<Chat[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
@@ -45,6 +49,7 @@ export function App() {
   useEffect(() => {
     (async () => {
       const info = await api.appInfo();
+      setInfo(info);
       try {
         const current = await api.getSettings();
         setSettings(current);
@@ -64,6 +69,7 @@ export function App() {
   const saveSettings = async (update: SettingsUpdate): Promise<string | null> => {
     try {
       setSettings(await api.saveSettings(update));
+      setInfo(await api.appInfo());
       await loadChats();
       setGeneration((n) => n + 1);
       setScreen({ kind: "chats" });
@@ -76,7 +82,16 @@ export function App() {
   if (screen.kind === "loading") return <main class="loading">Starting…</main>;
   if (screen.kind === "settings" && settings) {
     const close = screen.firstRun || screen.problem ? null : () => setScreen({ kind: "chats" });
-    return <Settings settings={settings} firstRun={screen.firstRun} problem={screen.problem} onSave={saveSettings} onClose={close} />;
+    return (
+      <Settings
+        settings={settings}
+        models={info?.models ?? []}
+        firstRun={screen.firstRun}
+        problem={screen.problem}
+        onSave={saveSettings}
+        onClose={close}
+      />
+    );
   }
 
   const current = chats.find((c) => c.id === selected) ?? null;
@@ -91,6 +106,10 @@ export function App() {
   };
   const id = selected ?? "";
   const refreshChats = () => void loadChats();
+  const openSettings = () => setScreen({ kind: "settings", firstRun: false, problem: null });
+  const notice = settings?.provider === "embedded" && (
+    <ModelNotice model={settings.model} models={info?.models ?? []} onSettings={openSettings} />
+  );
 
   return (
     <div class="app">
@@ -112,10 +131,11 @@ export function App() {
           await run(() => api.deleteChat(chatId));
           await loadChats(chatId === selected ? undefined : (selected ?? undefined));
         }}
-        onSettings={() => setScreen({ kind: "settings", firstRun: false, problem: null })}
+        onSettings={openSettings}
       />
       {current && state ? (
         <main class="chat" data-testid="chat" data-phase={phase}>
+          {notice}
           <header class="chat-head">
             <h2 class="chat-heading">{current.title}</h2>
             <WorkspaceBar
@@ -123,6 +143,7 @@ export function App() {
               onSet={(path) => void run(() => api.setChatWorkspace(id, path), refreshChats)}
               onChoose={() => void run(() => api.chooseWorkspace(id), refreshChats)}
             />
+            <ChatOptions chat={current} onChange={(patch) => void run(() => api.updateChat(id, patch), refreshChats)} />
           </header>
           <Messages
             state={state}
@@ -157,6 +178,7 @@ export function App() {
         </main>
       ) : (
         <main class="chat empty">
+          {notice}
           <p class="muted">{chats.length === 0 ? "No chats yet." : "Choose a chat."}</p>
           <button
             type="button"
@@ -170,7 +192,13 @@ export function App() {
           </button>
         </main>
       )}
-      <TaskPanel tasks={state?.tasks ?? []} finished={state?.tasksFinished ?? false} />
+      <TaskPanel
+        tasks={state?.tasks ?? []}
+        finished={state?.tasksFinished ?? false}
+        files={chat.files}
+        onOpenFolder={() => void run(() => api.openPlanFolder(id))}
+        onConfirmDrop={(taskId) => void run(() => api.confirmDrop(id, taskId))}
+      />
     </div>
   );
 }

@@ -6,9 +6,13 @@ import { useState } from "preact/hooks";
 import type { AppSettings } from "../generated/AppSettings";
 import type { ProviderChoice } from "../generated/ProviderChoice";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
+import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
+import { embeddedModel } from "./ModelNotice";
 
 export interface SettingsProps {
   settings: AppSettings;
+  /** The embedded catalog, with what the models folder holds. */
+  models: EmbeddedModel[];
   firstRun: boolean;
   /** Why the engine is not running, when it is not. */
   problem: string | null;
@@ -22,7 +26,7 @@ const PROVIDERS: { value: ProviderChoice; label: string; baseUrl: string }[] = [
   { value: "embedded", label: "Embedded model (offline)", baseUrl: "" },
 ];
 
-export function Settings({ settings, firstRun, problem, onSave, onClose }: SettingsProps) {
+export function Settings({ settings, models, firstRun, problem, onSave, onClose }: SettingsProps) {
   const [form, setForm] = useState<SettingsUpdate>({
     provider: settings.provider,
     base_url: settings.base_url,
@@ -35,6 +39,9 @@ export function Settings({ settings, firstRun, problem, onSave, onClose }: Setti
   const [saving, setSaving] = useState(false);
   const remote = form.provider !== "embedded";
   const update = (change: Partial<SettingsUpdate>) => setForm({ ...form, ...change });
+  const chosen = embeddedModel(form.model, models);
+  // A model name typed for a remote provider means nothing to the embedded one: its default then.
+  const embeddedValue = chosen?.id ?? models.find((entry) => entry.default)?.id ?? "";
   const provider = PROVIDERS.find((entry) => entry.value === form.provider);
   return (
     <main class="settings" data-testid="settings">
@@ -52,7 +59,15 @@ export function Settings({ settings, firstRun, problem, onSave, onClose }: Setti
           <legend>Model provider</legend>
           <label>
             Provider
-            <select data-testid="provider" value={form.provider} onChange={(event) => update({ provider: event.currentTarget.value as ProviderChoice })}>
+            <select
+              data-testid="provider"
+              value={form.provider}
+              onChange={(event) => {
+                const next = event.currentTarget.value as ProviderChoice;
+                // The model field names a different thing per kind: keep it only within a kind.
+                update({ provider: next, model: next === settings.provider ? settings.model : "", base_url: next === settings.provider ? settings.base_url : "" });
+              }}
+            >
               {PROVIDERS.map((entry) => (
                 <option key={entry.value} value={entry.value}>
                   {entry.label}
@@ -60,6 +75,32 @@ export function Settings({ settings, firstRun, problem, onSave, onClose }: Setti
               ))}
             </select>
           </label>
+          {!remote && (
+            <>
+              <label>
+                Model
+                <select data-testid="embedded-model" value={embeddedValue} onChange={(event) => update({ model: event.currentTarget.value })}>
+                  {models.map((entry) => (
+                    <option key={entry.id} value={entry.id}>
+                      {entry.name}
+                      {entry.default ? " (default)" : ""}
+                      {entry.installed ? "" : " — not installed"}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <p class="muted small" data-testid="embedded-help">
+                Runs on this computer with no account and no network. It is tiny: plans are rough and it answers without tools. A real
+                model gives far better plans.
+                {chosen && !chosen.installed && (
+                  <>
+                    {" "}
+                    Install this one with <code>{chosen.fetch_command}</code>.
+                  </>
+                )}
+              </p>
+            </>
+          )}
           {remote && (
             <>
               <label>

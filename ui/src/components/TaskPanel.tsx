@@ -1,4 +1,7 @@
-// The live `turn_plan` list beside the chat: phases, [ ] [>] [x] [~] marks, "3 of 7 done".
+// The live `turn_plan` list beside the chat: phases, [ ] [>] [x] [~] marks, "3 of 7 done";
+// and, for a chat that saves its plan into the workspace, the link to that `.dwp` folder and
+// the executor's drops that wait for the user's confirmation.
+import type { PlanFolder } from "../generated/PlanFolder";
 import type { Task } from "../generated/Task";
 import type { TaskStatus } from "../generated/TaskStatus";
 import { taskCounts } from "../lib/chatState";
@@ -17,7 +20,16 @@ export function groupByPhase(tasks: Task[]): { phase: string | null; tasks: Task
   return groups;
 }
 
-export function TaskPanel({ tasks, finished }: { tasks: Task[]; finished: boolean }) {
+export interface TaskPanelProps {
+  tasks: Task[];
+  finished: boolean;
+  /** The chat's plan folder, when it writes one. */
+  files?: PlanFolder | null;
+  onOpenFolder?: () => void;
+  onConfirmDrop?: (taskId: number) => void;
+}
+
+export function TaskPanel({ tasks, finished, files = null, onOpenFolder, onConfirmDrop }: TaskPanelProps) {
   const counts = taskCounts(tasks);
   return (
     <aside class="task-panel" data-testid="task-panel" aria-label="Task list">
@@ -51,6 +63,38 @@ export function TaskPanel({ tasks, finished }: { tasks: Task[]; finished: boolea
         ))
       )}
       {finished && <p class="muted" data-testid="tasks-finished">Every task is finished.</p>}
+      {files && <PlanFiles files={files} onOpenFolder={onOpenFolder} onConfirmDrop={onConfirmDrop} />}
     </aside>
+  );
+}
+
+function PlanFiles({ files, onOpenFolder, onConfirmDrop }: { files: PlanFolder } & Pick<TaskPanelProps, "onOpenFolder" | "onConfirmDrop">) {
+  return (
+    <section class="plan-files" data-testid="plan-files" aria-label="Plan folder">
+      <p class="small">
+        Saved in the workspace:{" "}
+        <button type="button" class="link" data-testid="open-plan-folder" title={files.path} onClick={onOpenFolder}>
+          {files.dir}
+        </button>
+      </p>
+      {files.awaiting_drop.length > 0 && (
+        <div class="awaiting-drop">
+          <p class="small">The executor dropped these; they stay blocked in the plan until you confirm:</p>
+          <ul>
+            {files.awaiting_drop.map((task) => (
+              <li key={task.id} data-testid={`awaiting-drop-${task.id}`}>
+                <span class="task-title">
+                  {task.id}. {task.title}
+                </span>
+                <span class="task-outcome"> — {task.reason}</span>
+                <button type="button" class="secondary small" data-testid={`confirm-drop-${task.id}`} onClick={() => onConfirmDrop?.(task.id)}>
+                  Confirm drop
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
   );
 }

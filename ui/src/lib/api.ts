@@ -6,13 +6,15 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { ApiError } from "../generated/ApiError";
 import type { AppSettings } from "../generated/AppSettings";
 import type { Chat } from "../generated/Chat";
+import type { ChatPatch } from "../generated/ChatPatch";
 import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
 import type { NewChat } from "../generated/NewChat";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
+import type { PlanFolder } from "../generated/PlanFolder";
+import type { PlanView } from "../generated/PlanView";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
-import type { Task } from "../generated/Task";
 import type { AppInfo } from "../generated/desktop/AppInfo";
 import type { ChatEvent } from "../generated/desktop/ChatEvent";
 import type { ChatRef } from "../generated/desktop/ChatRef";
@@ -41,9 +43,10 @@ export const api = {
   listChats: () => call<Chat[]>("list_chats"),
   createChat: (request: NewChat) => call<Chat>("create_chat", { request }),
   chatView: (chat_id: string) => call<ChatView>("chat_view", { chat_id }),
-  renameChat: (chat_id: string, title: string) => call<Chat>("rename_chat", { chat_id, title }),
+  updateChat: (chat_id: string, patch: ChatPatch) => call<Chat>("update_chat", { chat_id, patch }),
+  renameChat: (chat_id: string, title: string) => call<Chat>("update_chat", { chat_id, patch: { title } }),
   setChatWorkspace: (chat_id: string, workspace: string | null) =>
-    call<Chat>("set_chat_workspace", { chat_id, workspace }),
+    call<Chat>("update_chat", { chat_id, patch: { workspace } }),
   chooseWorkspace: (chat_id: string) => call<Chat | null>("choose_workspace", { chat_id }),
   deleteChat: (chat_id: string) => call<boolean>("delete_chat", { chat_id }),
   sendMessage: (chat_id: string, content: string, files: string[] = []) =>
@@ -57,7 +60,9 @@ export const api = {
   rejectPlan: (chat_id: string, feedback: string | null) => call<ChatView>("reject_plan", { chat_id, feedback }),
   cancelPlan: (chat_id: string) => call<ChatView>("cancel_plan", { chat_id }),
   editPlan: (chat_id: string, edit: PlanEdit) => call<PlanDocument>("edit_plan", { chat_id, edit }),
-  taskList: (chat_id: string) => call<Task[]>("task_list", { chat_id }),
+  planView: (chat_id: string) => call<PlanView>("plan_view", { chat_id }),
+  confirmDrop: (chat_id: string, task_id: number) => call<PlanFolder>("confirm_drop", { chat_id, task_id }),
+  openPlanFolder: (chat_id: string) => call<PlanFolder>("open_plan_folder", { chat_id }),
 };
 
 export interface ChatListeners {

@@ -1,11 +1,13 @@
 // The open chat: loads it, watches its events (tokens over the Channel, batched so that a
 // fast stream re-renders at most every 50 ms), reloads the stored view after each stored
-// change, and wraps the user's actions so each answer updates the view.
+// change (and the plan folder's view after each task-list change), and wraps the user's
+// actions so each answer updates the view.
 import { useEffect, useRef, useState } from "preact/hooks";
 
 import type { ApiError } from "../generated/ApiError";
 import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
+import type { PlanFolder } from "../generated/PlanFolder";
 import { api, asApiError, watchChat } from "./api";
 import { applyDelta, applyEvent, initialState, withView, type ChatState } from "./chatState";
 
@@ -14,6 +16,8 @@ const DELTA_FLUSH_MS = 50;
 
 export interface ChatController {
   state: ChatState | null;
+  /** The chat's `.dwp` plan folder, when it writes one (refreshed as the task list changes). */
+  files: PlanFolder | null;
   /** Runs an action that answers with the chat's new view; errors are returned. */
   act: (action: () => Promise<ChatView | unknown>) => Promise<ApiError | null>;
   reload: () => void;
@@ -21,10 +25,12 @@ export interface ChatController {
 
 export function useChat(chatId: string | null, generation: number): ChatController {
   const [state, setState] = useState<ChatState | null>(null);
+  const [files, setFiles] = useState<PlanFolder | null>(null);
   const reloadRef = useRef<() => void>(() => {});
 
   useEffect(() => {
     setState(null);
+    setFiles(null);
     if (chatId === null) return;
     let alive = true;
     let stop: (() => void) | null = null;
@@ -58,7 +64,18 @@ export function useChat(chatId: string | null, generation: number): ChatControll
         }
       }
     };
-    reloadRef.current = () => void reload();
+    const reloadFiles = async () => {
+      try {
+        const view = await api.planView(chatId);
+        if (alive) setFiles(view.files);
+      } catch {
+        // As above: a deleted chat has no folder to show.
+      }
+    };
+    reloadRef.current = () => {
+      void reload();
+      void reloadFiles();
+    };
     const onDelta = (event: Event) => {
       if (event.type !== "delta") return;
       pending.push({ id: event.message_id, text: event.text });
@@ -68,6 +85,7 @@ export function useChat(chatId: string | null, generation: number): ChatControll
       if (pending.length > 0) flush();
       setState((current) => current && applyEvent(current, event));
       if (event.type === "message" || event.type === "plan_status") void reload();
+      if (event.type === "plan" || event.type === "plan_status") void reloadFiles();
     };
 
     (async () => {
@@ -75,8 +93,10 @@ export function useChat(chatId: string | null, generation: number): ChatControll
         const unwatch = await watchChat(chatId, { onDelta, onEvent, onResync: () => void reload() });
         if (!alive) return unwatch();
         stop = unwatch;
-        const [view, tasks] = await Promise.all([api.chatView(chatId), api.taskList(chatId)]);
-        if (alive) setState(initialState(view, tasks));
+        const [view, plan] = await Promise.all([api.chatView(chatId), api.planView(chatId)]);
+        if (!alive) return;
+        setState(initialState(view, plan.tasks));
+        setFiles(plan.files);
       } catch (error) {
         console.error("cannot open the chat", asApiError(error));
       }
@@ -102,5 +122,5 @@ export function useChat(chatId: string | null, generation: number): ChatControll
       return asApiError(error);
     }
   };
-  return { state, act, reload: () => reloadRef.current() };
+  return { state, files, act, reload: () => reloadRef.current() };
 }

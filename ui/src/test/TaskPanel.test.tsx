@@ -1,5 +1,5 @@
-import { render, screen } from "@testing-library/preact";
-import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen } from "@testing-library/preact";
+import { describe, expect, it, vi } from "vitest";
 
 import { TaskPanel } from "../components/TaskPanel";
 import type { Task } from "../generated/Task";
@@ -32,5 +32,29 @@ describe("TaskPanel", () => {
     render(<TaskPanel tasks={tasks.map((t) => ({ ...t, status: "done" as const }))} finished />);
     expect(screen.getByTestId("task-count").textContent).toBe("4 of 4 done");
     expect(screen.getByTestId("tasks-finished")).toBeTruthy();
+  });
+
+  it("links the plan folder and confirms the executor's drops one by one", () => {
+    const openFolder = vi.fn();
+    const confirmDrop = vi.fn();
+    const files = {
+      dir: ".dwp/plans/PLAN_add-login",
+      path: "/work/app/.dwp/plans/PLAN_add-login",
+      awaiting_drop: [{ id: 4, title: "old approach", reason: "the new API covers it" }],
+    };
+    render(<TaskPanel tasks={tasks} finished={false} files={files} onOpenFolder={openFolder} onConfirmDrop={confirmDrop} />);
+    const link = screen.getByTestId("open-plan-folder");
+    expect(link.textContent).toBe(".dwp/plans/PLAN_add-login");
+    expect(link.getAttribute("title")).toBe("/work/app/.dwp/plans/PLAN_add-login");
+    fireEvent.click(link);
+    expect(openFolder).toHaveBeenCalledTimes(1);
+    expect(screen.getByTestId("awaiting-drop-4").textContent).toContain("the new API covers it");
+    fireEvent.click(screen.getByTestId("confirm-drop-4"));
+    expect(confirmDrop).toHaveBeenCalledWith(4);
+  });
+
+  it("shows no folder section for a chat that does not save its plan", () => {
+    render(<TaskPanel tasks={tasks} finished={false} files={null} />);
+    expect(screen.queryByTestId("plan-files")).toBeNull();
   });
 });

@@ -36,7 +36,7 @@ pub use chats::{NewChat, DEFAULT_TITLE};
 pub use error::{ApiError, ErrorCode};
 pub use notify::phase_text;
 pub use transitions::MAX_QUESTION_ROUNDS;
-pub use plan_files::{PlanFolder, PlanView};
+pub use plan_files::{DroppedTask, PlanFolder, PlanView};
 pub use view::{ChatView, StateView};
 
 use hub::Hub;

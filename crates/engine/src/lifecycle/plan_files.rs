@@ -23,7 +23,17 @@ pub struct PlanFolder {
     pub path: String,
     /// Tasks the executor dropped that stay `blocked` in `state.json` until the user
     /// confirms the drop (then `skipped`).
-    pub awaiting_drop: Vec<u32>,
+    pub awaiting_drop: Vec<DroppedTask>,
+}
+
+/// A task of the plan folder that the executor dropped, waiting for the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DroppedTask {
+    pub id: u32,
+    pub title: String,
+    /// The executor's reason (its outcome for the drop).
+    pub reason: String,
 }
 
 /// `GET /v1/chats/{id}/plan`: the task list, and the plan folder that mirrors it.
@@ -140,8 +150,10 @@ fn folder(workspace: &Path, dir: &PlanDir) -> Result<PlanFolder, DwpError> {
     let awaiting_drop = state
         .tasks
         .iter()
-        .filter(|task| dropped_by_executor(task).is_some())
-        .map(|task| task.id)
+        .filter_map(|task| {
+            let reason = dropped_by_executor(task)?.to_owned();
+            Some(DroppedTask { id: task.id, title: task.title.clone(), reason })
+        })
         .collect();
     let relative = dir.path().strip_prefix(workspace).unwrap_or(dir.path());
     Ok(PlanFolder {

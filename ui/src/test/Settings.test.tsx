@@ -1,0 +1,89 @@
+import { fireEvent, render, screen, waitFor } from "@testing-library/preact";
+import { describe, expect, it, vi } from "vitest";
+
+import { ChatOptions } from "../components/ChatOptions";
+import { ModelNotice } from "../components/ModelNotice";
+import { Settings } from "../components/Settings";
+import type { AppSettings } from "../generated/AppSettings";
+import type { Chat } from "../generated/Chat";
+import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
+
+const models: EmbeddedModel[] = [
+  { id: "smollm2", name: "SmolLM2-135M-Instruct (Q4_1)", default: true, installed: true, fetch_command: "preflight model fetch --model smollm2" },
+  { id: "gemma3", name: "Gemma 3 270M (Q4_K_M)", default: false, installed: false, fetch_command: "preflight model fetch --model gemma3" },
+];
+
+const embedded: AppSettings = {
+  configured: true,
+  provider: "embedded",
+  base_url: "",
+  model: "",
+  plan_mode: true,
+  auto_approve: false,
+  api_key_stored_in: null,
+  config_path: "/home/u/.local/share/preflight/config.toml",
+};
+
+describe("the embedded model in the window", () => {
+  it("the notice names the model, says a real model plans better, and tells how to install a missing one", () => {
+    const onSettings = vi.fn();
+    const { unmount } = render(<ModelNotice model="" models={models} onSettings={onSettings} />);
+    const notice = screen.getByTestId("model-notice").textContent ?? "";
+    expect(notice).toContain("SmolLM2-135M-Instruct");
+    expect(notice).toContain("far better plans");
+    expect(notice).not.toContain("not installed");
+    fireEvent.click(screen.getByTestId("notice-settings"));
+    expect(onSettings).toHaveBeenCalled();
+    unmount();
+    render(<ModelNotice model="gemma3" models={models} onSettings={onSettings} />);
+    expect(screen.getByTestId("model-notice").textContent).toContain("preflight model fetch --model gemma3");
+  });
+
+  it("settings switch from the embedded model to a provider and back, with the model list", async () => {
+    const onSave = vi.fn(async () => null);
+    render(<Settings settings={embedded} models={models} firstRun={false} problem={null} onSave={onSave} onClose={null} />);
+    const select = screen.getByTestId("embedded-model") as HTMLSelectElement;
+    expect(select.value).toBe("smollm2");
+    expect(Array.from(select.options).map((o) => o.textContent)).toEqual([
+      "SmolLM2-135M-Instruct (Q4_1) (default)",
+      "Gemma 3 270M (Q4_K_M) — not installed",
+    ]);
+    fireEvent.change(select, { target: { value: "gemma3" } });
+    expect(screen.getByTestId("embedded-help").textContent).toContain("preflight model fetch --model gemma3");
+
+    fireEvent.change(screen.getByTestId("provider"), { target: { value: "openai" } });
+    expect(screen.queryByTestId("embedded-model")).toBeNull();
+    fireEvent.input(screen.getByTestId("model"), { target: { value: "qwen2.5:7b" } });
+    fireEvent.click(screen.getByTestId("save-settings"));
+    await waitFor(() => expect(onSave).toHaveBeenCalled());
+    expect(onSave.mock.calls[0]).toEqual([
+      { provider: "openai", base_url: "", model: "qwen2.5:7b", plan_mode: true, auto_approve: false, api_key: undefined },
+    ]);
+  });
+});
+
+describe("ChatOptions", () => {
+  const chat: Chat = {
+    id: "c1",
+    title: "T",
+    workspace: null,
+    plan_mode: true,
+    auto_approve: false,
+    save_plans: false,
+    created_at: "2026-11-30T00:00:00Z",
+    updated_at: "2026-11-30T00:00:00Z",
+  };
+
+  it("sends one switch at a time and greys out what does not apply", () => {
+    const onChange = vi.fn();
+    const { rerender } = render(<ChatOptions chat={chat} onChange={onChange} />);
+    expect((screen.getByTestId("chat-save-plans") as HTMLInputElement).disabled).toBe(true);
+    fireEvent.click(screen.getByTestId("chat-auto-approve"));
+    expect(onChange).toHaveBeenLastCalledWith({ auto_approve: true });
+    fireEvent.click(screen.getByTestId("chat-plan-mode"));
+    expect(onChange).toHaveBeenLastCalledWith({ plan_mode: false });
+    rerender(<ChatOptions chat={{ ...chat, plan_mode: false, workspace: "/w" }} onChange={onChange} />);
+    expect((screen.getByTestId("chat-auto-approve") as HTMLInputElement).disabled).toBe(true);
+    expect((screen.getByTestId("chat-save-plans") as HTMLInputElement).disabled).toBe(false);
+  });
+});
