@@ -2,7 +2,7 @@
 // against the scripted model server and the real filesystem MCP server. Run by
 // scripts/e2e.sh, which builds what is needed; screenshots are saved as artifacts.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
@@ -214,6 +214,104 @@ test("a reply carrying <img onerror> and <script> is rendered inert", async () =
     await app.click(".message.assistant a");
     assert.equal(await app.session.execute("return window.__pwned ?? null"), null);
     await app.screenshot("inert");
+  } finally {
+    await app.stop();
+  }
+});
+
+test("chats are renamed and deleted; a chat's own switches; the plan folder, its link and a confirmed drop", async () => {
+  const PLAN_FILES = {
+    title: "Settings page",
+    aim: "Users can change their e-mail address",
+    steps: [
+      { action: "Add a settings table", expected: "the migration runs" },
+      { action: "Add the settings page", expected: "the page saves the address" },
+    ],
+    libraries: [],
+    sandbox: { policy: "reuse", notes: "" },
+  };
+  const app = await startApp({
+    name: "plan-files",
+    config: (url) => openaiConfig(url),
+    // The file manager the app starts is replaced by a recorder of what it was asked to show.
+    env: (dir) => {
+      const opener = join(dir, "open-folder.sh");
+      writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > "${join(dir, "opened.txt")}"\n`);
+      chmodSync(opener, 0o755);
+      return { PREFLIGHT_OPEN_FOLDER: opener };
+    },
+    script: () => ({
+      routes: [
+        { when: PLANNER, replies: [planReply(PLAN_FILES)] },
+        {
+          replies: [
+            toolCall("turn_plan", { op: "drop", id: 1, outcome: "the users table already has the column" }),
+            toolCall("turn_plan", { op: "done", id: 2, gate: { command: "npm test", exit_code: 0, evidence: "12 passing" } }),
+            text("The settings page saves the address; no new table was needed."),
+          ],
+        },
+      ],
+    }),
+  });
+  try {
+    // Rename (✎) and delete (with its confirmation) in the sidebar.
+    await app.click('[data-testid="new-chat"]');
+    await app.click('[data-testid="new-chat"]');
+    assert.equal(await app.count(".chat-item"), 2);
+    await app.click('.chat-item.selected [aria-label^="Rename"]');
+    const title = await app.find('[aria-label="Chat title"]');
+    await title.clear();
+    await title.type("Settings page" + KEYS.enter);
+    // (WebKitWebDriver reads an empty text for the sidebar's title buttons: read the DOM's.)
+    const titles = () => app.session.execute("return [...document.querySelectorAll('.chat-item .chat-title')].map((b) => b.textContent)");
+    await waitFor(async () => (await titles())[0] === "Settings page", "the sidebar to show the new title");
+    await app.byText(".chat-heading", "Settings page");
+    await app.click(".chat-item:not(.selected) .chat-title");
+    await app.byText(".chat-heading", "New chat");
+    await app.click('.chat-item.selected [aria-label^="Delete"]');
+    await app.click(".chat-item .confirm button.danger");
+    await waitFor(async () => (await app.count(".chat-item")) === 1, "the other chat to be deleted");
+    assert.deepEqual(await titles(), ["Settings page"]);
+
+    // A git workspace turns "save plans" on; this chat approves its plans by itself.
+    mkdirSync(join(app.workspace, ".git"));
+    const path = await app.find('[data-testid="workspace-path"]');
+    await path.type(app.workspace + KEYS.enter);
+    await waitFor(async () => (await app.find('[data-testid="chat-save-plans"]').then((box) => box.property("checked"))) === true, "save plans on");
+    assert.equal(await (await app.find('[data-testid="chat-auto-approve"]')).property("checked"), false);
+    await app.click('[data-testid="chat-auto-approve"]');
+    await waitFor(async () => (await (await app.find('[data-testid="chat-auto-approve"]')).property("checked")) === true, "auto-approve on");
+
+    const box = await app.find('[data-testid="message-box"]');
+    await box.type("Let users change their e-mail address" + KEYS.enter);
+    await app.byText(".message.assistant", "no new table was needed");
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
+    assert.equal(await app.count('[data-testid="approve-plan"]'), 0, "no approval was asked for");
+
+    // The task panel names the plan folder and holds the executor's drop for the user.
+    const plans = join(app.workspace, ".dwp/plans");
+    const [folder] = readdirSync(plans);
+    const link = await app.byText('[data-testid="open-plan-folder"]', `.dwp/plans/${folder}`);
+    await app.byText('[data-testid="awaiting-drop-1"]', "the users table already has the column");
+    const stateOf = () => JSON.parse(readFileSync(join(plans, folder, "state.json"), "utf8"));
+    assert.deepEqual(stateOf().tasks.map((task) => task.status), ["blocked", "completed"]);
+    publish(await app.screenshot("plan-files"), "plan-folder.png");
+
+    await link.click();
+    const opened = join(app.dir, "opened.txt");
+    await waitFor(() => existsSync(opened), "the file manager to be started");
+    assert.equal(readFileSync(opened, "utf8"), join(plans, folder));
+
+    await app.click('[data-testid="confirm-drop-1"]');
+    await waitFor(async () => (await app.count('[data-testid="awaiting-drop-1"]')) === 0, "the drop to be confirmed");
+    assert.deepEqual(stateOf().tasks.map((task) => task.status), ["skipped", "completed"]);
+
+    // Deleting the last chat empties the sidebar; the plan stays in the workspace.
+    await app.click('.chat-item [aria-label^="Delete"]');
+    await app.click(".chat-item .confirm button.danger");
+    await waitFor(async () => (await app.count(".chat-item")) === 0, "the chat to be deleted");
+    await app.byText("main.chat.empty", "No chats yet.");
+    assert.ok(existsSync(join(plans, folder, "README.md")));
   } finally {
     await app.stop();
   }

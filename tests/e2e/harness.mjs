@@ -67,10 +67,10 @@ async function startProvider(dir, script) {
   return { child, url };
 }
 
-async function startDriver(dir, home) {
+async function startDriver(dir, home, extraEnv = {}) {
   const [port, nativePort] = [await freePort(), await freePort()];
   const log = createWriteStream(join(dir, "app.log"));
-  const env = { ...process.env, PREFLIGHT_HOME: home, PREFLIGHT_FS_SERVER: FS_SERVER, RUST_LOG: process.env.RUST_LOG ?? "info" };
+  const env = { ...process.env, PREFLIGHT_HOME: home, PREFLIGHT_FS_SERVER: FS_SERVER, RUST_LOG: process.env.RUST_LOG ?? "info", ...extraEnv };
   const child = spawn(TAURI_DRIVER, ["--port", String(port), "--native-port", String(nativePort)], { env, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
@@ -82,9 +82,9 @@ async function startDriver(dir, home) {
 /**
  * A running app for one test. `script(workspace)` gives the provider's script; `config`
  * (a function of the provider's OpenAI URL) is written as config.toml, or left out to see
- * the first-run settings screen.
+ * the first-run settings screen. `env(dir)` adds variables to the app's environment.
  */
-export async function startApp({ name, script, config }) {
+export async function startApp({ name, script, config, env }) {
   const dir = mkdtempSync(join(tmpdir(), `preflight-e2e-${name}-`));
   const home = join(dir, "home");
   const workspace = join(dir, "workspace");
@@ -94,7 +94,7 @@ export async function startApp({ name, script, config }) {
   const provider = await startProvider(dir, script(workspace));
   const openaiUrl = `${provider.url}/v1`;
   if (config) writeFileSync(join(home, "config.toml"), config(openaiUrl));
-  const driver = await startDriver(dir, home);
+  const driver = await startDriver(dir, home, env ? env(dir) : {});
   const started = Date.now();
   const session = await Session.start(driver.base, APP);
   const app = new App({ name, dir, home, workspace, openaiUrl, provider, driver, session });
