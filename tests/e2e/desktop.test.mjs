@@ -316,3 +316,39 @@ test("chats are renamed and deleted; a chat's own switches; the plan folder, its
     await app.stop();
   }
 });
+
+test("offline on the embedded model: the first-run default, its notice, and a real card from the tiny model", async () => {
+  const app = await startApp({
+    name: "embedded",
+    config: null,
+    // Nothing may reach the scripted server: the model runs inside the app.
+    script: () => ({ routes: [{ replies: [text("the scripted server must not be asked")] }] }),
+  });
+  try {
+    await app.find('[data-testid="settings"]');
+    const provider = await app.find('[data-testid="provider"]');
+    assert.equal(await provider.property("value"), "embedded", "a fresh install runs the embedded model");
+    const model = await app.find('[data-testid="embedded-model"]');
+    assert.equal(await model.property("value"), "smollm2");
+    await app.click('[data-testid="save-settings"]');
+
+    const notice = await app.byText('[data-testid="model-notice"]', "tiny model");
+    assert.match(await notice.text(), /far better plans/);
+    await app.click('[data-testid="new-chat"]');
+    const box = await waitFor(() => app.find('[data-testid="message-box"]'), "the message box");
+    await box.type("Write a script that renames my holiday photos by date" + KEYS.enter);
+    await app.waitText('[data-testid="status-line"]', /Drafting a plan…/);
+    // On 2 busy cores the 135M model needs some seconds to load and write its fence.
+    const card = await waitFor(
+      async () => (await app.session.findAll('[data-testid="question-card"].active, [data-testid="plan-card"].active'))[0] ?? null,
+      "a card from the embedded model",
+      180_000,
+    );
+    assert.ok(card, "the tiny model's reply parsed into a card");
+    assert.equal(await app.count('[data-testid="model-notice"]'), 1, "the notice stays while the tiny model answers");
+    publish(await app.screenshot("embedded"), "embedded-model.png");
+    assert.equal(readFileSync(join(app.dir, "requests.jsonl"), { encoding: "utf8", flag: "a+" }).trim(), "", "no request left the app");
+  } finally {
+    await app.stop();
+  }
+});
