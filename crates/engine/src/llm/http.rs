@@ -10,13 +10,14 @@ use std::future::Future;
 use std::time::Duration;
 
 use bytes::Bytes;
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
+use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::error::SetupError;
 use super::retry::{with_retry, RetryPolicy};
 use super::sse::{SseDecoder, SseEvent};
-use super::{LlmError, ResponseStream, StreamEvent, Timeouts};
+use super::{LlmError, ProviderSettings, ResponseStream, StreamEvent, Timeouts};
 
 /// A wire format's streaming decoder: SSE events in, stream events out. Pure.
 pub(crate) trait ChunkDecoder: Send {
@@ -41,6 +42,47 @@ pub(crate) struct PostRequest {
     pub url: String,
     pub headers: HeaderMap,
     pub body: Bytes,
+}
+
+/// A provider's streaming endpoint: JSON posted to `{base_url}{path}`, SSE read back in the
+/// provider's wire format. What differs between providers is the path, their own headers
+/// (the key) and the body they build.
+pub(crate) struct Endpoint {
+    http: HttpClient,
+    url: String,
+    headers: HeaderMap,
+    wire: Wire,
+}
+
+impl Endpoint {
+    /// `headers` are the provider's own, added to the JSON and SSE ones.
+    pub fn new(settings: &ProviderSettings, path: &str, headers: HeaderMap, wire: Wire) -> Result<Endpoint, SetupError> {
+        let http = HttpClient::new(&settings.base_url, settings.timeouts, settings.retry)?;
+        let mut all = HeaderMap::new();
+        all.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        all.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        all.extend(headers);
+        let url = format!("{}{path}", settings.base_url.trim_end_matches('/'));
+        Ok(Endpoint { http, url, headers: all, wire })
+    }
+
+    /// Posts `body` and streams the answer (see [`HttpClient::post_sse`]).
+    pub async fn stream(&self, body: &impl Serialize, cancel: &CancellationToken) -> Result<ResponseStream, LlmError> {
+        // Our own request types always serialise; kept typed rather than a panic all the same.
+        let body = serde_json::to_vec(body)
+            .map_err(|error| LlmError::BadResponse { detail: format!("the request could not be written: {error}") })?;
+        let request = PostRequest { url: self.url.clone(), headers: self.headers.clone(), body: Bytes::from(body) };
+        self.http.post_sse(request, self.wire, cancel).await
+    }
+}
+
+/// A header value that `Debug` output and reqwest's logs show as `Sensitive`.
+pub(crate) fn secret_header(value: &str) -> Result<HeaderValue, SetupError> {
+    let mut header = HeaderValue::from_str(value).map_err(|_| SetupError::KeyStore {
+        detail: "the API key holds characters an HTTP header cannot carry".into(),
+    })?;
+    header.set_sensitive(true);
+    Ok(header)
 }
 
 pub(crate) struct HttpClient {

@@ -4,4 +4,3 @@ mod client;
 pub mod format;
 
 pub use client::OpenAiProvider;
-pub(crate) use client::{secret_header, unserialisable};
