@@ -142,3 +142,32 @@ async fn a_chat_that_does_not_save_plans_writes_nothing() {
     let (_, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
     assert!(view["files"].is_null(), "{view}");
 }
+
+#[tokio::test]
+async fn a_stopped_turn_leaves_a_checkpoint_in_the_task_in_progress() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join(".git")).unwrap();
+    let first_done = Answer::new()
+        .tool_call("turn_plan", json!({"op": "done", "id": 1, "gate": {"command": "cargo check", "exit_code": 0, "evidence": "Finished dev profile"}}))
+        .into();
+    let script = Script::new()
+        .route(planner(), [plan("Long job", &["Prepare", "Migrate the data"])])
+        .route(anyone(), [first_done, Answer::new().text("Migrating the first table…").stall().into()]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Move the data"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    events.wait_for("the stalled answer's first words", |name, data| name == "delta" && data["text"].as_str().is_some_and(|t| t.contains("Migrating"))).await;
+    let (status, _) = serve.post(&format!("/v1/chats/{id}/stop"), json!(null)).await;
+    assert_eq!(status, 200);
+    events.wait_for_phase("idle").await;
+
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(plan_folder(workspace.path()).join("state.json")).unwrap()).unwrap();
+    assert_eq!(state["tasks"][1]["status"], "in_progress", "{state:#}");
+    assert_eq!(state["checkpoint"]["task"], 2, "{state:#}");
+    assert_eq!(state["checkpoint"]["step"], "Migrate the data", "{state:#}");
+    assert!(state["checkpoint"]["note"].as_str().unwrap().contains("stopped by the user"), "{state:#}");
+}
