@@ -122,6 +122,16 @@ async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
     // Confirming twice is refused: the task is skipped already.
     let (status, error) = serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
     assert_eq!(status, 400, "{error}");
+
+    // A state.json broken by hand hides the folder from the view, not the task list; a
+    // confirmation then fails and writes nothing.
+    std::fs::write(folder.join("state.json"), "{ broken").unwrap();
+    let (status, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
+    assert_eq!(status, 200, "{view}");
+    assert!(view["files"].is_null(), "{view}");
+    let (status, error) = serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
+    assert_eq!(status, 500, "{error}");
+    assert_eq!(std::fs::read_to_string(folder.join("state.json")).unwrap(), "{ broken");
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::dwp::{read_state, Author, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS, DwpError, PlanDir, PlanFiles, Status};
+use crate::dwp::{read_state, Author, DwpError, PlanDir, PlanFiles, Status, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS};
 use crate::events::Event;
 use crate::now_rfc3339;
 use crate::tasks::{Task, TaskStatus};
@@ -46,10 +46,19 @@ pub struct PlanView {
 
 impl Engine {
     /// The task list with the chat's plan folder (`files` is `null` when the chat writes
-    /// none, or its workspace has none for this chat yet).
+    /// none, or its workspace has none for this chat yet). A folder that cannot be read (a
+    /// hand-broken `state.json`) leaves `files` out rather than the task list: the
+    /// verifier is the tool that says what is wrong with it.
     pub async fn plan_view(&self, chat_id: &str) -> Result<PlanView, ApiError> {
         let tasks = self.task_list(chat_id)?;
-        let files = self.plan_folder(chat_id).await?;
+        let files = match self.plan_folder(chat_id).await {
+            Ok(files) => files,
+            Err(error) if error.code == super::ErrorCode::Internal => {
+                tracing::warn!(%chat_id, message = %error.message, "the plan folder cannot be read");
+                None
+            }
+            Err(error) => return Err(error),
+        };
         Ok(PlanView { tasks, files })
     }
 
