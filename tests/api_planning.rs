@@ -142,7 +142,7 @@ async fn questions_then_a_custom_answer_then_a_plan_edited_approved_and_ticked_o
     let chat = world.serve.chat(&id).await;
     assert_eq!(chat["state"]["plan"]["approval"], "approved");
     assert_eq!(chat["messages"].as_array().unwrap().last().unwrap()["content"], "Done: the export works.");
-    assert_eq!(world.serve.get(&format!("/v1/chats/{id}/plan")).await.1, json!({"tasks": []}));
+    assert_eq!(world.serve.get(&format!("/v1/chats/{id}/plan")).await.1, json!({"tasks": [], "files": null}));
     assert_eq!(world.planner_requests().len(), 2, "planning ran once, then never again");
 }
 
