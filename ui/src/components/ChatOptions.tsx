@@ -8,33 +8,41 @@ export interface ChatOptionsProps {
   onChange: (patch: ChatPatch) => void;
 }
 
+type Switch = "plan_mode" | "auto_approve" | "save_plans";
+
+const SWITCHES: { key: Switch; label: string; hint: string; testId: string }[] = [
+  { key: "plan_mode", label: "Plan first", hint: "The planner asks its questions and proposes a plan before anything is done", testId: "chat-plan-mode" },
+  { key: "auto_approve", label: "Approve automatically", hint: "A plan goes to the executor without waiting for your approval", testId: "chat-auto-approve" },
+  {
+    key: "save_plans",
+    label: "Save plans to the workspace",
+    hint: "An approved plan is written to .dwp/plans/ in the workspace, and kept up to date as tasks finish",
+    testId: "chat-save-plans",
+  },
+];
+
+/** A switch that cannot apply to the chat as it is. */
+function disabled(chat: Chat, key: Switch): boolean {
+  if (key === "auto_approve") return !chat.plan_mode;
+  if (key === "save_plans") return chat.workspace === null;
+  return false;
+}
+
 export function ChatOptions({ chat, onChange }: ChatOptionsProps) {
   return (
     <div class="chat-options" data-testid="chat-options">
-      <label class="check" title="The planner asks its questions and proposes a plan before anything is done">
-        <input type="checkbox" data-testid="chat-plan-mode" checked={chat.plan_mode} onChange={(event) => onChange({ plan_mode: event.currentTarget.checked })} />
-        Plan first
-      </label>
-      <label class="check" title="A plan goes to the executor without waiting for your approval">
-        <input
-          type="checkbox"
-          data-testid="chat-auto-approve"
-          checked={chat.auto_approve}
-          disabled={!chat.plan_mode}
-          onChange={(event) => onChange({ auto_approve: event.currentTarget.checked })}
-        />
-        Approve automatically
-      </label>
-      <label class="check" title="An approved plan is written to .dwp/plans/ in the workspace, and kept up to date as tasks finish">
-        <input
-          type="checkbox"
-          data-testid="chat-save-plans"
-          checked={chat.save_plans}
-          disabled={chat.workspace === null}
-          onChange={(event) => onChange({ save_plans: event.currentTarget.checked })}
-        />
-        Save plans to the workspace
-      </label>
+      {SWITCHES.map(({ key, label, hint, testId }) => (
+        <label class="check" title={hint} key={key}>
+          <input
+            type="checkbox"
+            data-testid={testId}
+            checked={chat[key]}
+            disabled={disabled(chat, key)}
+            onChange={(event) => onChange({ [key]: event.currentTarget.checked })}
+          />
+          {label}
+        </label>
+      ))}
     </div>
   );
 }
