@@ -47,11 +47,60 @@ fn prefer_cpu_painting_without_gpu() {
     let has_gpu = std::fs::read_dir("/dev/dri")
         .map(|entries| entries.flatten().any(|entry| entry.file_name().to_string_lossy().starts_with("renderD")))
         .unwrap_or(false);
-    if !has_gpu && std::env::var_os(VARIABLE).is_none() {
+    if has_gpu {
+        return;
+    }
+    if std::env::var_os(VARIABLE).is_none() {
         std::env::set_var(VARIABLE, "1");
         tracing::info!("no GPU render node: WebKit paints on the CPU ({VARIABLE}=1)");
     }
+    if std::env::var_os(VARIABLE).is_some_and(|value| value != "0") {
+        keep_software_gl_out_of_this_process();
+    }
 }
+
+/// With CPU painting this process draws the web process's pictures with cairo and needs no
+/// GL, yet two probes would load Mesa's software driver here (libLLVM and llvmpipe: ~27 MB
+/// of PSS, measured): GTK's GLX visual probe when the display opens, and WebKit's EGL probe
+/// before it starts the web process. `GDK_GL=disable` stops the first; the second is stopped
+/// by initialising libglvnd's EGL (loaded already, with WebKit) while its vendor list names
+/// no file, then restoring the environment, so no child inherits it: the web process, which
+/// needs its EGL display, still loads Mesa. Values the user set are kept. Linux only; must
+/// run before any other thread exists (it changes the environment).
+#[cfg(target_os = "linux")]
+fn keep_software_gl_out_of_this_process() {
+    use std::ffi::{c_char, c_int, c_void};
+
+    const GDK_GL: &str = "GDK_GL";
+    const EGL_VENDORS: &str = "__EGL_VENDOR_LIBRARY_FILENAMES";
+    const EGL_EXTENSIONS: c_int = 0x3055;
+    extern "C" {
+        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    }
+    if std::env::var_os(GDK_GL).is_none() {
+        std::env::set_var(GDK_GL, "disable");
+    }
+    if std::env::var_os(EGL_VENDORS).is_some() {
+        return;
+    }
+    std::env::set_var(EGL_VENDORS, "/nonexistent");
+    // RTLD_DEFAULT (null): libEGL came in with WebKit; without it there is nothing to stop.
+    // SAFETY: dlsym with a NUL-terminated name; the symbol, when found, is libEGL's
+    // `const char *eglQueryString(EGLDisplay, EGLint)`, called with EGL_NO_DISPLAY (null).
+    let initialised = unsafe {
+        let symbol = dlsym(std::ptr::null_mut(), c"eglQueryString".as_ptr());
+        if !symbol.is_null() {
+            let query: extern "C" fn(*mut c_void, c_int) -> *const c_char = std::mem::transmute(symbol);
+            query(std::ptr::null_mut(), EGL_EXTENSIONS);
+        }
+        !symbol.is_null()
+    };
+    std::env::remove_var(EGL_VENDORS);
+    tracing::info!(egl_probe_stopped = initialised, "CPU painting: no GL in the window process (GDK_GL=disable)");
+}
+
+#[cfg(not(target_os = "linux"))]
+fn keep_software_gl_out_of_this_process() {}
 
 /// Logs go to stderr (`RUST_LOG`, default `info`).
 fn init_logging() {

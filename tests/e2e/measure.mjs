@@ -24,6 +24,8 @@ import { KEYS } from "./webdriver.mjs";
 const RUNS = Number(process.env.RUNS ?? 5);
 const TOKENS = Number(process.env.TOKENS ?? 2500);
 const RATE = Number(process.env.RATE ?? 500);
+/** Which figures to take: "start,frames" (both, the default), "start" or "frames". */
+const PARTS = (process.env.PARTS ?? "start,frames").split(",");
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -128,8 +130,9 @@ async function coldStartAndMemory(url) {
 
 const RECORD_FRAMES = `
   window.__frames = [];
+  window.__frameAt = [];
   let last = performance.now();
-  const step = (now) => { window.__frames.push(now - last); last = now; if (!window.__stopFrames) requestAnimationFrame(step); };
+  const step = (now) => { window.__frames.push(now - last); window.__frameAt.push(now); last = now; if (!window.__stopFrames) requestAnimationFrame(step); };
   requestAnimationFrame(step);
 `;
 
@@ -146,7 +149,11 @@ async function frameTimes(url) {
     await waitFor(() => app.session.execute("return !!document.querySelector('[data-testid=\"streaming\"]')"), "the stream to start");
     await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the stream to end", 120_000);
     const seconds = (Date.now() - started) / 1000;
-    const frames = (await app.session.execute("window.__stopFrames = true; return window.__frames")).slice(before + 1);
+    const [allFrames, allAt] = await app.session.execute("window.__stopFrames = true; return [window.__frames, window.__frameAt]");
+    const frames = allFrames.slice(before + 1);
+    const at = allAt.slice(before + 1);
+    // When the slow frames came, in seconds from the first recorded frame (start, middle, end?).
+    const slow = frames.flatMap((ms, index) => (ms > 33 ? [`${ms.toFixed(0)} ms @${((at[index] - at[0]) / 1000).toFixed(2)} s`] : []));
     const sorted = [...frames].sort((a, b) => a - b);
     const pick = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
     return {
@@ -157,6 +164,8 @@ async function frameTimes(url) {
       p99Ms: Number(pick(0.99).toFixed(1)),
       maxMs: Number(sorted.at(-1).toFixed(1)),
       over50: frames.filter((ms) => ms > 50).length,
+      p50Ms: Number(pick(0.5).toFixed(1)),
+      slowFrames: slow,
     };
   } finally {
     await app.stop();
@@ -165,13 +174,18 @@ async function frameTimes(url) {
 
 const { server, url } = await startStreamServer();
 try {
-  const { starts, memory } = await coldStartAndMemory(url);
-  const frames = await frameTimes(url);
+  const { starts, memory } = PARTS.includes("start") ? await coldStartAndMemory(url) : { starts: [], memory: [] };
+  const frames = PARTS.includes("frames") ? await frameTimes(url) : null;
   const totalPss = memory.reduce((sum, process) => sum + process.pssMb, 0);
   console.log(`binary: ${APP}`);
-  console.log(`cold start (spawn → interactive), ${RUNS} runs: ${starts.map((s) => `${s.wallMs} ms`).join(", ")}; median ${median(starts.map((s) => s.wallMs))} ms (in-app, main → ui_ready: median ${median(starts.map((s) => s.inAppMs))} ms)`);
-  console.log(`idle PSS: ${memory.map((p) => `${p.name} ${p.pssMb.toFixed(1)} MB`).join(", ")}; total ${totalPss.toFixed(1)} MB`);
-  console.log(`frames while ${TOKENS} tokens stream at ${RATE}/s: ${frames.frames} frames in ${frames.seconds} s, mean ${frames.meanMs} ms, p95 ${frames.p95Ms} ms, p99 ${frames.p99Ms} ms, max ${frames.maxMs} ms, ${frames.over50} over 50 ms`);
+  if (PARTS.includes("start")) {
+    console.log(`cold start (spawn → interactive), ${RUNS} runs: ${starts.map((s) => `${s.wallMs} ms`).join(", ")}; median ${median(starts.map((s) => s.wallMs))} ms (in-app, main → ui_ready: median ${median(starts.map((s) => s.inAppMs))} ms)`);
+    console.log(`idle PSS: ${memory.map((p) => `${p.name} ${p.pssMb.toFixed(1)} MB`).join(", ")}; total ${totalPss.toFixed(1)} MB`);
+  }
+  if (frames) {
+    console.log(`frames while ${TOKENS} tokens stream at ${RATE}/s: ${frames.frames} frames in ${frames.seconds} s, mean ${frames.meanMs} ms, p50 ${frames.p50Ms} ms, p95 ${frames.p95Ms} ms, p99 ${frames.p99Ms} ms, max ${frames.maxMs} ms, ${frames.over50} over 50 ms`);
+    console.log(`frames over 33 ms: ${frames.slowFrames.join(", ") || "none"}`);
+  }
   console.log(JSON.stringify({ starts, memory, totalPssMb: Number(totalPss.toFixed(1)), frames }));
 } finally {
   server.close();

@@ -18,6 +18,8 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 
+import { runWhenIdle, warmUpLayout } from "./layoutWarmUp";
+
 const languages = { bash, css, diff, go, ini, javascript, json, python, rust, sql, typescript, xml, yaml };
 for (const [name, language] of Object.entries(languages)) {
   hljs.registerLanguage(name, language);
@@ -129,9 +131,23 @@ export function streamingChunks(text: string, previous: number[], done = false):
   return { groups, chunks, tail: endsBlock ? "" : (blocks.at(-1) ?? "") };
 }
 
-/** Runs the pipeline once while the window is idle, so the first reply does not pay for it. */
+/** A little of everything a reply shows, for the warm-up: one face or kind of block each. */
+const WARM_UP = ["plain **bold**", "*italic*", "### Heading", "- item\n\n> quote [link](#)", "`code`", "```js\nconst x = 1;\n```"];
+
+/**
+ * Runs the pipeline while the window is idle and lays its output out hidden (see
+ * lib/layoutWarmUp.ts), so the first reply pays for neither: each snippet's parse and its
+ * layout are separate steps, one per idle moment, so no frame carries more than one.
+ */
 export function warmUpMarkdown(): void {
-  const run = () => void renderMarkdown("**warm** `up` [link](#)\n\n```js\nconst x = 1;\n```\n\n- item");
-  if ("requestIdleCallback" in window) window.requestIdleCallback(run);
-  else setTimeout(run, 200);
+  const steps: (() => void)[] = [];
+  for (const text of WARM_UP) {
+    let html = "";
+    steps.push(
+      () => (html = renderMarkdown(text)),
+      () => void warmUpLayout("markdown", html),
+    );
+  }
+  for (const piece of ["user", "status", "tool"] as const) steps.push(() => void warmUpLayout(piece));
+  runWhenIdle(steps);
 }
