@@ -236,7 +236,9 @@ test("chats are renamed and deleted; a chat's own switches; the plan folder, its
     // The file manager the app starts is replaced by a recorder of what it was asked to show.
     env: (dir) => {
       const opener = join(dir, "open-folder.sh");
-      writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > "${join(dir, "opened.txt")}"\n`);
+      // Written aside, then renamed: the test never reads a half-written file.
+      const opened = join(dir, "opened.txt");
+      writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > "${opened}.part" && mv "${opened}.part" "${opened}"\n`);
       chmodSync(opener, 0o755);
       return { PREFLIGHT_OPEN_FOLDER: opener };
     },
@@ -256,8 +258,9 @@ test("chats are renamed and deleted; a chat's own switches; the plan folder, its
   try {
     // Rename (✎) and delete (with its confirmation) in the sidebar.
     await app.click('[data-testid="new-chat"]');
+    await waitFor(async () => (await app.count(".chat-item")) === 1, "the first chat");
     await app.click('[data-testid="new-chat"]');
-    assert.equal(await app.count(".chat-item"), 2);
+    await waitFor(async () => (await app.count(".chat-item")) === 2, "the second chat");
     await app.click('.chat-item.selected [aria-label^="Rename"]');
     const title = await app.find('[aria-label="Chat title"]');
     await title.clear();
