@@ -1,7 +1,7 @@
 //! The shell's state: the one engine of this process (re-opened after the settings change,
 //! since it reads `config.toml` when it opens), the embedded models it runs `kind =
-//! "embedded"` on (kept across re-opens, so a loaded model is not loaded again) and the
-//! forwarder of the watched chat.
+//! "embedded"` on (one registry for every engine it opens, so the planner and the executor
+//! share one copy of a model) and the forwarder of the watched chat.
 //!
 //! **Invariant:** locks here guard a handle swap only and are never held across `.await`;
 //! every command clones the engine handle (cheap: clones share one engine) and calls it.
