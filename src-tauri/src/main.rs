@@ -17,6 +17,7 @@ fn main() {
     shell::mark_process_start();
     init_logging();
     prefer_cpu_painting_without_gpu();
+    skip_javascript_optimising_jit();
     let shell = match shell::Shell::start() {
         Ok(shell) => shell,
         Err(error) => {
@@ -56,6 +57,18 @@ fn prefer_cpu_painting_without_gpu() {
     }
     if std::env::var_os(VARIABLE).is_some_and(|value| value != "0") {
         keep_software_gl_out_of_this_process();
+    }
+}
+
+/// JavaScriptCore's optimising DFG JIT holds ~3.5 MB of the web process's memory from the
+/// start (measured, idle PSS: 118.7 → 115.1 MB) and buys this UI nothing visible: with the
+/// baseline JIT alone, frames while 500 tokens/s stream stay at p95 18 ms, max 31-34 ms
+/// (measured, no GPU). WebKit's processes inherit the environment. A value the user set is
+/// kept. Runs before any thread starts (it changes the environment).
+fn skip_javascript_optimising_jit() {
+    const VARIABLE: &str = "JSC_useDFGJIT";
+    if std::env::var_os(VARIABLE).is_none() {
+        std::env::set_var(VARIABLE, "false");
     }
 }
 
