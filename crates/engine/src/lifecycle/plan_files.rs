@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::dwp::{read_state, Author, DwpError, PlanDir, PlanFiles, Status, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS};
+use crate::chat::Chat;
 use crate::events::Event;
 use crate::now_rfc3339;
 use crate::tasks::{Task, TaskStatus};
@@ -50,8 +51,9 @@ impl Engine {
     /// hand-broken `state.json`) leaves `files` out rather than the task list: the
     /// verifier is the tool that says what is wrong with it.
     pub async fn plan_view(&self, chat_id: &str) -> Result<PlanView, ApiError> {
-        let tasks = self.task_list(chat_id)?;
-        let files = match self.plan_folder(chat_id).await {
+        let chat = self.inner.store.get_chat(chat_id)?;
+        let tasks = self.inner.store.task_list(chat_id)?.tasks;
+        let files = match folder_of(&chat).await {
             Ok(files) => files,
             Err(error) if error.code == super::ErrorCode::Internal => {
                 tracing::warn!(%chat_id, message = %error.message, "the plan folder cannot be read");
@@ -64,18 +66,7 @@ impl Engine {
 
     /// The chat's plan folder, found again in its workspace.
     pub async fn plan_folder(&self, chat_id: &str) -> Result<Option<PlanFolder>, ApiError> {
-        let chat = self.inner.store.get_chat(chat_id)?;
-        let Some(workspace) = chat.workspace.filter(|_| chat.save_plans).map(PathBuf::from) else {
-            return Ok(None);
-        };
-        let chat_id = chat_id.to_owned();
-        blocking(move || {
-            let Some(dir) = PlanFiles::locate(&workspace, &chat_id)? else {
-                return Ok(None);
-            };
-            folder(&workspace, &dir).map(Some)
-        })
-        .await
+        folder_of(&self.inner.store.get_chat(chat_id)?).await
     }
 
     /// The user confirms that task `task_id`, which the executor dropped, leaves the plan:
@@ -85,30 +76,26 @@ impl Engine {
     /// closes.
     pub async fn confirm_drop(&self, chat_id: &str, task_id: u32) -> Result<PlanFolder, ApiError> {
         let chat = self.inner.store.get_chat(chat_id)?;
-        let Some(workspace) = chat.workspace.filter(|_| chat.save_plans).map(PathBuf::from) else {
+        let Some(workspace) = plan_workspace(&chat) else {
             return Err(ApiError::bad_request("this chat does not save its plan to the workspace"));
         };
-        let chat_id = chat_id.to_owned();
-        let model = self.inner.executor.as_ref().ok().map(|provider| provider.model().to_owned());
+        let files = plan_files(&self.inner);
         blocking(move || {
-            let Some(dir) = PlanFiles::locate(&workspace, &chat_id)? else {
-                return Ok(Err(ApiError::bad_request("this chat has no plan folder in its workspace")));
-            };
-            let state = read_state(&dir)?.state;
-            let Some(task) = state.task(task_id) else {
-                return Ok(Err(ApiError::bad_request(format!("the plan has no task {task_id}"))));
-            };
-            let Some(reason) = dropped_by_executor(task) else {
-                return Ok(Err(ApiError::bad_request(format!(
+            let dir = PlanFiles::locate(&workspace, &chat.id)
+                .map_err(files_error)?
+                .ok_or_else(|| ApiError::bad_request("this chat has no plan folder in its workspace"))?;
+            let state = read_state(&dir).map_err(files_error)?.state;
+            let task = state.task(task_id).ok_or_else(|| ApiError::bad_request(format!("the plan has no task {task_id}")))?;
+            let reason = dropped_by_executor(task).ok_or_else(|| {
+                ApiError::bad_request(format!(
                     "task {task_id} is {}, not dropped by the executor: only such a drop can be confirmed",
                     task.status.as_str()
-                ))));
-            };
-            let reason = reason.to_owned();
-            PlanFiles::new(Author::preflight(model.as_deref())).confirm_drop(&dir, task_id, &reason, &now_rfc3339())?;
-            folder(&workspace, &dir).map(Ok)
+                ))
+            })?;
+            files.confirm_drop(&dir, task_id, reason, &now_rfc3339()).map_err(files_error)?;
+            folder(&workspace, &dir).map_err(files_error)
         })
-        .await?
+        .await
     }
 }
 
@@ -119,7 +106,7 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &str, why: &st
     let (Ok(chat), Ok(list)) = (inner.store.get_chat(chat_id), inner.store.task_list(chat_id)) else {
         return;
     };
-    let Some(workspace) = chat.workspace.filter(|_| chat.save_plans).map(PathBuf::from) else {
+    let Some(workspace) = plan_workspace(&chat) else {
         return;
     };
     let Some(active) = list.tasks.iter().find(|task| task.status == TaskStatus::Active).cloned() else {
@@ -133,13 +120,12 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &str, why: &st
         false => why.to_owned(),
     };
     let note = format!("the turn ended ({why}){tail}");
-    let model = inner.executor.as_ref().ok().map(|provider| provider.model().to_owned());
-    let (chat_id, task) = (chat_id.to_owned(), active.id);
+    let (files, task, id) = (plan_files(inner), active.id, chat.id.clone());
     let written = blocking(move || {
-        let Some(dir) = PlanFiles::locate(&workspace, &chat_id)? else {
+        let Some(dir) = PlanFiles::locate(&workspace, &id).map_err(files_error)? else {
             return Ok(false);
         };
-        PlanFiles::new(Author::preflight(model.as_deref())).checkpoint(&dir, &active.title, &note, &now_rfc3339())
+        files.checkpoint(&dir, &active.title, &note, &now_rfc3339()).map_err(files_error)
     })
     .await;
     match written {
@@ -178,13 +164,42 @@ fn dropped_by_executor(task: &TaskEntry) -> Option<&str> {
     Some(&block.reason)
 }
 
-/// Runs file work off the async threads; a refusal of the updater is the caller's
-/// `ERR_BAD_REQUEST`, anything else (I/O, a malformed file) `ERR_INTERNAL`.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, DwpError> + Send + 'static) -> Result<T, ApiError> {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(DwpError::Refused(refusal))) => Err(ApiError::bad_request(refusal.to_string())),
-        Ok(Err(error)) => Err(ApiError::internal(format!("the plan folder: {error}"))),
-        Err(_) => Err(ApiError::internal("the plan folder's work stopped unexpectedly")),
+/// The workspace whose `.dwp/plans` holds the chat's plan, when the chat saves one there.
+pub(super) fn plan_workspace(chat: &Chat) -> Option<PathBuf> {
+    chat.workspace.as_deref().filter(|_| chat.save_plans).map(PathBuf::from)
+}
+
+/// The plan files as this engine's executor writes them (its model in `updated_by`).
+pub(super) fn plan_files(inner: &Inner) -> PlanFiles {
+    let model = inner.executor.as_ref().ok().map(|provider| provider.model());
+    PlanFiles::new(Author::preflight(model))
+}
+
+/// The chat's plan folder, when it has one.
+async fn folder_of(chat: &Chat) -> Result<Option<PlanFolder>, ApiError> {
+    let Some(workspace) = plan_workspace(chat) else {
+        return Ok(None);
+    };
+    let chat_id = chat.id.clone();
+    blocking(move || match PlanFiles::locate(&workspace, &chat_id).map_err(files_error)? {
+        Some(dir) => folder(&workspace, &dir).map(Some).map_err(files_error),
+        None => Ok(None),
+    })
+    .await
+}
+
+/// A refusal of the updater is the caller's `ERR_BAD_REQUEST`; anything else (I/O, a
+/// malformed file) is `ERR_INTERNAL`.
+fn files_error(error: DwpError) -> ApiError {
+    match error {
+        DwpError::Refused(refusal) => ApiError::bad_request(refusal.to_string()),
+        error => ApiError::internal(format!("the plan folder: {error}")),
     }
+}
+
+/// Runs file work off the async threads.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|_| Err(ApiError::internal("the plan folder's work stopped unexpectedly")))
 }

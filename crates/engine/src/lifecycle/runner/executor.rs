@@ -2,7 +2,7 @@
 //! sense and the approved plan as its directive. Every round is stored whole; the turn
 //! ends with the chat `idle` and a finished task list closed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -13,7 +13,7 @@ use crate::agent::{
 };
 use crate::agent::PlanFilesLink;
 use crate::chat::{Chat, Message, MessageBody, Phase};
-use crate::dwp::{Author, PlanFiles};
+use crate::dwp::PlanFiles;
 use crate::events::Event;
 use crate::llm::ModelMessage;
 use crate::mcp::Profile;
@@ -22,7 +22,7 @@ use crate::store::StoreError;
 use crate::tasks::TaskList;
 use crate::now_rfc3339;
 
-use super::super::plan_files::checkpoint_unfinished;
+use super::super::plan_files::{checkpoint_unfinished, plan_files, plan_workspace};
 use super::super::transitions::offers_turn_plan;
 use super::super::Inner;
 use super::planner::assistant_message;
@@ -63,7 +63,7 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
     let directive = directive_text(plan, &messages);
     let instructions = chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
     let system = executor_system_prompt(DEFAULT_EXECUTOR_PROMPT, instructions.as_deref(), directive.as_deref());
-    let plan_files = plan_files_link(inner, &chat, state.plan.as_ref(), &list, provider.model()).await;
+    let plan_files = plan_files_link(inner, &chat, state.plan.as_ref(), &list).await;
     let registry = turn_registry(inner, Profile::Execution, chat.workspace.as_deref(), plan_files).await;
     let scope = TurnScope { agent: Agent::Executor, plans: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
@@ -132,11 +132,10 @@ async fn plan_files_link(
     chat: &Chat,
     plan: Option<&PlanDocument>,
     list: &TaskList,
-    model: &str,
 ) -> Option<PlanFilesLink> {
-    let workspace = PathBuf::from(chat.workspace.as_deref().filter(|_| chat.save_plans)?);
+    let workspace = plan_workspace(chat)?;
     let plan = plan.filter(|plan| carried_out(plan))?.clone();
-    let files = PlanFiles::new(Author::preflight(Some(model)));
+    let files = plan_files(inner);
     let (chat_id, list, writer) = (chat.id.clone(), list.clone(), files.clone());
     let found = tokio::task::spawn_blocking(move || match PlanFiles::locate(&workspace, &chat_id)? {
         Some(dir) => Ok(Some(dir)),
