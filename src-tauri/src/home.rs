@@ -33,7 +33,7 @@ fn platform_data_dir() -> Result<PathBuf, String> {
     }
 }
 
-fn create_private_dir(path: &Path) -> Result<(), String> {
+pub fn create_private_dir(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::DirBuilderExt;
     if path.is_dir() {
         return Ok(());
@@ -42,7 +42,14 @@ fn create_private_dir(path: &Path) -> Result<(), String> {
         .recursive(true)
         .mode(0o700)
         .create(path)
-        .map_err(|error| format!("creating the data folder {}: {error}", path.display()))
+        .map_err(|error| format!("creating the folder {}: {error}", path.display()))
+}
+
+/// The platform cache folder for what the app can rebuild: `$XDG_CACHE_HOME/preflight`, else
+/// `~/.cache/preflight`.
+pub fn cache_dir() -> Option<PathBuf> {
+    let cache = non_empty_var("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| non_empty_var("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    Some(cache.join("preflight"))
 }
 
 /// `$PREFLIGHT_FS_SERVER`, else `runtime/node_modules/…` in a folder above the binary

@@ -8,6 +8,8 @@
 mod commands;
 mod home;
 mod ipc;
+#[cfg(target_os = "linux")]
+mod nospeech;
 mod shell;
 mod watch;
 
@@ -18,6 +20,8 @@ fn main() {
     init_logging();
     prefer_cpu_painting_without_gpu();
     skip_javascript_optimising_jit();
+    #[cfg(target_os = "linux")]
+    nospeech::use_silent_speech();
     let shell = match shell::Shell::start() {
         Ok(shell) => shell,
         Err(error) => {

@@ -355,3 +355,65 @@ test("offline on the embedded model: the first-run default, its notice, and a re
     await app.stop();
   }
 });
+
+/** The app process started for `home`, and its WebKit helpers, by /proc. */
+function appProcesses(home) {
+  const pids = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+  const read = (pid, file) => {
+    try {
+      return readFileSync(`/proc/${pid}/${file}`, "utf8");
+    } catch {
+      return "";
+    }
+  };
+  const app = pids.find((pid) => read(pid, "comm").trim() === "preflight-deskt" && read(pid, "environ").split("\0").includes(`PREFLIGHT_HOME=${home}`));
+  assert.ok(app, "the app's process is found");
+  const parent = (pid) => read(pid, "stat").replace(/^.*\) /, "").split(" ")[1];
+  const helpers = pids.filter((pid) => parent(pid) === app).map((pid) => ({ pid, name: read(pid, "comm").trim(), maps: read(pid, "maps") }));
+  return { app: { pid: app, maps: read(app, "maps") }, helpers };
+}
+
+test("the app and WebKit's helpers load the silent flite, checked from an empty cache; speech synthesis still answers", async () => {
+  const app = await startApp({
+    name: "nospeech",
+    config: (url) => openaiConfig(url),
+    script: () => ({ routes: [] }),
+    env: (dir) => ({ XDG_CACHE_HOME: join(dir, "cache") }),
+  });
+  try {
+    const { app: main, helpers } = appProcesses(app.home);
+    const names = helpers.map((helper) => helper.name).sort();
+    assert.deepEqual(names, ["WebKitNetworkPr", "WebKitWebProces"]);
+    // The app executed itself again once (same pid) so that it, too, loads the stand-in.
+    for (const process of [{ name: "preflight-desktop", maps: main.maps }, ...helpers]) {
+      assert.match(process.maps, /libpreflight-nospeech\.so/, `${process.name} maps the stand-in`);
+      assert.doesNotMatch(process.maps, /libflite/, `${process.name} maps no real flite library`);
+    }
+    const folders = readdirSync(join(app.dir, "cache/preflight"));
+    assert.equal(folders.length, 1, JSON.stringify(folders));
+    assert.match(readFileSync(join(app.dir, "cache/preflight", folders[0], "verified"), "utf8"), /libwebkit2gtk-4\.1\.so/);
+
+    // The Web Speech API still lists WebKit's flite voices and finishes an utterance (in
+    // silence, or with an error where there is no audio device) without breaking the page.
+    const voices = await waitFor(async () => {
+      const list = await app.session.execute("return speechSynthesis.getVoices().map((voice) => voice.name)");
+      return list.length ? list : null;
+    }, "the voice list");
+    assert.ok(voices.includes("kal"), JSON.stringify(voices));
+    await app.session.execute(`
+      window.__speech = 'pending';
+      const utterance = new SpeechSynthesisUtterance('Plan approved');
+      utterance.onend = () => { window.__speech = 'end'; };
+      utterance.onerror = (event) => { window.__speech = 'error: ' + event.error; };
+      speechSynthesis.speak(utterance);
+    `);
+    const outcome = await waitFor(async () => {
+      const state = await app.session.execute("return window.__speech");
+      return state === "pending" ? null : state;
+    }, "the utterance to finish");
+    assert.ok(outcome === "end" || outcome.startsWith("error"), outcome);
+    assert.equal(await app.session.execute("return document.documentElement.dataset.ready"), "1");
+  } finally {
+    await app.stop();
+  }
+});

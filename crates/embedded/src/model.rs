@@ -195,7 +195,7 @@ impl EmbeddedModel {
             .with_n_ubatch(BATCH as u32)
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
-        let backend = backend().map_err(|error| unavailable(error))?;
+        let backend = backend().map_err(unavailable)?;
         self.model
             .new_context(backend, params)
             .map_err(|error| unavailable(format!("cannot make a context of {size} tokens: {error}")))

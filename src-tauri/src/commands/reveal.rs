@@ -26,7 +26,10 @@ pub fn open_folder(folder: &Path) -> Result<(), ApiError> {
         return Err(ApiError::bad_request(format!("{} is not a folder", folder.display())));
     }
     let program = opener();
-    let mut child = Command::new(&program)
+    let mut command = Command::new(&program);
+    #[cfg(target_os = "linux")]
+    crate::nospeech::restore_for_child(&mut command);
+    let mut child = command
         .arg(folder)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
