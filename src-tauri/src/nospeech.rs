@@ -38,10 +38,17 @@ const REEXECUTED: &str = "PREFLIGHT_NOSPEECH_REEXECUTED";
 const LIBRARY_PATH: &str = "LD_LIBRARY_PATH";
 /// GStreamer 1.x reads the versioned name first.
 const GST_REGISTRIES: [&str; 2] = ["GST_REGISTRY_1_0", "GST_REGISTRY"];
-const GST_REGISTRY_FILE: &str = "gstreamer-registry.bin";
+/// In GStreamer's own cache folder, which WebKit's sandbox (bubblewrap) binds writable, where
+/// it binds the stand-in's folder read-only.
+const GST_REGISTRY_FILE: &str = "gstreamer-1.0/registry.preflight.bin";
 
-/// The folder in use, for [`restore_for_child`].
-static FOLDER: OnceLock<PathBuf> = OnceLock::new();
+/// What [`apply`] put in the environment, for [`restore_for_child`].
+static APPLIED: OnceLock<Applied> = OnceLock::new();
+
+struct Applied {
+    dir: PathBuf,
+    registry: Option<PathBuf>,
+}
 
 /// Gives this process and WebKit's helpers the silent stand-in when it can be verified, and
 /// executes this program again when it still has the real flite loaded (then it does not
@@ -78,7 +85,7 @@ pub fn use_silent_speech() {
             return;
         }
     };
-    apply(&dir);
+    apply(&dir, cache.parent().map(|caches| caches.join(GST_REGISTRY_FILE)));
     let real_flite_loaded = flite.iter().any(|path| !path.starts_with(&dir));
     let ms = started.elapsed().as_millis();
     if !real_flite_loaded {
@@ -105,15 +112,13 @@ pub fn use_silent_speech() {
 /// Takes the stand-in's folder (and the app's own GStreamer registry) out of the environment
 /// of a program that is not a WebKit helper.
 pub fn restore_for_child(command: &mut Command) {
-    let Some(dir) = FOLDER.get() else { return };
+    let Some(Applied { dir, registry }) = APPLIED.get() else { return };
     match without_folder(std::env::var_os(LIBRARY_PATH).as_deref(), dir) {
         Some(kept) => command.env(LIBRARY_PATH, kept),
         None => command.env_remove(LIBRARY_PATH),
     };
-    for name in GST_REGISTRIES {
-        if std::env::var_os(name).is_some_and(|value| Path::new(&value) == dir.join(GST_REGISTRY_FILE)) {
-            command.env_remove(name);
-        }
+    if registry.is_some() {
+        command.env_remove(GST_REGISTRIES[0]);
     }
 }
 
@@ -128,17 +133,19 @@ fn without_folder(library_path: Option<&std::ffi::OsStr>, dir: &Path) -> Option<
 
 /// Puts `dir` first on the library path (once) and names the app's own GStreamer registry
 /// unless the user named one.
-fn apply(dir: &Path) {
+fn apply(dir: &Path, registry: Option<PathBuf>) {
     let mut paths: Vec<PathBuf> = std::env::var_os(LIBRARY_PATH).iter().flat_map(std::env::split_paths).collect();
     if paths.first().map(PathBuf::as_path) != Some(dir) {
         paths.insert(0, dir.to_path_buf());
         let Ok(joined) = std::env::join_paths(paths) else { return };
         std::env::set_var(LIBRARY_PATH, joined);
     }
-    if GST_REGISTRIES.iter().all(|name| std::env::var_os(name).is_none()) {
-        std::env::set_var(GST_REGISTRIES[0], dir.join(GST_REGISTRY_FILE));
+    // Ours when no name holds another value (the second execution inherits ours).
+    let registry = registry.filter(|path| GST_REGISTRIES.iter().all(|name| std::env::var_os(name).is_none_or(|value| Path::new(&value) == path)));
+    if let Some(registry) = &registry {
+        std::env::set_var(GST_REGISTRIES[0], registry);
     }
-    let _ = FOLDER.set(dir.to_path_buf());
+    let _ = APPLIED.set(Applied { dir: dir.to_path_buf(), registry });
 }
 
 /// The folder holding `stub` under every name in `flite`, verified for `programs`: created or
