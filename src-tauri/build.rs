@@ -26,6 +26,8 @@ fn main() {
 /// `libpreflight-nospeech.so`, which `src/nospeech.rs` embeds.
 fn build_silent_speech() {
     println!("cargo:rerun-if-changed=nospeech/nospeech.c");
+    println!("cargo:rerun-if-env-changed=CC");
+    println!("cargo:rerun-if-env-changed=CFLAGS");
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("libpreflight-nospeech.so");
     let compiler = cc::Build::new().cargo_metadata(false).get_compiler();
     let status = compiler

@@ -47,8 +47,12 @@ pub fn create_private_dir(path: &Path) -> Result<(), String> {
 
 /// The platform cache folder for what the app can rebuild: `$XDG_CACHE_HOME/preflight`, else
 /// `~/.cache/preflight`.
+/// Relative values are ignored, as the XDG spec asks: the folder may end up on a library path.
 pub fn cache_dir() -> Option<PathBuf> {
-    let cache = non_empty_var("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| non_empty_var("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    let absolute = |value: std::ffi::OsString| Some(PathBuf::from(value)).filter(|path| path.is_absolute());
+    let cache = non_empty_var("XDG_CACHE_HOME")
+        .and_then(absolute)
+        .or_else(|| non_empty_var("HOME").and_then(absolute).map(|home| home.join(".cache")))?;
     Some(cache.join("preflight"))
 }
 

@@ -18,10 +18,11 @@ use tauri::Manager;
 fn main() {
     shell::mark_process_start();
     init_logging();
-    prefer_cpu_painting_without_gpu();
-    skip_javascript_optimising_jit();
+    // First: it may execute this program again, and the probes below need not run twice.
     #[cfg(target_os = "linux")]
     nospeech::use_silent_speech();
+    prefer_cpu_painting_without_gpu();
+    skip_javascript_optimising_jit();
     let shell = match shell::Shell::start() {
         Ok(shell) => shell,
         Err(error) => {

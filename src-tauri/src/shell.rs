@@ -102,5 +102,10 @@ impl Shell {
 async fn open(home: &Path, fs_server: Option<PathBuf>, models: &Arc<LlamaModels>) -> Result<Engine, String> {
     let mut options = EngineOptions::new(home.to_owned(), fs_server);
     options.local_models = Some(Arc::clone(models) as _);
+    // MCP servers are not WebKit's: they get the library path without the speech stand-in.
+    #[cfg(target_os = "linux")]
+    {
+        options.mcp.inherited_env = crate::nospeech::environment_for_other_programs();
+    }
     Engine::open(options).await.map_err(|error| error.to_string())
 }

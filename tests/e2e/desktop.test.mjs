@@ -395,8 +395,8 @@ test("the app and WebKit's helpers load the silent flite, checked from an empty 
   });
   try {
     const { app: main, helpers } = appProcesses(app.home);
-    const names = helpers.map((helper) => helper.name).sort();
-    assert.deepEqual(names, ["WebKitNetworkPr", "WebKitWebProces"]);
+    const names = helpers.map((helper) => helper.name);
+    assert.ok(names.includes("WebKitNetworkPr") && names.includes("WebKitWebProces"), JSON.stringify(names));
     // The app executed itself again once (same pid) so that it, too, loads the stand-in.
     for (const process of [{ name: "preflight-desktop", maps: main.maps }, ...helpers]) {
       assert.match(process.maps, /libpreflight-nospeech\.so/, `${process.name} maps the stand-in`);
@@ -404,10 +404,13 @@ test("the app and WebKit's helpers load the silent flite, checked from an empty 
     }
     const folders = readdirSync(join(app.dir, "cache/preflight"));
     assert.equal(folders.length, 1, JSON.stringify(folders));
-    assert.match(readFileSync(join(app.dir, "cache/preflight", folders[0], "verified"), "utf8"), /libwebkit2gtk-4\.1\.so/);
+    const folder = join(app.dir, "cache/preflight", folders[0]);
+    const verdicts = readdirSync(folder).filter((name) => name.startsWith("verified-"));
+    assert.equal(verdicts.length, 1, JSON.stringify(verdicts));
+    assert.match(readFileSync(join(folder, verdicts[0]), "utf8"), /libwebkit2gtk-4\.1\.so/);
 
-    // The Web Speech API still lists WebKit's flite voices and finishes an utterance (in
-    // silence, or with an error where there is no audio device) without breaking the page.
+    // The Web Speech API still lists WebKit's flite voices and finishes an utterance, in
+    // silence, without breaking the page.
     const voices = await waitFor(async () => {
       const list = await app.session.execute("return speechSynthesis.getVoices().map((voice) => voice.name)");
       return list.length ? list : null;
@@ -424,7 +427,9 @@ test("the app and WebKit's helpers load the silent flite, checked from an empty 
       const state = await app.session.execute("return window.__speech");
       return state === "pending" ? null : state;
     }, "the utterance to finish");
-    assert.ok(outcome === "end" || outcome.startsWith("error"), outcome);
+    assert.equal(outcome, "end");
+    // GStreamer, which played it, kept its registry in the app's own file.
+    assert.ok(existsSync(join(app.dir, "cache/gstreamer-1.0/registry.preflight.bin")), "the app's GStreamer registry");
     assert.equal(await app.session.execute("return document.documentElement.dataset.ready"), "1");
   } finally {
     await app.stop();

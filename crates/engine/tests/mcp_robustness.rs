@@ -234,3 +234,28 @@ async fn arguments_must_be_an_object_and_a_vanished_workspace_is_an_error() {
     assert!(matches!(error, McpError::Workspace { .. }), "{error}");
     host.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_inherit_the_environment_with_the_hosts_changes_then_their_own() {
+    let home = Home::new();
+    let mut entry = fixture_entry(&[]);
+    entry["env"] = json!({"PREFLIGHT_BOTH": "from-entry"});
+    home.write_mcp_json(&json!({"mcpServers": {"fixture": entry}}));
+    let mut config = home.config();
+    config.inherited_env = vec![
+        ("HOME".into(), None),
+        ("PREFLIGHT_INHERITED".into(), Some("from-host".into())),
+        ("PREFLIGHT_BOTH".into(), Some("from-host".into())),
+    ];
+    let host = McpHost::start(config).unwrap();
+    host.tools(Profile::Execution, Some(home.ws())).await.unwrap();
+    let pid = pid_of(&host, "fixture").await;
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    let vars: Vec<String> = environ.split(|byte| *byte == 0).map(|var| String::from_utf8_lossy(var).into_owned()).collect();
+    assert!(std::env::var_os("HOME").is_some(), "the test process has HOME, so its absence below is the change");
+    assert!(!vars.iter().any(|var| var.starts_with("HOME=")), "{vars:?}");
+    assert!(vars.contains(&"PREFLIGHT_INHERITED=from-host".to_string()), "{vars:?}");
+    assert!(vars.contains(&"PREFLIGHT_BOTH=from-entry".to_string()), "the server's own env comes last: {vars:?}");
+    assert!(vars.iter().any(|var| var.starts_with("PATH=")), "the rest is inherited: {vars:?}");
+    host.shutdown().await;
+}

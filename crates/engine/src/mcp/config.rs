@@ -11,6 +11,7 @@
 //! `filesystem` (or one running the filesystem server under another name) the host adds
 //! `filesystem`: the pinned npm server run by `node` directly, rooted at `${workspace}`.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -50,6 +51,10 @@ pub struct McpConfig {
     pub shutdown_grace: Duration,
     /// After a failed start, how long uses of that server get the failure without a retry.
     pub retry_after: Duration,
+    /// Changes to the environment servers inherit from this process, made before a server's
+    /// own `env`: a value sets the variable, `None` removes it. The desktop app takes its
+    /// private library folder out of `LD_LIBRARY_PATH` here.
+    pub inherited_env: Vec<(String, Option<OsString>)>,
 }
 
 impl McpConfig {
@@ -65,6 +70,7 @@ impl McpConfig {
             max_result_bytes: 1 << 20,
             shutdown_grace: Duration::from_secs(2),
             retry_after: Duration::from_secs(30),
+            inherited_env: Vec::new(),
         }
     }
 
@@ -91,6 +97,8 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
     /// The workspace, for servers that use it.
     pub cwd: Option<PathBuf>,
+    /// [`McpConfig::inherited_env`], applied before `env`.
+    pub inherited_env: Vec<(String, Option<OsString>)>,
 }
 
 impl ServerEntry {
@@ -113,6 +121,7 @@ impl ServerEntry {
             args: self.args.iter().map(|arg| arg.replace(WORKSPACE_VAR, &folder)).collect(),
             env: self.env.clone(),
             cwd,
+            inherited_env: Vec::new(),
         })
     }
 }

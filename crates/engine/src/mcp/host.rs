@@ -39,7 +39,7 @@ impl McpHost {
             shutdown_grace: config.shutdown_grace,
             retry_after: config.retry_after,
         };
-        let (requests, views) = registry::spawn(servers, limits);
+        let (requests, views) = registry::spawn(servers, limits, config.inherited_env.clone());
         Ok(McpHost { requests, views, config: Arc::new(config) })
     }
 

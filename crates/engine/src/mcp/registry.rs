@@ -95,6 +95,9 @@ pub(crate) struct Limits {
     pub retry_after: Duration,
 }
 
+/// Changes to the environment servers inherit ([`super::McpConfig::inherited_env`]).
+pub(crate) type InheritedEnv = Vec<(String, Option<std::ffi::OsString>)>;
+
 struct Started {
     key: ServerKey,
     generation: u64,
@@ -118,13 +121,18 @@ struct Registry {
     published: watch::Sender<Arc<Views>>,
     next_generation: u64,
     limits: Limits,
+    inherited_env: InheritedEnv,
     requests: mpsc::Receiver<Request>,
     started_tx: mpsc::UnboundedSender<Started>,
     started_rx: mpsc::UnboundedReceiver<Started>,
 }
 
 /// Starts the registry task; it ends after `Shutdown` or when every sender is gone.
-pub(crate) fn spawn(servers: Vec<ServerEntry>, limits: Limits) -> (mpsc::Sender<Request>, watch::Receiver<Arc<Views>>) {
+pub(crate) fn spawn(
+    servers: Vec<ServerEntry>,
+    limits: Limits,
+    inherited_env: InheritedEnv,
+) -> (mpsc::Sender<Request>, watch::Receiver<Arc<Views>>) {
     let (tx, requests) = mpsc::channel(256);
     let (started_tx, started_rx) = mpsc::unbounded_channel();
     let (published, views) = watch::channel(Arc::new(Views::new()));
@@ -135,6 +143,7 @@ pub(crate) fn spawn(servers: Vec<ServerEntry>, limits: Limits) -> (mpsc::Sender<
         published,
         next_generation: 1,
         limits,
+        inherited_env,
         requests,
         started_tx,
         started_rx,
@@ -267,12 +276,13 @@ impl Registry {
 
     fn begin_start(&mut self, index: usize, key: ServerKey, waiter: Waiter) {
         let entry = &self.servers[index];
-        let Some(launch) = entry.launch(key.workspace.as_deref()) else {
+        let Some(mut launch) = entry.launch(key.workspace.as_deref()) else {
             // `prepare` gives a key a workspace whenever its entry needs one.
             let message = "it needs a workspace".to_string();
             let _ = waiter.send(Err(McpError::Spawn { server: entry.name.clone(), message }));
             return;
         };
+        launch.inherited_env = self.inherited_env.clone();
         let generation = self.next_generation;
         self.next_generation += 1;
         let limits = StartLimits {
