@@ -203,7 +203,7 @@ fn apply(dir: &Path) -> bool {
 /// The folder for `stub` under `cache`, named by its digest.
 fn folder(cache: &Path, stub: &[u8]) -> PathBuf {
     let digest = preflight_embedded::catalog::sha256_hex(stub).unwrap_or_default();
-    cache.join(format!("{FOLDER_PREFIX}{}", &digest[..16]))
+    cache.join(format!("{FOLDER_PREFIX}{}", digest.get(..16).unwrap_or(&digest)))
 }
 
 /// Makes `dir` hold `stub` under every name in `flite`, verified for `programs`: created or
@@ -376,7 +376,7 @@ impl Verdict {
     fn file(dir: &Path, programs: &[PathBuf]) -> PathBuf {
         let names: Vec<String> = programs.iter().map(|path| path.display().to_string()).collect();
         let digest = preflight_embedded::catalog::sha256_hex(names.join("\n").as_bytes()).unwrap_or_default();
-        dir.join(format!("{VERDICT_PREFIX}{}", &digest[..16]))
+        dir.join(format!("{VERDICT_PREFIX}{}", digest.get(..16).unwrap_or(&digest)))
     }
 
     fn read(dir: &Path, programs: &[PathBuf]) -> Option<Verdict> {
