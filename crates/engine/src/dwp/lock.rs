@@ -20,7 +20,8 @@ use super::error::DwpError;
 pub const LOCK_DIR: &str = ".lock";
 const OWNER_FILE: &str = "owner";
 const BROKEN_PREFIX: &str = ".lock.broken-";
-/// A lock folder without an owner file is being created; past this it was abandoned.
+/// A lock folder without an owner file is a release cut short (the owner file goes first): a
+/// writer's rename replaces it at once (an empty folder), and past this a reader reports it stale.
 const OWNERLESS_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
