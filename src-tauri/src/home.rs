@@ -45,15 +45,11 @@ pub fn create_private_dir(path: &Path) -> Result<(), String> {
         .map_err(|error| format!("creating the folder {}: {error}", path.display()))
 }
 
-/// The platform cache folder for what the app can rebuild: `$XDG_CACHE_HOME/preflight`, else
-/// `~/.cache/preflight`.
-/// Relative values are ignored, as the XDG spec asks: the folder may end up on a library path.
+/// The cache folder the models folder is in (`preflight_embedded::catalog::cache_dir`).
+/// Relative values of `XDG_CACHE_HOME` and `HOME` are ignored, as the XDG spec asks: the
+/// folder may end up on a library path.
 pub fn cache_dir() -> Option<PathBuf> {
-    let absolute = |value: std::ffi::OsString| Some(PathBuf::from(value)).filter(|path| path.is_absolute());
-    let cache = non_empty_var("XDG_CACHE_HOME")
-        .and_then(absolute)
-        .or_else(|| non_empty_var("HOME").and_then(absolute).map(|home| home.join(".cache")))?;
-    Some(cache.join("preflight"))
+    preflight_embedded::catalog::cache_dir(|name| std::env::var_os(name).filter(|value| Path::new(value).is_absolute()))
 }
 
 /// `$PREFLIGHT_FS_SERVER`, else `runtime/node_modules/…` in a folder above the binary

@@ -138,12 +138,7 @@ pub fn environment_for_other_programs() -> Vec<(String, Option<OsString>)> {
 
 /// Applies [`environment_for_other_programs`] to `command`.
 pub fn restore_for_child(command: &mut Command) {
-    for (name, value) in environment_for_other_programs() {
-        match value {
-            Some(value) => command.env(name, value),
-            None => command.env_remove(name),
-        };
-    }
+    preflight_engine::mcp::config::apply_inherited_env(command, &environment_for_other_programs());
 }
 
 /// This process's `LD_LIBRARY_PATH` entries. Empty entries are dropped: the dynamic linker
@@ -202,8 +197,14 @@ fn apply(dir: &Path) -> bool {
 
 /// The folder for `stub` under `cache`, named by its digest.
 fn folder(cache: &Path, stub: &[u8]) -> PathBuf {
-    let digest = preflight_embedded::catalog::sha256_hex(stub).unwrap_or_default();
-    cache.join(format!("{FOLDER_PREFIX}{}", digest.get(..16).unwrap_or(&digest)))
+    cache.join(format!("{FOLDER_PREFIX}{}", short_digest(stub)))
+}
+
+/// The first 16 hex digits of `bytes`' SHA-256: enough to tell builds and program sets apart.
+fn short_digest(bytes: &[u8]) -> String {
+    let mut digest = preflight_embedded::catalog::sha256_hex(bytes).unwrap_or_default();
+    digest.truncate(16);
+    digest
 }
 
 /// Makes `dir` hold `stub` under every name in `flite`, verified for `programs`: created or
@@ -375,8 +376,7 @@ impl Verdict {
     /// sharing a cache do not overwrite each other's.
     fn file(dir: &Path, programs: &[PathBuf]) -> PathBuf {
         let names: Vec<String> = programs.iter().map(|path| path.display().to_string()).collect();
-        let digest = preflight_embedded::catalog::sha256_hex(names.join("\n").as_bytes()).unwrap_or_default();
-        dir.join(format!("{VERDICT_PREFIX}{}", digest.get(..16).unwrap_or(&digest)))
+        dir.join(format!("{VERDICT_PREFIX}{}", short_digest(names.join("\n").as_bytes())))
     }
 
     fn read(dir: &Path, programs: &[PathBuf]) -> Option<Verdict> {
@@ -485,6 +485,24 @@ mod tests {
         (flite, helper_executables(&loaded))
     }
 
+    /// A cache with the stand-in prepared for this machine.
+    struct Prepared {
+        flite: Vec<String>,
+        helpers: Vec<PathBuf>,
+        cache: tempfile::TempDir,
+        dir: PathBuf,
+    }
+
+    impl Prepared {
+        fn new() -> Prepared {
+            let (flite, helpers) = this_machine();
+            let cache = tempfile::tempdir().unwrap();
+            let dir = folder(cache.path(), STUB);
+            prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
+            Prepared { flite, helpers, cache, dir }
+        }
+    }
+
     fn verdict_text(dir: &Path, programs: &[PathBuf]) -> String {
         std::fs::read_to_string(Verdict::file(dir, programs)).unwrap()
     }
@@ -547,10 +565,7 @@ mod tests {
 
     #[test]
     fn a_kept_verdict_is_trusted_only_while_what_it_covered_is_unchanged() {
-        let (flite, helpers) = this_machine();
-        let cache = tempfile::tempdir().unwrap();
-        let dir = folder(cache.path(), STUB);
-        prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
+        let Prepared { flite, helpers, cache, dir } = Prepared::new();
         let checked = verdict_text(&dir, &helpers);
 
         // A covered library "upgraded" (its size differs from the stamp): checked again.
@@ -573,10 +588,7 @@ mod tests {
 
     #[test]
     fn a_damaged_folder_is_rebuilt_and_checked_again() {
-        let (flite, helpers) = this_machine();
-        let cache = tempfile::tempdir().unwrap();
-        let dir = folder(cache.path(), STUB);
-        prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
+        let Prepared { flite, helpers, cache, dir } = Prepared::new();
         std::fs::write(dir.join(STUB_NAME), b"not a library").unwrap();
         std::fs::remove_file(dir.join(&flite[0])).unwrap();
 
@@ -589,10 +601,7 @@ mod tests {
 
     #[test]
     fn a_missing_link_in_a_good_folder_is_added() {
-        let (flite, helpers) = this_machine();
-        let cache = tempfile::tempdir().unwrap();
-        let dir = folder(cache.path(), STUB);
-        prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
+        let Prepared { flite, helpers, cache, dir } = Prepared::new();
         std::fs::remove_file(dir.join(&flite[1])).unwrap();
 
         prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();

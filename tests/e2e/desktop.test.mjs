@@ -6,7 +6,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSy
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { PLANNER, REPO, openaiConfig, planReply, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { PLANNER, REPO, descendants, openaiConfig, planReply, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const QUESTIONS = [
@@ -368,19 +368,8 @@ function appProcesses(home) {
   };
   const app = pids.find((pid) => read(pid, "comm").trim() === "preflight-deskt" && read(pid, "environ").split("\0").includes(`PREFLIGHT_HOME=${home}`));
   assert.ok(app, "the app's process is found");
-  const parent = (pid) => read(pid, "stat").replace(/^.*\) /, "").split(" ")[1];
   // Descendants, not only children: with WebKit's bubblewrap sandbox, bwrap sits in between.
-  const below = new Set([app]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const pid of pids) {
-      if (!below.has(pid) && below.has(parent(pid))) {
-        below.add(pid);
-        grew = true;
-      }
-    }
-  }
-  const helpers = [...below]
+  const helpers = descendants(Number(app))
     .map((pid) => ({ pid, name: read(pid, "comm").trim(), maps: read(pid, "maps") }))
     .filter((process) => process.name.startsWith("WebKit"));
   return { app: { pid: app, maps: read(app, "maps") }, helpers };

@@ -3,7 +3,7 @@
 // WebKitWebDriver) and the real desktop binary, which spawns the real npm filesystem MCP
 // server. Screenshots go to $E2E_ARTIFACTS (default target/e2e-artifacts).
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -37,6 +37,24 @@ async function freePort() {
 }
 
 /** Polls `probe` until it returns a truthy value (returned) or `timeoutMs` passes. */
+/** Every process below `pid`, children first, read from /proc. */
+export function descendants(pid) {
+  const children = new Map();
+  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const all = [];
+  const walk = (parent) => (children.get(parent) ?? []).forEach((child) => (all.push(child), walk(child)));
+  walk(pid);
+  return all;
+}
+
 export async function waitFor(probe, what, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   let last;

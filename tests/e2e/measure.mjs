@@ -12,13 +12,13 @@
 // - Frame time: in a WebDriver session, requestAnimationFrame deltas recorded in the page while
 //   a local OpenAI-compatible server streams 2,500 tokens at 500 tokens/s, one SSE chunk each.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
-import { APP, openaiConfig, startApp, waitFor } from "./harness.mjs";
+import { APP, descendants, openaiConfig, startApp, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -53,23 +53,6 @@ function startStreamServer() {
     });
   });
   return new Promise((done) => server.listen(0, "127.0.0.1", () => done({ server, url: `http://127.0.0.1:${server.address().port}/v1` })));
-}
-
-function descendants(pid) {
-  const children = new Map();
-  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  const all = [];
-  const walk = (parent) => (children.get(parent) ?? []).forEach((child) => (all.push(child), walk(child)));
-  walk(pid);
-  return all;
 }
 
 function pssKb(pid) {

@@ -139,10 +139,15 @@ impl ModelChoice {
 /// `~/.cache/preflight/models` (DESIGN §10: shared by every `PREFLIGHT_HOME`). `env` reads
 /// a variable, so that the caller decides where the environment comes from.
 pub fn models_dir(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = env("PREFLIGHT_MODELS_DIR").filter(|value| !value.is_empty()).map(PathBuf::from);
+    set.or_else(|| cache_dir(env).map(|cache| cache.join("models")))
+}
+
+/// Preflight's cache folder, for what it can rebuild: `$XDG_CACHE_HOME/preflight`, else
+/// `~/.cache/preflight`. `env` reads a variable (an empty one counts as unset).
+pub fn cache_dir(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
     let set = |name: &str| env(name).filter(|value| !value.is_empty()).map(PathBuf::from);
-    set("PREFLIGHT_MODELS_DIR")
-        .or_else(|| set("XDG_CACHE_HOME").map(|cache| cache.join("preflight/models")))
-        .or_else(|| set("HOME").map(|home| home.join(".cache/preflight/models")))
+    set("XDG_CACHE_HOME").or_else(|| set("HOME").map(|home| home.join(".cache"))).map(|cache| cache.join("preflight"))
 }
 
 /// The SHA-256 of everything `reader` yields, lowercase hex.

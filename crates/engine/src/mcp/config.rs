@@ -89,6 +89,17 @@ pub struct ServerEntry {
     pub class: ServerClass,
 }
 
+/// Makes the `changes` of [`McpConfig::inherited_env`] to what `command` inherits: a value
+/// sets a variable, `None` removes it.
+pub fn apply_inherited_env(command: &mut std::process::Command, changes: &[(String, Option<OsString>)]) {
+    for (name, value) in changes {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+}
+
 /// A server's command line with `${workspace}` filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launch {

@@ -41,12 +41,7 @@ pub(crate) struct Pipes {
 /// Spawns `launch` for `server` as a process-group leader. Needs a tokio runtime.
 pub(crate) fn spawn(server: &str, launch: &Launch) -> Result<(ServerProcess, Pipes), McpError> {
     let mut command = Command::new(&launch.program);
-    for (name, value) in &launch.inherited_env {
-        match value {
-            Some(value) => command.env(name, value),
-            None => command.env_remove(name),
-        };
-    }
+    super::config::apply_inherited_env(command.as_std_mut(), &launch.inherited_env);
     command
         .args(&launch.args)
         .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
