@@ -19,7 +19,8 @@ fn main() {
         build_silent_speech();
     }
     let manifest = tauri_build::AppManifest::new().commands(COMMANDS);
-    let attributes = tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest);
+    let attributes =
+        tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest);
     tauri_build::try_build(attributes).expect("tauri-build failed (is ../tauri.conf.json valid?)");
 }
 
@@ -28,11 +29,21 @@ fn build_silent_speech() {
     println!("cargo:rerun-if-changed=nospeech/nospeech.c");
     println!("cargo:rerun-if-env-changed=CC");
     println!("cargo:rerun-if-env-changed=CFLAGS");
-    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("libpreflight-nospeech.so");
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .join("libpreflight-nospeech.so");
     let compiler = cc::Build::new().cargo_metadata(false).get_compiler();
     let status = compiler
         .to_command()
-        .args(["-shared", "-fPIC", "-O2", "-s", "-Wl,-soname,libpreflight-nospeech.so", "-Wl,-z,now", "-Wl,-z,relro", "-o"])
+        .args([
+            "-shared",
+            "-fPIC",
+            "-O2",
+            "-s",
+            "-Wl,-soname,libpreflight-nospeech.so",
+            "-Wl,-z,now",
+            "-Wl,-z,relro",
+            "-o",
+        ])
         .arg(&out)
         .arg("nospeech/nospeech.c")
         .status()

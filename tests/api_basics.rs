@@ -21,12 +21,18 @@ async fn health_needs_no_token_and_everything_else_does() {
     let (status, body) = serve.raw("GET", "/v1/health", "", &[], false).await;
     assert_eq!((status, &body["ok"]), (200, &json!(true)));
     assert!(body["version"].is_string());
-    for (method, path) in [("GET", "/v1/chats"), ("POST", "/v1/chats"), ("GET", "/v1/chats/x/plan"), ("GET", "/v1/nope")] {
+    for (method, path) in [
+        ("GET", "/v1/chats"),
+        ("POST", "/v1/chats"),
+        ("GET", "/v1/chats/x/plan"),
+        ("GET", "/v1/nope"),
+    ] {
         let (status, body) = serve.raw(method, path, "", &[], false).await;
         assert_eq!(status, 401, "{method} {path}");
         assert_eq!(error_code(&body), "ERR_UNAUTHORIZED");
     }
-    let (status, _) = serve.raw("GET", "/v1/chats", "", &[("authorization", "Bearer wrong")], false).await;
+    let (status, _) =
+        serve.raw("GET", "/v1/chats", "", &[("authorization", "Bearer wrong")], false).await;
     assert_eq!(status, 401);
 }
 
@@ -48,7 +54,10 @@ async fn chats_are_created_listed_shown_and_deleted() {
     let serve = serve();
     let workspace = tempfile::tempdir().unwrap();
     let (status, chat) = serve
-        .post("/v1/chats", json!({"title": "First", "workspace": workspace.path(), "plan_mode": false}))
+        .post(
+            "/v1/chats",
+            json!({"title": "First", "workspace": workspace.path(), "plan_mode": false}),
+        )
         .await;
     assert_eq!(status, 201, "{chat}");
     assert_eq!(chat["title"], "First");
@@ -58,17 +67,25 @@ async fn chats_are_created_listed_shown_and_deleted() {
     assert_eq!(chat["workspace"], workspace.path().to_str().unwrap());
     let second = serve.create_chat(json!({})).await;
     let (_, list) = serve.get("/v1/chats").await;
-    let ids: Vec<&str> = list["chats"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> =
+        list["chats"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(ids, [second.as_str(), chat["id"].as_str().unwrap()], "newest first");
     let shown = serve.chat(&second).await;
     assert_eq!(shown["plan_mode"], true, "config default");
     assert_eq!(shown["messages"], json!([]));
     assert_eq!(shown["state"], json!({"phase": "idle", "plan_pending": null, "plan": null}));
     let (status, patched) = serve
-        .request("PATCH", &format!("/v1/chats/{second}"), Some(json!({"title": "Renamed", "plan_mode": false, "auto_approve": true})))
+        .request(
+            "PATCH",
+            &format!("/v1/chats/{second}"),
+            Some(json!({"title": "Renamed", "plan_mode": false, "auto_approve": true})),
+        )
         .await;
     assert_eq!(status, 200, "{patched}");
-    assert_eq!((&patched["title"], &patched["plan_mode"], &patched["auto_approve"]), (&json!("Renamed"), &json!(false), &json!(true)));
+    assert_eq!(
+        (&patched["title"], &patched["plan_mode"], &patched["auto_approve"]),
+        (&json!("Renamed"), &json!(false), &json!(true))
+    );
     assert_eq!(serve.chat(&second).await["title"], "Renamed");
     let (status, deleted) = serve.request("DELETE", &format!("/v1/chats/{second}"), None).await;
     assert_eq!((status, deleted), (200, json!({"deleted": true})));
@@ -97,20 +114,50 @@ async fn bad_input_is_refused_with_a_clear_code_and_changes_nothing() {
         ("POST", format!("/v1/chats/{id}/messages"), "", 400, "ERR_BAD_REQUEST"),
         ("POST", format!("/v1/chats/{id}/messages"), r#"{"content": 5}"#, 400, "ERR_BAD_REQUEST"),
         ("POST", format!("/v1/chats/{id}/messages"), r#"{"text": "hi"}"#, 400, "ERR_BAD_REQUEST"),
-        ("POST", format!("/v1/chats/{id}/messages"), r#"{"content": "   "}"#, 400, "ERR_BAD_REQUEST"),
-        ("POST", format!("/v1/chats/{id}/answers"), r#"{"question_id": "q1", "answer": "x"}"#, 409, "ERR_NO_QUESTIONS"),
-        ("POST", format!("/v1/chats/{id}/answers"), r#"{"question_id": "q1"}"#, 400, "ERR_BAD_REQUEST"),
+        (
+            "POST",
+            format!("/v1/chats/{id}/messages"),
+            r#"{"content": "   "}"#,
+            400,
+            "ERR_BAD_REQUEST",
+        ),
+        (
+            "POST",
+            format!("/v1/chats/{id}/answers"),
+            r#"{"question_id": "q1", "answer": "x"}"#,
+            409,
+            "ERR_NO_QUESTIONS",
+        ),
+        (
+            "POST",
+            format!("/v1/chats/{id}/answers"),
+            r#"{"question_id": "q1"}"#,
+            400,
+            "ERR_BAD_REQUEST",
+        ),
         ("POST", format!("/v1/chats/{id}/plan/approve"), "", 409, "ERR_NO_PLAN"),
         ("POST", format!("/v1/chats/{id}/plan/approve"), "{oops", 400, "ERR_BAD_REQUEST"),
         ("PATCH", format!("/v1/chats/{id}/plan/doc"), r#"{"title": "x"}"#, 409, "ERR_NO_PLAN"),
         ("PATCH", format!("/v1/chats/{id}"), r#"{"title": "   "}"#, 400, "ERR_BAD_REQUEST"),
-        ("PATCH", format!("/v1/chats/{id}"), r#"{"title": "ok", "workspace": "/no/such/folder"}"#, 400, "ERR_BAD_REQUEST"),
+        (
+            "PATCH",
+            format!("/v1/chats/{id}"),
+            r#"{"title": "ok", "workspace": "/no/such/folder"}"#,
+            400,
+            "ERR_BAD_REQUEST",
+        ),
         ("PATCH", format!("/v1/chats/{id}"), r#"{"auto_approve": 1}"#, 400, "ERR_BAD_REQUEST"),
         ("PATCH", format!("/v1/chats/{id}"), r#"{"plan": false}"#, 400, "ERR_BAD_REQUEST"),
         ("PATCH", format!("/v1/chats/{id}"), "", 400, "ERR_BAD_REQUEST"),
         ("PATCH", "/v1/chats/nope".into(), r#"{"title": "x"}"#, 404, "ERR_NOT_FOUND"),
         ("POST", format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), "", 400, "ERR_BAD_REQUEST"),
-        ("PUT", format!("/v1/chats/{id}/messages/nope"), r#"{"content": "x"}"#, 404, "ERR_NOT_FOUND"),
+        (
+            "PUT",
+            format!("/v1/chats/{id}/messages/nope"),
+            r#"{"content": "x"}"#,
+            404,
+            "ERR_NOT_FOUND",
+        ),
         ("GET", "/v1/chats/nope".into(), "", 404, "ERR_NOT_FOUND"),
         ("DELETE", "/v1/chats/nope".into(), "", 404, "ERR_NOT_FOUND"),
         ("POST", "/v1/chats/nope/messages".into(), r#"{"content": "hi"}"#, 404, "ERR_NOT_FOUND"),
@@ -134,7 +181,8 @@ async fn posts_without_a_body_accept_none_with_or_without_a_content_type() {
     let id = serve.create_chat(json!({})).await;
     for headers in [&[][..], &[("content-type", "application/json")][..]] {
         for path in ["stop", "plan/cancel"] {
-            let (status, body) = serve.raw("POST", &format!("/v1/chats/{id}/{path}"), "", headers, true).await;
+            let (status, body) =
+                serve.raw("POST", &format!("/v1/chats/{id}/{path}"), "", headers, true).await;
             assert_eq!(status, 200, "{path} {headers:?}: {body}");
             assert_eq!(body["id"], id.as_str());
         }
@@ -145,10 +193,16 @@ async fn posts_without_a_body_accept_none_with_or_without_a_content_type() {
 async fn the_task_list_routes_answer_in_seed_000_shapes() {
     let serve = serve();
     let id = serve.create_chat(json!({})).await;
-    assert_eq!(serve.get(&format!("/v1/chats/{id}/plan")).await, (200, json!({"tasks": [], "files": null})));
+    assert_eq!(
+        serve.get(&format!("/v1/chats/{id}/plan")).await,
+        (200, json!({"tasks": [], "files": null}))
+    );
     let deleted = serve.request("DELETE", &format!("/v1/chats/{id}/plan"), None).await;
     assert_eq!(deleted, (200, json!({"deleted": false})));
-    assert_eq!(serve.get(&format!("/v1/chats/{id}/plan/revisions")).await, (200, json!({"revisions": []})));
+    assert_eq!(
+        serve.get(&format!("/v1/chats/{id}/plan/revisions")).await,
+        (200, json!({"revisions": []}))
+    );
 }
 
 #[tokio::test]
@@ -173,7 +227,11 @@ async fn a_wrong_method_is_refused_in_the_error_shape() {
 #[test]
 fn a_bad_config_stops_serve_with_file_line_and_key() {
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(home.path().join("config.toml"), "[provider]\nkind = \"openai\"\nmodle = \"x\"\n").unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[provider]\nkind = \"openai\"\nmodle = \"x\"\n",
+    )
+    .unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_preflight"))
         .args(["serve"])
         .env("PREFLIGHT_HOME", home.path())

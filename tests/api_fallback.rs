@@ -30,7 +30,12 @@ async fn a_planner_without_a_fence_hands_over_to_the_executor() {
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Fix the typo"})).await;
     events.wait_for_phase("idle").await;
     let chat = serve.chat(&id).await;
-    let contents: Vec<&str> = chat["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
+    let contents: Vec<&str> = chat["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
     assert_eq!(contents, ["Fix the typo", "Fixed the typo."]);
     assert_eq!(executor_count(&provider), 1);
     assert_eq!(chat["state"]["plan"], json!(null));
@@ -39,21 +44,28 @@ async fn a_planner_without_a_fence_hands_over_to_the_executor() {
 #[tokio::test]
 async fn an_unreadable_fence_gets_one_repair_attempt() {
     let broken = Reply::text("```plan\n{\"title\": \"x\" \"steps\": []}\n```");
-    let script = Script::new().route(planner(), [broken, plan("Repaired", &["step"])]).route(anyone(), [Reply::text("ok")]);
+    let script = Script::new()
+        .route(planner(), [broken, plan("Repaired", &["step"])])
+        .route(anyone(), [Reply::text("ok")]);
     let (provider, serve, id) = start(script).await;
     let mut events = serve.events(&id).await;
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Plan it"})).await;
     events.wait_for_phase("awaiting_approval").await;
     let requests = provider.requests();
     assert_eq!(requests.len(), 2);
-    assert!(requests[1].last_message_text().contains("invalid JSON"), "the planner is shown the parse error");
+    assert!(
+        requests[1].last_message_text().contains("invalid JSON"),
+        "the planner is shown the parse error"
+    );
     assert_eq!(serve.chat(&id).await["state"]["plan"]["title"], "Repaired");
 }
 
 #[tokio::test]
 async fn an_unreadable_fence_twice_falls_back_to_execution() {
     let broken = || Reply::text("```plan-questions\n{oops\n```");
-    let script = Script::new().route(planner(), [broken(), broken()]).route(anyone(), [Reply::text("Did it anyway.")]);
+    let script = Script::new()
+        .route(planner(), [broken(), broken()])
+        .route(anyone(), [Reply::text("Did it anyway.")]);
     let (provider, serve, id) = start(script).await;
     let mut events = serve.events(&id).await;
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
@@ -72,16 +84,28 @@ async fn a_provider_error_during_planning_falls_back_with_the_managed_profile() 
     let mut events = serve.events(&id).await;
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
     events.wait_for_phase("idle").await;
-    let executor = provider.requests().into_iter().find(|r| !r.system().contains("plan-questions")).expect("the executor ran");
-    assert_eq!(executor.tool_names(), ["turn_plan"], "a plan-mode chat without a workspace: turn_plan only");
+    let executor = provider
+        .requests()
+        .into_iter()
+        .find(|r| !r.system().contains("plan-questions"))
+        .expect("the executor ran");
+    assert_eq!(
+        executor.tool_names(),
+        ["turn_plan"],
+        "a plan-mode chat without a workspace: turn_plan only"
+    );
     assert_eq!(serve.get(&format!("/v1/chats/{id}/profile")).await.1["name"], "execution");
     let chat = serve.chat(&id).await;
-    assert_eq!(chat["messages"].as_array().unwrap().last().unwrap()["content"], "Executed without a plan.");
+    assert_eq!(
+        chat["messages"].as_array().unwrap().last().unwrap()["content"],
+        "Executed without a plan."
+    );
 }
 
 #[tokio::test]
 async fn when_the_executor_fails_too_the_chat_says_so() {
-    let script = Script::new().forever(anyone(), Reply::status_with_body(401, "{\"error\":{\"message\":\"bad key\"}}"));
+    let script = Script::new()
+        .forever(anyone(), Reply::status_with_body(401, "{\"error\":{\"message\":\"bad key\"}}"));
     let (_provider, serve, id) = start(script).await;
     let mut events = serve.events(&id).await;
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
@@ -96,17 +120,25 @@ async fn when_the_executor_fails_too_the_chat_says_so() {
 #[tokio::test]
 async fn questions_past_the_third_round_are_dropped_for_execution() {
     let ask = || questions(&[("q1", "Again?", ["a", "b", "c"])]);
-    let script = Script::new().route(planner(), [ask(), ask(), ask(), ask()]).route(anyone(), [Reply::text("Went ahead.")]);
+    let script = Script::new()
+        .route(planner(), [ask(), ask(), ask(), ask()])
+        .route(anyone(), [Reply::text("Went ahead.")]);
     let (provider, serve, id) = start(script).await;
     let mut events = serve.events(&id).await;
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
     for round in 1..=3 {
         events.wait_for_phase("questions").await;
-        let (status, _) = serve.post(&format!("/v1/chats/{id}/answers"), json!({"question_id": "q1", "answer": format!("answer {round}")})).await;
+        let (status, _) = serve
+            .post(
+                &format!("/v1/chats/{id}/answers"),
+                json!({"question_id": "q1", "answer": format!("answer {round}")}),
+            )
+            .await;
         assert_eq!(status, 202);
     }
     events.wait_for_phase("idle").await;
-    let planner_requests: Vec<_> = provider.requests().into_iter().filter(|r| r.system().contains("plan-questions")).collect();
+    let planner_requests: Vec<_> =
+        provider.requests().into_iter().filter(|r| r.system().contains("plan-questions")).collect();
     assert_eq!(planner_requests.len(), 4);
     assert!(planner_requests[3].system().contains("must now give a `plan`"));
     assert_eq!(executor_count(&provider), 1);
@@ -116,12 +148,15 @@ async fn questions_past_the_third_round_are_dropped_for_execution() {
 
 #[tokio::test]
 async fn a_stop_during_planning_executes_nothing_and_restores_the_managed_profile() {
-    let script = Script::new().route(planner(), [Answer::new().text("thinking").stall().into()]).route(anyone(), [Reply::text("never")]);
+    let script = Script::new()
+        .route(planner(), [Answer::new().text("thinking").stall().into()])
+        .route(anyone(), [Reply::text("never")]);
     let (provider, serve, id) = start(script).await;
     let mut events = serve.events(&id).await;
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
     assert_eq!(serve.get(&format!("/v1/chats/{id}/profile")).await.1["name"], "planning");
-    let (status, again) = serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Hurry"})).await;
+    let (status, again) =
+        serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Hurry"})).await;
     assert_eq!((status, again["error"]["code"].as_str()), (409, Some("ERR_TURN_ACTIVE")));
     let (status, stopped) = serve.post(&format!("/v1/chats/{id}/stop"), json!(null)).await;
     assert_eq!(status, 200);
@@ -134,7 +169,9 @@ async fn a_stop_during_planning_executes_nothing_and_restores_the_managed_profil
 
 #[tokio::test]
 async fn a_plan_card_survives_a_restart_and_can_be_approved_after_it() {
-    let script = Script::new().route(planner(), [plan("Durable", &["one", "two"])]).route(anyone(), [Reply::text("done")]);
+    let script = Script::new()
+        .route(planner(), [plan("Durable", &["one", "two"])])
+        .route(anyone(), [Reply::text("done")]);
     let (provider, serve, id) = start(script).await;
     let mut events = serve.events(&id).await;
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
@@ -152,7 +189,10 @@ async fn a_plan_card_survives_a_restart_and_can_be_approved_after_it() {
 #[tokio::test]
 async fn pending_questions_and_an_open_task_list_survive_a_restart() {
     let script = Script::new()
-        .route(planner(), [questions(&[("q1", "Which?", ["a", "b", "c"])]), plan("P", &["one", "two"])])
+        .route(
+            planner(),
+            [questions(&[("q1", "Which?", ["a", "b", "c"])]), plan("P", &["one", "two"])],
+        )
         .route(anyone(), [Reply::text("stopping halfway")]);
     let (_provider, serve, id) = start(script).await;
     let mut events = serve.events(&id).await;
@@ -163,7 +203,9 @@ async fn pending_questions_and_an_open_task_list_survive_a_restart() {
     assert_eq!(chat["state"]["phase"], "questions");
     assert_eq!(chat["state"]["plan_pending"]["questions"][0]["id"], "q1");
     let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/answers"), json!({"question_id": "q1", "answer": "a"})).await;
+    serve
+        .post(&format!("/v1/chats/{id}/answers"), json!({"question_id": "q1", "answer": "a"}))
+        .await;
     events.wait_for_phase("awaiting_approval").await;
     serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
     events.wait_for_phase("idle").await;

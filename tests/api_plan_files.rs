@@ -11,7 +11,8 @@ use support::{openai_config, Serve};
 
 fn plan_folder(workspace: &std::path::Path) -> std::path::PathBuf {
     let plans = workspace.join(".dwp/plans");
-    let mut folders: Vec<_> = std::fs::read_dir(&plans).expect(".dwp/plans exists").map(|e| e.unwrap().path()).collect();
+    let mut folders: Vec<_> =
+        std::fs::read_dir(&plans).expect(".dwp/plans exists").map(|e| e.unwrap().path()).collect();
     assert_eq!(folders.len(), 1, "{folders:?}");
     folders.remove(0)
 }
@@ -41,7 +42,8 @@ async fn an_approved_plan_is_written_and_done_needs_a_passing_gate() {
     for file in ["README.md", "PROGRESS.md", "manifest.json", "state.json"] {
         assert!(folder.join(file).is_file(), "{file} in {}", folder.display());
     }
-    let state: Value = serde_json::from_str(&std::fs::read_to_string(folder.join("state.json")).unwrap()).unwrap();
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("state.json")).unwrap()).unwrap();
     let tasks = state["tasks"].as_array().expect("state.json lists tasks");
     assert_eq!(tasks[0]["status"], "completed", "{state:#}");
     assert_eq!(tasks[1]["status"], "in_progress", "{state:#}");
@@ -71,44 +73,60 @@ async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
     let workspace = tempfile::tempdir().unwrap();
     std::fs::create_dir(workspace.path().join(".git")).unwrap();
     let drop_first = Answer::new()
-        .tool_call("turn_plan", json!({"op": "drop", "id": 1, "outcome": "the config already has it"}))
+        .tool_call(
+            "turn_plan",
+            json!({"op": "drop", "id": 1, "outcome": "the config already has it"}),
+        )
         .into();
     let finish_second = Answer::new()
         .tool_call("turn_plan", json!({"op": "done", "id": 2, "gate": {"command": "make check", "exit_code": 0, "evidence": "all 4 checks passed"}}))
         .into();
     let script = Script::new()
         .route(planner(), [plan("Two steps", &["Add the setting", "Use the setting"])])
-        .route(anyone(), [drop_first, finish_second, Reply::text("Done; step one was not needed.")]);
+        .route(
+            anyone(),
+            [drop_first, finish_second, Reply::text("Done; step one was not needed.")],
+        );
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
     let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Add and use a setting"})).await;
+    serve
+        .post(&format!("/v1/chats/{id}/messages"), json!({"content": "Add and use a setting"}))
+        .await;
     events.wait_for_phase("awaiting_approval").await;
     serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
     events.wait_for_phase("idle").await;
 
     let folder = plan_folder(workspace.path());
-    let read_state = || -> Value { serde_json::from_str(&std::fs::read_to_string(folder.join("state.json")).unwrap()).unwrap() };
+    let read_state = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(folder.join("state.json")).unwrap()).unwrap()
+    };
     let state = read_state();
     assert_eq!(state["tasks"][0]["status"], "blocked", "{state:#}");
     assert_eq!(state["tasks"][0]["block"]["reason"], "the config already has it", "{state:#}");
     assert_eq!(state["tasks"][1]["status"], "completed", "{state:#}");
     let (_, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
-    let awaiting = json!([{"id": 1, "title": "Add the setting", "reason": "the config already has it"}]);
+    let awaiting =
+        json!([{"id": 1, "title": "Add the setting", "reason": "the config already has it"}]);
     assert_eq!(view["files"]["awaiting_drop"], awaiting, "{view}");
 
     // Only a drop the executor made can be confirmed; a refusal changes no file.
     let before = std::fs::read(folder.join("state.json")).unwrap();
-    for (task, wanted) in [("2", "task 2 is completed, not dropped"), ("9", "no task 9"), ("one", "not a task id")] {
-        let (status, error) = serve.post(&format!("/v1/chats/{id}/plan/tasks/{task}/confirm-drop"), json!(null)).await;
+    for (task, wanted) in
+        [("2", "task 2 is completed, not dropped"), ("9", "no task 9"), ("one", "not a task id")]
+    {
+        let (status, error) = serve
+            .post(&format!("/v1/chats/{id}/plan/tasks/{task}/confirm-drop"), json!(null))
+            .await;
         assert_eq!(status, 400, "{error}");
         assert_eq!(error["error"]["code"], "ERR_BAD_REQUEST", "{error}");
         assert!(error["error"]["message"].as_str().unwrap().contains(wanted), "{error}");
     }
     assert_eq!(std::fs::read(folder.join("state.json")).unwrap(), before);
 
-    let (status, confirmed) = serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
+    let (status, confirmed) =
+        serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
     assert_eq!(status, 200, "{confirmed}");
     assert_eq!(confirmed["files"]["awaiting_drop"], json!([]), "{confirmed}");
     let state = read_state();
@@ -117,10 +135,14 @@ async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
     let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
     let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
     assert!(progress.contains("drop confirmed: the config already has it"), "{progress}");
-    assert!(readme.contains("~~**1.** Add the setting~~") && readme.contains("Status: skipped"), "{readme}");
+    assert!(
+        readme.contains("~~**1.** Add the setting~~") && readme.contains("Status: skipped"),
+        "{readme}"
+    );
 
     // Confirming twice is refused: the task is skipped already.
-    let (status, error) = serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
+    let (status, error) =
+        serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
     assert_eq!(status, 400, "{error}");
 
     // A state.json broken by hand hides the folder from the view, not the task list; a
@@ -129,7 +151,8 @@ async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
     let (status, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
     assert_eq!(status, 200, "{view}");
     assert!(view["files"].is_null(), "{view}");
-    let (status, error) = serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
+    let (status, error) =
+        serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
     assert_eq!(status, 500, "{error}");
     assert_eq!(std::fs::read_to_string(folder.join("state.json")).unwrap(), "{ broken");
 }
@@ -137,9 +160,13 @@ async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
 #[tokio::test]
 async fn a_chat_that_does_not_save_plans_writes_nothing() {
     let workspace = tempfile::tempdir().unwrap();
-    let script = Script::new()
-        .route(planner(), [plan("No files", &["one"])])
-        .route(anyone(), [Answer::new().tool_call("turn_plan", json!({"op": "done", "id": 1})).into(), Reply::text("done")]);
+    let script = Script::new().route(planner(), [plan("No files", &["one"])]).route(
+        anyone(),
+        [
+            Answer::new().tool_call("turn_plan", json!({"op": "done", "id": 1})).into(),
+            Reply::text("done"),
+        ],
+    );
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
@@ -147,7 +174,9 @@ async fn a_chat_that_does_not_save_plans_writes_nothing() {
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
     events.wait_for_phase("awaiting_approval").await;
     serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
-    events.wait_for("the closed list", |name, data| name == "plan" && data["tasks"] == json!([])).await;
+    events
+        .wait_for("the closed list", |name, data| name == "plan" && data["tasks"] == json!([]))
+        .await;
     assert!(!workspace.path().join(".dwp").exists());
     let (_, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
     assert!(view["files"].is_null(), "{view}");
@@ -160,9 +189,11 @@ async fn a_stopped_turn_leaves_a_checkpoint_in_the_task_in_progress() {
     let first_done = Answer::new()
         .tool_call("turn_plan", json!({"op": "done", "id": 1, "gate": {"command": "cargo check", "exit_code": 0, "evidence": "Finished dev profile"}}))
         .into();
-    let script = Script::new()
-        .route(planner(), [plan("Long job", &["Prepare", "Migrate the data"])])
-        .route(anyone(), [first_done, Answer::new().text("Migrating the first table…").stall().into()]);
+    let script =
+        Script::new().route(planner(), [plan("Long job", &["Prepare", "Migrate the data"])]).route(
+            anyone(),
+            [first_done, Answer::new().text("Migrating the first table…").stall().into()],
+        );
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
@@ -170,14 +201,24 @@ async fn a_stopped_turn_leaves_a_checkpoint_in_the_task_in_progress() {
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Move the data"})).await;
     events.wait_for_phase("awaiting_approval").await;
     serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
-    events.wait_for("the stalled answer's first words", |name, data| name == "delta" && data["text"].as_str().is_some_and(|t| t.contains("Migrating"))).await;
+    events
+        .wait_for("the stalled answer's first words", |name, data| {
+            name == "delta" && data["text"].as_str().is_some_and(|t| t.contains("Migrating"))
+        })
+        .await;
     let (status, _) = serve.post(&format!("/v1/chats/{id}/stop"), json!(null)).await;
     assert_eq!(status, 200);
     events.wait_for_phase("idle").await;
 
-    let state: Value = serde_json::from_str(&std::fs::read_to_string(plan_folder(workspace.path()).join("state.json")).unwrap()).unwrap();
+    let state: Value = serde_json::from_str(
+        &std::fs::read_to_string(plan_folder(workspace.path()).join("state.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(state["tasks"][1]["status"], "in_progress", "{state:#}");
     assert_eq!(state["checkpoint"]["task"], 2, "{state:#}");
     assert_eq!(state["checkpoint"]["step"], "Migrate the data", "{state:#}");
-    assert!(state["checkpoint"]["note"].as_str().unwrap().contains("stopped by the user"), "{state:#}");
+    assert!(
+        state["checkpoint"]["note"].as_str().unwrap().contains("stopped by the user"),
+        "{state:#}"
+    );
 }

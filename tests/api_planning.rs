@@ -19,7 +19,8 @@ async fn world(script: Script, config_extra: &str) -> World {
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&format!("{}{config_extra}", openai_config(&provider.openai_url())));
     let workspace = tempfile::tempdir().unwrap();
-    std::fs::write(workspace.path().join("README.md"), "# Shop\nOrders live in orders.csv\n").unwrap();
+    std::fs::write(workspace.path().join("README.md"), "# Shop\nOrders live in orders.csv\n")
+        .unwrap();
     World { provider, serve, workspace }
 }
 
@@ -31,11 +32,19 @@ impl World {
     }
 
     fn planner_requests(&self) -> Vec<preflight_testkit::RecordedRequest> {
-        self.provider.requests().into_iter().filter(|r| r.system().contains("plan-questions")).collect()
+        self.provider
+            .requests()
+            .into_iter()
+            .filter(|r| r.system().contains("plan-questions"))
+            .collect()
     }
 
     fn executor_requests(&self) -> Vec<preflight_testkit::RecordedRequest> {
-        self.provider.requests().into_iter().filter(|r| !r.system().contains("plan-questions")).collect()
+        self.provider
+            .requests()
+            .into_iter()
+            .filter(|r| !r.system().contains("plan-questions"))
+            .collect()
     }
 }
 
@@ -73,88 +82,153 @@ async fn questions_then_a_custom_answer_then_a_plan_edited_approved_and_ticked_o
         .into();
     let finish = Answer::new().tool_call("turn_plan", json!({"op": "done", "id": 2})).into();
     let script = Script::new()
-        .route(planner(), [two_questions(), plan("CSV export", &["Add the route", "Write the test"])])
+        .route(
+            planner(),
+            [two_questions(), plan("CSV export", &["Add the route", "Write the test"])],
+        )
         .route(anyone(), [executor, finish, Reply::text("Done: the export works.")]);
     let world = world(script, "").await;
     let id = world.chat(json!({})).await;
     let mut events = world.serve.events(&id).await;
 
-    let (status, sent) = world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Add a CSV export"})).await;
+    let (status, sent) = world
+        .serve
+        .post(&format!("/v1/chats/{id}/messages"), json!({"content": "Add a CSV export"}))
+        .await;
     assert_eq!(status, 202, "{sent}");
     assert_eq!(sent["state"]["phase"], "planning", "planning before send returns");
     events.wait_for_phase("questions").await;
-    assert!(events.seen.iter().all(|(name, _)| name != "delta"), "a planner turn streams no tokens");
+    assert!(
+        events.seen.iter().all(|(name, _)| name != "delta"),
+        "a planner turn streams no tokens"
+    );
 
     let chat = world.serve.chat(&id).await;
     assert_eq!(roles(&chat), ["user", "questions"]);
     let card = &chat["messages"][1];
     assert!(!card["content"].as_str().unwrap().contains("```"), "no raw fence in a card");
-    assert_eq!(card["questions"][0], json!({"id": "q1", "question": "Which format?", "options": ["CSV", "JSON", "Excel"], "answer": null}));
+    assert_eq!(
+        card["questions"][0],
+        json!({"id": "q1", "question": "Which format?", "options": ["CSV", "JSON", "Excel"], "answer": null})
+    );
     assert_eq!(chat["state"]["plan_pending"]["questions"].as_array().unwrap().len(), 2);
 
-    let (status, refused) = world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "hello?"})).await;
+    let (status, refused) =
+        world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "hello?"})).await;
     assert_eq!((status, refused["error"]["code"].as_str()), (409, Some("ERR_PLAN_PENDING")));
     let answers = format!("/v1/chats/{id}/answers");
-    let (status, empty) = world.serve.post(&answers, json!({"question_id": "q1", "answer": "  "})).await;
+    let (status, empty) =
+        world.serve.post(&answers, json!({"question_id": "q1", "answer": "  "})).await;
     assert_eq!((status, empty["error"]["code"].as_str()), (400, Some("ERR_EMPTY_ANSWER")));
-    let (status, unknown) = world.serve.post(&answers, json!({"question_id": "q9", "answer": "x"})).await;
+    let (status, unknown) =
+        world.serve.post(&answers, json!({"question_id": "q9", "answer": "x"})).await;
     assert_eq!((status, unknown["error"]["code"].as_str()), (400, Some("ERR_UNKNOWN_QUESTION")));
-    assert_eq!(roles(&world.serve.chat(&id).await), ["user", "questions"], "refusals changed nothing");
+    assert_eq!(
+        roles(&world.serve.chat(&id).await),
+        ["user", "questions"],
+        "refusals changed nothing"
+    );
 
-    let (status, half) = world.serve.post(&answers, json!({"question_id": "q1", "answer": "CSV"})).await;
+    let (status, half) =
+        world.serve.post(&answers, json!({"question_id": "q1", "answer": "CSV"})).await;
     assert_eq!((status, &half["state"]["phase"]), (202, &json!("questions")));
     let custom = "Only rows from 2024 — and skip refunds";
     world.serve.post(&answers, json!({"question_id": "q2", "answer": custom})).await;
     events.wait_for_phase("awaiting_approval").await;
 
     let second_planner = &world.planner_requests()[1];
-    assert!(second_planner.body.to_string().contains(custom), "the custom answer reaches the planner verbatim");
+    assert!(
+        second_planner.body.to_string().contains(custom),
+        "the custom answer reaches the planner verbatim"
+    );
     let chat = world.serve.chat(&id).await;
     assert_eq!(roles(&chat), ["user", "questions", "answer", "answer", "plan"]);
     assert_eq!(chat["messages"][3]["content"], format!("Which rows?\nUser's answer: {custom}"));
     let plan_doc = &chat["state"]["plan"];
-    assert_eq!((plan_doc["approval"].as_str(), plan_doc["revision"].as_u64()), (Some("pending"), Some(1)));
-    assert_eq!(plan_doc["sandbox"]["dir"], format!("{}/.sandbox", world.workspace.path().display()));
+    assert_eq!(
+        (plan_doc["approval"].as_str(), plan_doc["revision"].as_u64()),
+        (Some("pending"), Some(1))
+    );
+    assert_eq!(
+        plan_doc["sandbox"]["dir"],
+        format!("{}/.sandbox", world.workspace.path().display())
+    );
     assert_eq!(chat["state"]["plan_pending"], Value::Null);
 
     let (status, edited) = world
         .serve
-        .request("PATCH", &format!("/v1/chats/{id}/plan/doc"), Some(json!({"title": "CSV export (edited)"})))
+        .request(
+            "PATCH",
+            &format!("/v1/chats/{id}/plan/doc"),
+            Some(json!({"title": "CSV export (edited)"})),
+        )
         .await;
     assert_eq!((status, edited["revision"].as_u64()), (200, Some(2)), "{edited}");
     let (_, revisions) = world.serve.get(&format!("/v1/chats/{id}/plan/revisions")).await;
-    let titles: Vec<&str> = revisions["revisions"].as_array().unwrap().iter().map(|r| r["title"].as_str().unwrap()).collect();
+    let titles: Vec<&str> = revisions["revisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["title"].as_str().unwrap())
+        .collect();
     assert_eq!(titles, ["CSV export", "CSV export (edited)"]);
 
-    let (status, approved) = world.serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    let (status, approved) =
+        world.serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
     assert_eq!((status, &approved["state"]["phase"]), (202, &json!("executing")));
-    let first_list = events.wait_for("the initial task list", |name, data| name == "plan" && !data["tasks"].as_array().unwrap().is_empty()).await;
-    assert_eq!(first_list["tasks"][0], json!({"id": 1, "title": "Add the route", "status": "active"}));
-    events.wait_for("a tick", |name, data| name == "plan" && data["tasks"][0]["status"] == "done").await;
-    events.wait_for("the closed list", |name, data| name == "plan" && data["tasks"] == json!([])).await;
+    let first_list = events
+        .wait_for("the initial task list", |name, data| {
+            name == "plan" && !data["tasks"].as_array().unwrap().is_empty()
+        })
+        .await;
+    assert_eq!(
+        first_list["tasks"][0],
+        json!({"id": 1, "title": "Add the route", "status": "active"})
+    );
+    events
+        .wait_for("a tick", |name, data| name == "plan" && data["tasks"][0]["status"] == "done")
+        .await;
+    events
+        .wait_for("the closed list", |name, data| name == "plan" && data["tasks"] == json!([]))
+        .await;
     events.wait_for_phase("idle").await;
     assert!(events.seen.iter().any(|(name, _)| name == "delta"), "the executor streams tokens");
 
     let executor = &world.executor_requests()[0];
-    assert!(executor.system().contains("CSV export (edited)"), "the approved plan is the directive");
+    assert!(
+        executor.system().contains("CSV export (edited)"),
+        "the approved plan is the directive"
+    );
     assert!(executor.tool_names().contains(&"turn_plan".to_owned()));
-    assert!(executor.tool_names().contains(&"mcp_filesystem_write_file".to_owned()), "managed profile");
+    assert!(
+        executor.tool_names().contains(&"mcp_filesystem_write_file".to_owned()),
+        "managed profile"
+    );
     let chat = world.serve.chat(&id).await;
     assert_eq!(chat["state"]["plan"]["approval"], "approved");
-    assert_eq!(chat["messages"].as_array().unwrap().last().unwrap()["content"], "Done: the export works.");
-    assert_eq!(world.serve.get(&format!("/v1/chats/{id}/plan")).await.1, json!({"tasks": [], "files": null}));
+    assert_eq!(
+        chat["messages"].as_array().unwrap().last().unwrap()["content"],
+        "Done: the export works."
+    );
+    assert_eq!(
+        world.serve.get(&format!("/v1/chats/{id}/plan")).await.1,
+        json!({"tasks": [], "files": null})
+    );
     assert_eq!(world.planner_requests().len(), 2, "planning ran once, then never again");
 }
 
 #[tokio::test]
 async fn cancel_returns_the_chat_to_right_after_its_first_message() {
-    let script = Script::new().route(planner(), [two_questions(), plan("P", &["one"])]).route(anyone(), [Reply::text("ok")]);
+    let script = Script::new()
+        .route(planner(), [two_questions(), plan("P", &["one"])])
+        .route(anyone(), [Reply::text("ok")]);
     let world = world(script, "").await;
     let id = world.chat(json!({})).await;
     let mut events = world.serve.events(&id).await;
     world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Do it"})).await;
     events.wait_for_phase("questions").await;
-    let (status, cancelled) = world.serve.post(&format!("/v1/chats/{id}/plan/cancel"), json!(null)).await;
+    let (status, cancelled) =
+        world.serve.post(&format!("/v1/chats/{id}/plan/cancel"), json!(null)).await;
     assert_eq!(status, 200);
     assert_eq!(cancelled["state"], json!({"phase": "idle", "plan_pending": null, "plan": null}));
     assert_eq!(roles(&cancelled), ["user"]);
@@ -173,35 +247,53 @@ async fn feedback_revises_the_plan_and_every_revision_is_kept() {
     let mut events = world.serve.events(&id).await;
     world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Do it"})).await;
     events.wait_for_phase("awaiting_approval").await;
-    let (status, _) = world.serve.post(&format!("/v1/chats/{id}/plan/reject"), json!({"feedback": "Add a second step"})).await;
+    let (status, _) = world
+        .serve
+        .post(&format!("/v1/chats/{id}/plan/reject"), json!({"feedback": "Add a second step"}))
+        .await;
     assert_eq!(status, 202);
-    events.wait_for("the revised plan", |name, data| name == "plan_status" && data["phase"] == "awaiting_approval").await;
+    events
+        .wait_for("the revised plan", |name, data| {
+            name == "plan_status" && data["phase"] == "awaiting_approval"
+        })
+        .await;
     assert!(world.planner_requests()[1].body.to_string().contains("Add a second step"));
     let (_, revisions) = world.serve.get(&format!("/v1/chats/{id}/plan/revisions")).await;
     let kept: Vec<(String, String)> = revisions["revisions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["title"].as_str().unwrap().to_owned(), r["approval"].as_str().unwrap().to_owned()))
+        .map(|r| {
+            (r["title"].as_str().unwrap().to_owned(), r["approval"].as_str().unwrap().to_owned())
+        })
         .collect();
     assert_eq!(kept, [("First".into(), "rejected".into()), ("Second".into(), "pending".into())]);
 
-    let (status, rejected) = world.serve.post(&format!("/v1/chats/{id}/plan/reject"), json!({})).await;
+    let (status, rejected) =
+        world.serve.post(&format!("/v1/chats/{id}/plan/reject"), json!({})).await;
     assert_eq!(status, 202);
     assert_eq!(rejected["state"]["phase"], "idle", "reject without feedback is a cancel");
     assert_eq!(roles(&rejected), ["user"]);
-    assert_eq!(world.serve.get(&format!("/v1/chats/{id}/plan/revisions")).await.1, json!({"revisions": []}));
+    assert_eq!(
+        world.serve.get(&format!("/v1/chats/{id}/plan/revisions")).await.1,
+        json!({"revisions": []})
+    );
 }
 
 #[tokio::test]
 async fn a_message_while_a_plan_waits_is_revision_feedback() {
-    let script = Script::new().route(planner(), [plan("First", &["a"]), plan("Second", &["b"])]).route(anyone(), [Reply::text("ok")]);
+    let script = Script::new()
+        .route(planner(), [plan("First", &["a"]), plan("Second", &["b"])])
+        .route(anyone(), [Reply::text("ok")]);
     let world = world(script, "").await;
     let id = world.chat(json!({})).await;
     let mut events = world.serve.events(&id).await;
     world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Do it"})).await;
     events.wait_for_phase("awaiting_approval").await;
-    world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Use step b instead"})).await;
+    world
+        .serve
+        .post(&format!("/v1/chats/{id}/messages"), json!({"content": "Use step b instead"}))
+        .await;
     events.wait_for_phase("awaiting_approval").await;
     let chat = world.serve.chat(&id).await;
     assert_eq!(chat["state"]["plan"]["title"], "Second");
@@ -210,13 +302,18 @@ async fn a_message_while_a_plan_waits_is_revision_feedback() {
 
 #[tokio::test]
 async fn auto_approve_goes_straight_to_execution() {
-    let script = Script::new().route(planner(), [plan("Quick", &["only step"])]).route(anyone(), [Reply::text("All done.")]);
+    let script = Script::new()
+        .route(planner(), [plan("Quick", &["only step"])])
+        .route(anyone(), [Reply::text("All done.")]);
     let world = world(script, "").await;
     let id = world.chat(json!({"auto_approve": true})).await;
     let mut events = world.serve.events(&id).await;
     world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Do it"})).await;
     events.wait_for_phase("idle").await;
-    assert!(!events.seen.iter().any(|(name, data)| name == "plan_status" && data["phase"] == "awaiting_approval"));
+    assert!(!events
+        .seen
+        .iter()
+        .any(|(name, data)| name == "plan_status" && data["phase"] == "awaiting_approval"));
     let chat = world.serve.chat(&id).await;
     assert_eq!(chat["state"]["plan"]["approval"], "pre_approved");
     assert_eq!(world.executor_requests().len(), 1);
@@ -224,24 +321,36 @@ async fn auto_approve_goes_straight_to_execution() {
 
 #[tokio::test]
 async fn a_chat_without_plan_mode_never_plans_and_later_turns_never_plan() {
-    let script = Script::new().route(planner(), [plan("Never", &["x"])]).route(anyone(), [Reply::text("one"), Reply::text("two")]);
+    let script = Script::new()
+        .route(planner(), [plan("Never", &["x"])])
+        .route(anyone(), [Reply::text("one"), Reply::text("two")]);
     let world = world(script, "").await;
     let id = world.chat(json!({"plan_mode": false})).await;
     let mut events = world.serve.events(&id).await;
     world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Hi"})).await;
     events.wait_for_phase("idle").await;
     world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Again"})).await;
-    events.wait_for("the second answer", |name, data| name == "message" && data["message"]["content"] == "two").await;
+    events
+        .wait_for("the second answer", |name, data| {
+            name == "message" && data["message"]["content"] == "two"
+        })
+        .await;
     assert!(world.planner_requests().is_empty());
     for request in world.provider.requests() {
-        assert!(!request.body.to_string().contains("plan-questions"), "the executor's prompt never names the fence");
+        assert!(
+            !request.body.to_string().contains("plan-questions"),
+            "the executor's prompt never names the fence"
+        );
     }
 }
 
 #[tokio::test]
 async fn editing_the_first_message_runs_plan_mode_again() {
     let script = Script::new()
-        .route(planner(), [Reply::text("Simple enough, no plan needed."), plan("Second try", &["x"])])
+        .route(
+            planner(),
+            [Reply::text("Simple enough, no plan needed."), plan("Second try", &["x"])],
+        )
         .route(anyone(), [Reply::text("did it")]);
     let world = world(script, "").await;
     let id = world.chat(json!({})).await;
@@ -250,7 +359,14 @@ async fn editing_the_first_message_runs_plan_mode_again() {
     events.wait_for_phase("idle").await;
     let chat = world.serve.chat(&id).await;
     let first = chat["messages"][0]["id"].as_str().unwrap().to_owned();
-    let (status, _) = world.serve.request("PUT", &format!("/v1/chats/{id}/messages/{first}"), Some(json!({"content": "Do it properly"}))).await;
+    let (status, _) = world
+        .serve
+        .request(
+            "PUT",
+            &format!("/v1/chats/{id}/messages/{first}"),
+            Some(json!({"content": "Do it properly"})),
+        )
+        .await;
     assert_eq!(status, 202);
     events.wait_for_phase("awaiting_approval").await;
     let chat = world.serve.chat(&id).await;

@@ -56,13 +56,17 @@ async fn the_planner_reads_the_workspace_and_cannot_change_it() {
         .tool_call("mcp_filesystem_move_file", json!({"source": file("src/main.rs"), "destination": file("moved.rs")}))
         .tool_call("mcp_filesystem_edit_file", json!({"path": file("src/main.rs"), "edits": [{"oldText": "main", "newText": "hacked"}]}))
         .into();
-    let script = Script::new().route(planner(), [attempts, plan("Read-only", &["look"])]).route(anyone(), [Reply::text("ok")]);
+    let script = Script::new()
+        .route(planner(), [attempts, plan("Read-only", &["look"])])
+        .route(anyone(), [Reply::text("ok")]);
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
     let before = snapshot(workspace.path());
     let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "What is the secret word?"})).await;
+    serve
+        .post(&format!("/v1/chats/{id}/messages"), json!({"content": "What is the secret word?"}))
+        .await;
     events.wait_for_phase("awaiting_approval").await;
 
     assert_eq!(snapshot(workspace.path()), before, "the workspace is byte-identical");
@@ -75,7 +79,11 @@ async fn the_planner_reads_the_workspace_and_cannot_change_it() {
     assert_eq!(second.matches("not available while planning").count(), 4, "{second}");
     assert!(events.seen.iter().all(|(name, _)| name != "tool"), "a quiet turn shows no tool calls");
     let chat = serve.chat(&id).await;
-    assert_eq!(chat["messages"].as_array().unwrap().len(), 2, "the planner's tool calls are not stored");
+    assert_eq!(
+        chat["messages"].as_array().unwrap().len(),
+        2,
+        "the planner's tool calls are not stored"
+    );
 }
 
 #[tokio::test]
@@ -87,7 +95,8 @@ async fn two_chats_at_once_see_their_own_profiles() {
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let planning = serve.create_chat(json!({"workspace": workspace.path()})).await;
-    let executing = serve.create_chat(json!({"workspace": workspace.path(), "plan_mode": false})).await;
+    let executing =
+        serve.create_chat(json!({"workspace": workspace.path(), "plan_mode": false})).await;
     let planning_events = serve.events(&planning).await;
     let mut executing_events = serve.events(&executing).await;
     serve.post(&format!("/v1/chats/{planning}/messages"), json!({"content": "Plan this"})).await;
@@ -99,7 +108,8 @@ async fn two_chats_at_once_see_their_own_profiles() {
     let (_, planner_profile) = serve.get(&format!("/v1/chats/{planning}/profile")).await;
     let (_, executor_profile) = serve.get(&format!("/v1/chats/{executing}/profile")).await;
     assert_eq!(planner_profile["name"], "planning");
-    let mut planner_tools: Vec<String> = serde_json::from_value(planner_profile["tools"].clone()).unwrap();
+    let mut planner_tools: Vec<String> =
+        serde_json::from_value(planner_profile["tools"].clone()).unwrap();
     planner_tools.sort();
     assert_eq!(planner_tools, READ_ONLY);
     assert_eq!(executor_profile["name"], "execution");

@@ -30,16 +30,10 @@ fn workspace() -> TempDir {
         aim: "A parser".into(),
         steps: steps
             .iter()
-            .map(|s| PlanStep {
-                action: (*s).into(),
-                expected: "done".into(),
-            })
+            .map(|s| PlanStep { action: (*s).into(), expected: "done".into() })
             .collect(),
         libraries: vec![],
-        sandbox: SandboxSpec {
-            policy: SandboxPolicy::Create,
-            notes: String::new(),
-        },
+        sandbox: SandboxSpec { policy: SandboxPolicy::Create, notes: String::new() },
     };
     let facts = PlanFacts {
         workspace: None,
@@ -53,15 +47,8 @@ fn workspace() -> TempDir {
     let document = build_plan_document(&plan, "", &facts);
     let tasks = TaskList::from_steps(steps).unwrap();
     let files = PlanFiles::new(Author::preflight(None));
-    let dir = files
-        .materialize(
-            ws.path(),
-            &document,
-            &tasks,
-            "chat-1",
-            "2026-06-09T14:00:00Z",
-        )
-        .unwrap();
+    let dir =
+        files.materialize(ws.path(), &document, &tasks, "chat-1", "2026-06-09T14:00:00Z").unwrap();
     assert_eq!(dir.name(), PLAN);
     ws
 }
@@ -75,11 +62,7 @@ fn dwp(cwd: &Path, args: &[&str]) -> (i32, String, String) {
         .output()
         .unwrap();
     let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        text(output.stdout),
-        text(output.stderr),
-    )
+    (output.status.code().unwrap_or(-1), text(output.stdout), text(output.stderr))
 }
 
 fn state(ws: &Path) -> Value {
@@ -124,53 +107,22 @@ fn dwp_update_records_gates_and_completes_only_with_passing_evidence() {
             "fails (exit code 101)",
         ),
         (
-            &[
-                "update",
-                "ship_the_parser",
-                "--task",
-                "1",
-                "--gate",
-                "cargo test|101|1 failed",
-            ],
+            &["update", "ship_the_parser", "--task", "1", "--gate", "cargo test|101|1 failed"],
             0,
             "Task 1 gate `cargo test`: fails (exit 101) — 1 failed.",
         ),
         (
-            &[
-                "update",
-                PLAN,
-                "--task",
-                "1",
-                "--complete",
-                "--gate",
-                "cargo test|0|never executed",
-            ],
+            &["update", PLAN, "--task", "1", "--complete", "--gate", "cargo test|0|never executed"],
             1,
             "not carried out",
         ),
         (
-            &[
-                "update",
-                PLAN,
-                "--task",
-                "1",
-                "--complete",
-                "--gate",
-                "cargo test|0|12 passed",
-            ],
+            &["update", PLAN, "--task", "1", "--complete", "--gate", "cargo test|0|12 passed"],
             0,
             "Task 1 completed: parse.",
         ),
         (
-            &[
-                "update",
-                PLAN,
-                "--task",
-                "1",
-                "--complete",
-                "--gate",
-                "cargo test|0|12 passed",
-            ],
+            &["update", PLAN, "--task", "1", "--complete", "--gate", "cargo test|0|12 passed"],
             1,
             "already completed",
         ),
@@ -217,61 +169,27 @@ fn dwp_update_records_gates_and_completes_only_with_passing_evidence() {
             1,
             "only the current blocker (task 2)",
         ),
+        (&["update", PLAN, "--resolve-blocker"], 0, "Task 2 unblocked"),
         (
-            &["update", PLAN, "--resolve-blocker"],
-            0,
-            "Task 2 unblocked",
-        ),
-        (
-            &[
-                "update",
-                PLAN,
-                "--task",
-                "3",
-                "--skip-reason",
-                "out of scope",
-            ],
+            &["update", PLAN, "--task", "3", "--skip-reason", "out of scope"],
             0,
             "Task 3 skipped by the user: out of scope.",
         ),
         (
-            &[
-                "update",
-                PLAN,
-                "--task",
-                "1",
-                "--reopen-reason",
-                "criterion widened",
-            ],
+            &["update", PLAN, "--task", "1", "--reopen-reason", "criterion widened"],
             0,
             "invalidated by the reopen",
         ),
         (
-            &[
-                "update",
-                PLAN,
-                "--task",
-                "1",
-                "--checkpoint",
-                "step 2",
-                "--note",
-                "half way",
-            ],
+            &["update", PLAN, "--task", "1", "--checkpoint", "step 2", "--note", "half way"],
             0,
             "Checkpoint in task 1 at step 2: half way.",
         ),
-        (
-            &["update", "no_such_plan", "--task", "1", "--start"],
-            1,
-            "not a plan folder",
-        ),
+        (&["update", "no_such_plan", "--task", "1", "--start"], 1, "not a plan folder"),
     ];
     for (args, code, says) in table {
         let (status, stdout, stderr) = dwp(cwd, args);
-        assert_eq!(
-            status, *code,
-            "{args:?}\nstdout: {stdout}\nstderr: {stderr}"
-        );
+        assert_eq!(status, *code, "{args:?}\nstdout: {stdout}\nstderr: {stderr}");
         assert!(
             stdout.contains(says) || stderr.contains(says),
             "{args:?}: {says:?} not in\n{stdout}{stderr}"
@@ -281,12 +199,8 @@ fn dwp_update_records_gates_and_completes_only_with_passing_evidence() {
         }
     }
     let state = state(cwd);
-    let statuses: Vec<&str> = state["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["status"].as_str().unwrap())
-        .collect();
+    let statuses: Vec<&str> =
+        state["tasks"].as_array().unwrap().iter().map(|t| t["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, vec!["in_progress", "pending", "skipped"]);
     let (status, stdout, _) = dwp(cwd, &["verify", PLAN]);
     assert_eq!(status, 0, "{stdout}");
@@ -301,38 +215,15 @@ fn dwp_expected_sha256_refuses_a_write_against_a_changed_state() {
     let ws = workspace();
     let (_, stdout, _) = dwp(ws.path(), &["verify", PLAN]);
     let snapshot = printed_sha(&stdout);
-    let (status, stdout, stderr) = dwp(
-        ws.path(),
-        &[
-            "update",
-            PLAN,
-            "--task",
-            "2",
-            "--start",
-            "--expected-sha256",
-            &snapshot,
-        ],
-    );
+    let (status, stdout, stderr) =
+        dwp(ws.path(), &["update", PLAN, "--task", "2", "--start", "--expected-sha256", &snapshot]);
     assert_eq!(status, 0, "{stderr}");
     let after = printed_sha(&stdout);
     let before = std::fs::read(ws.path().join(".dwp/plans").join(PLAN).join("state.json")).unwrap();
-    let (status, _, stderr) = dwp(
-        ws.path(),
-        &[
-            "update",
-            PLAN,
-            "--task",
-            "1",
-            "--start",
-            "--expected-sha256",
-            &snapshot,
-        ],
-    );
+    let (status, _, stderr) =
+        dwp(ws.path(), &["update", PLAN, "--task", "1", "--start", "--expected-sha256", &snapshot]);
     assert_eq!(status, 1);
-    assert!(
-        stderr.contains("changed since it was read") && stderr.contains(&after),
-        "{stderr}"
-    );
+    assert!(stderr.contains("changed since it was read") && stderr.contains(&after), "{stderr}");
     assert_eq!(
         std::fs::read(ws.path().join(".dwp/plans").join(PLAN).join("state.json")).unwrap(),
         before
@@ -347,22 +238,13 @@ fn dwp_usage_errors_exit_2_with_the_usage() {
         (&["update"], "update needs a PLAN"),
         (&["update", PLAN], "name an action"),
         (&["update", PLAN, "--start"], "--start needs --task N"),
-        (
-            &["update", PLAN, "--task", "x", "--start"],
-            "--task takes a task number",
-        ),
-        (
-            &["update", PLAN, "--task", "1", "--start", "--reconcile"],
-            "one action at a time",
-        ),
+        (&["update", PLAN, "--task", "x", "--start"], "--task takes a task number"),
+        (&["update", PLAN, "--task", "1", "--start", "--reconcile"], "one action at a time"),
         (
             &["update", PLAN, "--task", "1", "--start", "--gate", "a|0|b"],
             "gate runs go with --complete",
         ),
-        (
-            &["update", PLAN, "--task", "1", "--gate", "a|0|b|c"],
-            "use --gate-json",
-        ),
+        (&["update", PLAN, "--task", "1", "--gate", "a|0|b|c"], "use --gate-json"),
         (
             &[
                 "update",
@@ -374,14 +256,8 @@ fn dwp_usage_errors_exit_2_with_the_usage() {
             ],
             "unknown field",
         ),
-        (
-            &["update", PLAN, "--task", "1", "--frobnicate"],
-            "unknown option --frobnicate",
-        ),
-        (
-            &["update", PLAN, "--task", "1", "--block-reason"],
-            "--block-reason needs a value",
-        ),
+        (&["update", PLAN, "--task", "1", "--frobnicate"], "unknown option --frobnicate"),
+        (&["update", PLAN, "--task", "1", "--block-reason"], "--block-reason needs a value"),
         (&["verify"], "verify takes one PLAN"),
         (&["verify", PLAN, "extra"], "verify takes one PLAN"),
     ];

@@ -58,7 +58,9 @@ fn every_corpus_reply_parses_as_expected() {
 
 #[test]
 fn bytes_that_are_not_utf8_still_give_json() {
-    let (code, stdout, _) = run_parser(b"\xff\xfe garbage\n```plan-questions\n{\"questions\":[{\"question\":\"Q?\"}]}\n```");
+    let (code, stdout, _) = run_parser(
+        b"\xff\xfe garbage\n```plan-questions\n{\"questions\":[{\"question\":\"Q?\"}]}\n```",
+    );
     assert_eq!(code, 0);
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["kind"], "questions");
@@ -67,7 +69,8 @@ fn bytes_that_are_not_utf8_still_give_json() {
 
 #[test]
 fn a_wrong_invocation_prints_usage_and_fails() {
-    let output = Command::new(env!("CARGO_BIN_EXE_preflight")).arg("no-such-command").output().unwrap();
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_preflight")).arg("no-such-command").output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("parse-planner-output"));
 }

@@ -29,7 +29,9 @@ fn platform_data_dir() -> Result<PathBuf, String> {
     }
     match non_empty_var("HOME") {
         Some(home) => Ok(PathBuf::from(home).join(".local/share")),
-        None => Err("neither PREFLIGHT_HOME nor HOME is set: cannot tell where to keep data".into()),
+        None => {
+            Err("neither PREFLIGHT_HOME nor HOME is set: cannot tell where to keep data".into())
+        }
     }
 }
 
@@ -49,7 +51,9 @@ pub fn create_private_dir(path: &Path) -> Result<(), String> {
 /// Relative values of `XDG_CACHE_HOME` and `HOME` are ignored, as the XDG spec asks: the
 /// folder may end up on a library path.
 pub fn cache_dir() -> Option<PathBuf> {
-    preflight_embedded::catalog::cache_dir(|name| std::env::var_os(name).filter(|value| Path::new(value).is_absolute()))
+    preflight_embedded::catalog::cache_dir(|name| {
+        std::env::var_os(name).filter(|value| Path::new(value).is_absolute())
+    })
 }
 
 /// `$PREFLIGHT_FS_SERVER`, else `runtime/node_modules/…` in a folder above the binary
@@ -68,6 +72,7 @@ pub fn fs_server() -> Option<PathBuf> {
 /// The embedded models' folder (shared with the `preflight` binary): `$PREFLIGHT_MODELS_DIR`,
 /// else the platform cache folder.
 pub fn models_dir() -> Result<PathBuf, String> {
-    preflight_embedded::catalog::models_dir(|name| std::env::var_os(name))
-        .ok_or_else(|| "neither PREFLIGHT_MODELS_DIR nor HOME is set: cannot tell where the models are".to_owned())
+    preflight_embedded::catalog::models_dir(|name| std::env::var_os(name)).ok_or_else(|| {
+        "neither PREFLIGHT_MODELS_DIR nor HOME is set: cannot tell where the models are".to_owned()
+    })
 }

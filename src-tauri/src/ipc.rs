@@ -73,9 +73,12 @@ mod tests {
         let own = ["ChatEvent", "ChatRef", "AppInfo", "EmbeddedModel"];
         for name in own.map(|name| format!("{name}.ts")) {
             // The engine's types live one folder up, with the engine's own check.
-            let mut text = std::fs::read_to_string(fresh.path().join(&name)).unwrap().replace("from \"./", "from \"../");
+            let mut text = std::fs::read_to_string(fresh.path().join(&name))
+                .unwrap()
+                .replace("from \"./", "from \"../");
             for sibling in own {
-                text = text.replace(&format!("from \"../{sibling}\""), &format!("from \"./{sibling}\""));
+                text = text
+                    .replace(&format!("from \"../{sibling}\""), &format!("from \"./{sibling}\""));
             }
             if std::env::var_os("UPDATE_BINDINGS").is_some() {
                 std::fs::create_dir_all(&target).unwrap();

@@ -51,7 +51,11 @@ fn main() {
 fn prefer_cpu_painting_without_gpu() {
     const VARIABLE: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
     let has_gpu = std::fs::read_dir("/dev/dri")
-        .map(|entries| entries.flatten().any(|entry| entry.file_name().to_string_lossy().starts_with("renderD")))
+        .map(|entries| {
+            entries
+                .flatten()
+                .any(|entry| entry.file_name().to_string_lossy().starts_with("renderD"))
+        })
         .unwrap_or(false);
     if has_gpu {
         return;
@@ -108,13 +112,17 @@ fn keep_software_gl_out_of_this_process() {
     let initialised = unsafe {
         let symbol = dlsym(std::ptr::null_mut(), c"eglQueryString".as_ptr());
         if !symbol.is_null() {
-            let query: extern "C" fn(*mut c_void, c_int) -> *const c_char = std::mem::transmute(symbol);
+            let query: extern "C" fn(*mut c_void, c_int) -> *const c_char =
+                std::mem::transmute(symbol);
             query(std::ptr::null_mut(), EGL_EXTENSIONS);
         }
         !symbol.is_null()
     };
     std::env::remove_var(EGL_VENDORS);
-    tracing::info!(egl_probe_stopped = initialised, "CPU painting: no GL in the window process (GDK_GL=disable)");
+    tracing::info!(
+        egl_probe_stopped = initialised,
+        "CPU painting: no GL in the window process (GDK_GL=disable)"
+    );
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -124,5 +132,9 @@ fn keep_software_gl_out_of_this_process() {}
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::io::stderr)
+        .init();
 }

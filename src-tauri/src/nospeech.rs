@@ -76,7 +76,10 @@ pub fn use_silent_speech() {
     }
     let started = Instant::now();
     let loaded = loaded_objects();
-    let flite: Vec<&PathBuf> = loaded.iter().filter(|path| file_name(path).is_some_and(|name| name.starts_with("libflite"))).collect();
+    let flite: Vec<&PathBuf> = loaded
+        .iter()
+        .filter(|path| file_name(path).is_some_and(|name| name.starts_with("libflite")))
+        .collect();
     if flite.is_empty() {
         return; // A WebKit built without speech synthesis.
     }
@@ -94,7 +97,9 @@ pub fn use_silent_speech() {
     }
     let helpers = helper_executables(&loaded);
     if helpers.is_empty() {
-        tracing::warn!("WebKit's web and network process executables were not found: the real flite is used");
+        tracing::warn!(
+            "WebKit's web and network process executables were not found: the real flite is used"
+        );
         return;
     }
     let Ok(this_program) = std::env::current_exe() else { return };
@@ -129,7 +134,10 @@ pub fn use_silent_speech() {
 /// WebKit helper: a value sets a variable, `None` removes it. Empty when nothing was applied.
 pub fn environment_for_other_programs() -> Vec<(String, Option<OsString>)> {
     let Some(Applied { dir, registry }) = APPLIED.get() else { return Vec::new() };
-    let mut changes = vec![(LIBRARY_PATH.to_owned(), join_entries(library_path().into_iter().filter(|path| path != dir)))];
+    let mut changes = vec![(
+        LIBRARY_PATH.to_owned(),
+        join_entries(library_path().into_iter().filter(|path| path != dir)),
+    )];
     if *registry {
         changes.push((GST_REGISTRIES[0].to_owned(), None));
     }
@@ -148,7 +156,11 @@ fn library_path() -> Vec<PathBuf> {
 }
 
 fn entries(value: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
-    value.into_iter().flat_map(std::env::split_paths).filter(|path| !path.as_os_str().is_empty()).collect()
+    value
+        .into_iter()
+        .flat_map(std::env::split_paths)
+        .filter(|path| !path.as_os_str().is_empty())
+        .collect()
 }
 
 /// `None` for no entries.
@@ -163,7 +175,11 @@ fn join_entries(entries: impl IntoIterator<Item = PathBuf>) -> Option<OsString> 
 /// With the stand-in turned off, a folder inherited from a parent Preflight is dropped too.
 fn forget_inherited_folders() {
     let entries = library_path();
-    let kept: Vec<PathBuf> = entries.iter().filter(|path| !file_name(path).is_some_and(|name| name.starts_with(FOLDER_PREFIX))).cloned().collect();
+    let kept: Vec<PathBuf> = entries
+        .iter()
+        .filter(|path| !file_name(path).is_some_and(|name| name.starts_with(FOLDER_PREFIX)))
+        .cloned()
+        .collect();
     if kept.len() != entries.len() {
         match join_entries(kept) {
             Some(value) => std::env::set_var(LIBRARY_PATH, value),
@@ -177,14 +193,18 @@ fn forget_inherited_folders() {
 fn apply(dir: &Path) -> bool {
     let entries = library_path();
     if entries.first().map(PathBuf::as_path) != Some(dir) {
-        let Some(joined) = join_entries([dir.to_path_buf()].into_iter().chain(entries)) else { return false };
+        let Some(joined) = join_entries([dir.to_path_buf()].into_iter().chain(entries)) else {
+            return false;
+        };
         std::env::set_var(LIBRARY_PATH, joined);
     }
     let gst_cache = dir.parent().and_then(Path::parent).map(|caches| caches.join(GST_CACHE));
     let registry = gst_cache.as_ref().map(|folder| folder.join(GST_REGISTRY_FILE));
     // Ours when no name holds another value (the second execution inherits ours).
     let ours = registry.as_ref().filter(|path| {
-        GST_REGISTRIES.iter().all(|name| std::env::var_os(name).is_none_or(|value| Path::new(&value) == *path))
+        GST_REGISTRIES
+            .iter()
+            .all(|name| std::env::var_os(name).is_none_or(|value| Path::new(&value) == *path))
     });
     if let (Some(registry), Some(folder)) = (ours, &gst_cache) {
         // Made now: the sandbox binds it only when it exists.
@@ -210,7 +230,13 @@ fn short_digest(bytes: &[u8]) -> String {
 /// Makes `dir` hold `stub` under every name in `flite`, verified for `programs`: created or
 /// repaired when needed, checked again when what it was checked against changed. A passed
 /// check whose verdict cannot be saved (a read-only cache) still counts, with a warning.
-fn prepare(cache: &Path, dir: &Path, stub: &[u8], flite: &[String], programs: &[PathBuf]) -> Result<(), String> {
+fn prepare(
+    cache: &Path,
+    dir: &Path,
+    stub: &[u8],
+    flite: &[String],
+    programs: &[PathBuf],
+) -> Result<(), String> {
     if programs.is_empty() {
         return Err("no program to check the stand-in against".into());
     }
@@ -218,7 +244,9 @@ fn prepare(cache: &Path, dir: &Path, stub: &[u8], flite: &[String], programs: &[
     if !Verdict::read(dir, programs).is_some_and(|verdict| verdict.covers(programs)) {
         let verdict = check(dir, programs)?;
         if let Err(error) = verdict.write(dir, programs) {
-            tracing::warn!("the silent flite passed its check, but the verdict was not kept: {error}");
+            tracing::warn!(
+                "the silent flite passed its check, but the verdict was not kept: {error}"
+            );
         }
     }
     Ok(())
@@ -228,7 +256,9 @@ fn prepare(cache: &Path, dir: &Path, stub: &[u8], flite: &[String], programs: &[
 /// and moment (two instances may share one cache across PID namespaces).
 fn staging_name(final_name: &str) -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |time| time.subsec_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |time| time.subsec_nanos());
     let count = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!(".{final_name}.{}.{nanos}.{count}", std::process::id())
 }
@@ -237,11 +267,15 @@ fn staging_name(final_name: &str) -> String {
 /// folder is built whole aside and renamed into place; a link missing from an existing one is
 /// added by renaming too, so no reader ever sees a half-made file.
 fn materialise(cache: &Path, dir: &Path, stub: &[u8], flite: &[String]) -> Result<(), String> {
-    let io = |what: &str, path: &Path, error: std::io::Error| format!("{what} {}: {error}", path.display());
+    let io = |what: &str, path: &Path, error: std::io::Error| {
+        format!("{what} {}: {error}", path.display())
+    };
     let link = |folder: &Path, name: &str| -> Result<(), String> {
         let staging = folder.join(staging_name(name));
-        std::os::unix::fs::symlink(STUB_NAME, &staging).map_err(|error| io("linking", &staging, error))?;
-        std::fs::rename(&staging, folder.join(name)).map_err(|error| io("linking", &folder.join(name), error))
+        std::os::unix::fs::symlink(STUB_NAME, &staging)
+            .map_err(|error| io("linking", &staging, error))?;
+        std::fs::rename(&staging, folder.join(name))
+            .map_err(|error| io("linking", &folder.join(name), error))
     };
     crate::home::create_private_dir(cache)?;
     if dir.is_dir() && std::fs::read(dir.join(STUB_NAME)).ok().as_deref() != Some(stub) {
@@ -254,7 +288,9 @@ fn materialise(cache: &Path, dir: &Path, stub: &[u8], flite: &[String]) -> Resul
         let built = std::fs::write(staging.join(STUB_NAME), stub)
             .map_err(|error| io("writing", &staging, error))
             .and_then(|()| flite.iter().try_for_each(|name| link(&staging, name)));
-        let renamed = built.and_then(|()| std::fs::rename(&staging, dir).map_err(|error| io("creating", dir, error)));
+        let renamed = built.and_then(|()| {
+            std::fs::rename(&staging, dir).map_err(|error| io("creating", dir, error))
+        });
         if let Err(error) = renamed {
             let _ = std::fs::remove_dir_all(&staging);
             if !dir.is_dir() {
@@ -275,13 +311,17 @@ fn materialise(cache: &Path, dir: &Path, stub: &[u8], flite: &[String]) -> Resul
 /// without running it. The flite names must resolve into `dir`, and any unresolved symbol or
 /// missing library refuses the stand-in.
 fn check(dir: &Path, programs: &[PathBuf]) -> Result<Verdict, String> {
-    let library_path = join_entries([dir.to_path_buf()].into_iter().chain(library_path())).ok_or("the library path cannot hold the folder")?;
+    let library_path = join_entries([dir.to_path_buf()].into_iter().chain(library_path()))
+        .ok_or("the library path cannot hold the folder")?;
     let mut covered = programs.to_vec();
     for program in programs {
-        let refused = |why: &str| format!("the dynamic linker refused it for {}: {why}", program.display());
+        let refused =
+            |why: &str| format!("the dynamic linker refused it for {}: {why}", program.display());
         let text = trace(program, &library_path)?;
         let problem = text.lines().find(|line| {
-            ["undefined symbol", "not found", "symbol lookup error", "error while loading"].iter().any(|sign| line.contains(sign))
+            ["undefined symbol", "not found", "symbol lookup error", "error while loading"]
+                .iter()
+                .any(|sign| line.contains(sign))
         });
         if let Some(line) = problem {
             return Err(refused(line.trim()));
@@ -292,13 +332,21 @@ fn check(dir: &Path, programs: &[PathBuf]) -> Result<Verdict, String> {
             .filter_map(|line| line.split_once(" => "))
             .filter_map(|(name, rest)| Some((name.trim(), PathBuf::from(rest.split_once(" (")?.0))))
             .collect();
-        if !resolved.iter().any(|(name, path)| name.starts_with("libflite") && path.starts_with(dir)) {
+        if !resolved
+            .iter()
+            .any(|(name, path)| name.starts_with("libflite") && path.starts_with(dir))
+        {
             return Err(refused("no flite library resolved to the stand-in"));
         }
-        if let Some((name, path)) = resolved.iter().find(|(name, path)| name.starts_with("libflite") && !path.starts_with(dir)) {
+        if let Some((name, path)) = resolved
+            .iter()
+            .find(|(name, path)| name.starts_with("libflite") && !path.starts_with(dir))
+        {
             return Err(refused(&format!("{name} resolved to {}", path.display())));
         }
-        covered.extend(resolved.into_iter().map(|(_, path)| path).filter(|path| !path.starts_with(dir)));
+        covered.extend(
+            resolved.into_iter().map(|(_, path)| path).filter(|path| !path.starts_with(dir)),
+        );
     }
     covered.sort();
     covered.dedup();
@@ -333,7 +381,11 @@ fn trace(program: &Path, library_path: &OsString) -> Result<String, String> {
     if !output.status.success() {
         return Err(failed(format!("the linker's listing failed ({})", output.status)));
     }
-    Ok(format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+    Ok(format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    ))
 }
 
 /// The objects a passed check covered (the programs and every library they load), each with
@@ -367,7 +419,12 @@ impl Stamp {
 
     fn parse(fields: &[&str]) -> Option<Stamp> {
         let [len, modified_ns, changed_ns, inode] = fields else { return None };
-        Some(Stamp { len: len.parse().ok()?, modified_ns: modified_ns.parse().ok()?, changed_ns: changed_ns.parse().ok()?, inode: inode.parse().ok()? })
+        Some(Stamp {
+            len: len.parse().ok()?,
+            modified_ns: modified_ns.parse().ok()?,
+            changed_ns: changed_ns.parse().ok()?,
+            inode: inode.parse().ok()?,
+        })
     }
 }
 
@@ -408,11 +465,15 @@ impl Verdict {
             let Some(Stamp { len, modified_ns, changed_ns, inode }) = stamp else {
                 return Err(format!("{} vanished during the check", path.display()));
             };
-            text.push_str(&format!("{len}\t{modified_ns}\t{changed_ns}\t{inode}\t{}\n", path.display()));
+            text.push_str(&format!(
+                "{len}\t{modified_ns}\t{changed_ns}\t{inode}\t{}\n",
+                path.display()
+            ));
         }
         let file = Verdict::file(dir, programs);
         let staging = dir.join(staging_name(&file_name(&file).unwrap_or_default()));
-        std::fs::write(&staging, text).map_err(|error| format!("writing {}: {error}", staging.display()))?;
+        std::fs::write(&staging, text)
+            .map_err(|error| format!("writing {}: {error}", staging.display()))?;
         std::fs::rename(&staging, &file).map_err(|error| {
             let _ = std::fs::remove_file(&staging);
             format!("writing {}: {error}", file.display())
@@ -424,15 +485,20 @@ impl Verdict {
 /// process when installed, in `webkit2gtk-<api>/` beside its library (Debian) or in
 /// `libexec/webkit2gtk-<api>/` under the same prefix (Fedora).
 fn helper_executables(loaded: &[PathBuf]) -> Vec<PathBuf> {
-    let Some(library) = loaded.iter().find(|path| file_name(path).is_some_and(|name| name.starts_with("libwebkit2gtk-"))) else {
+    let Some(library) = loaded
+        .iter()
+        .find(|path| file_name(path).is_some_and(|name| name.starts_with("libwebkit2gtk-")))
+    else {
         return Vec::new();
     };
     let name = file_name(library).unwrap_or_default();
     let api = name.trim_start_matches("lib").split(".so").next().unwrap_or_default();
     let beside = library.with_file_name(api);
-    let libexec = library.parent().and_then(Path::parent).map(|prefix| prefix.join("libexec").join(api));
+    let libexec =
+        library.parent().and_then(Path::parent).map(|prefix| prefix.join("libexec").join(api));
     for folder in [Some(beside), libexec].into_iter().flatten() {
-        let [web, network] = ["WebKitWebProcess", "WebKitNetworkProcess"].map(|helper| folder.join(helper));
+        let [web, network] =
+            ["WebKitWebProcess", "WebKitNetworkProcess"].map(|helper| folder.join(helper));
         if web.is_file() && network.is_file() {
             let gpu = Some(folder.join("WebKitGPUProcess")).filter(|path| path.is_file());
             return [web, network].into_iter().chain(gpu).collect();
@@ -449,7 +515,11 @@ fn file_name(path: &Path) -> Option<String> {
 /// (for a library found by name, a path ending in that name).
 fn loaded_objects() -> Vec<PathBuf> {
     use std::ffi::{c_int, c_void, CStr};
-    unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut c_void) -> c_int {
+    unsafe extern "C" fn each(
+        info: *mut libc::dl_phdr_info,
+        _size: libc::size_t,
+        data: *mut c_void,
+    ) -> c_int {
         // SAFETY: the dynamic linker passes a valid `info` for the duration of the call, and
         // `data` is the vector handed to `dl_iterate_phdr` below.
         let (info, paths) = unsafe { (&*info, &mut *data.cast::<Vec<PathBuf>>()) };
@@ -457,7 +527,9 @@ fn loaded_objects() -> Vec<PathBuf> {
             // SAFETY: a non-null `dlpi_name` is a NUL-terminated string owned by the linker.
             let name = unsafe { CStr::from_ptr(info.dlpi_name) };
             if !name.is_empty() {
-                paths.push(PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name.to_bytes())));
+                paths.push(PathBuf::from(
+                    <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name.to_bytes()),
+                ));
             }
         }
         0
@@ -478,10 +550,16 @@ mod tests {
     fn this_machine() -> (Vec<String>, Vec<PathBuf>) {
         static WEBKIT: OnceLock<usize> = OnceLock::new();
         // SAFETY: dlopen with a NUL-terminated name; the handle is kept for the process's life.
-        let handle = *WEBKIT.get_or_init(|| unsafe { libc::dlopen(c"libwebkit2gtk-4.1.so.0".as_ptr(), libc::RTLD_LAZY) } as usize);
+        let handle = *WEBKIT.get_or_init(|| unsafe {
+            libc::dlopen(c"libwebkit2gtk-4.1.so.0".as_ptr(), libc::RTLD_LAZY)
+        } as usize);
         assert_ne!(handle, 0, "WebKitGTK 4.1 is installed");
         let loaded = loaded_objects();
-        let flite = loaded.iter().filter_map(|path| file_name(path)).filter(|name| name.starts_with("libflite")).collect();
+        let flite = loaded
+            .iter()
+            .filter_map(|path| file_name(path))
+            .filter(|name| name.starts_with("libflite"))
+            .collect();
         (flite, helper_executables(&loaded))
     }
 
@@ -512,7 +590,10 @@ mod tests {
         let (flite, helpers) = this_machine();
         assert!(flite.len() >= 6, "WebKit here links flite: {flite:?}");
         for helper in ["WebKitWebProcess", "WebKitNetworkProcess"] {
-            assert!(helpers.iter().any(|path| path.ends_with(helper)), "{helper} is found beside the library: {helpers:?}");
+            assert!(
+                helpers.iter().any(|path| path.ends_with(helper)),
+                "{helper} is found beside the library: {helpers:?}"
+            );
         }
         let cache = tempfile::tempdir().unwrap();
         let dir = folder(cache.path(), STUB);
@@ -526,20 +607,44 @@ mod tests {
         let verdict = Verdict::read(&dir, &helpers).expect("a verdict is kept");
         assert!(verdict.covers(&helpers));
         let covered: Vec<&PathBuf> = verdict.covered.iter().map(|(_, path)| path).collect();
-        assert!(covered.iter().any(|path| file_name(path).is_some_and(|name| name.starts_with("libwebkit2gtk-"))), "{covered:?}");
-        assert!(!covered.iter().any(|path| path.starts_with(&dir)), "the stand-in itself is not a covered object");
-        assert!(!covered.iter().any(|path| file_name(path).is_some_and(|name| name.starts_with("libflite"))), "{covered:?}");
+        assert!(
+            covered
+                .iter()
+                .any(|path| file_name(path).is_some_and(|name| name.starts_with("libwebkit2gtk-"))),
+            "{covered:?}"
+        );
+        assert!(
+            !covered.iter().any(|path| path.starts_with(&dir)),
+            "the stand-in itself is not a covered object"
+        );
+        assert!(
+            !covered
+                .iter()
+                .any(|path| file_name(path).is_some_and(|name| name.starts_with("libflite"))),
+            "{covered:?}"
+        );
         // Nothing but the folder is left in the cache, and no staging file in it.
-        let entries: Vec<_> = std::fs::read_dir(cache.path()).unwrap().flatten().map(|entry| entry.file_name()).collect();
+        let entries: Vec<_> = std::fs::read_dir(cache.path())
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name())
+            .collect();
         assert_eq!(entries.len(), 1, "{entries:?}");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), flite.len() + 2, "the library, its links, one verdict");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            flite.len() + 2,
+            "the library, its links, one verdict"
+        );
     }
 
     #[test]
     fn a_library_missing_what_webkit_imports_is_refused_and_never_marked_verified() {
         let (flite, helpers) = this_machine();
         // A real shared library (loaded here with WebKit) that exports none of flite's functions.
-        let impostor = loaded_objects().into_iter().find(|path| file_name(path).is_some_and(|name| name.starts_with("libgmodule-2.0"))).unwrap();
+        let impostor = loaded_objects()
+            .into_iter()
+            .find(|path| file_name(path).is_some_and(|name| name.starts_with("libgmodule-2.0")))
+            .unwrap();
         let impostor = std::fs::read(impostor).unwrap();
         let cache = tempfile::tempdir().unwrap();
         let dir = folder(cache.path(), &impostor);
@@ -575,14 +680,19 @@ mod tests {
         std::fs::write(Verdict::file(&dir, &helpers), lines.join("\n") + "\n").unwrap();
         assert!(!Verdict::read(&dir, &helpers).unwrap().covers(&helpers));
         prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
-        assert_eq!(verdict_text(&dir, &helpers), checked, "the check ran again and wrote a true verdict");
+        assert_eq!(
+            verdict_text(&dir, &helpers),
+            checked,
+            "the check ran again and wrote a true verdict"
+        );
 
         // Another set of programs has a verdict of its own, and this one does not cover it.
         let other = vec![helpers[0].clone(), PathBuf::from("/usr/libexec/not-a-webkit-helper")];
         assert_ne!(Verdict::file(&dir, &other), Verdict::file(&dir, &helpers));
         assert!(!Verdict::read(&dir, &helpers).unwrap().covers(&other));
         // A damaged verdict is no verdict.
-        std::fs::write(Verdict::file(&dir, &helpers), format!("{VERDICT_HEADER}\nnot a stamp\n")).unwrap();
+        std::fs::write(Verdict::file(&dir, &helpers), format!("{VERDICT_HEADER}\nnot a stamp\n"))
+            .unwrap();
         assert!(Verdict::read(&dir, &helpers).is_none());
     }
 
@@ -624,7 +734,8 @@ mod tests {
     fn without_programs_to_check_against_nothing_is_written() {
         let (flite, _) = this_machine();
         let cache = tempfile::tempdir().unwrap();
-        let error = prepare(cache.path(), &folder(cache.path(), STUB), STUB, &flite, &[]).unwrap_err();
+        let error =
+            prepare(cache.path(), &folder(cache.path(), STUB), STUB, &flite, &[]).unwrap_err();
         assert!(error.contains("no program to check"), "{error}");
         assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
     }

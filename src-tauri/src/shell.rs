@@ -57,7 +57,9 @@ impl Shell {
     pub fn engine(&self) -> Result<Engine, ApiError> {
         match &*self.engine.read().unwrap_or_else(PoisonError::into_inner) {
             Ok(engine) => Ok(engine.clone()),
-            Err(error) => Err(ApiError::internal(format!("Preflight could not start: {error}. Fix it in Settings."))),
+            Err(error) => Err(ApiError::internal(format!(
+                "Preflight could not start: {error}. Fix it in Settings."
+            ))),
         }
     }
 
@@ -80,7 +82,9 @@ impl Shell {
 
     /// Makes `task` the one forwarder, ending the previous one.
     pub fn watch(&self, task: JoinHandle<()>) {
-        if let Some(previous) = self.watch.lock().unwrap_or_else(PoisonError::into_inner).replace(task) {
+        if let Some(previous) =
+            self.watch.lock().unwrap_or_else(PoisonError::into_inner).replace(task)
+        {
             previous.abort();
         }
     }
@@ -99,7 +103,11 @@ impl Shell {
     }
 }
 
-async fn open(home: &Path, fs_server: Option<PathBuf>, models: &Arc<LlamaModels>) -> Result<Engine, String> {
+async fn open(
+    home: &Path,
+    fs_server: Option<PathBuf>,
+    models: &Arc<LlamaModels>,
+) -> Result<Engine, String> {
     let mut options = EngineOptions::new(home.to_owned(), fs_server);
     options.local_models = Some(Arc::clone(models) as _);
     // MCP servers are not WebKit's: they get the library path without the speech stand-in.

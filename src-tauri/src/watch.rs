@@ -22,7 +22,12 @@ const DELTA_WINDOW: Duration = Duration::from_millis(16);
 
 /// Runs until the chat's stream ends (the chat was deleted), the window drops the channel,
 /// or the shell replaces this forwarder.
-pub async fn forward(app: AppHandle, chat_id: String, mut events: Receiver<Event>, deltas: Channel<Event>) {
+pub async fn forward(
+    app: AppHandle,
+    chat_id: String,
+    mut events: Receiver<Event>,
+    deltas: Channel<Event>,
+) {
     let mut next = events.recv().await;
     loop {
         let event = match next {
@@ -53,11 +58,17 @@ pub async fn forward(app: AppHandle, chat_id: String, mut events: Receiver<Event
 
 /// Joins the deltas of `message_id` arriving within the window; returns the batch and the
 /// first event that is not part of it, if one came (to be handled next).
-async fn coalesce(events: &mut Receiver<Event>, message_id: String, mut text: String) -> (Event, Option<Result<Event, RecvError>>) {
+async fn coalesce(
+    events: &mut Receiver<Event>,
+    message_id: String,
+    mut text: String,
+) -> (Event, Option<Result<Event, RecvError>>) {
     let deadline = tokio::time::Instant::now() + DELTA_WINDOW;
     let after = loop {
         match tokio::time::timeout_at(deadline, events.recv()).await {
-            Ok(Ok(Event::Delta { message_id: id, text: more })) if id == message_id => text.push_str(&more),
+            Ok(Ok(Event::Delta { message_id: id, text: more })) if id == message_id => {
+                text.push_str(&more)
+            }
             Ok(other) => break Some(other),
             Err(_elapsed) => break None,
         }

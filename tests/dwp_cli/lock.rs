@@ -17,10 +17,7 @@ fn dwp_a_stale_lock_is_reported_and_broken_only_on_request() {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     std::fs::write(
         lock.join("owner"),
-        format!(
-            "pid=2147483647\nhost={}\nsince=2026-06-09T14:00:00Z\n",
-            host.trim()
-        ),
+        format!("pid=2147483647\nhost={}\nsince=2026-06-09T14:00:00Z\n", host.trim()),
     )
     .unwrap();
     let (status, _, stderr) = dwp(ws.path(), &["update", PLAN, "--task", "2", "--start"]);
@@ -34,26 +31,11 @@ fn dwp_a_stale_lock_is_reported_and_broken_only_on_request() {
     assert!(lock.exists(), "never broken silently");
     let (status, stdout, _) = dwp(ws.path(), &["verify", PLAN]);
     assert_eq!(status, 1);
-    assert!(
-        stdout.contains("[interrupted] the .lock folder is stale"),
-        "{stdout}"
-    );
-    let (status, _, stderr) = dwp(
-        ws.path(),
-        &[
-            "update",
-            PLAN,
-            "--task",
-            "2",
-            "--start",
-            "--break-stale-lock",
-        ],
-    );
+    assert!(stdout.contains("[interrupted] the .lock folder is stale"), "{stdout}");
+    let (status, _, stderr) =
+        dwp(ws.path(), &["update", PLAN, "--task", "2", "--start", "--break-stale-lock"]);
     assert_eq!(status, 0, "{stderr}");
-    assert!(
-        stderr.contains("removed a stale lock (pid 2147483647"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("removed a stale lock (pid 2147483647"), "{stderr}");
     assert!(!lock.exists());
 }
 
@@ -81,16 +63,9 @@ fn dwp_concurrent_cli_updaters_serialise_through_the_lock() {
         .collect();
     for child in spawned {
         let output = child.wait_with_output().unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     }
-    let gates = state(ws.path())["tasks"][0]["gates"]
-        .as_array()
-        .unwrap()
-        .len();
+    let gates = state(ws.path())["tasks"][0]["gates"].as_array().unwrap().len();
     assert_eq!(gates, 4, "four concurrent runs, none lost");
     let dir = PlanDir::open(ws.path().join(".dwp/plans").join(PLAN)).unwrap();
     let (status, stdout, _) = dwp(ws.path(), &["verify", dir.path().to_str().unwrap()]);

@@ -7,23 +7,12 @@ use super::{dwp, state, workspace, PLAN};
 fn dwp_verify_reports_each_disagreement_and_reconcile_lets_markdown_win() {
     let ws = workspace();
     let readme_path = ws.path().join(".dwp/plans").join(PLAN).join("README.md");
-    let (status, _, _) = dwp(
-        ws.path(),
-        &[
-            "update",
-            PLAN,
-            "--task",
-            "1",
-            "--complete",
-            "--gate",
-            "make|0|ok",
-        ],
-    );
+    let (status, _, _) =
+        dwp(ws.path(), &["update", PLAN, "--task", "1", "--complete", "--gate", "make|0|ok"]);
     assert_eq!(status, 0);
     let readme = std::fs::read_to_string(&readme_path).unwrap();
-    let edited = readme
-        .replace("- [x] **1.**", "- [ ] **1.**")
-        .replace("- [ ] **3.**", "- [x] **3.**");
+    let edited =
+        readme.replace("- [x] **1.**", "- [ ] **1.**").replace("- [ ] **3.**", "- [x] **3.**");
     std::fs::write(&readme_path, &edited).unwrap();
     let (status, stdout, _) = dwp(ws.path(), &["verify", PLAN]);
     assert_eq!(status, 1, "{stdout}");
@@ -53,10 +42,7 @@ fn dwp_verify_reports_each_disagreement_and_reconcile_lets_markdown_win() {
     std::fs::write(&readme_path, edited.replace("- [x] **3.**", "- [ ] **3.**")).unwrap();
     let (status, stdout, stderr) = dwp(ws.path(), &["update", PLAN, "--reconcile"]);
     assert_eq!(status, 0, "{stderr}");
-    assert!(
-        stdout.contains("Reconciled state.json with README.md (Markdown wins)."),
-        "{stdout}"
-    );
+    assert!(stdout.contains("Reconciled state.json with README.md (Markdown wins)."), "{stdout}");
     assert_eq!(state(ws.path())["tasks"][0]["status"], "in_progress");
     let (status, stdout, _) = dwp(ws.path(), &["verify", PLAN]);
     assert_eq!(status, 0, "{stdout}");

@@ -9,7 +9,8 @@ use serde_json::Value;
 pub const EVENT_DEADLINE: Duration = Duration::from_secs(30);
 
 pub struct EventStream {
-    bytes: std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
+    bytes:
+        std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
     buffer: String,
     /// Every event read so far, `(type, data)`.
     pub seen: Vec<(String, Value)>,
@@ -21,14 +22,18 @@ impl EventStream {
         assert_eq!(response.status().as_u16(), 200);
         let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
         assert!(content_type.starts_with("text/event-stream"), "{content_type}");
-        EventStream { bytes: Box::pin(response.bytes_stream()), buffer: String::new(), seen: Vec::new() }
+        EventStream {
+            bytes: Box::pin(response.bytes_stream()),
+            buffer: String::new(),
+            seen: Vec::new(),
+        }
     }
 
     /// The next event, `(type, data)`.
     pub async fn next(&mut self) -> (String, Value) {
-        tokio::time::timeout(EVENT_DEADLINE, self.read_event())
-            .await
-            .unwrap_or_else(|_| panic!("no event within {EVENT_DEADLINE:?}; seen: {:#?}", self.seen))
+        tokio::time::timeout(EVENT_DEADLINE, self.read_event()).await.unwrap_or_else(|_| {
+            panic!("no event within {EVENT_DEADLINE:?}; seen: {:#?}", self.seen)
+        })
     }
 
     /// Reads events until one satisfies `wanted`; returns its data.
@@ -47,7 +52,10 @@ impl EventStream {
 
     /// Waits for `plan_status` with `phase`.
     pub async fn wait_for_phase(&mut self, phase: &str) -> Value {
-        self.wait_for(&format!("phase {phase}"), |name, data| name == "plan_status" && data["phase"] == phase).await
+        self.wait_for(&format!("phase {phase}"), |name, data| {
+            name == "plan_status" && data["phase"] == phase
+        })
+        .await
     }
 
     async fn read_event(&mut self) -> (String, Value) {
@@ -61,7 +69,9 @@ impl EventStream {
                 continue;
             }
             match self.bytes.next().await {
-                Some(Ok(chunk)) => self.buffer.push_str(&String::from_utf8_lossy(&chunk).replace("\r\n", "\n")),
+                Some(Ok(chunk)) => {
+                    self.buffer.push_str(&String::from_utf8_lossy(&chunk).replace("\r\n", "\n"))
+                }
                 Some(Err(error)) => panic!("the event stream failed: {error}"),
                 None => panic!("the event stream ended; seen: {:#?}", self.seen),
             }

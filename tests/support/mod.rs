@@ -54,7 +54,8 @@ impl Serve {
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("unexpected first line {first_line:?}"))
             .to_owned();
-        let token = std::fs::read_to_string(home.path().join("api-token")).unwrap().trim().to_owned();
+        let token =
+            std::fs::read_to_string(home.path().join("api-token")).unwrap().trim().to_owned();
         Serve { child, base, token, home, client: reqwest::Client::new() }
     }
 
@@ -96,7 +97,14 @@ impl Serve {
     }
 
     /// A raw request: exact body bytes and headers, with or without the token.
-    pub async fn raw(&self, method: &str, path: &str, body: &str, headers: &[(&str, &str)], token: bool) -> (u16, Value) {
+    pub async fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        body: &str,
+        headers: &[(&str, &str)],
+        token: bool,
+    ) -> (u16, Value) {
         let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
         let mut request = self.client.request(method, self.url(path)).body(body.to_owned());
         if token {
@@ -125,7 +133,12 @@ impl Serve {
 
     /// Subscribes to the chat's events (subscribe before acting, then wait on the stream).
     pub async fn events(&self, id: &str) -> EventStream {
-        EventStream::connect(&self.client, &self.url(&format!("/v1/chats/{id}/events")), &self.token).await
+        EventStream::connect(
+            &self.client,
+            &self.url(&format!("/v1/chats/{id}/events")),
+            &self.token,
+        )
+        .await
     }
 }
 
@@ -139,7 +152,8 @@ impl Drop for Serve {
 /// The filesystem MCP server set-up installed (for tests that check it directly).
 pub fn fs_server() -> PathBuf {
     std::env::var_os("PREFLIGHT_FS_SERVER").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "../../runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+        )
     })
 }

@@ -20,12 +20,18 @@ pub fn questions(items: &[(&str, &str, [&str; 3])]) -> Reply {
         .iter()
         .map(|(id, question, options)| json!({"id": id, "question": question, "options": options}))
         .collect();
-    Reply::text(&format!("A few questions first.\n\n```plan-questions\n{}\n```", json!({"questions": questions})))
+    Reply::text(&format!(
+        "A few questions first.\n\n```plan-questions\n{}\n```",
+        json!({"questions": questions})
+    ))
 }
 
 /// A planner reply ending with a `plan` fence whose steps are `steps`.
 pub fn plan(title: &str, steps: &[&str]) -> Reply {
-    let steps: Vec<Value> = steps.iter().map(|action| json!({"action": action, "expected": format!("{action} is done")})).collect();
+    let steps: Vec<Value> = steps
+        .iter()
+        .map(|action| json!({"action": action, "expected": format!("{action} is done")}))
+        .collect();
     let plan = json!({
         "title": title,
         "aim": format!("{title}, checked"),

@@ -25,7 +25,9 @@ use preflight_engine::events::Event;
 use preflight_engine::lifecycle::{Engine, EngineOptions, NewChat};
 use preflight_engine::llm::{ModelMessage, ModelRequest, OutputConstraint};
 use preflight_engine::mcp::McpConfig;
-use preflight_engine::planner::{parse_planner_reply, planner_system_prompt, PlannerFacts, ReplyKind, DEFAULT_PLANNER_PROMPT};
+use preflight_engine::planner::{
+    parse_planner_reply, planner_system_prompt, PlannerFacts, ReplyKind, DEFAULT_PLANNER_PROMPT,
+};
 use tokio_util::sync::CancellationToken;
 
 const CARD_MESSAGES: [&str; 3] = [
@@ -57,7 +59,10 @@ fn installed() -> Vec<&'static CatalogModel> {
 fn all() {
     let models = installed();
     if models.is_empty() {
-        eprintln!("no embedded model installed in {}: run `preflight model fetch`", models_dir().display());
+        eprintln!(
+            "no embedded model installed in {}: run `preflight model fetch`",
+            models_dir().display()
+        );
         return;
     }
     println!("embedded model benchmark — {} cores, load average {}", cores(), load_average());
@@ -70,7 +75,10 @@ fn all() {
 }
 
 fn run_child(args: &[&str]) {
-    let status = Command::new(std::env::current_exe().unwrap()).args(args).status().expect("the bench runs itself");
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(args)
+        .status()
+        .expect("the bench runs itself");
     assert!(status.success(), "{args:?} failed");
 }
 
@@ -128,13 +136,27 @@ const BUSY_TOKENS: u32 = 64;
 /// Generation speed with one core kept busy by another process, against idle.
 fn busy_core(id: &str) {
     let model = catalog::find(id).expect("a catalog id");
-    let loaded = Arc::new(EmbeddedModel::load(&models_dir().join(model.file_name), model.name).expect("the model loads"));
+    let loaded = Arc::new(
+        EmbeddedModel::load(&models_dir().join(model.file_name), model.name)
+            .expect("the model loads"),
+    );
     let request = long_prompt_request();
     let idle: Vec<(String, f64)> = [Threads::Fixed(2), Threads::Fixed(1), Threads::Adaptive]
         .into_iter()
-        .map(|threads| (label(threads), median_run(&loaded, &request, BUSY_TOKENS, threads, 3).stats.output_tokens_per_second()))
+        .map(|threads| {
+            (
+                label(threads),
+                median_run(&loaded, &request, BUSY_TOKENS, threads, 3)
+                    .stats
+                    .output_tokens_per_second(),
+            )
+        })
         .collect();
-    let mut spinner = Command::new(std::env::current_exe().unwrap()).arg("--spin").stdout(Stdio::null()).spawn().expect("the spinner starts");
+    let mut spinner = Command::new(std::env::current_exe().unwrap())
+        .arg("--spin")
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the spinner starts");
     std::thread::sleep(Duration::from_millis(300));
     let busy: Vec<(String, f64, usize)> = [Threads::Fixed(2), Threads::Fixed(1), Threads::Adaptive]
         .into_iter()
@@ -159,7 +181,8 @@ fn busy_core(id: &str) {
 /// put beside `llama-bench -p 512 -n 128 -t THREADS` on the same model file.
 fn speed(id: &str, threads: usize) {
     let model = catalog::find(id).expect("a catalog id");
-    let loaded = EmbeddedModel::load(&models_dir().join(model.file_name), model.name).expect("the model loads");
+    let loaded = EmbeddedModel::load(&models_dir().join(model.file_name), model.name)
+        .expect("the model loads");
     let run = median_run(&loaded, &long_prompt_request(), 128, Threads::Fixed(threads), 5);
     println!(
         "{} {threads} thread(s): prompt {:.1} tok/s ({} tokens), generation {:.1} tok/s ({} tokens)",
@@ -191,20 +214,42 @@ fn long_prompt_request() -> ModelRequest {
     let paragraph = "The harbour town wakes before dawn: fishing boats leave the quay, gulls follow them out, \
                      and the bakery on the square lights its ovens for the first bread of the day. ";
     let text = format!("{}\nWrite a short story that continues this scene.", paragraph.repeat(13));
-    ModelRequest { system: "You are a helpful assistant.".into(), messages: vec![ModelMessage::user(text)], ..ModelRequest::default() }
+    ModelRequest {
+        system: "You are a helpful assistant.".into(),
+        messages: vec![ModelMessage::user(text)],
+        ..ModelRequest::default()
+    }
 }
 
-fn median_run(model: &EmbeddedModel, request: &ModelRequest, max_tokens: u32, threads: Threads, runs: usize) -> Generation {
+fn median_run(
+    model: &EmbeddedModel,
+    request: &ModelRequest,
+    max_tokens: u32,
+    threads: Threads,
+    runs: usize,
+) -> Generation {
     let options = GenerateOptions { max_tokens, threads, seed: 7 };
     let mut results: Vec<Generation> = (0..runs)
-        .map(|_| model.generate(request, &options, &CancellationToken::new(), &mut |_| true).expect("generation"))
+        .map(|_| {
+            model
+                .generate(request, &options, &CancellationToken::new(), &mut |_| true)
+                .expect("generation")
+        })
         .collect();
-    results.sort_by(|a, b| a.stats.output_tokens_per_second().total_cmp(&b.stats.output_tokens_per_second()));
+    results.sort_by(|a, b| {
+        a.stats.output_tokens_per_second().total_cmp(&b.stats.output_tokens_per_second())
+    });
     results.swap_remove(runs / 2)
 }
 
 fn planner_run(model: &EmbeddedModel) -> (Generation, String) {
-    let facts = PlannerFacts { workspace: None, sandbox_exists: false, context7_available: false, round: 1, max_question_rounds: 3 };
+    let facts = PlannerFacts {
+        workspace: None,
+        sandbox_exists: false,
+        context7_available: false,
+        round: 1,
+        max_question_rounds: 3,
+    };
     let request = ModelRequest {
         system: planner_system_prompt(DEFAULT_PLANNER_PROMPT, None, &facts),
         messages: vec![ModelMessage::user(CARD_MESSAGES[0])],
@@ -224,7 +269,8 @@ fn planner_run(model: &EmbeddedModel) -> (Generation, String) {
 
 /// Send → card phase through the engine, on a fresh data folder configured for `id`.
 fn first_message_to_card(id: &str) -> Vec<Duration> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         let home = tempfile::tempdir().unwrap();
         let config = format!("[provider]\nkind = \"embedded\"\nmodel = \"{id}\"\n");
@@ -243,7 +289,11 @@ fn first_message_to_card(id: &str) -> Vec<Duration> {
             let started = Instant::now();
             engine.send(&chat.id, text, Vec::new()).unwrap();
             loop {
-                if let Ok(Event::PlanStatus { phase: Phase::Questions | Phase::AwaitingApproval | Phase::Executing, .. }) = events.recv().await {
+                if let Ok(Event::PlanStatus {
+                    phase: Phase::Questions | Phase::AwaitingApproval | Phase::Executing,
+                    ..
+                }) = events.recv().await
+                {
                     break;
                 }
             }
@@ -269,7 +319,12 @@ fn cores() -> usize {
 }
 
 fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn ms(duration: Duration) -> f64 {

@@ -23,8 +23,15 @@ pub fn backend() -> Result<&'static LlamaBackend, String> {
         .map_err(Clone::clone)
 }
 
-unsafe extern "C" fn log_warnings(level: llama_cpp_sys_2::ggml_log_level, text: *const c_char, _: *mut c_void) {
-    if text.is_null() || level < llama_cpp_sys_2::GGML_LOG_LEVEL_WARN || level == llama_cpp_sys_2::GGML_LOG_LEVEL_CONT {
+unsafe extern "C" fn log_warnings(
+    level: llama_cpp_sys_2::ggml_log_level,
+    text: *const c_char,
+    _: *mut c_void,
+) {
+    if text.is_null()
+        || level < llama_cpp_sys_2::GGML_LOG_LEVEL_WARN
+        || level == llama_cpp_sys_2::GGML_LOG_LEVEL_CONT
+    {
         return;
     }
     // SAFETY: llama.cpp passes a NUL-terminated string that lives for the call.
@@ -48,7 +55,8 @@ pub fn check_cpu() -> Result<(), String> {
             ("F16C", std::arch::is_x86_feature_detected!("f16c")),
             ("BMI2", std::arch::is_x86_feature_detected!("bmi2")),
         ];
-        let missing: Vec<&str> = features.iter().filter(|(_, present)| !present).map(|(name, _)| *name).collect();
+        let missing: Vec<&str> =
+            features.iter().filter(|(_, present)| !present).map(|(name, _)| *name).collect();
         if !missing.is_empty() {
             return Err(format!(
                 "this processor lacks {} (built for x86-64-v3); configure a model server instead",

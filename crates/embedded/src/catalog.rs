@@ -130,7 +130,9 @@ impl ModelChoice {
     pub fn display_name(&self) -> String {
         match self {
             ModelChoice::Catalog(model) => model.name.to_owned(),
-            ModelChoice::File(path) => path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
+            ModelChoice::File(path) => path
+                .file_name()
+                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned()),
         }
     }
 }
@@ -147,7 +149,9 @@ pub fn models_dir(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<Pa
 /// `~/.cache/preflight`. `env` reads a variable (an empty one counts as unset).
 pub fn cache_dir(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
     let set = |name: &str| env(name).filter(|value| !value.is_empty()).map(PathBuf::from);
-    set("XDG_CACHE_HOME").or_else(|| set("HOME").map(|home| home.join(".cache"))).map(|cache| cache.join("preflight"))
+    set("XDG_CACHE_HOME")
+        .or_else(|| set("HOME").map(|home| home.join(".cache")))
+        .map(|cache| cache.join("preflight"))
 }
 
 /// The SHA-256 of everything `reader` yields, lowercase hex.
@@ -172,7 +176,9 @@ pub fn hex(bytes: &[u8]) -> String {
 pub fn is_installed(model: &CatalogModel, models_dir: &Path) -> std::io::Result<bool> {
     let path = models_dir.join(model.file_name);
     match std::fs::metadata(&path) {
-        Ok(meta) if meta.len() == model.size => Ok(sha256_hex(std::fs::File::open(&path)?)? == model.sha256),
+        Ok(meta) if meta.len() == model.size => {
+            Ok(sha256_hex(std::fs::File::open(&path)?)? == model.sha256)
+        }
         Ok(_) => Ok(false),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(error) => Err(error),
@@ -230,17 +236,28 @@ mod tests {
             }
         }
         assert_eq!(ModelChoice::parse("/abs/x.gguf", dir), ModelChoice::File("/abs/x.gguf".into()));
-        assert_eq!(ModelChoice::parse("", dir).path(dir), dir.join("SmolLM2-135M-Instruct.Q4_1.gguf"));
+        assert_eq!(
+            ModelChoice::parse("", dir).path(dir),
+            dir.join("SmolLM2-135M-Instruct.Q4_1.gguf")
+        );
     }
 
     #[test]
     fn the_models_folder_follows_the_environment() {
         let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |name: &str| vars.iter().find(|(key, _)| *key == name).map(|(_, value)| value.into())
+            move |name: &str| {
+                vars.iter().find(|(key, _)| *key == name).map(|(_, value)| value.into())
+            }
         };
         let cases: [(&'static [(&'static str, &'static str)], Option<&str>); 5] = [
-            (&[("PREFLIGHT_MODELS_DIR", "/m"), ("XDG_CACHE_HOME", "/c"), ("HOME", "/h")], Some("/m")),
-            (&[("PREFLIGHT_MODELS_DIR", ""), ("XDG_CACHE_HOME", "/c"), ("HOME", "/h")], Some("/c/preflight/models")),
+            (
+                &[("PREFLIGHT_MODELS_DIR", "/m"), ("XDG_CACHE_HOME", "/c"), ("HOME", "/h")],
+                Some("/m"),
+            ),
+            (
+                &[("PREFLIGHT_MODELS_DIR", ""), ("XDG_CACHE_HOME", "/c"), ("HOME", "/h")],
+                Some("/c/preflight/models"),
+            ),
             (&[("HOME", "/h")], Some("/h/.cache/preflight/models")),
             (&[("XDG_CACHE_HOME", ""), ("HOME", "/h")], Some("/h/.cache/preflight/models")),
             (&[], None),
@@ -263,7 +280,11 @@ mod tests {
     #[test]
     fn installed_means_the_right_size_and_hash_and_listing_finds_gguf_files() {
         let dir = tempfile::tempdir().unwrap();
-        let model = CatalogModel { size: 5, sha256: "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", ..MODELS[0] };
+        let model = CatalogModel {
+            size: 5,
+            sha256: "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+            ..MODELS[0]
+        };
         assert!(!is_installed(&model, dir.path()).unwrap(), "absent");
         std::fs::write(dir.path().join(model.file_name), "hellO").unwrap();
         assert!(!is_installed(&model, dir.path()).unwrap(), "right size, wrong bytes");
@@ -273,8 +294,14 @@ mod tests {
         std::fs::write(dir.path().join(".partial.gguf"), "x").unwrap();
         std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
         let files = local_files(dir.path()).unwrap();
-        let names: Vec<_> = files.iter().map(|f| (f.path.file_name().unwrap().to_str().unwrap(), f.catalog.map(|c| c.id))).collect();
-        assert_eq!(names, [("SmolLM2-135M-Instruct.Q4_1.gguf", Some("smollm2")), ("other.gguf", None)]);
+        let names: Vec<_> = files
+            .iter()
+            .map(|f| (f.path.file_name().unwrap().to_str().unwrap(), f.catalog.map(|c| c.id)))
+            .collect();
+        assert_eq!(
+            names,
+            [("SmolLM2-135M-Instruct.Q4_1.gguf", Some("smollm2")), ("other.gguf", None)]
+        );
         assert!(local_files(&dir.path().join("missing")).unwrap().is_empty());
     }
 }

@@ -86,7 +86,8 @@ mod tests {
                 b'{' => i = body[i..].find('}').map_or(bytes.len(), |end| i + end + 1),
                 b if b.is_ascii_alphabetic() => {
                     let start = i;
-                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-') {
+                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-')
+                    {
                         i += 1;
                     }
                     names.push(&body[start..i]);

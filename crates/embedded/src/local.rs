@@ -27,7 +27,9 @@ impl Loaded {
     fn get_or_load(&self, path: &Path, name: &str) -> Result<Arc<EmbeddedModel>, SetupError> {
         let mut loaded = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         loaded.retain(|(_, model)| model.strong_count() > 0);
-        if let Some(model) = loaded.iter().find(|(at, _)| at == path).and_then(|(_, model)| model.upgrade()) {
+        if let Some(model) =
+            loaded.iter().find(|(at, _)| at == path).and_then(|(_, model)| model.upgrade())
+        {
             return Ok(model);
         }
         let started = std::time::Instant::now();
@@ -93,7 +95,8 @@ impl LocalModels for LlamaModels {
         let (path, name) = self.resolve(&settings.model)?;
         let loaded = Arc::clone(&self.loaded);
         let load_name = name.clone();
-        let handle = ModelHandle::lazy(name, Box::new(move || loaded.get_or_load(&path, &load_name)));
+        let handle =
+            ModelHandle::lazy(name, Box::new(move || loaded.get_or_load(&path, &load_name)));
         let max_tokens = settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
         Ok(Arc::new(EmbeddedProvider::with_handle(handle, max_tokens, self.threads)))
     }

@@ -97,7 +97,8 @@ impl EmbeddedModel {
         }
         let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
             .map_err(|error| fail(format!("cannot load {}: {error}", path.display())))?;
-        let template = chat_template(&model).map_err(|error| fail(format!("{name} has no usable chat template: {error}")))?;
+        let template = chat_template(&model)
+            .map_err(|error| fail(format!("{name} has no usable chat template: {error}")))?;
         Ok(EmbeddedModel { model, template, name, turn: Mutex::new(()) })
     }
 
@@ -114,7 +115,9 @@ impl EmbeddedModel {
     pub fn prompt(&self, request: &ModelRequest) -> Result<String, LlmError> {
         let messages = chat_messages(request)
             .into_iter()
-            .map(|message| LlamaChatMessage::new(message.role.to_owned(), message.content.replace('\0', "")))
+            .map(|message| {
+                LlamaChatMessage::new(message.role.to_owned(), message.content.replace('\0', ""))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| bad(format!("a message cannot be passed to llama.cpp: {error}")))?;
         self.model
@@ -149,7 +152,8 @@ impl EmbeddedModel {
         read_prompt(&mut ctx, &mut batch, &tokens, cancel)?;
         let prompt_time = started.elapsed();
         let mut sampler = Sampler::new(&self.model, planner, options.seed)?;
-        let mut run = Run { ctx, batch, position: tokens.len(), produced: 0, text: Utf8Stream::default() };
+        let mut run =
+            Run { ctx, batch, position: tokens.len(), produced: 0, text: Utf8Stream::default() };
         let started = Instant::now();
         let finish = run.answer(&self.model, &mut sampler, budget, cancel, on_text)?;
         let stats = Stats {
@@ -196,9 +200,9 @@ impl EmbeddedModel {
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
         let backend = backend().map_err(unavailable)?;
-        self.model
-            .new_context(backend, params)
-            .map_err(|error| unavailable(format!("cannot make a context of {size} tokens: {error}")))
+        self.model.new_context(backend, params).map_err(|error| {
+            unavailable(format!("cannot make a context of {size} tokens: {error}"))
+        })
     }
 }
 
@@ -213,15 +217,23 @@ fn chat_template(model: &LlamaModel) -> Result<LlamaChatTemplate, std::ffi::NulE
 }
 
 /// Reads the prompt in batches; the logits of its last token are what the answer starts from.
-fn read_prompt(ctx: &mut LlamaContext<'_>, batch: &mut LlamaBatch, tokens: &[LlamaToken], cancel: &CancellationToken) -> Result<(), LlmError> {
+fn read_prompt(
+    ctx: &mut LlamaContext<'_>,
+    batch: &mut LlamaBatch,
+    tokens: &[LlamaToken],
+    cancel: &CancellationToken,
+) -> Result<(), LlmError> {
     for (chunk_index, chunk) in tokens.chunks(BATCH).enumerate() {
         batch.clear();
         for (offset, token) in chunk.iter().enumerate() {
             let position = chunk_index * BATCH + offset;
             let last = position + 1 == tokens.len();
-            batch.add(*token, position as i32, &[0], last).map_err(|error| bad(error.to_string()))?;
+            batch
+                .add(*token, position as i32, &[0], last)
+                .map_err(|error| bad(error.to_string()))?;
         }
-        ctx.decode(batch).map_err(|error| unavailable(format!("reading the prompt failed: {error}")))?;
+        ctx.decode(batch)
+            .map_err(|error| unavailable(format!("reading the prompt failed: {error}")))?;
         if cancel.is_cancelled() {
             return Err(LlmError::Cancelled);
         }
@@ -270,9 +282,13 @@ impl Run<'_> {
                 return Ok(FinishReason::Length);
             }
             self.batch.clear();
-            self.batch.add(token, self.position as i32, &[0], true).map_err(|error| bad(error.to_string()))?;
+            self.batch
+                .add(token, self.position as i32, &[0], true)
+                .map_err(|error| bad(error.to_string()))?;
             self.position += 1;
-            self.ctx.decode(&mut self.batch).map_err(|error| unavailable(format!("generation failed: {error}")))?;
+            self.ctx
+                .decode(&mut self.batch)
+                .map_err(|error| unavailable(format!("generation failed: {error}")))?;
             logits_at = 0;
         }
     }
@@ -349,7 +365,9 @@ impl Sampler {
             Sampler::Free(_) => Ok(()),
             Sampler::Grammar { choose, grammar } => {
                 choose.accept(token);
-                grammar.try_accept(token).map_err(|error| bad(format!("the grammar refused a token: {error}")))
+                grammar
+                    .try_accept(token)
+                    .map_err(|error| bad(format!("the grammar refused a token: {error}")))
             }
         }
     }
@@ -380,7 +398,8 @@ mod tests {
 
     /// Whether the planner grammar takes `text` whole: every token in turn, then the end.
     fn grammar_takes(model: &LlamaModel, text: &str) -> bool {
-        let mut grammar = LlamaSampler::grammar(model, PLANNER_GRAMMAR, "root").expect("llama.cpp parses the grammar");
+        let mut grammar = LlamaSampler::grammar(model, PLANNER_GRAMMAR, "root")
+            .expect("llama.cpp parses the grammar");
         for token in model.vocab().tokenize(text.as_bytes(), false, false) {
             if !allows(&mut grammar, token) || grammar.try_accept(token).is_err() {
                 return false;
@@ -393,7 +412,11 @@ mod tests {
     fn the_planner_grammar_takes_cards_and_refuses_everything_else() {
         let dir = crate::catalog::models_dir(|name| std::env::var_os(name)).unwrap();
         let path = dir.join(crate::catalog::find(crate::catalog::DEFAULT_MODEL).unwrap().file_name);
-        assert!(path.is_file(), "run `preflight model fetch` (scripts/setup.sh does): {} is missing", path.display());
+        assert!(
+            path.is_file(),
+            "run `preflight model fetch` (scripts/setup.sh does): {} is missing",
+            path.display()
+        );
         let model = EmbeddedModel::load(&path, "default").unwrap();
         let questions = "```plan-questions\n{\"questions\": [{\"id\": \"q1\", \"question\": \"Which OS?\", \"options\": [\"Linux\", \"macOS\", \"Windows\"]},{\"id\": \"q2\", \"question\": \"Où ?\", \"options\": [\"Ici\", \"Là\", \"Partout, vraiment\"]}]}\n```";
         let plan = "```plan\n{\"title\": \"Todo CLI\", \"aim\": \"Tasks are kept in SQLite\", \"steps\": [{\"action\": \"Create the schema\", \"expected\": \"a tasks table\"}, {\"action\": \"Add commands\", \"expected\": \"add, list, done work\"}], \"libraries\": [{\"name\": \"rusqlite\", \"purpose\": \"SQLite\", \"usage\": \"open and query\"}], \"sandbox\": {\"policy\": \"create\", \"notes\": \"a scratch folder\"}}\n```";

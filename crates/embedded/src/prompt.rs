@@ -30,11 +30,16 @@ pub fn chat_messages(request: &ModelRequest) -> Vec<ChatMessage> {
     let mut messages = vec![ChatMessage { role: "system", content: system_text(request) }];
     for (index, message) in request.messages.iter().enumerate() {
         let (role, content) = match message {
-            ModelMessage::User { content } => ("user", request.content_with_tail(index, content).into_owned()),
+            ModelMessage::User { content } => {
+                ("user", request.content_with_tail(index, content).into_owned())
+            }
             ModelMessage::Assistant { content, tool_calls } => {
                 let mut text = content.clone();
                 for call in tool_calls {
-                    text.push_str(&format!("\n[called the tool {} with {}]", call.name, call.arguments));
+                    text.push_str(&format!(
+                        "\n[called the tool {} with {}]",
+                        call.name, call.arguments
+                    ));
                 }
                 ("assistant", text.trim().to_owned())
             }
@@ -82,9 +87,18 @@ mod tests {
                 ModelMessage::user("read a"),
                 ModelMessage::Assistant {
                     content: "Reading.".into(),
-                    tool_calls: vec![ToolCall { id: "c1".into(), name: "read".into(), arguments: r#"{"path":"a"}"#.into() }],
+                    tool_calls: vec![ToolCall {
+                        id: "c1".into(),
+                        name: "read".into(),
+                        arguments: r#"{"path":"a"}"#.into(),
+                    }],
                 },
-                ModelMessage::Tool { call_id: "c1".into(), name: "read".into(), content: "hello".into(), is_error: false },
+                ModelMessage::Tool {
+                    call_id: "c1".into(),
+                    name: "read".into(),
+                    content: "hello".into(),
+                    is_error: false,
+                },
             ],
             tail: Some("[state]".into()),
             ..ModelRequest::default()
@@ -102,14 +116,19 @@ mod tests {
 
     #[test]
     fn the_system_prompt_says_what_the_turn_may_answer() {
-        let tool = ToolSpec { name: "read".into(), description: "Reads".into(), input_schema: serde_json::json!({}) };
+        let tool = ToolSpec {
+            name: "read".into(),
+            description: "Reads".into(),
+            input_schema: serde_json::json!({}),
+        };
         let cases = [
             (OutputConstraint::Free, vec![], "S"),
             (OutputConstraint::Free, vec![tool.clone()], "S\n\nYou cannot call tools"),
             (OutputConstraint::PlannerFence, vec![tool], "S\n\nReply with one fenced block"),
         ];
         for (output, tools, expected) in cases {
-            let request = ModelRequest { system: "S".into(), tools, output, ..ModelRequest::default() };
+            let request =
+                ModelRequest { system: "S".into(), tools, output, ..ModelRequest::default() };
             let system = &chat_messages(&request)[0];
             assert_eq!(system.role, "system");
             assert!(system.content.starts_with(expected), "{output:?}: {}", system.content);
@@ -119,11 +138,17 @@ mod tests {
     #[test]
     fn a_tail_after_the_assistant_travels_alone() {
         let request = ModelRequest {
-            messages: vec![ModelMessage::user("hi"), ModelMessage::Assistant { content: "hello".into(), tool_calls: vec![] }],
+            messages: vec![
+                ModelMessage::user("hi"),
+                ModelMessage::Assistant { content: "hello".into(), tool_calls: vec![] },
+            ],
             tail: Some("[state]".into()),
             ..ModelRequest::default()
         };
         let messages = chat_messages(&request);
-        assert_eq!(roles_and_text(&messages[1..]), [("user", "hi"), ("assistant", "hello"), ("user", "[state]")]);
+        assert_eq!(
+            roles_and_text(&messages[1..]),
+            [("user", "hi"), ("assistant", "hello"), ("user", "[state]")]
+        );
     }
 }

@@ -12,7 +12,10 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::stream;
-use preflight_engine::llm::{LlmError, ModelRequest, OutputConstraint, Provider, ResponseStream, SetupError, StreamEvent, Usage};
+use preflight_engine::llm::{
+    LlmError, ModelRequest, OutputConstraint, Provider, ResponseStream, SetupError, StreamEvent,
+    Usage,
+};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -53,7 +56,10 @@ impl ModelHandle {
         if let Some(model) = &*model {
             return Ok(Arc::clone(model));
         }
-        let load = self.load.as_ref().ok_or_else(|| SetupError::EmbeddedModel { detail: "no model to load".into() })?;
+        let load = self
+            .load
+            .as_ref()
+            .ok_or_else(|| SetupError::EmbeddedModel { detail: "no model to load".into() })?;
         let loaded = load()?;
         *model = Some(Arc::clone(&loaded));
         Ok(loaded)
@@ -107,7 +113,8 @@ pub fn planner_note(model: &str) -> String {
 }
 
 /// Opens an executor answer when the turn offered tools.
-pub const TOOLS_NOTE: &str = "_The embedded tiny model cannot use tools yet, so this is a plain-text answer; \
+pub const TOOLS_NOTE: &str =
+    "_The embedded tiny model cannot use tools yet, so this is a plain-text answer; \
      a real model (Ollama, an OpenAI-compatible server or Anthropic) can work on your files._\n\n";
 
 #[async_trait::async_trait]
@@ -116,18 +123,28 @@ impl Provider for EmbeddedProvider {
         &self.label
     }
 
-    async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<ResponseStream, LlmError> {
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError> {
         let (sender, receiver) = mpsc::channel(CHANNEL);
         if let Some(note) = self.note(request) {
             let _ = sender.try_send(Ok(StreamEvent::TextDelta(note)));
         }
         let handle = Arc::clone(&self.model);
         let request = request.clone();
-        let options = GenerateOptions { max_tokens: self.max_tokens, threads: self.threads, seed: seed() };
+        let options =
+            GenerateOptions { max_tokens: self.max_tokens, threads: self.threads, seed: seed() };
         let worker_cancel = cancel.clone();
         tokio::task::spawn_blocking(move || {
-            let mut on_text = |text: &str| sender.blocking_send(Ok(StreamEvent::TextDelta(text.to_owned()))).is_ok();
-            let generated = handle.get().map_err(not_loaded).and_then(|model| model.generate(&request, &options, &worker_cancel, &mut on_text));
+            let mut on_text = |text: &str| {
+                sender.blocking_send(Ok(StreamEvent::TextDelta(text.to_owned()))).is_ok()
+            };
+            let generated = handle
+                .get()
+                .map_err(not_loaded)
+                .and_then(|model| model.generate(&request, &options, &worker_cancel, &mut on_text));
             let events = match generated {
                 Ok(done) => vec![
                     Ok(StreamEvent::Usage(Usage {
@@ -173,7 +190,9 @@ fn events(
 
 /// A new seed per answer, so that asking again can give another answer.
 fn seed() -> u32 {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
     nanos ^ std::process::id()
 }
 
@@ -191,7 +210,10 @@ mod tests {
         sender.send(Ok(StreamEvent::Finished(FinishReason::Stop))).await.unwrap();
         sender.send(Ok(StreamEvent::TextDelta("after".into()))).await.unwrap();
         let seen: Vec<_> = events(receiver, CancellationToken::new()).collect().await;
-        assert_eq!(seen, [Ok(StreamEvent::TextDelta("a".into())), Ok(StreamEvent::Finished(FinishReason::Stop))]);
+        assert_eq!(
+            seen,
+            [Ok(StreamEvent::TextDelta("a".into())), Ok(StreamEvent::Finished(FinishReason::Stop))]
+        );
 
         let (sender, receiver) = mpsc::channel(4);
         let cancel = CancellationToken::new();
@@ -217,13 +239,27 @@ mod tests {
             counted.fetch_add(1, Ordering::SeqCst);
             Err(SetupError::EmbeddedModel { detail: "the model file is truncated".into() })
         });
-        let provider = EmbeddedProvider::with_handle(ModelHandle::lazy("Tiny", loader), 16, Threads::Fixed(1));
+        let provider =
+            EmbeddedProvider::with_handle(ModelHandle::lazy("Tiny", loader), 16, Threads::Fixed(1));
         assert_eq!(provider.model(), "Tiny (embedded)", "named before it is loaded");
         assert_eq!(loads.load(Ordering::SeqCst), 0, "opening the provider loads nothing");
         for attempt in 1..=2 {
-            let error = provider.stream(&ModelRequest::default(), &CancellationToken::new()).await.unwrap().collect().await.unwrap_err();
-            assert!(matches!(&error, LlmError::Unavailable { message, .. } if message.contains("truncated")), "{error}");
-            assert_eq!(loads.load(Ordering::SeqCst), attempt, "a failed load is tried again by the next call");
+            let error = provider
+                .stream(&ModelRequest::default(), &CancellationToken::new())
+                .await
+                .unwrap()
+                .collect()
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(&error, LlmError::Unavailable { message, .. } if message.contains("truncated")),
+                "{error}"
+            );
+            assert_eq!(
+                loads.load(Ordering::SeqCst),
+                attempt,
+                "a failed load is tried again by the next call"
+            );
         }
         assert!(!provider.is_loaded());
     }

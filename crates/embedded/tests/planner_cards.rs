@@ -32,9 +32,15 @@ async fn ten_first_messages_each_give_a_card_without_repeated_items() {
         match phase {
             Phase::Questions => check_questions(&view, text),
             Phase::AwaitingApproval => check_plan(&view, text),
-            other => panic!("{text:?}: the planner ended in {other:?} (\"neither\"); chat: {:#?}", view.messages),
+            other => panic!(
+                "{text:?}: the planner ended in {other:?} (\"neither\"); chat: {:#?}",
+                view.messages
+            ),
         }
-        assert!(card.contains("embedded tiny model") && card.contains("far better plans"), "{text:?}: {card}");
+        assert!(
+            card.contains("embedded tiny model") && card.contains("far better plans"),
+            "{text:?}: {card}"
+        );
         kinds.push(phase);
     }
     engine.shutdown().await;
@@ -59,7 +65,10 @@ fn check_questions(view: &ChatView, text: &str) {
     assert_unique(questions.iter().map(|q| q.question.as_str()), text);
     assert_unique(questions.iter().map(|q| q.id.as_str()), text);
     for question in questions {
-        assert!(!question.question.trim().is_empty() && !question.options.is_empty(), "{text:?}: {question:?}");
+        assert!(
+            !question.question.trim().is_empty() && !question.options.is_empty(),
+            "{text:?}: {question:?}"
+        );
         assert!(question.options.len() <= 3, "{text:?}: {question:?}");
         assert_unique(question.options.iter().map(String::as_str), text);
     }

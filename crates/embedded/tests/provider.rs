@@ -5,7 +5,9 @@
 mod support;
 
 use preflight_embedded::{EmbeddedProvider, Threads, TOOLS_NOTE};
-use preflight_engine::llm::{FinishReason, LlmError, ModelMessage, ModelRequest, Provider, StreamEvent};
+use preflight_engine::llm::{
+    FinishReason, LlmError, ModelMessage, ModelRequest, Provider, StreamEvent,
+};
 use preflight_engine::tool::ToolSpec;
 use tokio_util::sync::CancellationToken;
 
@@ -14,14 +16,21 @@ fn provider(max_tokens: u32) -> EmbeddedProvider {
 }
 
 fn ask(text: &str) -> ModelRequest {
-    ModelRequest { system: "You are a helpful assistant.".into(), messages: vec![ModelMessage::user(text)], ..ModelRequest::default() }
+    ModelRequest {
+        system: "You are a helpful assistant.".into(),
+        messages: vec![ModelMessage::user(text)],
+        ..ModelRequest::default()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stop_ends_the_stream_and_frees_the_model() {
     let provider = provider(512);
     let cancel = CancellationToken::new();
-    let mut stream = provider.stream(&ask("Tell me a long story about a lighthouse keeper."), &cancel).await.unwrap();
+    let mut stream = provider
+        .stream(&ask("Tell me a long story about a lighthouse keeper."), &cancel)
+        .await
+        .unwrap();
     let first = stream.next().await;
     assert!(matches!(first, Some(Ok(StreamEvent::TextDelta(_)))), "{first:?}");
     cancel.cancel();
@@ -53,5 +62,9 @@ async fn a_turn_that_offers_tools_gets_plain_text_that_says_so() {
     let answer = provider(64).complete(&request, &CancellationToken::new()).await.unwrap();
     assert!(answer.text.starts_with(TOOLS_NOTE), "{}", answer.text);
     assert!(answer.tool_calls.is_empty());
-    assert!(matches!(answer.finish, FinishReason::Stop | FinishReason::Length), "{:?}", answer.finish);
+    assert!(
+        matches!(answer.finish, FinishReason::Stop | FinishReason::Length),
+        "{:?}",
+        answer.finish
+    );
 }

@@ -17,12 +17,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use preflight_engine::agent::{
-    run_turn, Agent, ChatLedger, EventSink, Gates, PlanView, RoundRecorder, Tool, ToolContext, ToolRegistry, Turn,
-    TurnMode, TurnScope,
+    run_turn, Agent, ChatLedger, EventSink, Gates, PlanView, RoundRecorder, Tool, ToolContext,
+    ToolRegistry, Turn, TurnMode, TurnScope,
 };
 use preflight_engine::chat::{ChatSettings, Message, MessageBody, Phase};
 use preflight_engine::events::Event;
-use preflight_engine::llm::{build_provider, ModelMessage, Provider, ProviderKind, ProviderSettings};
+use preflight_engine::llm::{
+    build_provider, ModelMessage, Provider, ProviderKind, ProviderSettings,
+};
 use preflight_engine::store::{new_id, Store};
 use preflight_engine::tasks::TaskList;
 use preflight_engine::tool::{ToolOutput, ToolSpec};
@@ -34,7 +36,8 @@ const TOKENS: usize = 50_000;
 const RUNS: usize = 5;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         relay().await;
         for rounds in [10, 200] {
@@ -49,7 +52,11 @@ struct Noop;
 #[async_trait::async_trait]
 impl Tool for Noop {
     fn spec(&self) -> ToolSpec {
-        ToolSpec { name: "noop".into(), description: "Does nothing.".into(), input_schema: json!({"type": "object"}) }
+        ToolSpec {
+            name: "noop".into(),
+            description: "Does nothing.".into(),
+            input_schema: json!({"type": "object"}),
+        }
     }
 
     async fn call(&self, _arguments: Value, _context: &ToolContext<'_>) -> ToolOutput {
@@ -60,7 +67,13 @@ impl Tool for Noop {
 /// A store with one chat whose user turn has begun, and a two-task plan open.
 fn chat(home: &std::path::Path) -> (Arc<Store>, String) {
     let store = Arc::new(Store::open(home.join("preflight.db")).unwrap());
-    let settings = ChatSettings { title: "bench".into(), workspace: None, plan_mode: true, auto_approve: false, save_plans: false };
+    let settings = ChatSettings {
+        title: "bench".into(),
+        workspace: None,
+        plan_mode: true,
+        auto_approve: false,
+        save_plans: false,
+    };
     let chat_id = store.create_chat(&settings).unwrap().id;
     let body = MessageBody::User { content: "go".into(), files: vec![], plan_answer: false };
     let user = Message { id: new_id(), created_at: preflight_engine::now_rfc3339(), body };
@@ -70,7 +83,8 @@ fn chat(home: &std::path::Path) -> (Arc<Store>, String) {
 }
 
 fn provider(server: &ScriptedServer) -> Arc<dyn Provider> {
-    build_provider(&ProviderSettings::new(ProviderKind::OpenAi, server.openai_url(), "bench"), None).unwrap()
+    build_provider(&ProviderSettings::new(ProviderKind::OpenAi, server.openai_url(), "bench"), None)
+        .unwrap()
 }
 
 /// Replays `bodies` one after another with bare reqwest, reading every byte of each answer.
@@ -78,7 +92,13 @@ async fn replay(url: &str, bodies: &[Value]) -> Duration {
     let client = reqwest::Client::new();
     let started = Instant::now();
     for body in bodies {
-        let mut response = client.post(url).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+        let mut response = client
+            .post(url)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
         while response.chunk().await.unwrap().is_some() {}
     }
     started.elapsed()
@@ -90,7 +110,9 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 async fn relay() {
-    let answer: Reply = (0..TOKENS).fold(Answer::new(), |answer, n| answer.text(if n % 2 == 0 { "tok" } else { "en " })).into();
+    let answer: Reply = (0..TOKENS)
+        .fold(Answer::new(), |answer, n| answer.text(if n % 2 == 0 { "tok" } else { "en " }))
+        .into();
     let script = Script::new().forever(Matcher::default(), answer);
     let (mut looped, mut bare) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
@@ -104,9 +126,22 @@ async fn relay() {
     let (looped, bare) = (median(looped), median(bare));
     let per_token = (looped.as_secs_f64() - bare.as_secs_f64()) / TOKENS as f64;
     println!("relay ({TOKENS} tokens, one OpenAI-format chunk each; median of {RUNS}):");
-    println!("  bare HTTP transfer of the same answer      {:>9.1} ms  {:>12.0} tokens/s", ms(bare), TOKENS as f64 / bare.as_secs_f64());
-    println!("  loop: provider → loop → event sink         {:>9.1} ms  {:>12.0} tokens/s  {:>5.2}× bare", ms(looped), TOKENS as f64 / looped.as_secs_f64(), looped.as_secs_f64() / bare.as_secs_f64());
-    println!("  engine's own cost per token                {:>9.2} µs  {:>12.0} tokens/s (engine alone)", per_token * 1e6, 1.0 / per_token.max(1e-12));
+    println!(
+        "  bare HTTP transfer of the same answer      {:>9.1} ms  {:>12.0} tokens/s",
+        ms(bare),
+        TOKENS as f64 / bare.as_secs_f64()
+    );
+    println!(
+        "  loop: provider → loop → event sink         {:>9.1} ms  {:>12.0} tokens/s  {:>5.2}× bare",
+        ms(looped),
+        TOKENS as f64 / looped.as_secs_f64(),
+        looped.as_secs_f64() / bare.as_secs_f64()
+    );
+    println!(
+        "  engine's own cost per token                {:>9.2} µs  {:>12.0} tokens/s (engine alone)",
+        per_token * 1e6,
+        1.0 / per_token.max(1e-12)
+    );
 }
 
 /// One streaming turn that relays the whole answer; returns its time and the deltas seen.
@@ -115,7 +150,8 @@ async fn relay_once(server: &ScriptedServer) -> (Duration, usize) {
     let (store, chat_id) = chat(home.path());
     let ledger = ChatLedger::new(store, chat_id.clone());
     let provider = provider(server);
-    let tools = ToolRegistry::new().offer(&TurnScope { agent: Agent::Executor, plans: false }).await;
+    let tools =
+        ToolRegistry::new().offer(&TurnScope { agent: Agent::Executor, plans: false }).await;
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Event>();
     let consumer = tokio::spawn(async move {
         let mut deltas = 0;
@@ -125,9 +161,16 @@ async fn relay_once(server: &ScriptedServer) -> (Duration, usize) {
         deltas
     });
     let turn = Turn {
-        chat_id: &chat_id, provider: provider.as_ref(), system: "bench", history: vec![ModelMessage::user("go")],
-        tools: &tools, mode: TurnMode::Streaming, max_rounds: 1, plan: None,
-        recorder: Some(&ledger as &dyn RoundRecorder), events: &sender as &dyn EventSink,
+        chat_id: &chat_id,
+        provider: provider.as_ref(),
+        system: "bench",
+        history: vec![ModelMessage::user("go")],
+        tools: &tools,
+        mode: TurnMode::Streaming,
+        max_rounds: 1,
+        plan: None,
+        recorder: Some(&ledger as &dyn RoundRecorder),
+        events: &sender as &dyn EventSink,
     };
     let started = Instant::now();
     run_turn(turn, &CancellationToken::new()).await.unwrap();
@@ -137,24 +180,37 @@ async fn relay_once(server: &ScriptedServer) -> (Duration, usize) {
 }
 
 async fn round_trips(rounds: usize, with_store: bool) {
-    let mut replies: Vec<Reply> = (0..rounds).map(|n| Reply::tool_call("noop", json!({"n": n}))).collect();
+    let mut replies: Vec<Reply> =
+        (0..rounds).map(|n| Reply::tool_call("noop", json!({"n": n}))).collect();
     replies.push(Reply::text("done"));
     let (mut looped, mut bare) = (Vec::new(), Vec::new());
     let runs = if rounds < 50 { 4 * RUNS } else { RUNS };
     for _ in 0..runs {
         let server = ScriptedServer::start(Script::replies(replies.clone())).await.unwrap();
         looped.push(round_trips_once(&server, rounds, with_store).await);
-        let bodies: Vec<Value> = server.requests().into_iter().map(|request| request.body).collect();
+        let bodies: Vec<Value> =
+            server.requests().into_iter().map(|request| request.body).collect();
         assert_eq!(bodies.len(), rounds + 1);
         let again = ScriptedServer::start(Script::replies(replies.clone())).await.unwrap();
         bare.push(replay(&format!("{}/chat/completions", again.openai_url()), &bodies).await);
     }
     let calls = (rounds + 1) as f64;
     let (looped, bare) = (median(looped), median(bare));
-    let what = if with_store { "with the store: a transaction per round, the plan read per call" } else { "without store or plan" };
+    let what = if with_store {
+        "with the store: a transaction per round, the plan read per call"
+    } else {
+        "without store or plan"
+    };
     println!("round trips ({rounds} tool rounds + the answer, {what}; median of {runs}):");
-    println!("  bare HTTP replay of the same requests      {:>9.1} µs per call", bare.as_secs_f64() * 1e6 / calls);
-    println!("  loop round trip                            {:>9.1} µs per call  {:>5.2}× bare", looped.as_secs_f64() * 1e6 / calls, looped.as_secs_f64() / bare.as_secs_f64());
+    println!(
+        "  bare HTTP replay of the same requests      {:>9.1} µs per call",
+        bare.as_secs_f64() * 1e6 / calls
+    );
+    println!(
+        "  loop round trip                            {:>9.1} µs per call  {:>5.2}× bare",
+        looped.as_secs_f64() * 1e6 / calls,
+        looped.as_secs_f64() / bare.as_secs_f64()
+    );
     let added = (looped.as_secs_f64() - bare.as_secs_f64()) * 1e6 / calls;
     let note = if added < 0.0 { " (below zero: within the noise)" } else { "" };
     println!("  added by the engine                        {added:>9.1} µs per round trip{note}");
@@ -171,8 +227,13 @@ async fn round_trips_once(server: &ScriptedServer, rounds: usize, with_store: bo
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Event>();
     let consumer = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
     let turn = Turn {
-        chat_id: &chat_id, provider: provider.as_ref(), system: "bench", history: vec![ModelMessage::user("go")],
-        tools: &tools, mode: TurnMode::Streaming, max_rounds: rounds as u32,
+        chat_id: &chat_id,
+        provider: provider.as_ref(),
+        system: "bench",
+        history: vec![ModelMessage::user("go")],
+        tools: &tools,
+        mode: TurnMode::Streaming,
+        max_rounds: rounds as u32,
         plan: with_store.then_some(&ledger as &dyn PlanView),
         recorder: with_store.then_some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,

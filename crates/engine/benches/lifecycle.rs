@@ -23,13 +23,17 @@ use tokio::sync::broadcast::Receiver;
 const RUNS: usize = 200;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(run());
 }
 
 fn fs_server() -> PathBuf {
     std::env::var_os("PREFLIGHT_FS_SERVER").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"))
+        PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+        ))
     })
 }
 
@@ -49,7 +53,10 @@ async fn run() {
     let provider = ScriptedServer::start(script).await.unwrap();
     let home = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
-    let config = format!("[provider]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"bench\"\n", provider.openai_url());
+    let config = format!(
+        "[provider]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"bench\"\n",
+        provider.openai_url()
+    );
     std::fs::write(home.path().join("config.toml"), config).unwrap();
     let options = EngineOptions {
         home: home.path().to_owned(),
@@ -75,7 +82,9 @@ async fn run() {
 
 /// One chat: its first message, timed until the question card arrives.
 async fn planner_turn(engine: &Engine, workspace: &str) -> Duration {
-    let chat = engine.create_chat(NewChat { workspace: Some(workspace.to_owned()), ..NewChat::default() }).unwrap();
+    let chat = engine
+        .create_chat(NewChat { workspace: Some(workspace.to_owned()), ..NewChat::default() })
+        .unwrap();
     let mut events = engine.subscribe(&chat.id).unwrap();
     let start = Instant::now();
     engine.send(&chat.id, "BENCH-QUESTIONS please", Vec::new()).unwrap();
@@ -87,7 +96,9 @@ async fn planner_turn(engine: &Engine, workspace: &str) -> Duration {
 
 /// One chat planned up to its card, then timed from approval to the first token.
 async fn approve_to_first_token(engine: &Engine, workspace: &str) -> Duration {
-    let chat = engine.create_chat(NewChat { workspace: Some(workspace.to_owned()), ..NewChat::default() }).unwrap();
+    let chat = engine
+        .create_chat(NewChat { workspace: Some(workspace.to_owned()), ..NewChat::default() })
+        .unwrap();
     let mut events = engine.subscribe(&chat.id).unwrap();
     engine.send(&chat.id, "plan it", Vec::new()).unwrap();
     wait(&mut events, |event| matches!(event, Event::PlanStatus { phase, .. } if phase.as_str() == "awaiting_approval")).await;
@@ -95,13 +106,20 @@ async fn approve_to_first_token(engine: &Engine, workspace: &str) -> Duration {
     engine.approve_plan(&chat.id).unwrap();
     wait(&mut events, |event| matches!(event, Event::Delta { .. })).await;
     let elapsed = start.elapsed();
-    wait(&mut events, |event| matches!(event, Event::PlanStatus { phase, .. } if phase.as_str() == "idle")).await;
+    wait(
+        &mut events,
+        |event| matches!(event, Event::PlanStatus { phase, .. } if phase.as_str() == "idle"),
+    )
+    .await;
     elapsed
 }
 
 async fn wait(events: &mut Receiver<Event>, wanted: impl Fn(&Event) -> bool) {
     loop {
-        let event = tokio::time::timeout(Duration::from_secs(30), events.recv()).await.expect("an event in time").expect("the stream");
+        let event = tokio::time::timeout(Duration::from_secs(30), events.recv())
+            .await
+            .expect("an event in time")
+            .expect("the stream");
         if wanted(&event) {
             return;
         }
@@ -115,7 +133,9 @@ async fn bare_round_trips(base_url: &str) -> Vec<Duration> {
     let mut times = Vec::new();
     for _ in 0..RUNS {
         let start = Instant::now();
-        let request = client.post(format!("{base_url}/chat/completions")).header("content-type", "application/json");
+        let request = client
+            .post(format!("{base_url}/chat/completions"))
+            .header("content-type", "application/json");
         let response = request.body(body.to_string()).send().await.unwrap();
         response.bytes().await.unwrap();
         times.push(start.elapsed());

@@ -37,7 +37,8 @@ fn main() {
         std::fs::write(workspace.path().join("README.md"), "# bench\n").unwrap();
         std::fs::create_dir(workspace.path().join("src")).unwrap();
         for i in 0..20 {
-            std::fs::write(workspace.path().join(format!("src/file{i}.rs")), "fn f() {}\n").unwrap();
+            std::fs::write(workspace.path().join(format!("src/file{i}.rs")), "fn f() {}\n")
+                .unwrap();
         }
         let ws = std::fs::canonicalize(workspace.path()).unwrap();
         let host = McpHost::start(McpConfig::new(data.path(), fs_server())).unwrap();
@@ -103,7 +104,8 @@ async fn bench_tool_calls(host: &McpHost, ws: &Path) {
     for (tool, args) in cases {
         let name = format!("mcp_filesystem_{tool}");
         let arguments = args.as_object().unwrap().clone();
-        let mut samples = [Vec::with_capacity(CALLS), Vec::with_capacity(CALLS), Vec::with_capacity(CALLS)];
+        let mut samples =
+            [Vec::with_capacity(CALLS), Vec::with_capacity(CALLS), Vec::with_capacity(CALLS)];
         for i in 0..WARMUP + CALLS {
             // The three take turns going first, so none gains from its place in the round.
             let mut times = [Duration::ZERO; 3];
@@ -112,7 +114,9 @@ async fn bench_tool_calls(host: &McpHost, ws: &Path) {
                 times[who] = match who {
                     0 => {
                         let started = Instant::now();
-                        let out = host.call(Profile::Planning, Some(ws), &name, args.clone(), &cancel).await;
+                        let out = host
+                            .call(Profile::Planning, Some(ws), &name, args.clone(), &cancel)
+                            .await;
                         assert!(!out.is_error, "{out:?}");
                         started.elapsed()
                     }
@@ -156,7 +160,11 @@ async fn bench_tool_calls(host: &McpHost, ws: &Path) {
     }
 }
 
-async fn bare_call(client: &RunningService<RoleClient, ()>, tool: &'static str, arguments: &JsonObject) -> Duration {
+async fn bare_call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &'static str,
+    arguments: &JsonObject,
+) -> Duration {
     let started = Instant::now();
     let params = CallToolRequestParams::new(tool).with_arguments(arguments.clone());
     let result = client.peer().call_tool(params).await.unwrap();

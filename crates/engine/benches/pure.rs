@@ -17,9 +17,14 @@ fn main() {
 /// A planner reply of about 10 KB: prose, a `<think>` block, then a plan fence whose JSON
 /// carries the slips the parser repairs (trailing commas, a comment).
 fn planner_reply_10kb() -> String {
-    let mut reply = String::from("<think>\nThe user wants an export. Let me read the routes.\n</think>\n");
-    reply.push_str(&"I read `src/routes.rs` and `src/db.rs`; exports are not implemented yet. ".repeat(20));
-    reply.push_str("\n\n```plan\n{\n  // drafted after reading the routes\n  \"title\": \"CSV export\",\n");
+    let mut reply =
+        String::from("<think>\nThe user wants an export. Let me read the routes.\n</think>\n");
+    reply.push_str(
+        &"I read `src/routes.rs` and `src/db.rs`; exports are not implemented yet. ".repeat(20),
+    );
+    reply.push_str(
+        "\n\n```plan\n{\n  // drafted after reading the routes\n  \"title\": \"CSV export\",\n",
+    );
     reply.push_str("  \"aim\": \"Users download their data as CSV\",\n  \"steps\": [\n");
     let mut step = 0;
     while reply.len() < 9_000 {
@@ -29,7 +34,8 @@ fn planner_reply_10kb() -> String {
         ));
     }
     reply.push_str("  ],\n  \"libraries\": [{\"name\": \"csv\", \"purpose\": \"writing rows\", \"usage\": \"csv::Writer\"},],\n");
-    reply.push_str("  \"sandbox\": {\"policy\": \"create\", \"notes\": \"sample data\"},\n}\n```\n");
+    reply
+        .push_str("  \"sandbox\": {\"policy\": \"create\", \"notes\": \"sample data\"},\n}\n```\n");
     reply.push_str(&"Approve it and I will start. ".repeat(30));
     reply
 }
@@ -40,7 +46,10 @@ fn bench_parser() {
     println!("parser ({} byte planner reply):", reply.len());
     let budget = Duration::from_millis(800);
     let parsed = preflight_engine::planner::parse_planner_reply(&reply);
-    assert!(matches!(parsed.kind, preflight_engine::planner::ReplyKind::Plan(_)), "the reply must parse");
+    assert!(
+        matches!(parsed.kind, preflight_engine::planner::ReplyKind::Plan(_)),
+        "the reply must parse"
+    );
     let strict_json = serde_json::to_string(&parsed.to_json()["plan"]).unwrap();
     let strict = measure("serde_json::from_str of the plan (baseline)", budget, None, |_| {
         black_box(serde_json::from_str::<serde_json::Value>(black_box(&strict_json)).unwrap());
@@ -66,13 +75,9 @@ fn measure(name: &str, budget: Duration, baseline: Option<f64>, mut op: impl FnM
         }
     }
     let ns_per_op = start.elapsed().as_nanos() as f64 / iterations as f64;
-    let ratio = baseline.map_or(String::new(), |base| {
-        format!("  {:>5.1}× baseline", ns_per_op / base)
-    });
-    println!(
-        "  {name:<42} {ns_per_op:>9.0} ns/op {:>11.0} ops/s{ratio}",
-        1e9 / ns_per_op
-    );
+    let ratio =
+        baseline.map_or(String::new(), |base| format!("  {:>5.1}× baseline", ns_per_op / base));
+    println!("  {name:<42} {ns_per_op:>9.0} ns/op {:>11.0} ops/s{ratio}", 1e9 / ns_per_op);
     ns_per_op
 }
 
@@ -81,59 +86,32 @@ fn bench_tracker() {
     println!("tracker (40-task plan, 4 phases):");
     let budget = Duration::from_millis(500);
     let full = full_plan(MAX_TASKS);
-    let clone = measure(
-        "clone the list (baseline: apply copies it)",
-        budget,
-        None,
-        |_| {
-            black_box(black_box(&full).clone());
-        },
-    );
+    let clone = measure("clone the list (baseline: apply copies it)", budget, None, |_| {
+        black_box(black_box(&full).clone());
+    });
     let base = Some(clone);
-    let starts: Vec<Operation> = (1..=MAX_TASKS as u32)
-        .map(|id| Operation::Start { id })
-        .collect();
+    let starts: Vec<Operation> = (1..=MAX_TASKS as u32).map(|id| Operation::Start { id }).collect();
     measure("apply start {id} (cycling ids)", budget, base, |i| {
         let op = &starts[i as usize % starts.len()];
         black_box(black_box(&full).apply(op).unwrap());
     });
-    let done = Operation::Done {
-        id: 20,
-        outcome: Some("all in agent.rs".into()),
-        gate: None,
-    };
+    let done = Operation::Done { id: 20, outcome: Some("all in agent.rs".into()), gate: None };
     measure("apply done {id,outcome}", budget, base, |_| {
         black_box(black_box(&full).apply(&done).unwrap());
     });
     let almost_full = full_plan(MAX_TASKS - 1);
-    let add = Operation::Add {
-        tasks: vec![NewTask::new("one more check", Some("Phase 2"))],
-    };
-    measure(
-        "apply add {1 task, middle phase} to 39",
-        budget,
-        base,
-        |_| {
-            black_box(black_box(&almost_full).apply(&add).unwrap());
-        },
-    );
+    let add = Operation::Add { tasks: vec![NewTask::new("one more check", Some("Phase 2"))] };
+    measure("apply add {1 task, middle phase} to 39", budget, base, |_| {
+        black_box(black_box(&almost_full).apply(&add).unwrap());
+    });
     let missing = Operation::Start { id: 99 };
     measure("apply start {missing id} (refusal)", budget, base, |_| {
         black_box(black_box(&full).apply(&missing).unwrap_err());
     });
     let arguments = json!({"op": "done", "id": "7", "outcome": "checked"});
-    measure(
-        "parse + apply a tool call (JSON value)",
-        budget,
-        base,
-        |_| {
-            black_box(
-                black_box(&full)
-                    .apply_tool_call(black_box(&arguments))
-                    .unwrap(),
-            );
-        },
-    );
+    measure("parse + apply a tool call (JSON value)", budget, base, |_| {
+        black_box(black_box(&full).apply_tool_call(black_box(&arguments)).unwrap());
+    });
     measure("render the tree", budget, base, |_| {
         black_box(black_box(&full).render());
     });
@@ -147,7 +125,5 @@ fn full_plan(count: usize) -> TaskList {
             NewTask::new(title, Some(&format!("phase {}", i % 4)))
         })
         .collect();
-    TaskList::empty()
-        .apply(&Operation::Init { tasks })
-        .expect("a plan within the limits")
+    TaskList::empty().apply(&Operation::Init { tasks }).expect("a plan within the limits")
 }

@@ -10,10 +10,18 @@ use crate::tasks::Task;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
-    PlanStatus { phase: Phase, text: String },
+    PlanStatus {
+        phase: Phase,
+        text: String,
+    },
     /// A message as it was stored.
-    Message { message: Message },
-    Delta { message_id: String, text: String },
+    Message {
+        message: Message,
+    },
+    Delta {
+        message_id: String,
+        text: String,
+    },
     Tool {
         message_id: String,
         name: String,
@@ -27,8 +35,13 @@ pub enum Event {
         error: Option<String>,
     },
     /// The whole task list after a change; empty when the plan was closed.
-    Plan { tasks: Vec<Task> },
-    Error { code: String, message: String },
+    Plan {
+        tasks: Vec<Task>,
+    },
+    Error {
+        code: String,
+        message: String,
+    },
 }
 
 impl Event {

@@ -38,7 +38,9 @@ pub fn ensure_planner_prompt(home: &Path) -> io::Result<String> {
     match published {
         Ok(()) => Ok(DEFAULT_PLANNER_PROMPT.to_owned()),
         // Someone else wrote it first: theirs stands.
-        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => std::fs::read_to_string(&path),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            std::fs::read_to_string(&path)
+        }
         Err(error) => Err(error),
     }
 }
@@ -51,11 +53,18 @@ mod tests {
     fn the_default_is_written_once_and_edits_are_kept() {
         let home = tempfile::tempdir().unwrap();
         assert_eq!(ensure_planner_prompt(home.path()).unwrap(), DEFAULT_PLANNER_PROMPT);
-        assert_eq!(std::fs::read_to_string(planner_prompt_file(home.path())).unwrap(), DEFAULT_PLANNER_PROMPT);
+        assert_eq!(
+            std::fs::read_to_string(planner_prompt_file(home.path())).unwrap(),
+            DEFAULT_PLANNER_PROMPT
+        );
         std::fs::write(planner_prompt_file(home.path()), "my own planner").unwrap();
         assert_eq!(ensure_planner_prompt(home.path()).unwrap(), "my own planner");
         std::fs::write(planner_prompt_file(home.path()), "").unwrap();
-        assert_eq!(ensure_planner_prompt(home.path()).unwrap(), "", "an emptied file is the user's too");
+        assert_eq!(
+            ensure_planner_prompt(home.path()).unwrap(),
+            "",
+            "an emptied file is the user's too"
+        );
         let leftovers: Vec<_> = std::fs::read_dir(prompts_dir(home.path())).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temp file is left behind");
     }

@@ -20,11 +20,21 @@ const EXECUTOR: TurnScope = TurnScope { agent: Agent::Executor, plans: true };
 const PLANNER: TurnScope = TurnScope { agent: Agent::Planner, plans: true };
 
 fn executor_prompt() -> String {
-    executor_system_prompt(DEFAULT_EXECUTOR_PROMPT, Some("Run cargo test before you say done."), None)
+    executor_system_prompt(
+        DEFAULT_EXECUTOR_PROMPT,
+        Some("Run cargo test before you say done."),
+        None,
+    )
 }
 
 fn planner_prompt() -> String {
-    let facts = PlannerFacts { workspace: Some("/w".into()), sandbox_exists: false, context7_available: false, round: 1, max_question_rounds: 3 };
+    let facts = PlannerFacts {
+        workspace: Some("/w".into()),
+        sandbox_exists: false,
+        context7_available: false,
+        round: 1,
+        max_question_rounds: 3,
+    };
     planner_system_prompt(DEFAULT_PLANNER_PROMPT, None, &facts)
 }
 
@@ -41,38 +51,59 @@ async fn an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail() {
     let system = executor_prompt();
     let outcome = harness.run(harness.executor(&system, &tools, 10)).await.unwrap();
 
-    assert_eq!((outcome.end, outcome.rounds, outcome.text.as_str()), (TurnEnd::Answered, 2, "The export is in place."));
+    assert_eq!(
+        (outcome.end, outcome.rounds, outcome.text.as_str()),
+        (TurnEnd::Answered, 2, "The export is in place.")
+    );
     let list = harness.store.task_list(&harness.chat_id).unwrap();
     let statuses: Vec<TaskStatus> = list.tasks.iter().map(|task| task.status).collect();
     assert_eq!(statuses, [TaskStatus::Done, TaskStatus::Active]);
 
     let stored = harness.stored_after_user();
     assert_whole_rounds(&stored);
-    let roles: Vec<&str> = stored.iter().map(|m| match &m.body {
-        MessageBody::Assistant { tool_calls, .. } if tool_calls.is_empty() => "answer",
-        MessageBody::Assistant { .. } => "round",
-        MessageBody::Tool { .. } => "tool",
-        MessageBody::User { .. } => "user",
-    }).collect();
+    let roles: Vec<&str> = stored
+        .iter()
+        .map(|m| match &m.body {
+            MessageBody::Assistant { tool_calls, .. } if tool_calls.is_empty() => "answer",
+            MessageBody::Assistant { .. } => "round",
+            MessageBody::Tool { .. } => "tool",
+            MessageBody::User { .. } => "user",
+        })
+        .collect();
     assert_eq!(roles, ["round", "tool", "round", "tool", "answer"]);
 
     let requests = harness.server.requests();
     assert_eq!(requests.len(), 3);
     assert!(requests.iter().all(|r| r.system() == system), "the stable prefix never changes");
-    assert!(requests.iter().all(|r| !r.system().contains("[state]") && !r.system().contains("plan-questions")));
+    assert!(requests
+        .iter()
+        .all(|r| !r.system().contains("[state]") && !r.system().contains("plan-questions")));
     assert!(!requests[0].last_message_text().contains("[state]"), "no plan yet, no tail");
-    assert!(requests[1].last_message_text().ends_with(&format!("[state]\n{}", plan_after_init())), "{}", requests[1].last_message_text());
+    assert!(
+        requests[1].last_message_text().ends_with(&format!("[state]\n{}", plan_after_init())),
+        "{}",
+        requests[1].last_message_text()
+    );
     assert!(requests[2].last_message_text().ends_with(&format!("[state]\n{}", list.render())));
     assert_eq!(requests[0].tool_names(), [TOOL_NAME]);
 
     let events = harness.drain_events();
-    let plans: Vec<usize> = events.iter().filter_map(|e| match e { Event::Plan { tasks } => Some(tasks.len()), _ => None }).collect();
+    let plans: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Plan { tasks } => Some(tasks.len()),
+            _ => None,
+        })
+        .collect();
     assert_eq!(plans, [2, 2], "a plan event with the whole list after each change");
     let answer_id = &stored[4].id;
-    let streamed: String = events.iter().filter_map(|e| match e {
-        Event::Delta { message_id, text } if message_id == answer_id => Some(text.as_str()),
-        _ => None,
-    }).collect();
+    let streamed: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Delta { message_id, text } if message_id == answer_id => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
     assert_eq!(streamed, "The export is in place.");
     let stored_events = events.iter().filter(|e| matches!(e, Event::Message { .. })).count();
     assert_eq!(stored_events, 5, "a message event per stored message");
@@ -81,17 +112,21 @@ async fn an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail() {
 }
 
 fn plan_after_init() -> String {
-    preflight_engine::tasks::TaskList::from_steps(["read the routes", "add the export"]).unwrap().render()
+    preflight_engine::tasks::TaskList::from_steps(["read the routes", "add the export"])
+        .unwrap()
+        .render()
 }
 
 #[tokio::test]
 async fn a_quiet_planner_turn_sends_no_event_and_stores_nothing() {
     let fence = "```plan\n{\"title\":\"CSV\",\"aim\":\"a\",\"steps\":[{\"action\":\"x\",\"expected\":\"y\"}]}\n```";
-    let script = Script::new()
-        .route(Matcher::system_contains("plan-questions"), [
+    let script = Script::new().route(
+        Matcher::system_contains("plan-questions"),
+        [
             Reply::tool_call("mcp_filesystem_read_text_file", json!({"path": "src/routes.rs"})),
             Reply::text(fence),
-        ]);
+        ],
+    );
     let mut harness = Harness::new(script).await;
     let source = ProfileSource::new(vec!["mcp_filesystem_read_text_file"]);
     let mut registry = ToolRegistry::with_builtins(harness.store.clone());
@@ -106,7 +141,11 @@ async fn a_quiet_planner_turn_sends_no_event_and_stores_nothing() {
     assert_eq!(harness.stored_after_user(), [], "the planner's rounds are never stored");
     assert_eq!(*source.calls.lock().unwrap(), ["mcp_filesystem_read_text_file"]);
     let requests = harness.server.requests();
-    assert_eq!(requests[0].tool_names(), ["mcp_filesystem_read_text_file"], "no built-in tool for the planner");
+    assert_eq!(
+        requests[0].tool_names(),
+        ["mcp_filesystem_read_text_file"],
+        "no built-in tool for the planner"
+    );
     assert!(!requests[0].body.to_string().contains("draft-07"), "$schema is dropped for providers");
     assert_eq!(outcome.history.len(), 4, "task, round, result, answer");
 }
@@ -129,11 +168,25 @@ async fn a_hidden_tool_named_by_the_model_is_refused_and_the_loop_goes_on() {
     let outcome = harness.run(harness.planner(&planner_prompt(), &tools)).await.unwrap();
 
     assert_eq!(outcome.end, TurnEnd::Answered);
-    assert!(source.calls.lock().unwrap().is_empty(), "the hidden tool never ran; bad JSON never reached the source");
+    assert!(
+        source.calls.lock().unwrap().is_empty(),
+        "the hidden tool never ran; bad JSON never reached the source"
+    );
     let second = &harness.server.requests()[1];
-    let results: Vec<String> = second.messages().iter().filter(|m| m["role"] == "tool").map(|m| m["content"].as_str().unwrap().to_owned()).collect();
+    let results: Vec<String> = second
+        .messages()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(results.len(), 3);
-    assert!(results[0].starts_with("Error: the tool \"mcp_filesystem_write_file\" is not available while planning"), "{}", results[0]);
+    assert!(
+        results[0].starts_with(
+            "Error: the tool \"mcp_filesystem_write_file\" is not available while planning"
+        ),
+        "{}",
+        results[0]
+    );
     assert!(results[1].contains("\"turn_plan\" is not available while planning"), "{}", results[1]);
     assert!(results[2].contains("not valid JSON"), "{}", results[2]);
     assert!(harness.store.task_list(&harness.chat_id).unwrap().is_empty());
@@ -150,7 +203,10 @@ async fn turn_plan_is_offered_only_where_plans_make_sense() {
 
 #[tokio::test]
 async fn a_refused_plan_operation_returns_the_error_and_the_plan_as_it_is() {
-    let script = Script::replies([Reply::tool_call(TOOL_NAME, json!({"op": "start", "id": 9})), Reply::text("ok")]);
+    let script = Script::replies([
+        Reply::tool_call(TOOL_NAME, json!({"op": "start", "id": 9})),
+        Reply::text("ok"),
+    ]);
     let mut harness = Harness::new(script).await;
     let list = preflight_engine::tasks::TaskList::from_steps(["a", "b"]).unwrap();
     harness.store.save_task_list(&harness.chat_id, &list).unwrap();
@@ -158,17 +214,24 @@ async fn a_refused_plan_operation_returns_the_error_and_the_plan_as_it_is() {
     harness.run(harness.executor(&executor_prompt(), &tools, 5)).await.unwrap();
 
     let stored = harness.stored_after_user();
-    let MessageBody::Tool { content, is_error: true, .. } = &stored[1].body else { panic!("{stored:#?}") };
+    let MessageBody::Tool { content, is_error: true, .. } = &stored[1].body else {
+        panic!("{stored:#?}")
+    };
     assert!(content.starts_with("no task 9; live tasks: 1, 2"), "{content}");
     assert!(content.ends_with(&list.render()), "{content}");
-    assert_eq!(harness.store.task_list(&harness.chat_id).unwrap(), list, "a refusal changes nothing");
+    assert_eq!(
+        harness.store.task_list(&harness.chat_id).unwrap(),
+        list,
+        "a refusal changes nothing"
+    );
     assert!(!harness.drain_events().iter().any(|e| matches!(e, Event::Plan { .. })));
 }
 
 #[tokio::test]
 async fn the_step_limit_ends_the_turn_with_its_last_round_whole() {
     let echo = |n: i32| Reply::tool_call("echo", json!({"n": n}));
-    let harness = Harness::new(Script::replies([echo(1), echo(2), echo(3), Reply::text("never")])).await;
+    let harness =
+        Harness::new(Script::replies([echo(1), echo(2), echo(3), Reply::text("never")])).await;
     let mut registry = ToolRegistry::new();
     registry.register(Arc::new(Echo), Gates::EXECUTOR);
     let tools = registry.offer(&EXECUTOR).await;
@@ -185,13 +248,24 @@ async fn the_step_limit_ends_the_turn_with_its_last_round_whole() {
 
 #[tokio::test]
 async fn a_provider_error_ends_the_turn_with_earlier_rounds_stored() {
-    let script = Script::replies([Reply::tool_call("echo", json!({})), Reply::status_with_body(404, r#"{"error":"model \"x\" not found"}"#)]);
+    let script = Script::replies([
+        Reply::tool_call("echo", json!({})),
+        Reply::status_with_body(404, r#"{"error":"model \"x\" not found"}"#),
+    ]);
     let harness = Harness::new(script).await;
     let mut registry = ToolRegistry::new();
     registry.register(Arc::new(Echo), Gates::EXECUTOR);
     let tools = registry.offer(&EXECUTOR).await;
     let error = harness.run(harness.executor(&executor_prompt(), &tools, 5)).await.unwrap_err();
-    assert!(matches!(error, preflight_engine::agent::AgentError::Provider(preflight_engine::llm::LlmError::Rejected { status: 404, .. })), "{error:?}");
+    assert!(
+        matches!(
+            error,
+            preflight_engine::agent::AgentError::Provider(
+                preflight_engine::llm::LlmError::Rejected { status: 404, .. }
+            )
+        ),
+        "{error:?}"
+    );
     let stored = harness.stored_after_user();
     assert_eq!(stored.len(), 2);
     assert_whole_rounds(&stored);
@@ -199,7 +273,10 @@ async fn a_provider_error_ends_the_turn_with_earlier_rounds_stored() {
 
 #[tokio::test]
 async fn the_loop_speaks_anthropic_too() {
-    let script = Script::replies([Reply::tool_call(TOOL_NAME, json!({"op": "init", "tasks": [{"title": "only"}]})), Reply::text("Done.")]);
+    let script = Script::replies([
+        Reply::tool_call(TOOL_NAME, json!({"op": "init", "tasks": [{"title": "only"}]})),
+        Reply::text("Done."),
+    ]);
     let harness = Harness::with_kind(script, preflight_engine::llm::ProviderKind::Anthropic).await;
     let tools = ToolRegistry::with_builtins(harness.store.clone()).offer(&EXECUTOR).await;
     let outcome = harness.run(harness.executor(&executor_prompt(), &tools, 5)).await.unwrap();
@@ -208,6 +285,9 @@ async fn the_loop_speaks_anthropic_too() {
     let last = second.messages().last().cloned().unwrap();
     assert_eq!(last["role"], "user");
     assert_eq!(last["content"][0]["type"], "tool_result");
-    assert!(last["content"][0]["content"].as_str().unwrap().contains("\n\n[state]\n[plan] Your plan"));
+    assert!(last["content"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("\n\n[state]\n[plan] Your plan"));
     assert_eq!(second.body["system"][0]["text"], executor_prompt());
 }

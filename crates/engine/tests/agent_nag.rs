@@ -12,7 +12,8 @@ use preflight_testkit::{Reply, Script};
 use serde_json::json;
 
 fn echoes(rounds: usize) -> Script {
-    let mut replies: Vec<Reply> = (0..rounds).map(|n| Reply::tool_call("echo", json!({"n": n}))).collect();
+    let mut replies: Vec<Reply> =
+        (0..rounds).map(|n| Reply::tool_call("echo", json!({"n": n}))).collect();
     replies.push(Reply::text("finished"));
     Script::replies(replies)
 }
@@ -31,7 +32,12 @@ async fn three_rounds_without_turn_plan_bring_one_reminder_before_the_state() {
     harness.store.save_task_list(&harness.chat_id, &list).unwrap();
     run(&harness).await;
 
-    let reminded: Vec<bool> = harness.server.requests().iter().map(|r| r.last_message_text().contains(REMINDER)).collect();
+    let reminded: Vec<bool> = harness
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.last_message_text().contains(REMINDER))
+        .collect();
     // Request n follows n rounds: the reminder after rounds 3 and 6.
     assert_eq!(reminded, [false, false, false, true, false, false, true, false]);
     let fourth = harness.server.requests()[3].last_message_text();
@@ -51,7 +57,10 @@ async fn a_turn_plan_call_restarts_the_count() {
         Reply::text("finished"),
     ];
     let harness = Harness::new(Script::replies(replies)).await;
-    harness.store.save_task_list(&harness.chat_id, &TaskList::from_steps(["a", "b"]).unwrap()).unwrap();
+    harness
+        .store
+        .save_task_list(&harness.chat_id, &TaskList::from_steps(["a", "b"]).unwrap())
+        .unwrap();
     run(&harness).await;
     assert!(harness.server.requests().iter().all(|r| !r.last_message_text().contains(REMINDER)));
 }

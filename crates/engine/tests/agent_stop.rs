@@ -21,7 +21,8 @@ async fn a_stop_while_the_model_answers_keeps_what_was_streamed() {
     let mut harness = Harness::new(script).await;
     let tools = ToolRegistry::new().offer(&EXECUTOR).await;
     let cancel = CancellationToken::new();
-    let mut received = std::mem::replace(&mut harness.received, tokio::sync::mpsc::unbounded_channel().1);
+    let mut received =
+        std::mem::replace(&mut harness.received, tokio::sync::mpsc::unbounded_channel().1);
     let stop_after_the_fourth_delta = async {
         let mut deltas = 0;
         while let Some(event) = received.recv().await {
@@ -32,42 +33,61 @@ async fn a_stop_while_the_model_answers_keeps_what_was_streamed() {
             }
         }
     };
-    let (outcome, ()) = tokio::join!(run_turn(harness.executor("system", &tools, 5), &cancel), stop_after_the_fourth_delta);
+    let (outcome, ()) = tokio::join!(
+        run_turn(harness.executor("system", &tools, 5), &cancel),
+        stop_after_the_fourth_delta
+    );
     let outcome = outcome.unwrap();
 
     assert_eq!((outcome.end, outcome.text.as_str()), (TurnEnd::Stopped, "I will start with "));
     let stored = harness.stored_after_user();
     assert_eq!(stored.len(), 1);
-    assert!(matches!(&stored[0].body, MessageBody::Assistant { content, tool_calls, .. } if content == "I will start with " && tool_calls.is_empty()));
+    assert!(
+        matches!(&stored[0].body, MessageBody::Assistant { content, tool_calls, .. } if content == "I will start with " && tool_calls.is_empty())
+    );
 }
 
 #[tokio::test]
 async fn a_stop_while_a_tool_runs_stores_the_round_whole() {
-    let script = Script::replies([Answer::new().tool_call("block", json!({})).tool_call("echo", json!({"x": 1})).into()]);
+    let script = Script::replies([Answer::new()
+        .tool_call("block", json!({}))
+        .tool_call("echo", json!({"x": 1}))
+        .into()]);
     let mut harness = Harness::new(script).await;
     let mut registry = ToolRegistry::new();
     registry.register(Arc::new(Block), Gates::EXECUTOR).register(Arc::new(Echo), Gates::EXECUTOR);
     let tools = registry.offer(&EXECUTOR).await;
     let cancel = CancellationToken::new();
-    let mut received = std::mem::replace(&mut harness.received, tokio::sync::mpsc::unbounded_channel().1);
+    let mut received =
+        std::mem::replace(&mut harness.received, tokio::sync::mpsc::unbounded_channel().1);
     let stop_when_block_starts = async {
         while let Some(event) = received.recv().await {
-            if matches!(&event, Event::Tool { name, result: None, error: None, .. } if name == "block") {
+            if matches!(&event, Event::Tool { name, result: None, error: None, .. } if name == "block")
+            {
                 cancel.cancel();
                 return;
             }
         }
     };
-    let (outcome, ()) = tokio::join!(run_turn(harness.executor("system", &tools, 5), &cancel), stop_when_block_starts);
+    let (outcome, ()) = tokio::join!(
+        run_turn(harness.executor("system", &tools, 5), &cancel),
+        stop_when_block_starts
+    );
 
     assert_eq!(outcome.unwrap().end, TurnEnd::Stopped);
     let stored = harness.stored_after_user();
     assert_whole_rounds(&stored);
-    let results: Vec<(&str, bool)> = stored.iter().filter_map(|m| match &m.body {
-        MessageBody::Tool { content, is_error, .. } => Some((content.as_str(), *is_error)),
-        _ => None,
-    }).collect();
-    assert_eq!(results, [("stopped by the user while it ran", true), ("not run: the user stopped the turn", true)]);
+    let results: Vec<(&str, bool)> = stored
+        .iter()
+        .filter_map(|m| match &m.body {
+            MessageBody::Tool { content, is_error, .. } => Some((content.as_str(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [("stopped by the user while it ran", true), ("not run: the user stopped the turn", true)]
+    );
     assert_eq!(harness.server.requests().len(), 1, "no model call after the stop");
 }
 
@@ -88,10 +108,14 @@ async fn quiet_and_streaming_turns_differ_only_in_what_they_show() {
     let mut streaming = Harness::new(answer()).await;
     let tools = ToolRegistry::new().offer(&EXECUTOR).await;
     streaming.run(streaming.executor("system", &tools, 5)).await.unwrap();
-    let deltas: String = streaming.drain_events().iter().filter_map(|e| match e {
-        Event::Delta { text, .. } => Some(text.clone()),
-        _ => None,
-    }).collect();
+    let deltas: String = streaming
+        .drain_events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::Delta { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
     assert_eq!(deltas, "one two three");
 
     let mut quiet = Harness::new(answer()).await;

@@ -47,8 +47,15 @@ auto_approve = false
     assert_eq!(config.provider.model, "qwen2.5:7b");
     assert_eq!(config.provider.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
     let planner = config.planner.as_ref().unwrap();
-    assert_eq!((planner.kind, planner.base_url.as_str(), planner.model.as_str()), (ProviderKind::OpenAi, "http://127.0.0.1:11434/v1", "qwen2.5:32b"));
-    assert_eq!(planner.retry, RetryPolicy::planner(), "the planner retries at most twice within 10 s");
+    assert_eq!(
+        (planner.kind, planner.base_url.as_str(), planner.model.as_str()),
+        (ProviderKind::OpenAi, "http://127.0.0.1:11434/v1", "qwen2.5:32b")
+    );
+    assert_eq!(
+        planner.retry,
+        RetryPolicy::planner(),
+        "the planner retries at most twice within 10 s"
+    );
     assert_eq!(config.planner_settings().model, "qwen2.5:32b");
 }
 
@@ -62,7 +69,10 @@ fn a_planner_of_another_kind_inherits_nothing_and_timeouts_are_read() {
     assert_eq!(config.provider.timeouts.connect, Duration::from_millis(2500));
     assert_eq!(config.provider.max_tokens, Some(4096));
     let planner = config.planner.unwrap();
-    assert_eq!((planner.base_url.as_str(), planner.api_key_env.as_deref()), (ANTHROPIC_BASE_URL, None));
+    assert_eq!(
+        (planner.base_url.as_str(), planner.api_key_env.as_deref()),
+        (ANTHROPIC_BASE_URL, None)
+    );
     // Without [planner], planning uses the provider with the planner's retry policy.
     let config = parse("[provider]\nkind = \"anthropic\"\nmodel = \"m\"\n").unwrap();
     assert_eq!(config.planner_settings().model, "m");
@@ -74,25 +84,73 @@ fn a_planner_of_another_kind_inherits_nothing_and_timeouts_are_read() {
 fn every_mistake_names_its_line_and_key() {
     let cases: &[(&str, usize, &str, &str)] = &[
         ("[provider]\nkind = \"openai\"\nmodle = \"x\"\n", 3, "provider.modle", "unknown key"),
-        ("temperature = 0.2\n", 1, "temperature", "unknown key; expected one of provider, planner, plan_mode"),
-        ("[provider]\nkind = \"gemini\"\nmodel = \"x\"\n", 2, "provider.kind", "unknown provider \"gemini\""),
+        (
+            "temperature = 0.2\n",
+            1,
+            "temperature",
+            "unknown key; expected one of provider, planner, plan_mode",
+        ),
+        (
+            "[provider]\nkind = \"gemini\"\nmodel = \"x\"\n",
+            2,
+            "provider.kind",
+            "unknown provider \"gemini\"",
+        ),
         ("[provider]\nmodel = \"x\"\n", 1, "provider.kind", "missing"),
         ("[provider]\nkind = \"openai\"\n", 1, "provider.model", "missing"),
-        ("\n\n[provider]\nkind = \"openai\"\nmodel = 7\n", 5, "provider.model", "must be a string, not a integer"),
-        ("[provider]\nkind = \"openai\"\nmodel = \"m\"\nbase_url = \"localhost:11434\"\n", 4, "provider.base_url", "must be an http or https URL"),
-        ("[provider]\nkind = \"openai\"\nmodel = \"m\"\nmax_tokens = -5\n", 4, "provider.max_tokens", "positive whole number"),
-        ("[provider]\nkind = \"openai\"\nmodel = \"m\"\nidle_timeout_secs = \"long\"\n", 4, "provider.idle_timeout_secs", "positive number of seconds"),
+        (
+            "\n\n[provider]\nkind = \"openai\"\nmodel = 7\n",
+            5,
+            "provider.model",
+            "must be a string, not a integer",
+        ),
+        (
+            "[provider]\nkind = \"openai\"\nmodel = \"m\"\nbase_url = \"localhost:11434\"\n",
+            4,
+            "provider.base_url",
+            "must be an http or https URL",
+        ),
+        (
+            "[provider]\nkind = \"openai\"\nmodel = \"m\"\nmax_tokens = -5\n",
+            4,
+            "provider.max_tokens",
+            "positive whole number",
+        ),
+        (
+            "[provider]\nkind = \"openai\"\nmodel = \"m\"\nidle_timeout_secs = \"long\"\n",
+            4,
+            "provider.idle_timeout_secs",
+            "positive number of seconds",
+        ),
         ("[provider]\nkind = \"openai\"\nmodel = \"\"\n", 3, "provider.model", "must not be empty"),
-        ("[plan_mode]\nenabled = \"yes\"\n", 2, "plan_mode.enabled", "must be true or false, not a string"),
-        ("[plan_mode]\nauto = true\n", 2, "plan_mode.auto", "unknown key; expected one of enabled, auto_approve"),
+        (
+            "[plan_mode]\nenabled = \"yes\"\n",
+            2,
+            "plan_mode.enabled",
+            "must be true or false, not a string",
+        ),
+        (
+            "[plan_mode]\nauto = true\n",
+            2,
+            "plan_mode.auto",
+            "unknown key; expected one of enabled, auto_approve",
+        ),
         ("provider = \"openai\"\n", 1, "provider", "must be a table"),
-        ("[provider]\nkind = \"openai\"\nmodel = \"m\"\n[planner]\nkind = \"anthropic\"\n", 4, "planner.model", "missing"),
+        (
+            "[provider]\nkind = \"openai\"\nmodel = \"m\"\n[planner]\nkind = \"anthropic\"\n",
+            4,
+            "planner.model",
+            "missing",
+        ),
     ];
     for (text, line, key, problem) in cases {
         let error = parse(text).unwrap_err();
         assert_eq!((error.line(), error.key()), (Some(*line), Some(*key)), "{text:?}: {error}");
         assert!(error.to_string().contains(problem), "{text:?}: {error}");
-        assert!(error.to_string().starts_with("/home/u/.local/share/preflight/config.toml:"), "{error}");
+        assert!(
+            error.to_string().starts_with("/home/u/.local/share/preflight/config.toml:"),
+            "{error}"
+        );
     }
 }
 

@@ -3,17 +3,19 @@
 
 use std::collections::HashMap;
 
-use preflight_engine::config::keys::{KeyStore, KernelKeyring, Lookup};
+use preflight_engine::config::keys::{KernelKeyring, KeyStore, Lookup};
 use preflight_engine::config::{connect_provider, Config, KeyLookup};
 use preflight_engine::llm::{ApiKey, ProviderKind, ProviderSettings, SetupError, OPENAI_BASE_URL};
 
 fn environment(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + Send + Sync + 'static {
-    let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let map: HashMap<String, String> =
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     move |name| map.get(name).cloned()
 }
 
 fn anthropic() -> ProviderSettings {
-    let mut settings = ProviderSettings::new(ProviderKind::Anthropic, "https://api.anthropic.com", "claude");
+    let mut settings =
+        ProviderSettings::new(ProviderKind::Anthropic, "https://api.anthropic.com", "claude");
     settings.api_key_env = Some("ANTHROPIC_API_KEY".into());
     settings
 }
@@ -71,7 +73,9 @@ fn found_keys_show_nowhere_in_debug_or_errors() {
 
 #[test]
 fn the_embedded_default_is_refused_before_any_key_is_looked_for() {
-    let keys = KeyLookup::new(vec![], |_: &str| -> Option<String> { panic!("no key lookup for embedded") });
+    let keys = KeyLookup::new(vec![], |_: &str| -> Option<String> {
+        panic!("no key lookup for embedded")
+    });
     let error = connect_provider(&Config::default().provider, &keys, None).err().unwrap();
     assert_eq!(error, SetupError::EmbeddedNotAvailable);
 }

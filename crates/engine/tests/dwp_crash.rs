@@ -38,42 +38,19 @@ mod dwp {
         let gate =
             |exit_code, evidence: &str| vec![GateInput::new("make test", exit_code, evidence)];
         vec![
-            Change::Reopen {
-                task: t,
-                reason: format!("round {r}"),
-            },
+            Change::Reopen { task: t, reason: format!("round {r}") },
             Change::Start { task: t },
-            Change::Checkpoint {
-                task: t,
-                step: format!("round {r}"),
-                note: "half way".into(),
-            },
-            Change::RecordGates {
-                task: t,
-                gates: gate(1, "2 failed"),
-            },
-            Change::Complete {
-                task: t,
-                gates: gate(0, "12 passed"),
-                outcome: None,
-                commit: None,
-            },
-            Change::Reopen {
-                task: t,
-                reason: "widened".into(),
-            },
+            Change::Checkpoint { task: t, step: format!("round {r}"), note: "half way".into() },
+            Change::RecordGates { task: t, gates: gate(1, "2 failed") },
+            Change::Complete { task: t, gates: gate(0, "12 passed"), outcome: None, commit: None },
+            Change::Reopen { task: t, reason: "widened".into() },
             Change::Block {
                 task: t,
                 reason: "waiting for review".into(),
                 needs: "a reviewer".into(),
             },
             Change::ResolveBlocker { task: t },
-            Change::Complete {
-                task: t,
-                gates: gate(0, "13 passed"),
-                outcome: None,
-                commit: None,
-            },
+            Change::Complete { task: t, gates: gate(0, "13 passed"), outcome: None, commit: None },
         ]
     }
 
@@ -123,9 +100,7 @@ mod dwp {
         let tasks =
             preflight_engine::tasks::TaskList::from_steps(["one", "two", "three", "four", "five"])
                 .unwrap();
-        let dir = plan_files()
-            .materialize(ws.path(), &document, &tasks, CHAT, &at(0))
-            .unwrap();
+        let dir = plan_files().materialize(ws.path(), &document, &tasks, CHAT, &at(0)).unwrap();
         let mut rng = Rng(clock_seed());
         let mut stats = Stats::default();
         let started = Instant::now();
@@ -135,14 +110,8 @@ mod dwp {
             recover_and_check(&dir, kill, reported);
         }
         eprintln!("dwp crash test: {stats:?} in {:?}", started.elapsed());
-        assert!(
-            stats.steps >= KILLS,
-            "the child made too little progress: {stats:?}"
-        );
-        assert!(
-            stats.locks_broken > 0,
-            "no kill landed while the child held the lock: {stats:?}"
-        );
+        assert!(stats.steps >= KILLS, "the child made too little progress: {stats:?}");
+        assert!(stats.locks_broken > 0, "no kill landed while the child held the lock: {stats:?}");
     }
 
     /// Runs a child, lets it report some steps, spins a random while, kills it; returns the
@@ -181,17 +150,10 @@ mod dwp {
         read_state(dir).unwrap_or_else(|error| panic!("kill {kill}: state.json: {error}"));
         read_manifest(dir).unwrap_or_else(|error| panic!("kill {kill}: manifest.json: {error}"));
         let readme = std::fs::read_to_string(dir.file("README.md")).unwrap();
-        assert_eq!(
-            parse_readme(&readme).tasks.len(),
-            TASKS as usize,
-            "kill {kill}: README.md"
-        );
+        assert_eq!(parse_readme(&readme).tasks.len(), TASKS as usize, "kill {kill}: README.md");
         let progress =
             std::fs::read_to_string(dir.file("PROGRESS.md")).expect("PROGRESS.md is UTF-8");
-        assert!(
-            progress.ends_with('\n'),
-            "kill {kill}: PROGRESS.md ends mid-line"
-        );
+        assert!(progress.ends_with('\n'), "kill {kill}: PROGRESS.md ends mid-line");
         if has_pending_commit(dir.path()) {
             stats.pending_commits += 1;
         } else {
@@ -213,10 +175,7 @@ mod dwp {
                 break_stale_lock: false,
             };
             let refused = plan_files().update(dir, &update, &at(1)).unwrap_err();
-            assert!(
-                refused.to_string().contains("stale"),
-                "kill {kill}: {refused}"
-            );
+            assert!(refused.to_string().contains("stale"), "kill {kill}: {refused}");
             let owner = break_stale_lock(dir.path(), LockOptions::default()).unwrap();
             assert!(owner.is_some(), "kill {kill}");
             stats.locks_broken += 1;
@@ -240,15 +199,8 @@ mod dwp {
         );
         let findings = verify_plan(dir, LockOptions::default()).unwrap().findings;
         assert!(findings.is_empty(), "kill {kill}: {findings:#?}");
-        assert_eq!(
-            leftovers(dir.path()),
-            0,
-            "kill {kill}: recovery left files behind"
-        );
-        assert!(
-            progress_entries(dir.path()) >= reported,
-            "kill {kill}: a reported step was lost"
-        );
+        assert_eq!(leftovers(dir.path()), 0, "kill {kill}: recovery left files behind");
+        assert!(progress_entries(dir.path()) >= reported, "kill {kill}: a reported step was lost");
     }
 
     fn progress_entries(plan: &Path) -> usize {
@@ -258,13 +210,7 @@ mod dwp {
 
     /// Temp files, `.next` files, the `.commit` marker and lock candidates.
     fn leftovers(plan: &Path) -> u64 {
-        let expected = [
-            "README.md",
-            "PROGRESS.md",
-            "manifest.json",
-            "state.json",
-            LOCK_DIR,
-        ];
+        let expected = ["README.md", "PROGRESS.md", "manifest.json", "state.json", LOCK_DIR];
         std::fs::read_dir(plan)
             .unwrap()
             .filter(|e| !expected.contains(&e.as_ref().unwrap().file_name().to_str().unwrap()))
@@ -273,12 +219,7 @@ mod dwp {
 
     fn spawn_child(plan: &Path) -> Child {
         Command::new(std::env::current_exe().unwrap())
-            .args([
-                "dwp::crash_child_entry",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["dwp::crash_child_entry", "--exact", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, plan)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -295,10 +236,8 @@ mod dwp {
     }
 
     fn clock_seed() -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+            as u64
     }
 
     /// xorshift64*: enough randomness for kill instants, seeded from the clock.

@@ -39,17 +39,9 @@ mod dwp {
 
     fn assert_all_recorded(dir: &PlanDir, writers: usize) {
         let state = read_state(dir).unwrap().state;
-        assert_eq!(
-            state.tasks[0].gates.len(),
-            writers * UPDATES,
-            "lost updates"
-        );
+        assert_eq!(state.tasks[0].gates.len(), writers * UPDATES, "lost updates");
         let progress = std::fs::read_to_string(dir.file("PROGRESS.md")).unwrap();
-        assert_eq!(
-            progress.matches("gate `check ").count(),
-            writers * UPDATES,
-            "lost log entries"
-        );
+        assert_eq!(progress.matches("gate `check ").count(), writers * UPDATES, "lost log entries");
         let report = verify_plan(dir, LockOptions::default()).unwrap();
         assert!(report.findings.is_empty(), "{:#?}", report.findings);
         assert!(!dir.path().join(".lock").exists(), "the lock is released");
@@ -81,28 +73,18 @@ mod dwp {
     fn dwp_processes_serialise_through_the_lock() {
         let ws = workspace(true);
         let (dir, _) = materialised(ws.path());
-        let children: Vec<_> = (0..3)
-            .map(|writer| spawn_writer(dir.path(), &format!("process{writer}")))
-            .collect();
+        let children: Vec<_> =
+            (0..3).map(|writer| spawn_writer(dir.path(), &format!("process{writer}"))).collect();
         for child in children {
             let output = child.wait_with_output().unwrap();
-            assert!(
-                output.status.success(),
-                "{}",
-                String::from_utf8_lossy(&output.stderr)
-            );
+            assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         }
         assert_all_recorded(&dir, 3);
     }
 
     fn spawn_writer(plan: &Path, name: &str) -> std::process::Child {
         Command::new(std::env::current_exe().unwrap())
-            .args([
-                "dwp::dwp_lock_child_entry",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["dwp::dwp_lock_child_entry", "--exact", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, plan)
             .env(WRITER_ENV, name)
             .stdout(Stdio::null())
@@ -132,17 +114,12 @@ mod dwp {
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|handle| handle.join().unwrap())
-                .collect()
+            handles.into_iter().map(|handle| handle.join().unwrap()).collect()
         });
         let written = results.iter().filter(|result| result.is_ok()).count();
         assert_eq!(written, 1, "{results:?}");
         assert!(
-            results
-                .iter()
-                .any(|result| matches!(result, Err(DwpError::StateChanged { .. }))),
+            results.iter().any(|result| matches!(result, Err(DwpError::StateChanged { .. }))),
             "{results:?}"
         );
     }

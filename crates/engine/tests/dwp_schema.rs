@@ -20,11 +20,7 @@ mod dwp {
         let ws = workspace(true);
         let (dir, _) = materialised(ws.path());
         assert_eq!(dir.name(), "PLAN_add_payment_webhook_handling");
-        assert_eq!(
-            dir.path(),
-            ws.path()
-                .join(".dwp/plans/PLAN_add_payment_webhook_handling")
-        );
+        assert_eq!(dir.path(), ws.path().join(".dwp/plans/PLAN_add_payment_webhook_handling"));
         let manifest = read_json(&dir.file(MANIFEST_FILE));
         // "Pola schema, spec_version, name, archetype, rigor, created_at, task_count oraz
         // plan_format są WYMAGANE."
@@ -38,15 +34,9 @@ mod dwp {
             "task_count",
             "plan_format",
         ] {
-            assert!(
-                manifest.get(field).is_some(),
-                "manifest lacks {field}: {manifest:#}"
-            );
+            assert!(manifest.get(field).is_some(), "manifest lacks {field}: {manifest:#}");
         }
-        assert_eq!(
-            manifest["schema"],
-            "https://deepworkplan.com/schema/plan-manifest/v2.json"
-        );
+        assert_eq!(manifest["schema"], "https://deepworkplan.com/schema/plan-manifest/v2.json");
         assert_eq!(
             manifest["spec_version"], "5.0.0",
             "the seed's own version (its prose), not its example's 2.4.0"
@@ -55,10 +45,7 @@ mod dwp {
         assert_eq!(manifest["title"], "Add payment webhook handling");
         assert_eq!(manifest["archetype"], "individual", "a git repository");
         assert!(["micro", "standard", "deep"].contains(&manifest["rigor"].as_str().unwrap()));
-        assert_eq!(
-            manifest["plan_format"], "lite",
-            "tasks are inline records in README.md"
-        );
+        assert_eq!(manifest["plan_format"], "lite", "tasks are inline records in README.md");
         assert!(is_timestamp(&manifest["created_at"]));
         assert_eq!(
             manifest["task_count"], 3,
@@ -67,10 +54,7 @@ mod dwp {
         assert_eq!(manifest["parent_plan"], Value::Null);
         assert_eq!(manifest["tags"], json!([]));
         // created_by names the agent and model, nothing else (no secrets, no user ids).
-        assert_eq!(
-            manifest["created_by"],
-            json!({"agent": "preflight", "model": "test-model"})
-        );
+        assert_eq!(manifest["created_by"], json!({"agent": "preflight", "model": "test-model"}));
         assert_eq!(
             manifest["origin"],
             json!({"client": "preflight", "chat_id": CHAT}),
@@ -82,10 +66,7 @@ mod dwp {
     fn a_workspace_without_git_is_the_agent_workspace_archetype() {
         let ws = workspace(false);
         let (dir, _) = materialised(ws.path());
-        assert_eq!(
-            read_json(&dir.file(MANIFEST_FILE))["archetype"],
-            "agent-workspace"
-        );
+        assert_eq!(read_json(&dir.file(MANIFEST_FILE))["archetype"], "agent-workspace");
     }
 
     #[test]
@@ -112,49 +93,27 @@ mod dwp {
                 "blocked"
             ]
         );
-        assert_eq!(
-            state["schema"],
-            "https://deepworkplan.com/schema/plan-state/v2.json"
-        );
+        assert_eq!(state["schema"], "https://deepworkplan.com/schema/plan-state/v2.json");
         assert_eq!(state["plan"], "PLAN_add_payment_webhook_handling");
         assert!(is_timestamp(&state["updated_at"]));
+        assert_eq!(state["updated_by"], json!({"agent": "preflight", "model": "test-model"}));
+        assert_eq!(state["status"], "in_progress", "task 1 started after materialisation");
         assert_eq!(
-            state["updated_by"],
-            json!({"agent": "preflight", "model": "test-model"})
-        );
-        assert_eq!(
-            state["status"], "in_progress",
-            "task 1 started after materialisation"
-        );
-        assert_eq!(
-            (
-                state["completed_count"].clone(),
-                state["task_count"].clone()
-            ),
+            (state["completed_count"].clone(), state["task_count"].clone()),
             (json!(0), json!(3))
         );
-        assert_eq!(
-            state["format"], "lite",
-            "mirrors the manifest's plan_format"
-        );
+        assert_eq!(state["format"], "lite", "mirrors the manifest's plan_format");
         assert_eq!(state["materialization"], "ready");
         assert_eq!(state["approval"], "approved");
         assert_eq!(
-            (
-                state["promotion"].clone(),
-                state["checkpoint"].clone(),
-                state["blocked"].clone()
-            ),
+            (state["promotion"].clone(), state["checkpoint"].clone(), state["blocked"].clone()),
             (Value::Null, Value::Null, Value::Null)
         );
         let tasks = state["tasks"].as_array().unwrap();
         assert_eq!(tasks.len(), 3, "exactly one entry per task");
         for (task, id) in tasks.iter().zip(1..) {
             assert_eq!(task["id"], id);
-            assert_eq!(
-                task["locator"],
-                json!({"kind": "inline", "value": format!("#task-{id}")})
-            );
+            assert_eq!(task["locator"], json!({"kind": "inline", "value": format!("#task-{id}")}));
             assert_eq!(task["title"], STEPS[id as usize - 1]);
             assert_eq!(task["gates"], json!([]));
             assert!(task.get("completed_at").is_none());
@@ -187,28 +146,16 @@ mod dwp {
             })
             .unwrap();
         files.sync(&dir, &dropped, &at(20)).unwrap();
-        files
-            .checkpoint(&dir, "instructions:2", "half the pages written", &at(25))
-            .unwrap();
+        files.checkpoint(&dir, "instructions:2", "half the pages written", &at(25)).unwrap();
 
         let state = read_json(&dir.file(STATE_FILE));
         let first = &state["tasks"][0];
         assert_eq!(first["status"], "completed");
-        assert_eq!(
-            first["completed_at"],
-            at(10),
-            "a completed entry MUST carry completed_at"
-        );
+        assert_eq!(first["completed_at"], at(10), "a completed entry MUST carry completed_at");
         let gate = &first["gates"][0];
-        assert_eq!(
-            keys(gate),
-            vec!["command", "passes", "exit_code", "last_run", "evidence"]
-        );
+        assert_eq!(keys(gate), vec!["command", "passes", "exit_code", "last_run", "evidence"]);
         assert_eq!(gate["command"], "pnpm run test");
-        assert_eq!(
-            (gate["passes"].clone(), gate["exit_code"].clone()),
-            (json!(true), json!(0))
-        );
+        assert_eq!((gate["passes"].clone(), gate["exit_code"].clone()), (json!(true), json!(0)));
         assert_eq!(gate["last_run"], at(10), "last_run is set by the engine");
         assert_eq!(gate["evidence"], "42 passed, 0 failed");
         assert_eq!(
@@ -233,9 +180,7 @@ mod dwp {
             (Some("blocked"), Some(1))
         );
 
-        files
-            .confirm_drop(&dir, 2, "Redis is out", &at(30))
-            .unwrap();
+        files.confirm_drop(&dir, 2, "Redis is out", &at(30)).unwrap();
         let state = read_json(&dir.file(STATE_FILE));
         assert_eq!(
             (state["tasks"][1]["status"].as_str(), &state["blocked"]),
@@ -250,37 +195,21 @@ mod dwp {
         let ws = workspace(true);
         let (dir, tasks) = materialised(ws.path());
         let files = plan_files();
-        let failing = Gate {
-            command: "pnpm run test".into(),
-            exit_code: 1,
-            evidence: "2 failed".into(),
-        };
+        let failing =
+            Gate { command: "pnpm run test".into(), exit_code: 1, evidence: "2 failed".into() };
         files.record_gate(&dir, 1, &failing, &at(5)).unwrap();
         let done = tasks
-            .apply(&Operation::Done {
-                id: 1,
-                outcome: None,
-                gate: Some(passing("pnpm run test")),
-            })
+            .apply(&Operation::Done { id: 1, outcome: None, gate: Some(passing("pnpm run test")) })
             .unwrap();
         files.sync(&dir, &done, &at(10)).unwrap();
         let progress = std::fs::read_to_string(dir.file("PROGRESS.md")).unwrap();
-        let entries: Vec<&str> = progress
-            .lines()
-            .filter(|line| line.starts_with("- "))
-            .collect();
+        let entries: Vec<&str> = progress.lines().filter(|line| line.starts_with("- ")).collect();
         assert_eq!(
             entries,
             vec![
-                format!(
-                    "- {} — Plan materialised: 3 tasks, approval approved.",
-                    at(0)
-                ),
+                format!("- {} — Plan materialised: 3 tasks, approval approved.", at(0)),
                 format!("- {} — Task 1 started: Create webhook endpoint.", at(0)),
-                format!(
-                    "- {} — Task 1 gate `pnpm run test`: fails (exit 1) — 2 failed.",
-                    at(5)
-                ),
+                format!("- {} — Task 1 gate `pnpm run test`: fails (exit 1) — 2 failed.", at(5)),
                 format!(
                     "- {} — Task 1 gate `pnpm run test`: passes (exit 0) — 42 passed, 0 failed.",
                     at(10)
@@ -291,10 +220,7 @@ mod dwp {
         );
         let readme = std::fs::read_to_string(dir.file("README.md")).unwrap();
         assert!(readme.contains("**Approval:** approved"), "{readme}");
-        assert!(
-            readme.contains("- [x] **1.** Create webhook endpoint {#task-1}"),
-            "{readme}"
-        );
+        assert!(readme.contains("- [x] **1.** Create webhook endpoint {#task-1}"), "{readme}");
         assert!(
             readme.contains("- [ ] **2.** Add retry queue {#task-2}\n  - Status: in_progress"),
             "{readme}"
@@ -307,9 +233,7 @@ mod dwp {
         let (dir, tasks) = materialised(ws.path());
         let before = std::fs::read(dir.file(MANIFEST_FILE)).unwrap();
         let document = plan_document("Add payment webhook handling", &STEPS, Approval::Approved);
-        let again = plan_files()
-            .materialize(ws.path(), &document, &tasks, CHAT, &at(50))
-            .unwrap();
+        let again = plan_files().materialize(ws.path(), &document, &tasks, CHAT, &at(50)).unwrap();
         assert_eq!(again, dir);
         assert_eq!(std::fs::read(dir.file(MANIFEST_FILE)).unwrap(), before);
         let other = plan_files()
@@ -329,16 +253,13 @@ mod dwp {
         let tasks = TaskList::from_steps(STEPS).unwrap();
         for approval in [Approval::Pending, Approval::Rejected] {
             let document = plan_document("p", &STEPS, approval);
-            let error = plan_files()
-                .materialize(ws.path(), &document, &tasks, CHAT, &at(0))
-                .unwrap_err();
+            let error =
+                plan_files().materialize(ws.path(), &document, &tasks, CHAT, &at(0)).unwrap_err();
             assert!(matches!(error, DwpError::NotApproved { .. }), "{error}");
         }
         assert!(!ws.path().join(".dwp").exists(), "nothing written");
         let document = plan_document("p", &STEPS, Approval::PreApproved);
-        let dir = plan_files()
-            .materialize(ws.path(), &document, &tasks, CHAT, &at(0))
-            .unwrap();
+        let dir = plan_files().materialize(ws.path(), &document, &tasks, CHAT, &at(0)).unwrap();
         assert_eq!(read_json(&dir.file(STATE_FILE))["approval"], "pre_approved");
         let readme = std::fs::read_to_string(dir.file("README.md")).unwrap();
         assert!(readme.contains("**Approval:** pre_approved"), "{readme}");
@@ -349,9 +270,7 @@ mod dwp {
         let ws = workspace(true);
         let (dir, tasks) = materialised(ws.path());
         let added = tasks
-            .apply(&Operation::Add {
-                tasks: vec![NewTask::new("Load test", Some("verify"))],
-            })
+            .apply(&Operation::Add { tasks: vec![NewTask::new("Load test", Some("verify"))] })
             .unwrap();
         plan_files().sync(&dir, &added, &at(5)).unwrap();
         let state = read_json(&dir.file(STATE_FILE));
@@ -363,23 +282,14 @@ mod dwp {
             "the manifest keeps its creation provenance"
         );
         let replaced = added
-            .apply(&Operation::Init {
-                tasks: vec![NewTask::new("something else", None)],
-            })
+            .apply(&Operation::Init { tasks: vec![NewTask::new("something else", None)] })
             .unwrap();
         let before = std::fs::read(dir.file(STATE_FILE)).unwrap();
         let error = plan_files().sync(&dir, &replaced, &at(6)).unwrap_err();
-        assert!(
-            matches!(error, DwpError::TaskListReplaced { .. }),
-            "{error}"
-        );
+        assert!(matches!(error, DwpError::TaskListReplaced { .. }), "{error}");
         assert_eq!(std::fs::read(dir.file(STATE_FILE)).unwrap(), before);
         assert_eq!(
-            plan_files()
-                .sync(&dir, &TaskList::empty(), &at(7))
-                .unwrap()
-                .points
-                .len(),
+            plan_files().sync(&dir, &TaskList::empty(), &at(7)).unwrap().points.len(),
             0,
             "a closed list changes nothing"
         );
@@ -388,11 +298,8 @@ mod dwp {
     fn rewrite_state(dir: &PlanDir, edit: impl FnOnce(&mut Value)) {
         let mut state = read_json(&dir.file(STATE_FILE));
         edit(&mut state);
-        std::fs::write(
-            dir.file(STATE_FILE),
-            serde_json::to_string_pretty(&state).unwrap(),
-        )
-        .unwrap();
+        std::fs::write(dir.file(STATE_FILE), serde_json::to_string_pretty(&state).unwrap())
+            .unwrap();
     }
 
     fn start_2() -> UpdateRequest {
@@ -407,25 +314,15 @@ mod dwp {
     fn malformed_or_foreign_state_is_refused_and_left_alone() {
         type Edit = fn(&mut Value);
         let table: [(&str, Edit); 7] = [
-            ("v1", |s| {
-                s["schema"] = json!("https://deepworkplan.com/schema/plan-state/v1.json")
-            }),
-            ("unknown status", |s| {
-                s["tasks"][0]["status"] = json!("done")
-            }),
-            ("missing format", |s| {
-                drop(s.as_object_mut().unwrap().remove("format"))
-            }),
-            ("completed without completed_at", |s| {
-                s["tasks"][1]["status"] = json!("completed")
-            }),
+            ("v1", |s| s["schema"] = json!("https://deepworkplan.com/schema/plan-state/v1.json")),
+            ("unknown status", |s| s["tasks"][0]["status"] = json!("done")),
+            ("missing format", |s| drop(s.as_object_mut().unwrap().remove("format"))),
+            ("completed without completed_at", |s| s["tasks"][1]["status"] = json!("completed")),
             ("duplicate id", |s| s["tasks"][1]["id"] = json!(1)),
             ("bad locator", |s| {
                 s["tasks"][0]["locator"] = json!({"kind": "inline", "value": "#task-9"})
             }),
-            ("promotion without promoting", |s| {
-                s["promotion"] = json!({"to": "full"})
-            }),
+            ("promotion without promoting", |s| s["promotion"] = json!({"to": "full"})),
         ];
         for (name, edit) in table {
             let ws = workspace(true);
@@ -434,22 +331,12 @@ mod dwp {
             let before = std::fs::read(dir.file(STATE_FILE)).unwrap();
             let error = plan_files().update(&dir, &start_2(), &at(5)).unwrap_err();
             assert!(
-                matches!(
-                    error,
-                    DwpError::Malformed { .. } | DwpError::UnsupportedSchema { .. }
-                ),
+                matches!(error, DwpError::Malformed { .. } | DwpError::UnsupportedSchema { .. }),
                 "{name}: {error}"
             );
-            assert_eq!(
-                std::fs::read(dir.file(STATE_FILE)).unwrap(),
-                before,
-                "{name}: untouched"
-            );
+            assert_eq!(std::fs::read(dir.file(STATE_FILE)).unwrap(), before, "{name}: untouched");
             assert!(
-                !verify_plan(&dir, LockOptions::default())
-                    .unwrap()
-                    .findings
-                    .is_empty(),
+                !verify_plan(&dir, LockOptions::default()).unwrap().findings.is_empty(),
                 "{name}: verify reports it"
             );
         }
@@ -466,10 +353,7 @@ mod dwp {
         plan_files().update(&dir, &start_2(), &at(5)).unwrap();
         let state = read_json(&dir.file(STATE_FILE));
         assert_eq!(
-            (
-                state["dashboard"].clone(),
-                state["tasks"][1]["estimate"].clone()
-            ),
+            (state["dashboard"].clone(), state["tasks"][1]["estimate"].clone()),
             (json!({"pinned": true}), json!("2h"))
         );
 

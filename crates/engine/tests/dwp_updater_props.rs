@@ -46,30 +46,19 @@ mod dwp {
             task.clone().prop_map(|task| Change::Start { task }),
             (task.clone(), prop::collection::vec(gate_input(), 0..3))
                 .prop_map(|(task, gates)| Change::RecordGates { task, gates }),
-            (
-                task.clone(),
-                prop::collection::vec(gate_input(), 0..3),
-                any::<bool>()
-            )
-                .prop_map(|(task, gates, with_outcome)| {
-                    let outcome = with_outcome.then(|| Outcome {
-                        worked: Some("it works".into()),
-                        ..Outcome::default()
-                    });
-                    Change::Complete {
-                        task,
-                        gates,
-                        outcome,
-                        commit: None,
-                    }
-                }),
+            (task.clone(), prop::collection::vec(gate_input(), 0..3), any::<bool>()).prop_map(
+                |(task, gates, with_outcome)| {
+                    let outcome = with_outcome
+                        .then(|| Outcome { worked: Some("it works".into()), ..Outcome::default() });
+                    Change::Complete { task, gates, outcome, commit: None }
+                }
+            ),
             (task.clone(), text()).prop_map(|(task, reason)| Change::Block {
                 task,
                 reason,
                 needs: String::new()
             }),
-            task.clone()
-                .prop_map(|task| Change::ResolveBlocker { task }),
+            task.clone().prop_map(|task| Change::ResolveBlocker { task }),
             (task.clone(), text()).prop_map(|(task, reason)| Change::Reopen { task, reason }),
             (task.clone(), text()).prop_map(|(task, reason)| Change::Skip { task, reason }),
             (task.clone(), text()).prop_map(|(task, step)| Change::Checkpoint {
@@ -77,11 +66,7 @@ mod dwp {
                 step,
                 note: "n".into()
             }),
-            (task, text()).prop_map(|(id, title)| Change::AddTask {
-                id,
-                title,
-                phase: None
-            }),
+            (task, text()).prop_map(|(id, title)| Change::AddTask { id, title, phase: None }),
         ]
     }
 
@@ -109,10 +94,7 @@ mod dwp {
         if gates.iter().any(denies) {
             return Some("a passing run whose evidence denies the run");
         }
-        if gates
-            .iter()
-            .enumerate()
-            .any(|(i, g)| gates[..i].iter().any(|e| e.command == g.command))
+        if gates.iter().enumerate().any(|(i, g)| gates[..i].iter().any(|e| e.command == g.command))
         {
             return Some("the same command twice");
         }
@@ -155,25 +137,10 @@ mod dwp {
 
     /// The rules every state the updater produces must keep.
     fn check_invariants(before: &PlanState, change: &Change, after: &PlanState, log: &[String]) {
-        assert_eq!(
-            state_problems(after),
-            Vec::<String>::new(),
-            "after {change:?}"
-        );
-        assert_eq!(
-            derived_problems(after),
-            Vec::<String>::new(),
-            "after {change:?}"
-        );
-        let in_progress = after
-            .tasks
-            .iter()
-            .filter(|t| t.status == Status::InProgress)
-            .count();
-        assert!(
-            in_progress <= 1,
-            "{in_progress} tasks in progress after {change:?}"
-        );
+        assert_eq!(state_problems(after), Vec::<String>::new(), "after {change:?}");
+        assert_eq!(derived_problems(after), Vec::<String>::new(), "after {change:?}");
+        let in_progress = after.tasks.iter().filter(|t| t.status == Status::InProgress).count();
+        assert!(in_progress <= 1, "{in_progress} tasks in progress after {change:?}");
         for task in &after.tasks {
             if task.status == Status::Completed {
                 assert_eq!(
@@ -203,12 +170,7 @@ mod dwp {
                 log[0].starts_with(&format!("Task {task} reopened")),
                 "the reopen is logged first: {log:?}"
             );
-            assert!(after
-                .task(*task)
-                .unwrap()
-                .gates
-                .iter()
-                .all(|g| g.invalidated.is_some()));
+            assert!(after.task(*task).unwrap().gates.iter().all(|g| g.invalidated.is_some()));
         }
     }
 
@@ -235,10 +197,8 @@ mod dwp {
     /// A ready Lite plan of pending tasks, as materialisation writes it before syncing
     /// task 1's start (built in memory: this property is about the pure transitions).
     fn tiny_plan(titles: &[String]) -> PlanState {
-        let tasks = titles
-            .iter()
-            .zip(1..)
-            .map(|(title, id)| TaskEntry::pending(id, title.clone(), None));
+        let tasks =
+            titles.iter().zip(1..).map(|(title, id)| TaskEntry::pending(id, title.clone(), None));
         let mut state = PlanState {
             schema: STATE_SCHEMA.to_owned(),
             plan: "PLAN_tiny".to_owned(),
@@ -317,10 +277,7 @@ mod dwp {
             .map(|entry| entry.unwrap())
             .filter(|entry| entry.file_type().unwrap().is_file())
             .map(|entry| {
-                (
-                    entry.file_name().into_string().unwrap(),
-                    std::fs::read(entry.path()).unwrap(),
-                )
+                (entry.file_name().into_string().unwrap(), std::fs::read(entry.path()).unwrap())
             })
             .collect()
     }

@@ -17,7 +17,10 @@ async fn server(replies: Vec<Reply>) -> ScriptedServer {
 
 #[tokio::test]
 async fn streams_text_and_tool_use_with_the_vendor_headers() {
-    let answer = Answer::new().words("Let me read it.").tool_call("read", json!({"path": "a.txt"})).usage(40, 9);
+    let answer = Answer::new()
+        .words("Let me read it.")
+        .tool_call("read", json!({"path": "a.txt"}))
+        .usage(40, 9);
     let server = server(vec![answer.into()]).await;
     let provider = provider(&settings(ProviderKind::Anthropic, &server));
     let stream = provider.stream(&ask("read a.txt"), &CancellationToken::new()).await.unwrap();
@@ -28,7 +31,11 @@ async fn streams_text_and_tool_use_with_the_vendor_headers() {
     assert_eq!(
         tail,
         [
-            StreamEvent::ToolCall(ToolCall { id: "toolu_scripted_4".into(), name: "read".into(), arguments: r#"{"path":"a.txt"}"#.into() }),
+            StreamEvent::ToolCall(ToolCall {
+                id: "toolu_scripted_4".into(),
+                name: "read".into(),
+                arguments: r#"{"path":"a.txt"}"#.into()
+            }),
             StreamEvent::Usage(Usage { input_tokens: 40, output_tokens: 9 }),
             StreamEvent::Finished(FinishReason::ToolCalls),
         ]
@@ -45,11 +52,17 @@ async fn streams_text_and_tool_use_with_the_vendor_headers() {
 #[tokio::test]
 async fn overloaded_is_retried_and_a_bad_key_is_not() {
     let overloaded = server(vec![Reply::status(529), Reply::text("fine now")]).await;
-    let response = provider(&settings(ProviderKind::Anthropic, &overloaded)).complete(&ask("hi"), &CancellationToken::new()).await.unwrap();
+    let response = provider(&settings(ProviderKind::Anthropic, &overloaded))
+        .complete(&ask("hi"), &CancellationToken::new())
+        .await
+        .unwrap();
     assert_eq!((response.text.as_str(), overloaded.requests().len()), ("fine now", 2));
 
     let refusing = server(vec![Reply::status(401), Reply::text("never")]).await;
-    let error = provider(&settings(ProviderKind::Anthropic, &refusing)).complete(&ask("hi"), &CancellationToken::new()).await.unwrap_err();
+    let error = provider(&settings(ProviderKind::Anthropic, &refusing))
+        .complete(&ask("hi"), &CancellationToken::new())
+        .await
+        .unwrap_err();
     assert!(matches!(error, LlmError::Unauthorized { status: 401, .. }), "{error:?}");
     assert_eq!(refusing.requests().len(), 1);
 }

@@ -18,7 +18,8 @@ async fn server(replies: Vec<Reply>) -> ScriptedServer {
 
 #[tokio::test]
 async fn streams_text_deltas_usage_and_the_finish() {
-    let server = server(vec![Answer::new().words("Hello from the script").usage(30, 4).into()]).await;
+    let server =
+        server(vec![Answer::new().words("Hello from the script").usage(30, 4).into()]).await;
     let provider = provider(&settings(ProviderKind::OpenAi, &server));
     let stream = provider.stream(&ask("hi"), &CancellationToken::new()).await.unwrap();
     let (events, error) = drain(stream).await;
@@ -26,7 +27,13 @@ async fn streams_text_deltas_usage_and_the_finish() {
     assert_eq!(text_of(&events), "Hello from the script");
     assert_eq!(events.iter().filter(|e| matches!(e, StreamEvent::TextDelta(_))).count(), 4);
     let tail = &events[events.len() - 2..];
-    assert_eq!(tail, [StreamEvent::Usage(Usage { input_tokens: 30, output_tokens: 4 }), StreamEvent::Finished(FinishReason::Stop)]);
+    assert_eq!(
+        tail,
+        [
+            StreamEvent::Usage(Usage { input_tokens: 30, output_tokens: 4 }),
+            StreamEvent::Finished(FinishReason::Stop)
+        ]
+    );
 
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/chat/completions");
@@ -50,8 +57,16 @@ async fn streamed_tool_call_fragments_arrive_as_whole_calls() {
     assert_eq!(
         response.tool_calls,
         vec![
-            ToolCall { id: "call_scripted_0".into(), name: "read".into(), arguments: r#"{"path":"src/main.rs"}"#.into() },
-            ToolCall { id: "call_scripted_1".into(), name: "turn_plan".into(), arguments: r#"{"op":"start","id":2}"#.into() },
+            ToolCall {
+                id: "call_scripted_0".into(),
+                name: "read".into(),
+                arguments: r#"{"path":"src/main.rs"}"#.into()
+            },
+            ToolCall {
+                id: "call_scripted_1".into(),
+                name: "turn_plan".into(),
+                arguments: r#"{"op":"start","id":2}"#.into()
+            },
         ]
     );
 }
@@ -81,7 +96,13 @@ async fn a_retry_after_longer_than_any_wait_fails_at_once_with_the_wait() {
 
 #[tokio::test]
 async fn server_errors_are_retried_then_reported_typed() {
-    let server = server(vec![Reply::status(500), Reply::status(502), Reply::status(503), Reply::text("too late")]).await;
+    let server = server(vec![
+        Reply::status(500),
+        Reply::status(502),
+        Reply::status(503),
+        Reply::text("too late"),
+    ])
+    .await;
     let provider = provider(&settings(ProviderKind::OpenAi, &server));
     let error = provider.complete(&ask("hi"), &CancellationToken::new()).await.unwrap_err();
     assert!(matches!(error, LlmError::Unavailable { status: Some(503), .. }), "{error:?}");
@@ -101,11 +122,17 @@ async fn a_request_error_is_not_retried() {
 #[tokio::test]
 async fn a_stream_cut_before_its_first_event_is_retried_and_one_cut_later_is_not() {
     let early = server(vec![Answer::new().cut().into(), Reply::text("second try")]).await;
-    let response = provider(&settings(ProviderKind::OpenAi, &early)).complete(&ask("hi"), &CancellationToken::new()).await.unwrap();
+    let response = provider(&settings(ProviderKind::OpenAi, &early))
+        .complete(&ask("hi"), &CancellationToken::new())
+        .await
+        .unwrap();
     assert_eq!((response.text.as_str(), early.requests().len()), ("second try", 2));
 
     let late = server_with_cut_after_text().await;
-    let stream = provider(&settings(ProviderKind::OpenAi, &late)).stream(&ask("hi"), &CancellationToken::new()).await.unwrap();
+    let stream = provider(&settings(ProviderKind::OpenAi, &late))
+        .stream(&ask("hi"), &CancellationToken::new())
+        .await
+        .unwrap();
     let (events, error) = drain(stream).await;
     assert_eq!(text_of(&events), "partial answer");
     assert!(matches!(error, Some(LlmError::StreamCut { .. })), "{error:?}");
@@ -151,7 +178,8 @@ async fn a_server_that_is_not_there_is_unavailable() {
     drop(listener);
     let mut settings = preflight_engine::llm::ProviderSettings::new(ProviderKind::OpenAi, url, "m");
     settings.retry = quick_retries();
-    let error = provider(&settings).complete(&ask("hi"), &CancellationToken::new()).await.unwrap_err();
+    let error =
+        provider(&settings).complete(&ask("hi"), &CancellationToken::new()).await.unwrap_err();
     assert!(matches!(error, LlmError::Unavailable { status: None, .. }), "{error:?}");
     assert!(error.to_string().contains("cannot connect"), "{error}");
 }

@@ -77,7 +77,10 @@ fn writes(ws: &std::path::Path) -> Vec<(&'static str, serde_json::Value)> {
     vec![
         ("write_file", json!({"path": at("new.txt"), "content": "x"})),
         ("write_file", json!({"path": at("src/main.rs"), "content": "overwritten"})),
-        ("edit_file", json!({"path": at("README.md"), "edits": [{"oldText": "hello", "newText": "bye"}]})),
+        (
+            "edit_file",
+            json!({"path": at("README.md"), "edits": [{"oldText": "hello", "newText": "bye"}]}),
+        ),
         ("create_directory", json!({"path": at("made")})),
         ("move_file", json!({"source": at("README.md"), "destination": at("moved.md")})),
     ]
@@ -98,9 +101,19 @@ async fn the_planner_cannot_write_edit_move_or_create_anything() {
         );
     }
     // Hidden reads outside the allowlist and made-up names are refused the same way.
-    for name in ["mcp_filesystem_list_allowed_directories", "mcp_filesystem_read_file", "mcp_shell_run", "write_file"] {
-        let out = call(&host, Profile::Planning, Some(home.ws()), name, json!({"path": "README.md"})).await;
-        assert!(out.is_error && out.content.contains("not available while planning"), "{name}: {out:?}");
+    for name in [
+        "mcp_filesystem_list_allowed_directories",
+        "mcp_filesystem_read_file",
+        "mcp_shell_run",
+        "write_file",
+    ] {
+        let out =
+            call(&host, Profile::Planning, Some(home.ws()), name, json!({"path": "README.md"}))
+                .await;
+        assert!(
+            out.is_error && out.content.contains("not available while planning"),
+            "{name}: {out:?}"
+        );
     }
     assert_eq!(snapshot(home.ws()), before, "the workspace changed under the planner");
 
@@ -122,12 +135,33 @@ async fn the_planner_reads_and_gets_each_text_once() {
     let host = home.host();
     let ws = home.ws();
     let path = ws.join("src/nested/data.txt");
-    let out = call(&host, Profile::Planning, Some(ws), "mcp_filesystem_read_text_file", json!({"path": path})).await;
+    let out = call(
+        &host,
+        Profile::Planning,
+        Some(ws),
+        "mcp_filesystem_read_text_file",
+        json!({"path": path}),
+    )
+    .await;
     assert_eq!((out.is_error, out.content.as_str()), (false, "one\ntwo\n"));
     // A relative path resolves inside the workspace.
-    let out = call(&host, Profile::Planning, Some(ws), "mcp_filesystem_list_directory", json!({"path": "src"})).await;
+    let out = call(
+        &host,
+        Profile::Planning,
+        Some(ws),
+        "mcp_filesystem_list_directory",
+        json!({"path": "src"}),
+    )
+    .await;
     assert_eq!((out.is_error, out.content.as_str()), (false, "[FILE] main.rs\n[DIR] nested"));
-    let out = call(&host, Profile::Planning, Some(ws), "mcp_filesystem_get_file_info", json!({"path": "README.md"})).await;
+    let out = call(
+        &host,
+        Profile::Planning,
+        Some(ws),
+        "mcp_filesystem_get_file_info",
+        json!({"path": "README.md"}),
+    )
+    .await;
     assert!(!out.is_error && out.content.contains("size: 13"), "{out:?}");
     host.shutdown().await;
 }
@@ -143,13 +177,26 @@ async fn a_path_outside_the_workspace_is_a_tool_error() {
         (Profile::Planning, other.ws().join("README.md")),
         (Profile::Planning, home.ws().join("../escape.txt")),
     ] {
-        let out = call(&host, profile, Some(home.ws()), "mcp_filesystem_read_text_file", json!({"path": path})).await;
+        let out = call(
+            &host,
+            profile,
+            Some(home.ws()),
+            "mcp_filesystem_read_text_file",
+            json!({"path": path}),
+        )
+        .await;
         assert!(out.is_error, "{path:?}: {out:?}");
         assert!(out.content.contains("Access denied"), "{path:?}: {}", out.content);
     }
     // Each workspace has its own server, rooted there.
-    let out = call(&host, Profile::Planning, Some(other.ws()), "mcp_filesystem_read_text_file",
-        json!({"path": other.ws().join("README.md")})).await;
+    let out = call(
+        &host,
+        Profile::Planning,
+        Some(other.ws()),
+        "mcp_filesystem_read_text_file",
+        json!({"path": other.ws().join("README.md")}),
+    )
+    .await;
     assert!(!out.is_error, "{out:?}");
     let running = host.running_servers().await.unwrap();
     assert_eq!(running.len(), 2, "{running:?}");
@@ -163,7 +210,14 @@ async fn a_chat_without_a_workspace_has_no_filesystem_tools() {
     for profile in [Profile::Planning, Profile::Execution] {
         let set = host.tools(profile, None).await.unwrap();
         assert!(set.tools.is_empty() && set.unavailable.is_empty(), "{set:?}");
-        let out = call(&host, profile, None, "mcp_filesystem_read_text_file", json!({"path": "/etc/hostname"})).await;
+        let out = call(
+            &host,
+            profile,
+            None,
+            "mcp_filesystem_read_text_file",
+            json!({"path": "/etc/hostname"}),
+        )
+        .await;
         assert!(out.is_error, "{out:?}");
     }
     assert!(host.running_servers().await.unwrap().is_empty());
@@ -175,8 +229,10 @@ async fn two_turns_with_different_profiles_at_once_see_their_own_tools() {
     let home = Home::new();
     let host = home.host();
     let ws = home.ws();
-    let (planning, execution) =
-        tokio::join!(host.tools(Profile::Planning, Some(ws)), host.tools(Profile::Execution, Some(ws)));
+    let (planning, execution) = tokio::join!(
+        host.tools(Profile::Planning, Some(ws)),
+        host.tools(Profile::Execution, Some(ws))
+    );
     assert_eq!(planning.unwrap().tools.len(), 8);
     assert_eq!(execution.unwrap().tools.len(), 14);
     // One server served both.
@@ -187,7 +243,10 @@ async fn two_turns_with_different_profiles_at_once_see_their_own_tools() {
         call(&host, Profile::Planning, Some(ws), "mcp_filesystem_write_file", write("planner")),
         call(&host, Profile::Execution, Some(ws), "mcp_filesystem_write_file", write("executor")),
     );
-    assert!(planner.is_error && planner.content.contains("not available while planning"), "{planner:?}");
+    assert!(
+        planner.is_error && planner.content.contains("not available while planning"),
+        "{planner:?}"
+    );
     assert!(!executor.is_error, "{executor:?}");
     assert_eq!(std::fs::read_to_string(ws.join("out.txt")).unwrap(), "executor");
     host.shutdown().await;
@@ -223,23 +282,34 @@ async fn planning_takes_context7_and_leaves_other_servers_out_unstarted() {
     let ws = Some(home.ws());
     let fixture_tools = ["echo", "hang", "big", "helper_pid", "cancelled"];
     let planning = host.profile_view(Profile::Planning, ws).await.unwrap();
-    let mut want: BTreeSet<String> = fixture_tools.iter().map(|t| format!("mcp_context7_{t}")).collect();
+    let mut want: BTreeSet<String> =
+        fixture_tools.iter().map(|t| format!("mcp_context7_{t}")).collect();
     want.extend(exposed(&READ_ONLY_ALLOWLIST));
     assert_eq!(planning.tools.iter().cloned().collect::<BTreeSet<_>>(), want);
-    let running: BTreeSet<String> = host.running_servers().await.unwrap().into_iter().map(|r| r.server).collect();
-    assert_eq!(running, ["context7", "filesystem"].map(String::from).into(), "planning starts nothing else");
+    let running: BTreeSet<String> =
+        host.running_servers().await.unwrap().into_iter().map(|r| r.server).collect();
+    assert_eq!(
+        running,
+        ["context7", "filesystem"].map(String::from).into(),
+        "planning starts nothing else"
+    );
 
-    let out = call(&host, Profile::Planning, ws, "mcp_context7_echo", json!({"text": "docs"})).await;
+    let out =
+        call(&host, Profile::Planning, ws, "mcp_context7_echo", json!({"text": "docs"})).await;
     assert_eq!((out.is_error, out.content.as_str()), (false, "docs"));
     for name in ["mcp_github_echo", "mcp_code-sandbox_echo"] {
         let out = call(&host, Profile::Planning, ws, name, json!({"text": "x"})).await;
-        assert!(out.is_error && out.content.contains("not available while planning"), "{name}: {out:?}");
+        assert!(
+            out.is_error && out.content.contains("not available while planning"),
+            "{name}: {out:?}"
+        );
     }
     assert_eq!(host.running_servers().await.unwrap().len(), 2);
 
     let execution = host.profile_view(Profile::Execution, ws).await.unwrap();
     assert_eq!(execution.tools.len(), 14 + 3 * fixture_tools.len());
-    let out = call(&host, Profile::Execution, ws, "mcp_code-sandbox_echo", json!({"text": "run"})).await;
+    let out =
+        call(&host, Profile::Execution, ws, "mcp_code-sandbox_echo", json!({"text": "run"})).await;
     assert_eq!(out.content, "run");
     assert_eq!(host.running_servers().await.unwrap().len(), 4);
     host.shutdown().await;

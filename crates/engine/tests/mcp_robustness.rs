@@ -29,7 +29,9 @@ async fn a_server_killed_outside_is_noticed_and_respawned_on_next_call() {
     let first = pid_of(&host, "filesystem").await;
     kill(first, libc::SIGKILL);
     wait_exit(first).await;
-    let out = call(&host, Profile::Planning, ws, "mcp_filesystem_list_directory", json!({"path": "."})).await;
+    let out =
+        call(&host, Profile::Planning, ws, "mcp_filesystem_list_directory", json!({"path": "."}))
+            .await;
     assert!(!out.is_error && out.content.contains("[FILE] README.md"), "{out:?}");
     let second = pid_of(&host, "filesystem").await;
     assert_ne!(first, second);
@@ -53,8 +55,14 @@ async fn a_start_that_hangs_times_out_with_a_clear_error() {
     let set = host.tools(Profile::Execution, None).await.unwrap();
     let timeout = Duration::from_millis(1500);
     assert_eq!(set.unavailable.len(), 1, "{set:?}");
-    assert_eq!(set.unavailable[0].error, McpError::StartTimeout { server: "stuck".into(), timeout });
-    assert_eq!(set.unavailable[0].error.to_string(), "MCP server `stuck` did not finish starting within 1500 ms");
+    assert_eq!(
+        set.unavailable[0].error,
+        McpError::StartTimeout { server: "stuck".into(), timeout }
+    );
+    assert_eq!(
+        set.unavailable[0].error.to_string(),
+        "MCP server `stuck` did not finish starting within 1500 ms"
+    );
     // The other server is unaffected.
     assert!(set.tools.iter().any(|t| t.name == "mcp_fine_echo"), "{set:?}");
     // The hung process was killed, not left behind.
@@ -82,7 +90,8 @@ async fn a_call_that_never_answers_times_out_and_the_host_stays_usable() {
         (true, "`mcp_slow_hang` did not answer within 300 ms; the call was cancelled")
     );
     let pid = pid_of(&host, "slow").await;
-    let out = call(&host, Profile::Execution, None, "mcp_slow_echo", json!({"text": "still here"})).await;
+    let out =
+        call(&host, Profile::Execution, None, "mcp_slow_echo", json!({"text": "still here"})).await;
     assert_eq!((out.is_error, out.content.as_str()), (false, "still here"));
     // The server was told the hung request is cancelled.
     let out = call(&host, Profile::Execution, None, "mcp_slow_cancelled", json!({})).await;
@@ -129,11 +138,17 @@ async fn oversize_results_are_refused_with_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_leaves_no_process_of_any_group_alive() {
     let home = Home::new();
-    home.write_mcp_json(&json!({"mcpServers": {"stubborn": fixture_entry(&["--helper", "--ignore-term"])}}));
+    home.write_mcp_json(
+        &json!({"mcpServers": {"stubborn": fixture_entry(&["--helper", "--ignore-term"])}}),
+    );
     let host = home.host();
     let set = host.tools(Profile::Execution, Some(home.ws())).await.unwrap();
     assert!(set.unavailable.is_empty(), "{set:?}");
-    let helper: u32 = call(&host, Profile::Execution, None, "mcp_stubborn_helper_pid", json!({})).await.content.parse().unwrap();
+    let helper: u32 = call(&host, Profile::Execution, None, "mcp_stubborn_helper_pid", json!({}))
+        .await
+        .content
+        .parse()
+        .unwrap();
     let groups: Vec<u32> = host.running_servers().await.unwrap().iter().map(|r| r.pid).collect();
     assert_eq!(groups.len(), 2, "the fixture and the filesystem server");
     assert!(group_members(pid_of(&host, "stubborn").await).contains(&helper));
@@ -147,7 +162,8 @@ async fn shutdown_leaves_no_process_of_any_group_alive() {
     for group in groups {
         assert_eq!(group_members(group), Vec::<u32>::new(), "group {group}");
     }
-    let out = call(&host, Profile::Execution, None, "mcp_stubborn_echo", json!({"text": "x"})).await;
+    let out =
+        call(&host, Profile::Execution, None, "mcp_stubborn_echo", json!({"text": "x"})).await;
     assert_eq!((out.is_error, out.content.as_str()), (true, "the MCP host has stopped"));
     assert_eq!(host.tools(Profile::Execution, None).await.unwrap_err(), McpError::Stopped);
 }
@@ -187,7 +203,10 @@ async fn a_malformed_mcp_json_is_a_clear_error_and_changes_nothing() {
     let path = home.data.path().join("mcp.json");
     std::fs::write(&path, r#"{"mcpServers": {"one": {"command": "node",}}}"#).unwrap();
     let error = host.reload().await.unwrap_err();
-    assert_eq!(error.to_string(), format!("{}: trailing comma at line 1 column 43", path.display()));
+    assert_eq!(
+        error.to_string(),
+        format!("{}: trailing comma at line 1 column 43", path.display())
+    );
     assert_eq!(host.tools(Profile::Execution, None).await.unwrap(), before);
     assert_eq!(pid_of(&host, "one").await, pid);
     // And at start, nothing runs at all.
@@ -219,7 +238,11 @@ async fn servers_that_cannot_start_say_why() {
         "MCP server `missing` could not be started: `/nonexistent/mcp-server`: No such file or directory (os error 2)"
     );
     assert!(errors[1].starts_with("MCP server `crash` failed to initialize: "), "{}", errors[1]);
-    assert!(errors[1].contains("exit status: 3") && errors[1].contains("boom: bad token"), "{}", errors[1]);
+    assert!(
+        errors[1].contains("exit status: 3") && errors[1].contains("boom: bad token"),
+        "{}",
+        errors[1]
+    );
     host.shutdown().await;
 }
 
@@ -227,8 +250,18 @@ async fn servers_that_cannot_start_say_why() {
 async fn arguments_must_be_an_object_and_a_vanished_workspace_is_an_error() {
     let home = Home::new();
     let host = home.host();
-    let out = call(&host, Profile::Execution, Some(home.ws()), "mcp_filesystem_list_directory", json!(["."])).await;
-    assert_eq!(out.content, "the arguments of `mcp_filesystem_list_directory` must be a JSON object");
+    let out = call(
+        &host,
+        Profile::Execution,
+        Some(home.ws()),
+        "mcp_filesystem_list_directory",
+        json!(["."]),
+    )
+    .await;
+    assert_eq!(
+        out.content,
+        "the arguments of `mcp_filesystem_list_directory` must be a JSON object"
+    );
     let gone = home.ws().join("gone");
     let error = host.tools(Profile::Planning, Some(Path::new(&gone))).await.unwrap_err();
     assert!(matches!(error, McpError::Workspace { .. }), "{error}");
@@ -251,11 +284,20 @@ async fn servers_inherit_the_environment_with_the_hosts_changes_then_their_own()
     host.tools(Profile::Execution, Some(home.ws())).await.unwrap();
     let pid = pid_of(&host, "fixture").await;
     let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
-    let vars: Vec<String> = environ.split(|byte| *byte == 0).map(|var| String::from_utf8_lossy(var).into_owned()).collect();
-    assert!(std::env::var_os("HOME").is_some(), "the test process has HOME, so its absence below is the change");
+    let vars: Vec<String> = environ
+        .split(|byte| *byte == 0)
+        .map(|var| String::from_utf8_lossy(var).into_owned())
+        .collect();
+    assert!(
+        std::env::var_os("HOME").is_some(),
+        "the test process has HOME, so its absence below is the change"
+    );
     assert!(!vars.iter().any(|var| var.starts_with("HOME=")), "{vars:?}");
     assert!(vars.contains(&"PREFLIGHT_INHERITED=from-host".to_string()), "{vars:?}");
-    assert!(vars.contains(&"PREFLIGHT_BOTH=from-entry".to_string()), "the server's own env comes last: {vars:?}");
+    assert!(
+        vars.contains(&"PREFLIGHT_BOTH=from-entry".to_string()),
+        "the server's own env comes last: {vars:?}"
+    );
     assert!(vars.iter().any(|var| var.starts_with("PATH=")), "the rest is inherited: {vars:?}");
     host.shutdown().await;
 }

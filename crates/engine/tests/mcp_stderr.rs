@@ -87,13 +87,16 @@ async fn a_chatty_server_does_not_hang_and_its_stderr_reaches_the_log() {
     let home = Home::new();
     // 1 MB before answering `initialize` and again before each result: far over a pipe's
     // 64 KiB, so an undrained stderr would block the server for good.
-    home.write_mcp_json(&json!({"mcpServers": {"chatty": fixture_entry(&["--stderr-flood=1000000"])}}));
+    home.write_mcp_json(
+        &json!({"mcpServers": {"chatty": fixture_entry(&["--stderr-flood=1000000"])}}),
+    );
     let host = home.host();
     let set = host.tools(Profile::Execution, None).await.unwrap();
     assert!(set.unavailable.is_empty(), "{set:?}");
     for round in 0..3 {
         let text = format!("round {round}");
-        let out = call(&host, Profile::Execution, None, "mcp_chatty_echo", json!({"text": text})).await;
+        let out =
+            call(&host, Profile::Execution, None, "mcp_chatty_echo", json!({"text": text})).await;
         assert_eq!(out.content, text);
     }
     let chatter = format!("chatty: {}", "stderr chatter ".repeat(64));

@@ -16,10 +16,7 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = store.create_chat(&settings("first")).unwrap();
         assert_eq!(chat.id.len(), 32, "uuid v4, simple form: {}", chat.id);
-        assert_eq!(
-            (chat.title.as_str(), chat.plan_mode, chat.save_plans),
-            ("first", true, false)
-        );
+        assert_eq!((chat.title.as_str(), chat.plan_mode, chat.save_plans), ("first", true, false));
         assert_eq!(chat.created_at, chat.updated_at);
         assert_eq!(store.get_chat(&chat.id).unwrap(), chat);
         let snapshot = store.snapshot(&chat.id).unwrap();
@@ -33,30 +30,15 @@ mod store {
     fn chats_are_listed_newest_first() {
         let (_dir, store) = temp_store();
         let ids: Vec<String> = (0..5)
-            .map(|n| {
-                store
-                    .create_chat(&settings(&format!("chat {n}")))
-                    .unwrap()
-                    .id
-            })
+            .map(|n| store.create_chat(&settings(&format!("chat {n}"))).unwrap().id)
             .collect();
         store.delete_chat(&ids[4]).unwrap();
         let late = store.create_chat(&settings("late")).unwrap().id;
-        let listed: Vec<String> = store
-            .list_chats()
-            .unwrap()
-            .into_iter()
-            .map(|chat| chat.id)
-            .collect();
+        let listed: Vec<String> =
+            store.list_chats().unwrap().into_iter().map(|chat| chat.id).collect();
         assert_eq!(
             listed,
-            [
-                late.clone(),
-                ids[3].clone(),
-                ids[2].clone(),
-                ids[1].clone(),
-                ids[0].clone()
-            ]
+            [late.clone(), ids[3].clone(), ids[2].clone(), ids[1].clone(), ids[0].clone()]
         );
     }
 
@@ -82,13 +64,7 @@ mod store {
         assert!(updated.updated_at >= chat.updated_at);
         assert_eq!(store.get_chat(&chat.id).unwrap().title, "after");
         let missing = store.update_chat("nope", &changed).unwrap_err();
-        assert!(matches!(
-            missing,
-            StoreError::NotFound {
-                entity: Entity::Chat,
-                ..
-            }
-        ));
+        assert!(matches!(missing, StoreError::NotFound { entity: Entity::Chat, .. }));
     }
 
     #[test]
@@ -102,20 +78,12 @@ mod store {
         assert!(store.delete_chat(&doomed.id).unwrap());
         assert!(!store.delete_chat(&doomed.id).unwrap());
         let missing = store.get_chat(&doomed.id).unwrap_err();
-        assert!(matches!(
-            missing,
-            StoreError::NotFound {
-                entity: Entity::Chat,
-                ..
-            }
-        ));
+        assert!(matches!(missing, StoreError::NotFound { entity: Entity::Chat, .. }));
         let connection = raw(&store);
         for table in ["chat_state", "messages", "plan_revisions", "task_lists"] {
             let count = |chat_id: &str| -> i64 {
                 let sql = format!("SELECT count(*) FROM {table} WHERE chat_id = ?1");
-                connection
-                    .query_row(&sql, [chat_id], |row| row.get(0))
-                    .unwrap()
+                connection.query_row(&sql, [chat_id], |row| row.get(0)).unwrap()
             };
             assert_eq!(count(&doomed.id), 0, "{table} kept rows of a deleted chat");
             assert!(count(&keep.id) > 0, "{table} lost rows of another chat");
@@ -133,20 +101,14 @@ mod store {
                 let store = Arc::clone(&store);
                 std::thread::spawn(move || {
                     for n in 0..10 {
-                        let chat = store
-                            .create_chat(&settings(&format!("{worker}/{n}")))
-                            .unwrap();
+                        let chat = store.create_chat(&settings(&format!("{worker}/{n}"))).unwrap();
                         let message = fixtures::user("hi");
-                        store
-                            .begin_user_turn(&chat.id, &message, Phase::Executing)
-                            .unwrap();
+                        store.begin_user_turn(&chat.id, &message, Phase::Executing).unwrap();
                     }
                 })
             })
             .collect();
-        workers
-            .into_iter()
-            .for_each(|worker| worker.join().unwrap());
+        workers.into_iter().for_each(|worker| worker.join().unwrap());
         assert_eq!(store.list_chats().unwrap().len(), 40);
     }
 }

@@ -45,9 +45,7 @@ mod store {
 
     fn idle_after_a_turn(store: &Store, chat: &str) {
         planning::approved_chat(store, chat);
-        store
-            .append_messages(chat, &[fixtures::assistant("Done.")])
-            .unwrap();
+        store.append_messages(chat, &[fixtures::assistant("Done.")]).unwrap();
         store.finish_turn(chat, false).unwrap();
     }
 
@@ -63,10 +61,8 @@ mod store {
             .find(|m| {
                 matches!(
                     &m.body,
-                    MessageBody::Assistant {
-                        questions: Some(_),
-                        ..
-                    } | MessageBody::Assistant { plan: Some(_), .. }
+                    MessageBody::Assistant { questions: Some(_), .. }
+                        | MessageBody::Assistant { plan: Some(_), .. }
                 )
             })
             .unwrap()
@@ -77,41 +73,24 @@ mod store {
             ("question card: card only", first_message, |tx, c| {
                 tx.insert_message(c, &fixtures::question_card(&fixtures::questions(1, 2)))
             }),
-            (
-                "question card: plan_pending and phase only",
-                first_message,
-                |tx, c| {
-                    tx.set_plan_pending(
-                        c,
-                        Some(&fixtures::pending(
-                            "t",
-                            fixtures::questions(1, 2),
-                            vec![],
-                            1,
-                        )),
-                    )?;
-                    tx.set_phase(c, Phase::Questions)
-                },
-            ),
-            (
-                "question card: phase not yet questions",
-                first_message,
-                |tx, c| {
-                    tx.record_question_card(
-                        c,
-                        &fixtures::question_card(&fixtures::questions(1, 2)),
-                        &fixtures::pending("t", fixtures::questions(1, 2), vec![], 1),
-                    )?;
-                    tx.set_phase(c, Phase::Planning)
-                },
-            ),
+            ("question card: plan_pending and phase only", first_message, |tx, c| {
+                tx.set_plan_pending(
+                    c,
+                    Some(&fixtures::pending("t", fixtures::questions(1, 2), vec![], 1)),
+                )?;
+                tx.set_phase(c, Phase::Questions)
+            }),
+            ("question card: phase not yet questions", first_message, |tx, c| {
+                tx.record_question_card(
+                    c,
+                    &fixtures::question_card(&fixtures::questions(1, 2)),
+                    &fixtures::pending("t", fixtures::questions(1, 2), vec![], 1),
+                )?;
+                tx.set_phase(c, Phase::Planning)
+            }),
             ("answer: card only", asking, |tx, c| {
                 let mut card = last_card(tx, c);
-                if let MessageBody::Assistant {
-                    questions: Some(questions),
-                    ..
-                } = &mut card.body
-                {
+                if let MessageBody::Assistant { questions: Some(questions), .. } = &mut card.body {
                     questions[0].answer = Some("left".into());
                 }
                 tx.update_message(c, &card)
@@ -134,14 +113,10 @@ mod store {
                 pending.questions[0].answer = Some("left".into());
                 tx.set_plan_pending(c, Some(&pending))
             }),
-            (
-                "re-answer: old message deleted, new one not stored",
-                answered_once,
-                |tx, c| {
-                    let recorded = tx.record_answer(c, "q1", "right")?;
-                    tx.delete_message(c, &recorded.message.id)
-                },
-            ),
+            ("re-answer: old message deleted, new one not stored", answered_once, |tx, c| {
+                let recorded = tx.record_answer(c, "q1", "right")?;
+                tx.delete_message(c, &recorded.message.id)
+            }),
             ("last answer: phase still questions", asking, |tx, c| {
                 tx.record_answer(c, "q1", "left")?;
                 tx.record_answer(c, "q2", "left")?;
@@ -157,42 +132,27 @@ mod store {
                 tx.insert_message(c, &card)
             }),
             ("plan card: revision only", replanning, |tx, c| {
-                tx.put_plan_revision(c, fixtures::plan_document("p", 2))
-                    .map(drop)
+                tx.put_plan_revision(c, fixtures::plan_document("p", 2)).map(drop)
             }),
-            (
-                "plan card: plan_pending not cleared",
-                replanning,
-                |tx, c| {
-                    let pending = tx.plan_pending(c)?;
-                    let document = fixtures::plan_document("p", 2);
-                    tx.record_plan_card(c, &fixtures::plan_card(&document), document)?;
-                    tx.set_plan_pending(c, pending.as_ref())
-                },
-            ),
+            ("plan card: plan_pending not cleared", replanning, |tx, c| {
+                let pending = tx.plan_pending(c)?;
+                let document = fixtures::plan_document("p", 2);
+                tx.record_plan_card(c, &fixtures::plan_card(&document), document)?;
+                tx.set_plan_pending(c, pending.as_ref())
+            }),
             ("plan card: phase still planning", replanning, |tx, c| {
                 let document = fixtures::plan_document("p", 2);
                 tx.record_plan_card(c, &fixtures::plan_card(&document), document)?;
                 tx.set_phase(c, Phase::Planning)
             }),
-            (
-                "pre-approved plan: task list not saved",
-                first_message,
-                |tx, c| {
-                    let document = fixtures::plan_document("p", 2);
-                    let tasks = tasks_from(&document);
-                    tx.record_pre_approved_plan(
-                        c,
-                        &fixtures::plan_card(&document),
-                        document,
-                        &tasks,
-                    )?;
-                    tx.delete_task_list(c).map(drop)
-                },
-            ),
+            ("pre-approved plan: task list not saved", first_message, |tx, c| {
+                let document = fixtures::plan_document("p", 2);
+                let tasks = tasks_from(&document);
+                tx.record_pre_approved_plan(c, &fixtures::plan_card(&document), document, &tasks)?;
+                tx.delete_task_list(c).map(drop)
+            }),
             ("edit plan: revision only", awaiting, |tx, c| {
-                tx.put_plan_revision(c, fixtures::plan_document("edited", 1))
-                    .map(drop)
+                tx.put_plan_revision(c, fixtures::plan_document("edited", 1)).map(drop)
             }),
             ("edit plan: card only", awaiting, |tx, c| {
                 let mut card = last_card(tx, c);
@@ -230,14 +190,10 @@ mod store {
             ("reject: feedback only", awaiting, |tx, c| {
                 tx.insert_message(c, &fixtures::feedback("shorter"))
             }),
-            (
-                "cancel while asking: messages only",
-                answered_once,
-                |tx, c| {
-                    let first = first_id(tx, c);
-                    tx.delete_messages_after(c, &first).map(drop)
-                },
-            ),
+            ("cancel while asking: messages only", answered_once, |tx, c| {
+                let first = first_id(tx, c);
+                tx.delete_messages_after(c, &first).map(drop)
+            }),
             ("cancel while asking: state only", answered_once, |tx, c| {
                 tx.set_plan_pending(c, None)?;
                 tx.delete_plan(c)?;
@@ -267,9 +223,7 @@ mod store {
             ("second turn: phase only", idle_after_a_turn, |tx, c| {
                 tx.set_phase(c, Phase::Planning)
             }),
-            ("fall back: phase only", replanning, |tx, c| {
-                tx.set_phase(c, Phase::Executing)
-            }),
+            ("fall back: phase only", replanning, |tx, c| tx.set_phase(c, Phase::Executing)),
         ]
     }
 
@@ -280,18 +234,10 @@ mod store {
             let chat = store.create_chat(&settings(name)).unwrap().id;
             setup(&store, &chat);
             let whole = chat_violations(&store.snapshot(&chat).unwrap());
-            assert!(
-                whole.is_empty(),
-                "{name}: the state before the step is flagged: {whole:#?}"
-            );
-            store
-                .write(|tx| half(tx, &chat))
-                .unwrap_or_else(|error| panic!("{name}: {error}"));
+            assert!(whole.is_empty(), "{name}: the state before the step is flagged: {whole:#?}");
+            store.write(|tx| half(tx, &chat)).unwrap_or_else(|error| panic!("{name}: {error}"));
             let violations = chat_violations(&store.snapshot(&chat).unwrap());
-            assert!(
-                !violations.is_empty(),
-                "{name}: the half-written step passes the checker"
-            );
+            assert!(!violations.is_empty(), "{name}: the half-written step passes the checker");
         }
     }
 }

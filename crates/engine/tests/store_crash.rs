@@ -37,10 +37,7 @@ mod store {
         let Ok(db) = std::env::var(CHILD_ENV) else {
             return;
         };
-        let seed = std::env::var(SEED_ENV)
-            .ok()
-            .and_then(|seed| seed.parse().ok())
-            .unwrap_or(1);
+        let seed = std::env::var(SEED_ENV).ok().and_then(|seed| seed.parse().ok()).unwrap_or(1);
         let store = Store::open(&db).expect("the child opens the store");
         let mut rng = Rng::new(seed);
         let mut out = std::io::stdout().lock();
@@ -62,10 +59,7 @@ mod store {
         for kill in 0..KILLS {
             let run = crash_once(&db, seed ^ kill, &mut rng);
             let (committed, violations) = inspect(&db);
-            assert!(
-                violations.is_empty(),
-                "after kill {kill} (seed {seed}): {violations:#?}"
-            );
+            assert!(violations.is_empty(), "after kill {kill} (seed {seed}): {violations:#?}");
             // Every step the child reported had committed: none may be lost to the kill.
             let floor = stats.committed + run.inserts;
             assert!(
@@ -75,10 +69,7 @@ mod store {
             stats.record(&run, committed > floor);
             stats.committed = committed;
         }
-        eprintln!(
-            "crash test (seed {seed}): {stats:?} in {:?}",
-            started.elapsed()
-        );
+        eprintln!("crash test (seed {seed}): {stats:?} in {:?}", started.elapsed());
         assert!(stats.steps >= KILLS, "the child made too little progress");
         for step in [
             "record_question_card",
@@ -88,10 +79,7 @@ mod store {
             "approve_plan",
             "cancel_plan",
         ] {
-            assert!(
-                stats.by_step.contains_key(step),
-                "the workload never ran {step}: {stats:?}"
-            );
+            assert!(stats.by_step.contains_key(step), "the workload never ran {step}: {stats:?}");
         }
     }
 
@@ -130,18 +118,13 @@ mod store {
         let mut child = KillOnDrop(spawn_child(db, seed));
         let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
         let wanted = 1 + rng.below(MAX_STEPS_BEFORE_KILL);
-        let mut run = Run {
-            steps: Vec::new(),
-            inserts: 0,
-        };
+        let mut run = Run { steps: Vec::new(), inserts: 0 };
         while run.steps.len() < wanted {
             if !read_step(&mut stdout, &mut run) {
                 panic!("the child stopped by itself:\n{}", child.stderr());
             }
         }
-        spin(Duration::from_nanos(
-            rng.below(MAX_SPIN.as_nanos() as usize) as u64,
-        ));
+        spin(Duration::from_nanos(rng.below(MAX_SPIN.as_nanos() as usize) as u64));
         child.0.kill().expect("SIGKILL");
         let status = child.0.wait().unwrap();
         assert_eq!(
@@ -156,12 +139,7 @@ mod store {
 
     fn spawn_child(db: &Path, seed: u64) -> Child {
         Command::new(std::env::current_exe().unwrap())
-            .args([
-                "store::crash_child_entry",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["store::crash_child_entry", "--exact", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, db)
             .env(SEED_ENV, seed.to_string())
             .stdout(Stdio::piped())
@@ -194,11 +172,7 @@ mod store {
     fn inspect(db: &Path) -> (u64, Vec<String>) {
         let store = Store::open(db).expect("the store reopens after a kill");
         let committed: i64 = crate::store_support::raw(&store)
-            .query_row(
-                "SELECT coalesce(sum(seq), 0) FROM sqlite_sequence",
-                [],
-                |row| row.get(0),
-            )
+            .query_row("SELECT coalesce(sum(seq), 0) FROM sqlite_sequence", [], |row| row.get(0))
             .unwrap_or(0);
         (committed as u64, check_store(&store))
     }
@@ -212,9 +186,7 @@ mod store {
     }
 
     fn clock_seed() -> u64 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap();
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
         nanos.as_nanos() as u64
     }
 

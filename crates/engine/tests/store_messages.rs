@@ -43,13 +43,7 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = store.create_chat(&settings("shapes")).unwrap();
         let messages = every_shape();
-        store
-            .write(|tx| {
-                messages
-                    .iter()
-                    .try_for_each(|m| tx.insert_message(&chat.id, m))
-            })
-            .unwrap();
+        store.write(|tx| messages.iter().try_for_each(|m| tx.insert_message(&chat.id, m))).unwrap();
         assert_eq!(store.messages(&chat.id).unwrap(), messages);
         for message in &messages {
             assert_eq!(&store.message(&chat.id, &message.id).unwrap(), message);
@@ -61,51 +55,21 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = store.create_chat(&settings("wire")).unwrap();
         let messages = every_shape();
-        store
-            .write(|tx| {
-                messages
-                    .iter()
-                    .try_for_each(|m| tx.insert_message(&chat.id, m))
-            })
-            .unwrap();
+        store.write(|tx| messages.iter().try_for_each(|m| tx.insert_message(&chat.id, m))).unwrap();
         let stored = store.messages(&chat.id).unwrap();
-        let wire: Vec<serde_json::Value> = stored
-            .iter()
-            .map(|m| serde_json::to_value(m).unwrap())
-            .collect();
+        let wire: Vec<serde_json::Value> =
+            stored.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
         let keys = |value: &serde_json::Value| -> Vec<String> {
             let mut keys: Vec<String> = value.as_object().unwrap().keys().cloned().collect();
             keys.sort();
             keys
         };
         let expected: [&[&str]; 5] = [
-            &[
-                "content",
-                "created_at",
-                "files",
-                "id",
-                "plan_answer",
-                "role",
-            ],
+            &["content", "created_at", "files", "id", "plan_answer", "role"],
             &["content", "created_at", "id", "plan", "questions", "role"],
-            &[
-                "content",
-                "created_at",
-                "files",
-                "id",
-                "plan_answer",
-                "role",
-            ],
+            &["content", "created_at", "files", "id", "plan_answer", "role"],
             &["content", "created_at", "id", "plan", "questions", "role"],
-            &[
-                "content",
-                "created_at",
-                "id",
-                "plan",
-                "questions",
-                "role",
-                "tool_calls",
-            ],
+            &["content", "created_at", "id", "plan", "questions", "role", "tool_calls"],
         ];
         for (value, expected) in wire.iter().zip(expected) {
             assert_eq!(keys(value), expected, "{value}");
@@ -116,15 +80,7 @@ mod store {
         assert_eq!(wire[5]["role"], json!("tool"));
         assert_eq!(
             keys(&wire[5]),
-            [
-                "content",
-                "created_at",
-                "id",
-                "is_error",
-                "name",
-                "role",
-                "tool_call_id"
-            ]
+            ["content", "created_at", "id", "is_error", "name", "role", "tool_call_id"]
         );
     }
 
@@ -137,24 +93,16 @@ mod store {
         let rows: Vec<(String, String, String, String)> = raw(&store)
             .prepare("SELECT role, kind, content, body FROM messages ORDER BY seq")
             .unwrap()
-            .query_map([], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-            })
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(
-            (rows[0].0.as_str(), rows[0].1.as_str()),
-            ("assistant", "assistant")
-        );
+        assert_eq!((rows[0].0.as_str(), rows[0].1.as_str()), ("assistant", "assistant"));
         assert_eq!(rows[0].2, "Reading the entry point.");
         let body: serde_json::Value = serde_json::from_str(&rows[0].3).unwrap();
         assert!(body.get("role").is_none() && body.get("content").is_none());
         assert_eq!(body["tool_calls"][0]["id"], json!("call_9"));
-        assert_eq!(
-            (rows[1].0.as_str(), rows[1].2.as_str()),
-            ("tool", "no such file")
-        );
+        assert_eq!((rows[1].0.as_str(), rows[1].2.as_str()), ("tool", "no such file"));
         let body: serde_json::Value = serde_json::from_str(&rows[1].3).unwrap();
         assert_eq!(
             body,
@@ -169,21 +117,15 @@ mod store {
         let mut expected = Vec::new();
         for n in 0..40 {
             let message = fixtures::assistant(&format!("message {n}"));
-            store
-                .append_messages(&chat.id, std::slice::from_ref(&message))
-                .unwrap();
+            store.append_messages(&chat.id, std::slice::from_ref(&message)).unwrap();
             expected.push(message);
         }
         let cut = expected[24].id.clone();
-        let deleted = store
-            .write(|tx| tx.delete_messages_after(&chat.id, &cut))
-            .unwrap();
+        let deleted = store.write(|tx| tx.delete_messages_after(&chat.id, &cut)).unwrap();
         assert_eq!(deleted, 15);
         expected.truncate(25);
         let late = fixtures::assistant("after the cut");
-        store
-            .append_messages(&chat.id, std::slice::from_ref(&late))
-            .unwrap();
+        store.append_messages(&chat.id, std::slice::from_ref(&late)).unwrap();
         expected.push(late);
         assert_eq!(store.messages(&chat.id).unwrap(), expected);
     }
@@ -201,19 +143,12 @@ mod store {
             plan: None,
             tool_calls: vec![],
         };
-        store
-            .write(|tx| tx.update_message(&chat.id, &changed))
-            .unwrap();
-        assert_eq!(
-            store.messages(&chat.id).unwrap(),
-            [changed, messages[1].clone()]
-        );
+        store.write(|tx| tx.update_message(&chat.id, &changed)).unwrap();
+        assert_eq!(store.messages(&chat.id).unwrap(), [changed, messages[1].clone()]);
         let kind: String = raw(&store)
-            .query_row(
-                "SELECT kind FROM messages WHERE id = ?1",
-                [&messages[0].id],
-                |row| row.get(0),
-            )
+            .query_row("SELECT kind FROM messages WHERE id = ?1", [&messages[0].id], |row| {
+                row.get(0)
+            })
             .unwrap();
         assert_eq!(kind, "question_card");
     }
@@ -224,38 +159,17 @@ mod store {
         let mine = store.create_chat(&settings("mine")).unwrap();
         let other = store.create_chat(&settings("other")).unwrap();
         let message = fixtures::assistant("hello");
-        store
-            .append_messages(&mine.id, std::slice::from_ref(&message))
-            .unwrap();
+        store.append_messages(&mine.id, std::slice::from_ref(&message)).unwrap();
         let not_found = |result: Result<Message, StoreError>| {
-            matches!(
-                result,
-                Err(StoreError::NotFound {
-                    entity: Entity::Message,
-                    ..
-                })
-            )
+            matches!(result, Err(StoreError::NotFound { entity: Entity::Message, .. }))
         };
         assert!(not_found(store.message(&other.id, &message.id)));
         assert!(not_found(store.message(&mine.id, "nope")));
         let missing_chat = store.messages("nope").unwrap_err();
-        assert!(matches!(
-            missing_chat,
-            StoreError::NotFound {
-                entity: Entity::Chat,
-                ..
-            }
-        ));
-        let into_nowhere = store
-            .append_messages("nope", &[fixtures::assistant("lost")])
-            .unwrap_err();
-        assert!(matches!(
-            into_nowhere,
-            StoreError::NotFound {
-                entity: Entity::Chat,
-                ..
-            }
-        ));
+        assert!(matches!(missing_chat, StoreError::NotFound { entity: Entity::Chat, .. }));
+        let into_nowhere =
+            store.append_messages("nope", &[fixtures::assistant("lost")]).unwrap_err();
+        assert!(matches!(into_nowhere, StoreError::NotFound { entity: Entity::Chat, .. }));
     }
 
     #[test]
@@ -266,13 +180,8 @@ mod store {
         if let MessageBody::Assistant { plan, .. } = &mut card.body {
             *plan = Some(Box::new(fixtures::plan_document("both", 1)));
         }
-        let error = store
-            .write(|tx| tx.insert_message(&chat.id, &card))
-            .unwrap_err();
-        assert!(
-            matches!(error, StoreError::InvalidInput { .. }),
-            "{error:?}"
-        );
+        let error = store.write(|tx| tx.insert_message(&chat.id, &card)).unwrap_err();
+        assert!(matches!(error, StoreError::InvalidInput { .. }), "{error:?}");
         assert!(store.messages(&chat.id).unwrap().is_empty());
     }
 
@@ -281,21 +190,11 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = store.create_chat(&settings("turns")).unwrap();
         let messages = every_shape();
-        store
-            .write(|tx| {
-                messages
-                    .iter()
-                    .try_for_each(|m| tx.insert_message(&chat.id, m))
-            })
-            .unwrap();
+        store.write(|tx| messages.iter().try_for_each(|m| tx.insert_message(&chat.id, m))).unwrap();
         assert_eq!(store.user_turn_count(&chat.id).unwrap(), 1);
-        store
-            .append_messages(&chat.id, &[fixtures::assistant("and?")])
-            .unwrap();
+        store.append_messages(&chat.id, &[fixtures::assistant("and?")]).unwrap();
         let second = fixtures::user("more");
-        store
-            .begin_user_turn(&chat.id, &second, preflight_engine::chat::Phase::Executing)
-            .unwrap();
+        store.begin_user_turn(&chat.id, &second, preflight_engine::chat::Phase::Executing).unwrap();
         assert_eq!(store.user_turn_count(&chat.id).unwrap(), 2);
     }
 }

@@ -13,19 +13,16 @@ mod store {
 
     fn card_plan(snapshot: &ChatSnapshot, index: usize) -> PlanDocument {
         match &snapshot.messages[index].body {
-            MessageBody::Assistant {
-                plan: Some(plan), ..
-            } => (**plan).clone(),
+            MessageBody::Assistant { plan: Some(plan), .. } => (**plan).clone(),
             other => panic!("message {index} is no plan card: {other:?}"),
         }
     }
 
     fn card_answers(snapshot: &ChatSnapshot, index: usize) -> Vec<Option<String>> {
         match &snapshot.messages[index].body {
-            MessageBody::Assistant {
-                questions: Some(questions),
-                ..
-            } => questions.iter().map(|q| q.answer.clone()).collect(),
+            MessageBody::Assistant { questions: Some(questions), .. } => {
+                questions.iter().map(|q| q.answer.clone()).collect()
+            }
             other => panic!("message {index} is no question card: {other:?}"),
         }
     }
@@ -56,25 +53,13 @@ mod store {
         assert!(!first.complete && first.replaced.is_none());
         let question = "Round 1, question 2: which way?";
         assert_eq!(first.message.content(), answer_text(question, "right"));
-        assert_eq!(
-            first.message.content(),
-            format!("{question}\nUser's answer: right")
-        );
-        assert!(matches!(
-            first.message.body,
-            MessageBody::User {
-                plan_answer: true,
-                ..
-            }
-        ));
+        assert_eq!(first.message.content(), format!("{question}\nUser's answer: right"));
+        assert!(matches!(first.message.body, MessageBody::User { plan_answer: true, .. }));
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(snapshot.state.phase, Phase::Questions);
         assert_eq!(card_answers(&snapshot, 1), [None, Some("right".to_owned())]);
         assert_eq!(snapshot.messages.last(), Some(&first.message));
-        assert_eq!(
-            snapshot.state.plan_pending.unwrap().answers,
-            [answer_text(question, "right")]
-        );
+        assert_eq!(snapshot.state.plan_pending.unwrap().answers, [answer_text(question, "right")]);
 
         let second = store.record_answer(&chat, "q1", "my own way").unwrap();
         assert!(second.complete);
@@ -104,10 +89,7 @@ mod store {
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(snapshot.messages.len(), 3, "card, task and one answer");
         assert_eq!(snapshot.messages[2], again.message);
-        assert_eq!(
-            card_answers(&snapshot, 1),
-            [Some("straight".to_owned()), None]
-        );
+        assert_eq!(card_answers(&snapshot, 1), [Some("straight".to_owned()), None]);
         let question = "Round 1, question 1: which way?";
         assert_eq!(
             snapshot.state.plan_pending.unwrap().answers,
@@ -122,15 +104,10 @@ mod store {
         planning::asking(&store, &chat, 1);
         let before = store.snapshot(&chat).unwrap();
         let unknown = store.record_answer(&chat, "q9", "left").unwrap_err();
-        let expected = Conflict::UnknownQuestion {
-            question_id: "q9".to_owned(),
-        };
+        let expected = Conflict::UnknownQuestion { question_id: "q9".to_owned() };
         assert_eq!(unknown.conflict(), Some(&expected));
         let empty = store.record_answer(&chat, "q1", "  ").unwrap_err();
-        assert!(
-            matches!(empty, StoreError::InvalidInput { .. }),
-            "{empty:?}"
-        );
+        assert!(matches!(empty, StoreError::InvalidInput { .. }), "{empty:?}");
         assert_eq!(store.snapshot(&chat).unwrap(), before);
     }
 
@@ -147,9 +124,7 @@ mod store {
             answered.pending.answers,
             2,
         );
-        store
-            .record_question_card(&chat, &fixtures::question_card(&questions), &pending)
-            .unwrap();
+        store.record_question_card(&chat, &fixtures::question_card(&questions), &pending).unwrap();
         let state = store.state(&chat).unwrap();
         assert_eq!(state.phase, Phase::Questions);
         assert_eq!(state.plan_pending, Some(pending));
@@ -165,11 +140,7 @@ mod store {
         assert_eq!(snapshot.state.phase, Phase::AwaitingApproval);
         assert!(snapshot.state.plan_pending.is_none());
         assert_eq!(snapshot.revisions, std::slice::from_ref(&plan));
-        assert_eq!(
-            card_plan(&snapshot, 3),
-            plan,
-            "the card shows the stored revision"
-        );
+        assert_eq!(card_plan(&snapshot, 3), plan, "the card shows the stored revision");
     }
 
     #[test]
@@ -196,10 +167,7 @@ mod store {
         let plan = planning::awaiting_approval(&store, &chat);
         let tasks = tasks_from(&plan);
         let approved = store.approve_plan(&chat, &tasks).unwrap();
-        assert_eq!(
-            (approved.revision, approved.approval),
-            (1, Approval::Approved)
-        );
+        assert_eq!((approved.revision, approved.approval), (1, Approval::Approved));
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(snapshot.state.phase, Phase::Executing);
         assert_eq!(snapshot.task_list, tasks);
@@ -221,9 +189,8 @@ mod store {
         assert_eq!(snapshot.messages.last(), Some(&feedback));
 
         let document = fixtures::plan_document("Word counter, std only", 2);
-        let card = store
-            .record_plan_card(&chat, &fixtures::plan_card(&document), document)
-            .unwrap();
+        let card =
+            store.record_plan_card(&chat, &fixtures::plan_card(&document), document).unwrap();
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(snapshot.revisions.len(), 2);
         assert_eq!(card_plan(&snapshot, 5).revision, 2);
@@ -247,10 +214,7 @@ mod store {
             .unwrap();
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(snapshot.state.phase, Phase::Executing);
-        assert_eq!(
-            snapshot.state.plan.as_ref().unwrap().approval,
-            Approval::PreApproved
-        );
+        assert_eq!(snapshot.state.plan.as_ref().unwrap().approval, Approval::PreApproved);
         assert_eq!(card_plan(&snapshot, 1).approval, Approval::PreApproved);
         assert_eq!(snapshot.task_list, tasks);
     }
@@ -288,12 +252,8 @@ mod store {
             }),
             ("revising after a rejection", |store, chat| {
                 let document = fixtures::plan_document("Word counter", 2);
-                store
-                    .record_plan_card(chat, &fixtures::plan_card(&document), document)
-                    .unwrap();
-                store
-                    .reject_plan(chat, Some(&fixtures::feedback("shorter")))
-                    .unwrap();
+                store.record_plan_card(chat, &fixtures::plan_card(&document), document).unwrap();
+                store.reject_plan(chat, Some(&fixtures::feedback("shorter"))).unwrap();
             }),
         ];
         for (name, tail) in planning_tails {

@@ -10,18 +10,15 @@ mod store {
     use preflight_engine::store::{Store, StoreError, SCHEMA_VERSION};
 
     fn user_version(store: &Store) -> i64 {
-        raw(store)
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .unwrap()
+        raw(store).query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap()
     }
 
     #[test]
     fn a_new_file_gets_the_whole_schema_in_wal_mode() {
         let (_dir, store) = temp_store();
         assert_eq!(user_version(&store), SCHEMA_VERSION);
-        let mode: String = raw(&store)
-            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
-            .unwrap();
+        let mode: String =
+            raw(&store).query_row("PRAGMA journal_mode", [], |row| row.get(0)).unwrap();
         assert_eq!(mode, "wal");
     }
 
@@ -45,20 +42,15 @@ mod store {
     fn a_schema_newer_than_the_code_is_refused_and_left_alone() {
         let (_dir, store) = temp_store();
         let path = store.path().to_owned();
-        raw(&store)
-            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
-            .unwrap();
+        raw(&store).pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
         drop(store);
         let error = Store::open(&path).err().expect("a newer schema is refused");
-        let StoreError::SchemaTooNew { found, known, .. } = &error else {
-            panic!("{error:?}")
-        };
+        let StoreError::SchemaTooNew { found, known, .. } = &error else { panic!("{error:?}") };
         assert_eq!((*found, *known), (SCHEMA_VERSION + 1, SCHEMA_VERSION));
         assert!(error.to_string().contains("newer"), "{error}");
         let connection = rusqlite::Connection::open(&path).unwrap();
-        let version: i64 = connection
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .unwrap();
+        let version: i64 =
+            connection.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION + 1);
     }
 
@@ -78,11 +70,7 @@ mod store {
 
     fn assert_corrupt(error: StoreError, table: &str, row: &str) {
         match &error {
-            StoreError::Corrupt {
-                table: found,
-                row: found_row,
-                ..
-            } => {
+            StoreError::Corrupt { table: found, row: found_row, .. } => {
                 assert_eq!((*found, found_row.as_str()), (table, row), "{error}");
                 assert!(error.to_string().contains(table) && error.to_string().contains(row));
             }
@@ -98,27 +86,12 @@ mod store {
         let id = chat.id.as_str();
         let first = store.messages(id).unwrap()[0].id.clone();
 
-        corrupt(
-            &store,
-            "UPDATE messages SET body = ?1 WHERE id = ?2",
-            &first,
-            "{\"files\": 7}",
-        );
+        corrupt(&store, "UPDATE messages SET body = ?1 WHERE id = ?2", &first, "{\"files\": 7}");
         assert_corrupt(store.messages(id).unwrap_err(), "messages", &first);
         assert_corrupt(store.message(id, &first).unwrap_err(), "messages", &first);
-        corrupt(
-            &store,
-            "UPDATE messages SET body = ?1 WHERE id = ?2",
-            &first,
-            "[1, 2]",
-        );
+        corrupt(&store, "UPDATE messages SET body = ?1 WHERE id = ?2", &first, "[1, 2]");
         assert_corrupt(store.messages(id).unwrap_err(), "messages", &first);
-        corrupt(
-            &store,
-            "UPDATE messages SET body = ?1 WHERE id = ?2",
-            &first,
-            "{\"files\": []}",
-        );
+        corrupt(&store, "UPDATE messages SET body = ?1 WHERE id = ?2", &first, "{\"files\": []}");
 
         corrupt(
             &store,
@@ -126,30 +99,13 @@ mod store {
             id,
             "{not json",
         );
-        assert_corrupt(
-            store.state(id).unwrap_err(),
-            "plan_revisions",
-            &format!("{id}/1"),
-        );
-        assert_corrupt(
-            store.plan_revisions(id).unwrap_err(),
-            "plan_revisions",
-            &format!("{id}/1"),
-        );
+        assert_corrupt(store.state(id).unwrap_err(), "plan_revisions", &format!("{id}/1"));
+        assert_corrupt(store.plan_revisions(id).unwrap_err(), "plan_revisions", &format!("{id}/1"));
         let mut renumbered = document.clone();
         renumbered.revision = 5;
         let json = serde_json::to_string(&renumbered).unwrap();
-        corrupt(
-            &store,
-            "UPDATE plan_revisions SET document = ?1 WHERE chat_id = ?2",
-            id,
-            &json,
-        );
-        assert_corrupt(
-            store.state(id).unwrap_err(),
-            "plan_revisions",
-            &format!("{id}/1"),
-        );
+        corrupt(&store, "UPDATE plan_revisions SET document = ?1 WHERE chat_id = ?2", id, &json);
+        assert_corrupt(store.state(id).unwrap_err(), "plan_revisions", &format!("{id}/1"));
 
         corrupt(
             &store,
@@ -166,23 +122,15 @@ mod store {
         let broken = store.create_chat(&settings("broken")).unwrap();
         let fine = store.create_chat(&settings("fine")).unwrap();
         let document = fixtures::plan_document("p", 2);
-        store
-            .save_task_list(&broken.id, &tasks_from(&document))
-            .unwrap();
-        store
-            .save_task_list(&fine.id, &tasks_from(&document))
-            .unwrap();
+        store.save_task_list(&broken.id, &tasks_from(&document)).unwrap();
+        store.save_task_list(&fine.id, &tasks_from(&document)).unwrap();
         corrupt(
             &store,
             "UPDATE task_lists SET list = ?1 WHERE chat_id = ?2",
             &broken.id,
             "{\"tasks\": 3}",
         );
-        assert_corrupt(
-            store.task_list(&broken.id).unwrap_err(),
-            "task_lists",
-            &broken.id,
-        );
+        assert_corrupt(store.task_list(&broken.id).unwrap_err(), "task_lists", &broken.id);
         assert_eq!(store.task_list(&fine.id).unwrap(), tasks_from(&document));
     }
 }

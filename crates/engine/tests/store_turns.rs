@@ -22,10 +22,7 @@ mod store {
             let message = fixtures::user("Write a word counter");
             store.begin_user_turn(&chat, &message, phase).unwrap();
             let snapshot = store.snapshot(&chat).unwrap();
-            assert_eq!(
-                (snapshot.messages, snapshot.state.phase),
-                (vec![message], phase)
-            );
+            assert_eq!((snapshot.messages, snapshot.state.phase), (vec![message], phase));
         }
     }
 
@@ -41,10 +38,7 @@ mod store {
         ];
         for (message, phase) in invalid {
             let error = store.begin_user_turn(&chat, &message, phase).unwrap_err();
-            assert!(
-                matches!(error, StoreError::InvalidInput { .. }),
-                "{error:?}"
-            );
+            assert!(matches!(error, StoreError::InvalidInput { .. }), "{error:?}");
         }
         assert!(store.messages(&chat).unwrap().is_empty());
     }
@@ -57,17 +51,14 @@ mod store {
         type Case = (&'static str, Setup, Vec<(Attempt, Conflict)>);
         let send: Attempt = |s, c| s.begin_user_turn(c, &fixtures::user("more"), Phase::Executing);
         let answer: Attempt = |s, c| s.record_answer(c, "q1", "left").map(drop);
-        let approve: Attempt = |s, c| {
-            s.approve_plan(c, &tasks_from(&fixtures::plan_document("p", 1)))
-                .map(drop)
-        };
+        let approve: Attempt =
+            |s, c| s.approve_plan(c, &tasks_from(&fixtures::plan_document("p", 1))).map(drop);
         let edit: Attempt = |s, c| s.edit_plan(c, fixtures::plan_document("p", 1)).map(drop);
         let reject: Attempt = |s, c| s.reject_plan(c, Some(&fixtures::feedback("no"))).map(drop);
         let finish: Attempt = |s, c| s.finish_turn(c, true);
         let plan_card: Attempt = |s, c| {
             let document = fixtures::plan_document("p", 1);
-            s.record_plan_card(c, &fixtures::plan_card(&document), document)
-                .map(drop)
+            s.record_plan_card(c, &fixtures::plan_card(&document), document).map(drop)
         };
         let fall_back: Attempt = |s, c| s.fall_back_to_execution(c, None);
         let cancel: Attempt = |s, c| s.cancel_plan(c).map(drop);
@@ -134,11 +125,7 @@ mod store {
                     Some(&conflict),
                     "{state}, attempt {index}: {error:?}"
                 );
-                assert_eq!(
-                    store.snapshot(&chat).unwrap(),
-                    before,
-                    "{state}, attempt {index}"
-                );
+                assert_eq!(store.snapshot(&chat).unwrap(), before, "{state}, attempt {index}");
             }
         }
     }
@@ -147,27 +134,14 @@ mod store {
     fn steps_on_an_unknown_chat_are_not_found() {
         let (_dir, store) = temp_store();
         let not_found = |error: StoreError| {
-            assert!(
-                matches!(
-                    error,
-                    StoreError::NotFound {
-                        entity: Entity::Chat,
-                        ..
-                    }
-                ),
-                "{error:?}"
-            )
+            assert!(matches!(error, StoreError::NotFound { entity: Entity::Chat, .. }), "{error:?}")
         };
         not_found(
-            store
-                .begin_user_turn("nope", &fixtures::user("hi"), Phase::Executing)
-                .unwrap_err(),
+            store.begin_user_turn("nope", &fixtures::user("hi"), Phase::Executing).unwrap_err(),
         );
         not_found(store.record_answer("nope", "q1", "left").unwrap_err());
         not_found(
-            store
-                .approve_plan("nope", &tasks_from(&fixtures::plan_document("p", 1)))
-                .unwrap_err(),
+            store.approve_plan("nope", &tasks_from(&fixtures::plan_document("p", 1))).unwrap_err(),
         );
         not_found(store.cancel_plan("nope").unwrap_err());
         not_found(store.finish_turn("nope", true).unwrap_err());
@@ -193,11 +167,7 @@ mod store {
         assert!(snapshot.revisions.is_empty() && snapshot.state.plan.is_none());
         assert!(snapshot.task_list.tasks.is_empty());
         assert_eq!(snapshot.state.phase, Phase::Planning);
-        assert_eq!(
-            store.user_turn_count(&chat).unwrap(),
-            1,
-            "plan mode runs again"
-        );
+        assert_eq!(store.user_turn_count(&chat).unwrap(), 1, "plan mode runs again");
     }
 
     #[test]
@@ -207,9 +177,7 @@ mod store {
         planning::asking(&store, &chat, 2);
         store.record_answer(&chat, "q1", "left").unwrap();
         let first = store.messages(&chat).unwrap()[0].id.clone();
-        store
-            .edit_user_message(&chat, &first, "Something else", Phase::Planning)
-            .unwrap();
+        store.edit_user_message(&chat, &first, "Something else", Phase::Planning).unwrap();
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(snapshot.messages.len(), 1);
         assert!(snapshot.state.plan_pending.is_none());
@@ -219,17 +187,11 @@ mod store {
     /// An approved chat with a finished first turn and a second turn answered.
     fn two_turns(store: &Store, chat: &str) -> Message {
         planning::approved_chat(store, chat);
-        store
-            .append_messages(chat, &[fixtures::assistant("Done.")])
-            .unwrap();
+        store.append_messages(chat, &[fixtures::assistant("Done.")]).unwrap();
         store.finish_turn(chat, false).unwrap();
         let second = fixtures::user("Now add --lines");
-        store
-            .begin_user_turn(chat, &second, Phase::Executing)
-            .unwrap();
-        store
-            .append_messages(chat, &[fixtures::assistant("Added.")])
-            .unwrap();
+        store.begin_user_turn(chat, &second, Phase::Executing).unwrap();
+        store.append_messages(chat, &[fixtures::assistant("Added.")]).unwrap();
         second
     }
 
@@ -247,10 +209,7 @@ mod store {
         assert_eq!(after.messages[..kept - 1], before.messages[..kept - 1]);
         assert_eq!(after.messages.last(), Some(&edited));
         assert_eq!(after.messages.len(), kept);
-        assert_eq!(
-            (after.revisions, after.task_list),
-            (before.revisions, before.task_list)
-        );
+        assert_eq!((after.revisions, after.task_list), (before.revisions, before.task_list));
         assert_eq!(after.state.phase, Phase::Executing);
     }
 
@@ -263,24 +222,13 @@ mod store {
         let card = store.messages(&chat).unwrap()[1].clone();
         let before = store.snapshot(&chat).unwrap();
         for message in [&answer, &card] {
-            let error = store
-                .edit_user_message(&chat, &message.id, "x", Phase::Planning)
-                .unwrap_err();
-            let expected = Conflict::NotEditable {
-                message_id: message.id.clone(),
-            };
+            let error =
+                store.edit_user_message(&chat, &message.id, "x", Phase::Planning).unwrap_err();
+            let expected = Conflict::NotEditable { message_id: message.id.clone() };
             assert_eq!(error.conflict(), Some(&expected));
         }
-        let missing = store
-            .edit_user_message(&chat, "nope", "x", Phase::Planning)
-            .unwrap_err();
-        assert!(matches!(
-            missing,
-            StoreError::NotFound {
-                entity: Entity::Message,
-                ..
-            }
-        ));
+        let missing = store.edit_user_message(&chat, "nope", "x", Phase::Planning).unwrap_err();
+        assert!(matches!(missing, StoreError::NotFound { entity: Entity::Message, .. }));
         assert_eq!(store.snapshot(&chat).unwrap(), before);
     }
 
@@ -290,9 +238,7 @@ mod store {
         for close in [false, true] {
             let chat = new_chat(&store);
             let plan = planning::approved_chat(&store, &chat);
-            store
-                .save_task_list(&chat, &fixtures::advance(&tasks_from(&plan)))
-                .unwrap();
+            store.save_task_list(&chat, &fixtures::advance(&tasks_from(&plan))).unwrap();
             store.finish_turn(&chat, close).unwrap();
             let snapshot = store.snapshot(&chat).unwrap();
             assert_eq!(snapshot.state.phase, Phase::Idle);
@@ -316,26 +262,15 @@ mod store {
     fn executor_output_is_stored_whole_or_not_at_all_and_never_as_cards() {
         let (_dir, store) = temp_store();
         let chat = new_chat(&store);
-        store
-            .begin_user_turn(&chat, &fixtures::user("go"), Phase::Executing)
-            .unwrap();
+        store.begin_user_turn(&chat, &fixtures::user("go"), Phase::Executing).unwrap();
         let mut batch = fixtures::tool_round("call_1", false);
         batch.push(fixtures::question_card(&fixtures::questions(1, 1)));
         let error = store.append_messages(&chat, &batch).unwrap_err();
-        assert!(
-            matches!(error, StoreError::InvalidInput { .. }),
-            "{error:?}"
-        );
+        assert!(matches!(error, StoreError::InvalidInput { .. }), "{error:?}");
         let duplicate = fixtures::assistant("twice");
-        let error = store
-            .append_messages(&chat, &[duplicate.clone(), duplicate])
-            .unwrap_err();
+        let error = store.append_messages(&chat, &[duplicate.clone(), duplicate]).unwrap_err();
         assert!(matches!(error, StoreError::Sqlite(_)), "{error:?}");
-        assert_eq!(
-            store.messages(&chat).unwrap().len(),
-            1,
-            "nothing of either batch stayed"
-        );
+        assert_eq!(store.messages(&chat).unwrap().len(), 1, "nothing of either batch stayed");
     }
 
     #[test]
@@ -370,8 +305,6 @@ mod store {
         }));
         assert!(panicked.is_err());
         assert_eq!(store.snapshot(&chat).unwrap(), before);
-        store
-            .begin_user_turn(&chat, &fixtures::user("still works"), Phase::Executing)
-            .unwrap();
+        store.begin_user_turn(&chat, &fixtures::user("still works"), Phase::Executing).unwrap();
     }
 }

@@ -28,17 +28,10 @@ mod store {
                     report.name
                 );
             }
-            for name in [
-                "record_answer",
-                "record_plan_card",
-                "approve_plan",
-                "edit_plan",
-                "reject_plan",
-            ] {
-                assert!(
-                    seen.contains_key(name),
-                    "seed {seed} never ran {name}: {seen:?}"
-                );
+            for name in
+                ["record_answer", "record_plan_card", "approve_plan", "edit_plan", "reject_plan"]
+            {
+                assert!(seen.contains_key(name), "seed {seed} never ran {name}: {seen:?}");
             }
         }
     }

@@ -65,13 +65,15 @@ impl Call {
 fn random_case(word: &str, mask: u32) -> String {
     word.chars()
         .enumerate()
-        .map(|(i, c)| {
-            if mask >> (i % 32) & 1 == 1 {
-                c.to_uppercase().collect()
-            } else {
-                c.to_string()
-            }
-        })
+        .map(
+            |(i, c)| {
+                if mask >> (i % 32) & 1 == 1 {
+                    c.to_uppercase().collect()
+                } else {
+                    c.to_string()
+                }
+            },
+        )
         .collect()
 }
 
@@ -177,14 +179,12 @@ impl Reference {
             Operation::Add { tasks } if tasks.is_empty() => return None,
             Operation::Add { tasks } => self.added(self.list.clone(), self.highest_id, tasks)?,
             Operation::Start { id } => (self.started(*id)?, self.highest_id),
-            Operation::Done { id, outcome, gate } => (
-                self.finished(*id, TaskStatus::Done, outcome, gate)?,
-                self.highest_id,
-            ),
-            Operation::Drop { id, outcome } => (
-                self.finished(*id, TaskStatus::Dropped, outcome, &None)?,
-                self.highest_id,
-            ),
+            Operation::Done { id, outcome, gate } => {
+                (self.finished(*id, TaskStatus::Done, outcome, gate)?, self.highest_id)
+            }
+            Operation::Drop { id, outcome } => {
+                (self.finished(*id, TaskStatus::Dropped, outcome, &None)?, self.highest_id)
+            }
         };
         let any_active = tasks.iter().any(|t| t.status == TaskStatus::Active);
         if let Some(first) = tasks.iter_mut().find(|t| t.status == TaskStatus::Pending) {
@@ -207,17 +207,12 @@ impl Reference {
         for task in new {
             let title = fold(&task.title).filter(|t| t.chars().count() <= MAX_TITLE_CHARS)?;
             let phase = task.phase.as_deref().and_then(fold);
-            if phase
-                .as_ref()
-                .is_some_and(|p| p.chars().count() > MAX_PHASE_CHARS)
-            {
+            if phase.as_ref().is_some_and(|p| p.chars().count() > MAX_PHASE_CHARS) {
                 return None;
             }
             let same = |t: &Task| key(&t.phase) == key(&phase);
-            let kept_spelling = list
-                .iter()
-                .find(|t| same(t))
-                .map_or(phase.clone(), |t| t.phase.clone());
+            let kept_spelling =
+                list.iter().find(|t| same(t)).map_or(phase.clone(), |t| t.phase.clone());
             let place = match (phase.is_none(), list.iter().rposition(same)) {
                 (true, _) => list.iter().take_while(|t| t.phase.is_none()).count(),
                 (false, Some(last)) => last + 1,
@@ -266,10 +261,7 @@ impl Reference {
         let mut list = self.list.clone();
         let task = list.iter_mut().find(|t| t.id == id)?;
         let outcome = outcome.as_deref().and_then(fold);
-        if outcome
-            .as_ref()
-            .is_some_and(|o| o.chars().count() > MAX_OUTCOME_CHARS)
-        {
+        if outcome.as_ref().is_some_and(|o| o.chars().count() > MAX_OUTCOME_CHARS) {
             return None;
         }
         task.status = status;
@@ -287,20 +279,10 @@ fn check_invariants(
     before: &TaskList,
     was_init: bool,
 ) {
-    let active = list
-        .tasks
-        .iter()
-        .filter(|t| t.status == TaskStatus::Active)
-        .count();
-    let work_left = list
-        .tasks
-        .iter()
-        .any(|t| matches!(t.status, TaskStatus::Pending | TaskStatus::Active));
-    assert_eq!(
-        active,
-        usize::from(work_left),
-        "one active task iff work is left"
-    );
+    let active = list.tasks.iter().filter(|t| t.status == TaskStatus::Active).count();
+    let work_left =
+        list.tasks.iter().any(|t| matches!(t.status, TaskStatus::Pending | TaskStatus::Active));
+    assert_eq!(active, usize::from(work_left), "one active task iff work is left");
     assert!(list.tasks.len() <= MAX_TASKS);
     for task in &list.tasks {
         assert!(!task.title.trim().is_empty() && task.title.chars().count() <= MAX_TITLE_CHARS);
@@ -323,10 +305,7 @@ fn check_invariants(
 /// Un-phased tasks lead; each phase is one run, spelled one way.
 fn check_grouping(list: &TaskList) {
     let leading = list.tasks.iter().take_while(|t| t.phase.is_none()).count();
-    assert!(
-        list.tasks[leading..].iter().all(|t| t.phase.is_some()),
-        "un-phased tasks lead"
-    );
+    assert!(list.tasks[leading..].iter().all(|t| t.phase.is_some()), "un-phased tasks lead");
     let mut closed: Vec<String> = Vec::new();
     for pair in list.tasks[leading..].windows(2) {
         let (a, b) = (key(&pair[0].phase).unwrap(), key(&pair[1].phase).unwrap());
@@ -352,16 +331,9 @@ fn check_render(list: &TaskList) {
         .iter()
         .filter(|t| matches!(t.status, TaskStatus::Pending | TaskStatus::Active))
         .count();
-    assert!(
-        lines[0].ends_with(&format!(" {left} left.")),
-        "{}",
-        lines[0]
-    );
-    let task_lines: Vec<&str> = lines[1..]
-        .iter()
-        .copied()
-        .filter(|l| !l.starts_with("## "))
-        .collect();
+    assert!(lines[0].ends_with(&format!(" {left} left.")), "{}", lines[0]);
+    let task_lines: Vec<&str> =
+        lines[1..].iter().copied().filter(|l| !l.starts_with("## ")).collect();
     assert_eq!(task_lines.len(), list.tasks.len());
     for (line, task) in task_lines.iter().zip(&list.tasks) {
         let mark = match task.status {
@@ -370,17 +342,10 @@ fn check_render(list: &TaskList) {
             TaskStatus::Done => "[x]",
             TaskStatus::Dropped => "[~]",
         };
-        assert!(
-            line.starts_with(&format!("{} {mark} {}", task.id, task.title)),
-            "{line}"
-        );
+        assert!(line.starts_with(&format!("{} {mark} {}", task.id, task.title)), "{line}");
     }
     let headings = lines.iter().filter(|l| l.starts_with("## ")).count();
-    assert_eq!(
-        headings,
-        list.phases().len(),
-        "one heading per phase:\n{rendered}"
-    );
+    assert_eq!(headings, list.phases().len(), "one heading per phase:\n{rendered}");
 }
 
 // ---------------------------------------------------------------- the property

@@ -24,7 +24,12 @@ fn read_tree(dir: &Path) -> BTreeMap<String, String> {
     entries
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "ts"))
-        .map(|path| (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&path).unwrap()))
+        .map(|path| {
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&path).unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -49,7 +54,11 @@ fn the_ui_types_are_generated_from_the_rust_types() {
     let fresh_dir = tempfile::tempdir().unwrap();
     export_all(fresh_dir.path());
     let fresh = read_tree(fresh_dir.path());
-    assert!(fresh.contains_key("ChatView.ts") && fresh.contains_key("Event.ts"), "{:?}", fresh.keys());
+    assert!(
+        fresh.contains_key("ChatView.ts") && fresh.contains_key("Event.ts"),
+        "{:?}",
+        fresh.keys()
+    );
     let target = generated_dir();
     if std::env::var_os("UPDATE_BINDINGS").is_some() {
         // Only this folder's own files: `desktop/` holds the shell's, checked by its crate.
@@ -63,7 +72,11 @@ fn the_ui_types_are_generated_from_the_rust_types() {
         return;
     }
     let committed = read_tree(&target);
-    let stale: Vec<&String> = fresh.keys().chain(committed.keys()).filter(|name| fresh.get(*name) != committed.get(*name)).collect();
+    let stale: Vec<&String> = fresh
+        .keys()
+        .chain(committed.keys())
+        .filter(|name| fresh.get(*name) != committed.get(*name))
+        .collect();
     assert!(
         stale.is_empty(),
         "ui/src/generated/ is out of date ({stale:?}): run \

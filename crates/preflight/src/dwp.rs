@@ -96,11 +96,7 @@ fn run_verify(plan: &str) -> anyhow::Result<ExitCode> {
     if let Some(sha256) = &report.sha256 {
         println!("state.json sha256: {sha256}");
     }
-    Ok(if report.findings.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if report.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 fn resolve(plan: &str) -> anyhow::Result<PlanDir> {
@@ -136,10 +132,7 @@ const VALUE_FLAGS: &[(&str, bool)] = &[
 
 fn parse_update(args: &[String]) -> anyhow::Result<(String, UpdateRequest, Author)> {
     let flags = read_flags(args)?;
-    let plan = flags
-        .plan
-        .clone()
-        .ok_or_else(|| anyhow!("update needs a PLAN"))?;
+    let plan = flags.plan.clone().ok_or_else(|| anyhow!("update needs a PLAN"))?;
     let action = action(&flags)?;
     let author = Author {
         agent: flags
@@ -161,18 +154,12 @@ fn read_flags(args: &[String]) -> anyhow::Result<Flags> {
     let mut flags = Flags::default();
     let mut words = args.iter();
     while let Some(word) = words.next() {
-        let mut value = |name: &str| {
-            words
-                .next()
-                .cloned()
-                .ok_or_else(|| anyhow!("{name} needs a value"))
-        };
+        let mut value =
+            |name: &str| words.next().cloned().ok_or_else(|| anyhow!("{name} needs a value"));
         match word.as_str() {
             "--task" => {
                 flags.task = Some(
-                    value("--task")?
-                        .parse()
-                        .map_err(|_| anyhow!("--task takes a task number"))?,
+                    value("--task")?.parse().map_err(|_| anyhow!("--task takes a task number"))?,
                 )
             }
             "--start" => flags.actions.push("--start"),
@@ -233,37 +220,14 @@ fn change(name: &str, task: u32, flags: &Flags) -> anyhow::Result<Change> {
         "--start" => Change::Start { task },
         "--gate" => Change::RecordGates { task, gates },
         "--complete" => {
-            let outcome = flags
-                .text
-                .get("--outcome-json")
-                .map(|json| outcome(json))
-                .transpose()?;
+            let outcome = flags.text.get("--outcome-json").map(|json| outcome(json)).transpose()?;
             let commit = flags.text.get("--commit").cloned();
-            Change::Complete {
-                task,
-                gates,
-                outcome,
-                commit,
-            }
+            Change::Complete { task, gates, outcome, commit }
         }
-        "--block-reason" => Change::Block {
-            task,
-            reason: text(name),
-            needs: text("--needs"),
-        },
-        "--reopen-reason" => Change::Reopen {
-            task,
-            reason: text(name),
-        },
-        "--skip-reason" => Change::Skip {
-            task,
-            reason: text(name),
-        },
-        _ => Change::Checkpoint {
-            task,
-            step: text("--checkpoint"),
-            note: text("--note"),
-        },
+        "--block-reason" => Change::Block { task, reason: text(name), needs: text("--needs") },
+        "--reopen-reason" => Change::Reopen { task, reason: text(name) },
+        "--skip-reason" => Change::Skip { task, reason: text(name) },
+        _ => Change::Checkpoint { task, step: text("--checkpoint"), note: text("--note") },
     })
 }
 

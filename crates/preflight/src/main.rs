@@ -67,7 +67,9 @@ fn main() -> ExitCode {
 fn run_serve(args: &[String]) -> anyhow::Result<()> {
     let addr = match args {
         [] => SocketAddr::from(([127, 0, 0, 1], 0)),
-        [flag, addr] if flag == "--addr" => addr.parse().with_context(|| format!("--addr {addr}: expected IP:PORT"))?,
+        [flag, addr] if flag == "--addr" => {
+            addr.parse().with_context(|| format!("--addr {addr}: expected IP:PORT"))?
+        }
         _ => bail!("usage: preflight serve [--addr 127.0.0.1:PORT]"),
     };
     if !addr.ip().is_loopback() {
@@ -90,7 +92,11 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     use std::io::IsTerminal;
     let colour = std::io::stderr().is_terminal();
-    tracing_subscriber::fmt().with_env_filter(filter).with_ansi(colour).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(colour)
+        .with_writer(std::io::stderr)
+        .init();
 }
 
 /// Reads all of stdin (invalid UTF-8 is replaced, not refused: the parser is tolerant).

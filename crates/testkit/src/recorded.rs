@@ -55,8 +55,12 @@ impl RecordedRequest {
     }
 
     pub(crate) fn matches(&self, when: &Matcher) -> bool {
-        let system_ok = when.system_contains.as_ref().is_none_or(|text| self.system().contains(text.as_str()));
-        let body_ok = when.body_contains.as_ref().is_none_or(|text| self.body.to_string().contains(text.as_str()));
+        let system_ok =
+            when.system_contains.as_ref().is_none_or(|text| self.system().contains(text.as_str()));
+        let body_ok = when
+            .body_contains
+            .as_ref()
+            .is_none_or(|text| self.body.to_string().contains(text.as_str()));
         system_ok && body_ok
     }
 }

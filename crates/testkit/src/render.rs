@@ -39,7 +39,11 @@ fn split(text: &str, pieces: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let size = chars.len().div_ceil(pieces.max(1)).max(1);
     let parts: Vec<String> = chars.chunks(size).map(|part| part.iter().collect()).collect();
-    if parts.is_empty() { vec![String::new()] } else { parts }
+    if parts.is_empty() {
+        vec![String::new()]
+    } else {
+        parts
+    }
 }
 
 fn sse(event: Option<&str>, data: &Value) -> Frame {
@@ -133,7 +137,10 @@ impl<'m> AnthropicRender<'m> {
         self.close_block();
         let index = self.next_index;
         self.next_index += 1;
-        self.event("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": block}));
+        self.event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": block}),
+        );
         self.open = Some((index, is_text));
         index
     }
@@ -153,16 +160,25 @@ impl<'m> AnthropicRender<'m> {
                         Some((index, true)) => index,
                         _ => self.open_block(json!({"type": "text", "text": ""}), true),
                     };
-                    self.event("content_block_delta", json!({"type": "content_block_delta", "index": index,
-                        "delta": {"type": "text_delta", "text": text}}));
+                    self.event(
+                        "content_block_delta",
+                        json!({"type": "content_block_delta", "index": index,
+                        "delta": {"type": "text_delta", "text": text}}),
+                    );
                 }
                 Step::ToolCall { id, name, arguments, fragments } => {
                     called = true;
                     let id = id.clone().unwrap_or_else(|| format!("toolu_scripted_{n}"));
-                    let index = self.open_block(json!({"type": "tool_use", "id": id, "name": name, "input": {}}), false);
+                    let index = self.open_block(
+                        json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+                        false,
+                    );
                     for part in split(arguments, *fragments) {
-                        self.event("content_block_delta", json!({"type": "content_block_delta", "index": index,
-                            "delta": {"type": "input_json_delta", "partial_json": part}}));
+                        self.event(
+                            "content_block_delta",
+                            json!({"type": "content_block_delta", "index": index,
+                            "delta": {"type": "input_json_delta", "partial_json": part}}),
+                        );
                     }
                 }
                 Step::Cut => return self.end_with(Frame::Cut),
@@ -193,8 +209,13 @@ pub fn error_body(api: Api, status: u16) -> String {
         _ => ("invalid_request_error", "Bad request (scripted)"),
     };
     match api {
-        Api::OpenAi => json!({"error": {"message": message, "type": kind, "param": null, "code": null}}).to_string(),
-        Api::Anthropic => json!({"type": "error", "error": {"type": kind, "message": message}}).to_string(),
+        Api::OpenAi => {
+            json!({"error": {"message": message, "type": kind, "param": null, "code": null}})
+                .to_string()
+        }
+        Api::Anthropic => {
+            json!({"type": "error", "error": {"type": kind, "message": message}}).to_string()
+        }
     }
 }
 
@@ -222,7 +243,8 @@ mod tests {
 
     #[test]
     fn openai_stream_ends_with_usage_and_done() {
-        let answer = Answer::new().text("Hi").tool_call("turn_plan", json!({"op": "start", "id": 1}));
+        let answer =
+            Answer::new().text("Hi").tool_call("turn_plan", json!({"op": "start", "id": 1}));
         let text = text_of(&frames(Api::OpenAi, &answer, "m", true));
         assert!(text.contains(r#""finish_reason":"tool_calls""#), "{text}");
         assert!(text.contains(r#""usage":{"prompt_tokens":12"#), "{text}");
@@ -245,11 +267,24 @@ mod tests {
     fn anthropic_blocks_open_and_close_in_order() {
         let answer = Answer::new().text("a").text("b").tool_call("t", json!({}));
         let text = text_of(&frames(Api::Anthropic, &answer, "m", true));
-        let order: Vec<&str> = text.lines().filter_map(|line| line.strip_prefix("event: ")).collect();
-        assert_eq!(order, [
-            "message_start", "ping", "content_block_start", "content_block_delta", "content_block_delta",
-            "content_block_stop", "content_block_start", "content_block_delta", "content_block_delta",
-            "content_block_stop", "message_delta", "message_stop",
-        ]);
+        let order: Vec<&str> =
+            text.lines().filter_map(|line| line.strip_prefix("event: ")).collect();
+        assert_eq!(
+            order,
+            [
+                "message_start",
+                "ping",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop",
+            ]
+        );
     }
 }

@@ -93,7 +93,11 @@ impl Script {
 
     /// Adds a route; routes added first are tried first.
     pub fn route(mut self, when: Matcher, replies: impl IntoIterator<Item = Reply>) -> Script {
-        self.routes.push(Route { when, replies: replies.into_iter().collect(), repeat_last: false });
+        self.routes.push(Route {
+            when,
+            replies: replies.into_iter().collect(),
+            repeat_last: false,
+        });
         self
     }
 
@@ -162,13 +166,23 @@ impl Answer {
     }
 
     pub fn tool_call(mut self, name: &str, arguments: Value) -> Answer {
-        self.steps.push(Step::ToolCall { id: None, name: name.to_owned(), arguments: arguments.to_string(), fragments: 3 });
+        self.steps.push(Step::ToolCall {
+            id: None,
+            name: name.to_owned(),
+            arguments: arguments.to_string(),
+            fragments: 3,
+        });
         self
     }
 
     /// A tool call whose arguments are sent as given, even if they are not valid JSON.
     pub fn raw_tool_call(mut self, name: &str, arguments: &str) -> Answer {
-        self.steps.push(Step::ToolCall { id: None, name: name.to_owned(), arguments: arguments.to_owned(), fragments: 1 });
+        self.steps.push(Step::ToolCall {
+            id: None,
+            name: name.to_owned(),
+            arguments: arguments.to_owned(),
+            fragments: 1,
+        });
         self
     }
 

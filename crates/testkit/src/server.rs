@@ -54,16 +54,28 @@ impl ScriptedServer {
         ScriptedServer::start_logging(script, None).await
     }
 
-    pub(crate) async fn start_logging(script: Script, log: Option<std::fs::File>) -> std::io::Result<ScriptedServer> {
+    pub(crate) async fn start_logging(
+        script: Script,
+        log: Option<std::fs::File>,
+    ) -> std::io::Result<ScriptedServer> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?;
         let routes = script
             .routes
             .into_iter()
-            .map(|route| LiveRoute { when: route.when, replies: route.replies.into(), repeat_last: route.repeat_last })
+            .map(|route| LiveRoute {
+                when: route.when,
+                replies: route.replies.into(),
+                repeat_last: route.repeat_last,
+            })
             .collect();
         let received = Arc::new(tokio::sync::Notify::new());
-        let state = Arc::new(Mutex::new(State { routes, requests: Vec::new(), log, received: received.clone() }));
+        let state = Arc::new(Mutex::new(State {
+            routes,
+            requests: Vec::new(),
+            log,
+            received: received.clone(),
+        }));
         let shutdown = CancellationToken::new();
         tokio::spawn(accept(listener, state.clone(), shutdown.clone()));
         Ok(ScriptedServer { address, state, shutdown, received })
@@ -122,9 +134,11 @@ async fn accept(listener: TcpListener, state: Arc<Mutex<State>>, shutdown: Cance
             },
         };
         let _ = stream.set_nodelay(true);
-        let (state, stop_service, stop_connection) = (state.clone(), shutdown.clone(), shutdown.clone());
+        let (state, stop_service, stop_connection) =
+            (state.clone(), shutdown.clone(), shutdown.clone());
         tokio::spawn(async move {
-            let service = service_fn(move |request| handle(request, state.clone(), stop_service.clone()));
+            let service =
+                service_fn(move |request| handle(request, state.clone(), stop_service.clone()));
             let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
             tokio::select! {
                 _ = stop_connection.cancelled() => {}
@@ -181,12 +195,21 @@ fn record_and_choose(state: &Mutex<State>, request: &RecordedRequest) -> Option<
     route.replies.pop_front()
 }
 
-fn respond(api: Api, body: &Value, reply: Option<Reply>, shutdown: CancellationToken) -> Response<Body> {
+fn respond(
+    api: Api,
+    body: &Value,
+    reply: Option<Reply>,
+    shutdown: CancellationToken,
+) -> Response<Body> {
     match reply {
-        None => plain(StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":{\"message\":\"the script has no reply left for this request\"}}".into()),
+        None => plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "{\"error\":{\"message\":\"the script has no reply left for this request\"}}".into(),
+        ),
         Some(Reply::Status { status, retry_after, body: error }) => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-            let mut response = plain(status, error.unwrap_or_else(|| error_body(api, status.as_u16())));
+            let mut response =
+                plain(status, error.unwrap_or_else(|| error_body(api, status.as_u16())));
             if let Some(wait) = retry_after.and_then(|wait| wait.parse().ok()) {
                 response.headers_mut().insert("retry-after", wait);
             }
@@ -194,7 +217,10 @@ fn respond(api: Api, body: &Value, reply: Option<Reply>, shutdown: CancellationT
         }
         Some(Reply::Answer(answer)) => {
             let model = body.get("model").and_then(Value::as_str).unwrap_or("scripted");
-            let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
+            let include_usage = body
+                .pointer("/stream_options/include_usage")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             streamed(frames(api, &answer, model, include_usage), shutdown)
         }
     }

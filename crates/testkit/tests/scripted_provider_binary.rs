@@ -26,7 +26,8 @@ fn serves_a_script_from_a_json_file_and_logs_requests() {
         .unwrap();
     let mut first_line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
-    let address = first_line.trim().strip_prefix("listening on http://").expect(&first_line).to_owned();
+    let address =
+        first_line.trim().strip_prefix("listening on http://").expect(&first_line).to_owned();
 
     let body = r#"{"model":"m","stream":true,"messages":[{"role":"system","content":"executor"},{"role":"user","content":"hi"}]}"#;
     let mut stream = TcpStream::connect(&address).unwrap();
@@ -37,8 +38,14 @@ fn serves_a_script_from_a_json_file_and_logs_requests() {
     child.wait().unwrap();
 
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    assert!(response.contains(r#""content":"Hello""#) && !response.contains("planner"), "{response}");
-    assert!(response.contains(r#""finish_reason":"tool_calls""#) && response.contains("data: [DONE]"), "{response}");
+    assert!(
+        response.contains(r#""content":"Hello""#) && !response.contains("planner"),
+        "{response}"
+    );
+    assert!(
+        response.contains(r#""finish_reason":"tool_calls""#) && response.contains("data: [DONE]"),
+        "{response}"
+    );
     let logged = std::fs::read_to_string(&log).unwrap();
     assert_eq!(logged.lines().count(), 1);
     assert!(logged.contains(r#""path":"/v1/chat/completions""#), "{logged}");

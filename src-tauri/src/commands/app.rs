@@ -18,7 +18,9 @@ pub async fn app_info(shell: State<'_, Shell>) -> Result<AppInfo, ApiError> {
             id: model.id.to_owned(),
             name: model.name.to_owned(),
             default: model.id == catalog::DEFAULT_MODEL,
-            installed: files.iter().any(|file| file.catalog == Some(model) && file.size == model.size),
+            installed: files
+                .iter()
+                .any(|file| file.catalog == Some(model) && file.size == model.size),
             fetch_command: format!("preflight model fetch --model {}", model.id),
         })
         .collect();
@@ -48,16 +50,23 @@ pub async fn get_settings(shell: State<'_, Shell>) -> Result<AppSettings, ApiErr
 
 /// Saves the settings (the key to the OS key store), then re-opens the engine on them.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn save_settings(shell: State<'_, Shell>, update: SettingsUpdate) -> Result<AppSettings, ApiError> {
+pub async fn save_settings(
+    shell: State<'_, Shell>,
+    update: SettingsUpdate,
+) -> Result<AppSettings, ApiError> {
     let home = shell.home.clone();
-    let saved = blocking(move || settings::write_settings(&home, &update, &settings::system_key_stores())).await?;
+    let saved =
+        blocking(move || settings::write_settings(&home, &update, &settings::system_key_stores()))
+            .await?;
     shell.reopen().await?;
     Ok(saved)
 }
 
 /// Key stores may block on D-Bus: off the async workers.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
-    tauri::async_runtime::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|error| Err(ApiError::internal(format!("the settings task failed: {error}"))))
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tauri::async_runtime::spawn_blocking(work).await.unwrap_or_else(|error| {
+        Err(ApiError::internal(format!("the settings task failed: {error}")))
+    })
 }

@@ -31,18 +31,29 @@ pub async fn chat_view(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatV
 /// Renames the chat, sets its workspace from a typed or pasted path (null clears it), or
 /// flips its plan-mode switches: one checked write.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn update_chat(shell: State<'_, Shell>, chat_id: String, patch: ChatPatch) -> Answer<Chat> {
+pub async fn update_chat(
+    shell: State<'_, Shell>,
+    chat_id: String,
+    patch: ChatPatch,
+) -> Answer<Chat> {
     shell.engine()?.update_chat(&chat_id, &patch)
 }
 
 /// Opens the native folder picker; null when the user cancels it.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn choose_workspace(app: AppHandle, shell: State<'_, Shell>, chat_id: String) -> Answer<Option<Chat>> {
+pub async fn choose_workspace(
+    app: AppHandle,
+    shell: State<'_, Shell>,
+    chat_id: String,
+) -> Answer<Option<Chat>> {
     let engine = shell.engine()?;
     engine.require_chat(&chat_id)?;
-    let picked = app.dialog().file().set_title("Workspace folder for this chat").blocking_pick_folder();
+    let picked =
+        app.dialog().file().set_title("Workspace folder for this chat").blocking_pick_folder();
     let Some(folder) = picked else { return Ok(None) };
-    let path = folder.into_path().map_err(|error| ApiError::bad_request(format!("that folder has no path: {error}")))?;
+    let path = folder
+        .into_path()
+        .map_err(|error| ApiError::bad_request(format!("that folder has no path: {error}")))?;
     engine.set_chat_workspace(&chat_id, Some(&path.to_string_lossy())).map(Some)
 }
 
@@ -54,19 +65,34 @@ pub async fn delete_chat(shell: State<'_, Shell>, chat_id: String) -> Answer<boo
 /// Forwards this chat's events to the window from now on (and stops forwarding the chat
 /// watched before): `delta` over `deltas`, the rest as `chat-event`.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn watch_chat(app: AppHandle, shell: State<'_, Shell>, chat_id: String, deltas: Channel<Event>) -> Answer<()> {
+pub async fn watch_chat(
+    app: AppHandle,
+    shell: State<'_, Shell>,
+    chat_id: String,
+    deltas: Channel<Event>,
+) -> Answer<()> {
     let events = shell.engine()?.subscribe(&chat_id)?;
     shell.watch(tauri::async_runtime::spawn(watch::forward(app, chat_id, events, deltas)));
     Ok(())
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn send_message(shell: State<'_, Shell>, chat_id: String, content: String, files: Vec<String>) -> Answer<ChatView> {
+pub async fn send_message(
+    shell: State<'_, Shell>,
+    chat_id: String,
+    content: String,
+    files: Vec<String>,
+) -> Answer<ChatView> {
     shell.engine()?.send(&chat_id, &content, files)
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn edit_message(shell: State<'_, Shell>, chat_id: String, message_id: String, content: String) -> Answer<ChatView> {
+pub async fn edit_message(
+    shell: State<'_, Shell>,
+    chat_id: String,
+    message_id: String,
+    content: String,
+) -> Answer<ChatView> {
     shell.engine()?.edit_message(&chat_id, &message_id, &content)
 }
 

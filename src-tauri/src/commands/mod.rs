@@ -52,15 +52,21 @@ mod tests {
     #[test]
     fn build_rs_and_the_capability_list_exactly_the_commands() {
         let build = read("build.rs");
-        let capability: serde_json::Value = serde_json::from_str(&read("capabilities/default.json")).unwrap();
+        let capability: serde_json::Value =
+            serde_json::from_str(&read("capabilities/default.json")).unwrap();
         let granted: Vec<String> = capability["permissions"]
             .as_array()
             .unwrap()
             .iter()
-            .filter_map(|permission| permission.as_str()?.strip_prefix("allow-").map(|name| name.replace('-', "_")))
+            .filter_map(|permission| {
+                permission.as_str()?.strip_prefix("allow-").map(|name| name.replace('-', "_"))
+            })
             .collect();
         let handler = read("src/commands/mod.rs");
-        assert!(build.contains("include!(\"src/commands/names.rs\")"), "build.rs generates the permissions from names.rs");
+        assert!(
+            build.contains("include!(\"src/commands/names.rs\")"),
+            "build.rs generates the permissions from names.rs"
+        );
         for name in NAMES {
             assert!(handler.contains(&format!("::{name},")), "handler() does not register {name}");
         }
@@ -68,7 +74,10 @@ mod tests {
         expected.sort();
         let mut granted_sorted = granted.clone();
         granted_sorted.sort();
-        assert_eq!(granted_sorted, expected, "capabilities/default.json grants exactly our commands");
+        assert_eq!(
+            granted_sorted, expected,
+            "capabilities/default.json grants exactly our commands"
+        );
         let others: Vec<&str> = capability["permissions"]
             .as_array()
             .unwrap()
@@ -76,6 +85,10 @@ mod tests {
             .filter_map(|permission| permission.as_str())
             .filter(|permission| !permission.starts_with("allow-"))
             .collect();
-        assert_eq!(others, ["core:event:allow-listen", "core:event:allow-unlisten"], "and only what listen needs");
+        assert_eq!(
+            others,
+            ["core:event:allow-listen", "core:event:allow-unlisten"],
+            "and only what listen needs"
+        );
     }
 }

@@ -11,7 +11,12 @@ use crate::shell::Shell;
 type Answer<T> = Result<T, ApiError>;
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn answer_question(shell: State<'_, Shell>, chat_id: String, question_id: String, answer: String) -> Answer<ChatView> {
+pub async fn answer_question(
+    shell: State<'_, Shell>,
+    chat_id: String,
+    question_id: String,
+    answer: String,
+) -> Answer<ChatView> {
     shell.engine()?.answer(&chat_id, &question_id, &answer)
 }
 
@@ -22,7 +27,11 @@ pub async fn approve_plan(shell: State<'_, Shell>, chat_id: String) -> Answer<Ch
 
 /// With feedback the planner revises the plan; without, this cancels it.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn reject_plan(shell: State<'_, Shell>, chat_id: String, feedback: Option<String>) -> Answer<ChatView> {
+pub async fn reject_plan(
+    shell: State<'_, Shell>,
+    chat_id: String,
+    feedback: Option<String>,
+) -> Answer<ChatView> {
     shell.engine()?.reject_plan(&chat_id, feedback.as_deref())
 }
 
@@ -32,7 +41,11 @@ pub async fn cancel_plan(shell: State<'_, Shell>, chat_id: String) -> Answer<Cha
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn edit_plan(shell: State<'_, Shell>, chat_id: String, edit: PlanEdit) -> Answer<PlanDocument> {
+pub async fn edit_plan(
+    shell: State<'_, Shell>,
+    chat_id: String,
+    edit: PlanEdit,
+) -> Answer<PlanDocument> {
     shell.engine()?.edit_plan_doc(&chat_id, &edit)
 }
 
@@ -49,7 +62,11 @@ pub async fn plan_view(shell: State<'_, Shell>, chat_id: String) -> Answer<PlanV
 
 /// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn confirm_drop(shell: State<'_, Shell>, chat_id: String, task_id: u32) -> Answer<PlanFolder> {
+pub async fn confirm_drop(
+    shell: State<'_, Shell>,
+    chat_id: String,
+    task_id: u32,
+) -> Answer<PlanFolder> {
     shell.engine()?.confirm_drop(&chat_id, task_id).await
 }
 
@@ -58,7 +75,8 @@ pub async fn confirm_drop(shell: State<'_, Shell>, chat_id: String, task_id: u32
 #[tauri::command(rename_all = "snake_case")]
 pub async fn open_plan_folder(shell: State<'_, Shell>, chat_id: String) -> Answer<PlanFolder> {
     let folder = shell.engine()?.plan_folder(&chat_id).await?;
-    let folder = folder.ok_or_else(|| ApiError::bad_request("this chat has no plan folder in its workspace"))?;
+    let folder = folder
+        .ok_or_else(|| ApiError::bad_request("this chat has no plan folder in its workspace"))?;
     super::reveal::open_folder(std::path::Path::new(&folder.path))?;
     Ok(folder)
 }

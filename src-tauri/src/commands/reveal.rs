@@ -16,7 +16,10 @@ fn opener() -> String {
     } else {
         "xdg-open"
     };
-    std::env::var("PREFLIGHT_OPEN_FOLDER").ok().filter(|program| !program.trim().is_empty()).unwrap_or_else(|| platform.to_owned())
+    std::env::var("PREFLIGHT_OPEN_FOLDER")
+        .ok()
+        .filter(|program| !program.trim().is_empty())
+        .unwrap_or_else(|| platform.to_owned())
 }
 
 /// Starts the file manager on `folder` and returns at once; the child is reaped in the
@@ -35,7 +38,12 @@ pub fn open_folder(folder: &Path) -> Result<(), ApiError> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|error| ApiError::internal(format!("cannot start {program} to show {}: {error}", folder.display())))?;
+        .map_err(|error| {
+            ApiError::internal(format!(
+                "cannot start {program} to show {}: {error}",
+                folder.display()
+            ))
+        })?;
     std::thread::spawn(move || child.wait());
     Ok(())
 }

@@ -67,9 +67,10 @@ pub async fn first_message(engine: &Engine, text: &str) -> (Phase, ChatView) {
     let phase = tokio::time::timeout(Duration::from_secs(300), async {
         loop {
             match events.recv().await.expect("the chat's events go on") {
-                Event::PlanStatus { phase: phase @ (Phase::Questions | Phase::AwaitingApproval | Phase::Executing), .. } => {
-                    return phase
-                }
+                Event::PlanStatus {
+                    phase: phase @ (Phase::Questions | Phase::AwaitingApproval | Phase::Executing),
+                    ..
+                } => return phase,
                 _ => continue,
             }
         }

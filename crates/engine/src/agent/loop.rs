@@ -84,7 +84,10 @@ pub enum AgentError {
 }
 
 /// Runs one turn to its end. Rounds stored before an error stay stored.
-pub async fn run_turn(mut turn: Turn<'_>, cancel: &CancellationToken) -> Result<TurnOutcome, AgentError> {
+pub async fn run_turn(
+    mut turn: Turn<'_>,
+    cancel: &CancellationToken,
+) -> Result<TurnOutcome, AgentError> {
     let request = ModelRequest {
         system: turn.system.to_owned(),
         messages: std::mem::take(&mut turn.history),
@@ -92,7 +95,15 @@ pub async fn run_turn(mut turn: Turn<'_>, cancel: &CancellationToken) -> Result<
         tail: None,
         ..ModelRequest::default()
     };
-    let run = Run { turn: &turn, request, usage: Usage::default(), rounds: 0, nag: Nag::default(), remind: false, list: None };
+    let run = Run {
+        turn: &turn,
+        request,
+        usage: Usage::default(),
+        rounds: 0,
+        nag: Nag::default(),
+        remind: false,
+        list: None,
+    };
     run.run(cancel).await
 }
 
@@ -188,7 +199,8 @@ impl Run<'_, '_> {
         while let Some(event) = stream.next().await {
             match event {
                 Ok(StreamEvent::TextDelta(text)) => {
-                    self.events().emit(Event::Delta { message_id: id.to_owned(), text: text.clone() });
+                    self.events()
+                        .emit(Event::Delta { message_id: id.to_owned(), text: text.clone() });
                     reply.text.push_str(&text);
                 }
                 Ok(StreamEvent::ToolCall(call)) => reply.calls.push(call),
@@ -198,11 +210,18 @@ impl Run<'_, '_> {
                 Err(error) => return Err(Interrupt::Failed(error)),
             }
         }
-        Err(Interrupt::Failed(LlmError::StreamCut { detail: "the answer ended without finishing".into() }))
+        Err(Interrupt::Failed(LlmError::StreamCut {
+            detail: "the answer ended without finishing".into(),
+        }))
     }
 
     /// Runs the calls in order; once stopped, the rest get "stopped" results unrun.
-    async fn run_tools(&self, id: &str, calls: &[ToolCall], cancel: &CancellationToken) -> (Vec<Message>, bool) {
+    async fn run_tools(
+        &self,
+        id: &str,
+        calls: &[ToolCall],
+        cancel: &CancellationToken,
+    ) -> (Vec<Message>, bool) {
         let context = ToolContext { chat_id: self.turn.chat_id, cancel, events: self.events() };
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
@@ -225,17 +244,29 @@ impl Run<'_, '_> {
 
     /// A `tool` event: before the call (no result) and after it.
     fn announce(&self, id: &str, call: &ToolCall, output: Option<&ToolOutput>) {
-        let args = serde_json::from_str(&call.arguments).unwrap_or_else(|_| call.arguments.clone().into());
+        let args =
+            serde_json::from_str(&call.arguments).unwrap_or_else(|_| call.arguments.clone().into());
         let (result, error) = match output {
             Some(output) if output.is_error => (None, Some(output.content.clone())),
             Some(output) => (Some(output.content.clone()), None),
             None => (None, None),
         };
-        self.events().emit(Event::Tool { message_id: id.to_owned(), name: call.name.clone(), args, result, error });
+        self.events().emit(Event::Tool {
+            message_id: id.to_owned(),
+            name: call.name.clone(),
+            args,
+            result,
+            error,
+        });
     }
 
     /// Stores and announces the round, appends it to the history, counts it for the nag.
-    fn finish_round(&mut self, id: String, reply: Reply, results: Vec<Message>) -> Result<(), StoreError> {
+    fn finish_round(
+        &mut self,
+        id: String,
+        reply: Reply,
+        results: Vec<Message>,
+    ) -> Result<(), StoreError> {
         let called_turn_plan = reply.calls.iter().any(|call| call.name == TOOL_NAME);
         let mut round = vec![assistant(id, reply.text, reply.calls)];
         round.extend(results);
@@ -254,7 +285,11 @@ impl Run<'_, '_> {
     fn refuse_round(mut self, id: String, reply: Reply) -> Result<TurnOutcome, AgentError> {
         let limit = self.turn.max_rounds;
         let refusal = format!("not run: this turn reached its limit of {limit} tool rounds");
-        let results = reply.calls.iter().map(|call| tool_result(call, ToolOutput::error(refusal.clone()))).collect();
+        let results = reply
+            .calls
+            .iter()
+            .map(|call| tool_result(call, ToolOutput::error(refusal.clone())))
+            .collect();
         let text = reply.text.clone();
         let mut round = vec![assistant(id, reply.text, reply.calls)];
         round.extend::<Vec<Message>>(results);
@@ -283,7 +318,13 @@ impl Run<'_, '_> {
     }
 
     fn outcome(self, end: TurnEnd, text: String) -> TurnOutcome {
-        TurnOutcome { end, text, rounds: self.rounds, usage: self.usage, history: self.request.messages }
+        TurnOutcome {
+            end,
+            text,
+            rounds: self.rounds,
+            usage: self.usage,
+            history: self.request.messages,
+        }
     }
 }
 

@@ -19,10 +19,14 @@ mod turn_plan;
 use std::sync::Arc;
 
 pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
-pub use prompt::{executor_system_prompt, state_tail, workspace_instructions, DEFAULT_EXECUTOR_PROMPT};
+pub use prompt::{
+    executor_system_prompt, state_tail, workspace_instructions, DEFAULT_EXECUTOR_PROMPT,
+};
 pub use r#loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub use record::{ChatLedger, PlanView, RoundRecorder};
-pub use registry::{Agent, Gates, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope};
+pub use registry::{
+    Agent, Gates, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope,
+};
 pub use sink::{EventSink, NoEvents};
 pub use turn_plan::{PlanFilesLink, TurnPlanTool};
 

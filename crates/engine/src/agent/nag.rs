@@ -41,13 +41,22 @@ mod tests {
         let cases: &[Case] = &[
             ("three quiet rounds", &[(false, true); 3], &[false, false, true]),
             ("the count restarts", &[(false, true); 6], &[false, false, true, false, false, true]),
-            ("a call resets", &[(false, true), (false, true), (true, true), (false, true), (false, true)], &[false; 5]),
+            (
+                "a call resets",
+                &[(false, true), (false, true), (true, true), (false, true), (false, true)],
+                &[false; 5],
+            ),
             ("no plan, no nag", &[(false, false); 5], &[false; 5]),
-            ("work done resets", &[(false, true), (false, true), (false, false), (false, true)], &[false; 4]),
+            (
+                "work done resets",
+                &[(false, true), (false, true), (false, false), (false, true)],
+                &[false; 4],
+            ),
         ];
         for (name, rounds, expected) in cases {
             let mut nag = Nag::default();
-            let got: Vec<bool> = rounds.iter().map(|&(called, left)| nag.after_round(called, left)).collect();
+            let got: Vec<bool> =
+                rounds.iter().map(|&(called, left)| nag.after_round(called, left)).collect();
             assert_eq!(&got, expected, "{name}");
         }
         assert_eq!(REMINDER.lines().count(), 1, "one short line");

@@ -22,7 +22,9 @@ Use only the tools you are offered. Answer in the language of the user's request
 /// The workspace's own instructions: `AGENTS.md`, else `.preflight/instructions.md`; a file
 /// that is missing or holds only whitespace counts as absent.
 pub fn workspace_instructions(workspace: &Path) -> io::Result<Option<String>> {
-    for candidate in [workspace.join("AGENTS.md"), workspace.join(".preflight").join("instructions.md")] {
+    for candidate in
+        [workspace.join("AGENTS.md"), workspace.join(".preflight").join("instructions.md")]
+    {
         match std::fs::read_to_string(&candidate) {
             Ok(text) if !text.trim().is_empty() => return Ok(Some(text.trim().to_owned())),
             Ok(_) => {}
@@ -35,7 +37,11 @@ pub fn workspace_instructions(workspace: &Path) -> io::Result<Option<String>> {
 
 /// The executor's stable prefix: `prompt`, then the workspace's instructions, then the
 /// approved plan it works to (as readable markdown).
-pub fn executor_system_prompt(prompt: &str, instructions: Option<&str>, directive: Option<&str>) -> String {
+pub fn executor_system_prompt(
+    prompt: &str,
+    instructions: Option<&str>,
+    directive: Option<&str>,
+) -> String {
     let mut out = prompt.trim_end().to_owned();
     if let Some(instructions) = instructions.map(str::trim).filter(|text| !text.is_empty()) {
         out.push_str("\n\n# Workspace instructions\n\n");
@@ -66,7 +72,11 @@ mod tests {
         std::fs::write(root.join(".preflight/instructions.md"), "Use tabs.\n").unwrap();
         assert_eq!(workspace_instructions(root).unwrap().as_deref(), Some("Use tabs."));
         std::fs::write(root.join("AGENTS.md"), "  \n").unwrap();
-        assert_eq!(workspace_instructions(root).unwrap().as_deref(), Some("Use tabs."), "an empty AGENTS.md is absent");
+        assert_eq!(
+            workspace_instructions(root).unwrap().as_deref(),
+            Some("Use tabs."),
+            "an empty AGENTS.md is absent"
+        );
         std::fs::write(root.join("AGENTS.md"), "Run cargo test.").unwrap();
         assert_eq!(workspace_instructions(root).unwrap().as_deref(), Some("Run cargo test."));
     }
@@ -74,7 +84,10 @@ mod tests {
     #[test]
     fn the_prefix_holds_prompt_instructions_and_directive_in_order() {
         let prompt = executor_system_prompt("P", Some("I"), Some("D"));
-        assert_eq!(prompt, "P\n\n# Workspace instructions\n\nI\n\n# The approved plan you carry out\n\nD");
+        assert_eq!(
+            prompt,
+            "P\n\n# Workspace instructions\n\nI\n\n# The approved plan you carry out\n\nD"
+        );
         assert_eq!(executor_system_prompt("P\n", Some(" "), None), "P");
         assert!(!DEFAULT_EXECUTOR_PROMPT.contains("plan-questions"));
     }

@@ -46,7 +46,8 @@ impl Gates {
     /// Offered to both agents (a profile's tool source, which filters itself).
     pub const BOTH: Gates = Gates { planner: true, executor: true, planning_only: false };
     /// The executor, and only where a plan makes sense: `turn_plan`.
-    pub const EXECUTOR_WHERE_PLANS: Gates = Gates { planner: false, executor: true, planning_only: true };
+    pub const EXECUTOR_WHERE_PLANS: Gates =
+        Gates { planner: false, executor: true, planning_only: true };
 
     pub fn admits(&self, scope: &TurnScope) -> bool {
         let agent = match scope.agent {
@@ -107,14 +108,19 @@ impl ToolRegistry {
         self
     }
 
-    pub fn register_source(&mut self, source: Arc<dyn ToolSource>, gates: Gates) -> &mut ToolRegistry {
+    pub fn register_source(
+        &mut self,
+        source: Arc<dyn ToolSource>,
+        gates: Gates,
+    ) -> &mut ToolRegistry {
         self.registered.push(Registered { registrant: Registrant::Source(source), gates });
         self
     }
 
     /// The tools of one turn: those whose gates admit `scope`, in registration order.
     pub async fn offer(&self, scope: &TurnScope) -> OfferedTools {
-        let mut offered = OfferedTools { specs: Vec::new(), routes: HashMap::new(), agent: scope.agent };
+        let mut offered =
+            OfferedTools { specs: Vec::new(), routes: HashMap::new(), agent: scope.agent };
         for registered in self.registered.iter().filter(|r| r.gates.admits(scope)) {
             match &registered.registrant {
                 Registrant::Tool(tool) => offered.add(tool.spec(), Route::Tool(tool.clone())),
@@ -176,7 +182,11 @@ impl OfferedTools {
         let arguments = match serde_json::from_str::<Value>(&call.arguments) {
             Ok(arguments @ Value::Object(_)) => arguments,
             Ok(_) => return ToolOutput::error("the arguments must be one JSON object"),
-            Err(error) => return ToolOutput::error(format!("the arguments are not valid JSON ({error}); send one JSON object")),
+            Err(error) => {
+                return ToolOutput::error(format!(
+                    "the arguments are not valid JSON ({error}); send one JSON object"
+                ))
+            }
         };
         match route {
             Route::Tool(tool) => tool.call(arguments, context).await,
@@ -210,7 +220,8 @@ mod tests {
             (Gates::EXECUTOR_WHERE_PLANS, [false, true, false]),
         ];
         for (gates, expected) in cases {
-            let got = [planner, executor_with_plans, executor_without].map(|scope| gates.admits(&scope));
+            let got =
+                [planner, executor_with_plans, executor_without].map(|scope| gates.admits(&scope));
             assert_eq!(got, expected, "{gates:?}");
         }
     }

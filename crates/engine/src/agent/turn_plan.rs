@@ -10,7 +10,9 @@ use crate::dwp::{check_turn_plan_allowed, PlanDir, PlanFiles};
 use crate::events::Event;
 use crate::now_rfc3339;
 use crate::store::{Store, StoreError};
-use crate::tasks::{parameters_schema, tool_description, Operation, TaskList, TrackerError, TOOL_NAME};
+use crate::tasks::{
+    parameters_schema, tool_description, Operation, TaskList, TrackerError, TOOL_NAME,
+};
 use crate::tool::{ToolOutput, ToolSpec};
 
 pub struct TurnPlanTool {
@@ -39,13 +41,22 @@ impl TurnPlanTool {
 
     /// The `.dwp` rules before an operation applies: a refusal carries the plan as it is.
     /// A refused `done` still records its failing gate run (every run is a protocol point).
-    async fn check_plan_files(&self, link: &PlanFilesLink, chat_id: &str, arguments: &Value) -> Result<(), ToolOutput> {
+    async fn check_plan_files(
+        &self,
+        link: &PlanFilesLink,
+        chat_id: &str,
+        arguments: &Value,
+    ) -> Result<(), ToolOutput> {
         let Ok(operation) = Operation::from_value(arguments) else { return Ok(()) };
-        let current = self.store.task_list(chat_id).map_err(|error| ToolOutput::error(error.to_string()))?;
+        let current =
+            self.store.task_list(chat_id).map_err(|error| ToolOutput::error(error.to_string()))?;
         let Err(refusal) = check_turn_plan_allowed(&operation, &current) else { return Ok(()) };
         if let Operation::Done { id, gate: Some(gate), .. } = &operation {
             let (link, id, gate) = (link.clone(), *id, gate.clone());
-            let recorded = tokio::task::spawn_blocking(move || link.files.record_gate(&link.dir, id, &gate, &now_rfc3339())).await;
+            let recorded = tokio::task::spawn_blocking(move || {
+                link.files.record_gate(&link.dir, id, &gate, &now_rfc3339())
+            })
+            .await;
             if let Ok(Err(error)) = recorded {
                 tracing::warn!(%chat_id, %error, "the failing gate run could not be recorded");
             }
@@ -56,19 +67,27 @@ impl TurnPlanTool {
     /// Mirrors the saved list into the plan folder; a failure is logged, never lost work.
     async fn sync_plan_files(link: &PlanFilesLink, chat_id: &str, next: &TaskList) {
         let (link, next) = (link.clone(), next.clone());
-        match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339())).await {
+        match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339()))
+            .await
+        {
             Ok(Ok(report)) => {
                 for refused in report.refused {
                     tracing::warn!(%chat_id, %refused, "the plan folder refused a change");
                 }
             }
-            Ok(Err(error)) => tracing::warn!(%chat_id, %error, "the plan folder could not be updated"),
+            Ok(Err(error)) => {
+                tracing::warn!(%chat_id, %error, "the plan folder could not be updated")
+            }
             Err(error) => tracing::warn!(%chat_id, %error, "the plan folder update did not finish"),
         }
     }
 
     /// Reads, applies and saves in one transaction: a refused operation writes nothing.
-    fn apply(&self, chat_id: &str, arguments: &Value) -> Result<Result<TaskList, (TrackerError, TaskList)>, StoreError> {
+    fn apply(
+        &self,
+        chat_id: &str,
+        arguments: &Value,
+    ) -> Result<Result<TaskList, (TrackerError, TaskList)>, StoreError> {
         self.store.write(|tx| {
             let current = tx.task_list(chat_id)?;
             match current.apply_tool_call(arguments) {
@@ -85,7 +104,11 @@ impl TurnPlanTool {
 #[async_trait::async_trait]
 impl Tool for TurnPlanTool {
     fn spec(&self) -> ToolSpec {
-        ToolSpec { name: TOOL_NAME.to_owned(), description: tool_description(), input_schema: parameters_schema() }
+        ToolSpec {
+            name: TOOL_NAME.to_owned(),
+            description: tool_description(),
+            input_schema: parameters_schema(),
+        }
     }
 
     /// The plan as it now stands; a refusal comes with the plan as it still is.
@@ -103,7 +126,9 @@ impl Tool for TurnPlanTool {
                 context.events.emit(Event::Plan { tasks: next.tasks.clone() });
                 ToolOutput::ok(next.render())
             }
-            Ok(Err((refusal, current))) => ToolOutput::error(format!("{refusal}\n\n{}", current.render())),
+            Ok(Err((refusal, current))) => {
+                ToolOutput::error(format!("{refusal}\n\n{}", current.render()))
+            }
             Err(error) => ToolOutput::error(format!("the plan could not be saved: {error}")),
         }
     }

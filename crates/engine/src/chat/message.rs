@@ -47,12 +47,7 @@ pub enum MessageBody {
         tool_calls: Vec<ToolCall>,
     },
     /// The result of one tool call of the assistant message before it.
-    Tool {
-        tool_call_id: String,
-        name: String,
-        content: String,
-        is_error: bool,
-    },
+    Tool { tool_call_id: String, name: String, content: String, is_error: bool },
 }
 
 /// One tool call as the model made it; `arguments` is the JSON text the model produced.

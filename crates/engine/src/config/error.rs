@@ -17,12 +17,7 @@ pub enum ConfigError {
     /// A key that is unknown, missing, or holds a value it cannot take. `key` is dotted,
     /// e.g. `provider.kind`.
     #[error("{}:{line}: {key}: {problem}", .path.display())]
-    Invalid {
-        path: PathBuf,
-        line: usize,
-        key: String,
-        problem: String,
-    },
+    Invalid { path: PathBuf, line: usize, key: String, problem: String },
 }
 
 impl ConfigError {

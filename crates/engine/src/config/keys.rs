@@ -46,7 +46,8 @@ pub struct SecretService;
 pub struct KernelKeyring;
 
 fn secret_service_entry(account: &str) -> keyring::Result<Entry> {
-    let credential = keyring::secret_service::SsCredential::new_with_target(None, KEYRING_SERVICE, account)?;
+    let credential =
+        keyring::secret_service::SsCredential::new_with_target(None, KEYRING_SERVICE, account)?;
     Ok(Entry::new_with_credential(Box::new(credential)))
 }
 
@@ -58,9 +59,11 @@ fn secret_service_entry(account: &str) -> keyring::Result<Entry> {
 fn kernel_entry(account: &str) -> keyring::Result<Entry> {
     static SETTLE_SESSION_KEYRING: Once = Once::new();
     SETTLE_SESSION_KEYRING.call_once(|| {
-        let _ = keyring::keyutils::KeyutilsCredential::new_with_target(None, KEYRING_SERVICE, "settle");
+        let _ =
+            keyring::keyutils::KeyutilsCredential::new_with_target(None, KEYRING_SERVICE, "settle");
     });
-    let credential = keyring::keyutils::KeyutilsCredential::new_with_target(None, KEYRING_SERVICE, account)?;
+    let credential =
+        keyring::keyutils::KeyutilsCredential::new_with_target(None, KEYRING_SERVICE, account)?;
     Ok(Entry::new_with_credential(Box::new(credential)))
 }
 
@@ -74,7 +77,9 @@ impl KeyStore for SecretService {
     }
 
     fn set(&self, account: &str, key: &ApiKey) -> Result<(), SetupError> {
-        secret_service_entry(account).and_then(|entry| entry.set_password(key.expose())).map_err(store_error)
+        secret_service_entry(account)
+            .and_then(|entry| entry.set_password(key.expose()))
+            .map_err(store_error)
     }
 
     fn delete(&self, account: &str) -> Result<bool, SetupError> {
@@ -92,7 +97,9 @@ impl KeyStore for KernelKeyring {
     }
 
     fn set(&self, account: &str, key: &ApiKey) -> Result<(), SetupError> {
-        kernel_entry(account).and_then(|entry| entry.set_password(key.expose())).map_err(store_error)
+        kernel_entry(account)
+            .and_then(|entry| entry.set_password(key.expose()))
+            .map_err(store_error)
     }
 
     fn delete(&self, account: &str) -> Result<bool, SetupError> {
@@ -132,7 +139,9 @@ pub struct KeyLookup {
 
 impl KeyLookup {
     /// The order of DESIGN §10: Secret Service, kernel keyring, then `environment`.
-    pub fn system(environment: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> KeyLookup {
+    pub fn system(
+        environment: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> KeyLookup {
         KeyLookup::new(vec![Box::new(SecretService), Box::new(KernelKeyring)], environment)
     }
 
@@ -156,8 +165,13 @@ impl KeyLookup {
         for store in &self.stores {
             match store.get(account) {
                 Lookup::Found(key) => return Ok(Some(key)),
-                Lookup::NoEntry => looked_in.push(format!("{} (no \"{KEYRING_SERVICE}\"/\"{account}\" entry)", store.name())),
-                Lookup::Unavailable(why) => looked_in.push(format!("{} (not available: {why})", store.name())),
+                Lookup::NoEntry => looked_in.push(format!(
+                    "{} (no \"{KEYRING_SERVICE}\"/\"{account}\" entry)",
+                    store.name()
+                )),
+                Lookup::Unavailable(why) => {
+                    looked_in.push(format!("{} (not available: {why})", store.name()))
+                }
             }
         }
         if let Some(variable) = &settings.api_key_env {
@@ -172,6 +186,9 @@ impl KeyLookup {
         if settings.api_key_env.is_none() {
             looked_in.push("no api_key_env is configured".into());
         }
-        Err(SetupError::MissingKey { provider: settings.kind.as_str(), looked_in: looked_in.join("; ") })
+        Err(SetupError::MissingKey {
+            provider: settings.kind.as_str(),
+            looked_in: looked_in.join("; "),
+        })
     }
 }

@@ -13,9 +13,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::ConfigError;
-pub use keys::{KeyLookup, KeyStore, KernelKeyring, SecretService};
+pub use keys::{KernelKeyring, KeyLookup, KeyStore, SecretService};
 
-use crate::llm::{build_provider, LocalModels, Provider, ProviderKind, ProviderSettings, SetupError};
+use crate::llm::{
+    build_provider, LocalModels, Provider, ProviderKind, ProviderSettings, SetupError,
+};
 
 pub const CONFIG_FILE: &str = "config.toml";
 
@@ -43,7 +45,11 @@ impl Default for PlanModeDefaults {
 impl Default for Config {
     /// No file: the embedded model, plan mode on.
     fn default() -> Config {
-        Config { provider: ProviderSettings::embedded(), planner: None, plan_mode: PlanModeDefaults::default() }
+        Config {
+            provider: ProviderSettings::embedded(),
+            planner: None,
+            plan_mode: PlanModeDefaults::default(),
+        }
     }
 }
 
@@ -67,7 +73,10 @@ impl Config {
     pub fn planner_settings(&self) -> ProviderSettings {
         match &self.planner {
             Some(planner) => planner.clone(),
-            None => ProviderSettings { retry: crate::llm::RetryPolicy::planner(), ..self.provider.clone() },
+            None => ProviderSettings {
+                retry: crate::llm::RetryPolicy::planner(),
+                ..self.provider.clone()
+            },
         }
     }
 }

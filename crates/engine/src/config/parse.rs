@@ -12,8 +12,15 @@ use super::{Config, ConfigError, PlanModeDefaults};
 use crate::llm::{ProviderKind, ProviderSettings, RetryPolicy};
 
 const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode"];
-const PROVIDER_KEYS: &[&str] =
-    &["kind", "base_url", "model", "api_key_env", "max_tokens", "connect_timeout_secs", "idle_timeout_secs"];
+const PROVIDER_KEYS: &[&str] = &[
+    "kind",
+    "base_url",
+    "model",
+    "api_key_env",
+    "max_tokens",
+    "connect_timeout_secs",
+    "idle_timeout_secs",
+];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
 
 /// One table being read: where it is, its dotted name, the file's text for line numbers.
@@ -55,7 +62,8 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 impl<'a> Section<'a> {
     fn error(&self, at: &Range<usize>, key: &str, problem: impl Into<String>) -> ConfigError {
-        let key = if self.name.is_empty() { key.to_owned() } else { format!("{}.{key}", self.name) };
+        let key =
+            if self.name.is_empty() { key.to_owned() } else { format!("{}.{key}", self.name) };
         ConfigError::Invalid {
             path: self.path.to_owned(),
             line: line_of(self.text, at.start),
@@ -66,10 +74,15 @@ impl<'a> Section<'a> {
 
     /// Refuses the first key (in file order) that is not in `known`.
     fn only_keys(&self, known: &[&str]) -> Result<(), ConfigError> {
-        let mut unknown: Vec<&Spanned<_>> = self.table.keys().filter(|key| !known.contains(&key.get_ref().as_ref())).collect();
+        let mut unknown: Vec<&Spanned<_>> =
+            self.table.keys().filter(|key| !known.contains(&key.get_ref().as_ref())).collect();
         unknown.sort_by_key(|key| key.span().start);
         match unknown.first() {
-            Some(key) => Err(self.error(&key.span(), key.get_ref(), format!("unknown key; expected one of {}", known.join(", ")))),
+            Some(key) => Err(self.error(
+                &key.span(),
+                key.get_ref(),
+                format!("unknown key; expected one of {}", known.join(", ")),
+            )),
             None => Ok(()),
         }
     }
@@ -81,31 +94,49 @@ impl<'a> Section<'a> {
     fn section(&self, key: &'a str) -> Result<Option<Section<'a>>, ConfigError> {
         let Some((value, at)) = self.value(key) else { return Ok(None) };
         match value.get_ref() {
-            DeValue::Table(table) => Ok(Some(Section { path: self.path, text: self.text, name: key, table, at })),
-            other => Err(self.error(&value.span(), key, format!("must be a table, not a {}", other.type_str()))),
+            DeValue::Table(table) => {
+                Ok(Some(Section { path: self.path, text: self.text, name: key, table, at }))
+            }
+            other => Err(self.error(
+                &value.span(),
+                key,
+                format!("must be a table, not a {}", other.type_str()),
+            )),
         }
     }
 
     fn string(&self, key: &str) -> Result<Option<(String, Range<usize>)>, ConfigError> {
         let Some((value, _)) = self.value(key) else { return Ok(None) };
         match value.get_ref() {
-            DeValue::String(text) if text.trim().is_empty() => Err(self.error(&value.span(), key, "must not be empty")),
+            DeValue::String(text) if text.trim().is_empty() => {
+                Err(self.error(&value.span(), key, "must not be empty"))
+            }
             DeValue::String(text) => Ok(Some((text.to_string(), value.span()))),
-            other => Err(self.error(&value.span(), key, format!("must be a string, not a {}", other.type_str()))),
+            other => Err(self.error(
+                &value.span(),
+                key,
+                format!("must be a string, not a {}", other.type_str()),
+            )),
         }
     }
 
     fn boolean(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
         let Some((value, _)) = self.value(key) else { return Ok(default) };
-        value
-            .get_ref()
-            .as_bool()
-            .ok_or_else(|| self.error(&value.span(), key, format!("must be true or false, not a {}", value.get_ref().type_str())))
+        value.get_ref().as_bool().ok_or_else(|| {
+            self.error(
+                &value.span(),
+                key,
+                format!("must be true or false, not a {}", value.get_ref().type_str()),
+            )
+        })
     }
 
     fn positive_integer(&self, key: &str) -> Result<Option<u32>, ConfigError> {
         let Some((value, _)) = self.value(key) else { return Ok(None) };
-        let number = value.get_ref().as_integer().and_then(|n| n.as_str().replace('_', "").parse::<u32>().ok());
+        let number = value
+            .get_ref()
+            .as_integer()
+            .and_then(|n| n.as_str().replace('_', "").parse::<u32>().ok());
         match number {
             Some(n) if n > 0 => Ok(Some(n)),
             _ => Err(self.error(&value.span(), key, "must be a positive whole number")),
@@ -136,7 +167,10 @@ impl<'a> Section<'a> {
 
     /// `[provider]`, or `[planner]` with `inherit` = the provider: the planner's unset keys
     /// come from the provider unless it names another kind, whose defaults it then gets.
-    fn provider(&self, inherit: Option<&ProviderSettings>) -> Result<ProviderSettings, ConfigError> {
+    fn provider(
+        &self,
+        inherit: Option<&ProviderSettings>,
+    ) -> Result<ProviderSettings, ConfigError> {
         self.only_keys(PROVIDER_KEYS)?;
         let kind = self.kind(inherit)?;
         let mut settings = match inherit {
@@ -152,20 +186,32 @@ impl<'a> Section<'a> {
         }
         settings.model = self.string("model")?.map_or(settings.model, |(model, _)| model);
         if settings.model.is_empty() && kind != ProviderKind::Embedded {
-            return Err(self.error(&self.at, "model", format!("missing; the {kind} provider needs a model name")));
+            return Err(self.error(
+                &self.at,
+                "model",
+                format!("missing; the {kind} provider needs a model name"),
+            ));
         }
-        settings.api_key_env = self.string("api_key_env")?.map(|(name, _)| name).or(settings.api_key_env);
+        settings.api_key_env =
+            self.string("api_key_env")?.map(|(name, _)| name).or(settings.api_key_env);
         settings.max_tokens = self.positive_integer("max_tokens")?.or(settings.max_tokens);
-        settings.timeouts.connect = self.seconds("connect_timeout_secs")?.unwrap_or(settings.timeouts.connect);
-        settings.timeouts.idle = self.seconds("idle_timeout_secs")?.unwrap_or(settings.timeouts.idle);
+        settings.timeouts.connect =
+            self.seconds("connect_timeout_secs")?.unwrap_or(settings.timeouts.connect);
+        settings.timeouts.idle =
+            self.seconds("idle_timeout_secs")?.unwrap_or(settings.timeouts.idle);
         Ok(settings)
     }
 
     fn kind(&self, inherit: Option<&ProviderSettings>) -> Result<ProviderKind, ConfigError> {
         let names = ProviderKind::ALL.map(ProviderKind::as_str).join(", ");
         match (self.string("kind")?, inherit) {
-            (Some((name, at)), _) => ProviderKind::parse(&name)
-                .ok_or_else(|| self.error(&at, "kind", format!("unknown provider {name:?}; expected one of {names}"))),
+            (Some((name, at)), _) => ProviderKind::parse(&name).ok_or_else(|| {
+                self.error(
+                    &at,
+                    "kind",
+                    format!("unknown provider {name:?}; expected one of {names}"),
+                )
+            }),
             (None, Some(parent)) => Ok(parent.kind),
             (None, None) => Err(self.error(&self.at, "kind", format!("missing; one of {names}"))),
         }

@@ -17,10 +17,7 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), DwpError
     let target = dir.join(name);
     fs::rename(&temp, &target).map_err(|error| {
         let _ = fs::remove_file(&temp);
-        DwpError::Io {
-            path: target,
-            source: error,
-        }
+        DwpError::Io { path: target, source: error }
     })?;
     sync_dir(dir)
 }
@@ -51,19 +48,13 @@ fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, DwpError>
     let counter = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = dir.join(format!(".{name}.{}.{counter}.tmp", std::process::id()));
     let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
+        let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()
     })();
     if let Err(error) = written {
         let _ = fs::remove_file(&temp);
-        return Err(DwpError::Io {
-            path: temp,
-            source: error,
-        });
+        return Err(DwpError::Io { path: temp, source: error });
     }
     Ok(temp)
 }
@@ -71,9 +62,7 @@ fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, DwpError>
 /// Flushes the folder's entries, so the rename itself survives a power cut.
 pub fn sync_dir(dir: &Path) -> Result<(), DwpError> {
     #[cfg(unix)]
-    File::open(dir)
-        .and_then(|folder| folder.sync_all())
-        .map_err(DwpError::io(dir))?;
+    File::open(dir).and_then(|folder| folder.sync_all()).map_err(DwpError::io(dir))?;
     #[cfg(not(unix))]
     let _ = (dir, File::open);
     Ok(())
@@ -88,10 +77,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write_atomic(dir.path(), "state.json", b"{\"a\":1}").unwrap();
         write_atomic(dir.path(), "state.json", b"{\"a\":2}").unwrap();
-        assert_eq!(
-            fs::read_to_string(dir.path().join("state.json")).unwrap(),
-            "{\"a\":2}"
-        );
+        assert_eq!(fs::read_to_string(dir.path().join("state.json")).unwrap(), "{\"a\":2}");
         let names: Vec<String> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -108,15 +94,8 @@ mod tests {
             matches!(error, DwpError::Io { ref source, .. } if source.kind() == ErrorKind::AlreadyExists),
             "{error}"
         );
-        assert_eq!(
-            fs::read_to_string(dir.path().join("manifest.json")).unwrap(),
-            "first"
-        );
-        assert_eq!(
-            fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "the temp file is gone"
-        );
+        assert_eq!(fs::read_to_string(dir.path().join("manifest.json")).unwrap(), "first");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "the temp file is gone");
     }
 
     #[test]

@@ -34,23 +34,17 @@ pub fn verify_plan(dir: &PlanDir, lock: LockOptions) -> Result<VerifyReport, Dwp
     let mut findings = Vec::new();
     disk_findings(dir, lock, &mut findings);
     if let Err(error) = read_manifest(dir) {
-        let kind = if matches!(
-            error,
-            DwpError::NewerSpec { .. } | DwpError::UnsupportedSchema { .. }
-        ) {
-            FindingKind::Version
-        } else {
-            FindingKind::Schema
-        };
+        let kind =
+            if matches!(error, DwpError::NewerSpec { .. } | DwpError::UnsupportedSchema { .. }) {
+                FindingKind::Version
+            } else {
+                FindingKind::Schema
+            };
         findings.push(Finding::new(kind, None, error.to_string()));
     }
     let readme_text = read_optional(&dir.file(README_FILE))?;
     if readme_text.is_none() {
-        findings.push(Finding::new(
-            FindingKind::Schema,
-            None,
-            "README.md is missing",
-        ));
+        findings.push(Finding::new(FindingKind::Schema, None, "README.md is missing"));
     }
     let readme = parse_readme(readme_text.as_deref().unwrap_or_default());
     let state_path = dir.file(STATE_FILE);
@@ -68,13 +62,7 @@ pub fn verify_plan(dir: &PlanDir, lock: LockOptions) -> Result<VerifyReport, Dwp
             (0, 0)
         }
     };
-    Ok(VerifyReport {
-        plan: dir.name(),
-        findings,
-        task_count,
-        completed_count,
-        sha256,
-    })
+    Ok(VerifyReport { plan: dir.name(), findings, task_count, completed_count, sha256 })
 }
 
 fn disk_findings(dir: &PlanDir, lock: LockOptions, findings: &mut Vec<Finding>) {
@@ -95,30 +83,19 @@ fn state_findings(
     findings: &mut Vec<Finding>,
 ) -> (usize, usize) {
     for problem in derived_problems(state) {
-        findings.push(Finding::new(
-            FindingKind::Schema,
-            None,
-            format!("state.json: {problem}"),
-        ));
+        findings.push(Finding::new(FindingKind::Schema, None, format!("state.json: {problem}")));
     }
     let logs = task_logs(dir.path(), state, findings);
     findings.extend(verify(readme, state, &logs));
-    let completed = state
-        .tasks
-        .iter()
-        .filter(|t| t.status == super::schema::Status::Completed)
-        .count();
+    let completed =
+        state.tasks.iter().filter(|t| t.status == super::schema::Status::Completed).count();
     (state.tasks.len(), completed)
 }
 
 /// The `Status:` word of each task kept in its own file (Full plans).
 fn task_logs(dir: &Path, state: &PlanState, findings: &mut Vec<Finding>) -> BTreeMap<u32, String> {
     let mut logs = BTreeMap::new();
-    for task in state
-        .tasks
-        .iter()
-        .filter(|t| t.locator.kind == LocatorKind::File)
-    {
+    for task in state.tasks.iter().filter(|t| t.locator.kind == LocatorKind::File) {
         let Ok(text) = std::fs::read_to_string(dir.join(&task.locator.value)) else {
             let message = format!("its file {} is missing", task.locator.value);
             findings.push(Finding::new(FindingKind::Schema, Some(task.id), message));

@@ -17,19 +17,9 @@ pub enum Refusal {
     #[error("a gate needs a command")]
     EmptyCommand,
     #[error("{what} has {chars} characters; the limit is {limit}: {hint}")]
-    TooLong {
-        what: &'static str,
-        chars: usize,
-        limit: usize,
-        hint: &'static str,
-    },
+    TooLong { what: &'static str, chars: usize, limit: usize, hint: &'static str },
     #[error("the gate says passes:{claimed}, but exit code {exit_code} with {} evidence means passes:{computed}", if *.evidence_empty { "empty" } else { "this" })]
-    PassesContradicts {
-        claimed: bool,
-        computed: bool,
-        exit_code: i64,
-        evidence_empty: bool,
-    },
+    PassesContradicts { claimed: bool, computed: bool, exit_code: i64, evidence_empty: bool },
     #[error("gate `{command}` exits 0 but its evidence says the check was not carried out ({phrase:?}): run the check, or record the run that did not happen with a non-zero exit code")]
     EvidenceDeniesRun { command: String, phrase: String },
     #[error("gate `{command}` appears twice in one update; send each command's run once")]
@@ -43,19 +33,11 @@ pub enum Refusal {
     #[error("task {task} cannot be completed without a gate run attached: run its check and pass the result (--gate or --gate-json)")]
     NoGateAttached { task: u32 },
     #[error("task {task} cannot be completed: gate `{command}` fails (exit code {exit_code}) and has no later passing run; fix it and run the check again")]
-    GateFails {
-        task: u32,
-        command: String,
-        exit_code: i64,
-    },
+    GateFails { task: u32, command: String, exit_code: i64 },
     #[error("task {task} cannot be completed: gate `{command}` has no evidence; record a short summary of what the check showed")]
     GateWithoutEvidence { task: u32, command: String },
     #[error("task {task} cannot be completed: the evidence of gate `{command}` says the check was not carried out ({phrase:?}); a passing record needs a run")]
-    EvidenceAdmitsNotRun {
-        task: u32,
-        command: String,
-        phrase: String,
-    },
+    EvidenceAdmitsNotRun { task: u32, command: String, phrase: String },
     #[error("task {task} is already completed; reopen it with a reason first")]
     AlreadyCompleted { task: u32 },
     #[error("task {task} was skipped by the user; reopen it with a reason first")]
@@ -82,10 +64,7 @@ fn ids(live: &[u32]) -> String {
     if live.is_empty() {
         return "none".to_owned();
     }
-    live.iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
+    live.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
 fn not_current(task: u32, current: Option<u32>) -> String {
@@ -101,21 +80,11 @@ fn not_current(task: u32, current: Option<u32>) -> String {
 #[derive(Debug, Error)]
 pub enum DwpError {
     #[error("{}: {source}", .path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{} is not valid: {}", .path.display(), .problems.join("; "))]
-    Malformed {
-        path: PathBuf,
-        problems: Vec<String>,
-    },
+    Malformed { path: PathBuf, problems: Vec<String> },
     #[error("{} has schema {schema:?}; this updater writes only {expected} (a v1 file is never rewritten silently)", .path.display())]
-    UnsupportedSchema {
-        path: PathBuf,
-        schema: String,
-        expected: &'static str,
-    },
+    UnsupportedSchema { path: PathBuf, schema: String, expected: &'static str },
     #[error("the plan was written under DWP {found}, newer than the {ours} this tool knows; refusing to guess")]
     NewerSpec { found: String, ours: &'static str },
     #[error(transparent)]
@@ -125,11 +94,7 @@ pub enum DwpError {
     #[error("{} is held by {owner} and was not released in time", .path.display())]
     LockBusy { path: PathBuf, owner: String },
     #[error("{} looks stale ({why}; owner: {owner}); check that no writer is running, then remove it or pass --break-stale-lock", .path.display())]
-    LockStale {
-        path: PathBuf,
-        owner: String,
-        why: String,
-    },
+    LockStale { path: PathBuf, owner: String, why: String },
     #[error("{} is held by a writer that may still be running ({owner}); not breaking it", .path.display())]
     LockNotStale { path: PathBuf, owner: String },
     #[error("README.md and state.json disagree (Markdown wins): {}; reconcile first", .findings.join("; "))]

@@ -96,10 +96,7 @@ impl GateInput {
         let passes = self.exit_code == 0 && !evidence.is_empty();
         // A passing record whose own text denies the run would be a contradiction on file.
         if let Some(phrase) = admits_not_run(&evidence).filter(|_| passes) {
-            return Err(Refusal::EvidenceDeniesRun {
-                command,
-                phrase: phrase.to_owned(),
-            });
+            return Err(Refusal::EvidenceDeniesRun { command, phrase: phrase.to_owned() });
         }
         if let Some(claimed) = self.passes.filter(|claimed| *claimed != passes) {
             let evidence_empty = evidence.is_empty();
@@ -137,9 +134,7 @@ pub fn admits_not_run(evidence: &str) -> Option<&'static str> {
     let words = words(evidence);
     NOT_RUN_PHRASES.iter().copied().find(|phrase| {
         let phrase: Vec<String> = self::words(phrase);
-        words
-            .windows(phrase.len())
-            .any(|window| window == phrase.as_slice())
+        words.windows(phrase.len()).any(|window| window == phrase.as_slice())
     })
 }
 
@@ -158,28 +153,16 @@ fn gates_allow_completion(task: u32, gates: &[GateRecord]) -> Result<(), Refusal
     for gate in live {
         let command = gate.command.clone();
         if gate.exit_code != 0 {
-            return Err(Refusal::GateFails {
-                task,
-                command,
-                exit_code: gate.exit_code,
-            });
+            return Err(Refusal::GateFails { task, command, exit_code: gate.exit_code });
         }
         if gate.evidence.trim().is_empty() {
             return Err(Refusal::GateWithoutEvidence { task, command });
         }
         if !gate.passes {
-            return Err(Refusal::GateFails {
-                task,
-                command,
-                exit_code: gate.exit_code,
-            });
+            return Err(Refusal::GateFails { task, command, exit_code: gate.exit_code });
         }
         if let Some(phrase) = admits_not_run(&gate.evidence) {
-            return Err(Refusal::EvidenceAdmitsNotRun {
-                task,
-                command,
-                phrase: phrase.to_owned(),
-            });
+            return Err(Refusal::EvidenceAdmitsNotRun { task, command, phrase: phrase.to_owned() });
         }
     }
     Ok(())
@@ -218,12 +201,7 @@ pub(crate) fn check_length(
 ) -> Result<(), Refusal> {
     let chars = text.chars().count();
     if chars > limit {
-        return Err(Refusal::TooLong {
-            what,
-            chars,
-            limit,
-            hint,
-        });
+        return Err(Refusal::TooLong { what, chars, limit, hint });
     }
     Ok(())
 }
@@ -235,15 +213,10 @@ pub(crate) fn parse_timestamp(value: &str) -> Option<OffsetDateTime> {
 
 /// `value` as given when it is a timestamp not later than `now`.
 fn checked_past_timestamp(field: &'static str, value: &str, now: &str) -> Result<String, Refusal> {
-    let parsed = parse_timestamp(value).ok_or_else(|| Refusal::BadTimestamp {
-        field,
-        value: value.to_owned(),
-    })?;
+    let parsed = parse_timestamp(value)
+        .ok_or_else(|| Refusal::BadTimestamp { field, value: value.to_owned() })?;
     if parse_timestamp(now).is_some_and(|now| parsed > now) {
-        return Err(Refusal::FutureTimestamp {
-            field,
-            value: value.to_owned(),
-        });
+        return Err(Refusal::FutureTimestamp { field, value: value.to_owned() });
     }
     Ok(value.to_owned())
 }
@@ -270,10 +243,7 @@ mod tests {
             ("Never executed: no device", Some("never executed")),
             ("tests not run", Some("not run")),
             ("the check is not running out of memory", None),
-            (
-                "latency cannot be measured here",
-                Some("cannot be measured"),
-            ),
+            ("latency cannot be measured here", Some("cannot be measured")),
             ("I didn’t run it", Some("didn't run")),
             ("nie uruchomiono testów", Some("nie uruchomiono")),
             ("3 passed, 2 skipped", None),
@@ -296,10 +266,8 @@ mod tests {
             (0, "", Some(true), None),
         ];
         for (exit_code, evidence, claimed, expected) in table {
-            let input = GateInput {
-                passes: claimed,
-                ..GateInput::new("cargo test", exit_code, evidence)
-            };
+            let input =
+                GateInput { passes: claimed, ..GateInput::new("cargo test", exit_code, evidence) };
             let got = input.into_record(now).ok().map(|record| record.passes);
             assert_eq!(got, expected, "{exit_code} {evidence:?} {claimed:?}");
         }
@@ -314,26 +282,15 @@ mod tests {
             last_run: Some("2026-06-09T14:00:00Z".into()),
             ..GateInput::new("make", 0, "ok")
         };
-        assert_eq!(
-            earlier.into_record(now).unwrap().last_run,
-            "2026-06-09T14:00:00Z"
-        );
+        assert_eq!(earlier.into_record(now).unwrap().last_run, "2026-06-09T14:00:00Z");
         let future = GateInput {
             last_run: Some("2027-01-01T00:00:00Z".into()),
             ..GateInput::new("make", 0, "ok")
         };
-        assert!(matches!(
-            future.into_record(now),
-            Err(Refusal::FutureTimestamp { .. })
-        ));
-        let garbage = GateInput {
-            last_run: Some("yesterday".into()),
-            ..GateInput::new("make", 0, "ok")
-        };
-        assert!(matches!(
-            garbage.into_record(now),
-            Err(Refusal::BadTimestamp { .. })
-        ));
+        assert!(matches!(future.into_record(now), Err(Refusal::FutureTimestamp { .. })));
+        let garbage =
+            GateInput { last_run: Some("yesterday".into()), ..GateInput::new("make", 0, "ok") };
+        assert!(matches!(garbage.into_record(now), Err(Refusal::BadTimestamp { .. })));
     }
 
     #[test]
@@ -351,26 +308,12 @@ mod tests {
 
     #[test]
     fn done_needs_a_passing_gate_with_real_evidence() {
-        let done = |gate: Option<Gate>| Operation::Done {
-            id: 2,
-            outcome: None,
-            gate,
-        };
+        let done = |gate: Option<Gate>| Operation::Done { id: 2, outcome: None, gate };
         let gate = |exit_code, evidence: &str| {
-            Some(Gate {
-                command: "cargo test".into(),
-                exit_code,
-                evidence: evidence.into(),
-            })
+            Some(Gate { command: "cargo test".into(), exit_code, evidence: evidence.into() })
         };
         assert_eq!(check_done_allowed(&Operation::Start { id: 2 }), Ok(()));
-        assert_eq!(
-            check_done_allowed(&Operation::Drop {
-                id: 2,
-                outcome: None
-            }),
-            Ok(())
-        );
+        assert_eq!(check_done_allowed(&Operation::Drop { id: 2, outcome: None }), Ok(()));
         assert_eq!(check_done_allowed(&done(gate(0, "12 passed"))), Ok(()));
         for (op, says) in [
             (done(None), "needs a passing check"),
@@ -381,8 +324,6 @@ mod tests {
             let refusal = check_done_allowed(&op).unwrap_err();
             assert!(refusal.contains(says), "{refusal}");
         }
-        assert!(check_done_allowed(&done(None))
-            .unwrap_err()
-            .contains("gate:{\"command\""));
+        assert!(check_done_allowed(&done(None)).unwrap_err().contains("gate:{\"command\""));
     }
 }

@@ -45,19 +45,10 @@ pub fn recover(dir: &Path) -> Result<Recovery, DwpError> {
             roll_forward(dir, &names)?;
         }
         Err(error) if error.kind() == ErrorKind::NotFound => {}
-        Err(error) => {
-            return Err(DwpError::Io {
-                path: marker,
-                source: error,
-            })
-        }
+        Err(error) => return Err(DwpError::Io { path: marker, source: error }),
     }
     for entry in fs::read_dir(dir).map_err(DwpError::io(dir))? {
-        let name = entry
-            .map_err(DwpError::io(dir))?
-            .file_name()
-            .to_string_lossy()
-            .into_owned();
+        let name = entry.map_err(DwpError::io(dir))?.file_name().to_string_lossy().into_owned();
         if name.ends_with(NEXT_SUFFIX) || is_temp_name(&name) {
             let path = dir.join(&name);
             fs::remove_file(&path).map_err(DwpError::io(&path))?;
@@ -79,12 +70,7 @@ fn roll_forward(dir: &Path, names: &[&str]) -> Result<(), DwpError> {
             Ok(()) => {}
             // Renamed before a crash; recovery goes on with the rest.
             Err(error) if error.kind() == ErrorKind::NotFound => {}
-            Err(error) => {
-                return Err(DwpError::Io {
-                    path: next,
-                    source: error,
-                })
-            }
+            Err(error) => return Err(DwpError::Io { path: next, source: error }),
         }
     }
     sync_dir(dir)?;
@@ -106,10 +92,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         commit(dir.path(), &[("a", "1"), ("b", "2")]).unwrap();
         commit(dir.path(), &[("a", "3"), ("b", "4")]).unwrap();
-        assert_eq!(
-            (read(dir.path(), "a"), read(dir.path(), "b")),
-            ("3".into(), "4".into())
-        );
+        assert_eq!((read(dir.path(), "a"), read(dir.path(), "b")), ("3".into(), "4".into()));
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
@@ -124,10 +107,7 @@ mod tests {
         fs::write(path.join(MARKER), "a\nb").unwrap();
         let recovery = recover(path).unwrap();
         assert_eq!(recovery.rolled_forward, vec!["a", "b"]);
-        assert_eq!(
-            (read(path, "a"), read(path, "b")),
-            ("new".into(), "new".into())
-        );
+        assert_eq!((read(path, "a"), read(path, "b")), ("new".into(), "new".into()));
         assert!(!has_pending_commit(path));
 
         // Undecided: `.next` files and a temp file without a marker are thrown away.

@@ -34,10 +34,7 @@ pub struct LockOptions {
 
 impl Default for LockOptions {
     fn default() -> Self {
-        LockOptions {
-            wait: Duration::from_secs(10),
-            stale_after: Duration::from_secs(120),
-        }
+        LockOptions { wait: Duration::from_secs(10), stale_after: Duration::from_secs(120) }
     }
 }
 
@@ -45,14 +42,8 @@ impl Default for LockOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LockState {
     Free,
-    Held {
-        owner: String,
-    },
-    Stale {
-        owner: String,
-        why: String,
-        confirmed_dead: bool,
-    },
+    Held { owner: String },
+    Stale { owner: String, why: String, confirmed_dead: bool },
 }
 
 /// A held lock; dropping it releases the folder.
@@ -79,10 +70,7 @@ impl PlanLock {
 /// `.lock.tmp-<pid>-<n>/owner`, flushed, ready to be renamed into place.
 fn prepare_candidate(plan_dir: &Path) -> Result<(PathBuf, String), DwpError> {
     let counter = CANDIDATES.fetch_add(1, Ordering::Relaxed);
-    let candidate = plan_dir.join(format!(
-        "{CANDIDATE_PREFIX}{}-{counter}",
-        std::process::id()
-    ));
+    let candidate = plan_dir.join(format!("{CANDIDATE_PREFIX}{}-{counter}", std::process::id()));
     fs::create_dir(&candidate).map_err(DwpError::io(&candidate))?;
     let token = format!("{}-{counter}-{}", std::process::id(), crate::now_rfc3339());
     let owner = format!(
@@ -96,10 +84,7 @@ fn prepare_candidate(plan_dir: &Path) -> Result<(PathBuf, String), DwpError> {
     let owner_path = candidate.join(OWNER_FILE);
     if let Err(error) = fs::write(&owner_path, owner) {
         let _ = fs::remove_dir_all(&candidate);
-        return Err(DwpError::Io {
-            path: owner_path,
-            source: error,
-        });
+        return Err(DwpError::Io { path: owner_path, source: error });
     }
     Ok((candidate, token))
 }
@@ -143,10 +128,7 @@ impl Drop for PlanLock {
     /// Releases only a lock that is still ours (a broken-and-retaken lock is someone else's).
     fn drop(&mut self) {
         let owner = fs::read_to_string(self.path.join(OWNER_FILE)).unwrap_or_default();
-        if owner
-            .lines()
-            .any(|line| line.strip_prefix("token=") == Some(self.token.as_str()))
-        {
+        if owner.lines().any(|line| line.strip_prefix("token=") == Some(self.token.as_str())) {
             let _ = fs::remove_file(self.path.join(OWNER_FILE));
             let _ = fs::remove_dir(&self.path);
         }
@@ -157,21 +139,14 @@ impl Drop for PlanLock {
 /// preparing and renaming). Call with the lock held.
 pub fn remove_abandoned_candidates(plan_dir: &Path) -> Result<(), DwpError> {
     for entry in fs::read_dir(plan_dir).map_err(DwpError::io(plan_dir))? {
-        let name = entry
-            .map_err(DwpError::io(plan_dir))?
-            .file_name()
-            .to_string_lossy()
-            .into_owned();
-        let Some(rest) = name
-            .strip_prefix(CANDIDATE_PREFIX)
-            .or_else(|| name.strip_prefix(BROKEN_PREFIX))
+        let name =
+            entry.map_err(DwpError::io(plan_dir))?.file_name().to_string_lossy().into_owned();
+        let Some(rest) =
+            name.strip_prefix(CANDIDATE_PREFIX).or_else(|| name.strip_prefix(BROKEN_PREFIX))
         else {
             continue;
         };
-        let pid = rest
-            .split('-')
-            .next()
-            .and_then(|pid| pid.parse::<u32>().ok());
+        let pid = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok());
         if pid.is_some_and(|pid| !process_alive(pid)) {
             let path = plan_dir.join(&name);
             fs::remove_dir_all(&path).map_err(DwpError::io(&path))?;
@@ -191,38 +166,23 @@ pub fn inspect(plan_dir: &Path, options: LockOptions) -> LockState {
         .ok()
         .and_then(|at| SystemTime::now().duration_since(at).ok())
         .unwrap_or_default();
-    let Some(owner) = fs::read_to_string(path.join(OWNER_FILE))
-        .ok()
-        .and_then(|text| Owner::parse(&text))
+    let Some(owner) =
+        fs::read_to_string(path.join(OWNER_FILE)).ok().and_then(|text| Owner::parse(&text))
     else {
         if age > OWNERLESS_GRACE {
             let why = format!("no owner file after {}s", age.as_secs());
-            return LockState::Stale {
-                owner: "unknown".into(),
-                why,
-                confirmed_dead: false,
-            };
+            return LockState::Stale { owner: "unknown".into(), why, confirmed_dead: false };
         }
-        return LockState::Held {
-            owner: "unknown (no owner file yet)".into(),
-        };
+        return LockState::Held { owner: "unknown (no owner file yet)".into() };
     };
     let shown = owner.to_string();
     if owner.host == host_name() && !process_alive(owner.pid) {
         let why = format!("process {} is not running", owner.pid);
-        return LockState::Stale {
-            owner: shown,
-            why,
-            confirmed_dead: true,
-        };
+        return LockState::Stale { owner: shown, why, confirmed_dead: true };
     }
     if age >= options.stale_after {
         let why = format!("held for {}s", age.as_secs());
-        return LockState::Stale {
-            owner: shown,
-            why,
-            confirmed_dead: false,
-        };
+        return LockState::Stale { owner: shown, why, confirmed_dead: false };
     }
     LockState::Held { owner: shown }
 }
@@ -235,11 +195,7 @@ pub fn break_stale_lock(plan_dir: &Path, options: LockOptions) -> Result<Option<
     let owner = match inspect(plan_dir, options) {
         LockState::Free => return Ok(None),
         LockState::Held { owner } => return Err(DwpError::LockNotStale { path, owner }),
-        LockState::Stale {
-            owner,
-            confirmed_dead,
-            ..
-        } => {
+        LockState::Stale { owner, confirmed_dead, .. } => {
             let local_and_alive = !confirmed_dead && owner_is_local_and_alive(&path);
             if local_and_alive {
                 return Err(DwpError::LockNotStale { path, owner });
@@ -256,9 +212,7 @@ pub fn break_stale_lock(plan_dir: &Path, options: LockOptions) -> Result<Option<
 }
 
 fn owner_is_local_and_alive(lock: &Path) -> bool {
-    let owner = fs::read_to_string(lock.join(OWNER_FILE))
-        .ok()
-        .and_then(|text| Owner::parse(&text));
+    let owner = fs::read_to_string(lock.join(OWNER_FILE)).ok().and_then(|text| Owner::parse(&text));
     owner.is_some_and(|owner| owner.host == host_name() && process_alive(owner.pid))
 }
 
@@ -315,10 +269,7 @@ fn host_name() -> String {
     if result != 0 {
         return "unknown".to_owned();
     }
-    let end = buffer
-        .iter()
-        .position(|byte| *byte == 0)
-        .unwrap_or(buffer.len());
+    let end = buffer.iter().position(|byte| *byte == 0).unwrap_or(buffer.len());
     String::from_utf8_lossy(&buffer[..end]).into_owned()
 }
 
@@ -332,20 +283,14 @@ mod tests {
     use super::*;
 
     fn quick() -> LockOptions {
-        LockOptions {
-            wait: Duration::from_millis(30),
-            stale_after: Duration::from_secs(120),
-        }
+        LockOptions { wait: Duration::from_millis(30), stale_after: Duration::from_secs(120) }
     }
 
     #[test]
     fn a_held_lock_makes_the_next_writer_wait_then_give_up() {
         let dir = tempfile::tempdir().unwrap();
         let held = PlanLock::acquire(dir.path(), quick()).unwrap();
-        assert!(matches!(
-            inspect(dir.path(), quick()),
-            LockState::Held { .. }
-        ));
+        assert!(matches!(inspect(dir.path(), quick()), LockState::Held { .. }));
         let error = PlanLock::acquire(dir.path(), quick()).unwrap_err();
         assert!(matches!(error, DwpError::LockBusy { .. }), "{error}");
         assert!(matches!(
@@ -370,10 +315,7 @@ mod tests {
         .unwrap();
         let error = PlanLock::acquire(dir.path(), quick()).unwrap_err();
         assert!(matches!(error, DwpError::LockStale { .. }), "{error}");
-        assert!(
-            error.to_string().contains(".lock"),
-            "the error names the lock: {error}"
-        );
+        assert!(error.to_string().contains(".lock"), "the error names the lock: {error}");
         assert!(lock.exists(), "a stale lock is never broken silently");
         let broken = break_stale_lock(dir.path(), quick()).unwrap();
         assert!(broken.unwrap().contains("2147483647"));
@@ -386,36 +328,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let held = PlanLock::acquire(dir.path(), quick()).unwrap();
         let owner = fs::read_to_string(dir.path().join(LOCK_DIR).join(OWNER_FILE)).unwrap();
-        assert!(
-            owner.starts_with(&format!("pid={}\nhost=", std::process::id())),
-            "{owner}"
-        );
+        assert!(owner.starts_with(&format!("pid={}\nhost=", std::process::id())), "{owner}");
         let names = |dir: &Path| {
             fs::read_dir(dir)
                 .unwrap()
                 .map(|e| e.unwrap().file_name().into_string().unwrap())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(
-            names(dir.path()),
-            vec![LOCK_DIR],
-            "the candidate became the lock"
-        );
+        assert_eq!(names(dir.path()), vec![LOCK_DIR], "the candidate became the lock");
         fs::create_dir(dir.path().join(".lock.tmp-2147483647-0")).unwrap();
-        fs::create_dir(
-            dir.path()
-                .join(format!(".lock.tmp-{}-99", std::process::id())),
-        )
-        .unwrap();
+        fs::create_dir(dir.path().join(format!(".lock.tmp-{}-99", std::process::id()))).unwrap();
         remove_abandoned_candidates(dir.path()).unwrap();
         let mut left = names(dir.path());
         left.sort();
         assert_eq!(
             left,
-            vec![
-                LOCK_DIR.to_owned(),
-                format!(".lock.tmp-{}-99", std::process::id())
-            ],
+            vec![LOCK_DIR.to_owned(), format!(".lock.tmp-{}-99", std::process::id())],
             "a live writer's candidate stays"
         );
         drop(held);
@@ -426,26 +354,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let lock = dir.path().join(LOCK_DIR);
         fs::create_dir(&lock).unwrap();
-        fs::write(
-            lock.join(OWNER_FILE),
-            "pid=1\nhost=elsewhere.invalid\nsince=x\n",
-        )
-        .unwrap();
-        assert!(matches!(
-            inspect(dir.path(), quick()),
-            LockState::Held { .. }
-        ));
-        let old = LockOptions {
-            stale_after: Duration::ZERO,
-            ..quick()
-        };
-        assert!(matches!(
-            inspect(dir.path(), old),
-            LockState::Stale {
-                confirmed_dead: false,
-                ..
-            }
-        ));
+        fs::write(lock.join(OWNER_FILE), "pid=1\nhost=elsewhere.invalid\nsince=x\n").unwrap();
+        assert!(matches!(inspect(dir.path(), quick()), LockState::Held { .. }));
+        let old = LockOptions { stale_after: Duration::ZERO, ..quick() };
+        assert!(matches!(inspect(dir.path(), old), LockState::Stale { confirmed_dead: false, .. }));
         assert!(break_stale_lock(dir.path(), old).unwrap().is_some());
     }
 }

@@ -43,15 +43,9 @@ impl PlanFiles {
             Approval::Approved => ApprovalState::Approved,
             Approval::PreApproved => ApprovalState::PreApproved,
             Approval::Pending => {
-                return Err(DwpError::NotApproved {
-                    status: "is still waiting for approval",
-                })
+                return Err(DwpError::NotApproved { status: "is still waiting for approval" })
             }
-            Approval::Rejected => {
-                return Err(DwpError::NotApproved {
-                    status: "was rejected",
-                })
-            }
+            Approval::Rejected => return Err(DwpError::NotApproved { status: "was rejected" }),
         };
         if let Some(existing) = PlanFiles::locate(workspace, chat_id)? {
             self.finish_materialization(&existing, plan, tasks, approval, now)?;
@@ -107,13 +101,9 @@ impl PlanFiles {
             let Ok(manifest) = super::plan_dir::read_manifest(&dir) else {
                 continue;
             };
-            let ours = manifest
-                .origin
-                .as_ref()
-                .is_some_and(|origin| origin.chat_id == chat_id);
-            let newer = found
-                .as_ref()
-                .is_none_or(|(created_at, _)| manifest.created_at > *created_at);
+            let ours = manifest.origin.as_ref().is_some_and(|origin| origin.chat_id == chat_id);
+            let newer =
+                found.as_ref().is_none_or(|(created_at, _)| manifest.created_at > *created_at);
             if ours && newer {
                 found = Some((manifest.created_at, dir));
             }
@@ -132,19 +122,13 @@ impl PlanFiles {
     ) -> Manifest {
         // Seed 002 asks for the state layer in "przestrzeń robocza agenta bez gita": such a
         // workspace is the agent-workspace archetype; a git repository is an individual plan.
-        let in_git = workspace
-            .ancestors()
-            .any(|folder| folder.join(".git").exists());
+        let in_git = workspace.ancestors().any(|folder| folder.join(".git").exists());
         Manifest {
             schema: MANIFEST_SCHEMA.to_owned(),
             spec_version: SPEC_VERSION.to_owned(),
             name: dir.name(),
             title: Some(plan.title.clone()),
-            archetype: if in_git {
-                Archetype::Individual
-            } else {
-                Archetype::AgentWorkspace
-            },
+            archetype: if in_git { Archetype::Individual } else { Archetype::AgentWorkspace },
             rigor: Rigor::Standard,
             plan_format: PlanFormat::Lite,
             created_at: now.to_owned(),
@@ -152,10 +136,7 @@ impl PlanFiles {
             tags: Vec::new(),
             task_count: tasks.tasks.len() as u32,
             parent_plan: None,
-            origin: Some(Origin {
-                client: "preflight".to_owned(),
-                chat_id: chat_id.to_owned(),
-            }),
+            origin: Some(Origin { client: "preflight".to_owned(), chat_id: chat_id.to_owned() }),
             extra: Default::default(),
         }
     }
@@ -205,18 +186,11 @@ fn write_ready(
     state.materialization = Materialization::Ready;
     let readme = render_readme(plan, &state, approval, now);
     let header = render_progress_header(&plan.title, &dir.name());
-    let line = format!(
-        "Plan materialised: {} tasks, approval {}.",
-        state.tasks.len(),
-        approval.as_str()
-    );
+    let line =
+        format!("Plan materialised: {} tasks, approval {}.", state.tasks.len(), approval.as_str());
     let progress = append_entries(&header, now, &[line]);
     commit(
         dir.path(),
-        &[
-            (PROGRESS_FILE, &progress),
-            (README_FILE, &readme),
-            (STATE_FILE, &to_json(&state)),
-        ],
+        &[(PROGRESS_FILE, &progress), (README_FILE, &readme), (STATE_FILE, &to_json(&state))],
     )
 }

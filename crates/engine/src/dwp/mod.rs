@@ -67,10 +67,7 @@ pub struct PlanFiles {
 
 impl PlanFiles {
     pub fn new(author: Author) -> PlanFiles {
-        PlanFiles {
-            author,
-            lock: LockOptions::default(),
-        }
+        PlanFiles { author, lock: LockOptions::default() }
     }
 
     pub fn with_lock(self, lock: LockOptions) -> PlanFiles {
@@ -81,10 +78,7 @@ impl PlanFiles {
 impl Author {
     /// Preflight's executor, with the chat's model when known.
     pub fn preflight(model: Option<&str>) -> Author {
-        Author {
-            agent: "preflight".to_owned(),
-            model: model.map(str::to_owned),
-        }
+        Author { agent: "preflight".to_owned(), model: model.map(str::to_owned) }
     }
 }
 

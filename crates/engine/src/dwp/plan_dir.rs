@@ -50,21 +50,13 @@ impl PlanDir {
             return PlanDir::open(as_path);
         }
         let plans = cwd.join(PLANS_DIR);
-        let name = if plan.starts_with("PLAN_") {
-            plan.to_owned()
-        } else {
-            format!("PLAN_{plan}")
-        };
+        let name = if plan.starts_with("PLAN_") { plan.to_owned() } else { format!("PLAN_{plan}") };
         let under_plans = plans.join(&name);
         if under_plans.join(STATE_FILE).is_file() {
             return PlanDir::open(under_plans);
         }
         Err(DwpError::NotAPlan {
-            path: if plan.contains(['/', '\\']) {
-                as_path
-            } else {
-                under_plans
-            },
+            path: if plan.contains(['/', '\\']) { as_path } else { under_plans },
         })
     }
 
@@ -78,10 +70,7 @@ impl PlanDir {
 
     /// The folder's name, `PLAN_<slug>`.
     pub fn name(&self) -> String {
-        self.path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        self.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default()
     }
 
     pub fn file(&self, name: &str) -> PathBuf {
@@ -99,10 +88,7 @@ pub struct StateSnapshot {
 
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Reads and checks `state.json`: v2 schema, every field the seed requires, no structural
@@ -116,10 +102,7 @@ pub fn read_state(dir: &PlanDir) -> Result<StateSnapshot, DwpError> {
 }
 
 pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<PlanState, DwpError> {
-    let malformed = |problems: Vec<String>| DwpError::Malformed {
-        path: path.to_owned(),
-        problems,
-    };
+    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.to_owned(), problems };
     let value: Value =
         serde_json::from_slice(bytes).map_err(|error| malformed(vec![error.to_string()]))?;
     check_schema_url(path, &value, STATE_SCHEMA)?;
@@ -136,20 +119,14 @@ pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<PlanState, DwpErr
 pub fn read_manifest(dir: &PlanDir) -> Result<Manifest, DwpError> {
     let path = dir.file(MANIFEST_FILE);
     let bytes = fs::read(&path).map_err(DwpError::io(&path))?;
-    let malformed = |problems: Vec<String>| DwpError::Malformed {
-        path: path.clone(),
-        problems,
-    };
+    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.clone(), problems };
     let value: Value =
         serde_json::from_slice(&bytes).map_err(|error| malformed(vec![error.to_string()]))?;
     check_schema_url(&path, &value, MANIFEST_SCHEMA)?;
     let manifest: Manifest =
         serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
     if is_newer_spec(&manifest.spec_version) {
-        return Err(DwpError::NewerSpec {
-            found: manifest.spec_version,
-            ours: SPEC_VERSION,
-        });
+        return Err(DwpError::NewerSpec { found: manifest.spec_version, ours: SPEC_VERSION });
     }
     let problems = manifest_problems(&manifest);
     if !problems.is_empty() {
@@ -182,10 +159,7 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, DwpError> {
     match fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(DwpError::Io {
-            path: path.to_owned(),
-            source: error,
-        }),
+        Err(error) => Err(DwpError::Io { path: path.to_owned(), source: error }),
     }
 }
 
@@ -209,14 +183,7 @@ impl<'a> Writer<'a> {
         let snapshot = read_state(dir)?;
         let readme = read_text(&dir.file(README_FILE))?;
         let progress = read_optional(&dir.file(PROGRESS_FILE))?.unwrap_or_default();
-        Ok(Writer {
-            dir,
-            _lock: lock,
-            snapshot,
-            readme,
-            progress,
-            by,
-        })
+        Ok(Writer { dir, _lock: lock, snapshot, readme, progress, by })
     }
 
     pub fn state(&self) -> &PlanState {
@@ -249,9 +216,7 @@ impl<'a> Writer<'a> {
         if findings.is_empty() {
             return Ok(());
         }
-        Err(DwpError::OutOfSync {
-            findings: findings.iter().map(ToString::to_string).collect(),
-        })
+        Err(DwpError::OutOfSync { findings: findings.iter().map(ToString::to_string).collect() })
     }
 
     /// Applies one change and writes it; returns the PROGRESS.md lines it added.
@@ -262,25 +227,16 @@ impl<'a> Writer<'a> {
 
     /// Writes an already computed next state (with its log) as one change.
     pub fn write(&mut self, applied: Applied, now: &str) -> Result<Vec<String>, DwpError> {
-        let readme = replace_task_block(&self.readme, &applied.state).ok_or_else(|| {
-            DwpError::ReadmeMarkersMissing {
-                path: self.dir.file(README_FILE),
-            }
-        })?;
+        let readme = replace_task_block(&self.readme, &applied.state)
+            .ok_or_else(|| DwpError::ReadmeMarkersMissing { path: self.dir.file(README_FILE) })?;
         let progress = append_entries(&self.progress, now, &applied.log);
         let state = to_json(&applied.state);
         commit(
             self.dir.path(),
-            &[
-                (PROGRESS_FILE, &progress),
-                (README_FILE, &readme),
-                (STATE_FILE, &state),
-            ],
+            &[(PROGRESS_FILE, &progress), (README_FILE, &readme), (STATE_FILE, &state)],
         )?;
-        self.snapshot = StateSnapshot {
-            sha256: sha256_hex(state.as_bytes()),
-            state: applied.state,
-        };
+        self.snapshot =
+            StateSnapshot { sha256: sha256_hex(state.as_bytes()), state: applied.state };
         self.readme = readme;
         self.progress = progress;
         Ok(applied.log)

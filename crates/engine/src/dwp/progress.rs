@@ -33,9 +33,6 @@ mod tests {
         );
         assert!(text.starts_with("# Progress — Webhooks\n"));
         assert!(text.ends_with("- 2026-06-09T14:00:00Z — Task 1 started: a.\n- 2026-06-09T14:00:00Z — Task 2 paused.\n"));
-        assert_eq!(
-            append_entries("no newline", "t", &["x".into()]),
-            "no newline\n- t — x\n"
-        );
+        assert_eq!(append_entries("no newline", "t", &["x".into()]), "no newline\n- t — x\n");
     }
 }

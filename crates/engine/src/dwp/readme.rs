@@ -44,11 +44,7 @@ pub fn render_readme(
     approval: ApprovalState,
     now: &str,
 ) -> String {
-    let mut text = format!(
-        "# {}\n\n**Approval:** {} — {now}\n\n",
-        plan.title,
-        approval.as_str()
-    );
+    let mut text = format!("# {}\n\n**Approval:** {} — {now}\n\n", plan.title, approval.as_str());
     if !plan.aim.trim().is_empty() {
         let _ = write!(text, "**Aim:** {}\n\n", plan.aim.trim());
     }
@@ -69,23 +65,14 @@ fn push_steps(text: &mut String, plan: &PlanDocument) {
     if !plan.steps.is_empty() {
         text.push_str("\n## Steps as approved\n\n");
         for (index, step) in plan.steps.iter().enumerate() {
-            let _ = writeln!(
-                text,
-                "{}. {} — expected: {}",
-                index + 1,
-                step.action,
-                step.expected
-            );
+            let _ = writeln!(text, "{}. {} — expected: {}", index + 1, step.action, step.expected);
         }
     }
     if !plan.libraries.is_empty() {
         text.push_str("\n## Libraries\n\n");
         for library in &plan.libraries {
-            let _ = writeln!(
-                text,
-                "- **{}** — {} ({})",
-                library.name, library.purpose, library.usage
-            );
+            let _ =
+                writeln!(text, "- **{}** — {} ({})", library.name, library.purpose, library.usage);
         }
     }
 }
@@ -96,11 +83,7 @@ pub fn render_task_block(state: &PlanState) -> String {
     let mut phase: Option<&str> = None;
     for task in &state.tasks {
         if task.phase.is_some() && task.phase.as_deref() != phase {
-            let _ = write!(
-                block,
-                "\n### {}\n\n",
-                task.phase.as_deref().unwrap_or_default()
-            );
+            let _ = write!(block, "\n### {}\n\n", task.phase.as_deref().unwrap_or_default());
         }
         phase = task.phase.as_deref();
         push_task(&mut block, task);
@@ -111,17 +94,9 @@ pub fn render_task_block(state: &PlanState) -> String {
 }
 
 fn push_task(block: &mut String, task: &TaskEntry) {
-    let mark = if task.status == Status::Completed {
-        "x"
-    } else {
-        " "
-    };
+    let mark = if task.status == Status::Completed { "x" } else { " " };
     let label = format!("**{}.** {}", task.id, task.title);
-    let label = if task.status == Status::Skipped {
-        format!("~~{label}~~")
-    } else {
-        label
-    };
+    let label = if task.status == Status::Skipped { format!("~~{label}~~") } else { label };
     let _ = writeln!(block, "- [{mark}] {label} {{#task-{}}}", task.id);
     let when = match task.status {
         Status::Completed => task.completed_at.as_deref(),
@@ -137,12 +112,7 @@ fn push_task(block: &mut String, task: &TaskEntry) {
             .as_deref()
             .map(|why| format!(" — invalidated: {why}"))
             .unwrap_or_default();
-        let _ = writeln!(
-            block,
-            "  - Gate: `{}` {}{invalidated}",
-            gate.command,
-            describe_run(gate)
-        );
+        let _ = writeln!(block, "  - Gate: `{}` {}{invalidated}", gate.command, describe_run(gate));
     }
     if let Some(block_record) = &task.block {
         let needs = if block_record.needs.is_empty() {
@@ -168,12 +138,7 @@ pub fn replace_task_block(readme: &str, state: &PlanState) -> Option<String> {
     if readme[after..].starts_with('\n') {
         after += 1;
     }
-    Some(format!(
-        "{}{}{}",
-        &readme[..begin],
-        render_task_block(state),
-        &readme[after..]
-    ))
+    Some(format!("{}{}{}", &readme[..begin], render_task_block(state), &readme[after..]))
 }
 
 /// Reads the checkboxes, their `Status:` lines and the Approval line.
@@ -219,11 +184,7 @@ fn checkbox(line: &str) -> Option<(bool, &str)> {
     let (checked, rest) = if let Some(rest) = rest.strip_prefix("[ ]") {
         (false, rest)
     } else {
-        (
-            true,
-            rest.strip_prefix("[x]")
-                .or_else(|| rest.strip_prefix("[X]"))?,
-        )
+        (true, rest.strip_prefix("[x]").or_else(|| rest.strip_prefix("[X]"))?)
     };
     (rest.is_empty() || rest.starts_with(' ')).then_some((checked, rest.trim()))
 }
@@ -259,26 +220,18 @@ fn approval_word(line: &str) -> Option<ApprovalState> {
     let plain: String = line.chars().filter(|c| *c != '*' && *c != '_').collect();
     let rest = strip_label(plain.trim(), "approval:")?.replace('-', "_");
     let word = first_word(&rest)?;
-    let word = if word == "preapproved" {
-        "pre_approved".to_owned()
-    } else {
-        word
-    };
+    let word = if word == "preapproved" { "pre_approved".to_owned() } else { word };
     ApprovalState::parse(&word)
 }
 
 fn strip_label<'a>(line: &'a str, label: &str) -> Option<&'a str> {
     let head = line.get(..label.len())?;
-    head.eq_ignore_ascii_case(label)
-        .then(|| &line[label.len()..])
+    head.eq_ignore_ascii_case(label).then(|| &line[label.len()..])
 }
 
 fn first_word(text: &str) -> Option<String> {
-    let word: String = text
-        .trim()
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
+    let word: String =
+        text.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
     (!word.is_empty()).then(|| word.to_lowercase())
 }
 
@@ -339,12 +292,7 @@ Status: completed
 
     #[test]
     fn non_checkbox_brackets_are_not_tasks() {
-        for line in [
-            "- [x]{#task-1}",
-            "- [y] x {#task-1}",
-            "[x] x {#task-1}",
-            "- [x] x {#task-}",
-        ] {
+        for line in ["- [x]{#task-1}", "- [y] x {#task-1}", "[x] x {#task-1}", "- [x] x {#task-}"] {
             assert!(parse_readme(line).tasks.is_empty(), "{line}");
         }
     }

@@ -33,45 +33,28 @@ pub fn reconcile(
         if next.task(task.id).is_none() {
             add_from_readme(&mut next, task, &mut log);
         }
-        let completed = next
-            .task(task.id)
-            .is_some_and(|entry| entry.status == Status::Completed);
+        let completed = next.task(task.id).is_some_and(|entry| entry.status == Status::Completed);
         match (task.checked, completed) {
             (true, false) => tick(&mut next, task.id, now, &mut log)?,
             (false, true) => untick(&mut next, task.id, &mut log),
             _ => {}
         }
     }
-    if let Some(approval) = readme
-        .approval
-        .filter(|approval| state.approval != Some(*approval))
-    {
-        log.push(format!(
-            "Approval taken from README.md: {}.",
-            approval.as_str()
-        ));
+    if let Some(approval) = readme.approval.filter(|approval| state.approval != Some(*approval)) {
+        log.push(format!("Approval taken from README.md: {}.", approval.as_str()));
         next.approval = Some(approval);
     }
     if log.is_empty() {
-        return Ok(Applied {
-            state: state.clone(),
-            log,
-        });
+        return Ok(Applied { state: state.clone(), log });
     }
-    log.insert(
-        0,
-        "Reconciled state.json with README.md (Markdown wins).".to_owned(),
-    );
+    log.insert(0, "Reconciled state.json with README.md (Markdown wins).".to_owned());
     stamp(&mut next, now, by);
     Ok(Applied { state: next, log })
 }
 
 fn add_from_readme(state: &mut PlanState, task: &ReadmeTask, log: &mut Vec<String>) {
-    let title = if task.title.trim().is_empty() {
-        format!("task {}", task.id)
-    } else {
-        task.title.clone()
-    };
+    let title =
+        if task.title.trim().is_empty() { format!("task {}", task.id) } else { task.title.clone() };
     log.push(format!("Task {} added from README.md: {title}.", task.id));
     state.tasks.push(TaskEntry::pending(task.id, title, None));
 }
@@ -91,16 +74,10 @@ fn tick(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) -> Res
 }
 
 fn untick(state: &mut PlanState, id: u32, log: &mut Vec<String>) {
-    let other_in_progress = state
-        .tasks
-        .iter()
-        .any(|t| t.id != id && t.status == Status::InProgress);
+    let other_in_progress =
+        state.tasks.iter().any(|t| t.id != id && t.status == Status::InProgress);
     let task = state.task_mut(id).expect("checked by the caller");
-    task.status = if other_in_progress {
-        Status::Pending
-    } else {
-        Status::InProgress
-    };
+    task.status = if other_in_progress { Status::Pending } else { Status::InProgress };
     task.completed_at = None;
     log.push(format!(
         "Task {id} is not done: its box is empty in README.md (state.json said completed; now {}).",

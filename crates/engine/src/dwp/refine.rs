@@ -20,12 +20,7 @@ pub(super) fn block(
 ) -> Result<(), Refusal> {
     let reason = checked_text("the block reason", reason, MAX_NOTE_CHARS)?;
     let needs = one_line(needs);
-    check_length(
-        "what the block needs",
-        &needs,
-        MAX_NOTE_CHARS,
-        "say it in one line",
-    )?;
+    check_length("what the block needs", &needs, MAX_NOTE_CHARS, "say it in one line")?;
     let task = task_in_mut(state, id)?;
     match task.status {
         Status::Completed => return Err(Refusal::AlreadyCompleted { task: id }),
@@ -33,24 +28,11 @@ pub(super) fn block(
         Status::Pending | Status::InProgress | Status::Blocked => {}
     }
     task.status = Status::Blocked;
-    let block = TaskBlock {
-        reason: reason.clone(),
-        since: now.to_owned(),
-        needs: needs.clone(),
-    };
+    let block = TaskBlock { reason: reason.clone(), since: now.to_owned(), needs: needs.clone() };
     task.block = Some(block);
-    let needs_note = if needs.is_empty() {
-        String::new()
-    } else {
-        format!(" (needs: {needs})")
-    };
+    let needs_note = if needs.is_empty() { String::new() } else { format!(" (needs: {needs})") };
     log.push(format!("Task {id} blocked: {reason}{needs_note}."));
-    state.blocked = Some(Blocked {
-        task: id,
-        reason,
-        since: now.to_owned(),
-        needs,
-    });
+    state.blocked = Some(Blocked { task: id, reason, since: now.to_owned(), needs });
     Ok(())
 }
 
@@ -65,11 +47,7 @@ pub(super) fn resolve_blocker(
     if current != Some(id) {
         return Err(Refusal::NotCurrentBlocker { task: id, current });
     }
-    let reason = state
-        .blocked
-        .take()
-        .map(|blocked| blocked.reason)
-        .unwrap_or_default();
+    let reason = state.blocked.take().map(|blocked| blocked.reason).unwrap_or_default();
     log.push(format!("Task {id} unblocked (was: {reason})."));
     let task = task_in_mut(state, id)?;
     task.block = None;
@@ -87,20 +65,11 @@ pub(super) fn reopen(
 ) -> Result<(), Refusal> {
     let reason = checked_text("the reopen reason", reason, MAX_NOTE_CHARS)?;
     let task = task_in_mut(state, id)?;
-    if !matches!(
-        task.status,
-        Status::Completed | Status::Blocked | Status::Skipped
-    ) {
-        return Err(Refusal::NothingToReopen {
-            task: id,
-            status: task.status,
-        });
+    if !matches!(task.status, Status::Completed | Status::Blocked | Status::Skipped) {
+        return Err(Refusal::NothingToReopen { task: id, status: task.status });
     }
     // The seed: the amendment and the evidence it invalidates are logged before the state moves.
-    log.push(format!(
-        "Task {id} reopened ({}): {reason}.",
-        task.status.as_str()
-    ));
+    log.push(format!("Task {id} reopened ({}): {reason}.", task.status.as_str()));
     for gate in task.gates.iter_mut().filter(|gate| gate.is_live()) {
         log.push(format!(
             "Task {id} gate `{}` invalidated by the reopen (was: {}).",
@@ -112,11 +81,7 @@ pub(super) fn reopen(
     task.completed_at = None;
     task.block = None;
     task.status = Status::Pending;
-    if state
-        .blocked
-        .as_ref()
-        .is_some_and(|blocked| blocked.task == id)
-    {
+    if state.blocked.as_ref().is_some_and(|blocked| blocked.task == id) {
         state.blocked = None;
     }
     make_current(state, id, now, log);
@@ -141,11 +106,7 @@ pub(super) fn skip(
     task.block = None;
     task.outcome.get_or_insert_with(Outcome::default).notes =
         Some(format!("skipped by the user: {reason}"));
-    if state
-        .blocked
-        .as_ref()
-        .is_some_and(|blocked| blocked.task == id)
-    {
+    if state.blocked.as_ref().is_some_and(|blocked| blocked.task == id) {
         state.blocked = None;
     }
     Ok(())
@@ -161,25 +122,12 @@ pub(super) fn checkpoint(
 ) -> Result<(), Refusal> {
     let step = checked_text("the checkpoint step", step, MAX_TITLE_CHARS)?;
     let note = one_line(note);
-    check_length(
-        "the checkpoint note",
-        &note,
-        MAX_NOTE_CHARS,
-        "say it in one line",
-    )?;
+    check_length("the checkpoint note", &note, MAX_NOTE_CHARS, "say it in one line")?;
     let task = task_in(state, id)?;
     if !matches!(task.status, Status::InProgress | Status::Blocked) {
-        return Err(Refusal::NotInProgress {
-            task: id,
-            status: task.status,
-        });
+        return Err(Refusal::NotInProgress { task: id, status: task.status });
     }
     log.push(format!("Checkpoint in task {id} at {step}: {note}."));
-    state.checkpoint = Some(Checkpoint {
-        task: id,
-        step,
-        at: now.to_owned(),
-        note,
-    });
+    state.checkpoint = Some(Checkpoint { task: id, step, at: now.to_owned(), note });
     Ok(())
 }

@@ -172,13 +172,9 @@ impl ApprovalState {
     }
 
     pub fn parse(word: &str) -> Option<ApprovalState> {
-        [
-            ApprovalState::Pending,
-            ApprovalState::Approved,
-            ApprovalState::PreApproved,
-        ]
-        .into_iter()
-        .find(|approval| approval.as_str() == word)
+        [ApprovalState::Pending, ApprovalState::Approved, ApprovalState::PreApproved]
+            .into_iter()
+            .find(|approval| approval.as_str() == word)
     }
 }
 
@@ -219,10 +215,7 @@ pub struct Locator {
 impl Locator {
     /// The Lite locator of task `id`: its anchor in README.md.
     pub fn inline(id: u32) -> Locator {
-        Locator {
-            kind: LocatorKind::Inline,
-            value: format!("#task-{id}"),
-        }
+        Locator { kind: LocatorKind::Inline, value: format!("#task-{id}") }
     }
 }
 
@@ -299,9 +292,7 @@ impl PlanState {
 
     /// The approval in force: the field, else the README's line, else `pending`.
     pub fn approval_or(&self, readme_line: Option<ApprovalState>) -> ApprovalState {
-        self.approval
-            .or(readme_line)
-            .unwrap_or(ApprovalState::Pending)
+        self.approval.or(readme_line).unwrap_or(ApprovalState::Pending)
     }
 
     /// Recomputes `status`, `completed_count`, `task_count` and `blocked` from the tasks.
@@ -310,11 +301,8 @@ impl PlanState {
     /// uczynić planu completed" (skipped work never makes a plan completed).
     pub fn refresh_derived(&mut self) {
         self.task_count = self.tasks.len() as u32;
-        self.completed_count = self
-            .tasks
-            .iter()
-            .filter(|t| t.status == Status::Completed)
-            .count() as u32;
+        self.completed_count =
+            self.tasks.iter().filter(|t| t.status == Status::Completed).count() as u32;
         self.blocked = self.current_blocker();
         let all = |status: Status| self.tasks.iter().all(|t| t.status == status);
         self.status = if self.blocked.is_some() {
@@ -337,12 +325,8 @@ impl PlanState {
         }
         let blocked = self.tasks.iter().filter(|t| t.status == Status::Blocked);
         let latest = blocked.max_by(|a, b| {
-            let since = |t: &TaskEntry| {
-                t.block
-                    .as_ref()
-                    .map(|b| b.since.clone())
-                    .unwrap_or_default()
-            };
+            let since =
+                |t: &TaskEntry| t.block.as_ref().map(|b| b.since.clone()).unwrap_or_default();
             since(a).cmp(&since(b)).then(b.id.cmp(&a.id))
         })?;
         let block = latest.block.clone().unwrap_or(TaskBlock {

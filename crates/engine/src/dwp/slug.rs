@@ -14,11 +14,7 @@ pub const MAX_SLUG_CHARS: usize = 48;
 /// removing accents where that leaves ASCII (é → e); a title with nothing left gives `plan`.
 pub fn slug(title: &str) -> String {
     let mut slug = String::new();
-    for c in title
-        .chars()
-        .flat_map(fold_accent)
-        .flat_map(char::to_lowercase)
-    {
+    for c in title.chars().flat_map(fold_accent).flat_map(char::to_lowercase) {
         if c.is_ascii_alphanumeric() {
             if slug.len() >= MAX_SLUG_CHARS {
                 break;
@@ -53,21 +49,13 @@ fn fold_accent(c: char) -> Option<char> {
 pub fn create_unique_folder(plans_root: &Path, slug: &str) -> Result<PathBuf, DwpError> {
     fs::create_dir_all(plans_root).map_err(DwpError::io(plans_root))?;
     for attempt in 1u32.. {
-        let name = if attempt == 1 {
-            format!("PLAN_{slug}")
-        } else {
-            format!("PLAN_{slug}_{attempt}")
-        };
+        let name =
+            if attempt == 1 { format!("PLAN_{slug}") } else { format!("PLAN_{slug}_{attempt}") };
         let path = plans_root.join(name);
         match fs::create_dir(&path) {
             Ok(()) => return Ok(path),
             Err(error) if error.kind() == ErrorKind::AlreadyExists => continue,
-            Err(error) => {
-                return Err(DwpError::Io {
-                    path,
-                    source: error,
-                })
-            }
+            Err(error) => return Err(DwpError::Io { path, source: error }),
         }
     }
     unreachable!("u32 attempts cannot run out before a free name")
@@ -80,10 +68,7 @@ mod tests {
     #[test]
     fn slugs_from_titles() {
         let table = [
-            (
-                "Add payment webhook handling",
-                "add_payment_webhook_handling",
-            ),
+            ("Add payment webhook handling", "add_payment_webhook_handling"),
             ("  Fix: the `parser`!! (v2) ", "fix_the_parser_v2"),
             ("Zażółć gęślą jaźń", "zazolc_gesla_jazn"),
             ("Сборка проекта", "plan"),
@@ -94,10 +79,7 @@ mod tests {
             assert_eq!(slug(title), expected, "{title:?}");
         }
         let long = slug(&"word ".repeat(40));
-        assert!(
-            long.len() <= MAX_SLUG_CHARS && !long.ends_with('_'),
-            "{long}"
-        );
+        assert!(long.len() <= MAX_SLUG_CHARS && !long.ends_with('_'), "{long}");
     }
 
     #[test]

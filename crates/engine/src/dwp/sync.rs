@@ -38,9 +38,7 @@ impl PlanFiles {
         writer.ensure_in_sync()?;
         for change in changes_for(writer.state(), tasks)? {
             match writer.apply(&change, now) {
-                Ok(_) => report
-                    .points
-                    .push(format!("{}: {}", change.point(), task_of(&change))),
+                Ok(_) => report.points.push(format!("{}: {}", change.point(), task_of(&change))),
                 Err(DwpError::Refused(refusal)) => report.refused.push(refusal.to_string()),
                 Err(error) => return Err(error),
             }
@@ -57,10 +55,7 @@ impl PlanFiles {
         gate: &Gate,
         now: &str,
     ) -> Result<(), DwpError> {
-        let change = Change::RecordGates {
-            task,
-            gates: vec![GateInput::from(gate)],
-        };
+        let change = Change::RecordGates { task, gates: vec![GateInput::from(gate)] };
         self.apply_one(dir, &change, now)
     }
 
@@ -75,21 +70,13 @@ impl PlanFiles {
     ) -> Result<bool, DwpError> {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         writer.ensure_in_sync()?;
-        let Some(task) = writer
-            .state()
-            .tasks
-            .iter()
-            .find(|t| t.status == Status::InProgress)
-            .map(|t| t.id)
+        let Some(task) =
+            writer.state().tasks.iter().find(|t| t.status == Status::InProgress).map(|t| t.id)
         else {
             return Ok(false);
         };
         writer.apply(
-            &Change::Checkpoint {
-                task,
-                step: step.to_owned(),
-                note: note.to_owned(),
-            },
+            &Change::Checkpoint { task, step: step.to_owned(), note: note.to_owned() },
             now,
         )?;
         Ok(true)
@@ -105,10 +92,7 @@ impl PlanFiles {
     ) -> Result<(), DwpError> {
         self.apply_one(
             dir,
-            &Change::Skip {
-                task,
-                reason: format!("drop confirmed: {reason}"),
-            },
+            &Change::Skip { task, reason: format!("drop confirmed: {reason}") },
             now,
         )
     }
@@ -162,11 +146,7 @@ pub fn changes_for(state: &PlanState, tasks: &TaskList) -> Result<Vec<Change>, D
             Some(entry) => entry.status,
             None => {
                 let (title, phase) = (task.title.clone(), task.phase.clone());
-                changes.push(Change::AddTask {
-                    id: task.id,
-                    title,
-                    phase,
-                });
+                changes.push(Change::AddTask { id: task.id, title, phase });
                 Status::Pending
             }
         };
@@ -186,14 +166,10 @@ pub fn changes_for(state: &PlanState, tasks: &TaskList) -> Result<Vec<Change>, D
 fn check_same_plan(state: &PlanState, tasks: &TaskList) -> Result<(), DwpError> {
     for entry in &state.tasks {
         let detail = match tasks.get(entry.id) {
-            None => format!(
-                "task {} ({}) is no longer in the list",
-                entry.id, entry.title
-            ),
-            Some(task) if task.title != entry.title => format!(
-                "task {} is now {:?}, not {:?}",
-                entry.id, task.title, entry.title
-            ),
+            None => format!("task {} ({}) is no longer in the list", entry.id, entry.title),
+            Some(task) if task.title != entry.title => {
+                format!("task {} is now {:?}, not {:?}", entry.id, task.title, entry.title)
+            }
             Some(_) => continue,
         };
         return Err(DwpError::TaskListReplaced { detail });
@@ -211,10 +187,7 @@ fn finish(state: &PlanState, task: &Task, current: Status, changes: &mut Vec<Cha
     let known = task.gate.as_ref().map(recorded);
     if current == Status::Completed {
         if let Some(None) = known {
-            changes.push(Change::RecordGates {
-                task: task.id,
-                gates,
-            });
+            changes.push(Change::RecordGates { task: task.id, gates });
         }
         return;
     }
@@ -222,35 +195,24 @@ fn finish(state: &PlanState, task: &Task, current: Status, changes: &mut Vec<Cha
         // This failing run is on file and its completion was refused before: nothing new.
         Some(Some(record)) if !record.passes => return,
         // A new failing run: recorded as its own protocol point (completion will be refused).
-        Some(None) if !gates.iter().all(would_pass) => changes.push(Change::RecordGates {
-            task: task.id,
-            gates: gates.clone(),
-        }),
+        Some(None) if !gates.iter().all(would_pass) => {
+            changes.push(Change::RecordGates { task: task.id, gates: gates.clone() })
+        }
         _ => {}
     }
     if current == Status::Skipped {
         let reason = "completed by the executor after it was skipped".to_owned();
-        changes.push(Change::Reopen {
-            task: task.id,
-            reason,
-        });
+        changes.push(Change::Reopen { task: task.id, reason });
     }
-    let outcome = task.outcome.as_ref().map(|worked| Outcome {
-        worked: Some(worked.clone()),
-        ..Outcome::default()
-    });
-    changes.push(Change::Complete {
-        task: task.id,
-        gates,
-        outcome,
-        commit: None,
-    });
+    let outcome = task
+        .outcome
+        .as_ref()
+        .map(|worked| Outcome { worked: Some(worked.clone()), ..Outcome::default() });
+    changes.push(Change::Complete { task: task.id, gates, outcome, commit: None });
 }
 
 fn would_pass(gate: &GateInput) -> bool {
-    gate.clone()
-        .into_record(super::schema::EPOCH)
-        .is_ok_and(|record| record.passes)
+    gate.clone().into_record(super::schema::EPOCH).is_ok_and(|record| record.passes)
 }
 
 fn same_run(record: &super::schema::GateRecord, gate: &Gate) -> bool {
@@ -272,24 +234,15 @@ fn drop_task(task: &Task, current: Status, changes: &mut Vec<Change>) {
             reason: "dropped by the executor after completion".to_owned(),
         });
     }
-    let reason = task
-        .outcome
-        .clone()
-        .unwrap_or_else(|| "dropped by the executor".to_owned());
-    changes.push(Change::Block {
-        task: task.id,
-        reason,
-        needs: DROP_NEEDS.to_owned(),
-    });
+    let reason = task.outcome.clone().unwrap_or_else(|| "dropped by the executor".to_owned());
+    changes.push(Change::Block { task: task.id, reason, needs: DROP_NEEDS.to_owned() });
 }
 
 fn start(task: &Task, current: Status, starts: &mut Vec<Change>) {
     match current {
         Status::InProgress => {}
         Status::Pending => starts.push(Change::Start { task: task.id }),
-        Status::Completed | Status::Blocked | Status::Skipped => starts.push(Change::Reopen {
-            task: task.id,
-            reason: "restarted by the executor".to_owned(),
-        }),
+        Status::Completed | Status::Blocked | Status::Skipped => starts
+            .push(Change::Reopen { task: task.id, reason: "restarted by the executor".to_owned() }),
     }
 }

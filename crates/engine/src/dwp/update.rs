@@ -107,25 +107,12 @@ pub fn apply(
         Change::RecordGates { task, gates } => {
             record_gates(&mut next, *task, gates, now, &mut log)?
         }
-        Change::Complete {
-            task,
-            gates,
-            outcome,
-            commit,
-        } => complete(
-            &mut next,
-            *task,
-            gates,
-            outcome.as_ref(),
-            commit.as_deref(),
-            now,
-            &mut log,
-        )?,
-        Change::Block {
-            task,
-            reason,
-            needs,
-        } => refine::block(&mut next, *task, reason, needs, now, &mut log)?,
+        Change::Complete { task, gates, outcome, commit } => {
+            complete(&mut next, *task, gates, outcome.as_ref(), commit.as_deref(), now, &mut log)?
+        }
+        Change::Block { task, reason, needs } => {
+            refine::block(&mut next, *task, reason, needs, now, &mut log)?
+        }
         Change::ResolveBlocker { task } => {
             refine::resolve_blocker(&mut next, *task, now, &mut log)?
         }
@@ -171,11 +158,7 @@ fn start(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) -> Re
         Status::Blocked => return Err(Refusal::TaskBlocked { task: id }),
         Status::Pending | Status::InProgress => {}
     }
-    let verb = if task.started_at.is_some() {
-        "resumed"
-    } else {
-        "started"
-    };
+    let verb = if task.started_at.is_some() { "resumed" } else { "started" };
     log.push(format!("Task {id} {verb}: {}.", task.title));
     make_current(state, id, now, log);
     Ok(())
@@ -202,9 +185,7 @@ fn record_gates(
     log: &mut Vec<String>,
 ) -> Result<(), Refusal> {
     if gates.is_empty() {
-        return Err(Refusal::Empty {
-            what: "the list of gate runs",
-        });
+        return Err(Refusal::Empty { what: "the list of gate runs" });
     }
     let task = task_in_mut(state, id)?;
     if task.status == Status::Skipped {
@@ -232,32 +213,16 @@ fn upsert_gates(
     now: &str,
     log: &mut Vec<String>,
 ) -> Result<(), Refusal> {
-    let records = gates
-        .iter()
-        .map(|input| input.clone().into_record(now))
-        .collect::<Result<Vec<_>, _>>()?;
+    let records =
+        gates.iter().map(|input| input.clone().into_record(now)).collect::<Result<Vec<_>, _>>()?;
     for (index, record) in records.iter().enumerate() {
-        if records[..index]
-            .iter()
-            .any(|earlier| earlier.command == record.command)
-        {
-            return Err(Refusal::DuplicateGate {
-                command: record.command.clone(),
-            });
+        if records[..index].iter().any(|earlier| earlier.command == record.command) {
+            return Err(Refusal::DuplicateGate { command: record.command.clone() });
         }
     }
     for record in records {
-        log.push(format!(
-            "Task {} gate `{}`: {}.",
-            task.id,
-            record.command,
-            describe_run(&record)
-        ));
-        match task
-            .gates
-            .iter_mut()
-            .find(|gate| gate.command == record.command)
-        {
+        log.push(format!("Task {} gate `{}`: {}.", task.id, record.command, describe_run(&record)));
+        match task.gates.iter_mut().find(|gate| gate.command == record.command) {
             Some(earlier) => *earlier = record,
             None => task.gates.push(record),
         }
@@ -268,11 +233,7 @@ fn upsert_gates(
 /// "passes (exit 0) — 42 passed" / "fails (exit 1) — 3 failed".
 pub fn describe_run(gate: &GateRecord) -> String {
     let verdict = if gate.passes { "passes" } else { "fails" };
-    let evidence = if gate.evidence.is_empty() {
-        "no evidence"
-    } else {
-        gate.evidence.as_str()
-    };
+    let evidence = if gate.evidence.is_empty() { "no evidence" } else { gate.evidence.as_str() };
     format!("{verdict} (exit {}) — {evidence}", gate.exit_code)
 }
 
@@ -331,10 +292,7 @@ pub(super) fn task_in_mut(state: &mut PlanState, id: u32) -> Result<&mut TaskEnt
 }
 
 fn no_such_task(state: &PlanState, id: u32) -> Refusal {
-    Refusal::NoSuchTask {
-        id,
-        live: state.tasks.iter().map(|task| task.id).collect(),
-    }
+    Refusal::NoSuchTask { id, live: state.tasks.iter().map(|task| task.id).collect() }
 }
 
 /// One line, not empty, within `limit` characters.
@@ -366,11 +324,7 @@ fn checked_outcome(outcome: &Outcome) -> Result<Outcome, Refusal> {
             .collect()
     };
     let optional = |text: &Option<String>| -> Result<Option<String>, Refusal> {
-        Ok(text
-            .as_deref()
-            .map(line)
-            .transpose()?
-            .filter(|text| !text.is_empty()))
+        Ok(text.as_deref().map(line).transpose()?.filter(|text| !text.is_empty()))
     };
     Ok(Outcome {
         tried: list(&outcome.tried)?,
@@ -385,9 +339,7 @@ fn checked_commit(commit: &str) -> Result<String, Refusal> {
     let commit = commit.trim();
     let hex = commit.chars().all(|c| c.is_ascii_hexdigit());
     if !hex || !(7..=40).contains(&commit.len()) {
-        return Err(Refusal::BadCommit {
-            value: commit.to_owned(),
-        });
+        return Err(Refusal::BadCommit { value: commit.to_owned() });
     }
     Ok(commit.to_ascii_lowercase())
 }

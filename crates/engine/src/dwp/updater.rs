@@ -48,21 +48,14 @@ impl PlanFiles {
         request: &UpdateRequest,
         now: &str,
     ) -> Result<UpdateReport, DwpError> {
-        let broken_lock = if request.break_stale_lock {
-            break_stale_lock(dir.path(), self.lock)?
-        } else {
-            None
-        };
+        let broken_lock =
+            if request.break_stale_lock { break_stale_lock(dir.path(), self.lock)? } else { None };
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         if let Some(expected) = &request.expected_sha256 {
             writer.expect_sha256(expected)?;
         }
         let log = run_action(&mut writer, &request.action, now, &self.author)?;
-        Ok(UpdateReport {
-            log,
-            sha256: writer.sha256().to_owned(),
-            broken_lock,
-        })
+        Ok(UpdateReport { log, sha256: writer.sha256().to_owned(), broken_lock })
     }
 }
 
@@ -76,19 +69,13 @@ fn run_action(
 ) -> Result<Vec<String>, DwpError> {
     if let UpdateAction::Reconcile = action {
         let applied = reconcile(writer.state(), &parse_readme(writer.readme()), now, by)?;
-        return if applied.log.is_empty() {
-            Ok(Vec::new())
-        } else {
-            writer.write(applied, now)
-        };
+        return if applied.log.is_empty() { Ok(Vec::new()) } else { writer.write(applied, now) };
     }
     writer.ensure_in_sync()?;
     let change = match action {
         UpdateAction::ResolveBlocker { task } => {
             let current = writer.state().blocked.as_ref().map(|blocked| blocked.task);
-            Change::ResolveBlocker {
-                task: task.or(current).ok_or(Refusal::NothingBlocked)?,
-            }
+            Change::ResolveBlocker { task: task.or(current).ok_or(Refusal::NothingBlocked)? }
         }
         UpdateAction::Change(change) => change.clone(),
         UpdateAction::Reconcile => unreachable!("handled above"),

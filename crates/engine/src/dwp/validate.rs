@@ -14,10 +14,7 @@ use super::schema::{
 pub fn state_problems(state: &PlanState) -> Vec<String> {
     let mut problems = Vec::new();
     if state.schema != STATE_SCHEMA {
-        problems.push(format!(
-            "schema is {:?}, expected {STATE_SCHEMA}",
-            state.schema
-        ));
+        problems.push(format!("schema is {:?}, expected {STATE_SCHEMA}", state.schema));
     }
     if state.plan.trim().is_empty() {
         problems.push("plan (the plan's name) is empty".to_owned());
@@ -45,16 +42,8 @@ fn task_problems(state: &PlanState, promoting: bool, problems: &mut Vec<String>)
             problems.push(format!("task {id} has an empty title"));
         }
         locator_problems(state.format, promoting, task, problems);
-        timestamp(
-            problems,
-            &format!("task {id} started_at"),
-            task.started_at.as_deref(),
-        );
-        timestamp(
-            problems,
-            &format!("task {id} completed_at"),
-            task.completed_at.as_deref(),
-        );
+        timestamp(problems, &format!("task {id} started_at"), task.started_at.as_deref());
+        timestamp(problems, &format!("task {id} completed_at"), task.completed_at.as_deref());
         for gate in &task.gates {
             let field = format!("task {id} gate `{}` last_run", gate.command);
             timestamp(problems, &field, Some(&gate.last_run));
@@ -79,9 +68,7 @@ fn locator_problems(
         PlanFormat::Full => LocatorKind::File,
     };
     if task.locator.kind != expected_kind && !promoting {
-        problems.push(format!(
-            "task {id}: a {format:?} plan needs {expected_kind:?} locators"
-        ));
+        problems.push(format!("task {id}: a {format:?} plan needs {expected_kind:?} locators"));
     }
     let problem = match task.locator.kind {
         LocatorKind::Inline if *value != format!("#task-{id}") => "is not \"#task-N\" of its id",
@@ -97,10 +84,9 @@ fn reference_problems(state: &PlanState, problems: &mut Vec<String>) {
     if let Some(blocked) = &state.blocked {
         timestamp(problems, "blocked.since", Some(&blocked.since));
         match state.task(blocked.task) {
-            None => problems.push(format!(
-                "blocked names task {}, which does not exist",
-                blocked.task
-            )),
+            None => {
+                problems.push(format!("blocked names task {}, which does not exist", blocked.task))
+            }
             Some(task) if task.status != Status::Blocked => problems.push(format!(
                 "blocked names task {}, which is {}",
                 blocked.task,
@@ -109,18 +95,13 @@ fn reference_problems(state: &PlanState, problems: &mut Vec<String>) {
             Some(_) => {}
         }
     } else if let Some(task) = state.tasks.iter().find(|t| t.status == Status::Blocked) {
-        problems.push(format!(
-            "task {} is blocked but the plan's blocked is null",
-            task.id
-        ));
+        problems.push(format!("task {} is blocked but the plan's blocked is null", task.id));
     }
     if let Some(checkpoint) = &state.checkpoint {
         timestamp(problems, "checkpoint.at", Some(&checkpoint.at));
         if state.task(checkpoint.task).is_none() {
-            problems.push(format!(
-                "checkpoint names task {}, which does not exist",
-                checkpoint.task
-            ));
+            problems
+                .push(format!("checkpoint names task {}, which does not exist", checkpoint.task));
         }
     }
 }
@@ -156,22 +137,13 @@ pub fn derived_problems(state: &PlanState) -> Vec<String> {
 pub fn manifest_problems(manifest: &Manifest) -> Vec<String> {
     let mut problems = Vec::new();
     if manifest.schema != MANIFEST_SCHEMA {
-        problems.push(format!(
-            "schema is {:?}, expected {MANIFEST_SCHEMA}",
-            manifest.schema
-        ));
+        problems.push(format!("schema is {:?}, expected {MANIFEST_SCHEMA}", manifest.schema));
     }
     if version_numbers(&manifest.spec_version).is_none() {
-        problems.push(format!(
-            "spec_version {:?} is not MAJOR.MINOR.PATCH",
-            manifest.spec_version
-        ));
+        problems.push(format!("spec_version {:?} is not MAJOR.MINOR.PATCH", manifest.spec_version));
     }
     if !manifest.name.starts_with("PLAN_") {
-        problems.push(format!(
-            "name {:?} does not start with PLAN_",
-            manifest.name
-        ));
+        problems.push(format!("name {:?} does not start with PLAN_", manifest.name));
     }
     timestamp(&mut problems, "created_at", Some(&manifest.created_at));
     if let Some(author) = &manifest.created_by {

@@ -65,11 +65,7 @@ pub struct Finding {
 
 impl Finding {
     pub fn new(kind: FindingKind, task: Option<u32>, message: impl Into<String>) -> Finding {
-        Finding {
-            kind,
-            task,
-            message: message.into(),
-        }
+        Finding { kind, task, message: message.into() }
     }
 }
 
@@ -100,11 +96,8 @@ pub fn verify(
             findings.push(Finding::new(FindingKind::Approval, None, message));
         }
     }
-    let readme_status: HashMap<u32, &str> = readme
-        .tasks
-        .iter()
-        .filter_map(|task| Some((task.id, task.status.as_deref()?)))
-        .collect();
+    let readme_status: HashMap<u32, &str> =
+        readme.tasks.iter().filter_map(|task| Some((task.id, task.status.as_deref()?))).collect();
     for task in &state.tasks {
         gate_contradictions(task, &mut findings);
         if task.status == Status::Completed {
@@ -116,11 +109,7 @@ pub fn verify(
             if let Some(log) = log.filter(|log| *log != "completed") {
                 let message =
                     format!("completed in state.json, but its own log still says Status: {log}");
-                findings.push(Finding::new(
-                    FindingKind::Contradiction,
-                    Some(task.id),
-                    message,
-                ));
+                findings.push(Finding::new(FindingKind::Contradiction, Some(task.id), message));
             }
         }
     }
@@ -156,11 +145,7 @@ pub fn checkbox_findings(readme: &ReadmeView, state: &PlanState) -> Vec<Finding>
             Some(entry) => disagreement(task.checked, entry, &mut findings),
         }
     }
-    for entry in state
-        .tasks
-        .iter()
-        .filter(|entry| !seen.contains_key(&entry.id))
-    {
+    for entry in state.tasks.iter().filter(|entry| !seen.contains_key(&entry.id)) {
         findings.push(Finding::new(
             FindingKind::MissingFromReadme,
             Some(entry.id),
@@ -184,11 +169,7 @@ fn disagreement(checked: bool, entry: &TaskEntry, findings: &mut Vec<Finding>) {
         ),
         _ => return,
     };
-    findings.push(Finding::new(
-        FindingKind::Disagreement(direction),
-        Some(entry.id),
-        message,
-    ));
+    findings.push(Finding::new(FindingKind::Disagreement(direction), Some(entry.id), message));
 }
 
 /// Records that contradict themselves, whatever the task's status.
@@ -200,19 +181,11 @@ fn gate_contradictions(task: &TaskEntry, findings: &mut Vec<Finding>) {
                 "gate `{command}` says passes:true with exit code {} and evidence {:?}",
                 gate.exit_code, gate.evidence
             );
-            findings.push(Finding::new(
-                FindingKind::Contradiction,
-                Some(task.id),
-                message,
-            ));
+            findings.push(Finding::new(FindingKind::Contradiction, Some(task.id), message));
         }
         if let Some(phrase) = admits_not_run(&gate.evidence) {
             let message = format!("gate `{command}` is a passing record whose evidence says the check never ran ({phrase:?})");
-            findings.push(Finding::new(
-                FindingKind::Contradiction,
-                Some(task.id),
-                message,
-            ));
+            findings.push(Finding::new(FindingKind::Contradiction, Some(task.id), message));
         }
     }
 }

@@ -71,12 +71,22 @@ impl Engine {
 
     /// Renames a chat (a patch of its title).
     pub fn rename_chat(&self, chat_id: &str, title: &str) -> Result<Chat, ApiError> {
-        self.update_chat(chat_id, &ChatPatch { title: Some(title.to_owned()), ..ChatPatch::default() })
+        self.update_chat(
+            chat_id,
+            &ChatPatch { title: Some(title.to_owned()), ..ChatPatch::default() },
+        )
     }
 
     /// Sets (or, with `None`, clears) the chat's workspace folder (a patch of it).
-    pub fn set_chat_workspace(&self, chat_id: &str, workspace: Option<&str>) -> Result<Chat, ApiError> {
-        self.update_chat(chat_id, &ChatPatch { workspace: Some(workspace.map(str::to_owned)), ..ChatPatch::default() })
+    pub fn set_chat_workspace(
+        &self,
+        chat_id: &str,
+        workspace: Option<&str>,
+    ) -> Result<Chat, ApiError> {
+        self.update_chat(
+            chat_id,
+            &ChatPatch { workspace: Some(workspace.map(str::to_owned)), ..ChatPatch::default() },
+        )
     }
 }
 
@@ -86,7 +96,9 @@ fn checked_title(title: &str) -> Result<String, ApiError> {
         return Err(ApiError::bad_request("a chat needs a title"));
     }
     if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(ApiError::bad_request(format!("a title has at most {MAX_TITLE_CHARS} characters")));
+        return Err(ApiError::bad_request(format!(
+            "a title has at most {MAX_TITLE_CHARS} characters"
+        )));
     }
     Ok(title.to_owned())
 }
@@ -119,7 +131,11 @@ mod tests {
 
         let too_long = "x".repeat(MAX_TITLE_CHARS + 1);
         for bad in ["", "   ", too_long.as_str()] {
-            assert_eq!(engine.rename_chat(&chat.id, bad).unwrap_err().code, ErrorCode::BadRequest, "{bad:?}");
+            assert_eq!(
+                engine.rename_chat(&chat.id, bad).unwrap_err().code,
+                ErrorCode::BadRequest,
+                "{bad:?}"
+            );
         }
         assert_eq!(engine.rename_chat("no-such-chat", "x").unwrap_err().code, ErrorCode::NotFound);
         assert_eq!(engine.chat_view(&chat.id).unwrap().chat.title, "Quarterly report");
@@ -136,16 +152,29 @@ mod tests {
         std::fs::create_dir(repo.path().join(".git")).unwrap();
         let with_slash = format!("{}/", repo.path().display());
         let set = engine.set_chat_workspace(&chat.id, Some(&with_slash)).unwrap();
-        assert_eq!(set.workspace.as_deref(), Some(repo.path().to_str().unwrap()), "stored normalised");
+        assert_eq!(
+            set.workspace.as_deref(),
+            Some(repo.path().to_str().unwrap()),
+            "stored normalised"
+        );
         assert!(set.save_plans, "a git repository gets .dwp plans by default");
 
         let missing = repo.path().join("missing");
-        let error = engine.set_chat_workspace(&chat.id, Some(missing.to_str().unwrap())).unwrap_err();
+        let error =
+            engine.set_chat_workspace(&chat.id, Some(missing.to_str().unwrap())).unwrap_err();
         assert_eq!(error.code, ErrorCode::BadRequest);
-        assert_eq!(engine.chat_view(&chat.id).unwrap().chat.workspace, set.workspace, "a refusal changes nothing");
+        assert_eq!(
+            engine.chat_view(&chat.id).unwrap().chat.workspace,
+            set.workspace,
+            "a refusal changes nothing"
+        );
 
         let cleared = engine.set_chat_workspace(&chat.id, None).unwrap();
-        assert_eq!((cleared.workspace, cleared.save_plans), (None, true), "save_plans stays the chat's choice");
+        assert_eq!(
+            (cleared.workspace, cleared.save_plans),
+            (None, true),
+            "save_plans stays the chat's choice"
+        );
     }
 
     #[tokio::test]
@@ -155,9 +184,13 @@ mod tests {
         let chat = engine.create_chat(NewChat::default()).unwrap();
         assert!(chat.plan_mode && !chat.auto_approve);
 
-        let patch: ChatPatch = serde_json::from_str(r#"{"plan_mode": false, "auto_approve": true}"#).unwrap();
+        let patch: ChatPatch =
+            serde_json::from_str(r#"{"plan_mode": false, "auto_approve": true}"#).unwrap();
         let patched = engine.update_chat(&chat.id, &patch).unwrap();
-        assert_eq!((patched.plan_mode, patched.auto_approve, patched.title.as_str()), (false, true, chat.title.as_str()));
+        assert_eq!(
+            (patched.plan_mode, patched.auto_approve, patched.title.as_str()),
+            (false, true, chat.title.as_str())
+        );
 
         let missing = home.path().join("missing");
         let bad = ChatPatch {
@@ -167,7 +200,11 @@ mod tests {
             ..ChatPatch::default()
         };
         assert_eq!(engine.update_chat(&chat.id, &bad).unwrap_err().code, ErrorCode::BadRequest);
-        assert_eq!(engine.chat_view(&chat.id).unwrap().chat, patched, "the title and switch were not written either");
+        assert_eq!(
+            engine.chat_view(&chat.id).unwrap().chat,
+            patched,
+            "the title and switch were not written either"
+        );
 
         for (json, wanted) in [(r#"{"workspace": null}"#, Some(None)), ("{}", None)] {
             let patch: ChatPatch = serde_json::from_str(json).unwrap();

@@ -32,8 +32,14 @@ impl Engine {
         let workspace = request.workspace.as_deref().map(checked_workspace).transpose()?;
         let defaults = &self.inner.defaults;
         let settings = ChatSettings {
-            title: request.title.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).unwrap_or_else(|| DEFAULT_TITLE.to_owned()),
-            save_plans: request.save_plans.unwrap_or_else(|| workspace.as_deref().is_some_and(is_git_repository)),
+            title: request
+                .title
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| DEFAULT_TITLE.to_owned()),
+            save_plans: request
+                .save_plans
+                .unwrap_or_else(|| workspace.as_deref().is_some_and(is_git_repository)),
             workspace,
             plan_mode: request.plan_mode.unwrap_or(defaults.enabled),
             auto_approve: request.auto_approve.unwrap_or(defaults.auto_approve),
@@ -91,7 +97,10 @@ impl Engine {
     }
 
     /// The chat's events from now on (DESIGN §7).
-    pub fn subscribe(&self, chat_id: &str) -> Result<tokio::sync::broadcast::Receiver<Event>, ApiError> {
+    pub fn subscribe(
+        &self,
+        chat_id: &str,
+    ) -> Result<tokio::sync::broadcast::Receiver<Event>, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         Ok(self.inner.hub.subscribe(chat_id))
     }
@@ -101,7 +110,9 @@ impl Engine {
 pub(super) fn checked_workspace(workspace: &str) -> Result<String, ApiError> {
     let path = Path::new(workspace.trim());
     if workspace.trim().is_empty() || !path.is_dir() {
-        return Err(ApiError::bad_request(format!("workspace {workspace:?} is not an existing folder")));
+        return Err(ApiError::bad_request(format!(
+            "workspace {workspace:?} is not an existing folder"
+        )));
     }
     let absolute = std::path::absolute(path)
         .map_err(|error| ApiError::bad_request(format!("workspace {workspace:?}: {error}")))?;

@@ -72,7 +72,10 @@ impl ApiError {
     }
 
     pub fn turn_active() -> ApiError {
-        ApiError::new(ErrorCode::TurnActive, "a turn is running in this chat: wait for it or stop it")
+        ApiError::new(
+            ErrorCode::TurnActive,
+            "a turn is running in this chat: wait for it or stop it",
+        )
     }
 
     pub fn plan_pending() -> ApiError {

@@ -61,7 +61,8 @@ impl Hub {
 
     pub fn subscribe(&self, chat_id: &str) -> broadcast::Receiver<Event> {
         let mut streams = lock(&self.streams);
-        let sender = streams.entry(chat_id.to_owned()).or_insert_with(|| broadcast::channel(EVENT_BUFFER).0);
+        let sender =
+            streams.entry(chat_id.to_owned()).or_insert_with(|| broadcast::channel(EVENT_BUFFER).0);
         sender.subscribe()
     }
 
@@ -79,7 +80,12 @@ impl Hub {
         let cancel = CancellationToken::new();
         let (finished_sender, finished) = watch::channel(false);
         turns.insert(chat_id.to_owned(), TurnHandle { cancel: cancel.clone(), finished, kind });
-        Some(TurnGuard { hub: Arc::clone(self), chat_id: chat_id.to_owned(), finished: finished_sender, cancel })
+        Some(TurnGuard {
+            hub: Arc::clone(self),
+            chat_id: chat_id.to_owned(),
+            finished: finished_sender,
+            cancel,
+        })
     }
 
     pub fn turn(&self, chat_id: &str) -> Option<TurnHandle> {

@@ -1,8 +1,8 @@
 //! The user's messages: send (DESIGN §2 `send`), edit and re-send, stop the running turn.
 
 use crate::chat::{Chat, ChatSettings, Message, MessageBody, Phase};
-use crate::store::new_id;
 use crate::now_rfc3339;
+use crate::store::new_id;
 
 use super::chats::DEFAULT_TITLE;
 use super::error::ApiError;
@@ -19,7 +19,12 @@ impl Engine {
     /// Sends a user message. The first message of a plan-mode chat starts a planner turn
     /// (phase `planning` before this returns); a message while a plan card waits is
     /// revision feedback; otherwise the executor runs.
-    pub fn send(&self, chat_id: &str, content: &str, files: Vec<String>) -> Result<ChatView, ApiError> {
+    pub fn send(
+        &self,
+        chat_id: &str,
+        content: &str,
+        files: Vec<String>,
+    ) -> Result<ChatView, ApiError> {
         if content.trim().is_empty() {
             return Err(ApiError::bad_request("a message needs some content"));
         }
@@ -46,7 +51,12 @@ impl Engine {
 
     /// Edits a user message and re-sends from it: every later message is deleted; editing
     /// the first message of a plan-mode chat runs plan mode again.
-    pub fn edit_message(&self, chat_id: &str, message_id: &str, content: &str) -> Result<ChatView, ApiError> {
+    pub fn edit_message(
+        &self,
+        chat_id: &str,
+        message_id: &str,
+        content: &str,
+    ) -> Result<ChatView, ApiError> {
         if content.trim().is_empty() {
             return Err(ApiError::bad_request("a message needs some content"));
         }
@@ -76,10 +86,8 @@ impl Engine {
 
     /// What the lifecycle's decisions need to know of a chat.
     pub(super) fn facts(&self, chat: &Chat) -> Result<ChatFacts, ApiError> {
-        let (phase, user_turns) = self
-            .inner
-            .store
-            .read(|tx| Ok((tx.phase(&chat.id)?, tx.user_turn_count(&chat.id)?)))?;
+        let (phase, user_turns) =
+            self.inner.store.read(|tx| Ok((tx.phase(&chat.id)?, tx.user_turn_count(&chat.id)?)))?;
         let running = self.inner.hub.turn(&chat.id).map(|turn| turn.kind);
         Ok(ChatFacts { plan_mode: chat.plan_mode, phase, user_turns, running })
     }
@@ -93,7 +101,8 @@ impl Engine {
         if chat.title != DEFAULT_TITLE {
             return;
         }
-        let line = content.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or(DEFAULT_TITLE);
+        let line =
+            content.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or(DEFAULT_TITLE);
         let mut title: String = line.chars().take(TITLE_CHARS).collect();
         if line.chars().count() > TITLE_CHARS {
             title.push('…');

@@ -35,8 +35,8 @@ pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
 pub use error::{ApiError, ErrorCode};
 pub use notify::phase_text;
-pub use transitions::MAX_QUESTION_ROUNDS;
 pub use plan_files::{DroppedTask, PlanFolder, PlanView};
+pub use transitions::MAX_QUESTION_ROUNDS;
 pub use view::{ChatView, StateView};
 
 use hub::Hub;
@@ -62,7 +62,8 @@ impl EngineOptions {
     /// Defaults for `home`: the filesystem server at `fs_server`, keys from the system
     /// stores and then the process environment.
     pub fn new(home: PathBuf, fs_server: Option<PathBuf>) -> EngineOptions {
-        let fs_server = fs_server.unwrap_or_else(|| PathBuf::from("server-filesystem-not-installed"));
+        let fs_server =
+            fs_server.unwrap_or_else(|| PathBuf::from("server-filesystem-not-installed"));
         EngineOptions {
             mcp: McpConfig::new(home.clone(), fs_server),
             keys: KeyLookup::system(|name| std::env::var(name).ok()),
@@ -116,7 +117,8 @@ impl Engine {
     /// host, and settles chats a previous process left mid-turn. Needs a tokio runtime.
     pub async fn open(options: EngineOptions) -> Result<Engine, EngineError> {
         let home = options.home;
-        std::fs::create_dir_all(&home).map_err(|source| EngineError::Home { path: home.clone(), source })?;
+        std::fs::create_dir_all(&home)
+            .map_err(|source| EngineError::Home { path: home.clone(), source })?;
         let config = Config::load(&home)?;
         let store = Arc::new(Store::open(home.join(DATABASE_FILE))?);
         crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
@@ -128,7 +130,17 @@ impl Engine {
         let executor = connect_provider(&config.provider, &options.keys, local);
         let planner = connect_provider(&config.planner_settings(), &options.keys, local);
         let hub = Arc::new(Hub::default());
-        let inner = Inner { actions: std::sync::Mutex::new(()), home, store, hub, defaults: config.plan_mode, mcp, context7_configured, executor, planner };
+        let inner = Inner {
+            actions: std::sync::Mutex::new(()),
+            home,
+            store,
+            hub,
+            defaults: config.plan_mode,
+            mcp,
+            context7_configured,
+            executor,
+            planner,
+        };
         recovery::settle_interrupted_turns(&inner.store)?;
         Ok(Engine { inner: Arc::new(inner) })
     }

@@ -40,7 +40,9 @@ impl Engine {
 
     /// The plan card again, after its plan changed (approval, an edit).
     pub(super) fn emit_plan_card(&self, chat_id: &str) {
-        self.emit_card(chat_id, |body| matches!(body, MessageBody::Assistant { plan: Some(_), .. }));
+        self.emit_card(chat_id, |body| {
+            matches!(body, MessageBody::Assistant { plan: Some(_), .. })
+        });
     }
 
     /// The latest stored message whose body `is_card`, as a `message` event.

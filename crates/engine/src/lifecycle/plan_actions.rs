@@ -17,7 +17,12 @@ use super::Engine;
 impl Engine {
     /// Answers one question of the waiting card. When the card is complete the planner
     /// runs again with every answer so far.
-    pub fn answer(&self, chat_id: &str, question_id: &str, answer: &str) -> Result<ChatView, ApiError> {
+    pub fn answer(
+        &self,
+        chat_id: &str,
+        question_id: &str,
+        answer: &str,
+    ) -> Result<ChatView, ApiError> {
         let _serial = self.serialize();
         self.inner.store.get_chat(chat_id)?;
         let answer = answer.trim();
@@ -28,7 +33,9 @@ impl Engine {
             return Err(ApiError::turn_active());
         }
         let recorded = self.inner.store.record_answer(chat_id, question_id, answer)?;
-        self.emit_card(chat_id, |body| matches!(body, MessageBody::Assistant { questions: Some(_), .. }));
+        self.emit_card(chat_id, |body| {
+            matches!(body, MessageBody::Assistant { questions: Some(_), .. })
+        });
         self.emit(chat_id, Event::Message { message: recorded.message.clone() });
         if recorded.complete {
             // No turn runs while questions wait, and actions are serialised: this succeeds.
@@ -99,7 +106,8 @@ impl Engine {
         let _serial = self.serialize();
         self.inner.store.get_chat(chat_id)?;
         let current = self.waiting_plan(chat_id)?;
-        let edited = edited_plan_document(&current, edit, &now_rfc3339()).map_err(ApiError::bad_request)?;
+        let edited =
+            edited_plan_document(&current, edit, &now_rfc3339()).map_err(ApiError::bad_request)?;
         let stored = self.inner.store.edit_plan(chat_id, edited)?;
         self.emit_plan_card(chat_id);
         Ok(stored)
@@ -124,7 +132,12 @@ impl Engine {
     fn waiting_plan(&self, chat_id: &str) -> Result<PlanDocument, ApiError> {
         let state = self.inner.store.state(chat_id)?;
         match state.plan {
-            Some(plan) if state.phase == Phase::AwaitingApproval && plan.approval == crate::planner::Approval::Pending => Ok(plan),
+            Some(plan)
+                if state.phase == Phase::AwaitingApproval
+                    && plan.approval == crate::planner::Approval::Pending =>
+            {
+                Ok(plan)
+            }
             _ => Err(ApiError::no_plan()),
         }
     }

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::dwp::{read_state, Author, DwpError, PlanDir, PlanFiles, Status, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS};
 use crate::chat::Chat;
+use crate::dwp::{
+    read_state, Author, DwpError, PlanDir, PlanFiles, Status, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS,
+};
 use crate::events::Event;
 use crate::now_rfc3339;
 use crate::tasks::{Task, TaskStatus};
@@ -103,16 +105,22 @@ impl Engine {
 /// progress, so that whoever resumes (this chat later, or another agent reading the
 /// files) knows where the work stopped and why. Failures are logged, never fatal.
 pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &str, why: &str) {
-    let (Ok(chat), Ok(list)) = (inner.store.get_chat(chat_id), inner.store.task_list(chat_id)) else {
+    let (Ok(chat), Ok(list)) = (inner.store.get_chat(chat_id), inner.store.task_list(chat_id))
+    else {
         return;
     };
     let Some(workspace) = plan_workspace(&chat) else {
         return;
     };
-    let Some(active) = list.tasks.iter().find(|task| task.status == TaskStatus::Active).cloned() else {
+    let Some(active) = list.tasks.iter().find(|task| task.status == TaskStatus::Active).cloned()
+    else {
         return;
     };
-    let left = list.tasks.iter().filter(|task| matches!(task.status, TaskStatus::Pending | TaskStatus::Active)).count();
+    let left = list
+        .tasks
+        .iter()
+        .filter(|task| matches!(task.status, TaskStatus::Pending | TaskStatus::Active))
+        .count();
     let tail = format!(" with {left} of {} tasks left", list.tasks.len());
     let room = MAX_NOTE_CHARS.saturating_sub(tail.chars().count() + "the turn ended ()".len());
     let why: String = match why.chars().count() > room {
@@ -129,11 +137,14 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &str, why: &st
     })
     .await;
     match written {
-        Ok(true) => tracing::info!(chat_id = %chat.id, task, "checkpoint written to the plan folder"),
+        Ok(true) => {
+            tracing::info!(chat_id = %chat.id, task, "checkpoint written to the plan folder")
+        }
         Ok(false) => {}
         Err(error) => {
             tracing::warn!(chat_id = %chat.id, message = %error.message, "the checkpoint could not be written");
-            let message = format!("The plan folder's checkpoint could not be written: {}", error.message);
+            let message =
+                format!("The plan folder's checkpoint could not be written: {}", error.message);
             inner.hub.emit(&chat.id, Event::Error { code: "ERR_PLAN_FILES".to_owned(), message });
         }
     }
@@ -160,7 +171,10 @@ fn folder(workspace: &Path, dir: &PlanDir) -> Result<PlanFolder, DwpError> {
 
 /// The executor's reason for a drop that waits for the user's confirmation.
 fn dropped_by_executor(task: &TaskEntry) -> Option<&str> {
-    let block = task.block.as_ref().filter(|block| task.status == Status::Blocked && block.needs == DROP_NEEDS)?;
+    let block = task
+        .block
+        .as_ref()
+        .filter(|block| task.status == Status::Blocked && block.needs == DROP_NEEDS)?;
     Some(&block.reason)
 }
 
@@ -198,7 +212,9 @@ fn files_error(error: DwpError) -> ApiError {
 }
 
 /// Runs file work off the async threads.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work)
         .await
         .unwrap_or_else(|_| Err(ApiError::internal("the plan folder's work stopped unexpectedly")))

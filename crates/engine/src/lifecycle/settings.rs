@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::keys::{KeyStore, Lookup, KernelKeyring, SecretService};
+use crate::config::keys::{KernelKeyring, KeyStore, Lookup, SecretService};
 use crate::config::{Config, ConfigError};
 use crate::llm::{ApiKey, ProviderKind};
 
@@ -112,7 +112,11 @@ pub fn read_settings(home: &Path, stores: &[Box<dyn KeyStore>]) -> Result<AppSet
 
 /// Checks `update`, stores its key (in the first store that takes it), then rewrites
 /// `config.toml`. Returns the settings as they now are.
-pub fn write_settings(home: &Path, update: &SettingsUpdate, stores: &[Box<dyn KeyStore>]) -> Result<AppSettings, ApiError> {
+pub fn write_settings(
+    home: &Path,
+    update: &SettingsUpdate,
+    stores: &[Box<dyn KeyStore>],
+) -> Result<AppSettings, ApiError> {
     let path = crate::paths::config_file(home);
     let current = read_table(&path)?;
     let text = updated_config_text(current, update)?;
@@ -128,16 +132,19 @@ pub fn write_settings(home: &Path, update: &SettingsUpdate, stores: &[Box<dyn Ke
 /// The existing file as a table; none yet is an empty table.
 fn read_table(path: &Path) -> Result<toml::Table, ApiError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => text
-            .parse::<toml::Table>()
-            .map_err(|error| ApiError::bad_request(format!("{} is not valid TOML: {error}", path.display()))),
+        Ok(text) => text.parse::<toml::Table>().map_err(|error| {
+            ApiError::bad_request(format!("{} is not valid TOML: {error}", path.display()))
+        }),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(toml::Table::new()),
         Err(error) => Err(io_error(path, error)),
     }
 }
 
 /// The new file: `[provider]` and `[plan_mode]` set from `update`, the rest as it was.
-fn updated_config_text(mut table: toml::Table, update: &SettingsUpdate) -> Result<String, ApiError> {
+fn updated_config_text(
+    mut table: toml::Table,
+    update: &SettingsUpdate,
+) -> Result<String, ApiError> {
     let kind = update.provider.kind();
     let model = update.model.trim();
     if kind != ProviderKind::Embedded && model.is_empty() {
@@ -150,7 +157,8 @@ fn updated_config_text(mut table: toml::Table, update: &SettingsUpdate) -> Resul
     let plan_mode = section(&mut table, "plan_mode");
     plan_mode.insert("enabled".into(), update.plan_mode.into());
     plan_mode.insert("auto_approve".into(), update.auto_approve.into());
-    toml::to_string(&table).map_err(|error| ApiError::internal(format!("cannot write the settings as TOML: {error}")))
+    toml::to_string(&table)
+        .map_err(|error| ApiError::internal(format!("cannot write the settings as TOML: {error}")))
 }
 
 fn section<'t>(table: &'t mut toml::Table, name: &str) -> &'t mut toml::Table {
@@ -178,7 +186,11 @@ fn config_problem(error: &ConfigError) -> String {
     }
 }
 
-fn store_key(stores: &[Box<dyn KeyStore>], account: &str, key: &ApiKey) -> Result<&'static str, ApiError> {
+fn store_key(
+    stores: &[Box<dyn KeyStore>],
+    account: &str,
+    key: &ApiKey,
+) -> Result<&'static str, ApiError> {
     let mut failures = Vec::new();
     for store in stores {
         match store.set(account, key) {
@@ -281,18 +293,31 @@ mod tests {
     fn saved_settings_are_what_the_engine_reads_and_the_key_goes_to_a_store_not_the_file() {
         let home = tempfile::tempdir().unwrap();
         let stores = memory();
-        let update = SettingsUpdate { api_key: Some("  sk-secret-1 ".into()), auto_approve: true, ..openai("qwen2.5:7b") };
+        let update = SettingsUpdate {
+            api_key: Some("  sk-secret-1 ".into()),
+            auto_approve: true,
+            ..openai("qwen2.5:7b")
+        };
         let saved = write_settings(home.path(), &update, &stores).unwrap();
         assert!(saved.configured);
-        assert_eq!(saved.api_key_stored_in.as_deref(), Some("memory"), "the first store that takes it");
+        assert_eq!(
+            saved.api_key_stored_in.as_deref(),
+            Some("memory"),
+            "the first store that takes it"
+        );
 
         let config = Config::load(home.path()).unwrap();
-        assert_eq!((config.provider.kind, config.provider.model.as_str()), (ProviderKind::OpenAi, "qwen2.5:7b"));
+        assert_eq!(
+            (config.provider.kind, config.provider.model.as_str()),
+            (ProviderKind::OpenAi, "qwen2.5:7b")
+        );
         assert_eq!(config.provider.base_url, "http://127.0.0.1:11434/v1");
         assert!(config.plan_mode.enabled && config.plan_mode.auto_approve);
         let text = std::fs::read_to_string(crate::paths::config_file(home.path())).unwrap();
         assert!(!text.contains("sk-secret"), "no key in config.toml:\n{text}");
-        assert!(matches!(stores[1].get("openai"), Lookup::Found(key) if key.expose() == "sk-secret-1"));
+        assert!(
+            matches!(stores[1].get("openai"), Lookup::Found(key) if key.expose() == "sk-secret-1")
+        );
     }
 
     #[test]
@@ -305,7 +330,11 @@ mod tests {
         let config = Config::load(home.path()).unwrap();
         assert_eq!(config.provider.max_tokens, Some(4096));
         assert_eq!(config.provider.api_key_env.as_deref(), Some("MY_KEY"));
-        assert_eq!(config.provider.base_url, crate::llm::OPENAI_BASE_URL, "blank base URL: the kind's default");
+        assert_eq!(
+            config.provider.base_url,
+            crate::llm::OPENAI_BASE_URL,
+            "blank base URL: the kind's default"
+        );
         assert_eq!(config.planner.map(|planner| planner.model).as_deref(), Some("big"));
     }
 
@@ -317,32 +346,66 @@ mod tests {
         let before = std::fs::read_to_string(crate::paths::config_file(home.path())).unwrap();
         let cases = [
             (SettingsUpdate { api_key: Some("sk-2".into()), ..openai("  ") }, "needs a model name"),
-            (SettingsUpdate { api_key: Some("sk-2".into()), base_url: "ftp://x".into(), ..openai("m") }, "provider.base_url"),
+            (
+                SettingsUpdate {
+                    api_key: Some("sk-2".into()),
+                    base_url: "ftp://x".into(),
+                    ..openai("m")
+                },
+                "provider.base_url",
+            ),
         ];
         for (update, expected) in cases {
             let error = write_settings(home.path(), &update, &stores).unwrap_err();
             assert!(error.message.contains(expected), "{error:?}");
             assert_eq!(error.code, crate::lifecycle::ErrorCode::BadRequest);
         }
-        assert_eq!(std::fs::read_to_string(crate::paths::config_file(home.path())).unwrap(), before);
-        assert!(matches!(stores[1].get("openai"), Lookup::NoEntry), "no key stored by a refused update");
+        assert_eq!(
+            std::fs::read_to_string(crate::paths::config_file(home.path())).unwrap(),
+            before
+        );
+        assert!(
+            matches!(stores[1].get("openai"), Lookup::NoEntry),
+            "no key stored by a refused update"
+        );
 
         let nowhere: Vec<Box<dyn KeyStore>> = vec![Box::new(BrokenStore)];
         let update = SettingsUpdate { api_key: Some("sk-3".into()), ..openai("other") };
         let error = write_settings(home.path(), &update, &nowhere).unwrap_err();
         assert!(error.message.contains("no key store took the API key"), "{error:?}");
-        assert_eq!(std::fs::read_to_string(crate::paths::config_file(home.path())).unwrap(), before);
+        assert_eq!(
+            std::fs::read_to_string(crate::paths::config_file(home.path())).unwrap(),
+            before
+        );
     }
 
     #[test]
     fn the_embedded_model_needs_no_model_name_and_a_blank_key_keeps_the_stored_one() {
         let home = tempfile::tempdir().unwrap();
         let stores = memory();
-        write_settings(home.path(), &SettingsUpdate { api_key: Some("sk-1".into()), ..openai("m") }, &stores).unwrap();
-        let kept = write_settings(home.path(), &SettingsUpdate { api_key: Some(" ".into()), ..openai("m") }, &stores).unwrap();
+        write_settings(
+            home.path(),
+            &SettingsUpdate { api_key: Some("sk-1".into()), ..openai("m") },
+            &stores,
+        )
+        .unwrap();
+        let kept = write_settings(
+            home.path(),
+            &SettingsUpdate { api_key: Some(" ".into()), ..openai("m") },
+            &stores,
+        )
+        .unwrap();
         assert_eq!(kept.api_key_stored_in.as_deref(), Some("memory"));
-        let update = SettingsUpdate { provider: ProviderChoice::Embedded, base_url: String::new(), model: String::new(), ..openai("") };
+        let update = SettingsUpdate {
+            provider: ProviderChoice::Embedded,
+            base_url: String::new(),
+            model: String::new(),
+            ..openai("")
+        };
         let embedded = write_settings(home.path(), &update, &stores).unwrap();
-        assert_eq!((embedded.provider, embedded.api_key_stored_in), (ProviderChoice::Embedded, None));
+        assert_eq!(
+            (embedded.provider, embedded.api_key_stored_in),
+            (ProviderChoice::Embedded, None)
+        );
     }
 }

@@ -66,7 +66,9 @@ pub fn profile_for(facts: &ChatFacts) -> Profile {
     match facts.running {
         Some(TurnKind::Planner) => Profile::Planning,
         Some(TurnKind::Executor) => Profile::Execution,
-        None if facts.phase == Phase::Questions || facts.phase == Phase::Planning => Profile::Planning,
+        None if facts.phase == Phase::Questions || facts.phase == Phase::Planning => {
+            Profile::Planning
+        }
         None if facts.plan_mode && facts.user_turns == 0 => Profile::Planning,
         None => Profile::Execution,
     }
@@ -86,7 +88,8 @@ pub fn may_ask(round: u32) -> bool {
 /// A step's action longer than a task title is shortened with an ellipsis (the whole step
 /// stays in the executor's directive); a plan of more than 40 steps tracks the first 40.
 pub fn tasks_from_plan(steps: &[PlanStep]) -> TaskList {
-    let titles: Vec<String> = steps.iter().take(MAX_TASKS).map(|step| task_title(&step.action)).collect();
+    let titles: Vec<String> =
+        steps.iter().take(MAX_TASKS).map(|step| task_title(&step.action)).collect();
     TaskList::from_steps(titles).unwrap_or_else(|_| TaskList::empty())
 }
 
@@ -108,7 +111,12 @@ mod tests {
     use crate::lifecycle::error::ErrorCode;
     use crate::tasks::TaskStatus;
 
-    fn facts(plan_mode: bool, phase: Phase, user_turns: u64, running: Option<TurnKind>) -> ChatFacts {
+    fn facts(
+        plan_mode: bool,
+        phase: Phase,
+        user_turns: u64,
+        running: Option<TurnKind>,
+    ) -> ChatFacts {
         ChatFacts { plan_mode, phase, user_turns, running }
     }
 
@@ -162,7 +170,10 @@ mod tests {
     fn a_plan_starts_its_task_list_with_the_first_step_active() {
         let long = "word ".repeat(40);
         let steps: Vec<PlanStep> = (0..45)
-            .map(|i| PlanStep { action: if i == 1 { long.clone() } else { format!("step {i}") }, expected: String::new() })
+            .map(|i| PlanStep {
+                action: if i == 1 { long.clone() } else { format!("step {i}") },
+                expected: String::new(),
+            })
             .collect();
         let list = tasks_from_plan(&steps);
         assert_eq!(list.tasks.len(), MAX_TASKS);

@@ -39,10 +39,7 @@ impl ToolCallAssembler {
         let slot = match current {
             Some(slot) if !starts_new_call(&self.calls[slot], &delta) => slot,
             _ => {
-                self.calls.push(Partial {
-                    index: delta.index,
-                    ..Partial::default()
-                });
+                self.calls.push(Partial { index: delta.index, ..Partial::default() });
                 self.calls.len() - 1
             }
         };
@@ -96,7 +93,12 @@ fn starts_new_call(call: &Partial, delta: &ToolCallDelta) -> bool {
 mod tests {
     use super::*;
 
-    fn delta(index: u32, id: Option<&str>, name: Option<&str>, args: Option<&str>) -> ToolCallDelta {
+    fn delta(
+        index: u32,
+        id: Option<&str>,
+        name: Option<&str>,
+        args: Option<&str>,
+    ) -> ToolCallDelta {
         ToolCallDelta {
             index,
             id: id.map(str::to_owned),
@@ -108,11 +110,7 @@ mod tests {
     fn assemble(deltas: Vec<ToolCallDelta>) -> Vec<(String, String, String)> {
         let mut assembler = ToolCallAssembler::default();
         deltas.into_iter().for_each(|d| assembler.push(d));
-        assembler
-            .finish()
-            .into_iter()
-            .map(|c| (c.id, c.name, c.arguments))
-            .collect()
+        assembler.finish().into_iter().map(|c| (c.id, c.name, c.arguments)).collect()
     }
 
     fn call(id: &str, name: &str, args: &str) -> (String, String, String) {
@@ -130,7 +128,10 @@ mod tests {
         ]);
         assert_eq!(
             calls,
-            vec![call("call_a", "read", "{\"path\":\"x\"}"), call("call_b", "list", "{\"path\":\".\"}")]
+            vec![
+                call("call_a", "read", "{\"path\":\"x\"}"),
+                call("call_b", "list", "{\"path\":\".\"}")
+            ]
         );
     }
 
@@ -147,7 +148,10 @@ mod tests {
             delta(0, None, Some("read"), Some("{\"path\":\"a\"}")),
             delta(0, None, Some("list"), Some("{}")),
         ]);
-        assert_eq!(without_ids, vec![call("call_1", "read", "{\"path\":\"a\"}"), call("call_2", "list", "{}")]);
+        assert_eq!(
+            without_ids,
+            vec![call("call_1", "read", "{\"path\":\"a\"}"), call("call_2", "list", "{}")]
+        );
     }
 
     #[test]

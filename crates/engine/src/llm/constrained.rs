@@ -23,7 +23,11 @@ impl Provider for Constrained<'_> {
         self.inner.model()
     }
 
-    async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<ResponseStream, LlmError> {
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError> {
         let request = ModelRequest { output: self.output, ..request.clone() };
         self.inner.stream(&request, cancel).await
     }
@@ -46,9 +50,15 @@ mod tests {
             "recorder"
         }
 
-        async fn stream(&self, request: &ModelRequest, _: &CancellationToken) -> Result<ResponseStream, LlmError> {
+        async fn stream(
+            &self,
+            request: &ModelRequest,
+            _: &CancellationToken,
+        ) -> Result<ResponseStream, LlmError> {
             *self.0.lock().unwrap() = Some(request.output);
-            Ok(ResponseStream::new(futures_util::stream::iter([Ok(StreamEvent::Finished(FinishReason::Stop))])))
+            Ok(ResponseStream::new(futures_util::stream::iter([Ok(StreamEvent::Finished(
+                FinishReason::Stop,
+            ))])))
         }
     }
 
@@ -60,6 +70,10 @@ mod tests {
         planner.complete(&ModelRequest::default(), &CancellationToken::new()).await.unwrap();
         assert_eq!(*recorder.0.lock().unwrap(), Some(OutputConstraint::PlannerFence));
         recorder.complete(&ModelRequest::default(), &CancellationToken::new()).await.unwrap();
-        assert_eq!(*recorder.0.lock().unwrap(), Some(OutputConstraint::Free), "the default is free text");
+        assert_eq!(
+            *recorder.0.lock().unwrap(),
+            Some(OutputConstraint::Free),
+            "the default is free text"
+        );
     }
 }

@@ -8,10 +8,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LlmError {
     #[error("the provider is rate limiting requests{}: {message}", after(.retry_after))]
-    RateLimited {
-        retry_after: Option<Duration>,
-        message: String,
-    },
+    RateLimited { retry_after: Option<Duration>, message: String },
     /// The prompt (history plus tools) does not fit the model's context window.
     #[error("the conversation is too long for the model's context: {message}")]
     ContextTooLong { message: String },
@@ -19,10 +16,7 @@ pub enum LlmError {
     Unauthorized { status: u16, message: String },
     /// Unreachable, overloaded or failing on its side (connection refused, 5xx, 529).
     #[error("the provider is unavailable{}: {message}", status_text(.status))]
-    Unavailable {
-        status: Option<u16>,
-        message: String,
-    },
+    Unavailable { status: Option<u16>, message: String },
     /// Nothing arrived for `after`, before the answer's head or between two of its chunks.
     #[error("the provider sent nothing for {} s", .after.as_secs_f64())]
     IdleTimeout { after: Duration },
@@ -68,9 +62,7 @@ impl LlmError {
     }
 
     pub(crate) fn bad_response(detail: impl Into<String>) -> LlmError {
-        LlmError::BadResponse {
-            detail: detail.into(),
-        }
+        LlmError::BadResponse { detail: detail.into() }
     }
 }
 
@@ -120,15 +112,9 @@ pub(crate) fn error_for_status(
 ) -> LlmError {
     match status {
         401 | 403 => LlmError::Unauthorized { status, message },
-        429 => LlmError::RateLimited {
-            retry_after,
-            message,
-        },
+        429 => LlmError::RateLimited { retry_after, message },
         413 => LlmError::ContextTooLong { message },
-        408 | 500..=599 => LlmError::Unavailable {
-            status: Some(status),
-            message,
-        },
+        408 | 500..=599 => LlmError::Unavailable { status: Some(status), message },
         _ => LlmError::Rejected { status, message },
     }
 }
@@ -136,7 +122,10 @@ pub(crate) fn error_for_status(
 /// Checks a format's error classifier against its recorded error answers: a JSON list of
 /// `{status, body, code, message?}`, `body` being the JSON the server sent or its raw text.
 #[cfg(test)]
-pub(crate) fn check_recorded_errors(recorded: &str, parse: fn(u16, Option<Duration>, &str) -> LlmError) {
+pub(crate) fn check_recorded_errors(
+    recorded: &str,
+    parse: fn(u16, Option<Duration>, &str) -> LlmError,
+) {
     let cases: Vec<serde_json::Value> = serde_json::from_str(recorded).unwrap();
     for case in cases {
         let body = match &case["body"] {

@@ -22,7 +22,8 @@ use super::{LlmError, ProviderSettings, ResponseStream, StreamEvent, Timeouts};
 /// A wire format's streaming decoder: SSE events in, stream events out. Pure.
 pub(crate) trait ChunkDecoder: Send {
     /// Decodes one event; an error event of the API becomes `Err`.
-    fn decode(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), LlmError>;
+    fn decode(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>)
+        -> Result<(), LlmError>;
     /// Whether the answer's final event has come: nothing more is read.
     fn is_done(&self) -> bool;
     /// The connection closed: the last events, or `StreamCut` if the answer is incomplete.
@@ -56,7 +57,12 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     /// `headers` are the provider's own, added to the JSON and SSE ones.
-    pub fn new(settings: &ProviderSettings, path: &str, headers: HeaderMap, wire: Wire) -> Result<Endpoint, SetupError> {
+    pub fn new(
+        settings: &ProviderSettings,
+        path: &str,
+        headers: HeaderMap,
+        wire: Wire,
+    ) -> Result<Endpoint, SetupError> {
         let http = HttpClient::new(&settings.base_url, settings.timeouts, settings.retry)?;
         let mut all = HeaderMap::new();
         all.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -67,11 +73,20 @@ impl Endpoint {
     }
 
     /// Posts `body` and streams the answer (see [`HttpClient::post_sse`]).
-    pub async fn stream(&self, body: &impl Serialize, cancel: &CancellationToken) -> Result<ResponseStream, LlmError> {
+    pub async fn stream(
+        &self,
+        body: &impl Serialize,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError> {
         // Our own request types always serialise; kept typed rather than a panic all the same.
-        let body = serde_json::to_vec(body)
-            .map_err(|error| LlmError::BadResponse { detail: format!("the request could not be written: {error}") })?;
-        let request = PostRequest { url: self.url.clone(), headers: self.headers.clone(), body: Bytes::from(body) };
+        let body = serde_json::to_vec(body).map_err(|error| LlmError::BadResponse {
+            detail: format!("the request could not be written: {error}"),
+        })?;
+        let request = PostRequest {
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            body: Bytes::from(body),
+        };
         self.http.post_sse(request, self.wire, cancel).await
     }
 }
@@ -94,8 +109,13 @@ pub(crate) struct HttpClient {
 impl HttpClient {
     /// A client for `base_url`. Loopback servers (Ollama, llama.cpp) are never reached
     /// through a proxy from the environment.
-    pub fn new(base_url: &str, timeouts: Timeouts, retry: RetryPolicy) -> Result<HttpClient, SetupError> {
-        let url = reqwest::Url::parse(base_url).map_err(|error| bad_url(base_url, error.to_string()))?;
+    pub fn new(
+        base_url: &str,
+        timeouts: Timeouts,
+        retry: RetryPolicy,
+    ) -> Result<HttpClient, SetupError> {
+        let url =
+            reqwest::Url::parse(base_url).map_err(|error| bad_url(base_url, error.to_string()))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(bad_url(base_url, "the scheme must be http or https".into()));
         }
@@ -106,14 +126,9 @@ impl HttpClient {
         if is_loopback(&url) {
             builder = builder.no_proxy();
         }
-        let client = builder.build().map_err(|error| SetupError::Http {
-            detail: error_chain(&error),
-        })?;
-        Ok(HttpClient {
-            client,
-            idle: timeouts.idle,
-            retry,
-        })
+        let client =
+            builder.build().map_err(|error| SetupError::Http { detail: error_chain(&error) })?;
+        Ok(HttpClient { client, idle: timeouts.idle, retry })
     }
 
     /// Sends `request` and streams the answer. Failures up to the answer's first event are
@@ -132,7 +147,12 @@ impl HttpClient {
     }
 
     /// One attempt: the response's head, then its first event.
-    async fn open(&self, request: &PostRequest, wire: Wire, cancel: &CancellationToken) -> Result<SseReader, LlmError> {
+    async fn open(
+        &self,
+        request: &PostRequest,
+        wire: Wire,
+        cancel: &CancellationToken,
+    ) -> Result<SseReader, LlmError> {
         let send = self
             .client
             .post(&request.url)
@@ -226,7 +246,11 @@ impl SseReader {
 }
 
 /// Awaits `future` unless the idle timeout passes or the call is stopped first.
-async fn within<F: Future>(idle: Duration, cancel: &CancellationToken, future: F) -> Result<F::Output, LlmError> {
+async fn within<F: Future>(
+    idle: Duration,
+    cancel: &CancellationToken,
+    future: F,
+) -> Result<F::Output, LlmError> {
     tokio::select! {
         biased;
         _ = cancel.cancelled() => Err(LlmError::Cancelled),
@@ -280,7 +304,10 @@ fn bad_url(url: &str, reason: String) -> SetupError {
 /// Runs a recorded stream through `decoder` as the reader would, in 7-byte pieces: the
 /// events it yields, and the error that ended it, if any.
 #[cfg(test)]
-pub(crate) fn decode_recorded(stream: &str, mut decoder: Box<dyn ChunkDecoder>) -> (Vec<StreamEvent>, Option<LlmError>) {
+pub(crate) fn decode_recorded(
+    stream: &str,
+    mut decoder: Box<dyn ChunkDecoder>,
+) -> (Vec<StreamEvent>, Option<LlmError>) {
     let mut sse = SseDecoder::new();
     let mut events = Vec::new();
     let mut out = VecDeque::new();
@@ -340,7 +367,13 @@ mod tests {
             assert_eq!(is_loopback(&reqwest::Url::parse(url).unwrap()), loopback, "{url}");
         }
         let timeouts = Timeouts::default();
-        assert!(matches!(HttpClient::new("ftp://x", timeouts, RetryPolicy::NEVER), Err(SetupError::BadBaseUrl { .. })));
-        assert!(matches!(HttpClient::new("not a url", timeouts, RetryPolicy::NEVER), Err(SetupError::BadBaseUrl { .. })));
+        assert!(matches!(
+            HttpClient::new("ftp://x", timeouts, RetryPolicy::NEVER),
+            Err(SetupError::BadBaseUrl { .. })
+        ));
+        assert!(matches!(
+            HttpClient::new("not a url", timeouts, RetryPolicy::NEVER),
+            Err(SetupError::BadBaseUrl { .. })
+        ));
     }
 }

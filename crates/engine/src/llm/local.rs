@@ -34,7 +34,11 @@ mod tests {
         fn model(&self) -> &str {
             &self.0
         }
-        async fn stream(&self, _: &ModelRequest, _: &tokio_util::sync::CancellationToken) -> Result<ResponseStream, LlmError> {
+        async fn stream(
+            &self,
+            _: &ModelRequest,
+            _: &tokio_util::sync::CancellationToken,
+        ) -> Result<ResponseStream, LlmError> {
             Err(LlmError::Cancelled)
         }
     }
@@ -51,7 +55,9 @@ mod tests {
 
     #[test]
     fn the_embedded_kind_goes_to_the_local_models_without_a_key_lookup() {
-        let keys = KeyLookup::new(Vec::new(), |_: &str| -> Option<String> { panic!("no key lookup for embedded") });
+        let keys = KeyLookup::new(Vec::new(), |_: &str| -> Option<String> {
+            panic!("no key lookup for embedded")
+        });
         let local = FakeModels::default();
         let settings = ProviderSettings { model: "smollm2".into(), ..ProviderSettings::embedded() };
         let provider = connect_provider(&settings, &keys, Some(&local)).unwrap();
@@ -59,7 +65,10 @@ mod tests {
         let missing = ProviderSettings { model: "missing".into(), ..ProviderSettings::embedded() };
         let error = connect_provider(&missing, &keys, Some(&local)).err().unwrap();
         assert_eq!(error.to_string(), "the embedded model cannot start: not installed");
-        assert_eq!(connect_provider(&settings, &keys, None).err(), Some(SetupError::EmbeddedNotAvailable));
+        assert_eq!(
+            connect_provider(&settings, &keys, None).err(),
+            Some(SetupError::EmbeddedNotAvailable)
+        );
         assert_eq!(*local.0.lock().unwrap(), ["smollm2", "missing"]);
 
         let remote = ProviderSettings::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1", "m");

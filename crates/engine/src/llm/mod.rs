@@ -38,7 +38,8 @@ pub use openai::{format as openai_format, OpenAiProvider};
 pub use retry::RetryPolicy;
 pub use settings::{ProviderKind, ProviderSettings, ANTHROPIC_BASE_URL, OPENAI_BASE_URL};
 pub use types::{
-    FinishReason, ModelMessage, ModelRequest, ModelResponse, OutputConstraint, StreamEvent, Timeouts, Usage,
+    FinishReason, ModelMessage, ModelRequest, ModelResponse, OutputConstraint, StreamEvent,
+    Timeouts, Usage,
 };
 
 /// A model behind some API. Implementations are cheap to share (`Arc<dyn Provider>`).
@@ -49,10 +50,18 @@ pub trait Provider: Send + Sync {
 
     /// Sends `request` and streams the answer. Failures before the first event are retried
     /// per the provider's policy; the stream ends early with `Cancelled` once `cancel` fires.
-    async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<ResponseStream, LlmError>;
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError>;
 
     /// The whole answer at once.
-    async fn complete(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<ModelResponse, LlmError> {
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, LlmError> {
         self.stream(request, cancel).await?.collect().await
     }
 }
@@ -63,7 +72,9 @@ pub struct ResponseStream {
 }
 
 impl ResponseStream {
-    pub fn new(stream: impl Stream<Item = Result<StreamEvent, LlmError>> + Send + 'static) -> ResponseStream {
+    pub fn new(
+        stream: impl Stream<Item = Result<StreamEvent, LlmError>> + Send + 'static,
+    ) -> ResponseStream {
         ResponseStream { inner: Box::pin(stream) }
     }
 
@@ -81,7 +92,9 @@ impl ResponseStream {
                 StreamEvent::TextDelta(delta) => text.push_str(&delta),
                 StreamEvent::ToolCall(call) => tool_calls.push(call),
                 StreamEvent::Usage(counted) => usage.add(counted),
-                StreamEvent::Finished(finish) => return Ok(ModelResponse { text, tool_calls, usage, finish }),
+                StreamEvent::Finished(finish) => {
+                    return Ok(ModelResponse { text, tool_calls, usage, finish })
+                }
             }
         }
         Err(LlmError::StreamCut { detail: "the stream ended without its final event".into() })
@@ -110,7 +123,10 @@ impl fmt::Debug for ApiKey {
 }
 
 /// The provider `settings` describe, with its key (looked up by `config::keys`).
-pub fn build_provider(settings: &ProviderSettings, key: Option<ApiKey>) -> Result<Arc<dyn Provider>, SetupError> {
+pub fn build_provider(
+    settings: &ProviderSettings,
+    key: Option<ApiKey>,
+) -> Result<Arc<dyn Provider>, SetupError> {
     match settings.kind {
         ProviderKind::Embedded => Err(SetupError::EmbeddedNotAvailable),
         ProviderKind::OpenAi => Ok(Arc::new(OpenAiProvider::new(settings, key)?)),

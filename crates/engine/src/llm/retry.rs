@@ -48,14 +48,8 @@ impl RetryPolicy {
             return None;
         }
         let wait = match error {
-            LlmError::RateLimited {
-                retry_after: Some(asked),
-                ..
-            } => *asked,
-            _ => self
-                .first_backoff
-                .saturating_mul(1 << (retry - 1).min(16))
-                .min(self.max_backoff),
+            LlmError::RateLimited { retry_after: Some(asked), .. } => *asked,
+            _ => self.first_backoff.saturating_mul(1 << (retry - 1).min(16)).min(self.max_backoff),
         };
         (wait <= self.max_backoff && waited + wait <= self.budget).then_some(wait)
     }
@@ -119,7 +113,8 @@ mod tests {
 
     #[test]
     fn backoff_doubles_within_the_caps() {
-        let policy = RetryPolicy { max_retries: 5, first_backoff: S(1), max_backoff: S(5), budget: S(100) };
+        let policy =
+            RetryPolicy { max_retries: 5, first_backoff: S(1), max_backoff: S(5), budget: S(100) };
         let waits: Vec<_> = (1..=6).map(|r| policy.wait_before(r, &unavailable(), S(0))).collect();
         assert_eq!(waits, vec![Some(S(1)), Some(S(2)), Some(S(4)), Some(S(5)), Some(S(5)), None]);
     }
@@ -137,7 +132,11 @@ mod tests {
             (1, LlmError::Cancelled, S(0), None),
         ];
         for (retry, error, waited, expected) in cases {
-            assert_eq!(policy.wait_before(retry, &error, waited), expected, "{retry} {error:?} {waited:?}");
+            assert_eq!(
+                policy.wait_before(retry, &error, waited),
+                expected,
+                "{retry} {error:?} {waited:?}"
+            );
         }
         assert_eq!(RetryPolicy::NEVER.wait_before(1, &unavailable(), S(0)), None);
     }

@@ -21,7 +21,8 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 3] = [ProviderKind::OpenAi, ProviderKind::Anthropic, ProviderKind::Embedded];
+    pub const ALL: [ProviderKind; 3] =
+        [ProviderKind::OpenAi, ProviderKind::Anthropic, ProviderKind::Embedded];
 
     /// The name `config.toml` uses.
     pub fn as_str(self) -> &'static str {
@@ -65,7 +66,11 @@ pub struct ProviderSettings {
 }
 
 impl ProviderSettings {
-    pub fn new(kind: ProviderKind, base_url: impl Into<String>, model: impl Into<String>) -> ProviderSettings {
+    pub fn new(
+        kind: ProviderKind,
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+    ) -> ProviderSettings {
         ProviderSettings {
             kind,
             base_url: base_url.into(),

@@ -86,10 +86,7 @@ impl SseDecoder {
 
     fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
         if self.has_data {
-            out.push(SseEvent {
-                event: self.event.take(),
-                data: std::mem::take(&mut self.data),
-            });
+            out.push(SseEvent { event: self.event.take(), data: std::mem::take(&mut self.data) });
         }
         self.has_data = false;
         self.event = None;
@@ -111,10 +108,7 @@ mod tests {
     }
 
     fn event(name: Option<&str>, data: &str) -> SseEvent {
-        SseEvent {
-            event: name.map(str::to_owned),
-            data: data.to_owned(),
-        }
+        SseEvent { event: name.map(str::to_owned), data: data.to_owned() }
     }
 
     #[test]

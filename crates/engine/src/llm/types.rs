@@ -65,26 +65,14 @@ impl ModelRequest {
 /// A message as models see it. Tool results answer the assistant message before them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelMessage {
-    User {
-        content: String,
-    },
-    Assistant {
-        content: String,
-        tool_calls: Vec<ToolCall>,
-    },
-    Tool {
-        call_id: String,
-        name: String,
-        content: String,
-        is_error: bool,
-    },
+    User { content: String },
+    Assistant { content: String, tool_calls: Vec<ToolCall> },
+    Tool { call_id: String, name: String, content: String, is_error: bool },
 }
 
 impl ModelMessage {
     pub fn user(content: impl Into<String>) -> ModelMessage {
-        ModelMessage::User {
-            content: content.into(),
-        }
+        ModelMessage::User { content: content.into() }
     }
 
     /// The model's view of a stored message. Cards become their readable text; which stored
@@ -92,18 +80,10 @@ impl ModelMessage {
     pub fn from_stored(message: &Message) -> ModelMessage {
         match &message.body {
             MessageBody::User { content, .. } => ModelMessage::user(content.clone()),
-            MessageBody::Assistant {
-                content, tool_calls, ..
-            } => ModelMessage::Assistant {
-                content: content.clone(),
-                tool_calls: tool_calls.clone(),
-            },
-            MessageBody::Tool {
-                tool_call_id,
-                name,
-                content,
-                is_error,
-            } => ModelMessage::Tool {
+            MessageBody::Assistant { content, tool_calls, .. } => {
+                ModelMessage::Assistant { content: content.clone(), tool_calls: tool_calls.clone() }
+            }
+            MessageBody::Tool { tool_call_id, name, content, is_error } => ModelMessage::Tool {
                 call_id: tool_call_id.clone(),
                 name: name.clone(),
                 content: content.clone(),
@@ -168,10 +148,7 @@ pub struct Timeouts {
 
 impl Default for Timeouts {
     fn default() -> Timeouts {
-        Timeouts {
-            connect: Duration::from_secs(10),
-            idle: Duration::from_secs(180),
-        }
+        Timeouts { connect: Duration::from_secs(10), idle: Duration::from_secs(180) }
     }
 }
 
@@ -208,16 +185,31 @@ mod tests {
 
     #[test]
     fn the_tail_rides_on_the_last_user_or_tool_message_or_comes_alone() {
-        let user = request(vec![ModelMessage::user("a"), ModelMessage::user("do it")], Some("[state]"));
+        let user =
+            request(vec![ModelMessage::user("a"), ModelMessage::user("do it")], Some("[state]"));
         assert_eq!(user.content_with_tail(0, "a"), "a");
         assert_eq!(user.content_with_tail(1, "do it"), "do it\n\n[state]");
         assert_eq!(user.separate_tail(), None);
-        let tool = ModelMessage::Tool { call_id: "c".into(), name: "t".into(), content: "r".into(), is_error: false };
+        let tool = ModelMessage::Tool {
+            call_id: "c".into(),
+            name: "t".into(),
+            content: "r".into(),
+            is_error: false,
+        };
         assert_eq!(request(vec![tool], Some("[state]")).content_with_tail(0, "r"), "r\n\n[state]");
-        let assistant = request(vec![ModelMessage::Assistant { content: "hi".into(), tool_calls: vec![] }], Some("[state]"));
-        assert_eq!((assistant.content_with_tail(0, "hi"), assistant.separate_tail()), (Cow::Borrowed("hi"), Some("[state]")));
+        let assistant = request(
+            vec![ModelMessage::Assistant { content: "hi".into(), tool_calls: vec![] }],
+            Some("[state]"),
+        );
+        assert_eq!(
+            (assistant.content_with_tail(0, "hi"), assistant.separate_tail()),
+            (Cow::Borrowed("hi"), Some("[state]"))
+        );
         assert_eq!(request(vec![], Some("x")).separate_tail(), Some("x"));
         let empty = request(vec![ModelMessage::user("u")], Some(""));
-        assert_eq!((empty.content_with_tail(0, "u"), empty.separate_tail()), (Cow::Borrowed("u"), None));
+        assert_eq!(
+            (empty.content_with_tail(0, "u"), empty.separate_tail()),
+            (Cow::Borrowed("u"), None)
+        );
     }
 }

@@ -68,7 +68,8 @@ mod tests {
     #[test]
     fn classifies_by_what_runs_then_by_name() {
         use ServerClass::*;
-        let fs_js = "/opt/p/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
+        let fs_js =
+            "/opt/p/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
         let table: &[(&str, &str, &[&str], ServerClass)] = &[
             ("filesystem", "node", &[fs_js, "${workspace}"], Filesystem),
             ("files", "node", &[fs_js, "${workspace}"], Filesystem),
@@ -80,7 +81,12 @@ mod tests {
             ("c7", "context7-mcp", &[], Context7),
             ("box", "preflight-sandbox", &["${workspace}"], CodeSandbox),
             // The package decides, not a folder argument after it.
-            ("fs", "npx", &["@modelcontextprotocol/server-filesystem", "/x/context7-mcp"], Filesystem),
+            (
+                "fs",
+                "npx",
+                &["@modelcontextprotocol/server-filesystem", "/x/context7-mcp"],
+                Filesystem,
+            ),
             ("docs", "npx", &["@upstash/context7-mcp", "--dir", "/x/server-filesystem"], Context7),
             // Nothing recognised: the name decides.
             ("filesystem", "/opt/my-fs-server", &[], Filesystem),

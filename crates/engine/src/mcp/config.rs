@@ -91,7 +91,10 @@ pub struct ServerEntry {
 
 /// Makes the `changes` of [`McpConfig::inherited_env`] to what `command` inherits: a value
 /// sets a variable, `None` removes it.
-pub fn apply_inherited_env(command: &mut std::process::Command, changes: &[(String, Option<OsString>)]) {
+pub fn apply_inherited_env(
+    command: &mut std::process::Command,
+    changes: &[(String, Option<OsString>)],
+) {
     for (name, value) in changes {
         match value {
             Some(value) => command.env(name, value),
@@ -150,7 +153,11 @@ pub fn load_servers(config: &McpConfig) -> Result<Vec<ServerEntry>, McpError> {
 }
 
 /// `load_servers` on text already read from `path` (used in error messages only).
-pub fn parse_servers(path: &Path, text: &str, config: &McpConfig) -> Result<Vec<ServerEntry>, McpError> {
+pub fn parse_servers(
+    path: &Path,
+    text: &str,
+    config: &McpConfig,
+) -> Result<Vec<ServerEntry>, McpError> {
     let error = |message: String| McpError::Config { path: path.to_path_buf(), message };
     if text.trim().is_empty() {
         return Err(error("is empty; write {\"mcpServers\": {}} or remove the file".into()));
@@ -160,7 +167,8 @@ pub fn parse_servers(path: &Path, text: &str, config: &McpConfig) -> Result<Vec<
     for (name, raw) in file.servers.0 {
         servers.push(raw.into_entry(name).map_err(error)?);
     }
-    let has_filesystem = servers.iter().any(|s| s.name == FILESYSTEM || s.class == ServerClass::Filesystem);
+    let has_filesystem =
+        servers.iter().any(|s| s.name == FILESYSTEM || s.class == ServerClass::Filesystem);
     if !has_filesystem {
         servers.push(default_filesystem(config));
     }
@@ -170,7 +178,8 @@ pub fn parse_servers(path: &Path, text: &str, config: &McpConfig) -> Result<Vec<
 /// The pinned npm server, run by `node` directly: half npx's start time, and the pid we
 /// hold is the server's own.
 pub fn default_filesystem(config: &McpConfig) -> ServerEntry {
-    let args = vec![config.filesystem_server.to_string_lossy().into_owned(), WORKSPACE_VAR.to_string()];
+    let args =
+        vec![config.filesystem_server.to_string_lossy().into_owned(), WORKSPACE_VAR.to_string()];
     ServerEntry {
         name: FILESYSTEM.to_string(),
         command: config.node.to_string_lossy().into_owned(),
@@ -291,7 +300,10 @@ mod tests {
         let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["docs", "filesystem"]);
         assert_eq!(servers[0].class, ServerClass::Context7);
-        assert_eq!(servers[0].env, [("B".to_string(), "1".to_string()), ("A".to_string(), "2".to_string())]);
+        assert_eq!(
+            servers[0].env,
+            [("B".to_string(), "1".to_string()), ("A".to_string(), "2".to_string())]
+        );
         assert_eq!(servers[1].command, "npx");
         // Another name running the filesystem server also replaces the default.
         let text = r#"{"mcpServers":{"files":{"command":"node","args":["/x/@modelcontextprotocol/server-filesystem/dist/index.js","${workspace}"]}}}"#;
@@ -336,7 +348,11 @@ mod tests {
         let entry = ServerEntry {
             name: "git".into(),
             command: "uvx".into(),
-            args: vec!["mcp-server-git".into(), "--repository=${workspace}".into(), "${workspace}".into()],
+            args: vec![
+                "mcp-server-git".into(),
+                "--repository=${workspace}".into(),
+                "${workspace}".into(),
+            ],
             env: vec![("K".into(), "${workspace}".into())],
             class: ServerClass::Other,
         };
@@ -360,6 +376,9 @@ mod tests {
         assert_eq!(load_servers(&config).unwrap(), vec![default_filesystem(&config)]);
         std::fs::create_dir(config.mcp_json()).unwrap();
         let error = load_servers(&config).unwrap_err().to_string();
-        assert!(error.starts_with(&format!("{}: cannot be read: ", config.mcp_json().display())), "{error}");
+        assert!(
+            error.starts_with(&format!("{}: cannot be read: ", config.mcp_json().display())),
+            "{error}"
+        );
     }
 }

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotification, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientNotification, ClientRequest, Implementation, JsonObject,
-    ProtocolVersion, Request, RequestId, ServerResult, Tool,
+    ClientCapabilities, ClientConfig, ClientNotification, ClientRequest, Implementation,
+    JsonObject, ProtocolVersion, Request, RequestId, ServerResult, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RunningService};
 use rmcp::{Peer, RoleClient, ServiceError, ServiceExt};
@@ -74,14 +74,20 @@ pub(crate) async fn start(
 ) -> Result<Connection, McpError> {
     let server = key.server.clone();
     let (mut process, pipes) = process::spawn(&server, &launch)?;
-    let started = tokio::time::timeout(limits.start_timeout, handshake(server.clone(), pipes, &limits)).await;
+    let started =
+        tokio::time::timeout(limits.start_timeout, handshake(server.clone(), pipes, &limits)).await;
     let (service, tools) = match started {
         Ok(Ok(done)) => done,
         Ok(Err(message)) => {
             let message = explain_failed_start(message, &mut process).await;
             return Err(McpError::Initialize { server: server.to_string(), message });
         }
-        Err(_) => return Err(McpError::StartTimeout { server: server.to_string(), timeout: limits.start_timeout }),
+        Err(_) => {
+            return Err(McpError::StartTimeout {
+                server: server.to_string(),
+                timeout: limits.start_timeout,
+            })
+        }
     };
     tracing::info!(server = %server, pid = process.pid(), tools = tools.len(), "MCP server started");
     let peer = service.peer().clone();
@@ -95,9 +101,11 @@ async fn handshake(
     pipes: Pipes,
     limits: &StartLimits,
 ) -> Result<(RunningService<RoleClient, ClientConfig>, Vec<Tool>), String> {
-    let transport = StdioTransport::new(server, pipes.stdin, pipes.stdout, limits.max_message_bytes);
+    let transport =
+        StdioTransport::new(server, pipes.stdin, pipes.stdout, limits.max_message_bytes);
     let service = identity().serve(transport).await.map_err(|e| e.to_string())?;
-    let tools = service.peer().list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
+    let tools =
+        service.peer().list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
     Ok((service, tools))
 }
 
@@ -105,7 +113,8 @@ async fn handshake(
 /// version that has the `initialize` handshake stdio servers expect.
 fn identity() -> ClientConfig {
     let client = Implementation::new("preflight", env!("CARGO_PKG_VERSION"));
-    ClientConfig::new(ClientCapabilities::default(), client).with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    ClientConfig::new(ClientCapabilities::default(), client)
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
 }
 
 /// rmcp's reason, plus how the process ended and what it last said on stderr.
@@ -162,7 +171,8 @@ pub(crate) async fn call_tool(
     }
     let request = ClientRequest::CallToolRequest(Request::new(params));
     let options = PeerRequestOptions::with_timeout(timeout);
-    let handle = peer.send_request_with_option(request, options).await.map_err(|_| CallFailure::NotSent)?;
+    let handle =
+        peer.send_request_with_option(request, options).await.map_err(|_| CallFailure::NotSent)?;
     let id = handle.id.clone();
     let response = tokio::select! {
         response = handle.await_response() => response,
@@ -174,7 +184,9 @@ pub(crate) async fn call_tool(
     match response {
         Ok(ServerResult::CallToolResult(result)) => Ok(result),
         Ok(ServerResult::EmptyResult(_)) => Ok(CallToolResult::default()),
-        Ok(_) => Err(CallFailure::Unexpected("the server answered with something other than a tool result".into())),
+        Ok(_) => Err(CallFailure::Unexpected(
+            "the server answered with something other than a tool result".into(),
+        )),
         Err(ServiceError::McpError(error)) => Err(CallFailure::Refused(error.message.into_owned())),
         Err(ServiceError::TransportSend(_)) => Err(CallFailure::NotSent),
         Err(ServiceError::TransportClosed) => Err(CallFailure::Lost),

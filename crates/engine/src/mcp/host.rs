@@ -46,12 +46,20 @@ impl McpHost {
     /// The MCP tools a turn with `profile` in `workspace` is offered, starting the servers
     /// it needs. A server that cannot start is listed in `unavailable`, not an error.
     /// Cancel-safe: dropping the future (a stopped turn) leaves starts to finish unobserved.
-    pub async fn tools(&self, profile: Profile, workspace: Option<&Path>) -> Result<ToolSet, McpError> {
+    pub async fn tools(
+        &self,
+        profile: Profile,
+        workspace: Option<&Path>,
+    ) -> Result<ToolSet, McpError> {
         Ok(self.view(profile, workspace, true).await?.tool_set())
     }
 
     /// The profile's name and tool names, for `GET /v1/chats/{id}/profile`.
-    pub async fn profile_view(&self, profile: Profile, workspace: Option<&Path>) -> Result<ProfileView, McpError> {
+    pub async fn profile_view(
+        &self,
+        profile: Profile,
+        workspace: Option<&Path>,
+    ) -> Result<ProfileView, McpError> {
         Ok(self.view(profile, workspace, true).await?.profile_view())
     }
 
@@ -69,7 +77,11 @@ impl McpHost {
         let arguments = match arguments {
             Value::Object(map) => Some(map),
             Value::Null => None,
-            _ => return ToolOutput::error(format!("the arguments of `{name}` must be a JSON object")),
+            _ => {
+                return ToolOutput::error(format!(
+                    "the arguments of `{name}` must be a JSON object"
+                ))
+            }
         };
         match self.dispatch(profile, workspace, name, arguments, cancel).await {
             Ok(output) | Err(output) => output,
@@ -117,9 +129,13 @@ impl McpHost {
                 () = cancel.cancelled() => return Err(ToolOutput::error(format!("`{name}` was cancelled"))),
             };
             let (live, tool) = view.resolve(name).ok_or_else(|| view.refusal(name))?;
-            let outcome = call_tool(&live.peer, tool, arguments.clone(), self.config.call_timeout, cancel).await;
+            let outcome =
+                call_tool(&live.peer, tool, arguments.clone(), self.config.call_timeout, cancel)
+                    .await;
             match outcome {
-                Ok(result) => return Ok(to_tool_output(&result, self.config.max_result_bytes, name)),
+                Ok(result) => {
+                    return Ok(to_tool_output(&result, self.config.max_result_bytes, name))
+                }
                 Err(CallFailure::NotSent) if !retried => {
                     // The server died before our request reached it: a new one may take it.
                     self.report_dead(live).await;
@@ -139,7 +155,12 @@ impl McpHost {
     /// exactly that form finds its published view without being resolved again; anything
     /// else, or a caller that just reported a dead server (`published: false`: the registry
     /// may not have unpublished it yet), is resolved and goes through the registry.
-    async fn view(&self, profile: Profile, workspace: Option<&Path>, published: bool) -> Result<Arc<TurnView>, McpError> {
+    async fn view(
+        &self,
+        profile: Profile,
+        workspace: Option<&Path>,
+        published: bool,
+    ) -> Result<Arc<TurnView>, McpError> {
         if published {
             if let Some(view) = self.published_view(profile, &workspace.map(Path::to_path_buf)) {
                 return Ok(view);
@@ -161,13 +182,18 @@ impl McpHost {
     }
 
     /// The registry's view for this turn, if it published one and its servers look alive.
-    fn published_view(&self, profile: Profile, workspace: &Option<PathBuf>) -> Option<Arc<TurnView>> {
+    fn published_view(
+        &self,
+        profile: Profile,
+        workspace: &Option<PathBuf>,
+    ) -> Option<Arc<TurnView>> {
         let view = self.views.borrow().get(workspace)?[profile_index(profile)].clone()?;
         view.is_open().then_some(view)
     }
 
     async fn report_dead(&self, live: &Live) {
-        let _ = self.send(Request::Dead { key: live.key.clone(), generation: live.generation }).await;
+        let _ =
+            self.send(Request::Dead { key: live.key.clone(), generation: live.generation }).await;
     }
 
     async fn send(&self, request: Request) -> Result<(), McpError> {
@@ -200,7 +226,9 @@ fn describe_failure(failure: CallFailure, name: &str, server: &str) -> ToolOutpu
             format!("`{name}` did not answer within {}; the call was cancelled", human(limit))
         }
         CallFailure::Cancelled => format!("`{name}` was cancelled"),
-        CallFailure::Refused(message) | CallFailure::Unexpected(message) => format!("`{name}` failed: {message}"),
+        CallFailure::Refused(message) | CallFailure::Unexpected(message) => {
+            format!("`{name}` failed: {message}")
+        }
     })
 }
 

@@ -55,8 +55,11 @@ impl NameMap {
         for i in order {
             let t = unique[i];
             let mut salt = 0;
-            let mut name =
-                if counts[bases[i].as_str()] == 1 { bases[i].clone() } else { hashed(&bases[i], t, salt) };
+            let mut name = if counts[bases[i].as_str()] == 1 {
+                bases[i].clone()
+            } else {
+                hashed(&bases[i], t, salt)
+            };
             while used.contains(&name) {
                 salt += 1;
                 name = hashed(&bases[i], t, salt);
@@ -128,7 +131,8 @@ fn hashed(base: &str, tool: ToolRef, salt: u32) -> String {
 /// FNV-1a, 32 bits: stable across builds and platforms, unlike std's hasher.
 fn fnv1a(tool: ToolRef, salt: u32) -> u32 {
     let mut hash: u32 = 0x811c_9dc5;
-    let bytes = tool.server.bytes().chain([0xff]).chain(tool.tool.bytes()).chain(salt.to_le_bytes());
+    let bytes =
+        tool.server.bytes().chain([0xff]).chain(tool.tool.bytes()).chain(salt.to_le_bytes());
     for byte in bytes {
         hash ^= u32::from(byte);
         hash = hash.wrapping_mul(0x0100_0193);
@@ -147,8 +151,12 @@ mod tests {
 
     #[test]
     fn plain_names_are_mcp_server_tool() {
-        let map = NameMap::build(refs(&[("filesystem", "read_text_file"), ("context7", "query-docs")]));
-        assert_eq!(map.exposed("filesystem", "read_text_file"), Some("mcp_filesystem_read_text_file"));
+        let map =
+            NameMap::build(refs(&[("filesystem", "read_text_file"), ("context7", "query-docs")]));
+        assert_eq!(
+            map.exposed("filesystem", "read_text_file"),
+            Some("mcp_filesystem_read_text_file")
+        );
         assert_eq!(map.exposed("context7", "query-docs"), Some("mcp_context7_query-docs"));
         let back = map.resolve("mcp_filesystem_read_text_file").unwrap();
         assert_eq!((back.server, back.tool), ("filesystem", "read_text_file"));

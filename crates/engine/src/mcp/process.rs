@@ -53,15 +53,18 @@ pub(crate) fn spawn(server: &str, launch: &Launch) -> Result<(ServerProcess, Pip
         command.current_dir(folder);
     }
     let spawn_error = |message: String| McpError::Spawn { server: server.to_string(), message };
-    let mut child = command.spawn().map_err(|e| spawn_error(format!("`{}`: {e}", launch.program)))?;
+    let mut child =
+        command.spawn().map_err(|e| spawn_error(format!("`{}`: {e}", launch.program)))?;
     let pid = child.id().ok_or_else(|| spawn_error("it exited at once".into()))?;
-    let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         return Err(spawn_error("its pipes were not set up".into()));
     };
     let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
     tokio::spawn(drain_stderr(server.to_string(), stderr, stderr_tail.clone()));
-    let process = ServerProcess { child, pgid: pid as libc::pid_t, stderr_tail, group_killed: false };
+    let process =
+        ServerProcess { child, pgid: pid as libc::pid_t, stderr_tail, group_killed: false };
     Ok((process, Pipes { stdin, stdout }))
 }
 

@@ -147,7 +147,10 @@ mod tests {
                 }
             }
             assert!(server_in_profile(Profile::Execution, class));
-            assert_eq!(server_in_profile(Profile::Planning, class), matches!(class, Filesystem | Context7));
+            assert_eq!(
+                server_in_profile(Profile::Planning, class),
+                matches!(class, Filesystem | Context7)
+            );
         }
         // Deprecated read_file and list_allowed_directories are not on the list.
         assert!(!tool_in_profile(Profile::Planning, Filesystem, "read_file"));
@@ -206,10 +209,7 @@ mod tests {
     }
 
     fn tool_strategy() -> impl Strategy<Value = String> {
-        prop_oneof![
-            prop::sample::select(FS_TOOLS.to_vec()).prop_map(String::from),
-            "[a-z_]{1,12}",
-        ]
+        prop_oneof![prop::sample::select(FS_TOOLS.to_vec()).prop_map(String::from), "[a-z_]{1,12}",]
     }
 
     proptest! {

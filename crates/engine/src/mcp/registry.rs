@@ -77,14 +77,28 @@ pub(crate) enum Prepared {
 
 pub(crate) enum Request {
     /// The servers a turn with `profile` in `workspace` uses, started if needed.
-    Prepare { profile: Profile, workspace: Option<PathBuf>, reply: oneshot::Sender<Prepared> },
+    Prepare {
+        profile: Profile,
+        workspace: Option<PathBuf>,
+        reply: oneshot::Sender<Prepared>,
+    },
     /// A caller found this connection closed (its request could not be written, or the
     /// connection ended before the answer).
-    Dead { key: ServerKey, generation: u64 },
+    Dead {
+        key: ServerKey,
+        generation: u64,
+    },
     /// New entries from `mcp.json`: servers whose entry changed or went are stopped.
-    Reload { servers: Vec<ServerEntry>, reply: oneshot::Sender<()> },
-    Running { reply: oneshot::Sender<Vec<RunningServer>> },
-    Shutdown { reply: oneshot::Sender<()> },
+    Reload {
+        servers: Vec<ServerEntry>,
+        reply: oneshot::Sender<()>,
+    },
+    Running {
+        reply: oneshot::Sender<Vec<RunningServer>>,
+    },
+    Shutdown {
+        reply: oneshot::Sender<()>,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -237,12 +251,15 @@ impl Registry {
             }
             generations.push(connection.live.generation);
         }
-        let cached = self.views.get(&workspace).and_then(|views| views[profile_index(profile)].clone());
+        let cached =
+            self.views.get(&workspace).and_then(|views| views[profile_index(profile)].clone());
         if let Some(view) = cached.filter(|v| v.generations().eq(generations.iter().copied())) {
             return Some(view);
         }
         let lives = keys.iter().filter_map(|(_, key)| match self.slots.get(key) {
-            Some(Slot::Running(connection)) => Some((key.server.clone(), Ok(connection.live.clone()))),
+            Some(Slot::Running(connection)) => {
+                Some((key.server.clone(), Ok(connection.live.clone())))
+            }
             _ => None,
         });
         let view = Arc::new(TurnView::new(profile, lives.collect()));
@@ -291,7 +308,8 @@ impl Registry {
         };
         let (class, started_tx, task_key) = (entry.class, self.started_tx.clone(), key.clone());
         let task = tokio::spawn(async move {
-            let outcome = connection::start(task_key.clone(), class, launch, generation, limits).await;
+            let outcome =
+                connection::start(task_key.clone(), class, launch, generation, limits).await;
             // When the registry is gone the connection is dropped here, killing its group.
             let _ = started_tx.send(Started { key: task_key, generation, outcome });
         });
@@ -320,7 +338,8 @@ impl Registry {
     }
 
     fn forget_dead(&mut self, key: &ServerKey, generation: u64) {
-        if matches!(self.slots.get(key), Some(Slot::Running(c)) if c.live.generation == generation) {
+        if matches!(self.slots.get(key), Some(Slot::Running(c)) if c.live.generation == generation)
+        {
             tracing::warn!(server = %key.server, "MCP server connection lost; it starts again on next use");
             self.remove_slot(key);
         }
@@ -353,7 +372,8 @@ impl Registry {
             let old = self.servers.iter().find(|s| s.name == name);
             old.is_some() && old == servers.iter().find(|s| s.name == name)
         };
-        let stale: Vec<ServerKey> = self.slots.keys().filter(|k| !unchanged(&k.server)).cloned().collect();
+        let stale: Vec<ServerKey> =
+            self.slots.keys().filter(|k| !unchanged(&k.server)).cloned().collect();
         for key in stale {
             if let Some(Slot::Starting { waiters, task, .. }) = self.remove_slot(&key) {
                 task.abort();

@@ -59,14 +59,18 @@ fn describe_block(block: &ContentBlock, out: &mut String) {
             write!(out, "[audio: {}, {} bytes]", audio.mime_type, decoded_len(&audio.data))
         }
         ContentBlock::Resource(embedded) => match &embedded.resource {
-            ResourceContents::TextResourceContents { uri, text, .. } => write!(out, "[resource {uri}]\n{text}"),
+            ResourceContents::TextResourceContents { uri, text, .. } => {
+                write!(out, "[resource {uri}]\n{text}")
+            }
             ResourceContents::BlobResourceContents { uri, mime_type, blob, .. } => {
                 let mime = mime_type.as_deref().unwrap_or("application/octet-stream");
                 write!(out, "[resource {uri}: {mime}, {} bytes]", decoded_len(blob))
             }
             _ => write!(out, "[a resource of a kind this client does not show]"),
         },
-        ContentBlock::ResourceLink(link) => write!(out, "[resource link: {} ({})]", link.uri, link.name),
+        ContentBlock::ResourceLink(link) => {
+            write!(out, "[resource link: {} ({})]", link.uri, link.name)
+        }
         _ => write!(out, "[content of a kind this client does not show]"),
     };
 }
@@ -90,17 +94,19 @@ fn repeats_content(structured: &Value, content: &[ContentBlock]) -> bool {
 fn block_strings<'a>(block: &'a ContentBlock, out: &mut Vec<&'a str>) {
     match block {
         ContentBlock::Text(text) => out.extend(["text", text.text.as_str()]),
-        ContentBlock::Image(image) => out.extend(["image", image.data.as_str(), image.mime_type.as_str()]),
-        ContentBlock::Audio(audio) => out.extend(["audio", audio.data.as_str(), audio.mime_type.as_str()]),
+        ContentBlock::Image(image) => {
+            out.extend(["image", image.data.as_str(), image.mime_type.as_str()])
+        }
+        ContentBlock::Audio(audio) => {
+            out.extend(["audio", audio.data.as_str(), audio.mime_type.as_str()])
+        }
         ContentBlock::Resource(embedded) => {
             out.push("resource");
             match &embedded.resource {
-                ResourceContents::TextResourceContents { uri, mime_type, text, .. } => {
-                    out.extend([uri.as_str(), text.as_str()].into_iter().chain(mime_type.as_deref()))
-                }
-                ResourceContents::BlobResourceContents { uri, mime_type, blob, .. } => {
-                    out.extend([uri.as_str(), blob.as_str()].into_iter().chain(mime_type.as_deref()))
-                }
+                ResourceContents::TextResourceContents { uri, mime_type, text, .. } => out
+                    .extend([uri.as_str(), text.as_str()].into_iter().chain(mime_type.as_deref())),
+                ResourceContents::BlobResourceContents { uri, mime_type, blob, .. } => out
+                    .extend([uri.as_str(), blob.as_str()].into_iter().chain(mime_type.as_deref())),
                 _ => {}
             }
         }
@@ -171,7 +177,8 @@ mod tests {
     #[test]
     fn a_result_over_the_limit_is_refused_not_cut() {
         let text = "x".repeat(101);
-        let wire = json!({"content":[{"type":"text","text":text}],"structuredContent":{"content":text}});
+        let wire =
+            json!({"content":[{"type":"text","text":text}],"structuredContent":{"content":text}});
         let out = output(wire.clone(), 100);
         assert!(out.is_error);
         assert_eq!(

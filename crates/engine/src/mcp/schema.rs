@@ -75,7 +75,9 @@ mod tests {
 
     #[test]
     fn key_order_is_kept() {
-        let cleaned = clean(json!({"$schema":"x","type":"object","properties":{"b":{},"a":{}},"required":["b"]}));
+        let cleaned = clean(
+            json!({"$schema":"x","type":"object","properties":{"b":{},"a":{}},"required":["b"]}),
+        );
         let keys: Vec<&String> = cleaned.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["type", "properties", "required"]);
         let props: Vec<&String> = cleaned["properties"].as_object().unwrap().keys().collect();

@@ -26,7 +26,12 @@ pub(crate) struct StdioTransport {
 }
 
 impl StdioTransport {
-    pub(crate) fn new(server: Arc<str>, stdin: ChildStdin, stdout: ChildStdout, limit: usize) -> Self {
+    pub(crate) fn new(
+        server: Arc<str>,
+        stdin: ChildStdin,
+        stdout: ChildStdout,
+        limit: usize,
+    ) -> Self {
         StdioTransport {
             writer: AsyncRwTransport::new(tokio::io::empty(), stdin),
             reader: LineReader::new(stdout, limit),
@@ -42,7 +47,12 @@ impl StdioTransport {
         );
         tracing::warn!(server = %self.server, "{message}");
         // Without an id nobody waits for it (a notification): nothing to answer.
-        id.map(|id| JsonRpcMessage::error(ErrorData::new(ErrorCode::INTERNAL_ERROR, message, None), Some(id)))
+        id.map(|id| {
+            JsonRpcMessage::error(
+                ErrorData::new(ErrorCode::INTERNAL_ERROR, message, None),
+                Some(id),
+            )
+        })
     }
 }
 
@@ -62,7 +72,9 @@ impl Transport<RoleClient> for StdioTransport {
                 Line::Complete(line) => match serde_json::from_slice(&line) {
                     Ok(message) => return Some(message),
                     // Servers sometimes print to stdout; such lines answer nothing.
-                    Err(e) => tracing::debug!(server = %self.server, "ignoring a non-JSON-RPC line: {e}"),
+                    Err(e) => {
+                        tracing::debug!(server = %self.server, "ignoring a non-JSON-RPC line: {e}")
+                    }
                 },
                 Line::TooLong { bytes, id } => {
                     if let Some(error) = self.refusal(bytes, id) {
@@ -87,7 +99,10 @@ pub(crate) enum Line {
     /// One line without its `\n` (or `\r\n`).
     Complete(Vec<u8>),
     /// A line over the limit, skipped; `id` is its top-level `"id"`, when it had one.
-    TooLong { bytes: usize, id: Option<RequestId> },
+    TooLong {
+        bytes: usize,
+        id: Option<RequestId>,
+    },
     Eof,
     Failed(io::Error),
 }
@@ -103,7 +118,12 @@ pub(crate) struct LineReader<R> {
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
     pub(crate) fn new(read: R, limit: usize) -> Self {
-        LineReader { read: BufReader::with_capacity(64 * 1024, read), line: Vec::new(), limit, oversize: None }
+        LineReader {
+            read: BufReader::with_capacity(64 * 1024, read),
+            line: Vec::new(),
+            limit,
+            oversize: None,
+        }
     }
 
     pub(crate) async fn next_line(&mut self) -> Line {
@@ -261,7 +281,10 @@ mod tests {
     fn finds_the_top_level_id_wherever_it_is() {
         let table: &[(&str, Option<RequestId>)] = &[
             (r#"{"jsonrpc":"2.0","id":5,"result":{}}"#, Some(RequestId::Number(5))),
-            (r#"{"result":{"content":[{"type":"text","text":"x,\"id\":9}"}]},"jsonrpc":"2.0","id":42}"#, Some(RequestId::Number(42))),
+            (
+                r#"{"result":{"content":[{"type":"text","text":"x,\"id\":9}"}]},"jsonrpc":"2.0","id":42}"#,
+                Some(RequestId::Number(42)),
+            ),
             (r#"{ "id" : "abc" , "result": 1 }"#, Some(RequestId::String("abc".into()))),
             (r#"{"result":{"id":7,"list":[{"id":8}]},"id":3}"#, Some(RequestId::Number(3))),
             (r#"{"result":"he said \"id\": 1","id":-2}"#, Some(RequestId::Number(-2))),

@@ -43,7 +43,10 @@ pub(crate) struct TurnView {
 }
 
 impl TurnView {
-    pub(crate) fn new(profile: Profile, servers: Vec<(Arc<str>, Result<Live, McpError>)>) -> TurnView {
+    pub(crate) fn new(
+        profile: Profile,
+        servers: Vec<(Arc<str>, Result<Live, McpError>)>,
+    ) -> TurnView {
         let mut live = Vec::new();
         let mut unavailable = Vec::new();
         for (server, outcome) in servers {
@@ -96,7 +99,10 @@ impl TurnView {
     }
 
     pub(crate) fn profile_view(&self) -> ProfileView {
-        ProfileView { name: self.profile, tools: self.names.iter().map(|(name, _)| name.to_string()).collect() }
+        ProfileView {
+            name: self.profile,
+            tools: self.names.iter().map(|(name, _)| name.to_string()).collect(),
+        }
     }
 
     /// The server and its own tool name behind `name`, if this turn may call it.
@@ -108,7 +114,9 @@ impl TurnView {
 
     /// The error output for a name this turn cannot call; nothing is dispatched.
     pub(crate) fn refusal(&self, name: &str) -> ToolOutput {
-        if let Some(down) = self.unavailable.iter().find(|u| name.starts_with(&server_prefix(&u.server))) {
+        if let Some(down) =
+            self.unavailable.iter().find(|u| name.starts_with(&server_prefix(&u.server)))
+        {
             return ToolOutput::error(format!("`{name}` is not available: {}", down.error));
         }
         match self.profile {

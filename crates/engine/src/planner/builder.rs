@@ -64,7 +64,10 @@ pub fn edited_plan_document(
         aim: edit.aim.clone().unwrap_or_else(|| current.aim.clone()),
         steps: edit.steps.clone().unwrap_or_else(|| current.steps.clone()),
         libraries: edit.libraries.clone().unwrap_or_else(|| current.libraries.clone()),
-        sandbox: super::SandboxSpec { policy: current.sandbox.policy, notes: current.sandbox.notes.clone() },
+        sandbox: super::SandboxSpec {
+            policy: current.sandbox.policy,
+            notes: current.sandbox.notes.clone(),
+        },
     };
     plan.title = plan.title.trim().to_string();
     plan.steps.retain(|step| !step.action.trim().is_empty());

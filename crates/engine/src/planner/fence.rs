@@ -91,12 +91,15 @@ fn parse_opener(line: &str) -> Option<Opener> {
     if marker == '`' && info.starts_with('`') {
         return None;
     }
-    let label_end = info
-        .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
-        .unwrap_or(info.len());
+    let label_end =
+        info.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')).unwrap_or(info.len());
     let label = info[..label_end].to_lowercase();
     let rest = info[label_end..].trim_start_matches([':', ' ', '\t']);
-    let inline_body = if rest.starts_with('{') || rest.starts_with('[') { rest.to_string() } else { String::new() };
+    let inline_body = if rest.starts_with('{') || rest.starts_with('[') {
+        rest.to_string()
+    } else {
+        String::new()
+    };
     Some(Opener { indent, marker, width, label, inline_body })
 }
 

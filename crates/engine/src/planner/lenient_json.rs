@@ -79,7 +79,8 @@ fn repair(text: &str) -> String {
             }
             ',' if closes_after(&chars, index + 1) => {}
             c if c.is_ascii_alphabetic() => {
-                let word: String = chars[index..].iter().take_while(|c| c.is_ascii_alphanumeric()).collect();
+                let word: String =
+                    chars[index..].iter().take_while(|c| c.is_ascii_alphanumeric()).collect();
                 out.push_str(python_literal(&word).unwrap_or(&word));
                 index += word.chars().count();
                 continue;
@@ -184,9 +185,18 @@ mod tests {
             (r#"{"url": "http://x//y", "s": "a,}"}"#, json!({"url": "http://x//y", "s": "a,}"})),
             (r#"[{"a": "\"quoted\""},]"#, json!([{"a": "\"quoted\""}])),
             ("{\"a\": \"tab\there\"}", json!({"a": "tab\there"})),
-            ("{'a': 'it\\'s \"fine\"', 'b': True, 'c': None}", json!({"a": "it's \"fine\"", "b": true, "c": null})),
-            ("Here's it: {\"a\": \"He said \u{201C}hi\u{201D}\"}", json!({"a": "He said \u{201C}hi\u{201D}"})),
-            ("{\"a\": \"Don't\", \"b\": \"None of True\"}", json!({"a": "Don't", "b": "None of True"})),
+            (
+                "{'a': 'it\\'s \"fine\"', 'b': True, 'c': None}",
+                json!({"a": "it's \"fine\"", "b": true, "c": null}),
+            ),
+            (
+                "Here's it: {\"a\": \"He said \u{201C}hi\u{201D}\"}",
+                json!({"a": "He said \u{201C}hi\u{201D}"}),
+            ),
+            (
+                "{\"a\": \"Don't\", \"b\": \"None of True\"}",
+                json!({"a": "Don't", "b": "None of True"}),
+            ),
         ];
         for (input, expected) in cases {
             assert_eq!(parse_lenient(input), Ok(expected), "input: {input:?}");

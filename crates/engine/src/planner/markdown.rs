@@ -33,7 +33,8 @@ pub fn plan_markdown(prose: &str, plan: &Plan, sandbox: &Sandbox) -> String {
     if !plan.libraries.is_empty() {
         out.push_str("\n### Libraries\n\n| Library | Purpose | Usage |\n|---|---|---|\n");
         for library in &plan.libraries {
-            let cells = [&library.name, &library.purpose, &library.usage].map(|cell| table_cell(cell));
+            let cells =
+                [&library.name, &library.purpose, &library.usage].map(|cell| table_cell(cell));
             out.push_str(&format!("| {} | {} | {} |\n", cells[0], cells[1], cells[2]));
         }
     }
@@ -81,13 +82,28 @@ mod tests {
             title: "CSV export".into(),
             aim: "Let users download\ntheir data.".into(),
             steps: vec![
-                PlanStep { action: "Add the route".into(), expected: "GET /export answers 200".into() },
+                PlanStep {
+                    action: "Add the route".into(),
+                    expected: "GET /export answers 200".into(),
+                },
                 PlanStep { action: "Write the test".into(), expected: String::new() },
             ],
-            libraries: vec![Library { name: "csv".into(), purpose: "write rows | quote".into(), usage: "csv::Writer".into() }],
-            sandbox: crate::planner::SandboxSpec { policy: SandboxPolicy::Create, notes: String::new() },
+            libraries: vec![Library {
+                name: "csv".into(),
+                purpose: "write rows | quote".into(),
+                usage: "csv::Writer".into(),
+            }],
+            sandbox: crate::planner::SandboxSpec {
+                policy: SandboxPolicy::Create,
+                notes: String::new(),
+            },
         };
-        let sandbox = Sandbox { policy: SandboxPolicy::Reuse, notes: "keep fixtures".into(), dir: Some("/w/.sandbox".into()), exists: true };
+        let sandbox = Sandbox {
+            policy: SandboxPolicy::Reuse,
+            notes: "keep fixtures".into(),
+            dir: Some("/w/.sandbox".into()),
+            exists: true,
+        };
         expect![[r#"
             I read the routes first.
 

@@ -9,10 +9,12 @@ mod normalize;
 mod parse;
 mod prompt;
 
-pub use builder::{build_plan_document, edited_plan_document, sandbox_dir, PlanEdit, PlanFacts, SANDBOX_DIR};
+pub use builder::{
+    build_plan_document, edited_plan_document, sandbox_dir, PlanEdit, PlanFacts, SANDBOX_DIR,
+};
 pub use document::{
-    Approval, Library, Plan, PlanContext, PlanDocument, PlanStep, Question, Sandbox,
-    SandboxPolicy, SandboxSpec,
+    Approval, Library, Plan, PlanContext, PlanDocument, PlanStep, Question, Sandbox, SandboxPolicy,
+    SandboxSpec,
 };
 pub use markdown::{plan_markdown, questions_markdown};
 pub use normalize::{MAX_OPTIONS, MAX_QUESTIONS};

@@ -48,7 +48,10 @@ pub fn normalize_card(value: &Value, expected: Expected) -> Result<Card, String>
 fn normalize_questions(value: &Value) -> Result<Vec<Question>, String> {
     let items = match value {
         Value::Array(items) => items,
-        _ => value.get("questions").and_then(Value::as_array).ok_or("\"questions\" must be an array")?,
+        _ => value
+            .get("questions")
+            .and_then(Value::as_array)
+            .ok_or("\"questions\" must be an array")?,
     };
     let mut questions: Vec<(Option<String>, String, Vec<String>)> = Vec::new();
     for item in items {
@@ -119,7 +122,10 @@ fn assign_ids(questions: Vec<(Option<String>, String, Vec<String>)>) -> Vec<Ques
 fn normalize_plan(value: &Value) -> Result<Plan, String> {
     let object = value.as_object().ok_or("a plan must be a JSON object")?;
     let mut steps: Vec<PlanStep> = Vec::new();
-    let items = object.get("steps").and_then(Value::as_array).ok_or("a plan needs a \"steps\" array with at least one step")?;
+    let items = object
+        .get("steps")
+        .and_then(Value::as_array)
+        .ok_or("a plan needs a \"steps\" array with at least one step")?;
     // Small models fill arrays by repeating an item: a step whose action was already planned
     // is dropped, as duplicate questions, options and libraries are.
     for step in items.iter().filter_map(read_step) {
@@ -164,11 +170,14 @@ fn read_libraries(value: Option<&Value>) -> Vec<Library> {
                 purpose: String::new(),
                 usage: String::new(),
             }),
-            Value::Object(object) => first_text(object, &["name", "library", "package"]).map(|name| Library {
-                name,
-                purpose: first_text(object, &["purpose", "why", "description"]).unwrap_or_default(),
-                usage: first_text(object, &["usage", "how", "use"]).unwrap_or_default(),
-            }),
+            Value::Object(object) => {
+                first_text(object, &["name", "library", "package"]).map(|name| Library {
+                    name,
+                    purpose: first_text(object, &["purpose", "why", "description"])
+                        .unwrap_or_default(),
+                    usage: first_text(object, &["usage", "how", "use"]).unwrap_or_default(),
+                })
+            }
             _ => None,
         };
         if let Some(library) = library {
@@ -254,11 +263,18 @@ mod tests {
             {"id": "q2", "question": "which language?", "options": ["Go", "Go", "Go"]},
             {"id": "q3", "question": "Which OS?", "options": ["Linux", "Linux", "Linux"]}
         ]});
-        let Ok(Card::Questions(questions)) = normalize_card(&questions, Expected::Questions) else { panic!("questions") };
+        let Ok(Card::Questions(questions)) = normalize_card(&questions, Expected::Questions) else {
+            panic!("questions")
+        };
         let seen: Vec<(&str, &str, Vec<&str>)> = questions
             .iter()
-            .map(|q| (q.id.as_str(), q.question.as_str(), q.options.iter().map(String::as_str).collect()))
+            .map(|q| {
+                (q.id.as_str(), q.question.as_str(), q.options.iter().map(String::as_str).collect())
+            })
             .collect();
-        assert_eq!(seen, [("q1", "Which language?", vec!["Python", "Rust"]), ("q3", "Which OS?", vec!["Linux"])]);
+        assert_eq!(
+            seen,
+            [("q1", "Which language?", vec!["Python", "Rust"]), ("q3", "Which OS?", vec!["Linux"])]
+        );
     }
 }

@@ -92,14 +92,19 @@ fn parse_unfenced(text: &str) -> PlannerReply {
         if let Some(expected) = expected_for(&label) {
             let rest = &text[offset + line.len()..];
             if let Ok(card) = parse_lenient(rest).and_then(|v| normalize_card(&v, expected)) {
-                return PlannerReply { kind: kind_of(card), text: tidy(&text[..offset]), error: None };
+                return PlannerReply {
+                    kind: kind_of(card),
+                    text: tidy(&text[..offset]),
+                    error: None,
+                };
             }
         }
         offset += line.len();
     }
     let trimmed = text.trim();
     if trimmed.starts_with('{') && trimmed.ends_with('}') {
-        if let Ok(card) = parse_lenient(trimmed).and_then(|v| normalize_card(&v, Expected::Either)) {
+        if let Ok(card) = parse_lenient(trimmed).and_then(|v| normalize_card(&v, Expected::Either))
+        {
             return PlannerReply { kind: kind_of(card), text: String::new(), error: None };
         }
     }
@@ -194,7 +199,8 @@ impl PlannerReply {
             ReplyKind::Plan(plan) => ("plan", None, Some(plan)),
             ReplyKind::None => ("none", None, None),
         };
-        let json = ReplyJson { kind, questions, plan, text: &self.text, error: self.error.as_deref() };
+        let json =
+            ReplyJson { kind, questions, plan, text: &self.text, error: self.error.as_deref() };
         serde_json::to_value(json).unwrap_or(serde_json::Value::Null)
     }
 }

@@ -6,10 +6,9 @@ use super::*;
 
 fn questions_of(reply: &str) -> Vec<(String, String, Vec<String>)> {
     match parse_planner_reply(reply).kind {
-        ReplyKind::Questions(questions) => questions
-            .into_iter()
-            .map(|q| (q.id, q.question, q.options))
-            .collect(),
+        ReplyKind::Questions(questions) => {
+            questions.into_iter().map(|q| (q.id, q.question, q.options)).collect()
+        }
         other => panic!("expected questions from {reply:?}, got {other:?}"),
     }
 }
@@ -29,7 +28,8 @@ fn kind_name(reply: &str) -> &'static str {
     }
 }
 
-const ONE_QUESTION: &str = r#"{"questions":[{"id":"q1","question":"Which DB?","options":["PG","SQLite","MySQL"]}]}"#;
+const ONE_QUESTION: &str =
+    r#"{"questions":[{"id":"q1","question":"Which DB?","options":["PG","SQLite","MySQL"]}]}"#;
 const ONE_STEP: &str = r#"{"title":"T","aim":"A","steps":[{"action":"do","expected":"done"}]}"#;
 
 #[test]
@@ -116,10 +116,13 @@ fn plans_are_normalised() {
 ```"#;
     let plan = plan_of(reply);
     assert_eq!(plan.title, "Ship it");
-    assert_eq!(plan.steps, vec![
-        PlanStep { action: "first".into(), expected: String::new() },
-        PlanStep { action: "second".into(), expected: "ok".into() },
-    ]);
+    assert_eq!(
+        plan.steps,
+        vec![
+            PlanStep { action: "first".into(), expected: String::new() },
+            PlanStep { action: "second".into(), expected: "ok".into() },
+        ]
+    );
     let names: Vec<&str> = plan.libraries.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["serde", "tokio"]);
     assert_eq!(plan.sandbox.policy, SandboxPolicy::Reuse);
@@ -127,7 +130,9 @@ fn plans_are_normalised() {
 
 #[test]
 fn fences_leave_the_text_and_prose_stays() {
-    let reply = format!("Intro.\n\n```plan-questions\n{ONE_QUESTION}\n```\n\nOutro.\n```rust\nfn x() {{}}\n```");
+    let reply = format!(
+        "Intro.\n\n```plan-questions\n{ONE_QUESTION}\n```\n\nOutro.\n```rust\nfn x() {{}}\n```"
+    );
     let parsed = parse_planner_reply(&reply);
     assert_eq!(parsed.text, "Intro.\n\nOutro.\n```rust\nfn x() {}\n```");
 }
@@ -142,7 +147,8 @@ fn an_unreadable_fence_explains_itself_for_the_repair_attempt() {
 
 #[test]
 fn the_json_output_has_the_documented_shape() {
-    let json = parse_planner_reply(&format!("Hi\n```plan-questions\n{ONE_QUESTION}\n```")).to_json();
+    let json =
+        parse_planner_reply(&format!("Hi\n```plan-questions\n{ONE_QUESTION}\n```")).to_json();
     assert_eq!(json["kind"], "questions");
     assert_eq!(json["text"], "Hi");
     assert_eq!(json["questions"][0]["options"].as_array().unwrap().len(), 3);

@@ -43,7 +43,11 @@ pub struct PlannerFacts {
 
 /// The planner's whole system prompt: the (user-editable) prompt, the workspace's own
 /// instructions when there are any, and this turn's facts.
-pub fn planner_system_prompt(prompt: &str, instructions: Option<&str>, facts: &PlannerFacts) -> String {
+pub fn planner_system_prompt(
+    prompt: &str,
+    instructions: Option<&str>,
+    facts: &PlannerFacts,
+) -> String {
     let mut out = prompt.trim_end().to_string();
     if let Some(instructions) = instructions.map(str::trim).filter(|text| !text.is_empty()) {
         out.push_str("\n\n# Workspace instructions\n\n");
@@ -61,15 +65,22 @@ fn facts_text(facts: &PlannerFacts) -> String {
         None => lines.push("- No workspace folder: there are no files to read.".to_string()),
     }
     lines.push(match facts.sandbox_exists {
-        true => "- A sandbox already exists in the workspace (.sandbox): the plan must reuse it.".to_string(),
-        false => "- No sandbox exists yet: the plan creates one (.sandbox in the workspace).".to_string(),
+        true => "- A sandbox already exists in the workspace (.sandbox): the plan must reuse it."
+            .to_string(),
+        false => {
+            "- No sandbox exists yet: the plan creates one (.sandbox in the workspace).".to_string()
+        }
     });
     lines.push(match facts.context7_available {
         true => "- Context7 is available: use it to check library documentation.".to_string(),
-        false => "- Context7 is not configured: rely on the workspace and what you know.".to_string(),
+        false => {
+            "- Context7 is not configured: rely on the workspace and what you know.".to_string()
+        }
     });
     if facts.round > facts.max_question_rounds {
-        lines.push("- The questions are used up: you must now give a `plan`, not questions.".to_string());
+        lines.push(
+            "- The questions are used up: you must now give a `plan`, not questions.".to_string(),
+        );
     } else if facts.round > 1 {
         lines.push(format!(
             "- This is question round {} of {}: the user's answers so far are in the conversation.",
@@ -104,7 +115,14 @@ mod tests {
     #[test]
     fn the_prompt_names_both_fences_and_the_hard_rules() {
         let prompt = planner_system_prompt(DEFAULT_PLANNER_PROMPT, None, &facts(1));
-        for needle in ["```plan-questions", "```plan\n", "read-only", "At most 3 questions", "sandbox", "language"] {
+        for needle in [
+            "```plan-questions",
+            "```plan\n",
+            "read-only",
+            "At most 3 questions",
+            "sandbox",
+            "language",
+        ] {
             assert!(prompt.contains(needle), "missing {needle:?}");
         }
     }

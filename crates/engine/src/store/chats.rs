@@ -55,9 +55,7 @@ impl Tx<'_> {
     pub fn chats(&self) -> Result<Vec<Chat>, StoreError> {
         let sql = format!("SELECT {CHAT_COLUMNS} FROM chats ORDER BY seq DESC");
         let mut statement = self.sql.prepare(&sql)?;
-        let chats = statement
-            .query_map([], chat_from_row)?
-            .collect::<Result<_, _>>()?;
+        let chats = statement.query_map([], chat_from_row)?.collect::<Result<_, _>>()?;
         Ok(chats)
     }
 
@@ -89,10 +87,7 @@ impl Tx<'_> {
 
     /// Deletes the chat and, by cascade, everything stored for it. False if there was none.
     pub fn delete_chat(&mut self, chat_id: &str) -> Result<bool, StoreError> {
-        Ok(self
-            .sql
-            .execute("DELETE FROM chats WHERE id = ?1", [chat_id])?
-            == 1)
+        Ok(self.sql.execute("DELETE FROM chats WHERE id = ?1", [chat_id])? == 1)
     }
 
     /// `NotFound` unless the chat exists.

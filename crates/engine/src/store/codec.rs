@@ -29,9 +29,5 @@ pub(super) fn from_value<T: DeserializeOwned>(
 }
 
 pub(super) fn corrupt(table: &'static str, row: &str, reason: impl Into<String>) -> StoreError {
-    StoreError::Corrupt {
-        table,
-        row: row.to_owned(),
-        reason: reason.into(),
-    }
+    StoreError::Corrupt { table, row: row.to_owned(), reason: reason.into() }
 }

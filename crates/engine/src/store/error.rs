@@ -20,11 +20,7 @@ pub enum StoreError {
         "the store at {path} has schema version {found}, newer than the {known} this \
          Preflight knows; it was written by a newer Preflight"
     )]
-    SchemaTooNew {
-        path: PathBuf,
-        found: i64,
-        known: i64,
-    },
+    SchemaTooNew { path: PathBuf, found: i64, known: i64 },
     #[error("cannot migrate the store at {path} to schema version {version}: {source}")]
     Migration {
         path: PathBuf,
@@ -42,11 +38,7 @@ pub enum StoreError {
     InvalidInput { reason: String },
     /// A stored row that cannot be read back: bad JSON, an unknown enum value.
     #[error("corrupt row {row} in table {table}: {reason}")]
-    Corrupt {
-        table: &'static str,
-        row: String,
-        reason: String,
-    },
+    Corrupt { table: &'static str, row: String, reason: String },
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
 }
@@ -95,30 +87,19 @@ pub enum Conflict {
 
 impl StoreError {
     pub(crate) fn chat_not_found(chat_id: &str) -> StoreError {
-        StoreError::NotFound {
-            entity: Entity::Chat,
-            id: chat_id.to_owned(),
-        }
+        StoreError::NotFound { entity: Entity::Chat, id: chat_id.to_owned() }
     }
 
     pub(crate) fn message_not_found(message_id: &str) -> StoreError {
-        StoreError::NotFound {
-            entity: Entity::Message,
-            id: message_id.to_owned(),
-        }
+        StoreError::NotFound { entity: Entity::Message, id: message_id.to_owned() }
     }
 
     pub(crate) fn wrong_state(chat_id: &str, conflict: Conflict) -> StoreError {
-        StoreError::WrongState {
-            chat_id: chat_id.to_owned(),
-            conflict,
-        }
+        StoreError::WrongState { chat_id: chat_id.to_owned(), conflict }
     }
 
     pub(crate) fn invalid(reason: impl Into<String>) -> StoreError {
-        StoreError::InvalidInput {
-            reason: reason.into(),
-        }
+        StoreError::InvalidInput { reason: reason.into() }
     }
 
     /// The conflict, when this is a wrong-state error.

@@ -29,24 +29,12 @@ pub(super) enum MessageKind {
 impl MessageKind {
     pub(super) fn of(body: &MessageBody) -> Result<MessageKind, StoreError> {
         Ok(match body {
-            MessageBody::User {
-                plan_answer: false, ..
-            } => MessageKind::User,
-            MessageBody::User {
-                plan_answer: true, ..
-            } => MessageKind::Answer,
-            MessageBody::Assistant {
-                questions: Some(_),
-                plan: Some(_),
-                ..
-            } => {
-                return Err(StoreError::invalid(
-                    "a card carries questions or a plan, not both",
-                ))
+            MessageBody::User { plan_answer: false, .. } => MessageKind::User,
+            MessageBody::User { plan_answer: true, .. } => MessageKind::Answer,
+            MessageBody::Assistant { questions: Some(_), plan: Some(_), .. } => {
+                return Err(StoreError::invalid("a card carries questions or a plan, not both"))
             }
-            MessageBody::Assistant {
-                questions: Some(_), ..
-            } => MessageKind::QuestionCard,
+            MessageBody::Assistant { questions: Some(_), .. } => MessageKind::QuestionCard,
             MessageBody::Assistant { plan: Some(_), .. } => MessageKind::PlanCard,
             MessageBody::Assistant { .. } => MessageKind::Assistant,
             MessageBody::Tool { .. } => MessageKind::Tool,
@@ -78,26 +66,17 @@ fn encode(message: &Message) -> Result<Encoded, StoreError> {
     let Value::Object(mut fields) = serde_json::to_value(&message.body)
         .map_err(|error| StoreError::invalid(error.to_string()))?
     else {
-        return Err(StoreError::invalid(
-            "a message body serialises to a JSON object",
-        ));
+        return Err(StoreError::invalid("a message body serialises to a JSON object"));
     };
     let role = take_string(&mut fields, "role")?;
     let content = take_string(&mut fields, "content")?;
-    Ok(Encoded {
-        kind,
-        role,
-        content,
-        body: to_json(&fields)?,
-    })
+    Ok(Encoded { kind, role, content, body: to_json(&fields)? })
 }
 
 fn take_string(fields: &mut Map<String, Value>, key: &str) -> Result<String, StoreError> {
     match fields.remove(key) {
         Some(Value::String(text)) => Ok(text),
-        _ => Err(StoreError::invalid(format!(
-            "a message body has a string `{key}`"
-        ))),
+        _ => Err(StoreError::invalid(format!("a message body has a string `{key}`"))),
     }
 }
 
@@ -123,11 +102,7 @@ fn decode(
     fields.insert("role".into(), Value::String(role));
     fields.insert("content".into(), Value::String(content));
     let body = from_value(Value::Object(fields), TABLE, &id)?;
-    Ok(Message {
-        id,
-        created_at,
-        body,
-    })
+    Ok(Message { id, created_at, body })
 }
 
 impl Tx<'_> {
@@ -174,10 +149,7 @@ impl Tx<'_> {
 
     pub fn message(&self, chat_id: &str, message_id: &str) -> Result<Message, StoreError> {
         let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1 AND chat_id = ?2");
-        let found = self
-            .sql
-            .query_row(&sql, [message_id, chat_id], message_from_row)
-            .optional()?;
+        let found = self.sql.query_row(&sql, [message_id, chat_id], message_from_row).optional()?;
         found.ok_or_else(|| StoreError::message_not_found(message_id))?
     }
 
@@ -253,10 +225,7 @@ impl Tx<'_> {
 
     fn message_seq(&self, chat_id: &str, message_id: &str) -> Result<i64, StoreError> {
         let sql = "SELECT seq FROM messages WHERE id = ?1 AND chat_id = ?2";
-        let seq = self
-            .sql
-            .query_row(sql, [message_id, chat_id], |row| row.get(0))
-            .optional()?;
+        let seq = self.sql.query_row(sql, [message_id, chat_id], |row| row.get(0)).optional()?;
         seq.ok_or_else(|| StoreError::message_not_found(message_id))
     }
 
@@ -277,10 +246,7 @@ impl Tx<'_> {
         values: &[&dyn rusqlite::ToSql],
     ) -> Result<Option<Message>, StoreError> {
         let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE {filter} LIMIT 1");
-        let found = self
-            .sql
-            .query_row(&sql, values, message_from_row)
-            .optional()?;
+        let found = self.sql.query_row(&sql, values, message_from_row).optional()?;
         found.transpose()
     }
 }

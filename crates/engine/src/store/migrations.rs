@@ -27,25 +27,16 @@ pub(super) fn migrate(
             .map_err(|source| open_error(path, source))?;
         let version = user_version(&tx, path)?;
         if version > known {
-            return Err(StoreError::SchemaTooNew {
-                path: path.to_owned(),
-                found: version,
-                known,
-            });
+            return Err(StoreError::SchemaTooNew { path: path.to_owned(), found: version, known });
         }
         if version == known {
             return Ok(());
         }
         let next = version + 1;
-        let failed = |source| StoreError::Migration {
-            path: path.to_owned(),
-            version: next,
-            source,
-        };
-        tx.execute_batch(migrations[version as usize])
-            .map_err(failed)?;
-        tx.pragma_update(None, "user_version", next)
-            .map_err(failed)?;
+        let failed =
+            |source| StoreError::Migration { path: path.to_owned(), version: next, source };
+        tx.execute_batch(migrations[version as usize]).map_err(failed)?;
+        tx.pragma_update(None, "user_version", next).map_err(failed)?;
         tx.commit().map_err(failed)?;
     }
 }
@@ -57,20 +48,13 @@ pub(super) fn user_version(conn: &Connection, path: &Path) -> Result<i64, StoreE
         .map_err(|source| open_error(path, source))?;
     if version < 0 {
         let reason = format!("negative schema version {version}");
-        return Err(StoreError::Corrupt {
-            table: "user_version",
-            row: "0".into(),
-            reason,
-        });
+        return Err(StoreError::Corrupt { table: "user_version", row: "0".into(), reason });
     }
     Ok(version)
 }
 
 fn open_error(path: &Path, source: rusqlite::Error) -> StoreError {
-    StoreError::Open {
-        path: path.to_owned(),
-        source,
-    }
+    StoreError::Open { path: path.to_owned(), source }
 }
 
 #[cfg(test)]
@@ -81,9 +65,7 @@ mod tests {
 
     fn table_exists(conn: &Connection, name: &str) -> bool {
         let sql = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1";
-        conn.query_row(sql, [name], |row| row.get::<_, i64>(0))
-            .unwrap()
-            == 1
+        conn.query_row(sql, [name], |row| row.get::<_, i64>(0)).unwrap() == 1
     }
 
     #[test]
@@ -104,15 +86,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite");
         let mut conn = Connection::open(&path).unwrap();
-        let broken = [
-            TWO[0],
-            "CREATE TABLE c (z INTEGER); SELECT no_such_function();",
-        ];
+        let broken = [TWO[0], "CREATE TABLE c (z INTEGER); SELECT no_such_function();"];
         let error = migrate(&mut conn, &path, &broken).unwrap_err();
-        assert!(
-            matches!(error, StoreError::Migration { version: 2, .. }),
-            "{error:?}"
-        );
+        assert!(matches!(error, StoreError::Migration { version: 2, .. }), "{error:?}");
         assert_eq!(user_version(&conn, &path).unwrap(), 1);
         assert!(table_exists(&conn, "a"));
         assert!(!table_exists(&conn, "c"));
@@ -125,17 +101,7 @@ mod tests {
         let mut conn = Connection::open(&path).unwrap();
         conn.pragma_update(None, "user_version", 7).unwrap();
         let error = migrate(&mut conn, &path, TWO).unwrap_err();
-        assert!(
-            matches!(
-                error,
-                StoreError::SchemaTooNew {
-                    found: 7,
-                    known: 2,
-                    ..
-                }
-            ),
-            "{error:?}"
-        );
+        assert!(matches!(error, StoreError::SchemaTooNew { found: 7, known: 2, .. }), "{error:?}");
         assert_eq!(user_version(&conn, &path).unwrap(), 7);
         assert!(!table_exists(&conn, "a"));
     }

@@ -55,10 +55,7 @@ impl Store {
         let mut connection = Connection::open(&path).map_err(|source| open_error(&path, source))?;
         configure(&connection, &path)?;
         migrations::migrate(&mut connection, &path, schema::MIGRATIONS)?;
-        Ok(Store {
-            connection: Mutex::new(connection),
-            path,
-        })
+        Ok(Store { connection: Mutex::new(connection), path })
     }
 
     /// The database file this store was opened on.
@@ -99,9 +96,7 @@ impl Store {
     /// The connection. A panic inside `write` or `read` drops its transaction, which rolls
     /// back, so a poisoned mutex still guards a consistent connection and is taken over.
     fn lock(&self) -> MutexGuard<'_, Connection> {
-        self.connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.connection.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -128,10 +123,7 @@ fn configure(connection: &Connection, path: &Path) -> Result<(), StoreError> {
     if !mode.eq_ignore_ascii_case("wal") {
         // Refuse rather than run without the crash guarantees (e.g. a file system that
         // cannot hold the WAL's shared memory).
-        return Err(StoreError::NoWal {
-            path: path.to_owned(),
-            mode,
-        });
+        return Err(StoreError::NoWal { path: path.to_owned(), mode });
     }
     set(connection.pragma_update(None, "synchronous", "NORMAL"))?;
     set(connection.pragma_update(None, "foreign_keys", true))?;
@@ -139,8 +131,5 @@ fn configure(connection: &Connection, path: &Path) -> Result<(), StoreError> {
 }
 
 fn open_error(path: &Path, source: rusqlite::Error) -> StoreError {
-    StoreError::Open {
-        path: path.to_owned(),
-        source,
-    }
+    StoreError::Open { path: path.to_owned(), source }
 }

@@ -34,12 +34,8 @@ impl Tx<'_> {
     pub fn latest_plan(&self, chat_id: &str) -> Result<Option<PlanDocument>, StoreError> {
         let sql = "SELECT revision, document FROM plan_revisions WHERE chat_id = ?1
                    ORDER BY revision DESC LIMIT 1";
-        let row = self
-            .sql
-            .query_row(sql, [chat_id], revision_row)
-            .optional()?;
-        row.map(|(revision, json)| decode(chat_id, revision, &json))
-            .transpose()
+        let row = self.sql.query_row(sql, [chat_id], revision_row).optional()?;
+        row.map(|(revision, json)| decode(chat_id, revision, &json)).transpose()
     }
 
     /// Every revision of the chat's plan, oldest first.
@@ -75,9 +71,7 @@ impl Tx<'_> {
 
     /// Deletes every revision of the chat's plan; returns how many there were.
     pub fn delete_plan(&mut self, chat_id: &str) -> Result<usize, StoreError> {
-        Ok(self
-            .sql
-            .execute("DELETE FROM plan_revisions WHERE chat_id = ?1", [chat_id])?)
+        Ok(self.sql.execute("DELETE FROM plan_revisions WHERE chat_id = ?1", [chat_id])?)
     }
 }
 

@@ -57,11 +57,7 @@ impl Tx<'_> {
     /// Phase, waiting card and current plan, read together.
     pub fn state(&self, chat_id: &str) -> Result<ChatState, StoreError> {
         let (phase, plan_pending) = self.session(chat_id)?;
-        Ok(ChatState {
-            phase,
-            plan_pending,
-            plan: self.latest_plan(chat_id)?,
-        })
+        Ok(ChatState { phase, plan_pending, plan: self.latest_plan(chat_id)? })
     }
 
     fn session(&self, chat_id: &str) -> Result<(Phase, Option<PlanPending>), StoreError> {
@@ -78,9 +74,7 @@ impl Tx<'_> {
         };
         let phase = Phase::parse(&phase)
             .ok_or_else(|| corrupt(TABLE, chat_id, format!("unknown phase {phase:?}")))?;
-        let pending = pending
-            .map(|json| from_json(&json, TABLE, chat_id))
-            .transpose()?;
+        let pending = pending.map(|json| from_json(&json, TABLE, chat_id)).transpose()?;
         Ok((phase, pending))
     }
 

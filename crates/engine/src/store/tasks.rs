@@ -15,10 +15,8 @@ impl Tx<'_> {
     pub fn task_list(&self, chat_id: &str) -> Result<TaskList, StoreError> {
         self.require_chat(chat_id)?;
         let sql = "SELECT list FROM task_lists WHERE chat_id = ?1";
-        let json: Option<String> = self
-            .sql
-            .query_row(sql, [chat_id], |row| row.get(0))
-            .optional()?;
+        let json: Option<String> =
+            self.sql.query_row(sql, [chat_id], |row| row.get(0)).optional()?;
         Ok(match json {
             Some(json) => from_json(&json, TABLE, chat_id)?,
             None => TaskList::default(),
@@ -43,10 +41,7 @@ impl Tx<'_> {
 
     /// Deletes the chat's task list; false if it had none.
     pub fn delete_task_list(&mut self, chat_id: &str) -> Result<bool, StoreError> {
-        Ok(self
-            .sql
-            .execute("DELETE FROM task_lists WHERE chat_id = ?1", [chat_id])?
-            == 1)
+        Ok(self.sql.execute("DELETE FROM task_lists WHERE chat_id = ?1", [chat_id])? == 1)
     }
 }
 

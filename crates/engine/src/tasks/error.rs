@@ -25,21 +25,13 @@ pub enum TrackerError {
 
     /// The op is known but its arguments have the wrong shape; `usage` shows the right one.
     #[error("bad arguments for \"{op}\": {detail}. Use {usage}")]
-    BadArguments {
-        op: &'static str,
-        detail: String,
-        usage: &'static str,
-    },
+    BadArguments { op: &'static str, detail: String, usage: &'static str },
 
     #[error("\"{op}\" needs at least one task in \"tasks\"")]
     NoTasksGiven { op: &'static str },
 
     #[error("no task {id}; {}", live_summary(.live_ids, .phases))]
-    NoSuchTask {
-        id: u32,
-        live_ids: Vec<u32>,
-        phases: Vec<String>,
-    },
+    NoSuchTask { id: u32, live_ids: Vec<u32>, phases: Vec<String> },
 
     #[error(
         "the plan would have {would_have} tasks; the limit is {limit}. \
@@ -55,21 +47,13 @@ pub enum TrackerError {
         "title of task {index} of \"tasks\" has {chars} characters; the limit is {limit}. \
          Shorten it"
     )]
-    TitleTooLong {
-        index: usize,
-        chars: usize,
-        limit: usize,
-    },
+    TitleTooLong { index: usize, chars: usize, limit: usize },
 
     #[error(
         "phase of task {index} of \"tasks\" has {chars} characters; the limit is {limit}. \
          Shorten it"
     )]
-    PhaseTooLong {
-        index: usize,
-        chars: usize,
-        limit: usize,
-    },
+    PhaseTooLong { index: usize, chars: usize, limit: usize },
 
     #[error("outcome has {chars} characters; the limit is {limit}. Say it in one short line")]
     OutcomeTooLong { chars: usize, limit: usize },
@@ -81,10 +65,6 @@ fn live_summary(live_ids: &[u32], phases: &[String]) -> String {
         return "the plan is empty; make one with init".to_owned();
     }
     let ids: Vec<String> = live_ids.iter().map(u32::to_string).collect();
-    let phases = if phases.is_empty() {
-        "none".to_owned()
-    } else {
-        phases.join(", ")
-    };
+    let phases = if phases.is_empty() { "none".to_owned() } else { phases.join(", ") };
     format!("live tasks: {}; phases: {phases}", ids.join(", "))
 }

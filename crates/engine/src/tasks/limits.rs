@@ -27,11 +27,7 @@ pub(crate) fn checked_title(index: usize, title: &str) -> Result<String, Tracker
     let title = one_line(title).ok_or(TrackerError::EmptyTitle { index })?;
     let chars = title.chars().count();
     if chars > MAX_TITLE_CHARS {
-        return Err(TrackerError::TitleTooLong {
-            index,
-            chars,
-            limit: MAX_TITLE_CHARS,
-        });
+        return Err(TrackerError::TitleTooLong { index, chars, limit: MAX_TITLE_CHARS });
     }
     Ok(title)
 }
@@ -46,11 +42,7 @@ pub(crate) fn checked_phase(
     };
     let chars = phase.chars().count();
     if chars > MAX_PHASE_CHARS {
-        return Err(TrackerError::PhaseTooLong {
-            index,
-            chars,
-            limit: MAX_PHASE_CHARS,
-        });
+        return Err(TrackerError::PhaseTooLong { index, chars, limit: MAX_PHASE_CHARS });
     }
     Ok(Some(phase))
 }
@@ -62,10 +54,7 @@ pub(crate) fn checked_outcome(outcome: Option<&str>) -> Result<Option<String>, T
     };
     let chars = outcome.chars().count();
     if chars > MAX_OUTCOME_CHARS {
-        return Err(TrackerError::OutcomeTooLong {
-            chars,
-            limit: MAX_OUTCOME_CHARS,
-        });
+        return Err(TrackerError::OutcomeTooLong { chars, limit: MAX_OUTCOME_CHARS });
     }
     Ok(Some(outcome))
 }
@@ -75,11 +64,7 @@ pub(crate) fn same_phase(a: &str, b: &str) -> bool {
     if a.is_ascii() && b.is_ascii() {
         return a.eq_ignore_ascii_case(b);
     }
-    let lower = |text: &str| {
-        text.chars()
-            .flat_map(char::to_lowercase)
-            .collect::<Vec<char>>()
-    };
+    let lower = |text: &str| text.chars().flat_map(char::to_lowercase).collect::<Vec<char>>();
     lower(a) == lower(b)
 }
 
@@ -100,14 +85,8 @@ mod tests {
     fn titles_are_one_trimmed_line() {
         check_title("  read the schema \n", expect![[r#"ok "read the schema""#]]);
         check_title("read\nthe\t\tschema", expect![[r#"ok "read the schema""#]]);
-        check_title(
-            " \n\t ",
-            expect![[r#"refused: task 1 of "tasks" has an empty title"#]],
-        );
-        check_title(
-            "",
-            expect![[r#"refused: task 1 of "tasks" has an empty title"#]],
-        );
+        check_title(" \n\t ", expect![[r#"refused: task 1 of "tasks" has an empty title"#]]);
+        check_title("", expect![[r#"refused: task 1 of "tasks" has an empty title"#]]);
     }
 
     #[test]
@@ -125,28 +104,18 @@ mod tests {
 
     #[test]
     fn phase_limit_and_blank_phase() {
-        assert_eq!(
-            checked_phase(2, Some(&"ß".repeat(40))),
-            Ok(Some("ß".repeat(40)))
-        );
+        assert_eq!(checked_phase(2, Some(&"ß".repeat(40))), Ok(Some("ß".repeat(40))));
         assert_eq!(checked_phase(2, Some("  ")), Ok(None));
         assert_eq!(checked_phase(2, None), Ok(None));
         assert_eq!(
             checked_phase(2, Some(&"x".repeat(41))),
-            Err(TrackerError::PhaseTooLong {
-                index: 2,
-                chars: 41,
-                limit: 40
-            })
+            Err(TrackerError::PhaseTooLong { index: 2, chars: 41, limit: 40 })
         );
     }
 
     #[test]
     fn outcome_limit_and_blank_outcome() {
-        assert_eq!(
-            checked_outcome(Some(" all in\nagent.rs ")),
-            Ok(Some("all in agent.rs".into()))
-        );
+        assert_eq!(checked_outcome(Some(" all in\nagent.rs ")), Ok(Some("all in agent.rs".into())));
         assert_eq!(checked_outcome(Some("")), Ok(None));
         assert_eq!(
             checked_outcome(Some(&"o".repeat(200))).map(|o| o.map(|o| o.len())),
@@ -154,10 +123,7 @@ mod tests {
         );
         assert_eq!(
             checked_outcome(Some(&"o".repeat(201))),
-            Err(TrackerError::OutcomeTooLong {
-                chars: 201,
-                limit: 200
-            })
+            Err(TrackerError::OutcomeTooLong { chars: 201, limit: 200 })
         );
     }
 

@@ -51,20 +51,15 @@ pub struct NewTask {
 
 impl NewTask {
     pub fn new(title: impl Into<String>, phase: Option<&str>) -> Self {
-        NewTask {
-            title: title.into(),
-            phase: phase.map(str::to_owned),
-        }
+        NewTask { title: title.into(), phase: phase.map(str::to_owned) }
     }
 }
 
 impl Operation {
     /// Parses the arguments as a provider delivers them: a JSON text.
     pub fn from_json(arguments: &str) -> Result<Operation, TrackerError> {
-        let value: Value =
-            serde_json::from_str(arguments).map_err(|error| TrackerError::InvalidJson {
-                detail: error.to_string(),
-            })?;
+        let value: Value = serde_json::from_str(arguments)
+            .map_err(|error| TrackerError::InvalidJson { detail: error.to_string() })?;
         Operation::from_value(&value)
     }
 
@@ -75,11 +70,7 @@ impl Operation {
         let op = match rest.remove("op") {
             None | Some(Value::Null) => return Err(TrackerError::MissingOp),
             Some(Value::String(op)) => op.trim().to_lowercase(),
-            Some(other) => {
-                return Err(TrackerError::UnknownOp {
-                    op: other.to_string(),
-                })
-            }
+            Some(other) => return Err(TrackerError::UnknownOp { op: other.to_string() }),
         };
         match op.as_str() {
             "init" => args::<TasksArgs>("init", rest).map(|a| Operation::Init { tasks: a.tasks }),
@@ -90,10 +81,8 @@ impl Operation {
                 outcome: a.outcome,
                 gate: a.gate.map(GateArgs::into_gate),
             }),
-            "drop" => args::<DropArgs>("drop", rest).map(|a| Operation::Drop {
-                id: a.id.0,
-                outcome: a.outcome,
-            }),
+            "drop" => args::<DropArgs>("drop", rest)
+                .map(|a| Operation::Drop { id: a.id.0, outcome: a.outcome }),
             _ => Err(TrackerError::UnknownOp { op }),
         }
     }
@@ -182,11 +171,7 @@ struct GateArgs {
 
 impl GateArgs {
     fn into_gate(self) -> Gate {
-        Gate {
-            command: self.command,
-            exit_code: self.exit_code.0,
-            evidence: self.evidence,
-        }
+        Gate { command: self.command, exit_code: self.exit_code.0, evidence: self.evidence }
     }
 }
 
@@ -211,10 +196,7 @@ impl<'de> Deserialize<'de> for NewTask {
         }
         let task: Object = serde_json::from_value(value)
             .map_err(|error| de::Error::custom(format!("a task: {error}")))?;
-        Ok(NewTask {
-            title: task.title,
-            phase: task.phase,
-        })
+        Ok(NewTask { title: task.title, phase: task.phase })
     }
 }
 
@@ -223,9 +205,7 @@ struct TaskId(u32);
 
 impl<'de> Deserialize<'de> for TaskId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer
-            .deserialize_any(LenientInteger::new("a task id such as 3"))
-            .map(TaskId)
+        deserializer.deserialize_any(LenientInteger::new("a task id such as 3")).map(TaskId)
     }
 }
 
@@ -234,9 +214,7 @@ struct ExitCode(i64);
 
 impl<'de> Deserialize<'de> for ExitCode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer
-            .deserialize_any(LenientInteger::new("an exit code such as 0"))
-            .map(ExitCode)
+        deserializer.deserialize_any(LenientInteger::new("an exit code such as 0")).map(ExitCode)
     }
 }
 
@@ -248,10 +226,7 @@ struct LenientInteger<T> {
 
 impl<T> LenientInteger<T> {
     fn new(expected: &'static str) -> Self {
-        LenientInteger {
-            expected,
-            target: PhantomData,
-        }
+        LenientInteger { expected, target: PhantomData }
     }
 }
 

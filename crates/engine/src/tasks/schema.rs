@@ -85,16 +85,8 @@ mod tests {
     #[test]
     fn description_names_the_limits() {
         let description = tool_description();
-        for limit in [
-            "40 tasks",
-            "120 characters a title",
-            "40 a phase",
-            "200 an outcome",
-        ] {
-            assert!(
-                description.contains(limit),
-                "missing {limit:?} in {description}"
-            );
+        for limit in ["40 tasks", "120 characters a title", "40 a phase", "200 an outcome"] {
+            assert!(description.contains(limit), "missing {limit:?} in {description}");
         }
     }
 }

@@ -50,19 +50,13 @@ impl TaskList {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let tasks = titles
-            .into_iter()
-            .map(|title| NewTask::new(title, None))
-            .collect();
+        let tasks = titles.into_iter().map(|title| NewTask::new(title, None)).collect();
         TaskList::empty().apply(&Operation::Init { tasks })
     }
 
     /// A list with no task whose first task will get id 1.
     pub fn empty() -> TaskList {
-        TaskList {
-            tasks: Vec::new(),
-            next_id: 1,
-        }
+        TaskList { tasks: Vec::new(), next_id: 1 }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -71,9 +65,7 @@ impl TaskList {
 
     /// Whether any task is pending or active: such a list stays open across turns.
     pub fn has_work_left(&self) -> bool {
-        self.tasks
-            .iter()
-            .any(|t| matches!(t.status, TaskStatus::Pending | TaskStatus::Active))
+        self.tasks.iter().any(|t| matches!(t.status, TaskStatus::Pending | TaskStatus::Active))
     }
 
     /// A list with tasks, all done or dropped: closed (cleared) at the end of a turn.
@@ -103,10 +95,7 @@ impl TaskList {
     fn with_added(&self, new_tasks: &[NewTask]) -> Result<TaskList, TrackerError> {
         let would_have = self.tasks.len() + new_tasks.len();
         if would_have > MAX_TASKS {
-            return Err(TrackerError::TooManyTasks {
-                would_have,
-                limit: MAX_TASKS,
-            });
+            return Err(TrackerError::TooManyTasks { would_have, limit: MAX_TASKS });
         }
         let mut next = self.clone();
         next.next_id = self.fresh_id();
@@ -169,22 +158,13 @@ impl TaskList {
             let mut live_ids: Vec<u32> = self.tasks.iter().map(|t| t.id).collect();
             live_ids.sort_unstable();
             let phases = self.phases().into_iter().map(str::to_owned).collect();
-            TrackerError::NoSuchTask {
-                id,
-                live_ids,
-                phases,
-            }
+            TrackerError::NoSuchTask { id, live_ids, phases }
         })
     }
 
     /// The next id to hand out; guards against a stored `next_id` behind the ids in use.
     fn fresh_id(&self) -> u32 {
-        let past_highest = self
-            .tasks
-            .iter()
-            .map(|t| t.id.saturating_add(1))
-            .max()
-            .unwrap_or(1);
+        let past_highest = self.tasks.iter().map(|t| t.id.saturating_add(1)).max().unwrap_or(1);
         self.next_id.max(past_highest).max(1)
     }
 
@@ -207,10 +187,7 @@ impl TaskList {
                 continue;
             };
             // Tasks of a phase sit together, so the last phase seen is the likeliest match.
-            let last = spellings
-                .len()
-                .checked_sub(1)
-                .filter(|&i| spellings[i] == *phase);
+            let last = spellings.len().checked_sub(1).filter(|&i| spellings[i] == *phase);
             match last.or_else(|| spellings.iter().position(|kept| same_phase(kept, phase))) {
                 Some(index) => {
                     if spellings[index] != *phase {
@@ -246,11 +223,7 @@ impl TaskList {
             }
         }
         if !seen_active {
-            if let Some(first) = self
-                .tasks
-                .iter_mut()
-                .find(|t| t.status == TaskStatus::Pending)
-            {
+            if let Some(first) = self.tasks.iter_mut().find(|t| t.status == TaskStatus::Pending) {
                 first.status = TaskStatus::Active;
             }
         }

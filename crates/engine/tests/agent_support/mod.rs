@@ -7,12 +7,14 @@
 use std::sync::{Arc, Mutex};
 
 use preflight_engine::agent::{
-    run_turn, ChatLedger, EventSink, OfferedTools, PlanView, RoundRecorder, Tool, ToolContext, ToolSource, Turn,
-    TurnMode, TurnOutcome, AgentError,
+    run_turn, AgentError, ChatLedger, EventSink, OfferedTools, PlanView, RoundRecorder, Tool,
+    ToolContext, ToolSource, Turn, TurnMode, TurnOutcome,
 };
 use preflight_engine::chat::{ChatSettings, Message, MessageBody, Phase};
 use preflight_engine::events::Event;
-use preflight_engine::llm::{build_provider, ApiKey, ModelMessage, Provider, ProviderKind, ProviderSettings, RetryPolicy};
+use preflight_engine::llm::{
+    build_provider, ApiKey, ModelMessage, Provider, ProviderKind, ProviderSettings, RetryPolicy,
+};
 use preflight_engine::store::{new_id, Store};
 use preflight_engine::tool::{ToolOutput, ToolSpec};
 use preflight_testkit::{Script, ScriptedServer};
@@ -41,7 +43,13 @@ impl Harness {
     pub async fn with_kind(script: Script, kind: ProviderKind) -> Harness {
         let home = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(home.path().join("preflight.db")).unwrap());
-        let settings = ChatSettings { title: "t".into(), workspace: None, plan_mode: true, auto_approve: false, save_plans: false };
+        let settings = ChatSettings {
+            title: "t".into(),
+            workspace: None,
+            plan_mode: true,
+            auto_approve: false,
+            save_plans: false,
+        };
         let chat_id = store.create_chat(&settings).unwrap().id;
         let user = Message {
             id: new_id(),
@@ -64,7 +72,12 @@ impl Harness {
     }
 
     /// An executor turn: streaming, stored, with the chat's plan.
-    pub fn executor<'a>(&'a self, system: &'a str, tools: &'a OfferedTools, max_rounds: u32) -> Turn<'a> {
+    pub fn executor<'a>(
+        &'a self,
+        system: &'a str,
+        tools: &'a OfferedTools,
+        max_rounds: u32,
+    ) -> Turn<'a> {
         Turn {
             chat_id: &self.chat_id,
             provider: self.provider.as_ref(),
@@ -81,7 +94,12 @@ impl Harness {
 
     /// A planner turn: quiet, nothing stored, no plan.
     pub fn planner<'a>(&'a self, system: &'a str, tools: &'a OfferedTools) -> Turn<'a> {
-        Turn { mode: TurnMode::Quiet, plan: None, recorder: None, ..self.executor(system, tools, 12) }
+        Turn {
+            mode: TurnMode::Quiet,
+            plan: None,
+            recorder: None,
+            ..self.executor(system, tools, 12)
+        }
     }
 
     pub async fn run(&self, turn: Turn<'_>) -> Result<TurnOutcome, AgentError> {
@@ -109,7 +127,11 @@ pub fn assert_whole_rounds(messages: &[Message]) {
     for message in messages {
         match &message.body {
             MessageBody::Tool { tool_call_id, .. } => {
-                assert_eq!(expected.first(), Some(tool_call_id), "a tool result out of place in {messages:#?}");
+                assert_eq!(
+                    expected.first(),
+                    Some(tool_call_id),
+                    "a tool result out of place in {messages:#?}"
+                );
                 expected.remove(0);
             }
             MessageBody::Assistant { tool_calls, .. } => {
@@ -128,7 +150,11 @@ pub struct Echo;
 #[async_trait::async_trait]
 impl Tool for Echo {
     fn spec(&self) -> ToolSpec {
-        ToolSpec { name: "echo".into(), description: "Returns its input.".into(), input_schema: json!({"type": "object"}) }
+        ToolSpec {
+            name: "echo".into(),
+            description: "Returns its input.".into(),
+            input_schema: json!({"type": "object"}),
+        }
     }
 
     async fn call(&self, arguments: Value, _context: &ToolContext<'_>) -> ToolOutput {
@@ -142,7 +168,11 @@ pub struct Block;
 #[async_trait::async_trait]
 impl Tool for Block {
     fn spec(&self) -> ToolSpec {
-        ToolSpec { name: "block".into(), description: "Waits.".into(), input_schema: json!({"type": "object"}) }
+        ToolSpec {
+            name: "block".into(),
+            description: "Waits.".into(),
+            input_schema: json!({"type": "object"}),
+        }
     }
 
     async fn call(&self, _arguments: Value, _context: &ToolContext<'_>) -> ToolOutput {

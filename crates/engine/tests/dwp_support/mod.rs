@@ -42,10 +42,7 @@ pub fn plan_document(title: &str, steps: &[&str], approval: Approval) -> PlanDoc
             })
             .collect(),
         libraries: vec![],
-        sandbox: SandboxSpec {
-            policy: SandboxPolicy::Create,
-            notes: String::new(),
-        },
+        sandbox: SandboxSpec { policy: SandboxPolicy::Create, notes: String::new() },
     };
     let facts = PlanFacts {
         workspace: None,
@@ -66,28 +63,19 @@ pub fn plan_files() -> PlanFiles {
     })
 }
 
-pub const STEPS: [&str; 3] = [
-    "Create webhook endpoint",
-    "Add retry queue",
-    "Document the webhooks",
-];
+pub const STEPS: [&str; 3] =
+    ["Create webhook endpoint", "Add retry queue", "Document the webhooks"];
 
 /// An approved three-task plan materialised in `workspace`, with the tracker's list.
 pub fn materialised(workspace: &Path) -> (PlanDir, TaskList) {
     let document = plan_document("Add payment webhook handling", &STEPS, Approval::Approved);
     let tasks = TaskList::from_steps(STEPS).unwrap();
-    let dir = plan_files()
-        .materialize(workspace, &document, &tasks, CHAT, &at(0))
-        .unwrap();
+    let dir = plan_files().materialize(workspace, &document, &tasks, CHAT, &at(0)).unwrap();
     (dir, tasks)
 }
 
 pub fn passing(command: &str) -> Gate {
-    Gate {
-        command: command.to_owned(),
-        exit_code: 0,
-        evidence: "42 passed, 0 failed".to_owned(),
-    }
+    Gate { command: command.to_owned(), exit_code: 0, evidence: "42 passed, 0 failed".to_owned() }
 }
 
 pub fn read_json(path: &Path) -> Value {
@@ -99,18 +87,11 @@ pub fn read_json(path: &Path) -> Value {
 
 /// The keys of a JSON object, in file order.
 pub fn keys(value: &Value) -> Vec<&str> {
-    value
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(String::as_str)
-        .collect()
+    value.as_object().expect("an object").keys().map(String::as_str).collect()
 }
 
 /// Whether `value` is an RFC 3339 timestamp string.
 pub fn is_timestamp(value: &Value) -> bool {
     let format = time::format_description::well_known::Rfc3339;
-    value
-        .as_str()
-        .is_some_and(|text| time::OffsetDateTime::parse(text, &format).is_ok())
+    value.as_str().is_some_and(|text| time::OffsetDateTime::parse(text, &format).is_ok())
 }

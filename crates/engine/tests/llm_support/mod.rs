@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use preflight_engine::llm::{
-    build_provider, ApiKey, LlmError, ModelMessage, ModelRequest, Provider, ProviderKind, ProviderSettings,
-    ResponseStream, RetryPolicy, StreamEvent, Timeouts,
+    build_provider, ApiKey, LlmError, ModelMessage, ModelRequest, Provider, ProviderKind,
+    ProviderSettings, ResponseStream, RetryPolicy, StreamEvent, Timeouts,
 };
 use preflight_testkit::ScriptedServer;
 
@@ -30,10 +30,7 @@ pub fn settings(kind: ProviderKind, server: &ScriptedServer) -> ProviderSettings
         _ => server.url(),
     };
     let mut settings = ProviderSettings::new(kind, url, "test-model");
-    settings.timeouts = Timeouts {
-        connect: Duration::from_secs(2),
-        idle: Duration::from_secs(10),
-    };
+    settings.timeouts = Timeouts { connect: Duration::from_secs(2), idle: Duration::from_secs(10) };
     settings.retry = quick_retries();
     settings
 }

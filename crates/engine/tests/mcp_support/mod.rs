@@ -37,7 +37,8 @@ pub struct Home {
 
 impl Home {
     pub fn new() -> Home {
-        let home = Home { data: tempfile::tempdir().unwrap(), workspace: tempfile::tempdir().unwrap() };
+        let home =
+            Home { data: tempfile::tempdir().unwrap(), workspace: tempfile::tempdir().unwrap() };
         let ws = home.workspace.path();
         std::fs::write(ws.join("README.md"), "# Demo\nhello\n").unwrap();
         std::fs::create_dir_all(ws.join("src/nested")).unwrap();
@@ -60,7 +61,8 @@ impl Home {
     }
 
     pub fn write_mcp_json(&self, json: &serde_json::Value) {
-        std::fs::write(self.data.path().join("mcp.json"), serde_json::to_vec_pretty(json).unwrap()).unwrap();
+        std::fs::write(self.data.path().join("mcp.json"), serde_json::to_vec_pretty(json).unwrap())
+            .unwrap();
     }
 
     pub fn host(&self) -> McpHost {
@@ -85,7 +87,11 @@ pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let entry = entry.unwrap();
             let kind = entry.file_type().unwrap();
-            names.push(format!("{}{}", entry.file_name().to_string_lossy(), if kind.is_dir() { "/" } else { "" }));
+            names.push(format!(
+                "{}{}",
+                entry.file_name().to_string_lossy(),
+                if kind.is_dir() { "/" } else { "" }
+            ));
             if kind.is_dir() {
                 stack.push(entry.path());
             } else {
@@ -112,7 +118,11 @@ pub async fn call(
 /// The pid of the running `server`.
 pub async fn pid_of(host: &McpHost, server: &str) -> u32 {
     let running = host.running_servers().await.unwrap();
-    running.iter().find(|r| r.server == server).unwrap_or_else(|| panic!("{server} in {running:?}")).pid
+    running
+        .iter()
+        .find(|r| r.server == server)
+        .unwrap_or_else(|| panic!("{server} in {running:?}"))
+        .pid
 }
 
 /// (state, process group) of `pid` from /proc, or None when there is no such process.

@@ -34,15 +34,9 @@ pub enum Kind {
 
 pub fn kind(message: &Message) -> Kind {
     match &message.body {
-        MessageBody::User {
-            plan_answer: false, ..
-        } => Kind::User,
-        MessageBody::User {
-            plan_answer: true, ..
-        } => Kind::Answer,
-        MessageBody::Assistant {
-            questions: Some(_), ..
-        } => Kind::QuestionCard,
+        MessageBody::User { plan_answer: false, .. } => Kind::User,
+        MessageBody::User { plan_answer: true, .. } => Kind::Answer,
+        MessageBody::Assistant { questions: Some(_), .. } => Kind::QuestionCard,
         MessageBody::Assistant { plan: Some(_), .. } => Kind::PlanCard,
         MessageBody::Assistant { .. } => Kind::Assistant,
         MessageBody::Tool { .. } => Kind::Tool,
@@ -54,10 +48,7 @@ pub fn check_store(store: &Store) -> Vec<String> {
     let raw = super::raw(store);
     let mut violations = sqlite_violations(&raw);
     let snapshots = store.read(|tx| {
-        tx.chats()?
-            .iter()
-            .map(|chat| tx.snapshot(&chat.id))
-            .collect::<Result<Vec<_>, _>>()
+        tx.chats()?.iter().map(|chat| tx.snapshot(&chat.id)).collect::<Result<Vec<_>, _>>()
     });
     match snapshots {
         Ok(snapshots) => {
@@ -73,18 +64,12 @@ pub fn check_store(store: &Store) -> Vec<String> {
 
 fn sqlite_violations(raw: &rusqlite::Connection) -> Vec<String> {
     let mut violations = Vec::new();
-    let integrity: String = raw
-        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
-        .unwrap();
+    let integrity: String = raw.query_row("PRAGMA integrity_check", [], |row| row.get(0)).unwrap();
     if integrity != "ok" {
         violations.push(format!("integrity_check: {integrity}"));
     }
-    let orphans: usize = raw
-        .prepare("PRAGMA foreign_key_check")
-        .unwrap()
-        .query_map([], |_| Ok(()))
-        .unwrap()
-        .count();
+    let orphans: usize =
+        raw.prepare("PRAGMA foreign_key_check").unwrap().query_map([], |_| Ok(())).unwrap().count();
     if orphans > 0 {
         violations.push(format!("{orphans} rows fail foreign_key_check"));
     }
@@ -93,25 +78,16 @@ fn sqlite_violations(raw: &rusqlite::Connection) -> Vec<String> {
 
 /// The messages come back in strictly increasing `seq` order.
 fn order_violations(raw: &rusqlite::Connection, snapshot: &ChatSnapshot) -> Vec<String> {
-    let mut statement = raw
-        .prepare("SELECT seq FROM messages WHERE id = ?1")
-        .unwrap();
+    let mut statement = raw.prepare("SELECT seq FROM messages WHERE id = ?1").unwrap();
     let seqs: Vec<i64> = snapshot
         .messages
         .iter()
-        .map(|message| {
-            statement
-                .query_row([&message.id], |row| row.get(0))
-                .unwrap()
-        })
+        .map(|message| statement.query_row([&message.id], |row| row.get(0)).unwrap())
         .collect();
     if seqs.windows(2).all(|pair| pair[0] < pair[1]) {
         return Vec::new();
     }
-    vec![format!(
-        "chat {}: message seqs not increasing: {seqs:?}",
-        snapshot.chat.id
-    )]
+    vec![format!("chat {}: message seqs not increasing: {seqs:?}", snapshot.chat.id)]
 }
 
 /// Every rule of one chat; each violation names the chat.
@@ -125,10 +101,7 @@ pub fn chat_violations(snapshot: &ChatSnapshot) -> Vec<String> {
     chat.phase_rules(&mut violations);
     task_rules(&snapshot.task_list, &mut violations);
     let id = &snapshot.chat.id;
-    violations
-        .into_iter()
-        .map(|violation| format!("chat {id}: {violation}"))
-        .collect()
+    violations.into_iter().map(|violation| format!("chat {id}: {violation}")).collect()
 }
 
 struct ChatView<'s> {
@@ -160,17 +133,8 @@ impl<'s> ChatView<'s> {
 
     /// Revisions are 1…n without gaps, and the state's plan is the latest.
     fn revision_rules(&self, violations: &mut Vec<String>) {
-        let numbers: Vec<u32> = self
-            .snapshot
-            .revisions
-            .iter()
-            .map(|doc| doc.revision)
-            .collect();
-        if numbers
-            .iter()
-            .enumerate()
-            .any(|(index, number)| *number as usize != index + 1)
-        {
+        let numbers: Vec<u32> = self.snapshot.revisions.iter().map(|doc| doc.revision).collect();
+        if numbers.iter().enumerate().any(|(index, number)| *number as usize != index + 1) {
             violations.push(format!("revisions are not 1..n: {numbers:?}"));
         }
         if self.snapshot.state.plan.as_ref() != self.latest {
@@ -184,11 +148,7 @@ impl<'s> ChatView<'s> {
         let revisions = &self.snapshot.revisions;
         let cards: Vec<&PlanDocument> = self.messages.iter().filter_map(card_plan).collect();
         if cards.is_empty() != revisions.is_empty() {
-            violations.push(format!(
-                "{} plan cards, {} revisions",
-                cards.len(),
-                revisions.len()
-            ));
+            violations.push(format!("{} plan cards, {} revisions", cards.len(), revisions.len()));
         }
         for plan in &cards {
             let stored = revisions.get((plan.revision as usize).wrapping_sub(1));
@@ -204,18 +164,11 @@ impl<'s> ChatView<'s> {
                 violations.push("the last plan card does not show the latest revision".into());
             }
         }
-        let second_turn = self
-            .kinds
-            .iter()
-            .enumerate()
-            .filter(|(_, kind)| **kind == Kind::User)
-            .nth(1);
+        let second_turn =
+            self.kinds.iter().enumerate().filter(|(_, kind)| **kind == Kind::User).nth(1);
         let planning_kinds = [Kind::Answer, Kind::QuestionCard, Kind::PlanCard];
         if let Some((second, _)) = second_turn {
-            if self.kinds[second..]
-                .iter()
-                .any(|kind| planning_kinds.contains(kind))
-            {
+            if self.kinds[second..].iter().any(|kind| planning_kinds.contains(kind)) {
                 violations.push("a card or an answer after the second user turn".into());
             }
         }
@@ -242,18 +195,12 @@ impl<'s> ChatView<'s> {
         if card_questions(&self.messages[card_index]) != Some(&pending.questions) {
             violations.push("the last question card's questions differ from plan_pending's".into());
         }
-        if self.kinds[card_index + 1..]
-            .iter()
-            .any(|kind| *kind != Kind::Answer)
-        {
+        if self.kinds[card_index + 1..].iter().any(|kind| *kind != Kind::Answer) {
             violations.push("something other than answers after the waiting card".into());
         }
         for question in &pending.questions {
             if let Some(answer) = &question.answer {
-                if !pending
-                    .answers
-                    .contains(&answer_text(&question.question, answer))
-                {
+                if !pending.answers.contains(&answer_text(&question.question, answer)) {
                     violations.push(format!("plan_pending.answers lacks {}", question.id));
                 }
             }
@@ -269,10 +216,7 @@ impl<'s> ChatView<'s> {
         while index < self.messages.len() {
             let end = index
                 + 1
-                + self.kinds[index + 1..]
-                    .iter()
-                    .take_while(|k| **k == Kind::Answer)
-                    .count();
+                + self.kinds[index + 1..].iter().take_while(|k| **k == Kind::Answer).count();
             let answers = &self.messages[index + 1..end];
             match self.kinds[index] {
                 Kind::QuestionCard => self.card_answer_rules(index, answers, end, violations),
@@ -301,24 +245,16 @@ impl<'s> ChatView<'s> {
         end: usize,
         violations: &mut Vec<String>,
     ) {
-        let questions = card_questions(&self.messages[index])
-            .cloned()
-            .unwrap_or_default();
+        let questions = card_questions(&self.messages[index]).cloned().unwrap_or_default();
         let mut expected: Vec<String> = questions
             .iter()
-            .filter_map(|q| {
-                q.answer
-                    .as_ref()
-                    .map(|answer| answer_text(&q.question, answer))
-            })
+            .filter_map(|q| q.answer.as_ref().map(|answer| answer_text(&q.question, answer)))
             .collect();
         let mut given: Vec<String> = answers.iter().map(|m| m.content().to_owned()).collect();
         expected.sort();
         given.sort();
         if expected != given {
-            violations.push(format!(
-                "card answers {expected:?} but synthetic messages {given:?}"
-            ));
+            violations.push(format!("card answers {expected:?} but synthetic messages {given:?}"));
         }
         let waiting = self.snapshot.state.plan_pending.is_some()
             && self.last_index_of(Kind::QuestionCard) == Some(index);
@@ -353,10 +289,7 @@ impl<'s> ChatView<'s> {
         let approval = self.latest.map(|plan| plan.approval);
         let awaiting = self.phase == Phase::AwaitingApproval;
         if (approval == Some(Approval::Pending)) != awaiting {
-            violations.push(format!(
-                "approval {approval:?} in phase {}",
-                self.phase.as_str()
-            ));
+            violations.push(format!("approval {approval:?} in phase {}", self.phase.as_str()));
         }
         if awaiting && self.last_kind() != Some(Kind::PlanCard) {
             violations.push("awaiting approval but the last message is no plan card".into());
@@ -382,30 +315,17 @@ impl<'s> ChatView<'s> {
     }
 
     fn planning_phase_rules(&self, violations: &mut Vec<String>) {
-        let users = self
-            .kinds
-            .iter()
-            .filter(|kind| **kind == Kind::User)
-            .count();
-        let planning = matches!(
-            self.phase,
-            Phase::Planning | Phase::Questions | Phase::AwaitingApproval
-        );
+        let users = self.kinds.iter().filter(|kind| **kind == Kind::User).count();
+        let planning =
+            matches!(self.phase, Phase::Planning | Phase::Questions | Phase::AwaitingApproval);
         if planning {
             if users != 1 {
-                violations.push(format!(
-                    "phase {} with {users} user turns",
-                    self.phase.as_str()
-                ));
+                violations.push(format!("phase {} with {users} user turns", self.phase.as_str()));
             }
             if !self.snapshot.task_list.tasks.is_empty() {
                 violations.push("a task list while planning".into());
             }
-            if self
-                .kinds
-                .iter()
-                .any(|kind| matches!(kind, Kind::Assistant | Kind::Tool))
-            {
+            if self.kinds.iter().any(|kind| matches!(kind, Kind::Assistant | Kind::Tool)) {
                 violations.push("executor output while planning".into());
             }
         }
@@ -415,11 +335,7 @@ impl<'s> ChatView<'s> {
     /// Planning continues from the user's words or a rejected plan; a turn does not end
     /// right after the user's message (only a cancelled first message stands alone).
     fn last_message_rules(&self, violations: &mut Vec<String>) {
-        let rejected_card = self
-            .messages
-            .last()
-            .and_then(card_plan)
-            .map(|plan| plan.approval)
+        let rejected_card = self.messages.last().and_then(card_plan).map(|plan| plan.approval)
             == Some(Approval::Rejected);
         let last = self.last_kind();
         if self.phase == Phase::Planning
@@ -440,12 +356,7 @@ fn task_rules(list: &TaskList, violations: &mut Vec<String>) {
     if ids.len() != list.tasks.len() || list.tasks.iter().any(|task| task.id >= list.next_id) {
         violations.push("task ids repeat or reach next_id".into());
     }
-    let count = |status| {
-        list.tasks
-            .iter()
-            .filter(|task| task.status == status)
-            .count()
-    };
+    let count = |status| list.tasks.iter().filter(|task| task.status == status).count();
     let active = count(TaskStatus::Active);
     if active > 1 || (count(TaskStatus::Pending) > 0 && active != 1) {
         violations.push(format!("{active} active tasks"));
@@ -454,19 +365,14 @@ fn task_rules(list: &TaskList, violations: &mut Vec<String>) {
 
 fn card_plan(message: &Message) -> Option<&PlanDocument> {
     match &message.body {
-        MessageBody::Assistant {
-            plan: Some(plan), ..
-        } => Some(plan),
+        MessageBody::Assistant { plan: Some(plan), .. } => Some(plan),
         _ => None,
     }
 }
 
 fn card_questions(message: &Message) -> Option<&Vec<Question>> {
     match &message.body {
-        MessageBody::Assistant {
-            questions: Some(questions),
-            ..
-        } => Some(questions),
+        MessageBody::Assistant { questions: Some(questions), .. } => Some(questions),
         _ => None,
     }
 }

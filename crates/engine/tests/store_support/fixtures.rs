@@ -19,11 +19,7 @@ pub fn settings(title: &str) -> ChatSettings {
 }
 
 pub fn message(body: MessageBody) -> Message {
-    Message {
-        id: new_id(),
-        created_at: now_rfc3339(),
-        body,
-    }
+    Message { id: new_id(), created_at: now_rfc3339(), body }
 }
 
 pub fn user(content: &str) -> Message {
@@ -41,11 +37,7 @@ pub fn answer(question: &str, answer: &str) -> String {
 
 /// Rejection feedback (or any synthetic answer), stored like an answer.
 pub fn feedback(content: &str) -> Message {
-    message(MessageBody::User {
-        content: content.to_owned(),
-        files: vec![],
-        plan_answer: true,
-    })
+    message(MessageBody::User { content: content.to_owned(), files: vec![], plan_answer: true })
 }
 
 pub fn assistant(content: &str) -> Message {
@@ -67,11 +59,7 @@ pub fn tool_round(call_id: &str, failed: bool) -> Vec<Message> {
     let result = MessageBody::Tool {
         tool_call_id: call_id.to_owned(),
         name: call.name.clone(),
-        content: if failed {
-            "no such file".to_owned()
-        } else {
-            "fn main() {}".to_owned()
-        },
+        content: if failed { "no such file".to_owned() } else { "fn main() {}".to_owned() },
         is_error: failed,
     };
     let round = MessageBody::Assistant {
@@ -124,10 +112,7 @@ pub fn plan_document(title: &str, steps: usize) -> PlanDocument {
         title: title.to_owned(),
         aim: "Make it work".to_owned(),
         steps: (1..=steps)
-            .map(|n| PlanStep {
-                action: format!("step {n}"),
-                expected: format!("result {n}"),
-            })
+            .map(|n| PlanStep { action: format!("step {n}"), expected: format!("result {n}") })
             .collect(),
         libraries: vec![Library {
             name: "serde".to_owned(),
@@ -172,37 +157,22 @@ pub fn tasks_from(document: &PlanDocument) -> TaskList {
             id: index as u32 + 1,
             phase: None,
             title: step.action.clone(),
-            status: if index == 0 {
-                TaskStatus::Active
-            } else {
-                TaskStatus::Pending
-            },
+            status: if index == 0 { TaskStatus::Active } else { TaskStatus::Pending },
             outcome: None,
             gate: None,
         })
         .collect();
-    TaskList {
-        next_id: tasks.len() as u32 + 1,
-        tasks,
-    }
+    TaskList { next_id: tasks.len() as u32 + 1, tasks }
 }
 
 /// The list after finishing its active task: it is done, the next pending one active.
 pub fn advance(list: &TaskList) -> TaskList {
     let mut list = list.clone();
-    if let Some(active) = list
-        .tasks
-        .iter_mut()
-        .find(|task| task.status == TaskStatus::Active)
-    {
+    if let Some(active) = list.tasks.iter_mut().find(|task| task.status == TaskStatus::Active) {
         active.status = TaskStatus::Done;
         active.outcome = Some("done as planned".to_owned());
     }
-    if let Some(next) = list
-        .tasks
-        .iter_mut()
-        .find(|task| task.status == TaskStatus::Pending)
-    {
+    if let Some(next) = list.tasks.iter_mut().find(|task| task.status == TaskStatus::Pending) {
         next.status = TaskStatus::Active;
     }
     list
@@ -210,8 +180,5 @@ pub fn advance(list: &TaskList) -> TaskList {
 
 /// True when the list has nothing pending or active (it closes at the end of a turn).
 pub fn finished(list: &TaskList) -> bool {
-    !list
-        .tasks
-        .iter()
-        .any(|task| matches!(task.status, TaskStatus::Pending | TaskStatus::Active))
+    !list.tasks.iter().any(|task| matches!(task.status, TaskStatus::Pending | TaskStatus::Active))
 }

@@ -9,9 +9,7 @@ use super::fixtures::{self, tasks_from};
 /// The chat's first message: the task. Phase `planning`.
 pub fn first_message(store: &Store, chat_id: &str) -> Message {
     let message = fixtures::user("Write a word counter");
-    store
-        .begin_user_turn(chat_id, &message, Phase::Planning)
-        .unwrap();
+    store.begin_user_turn(chat_id, &message, Phase::Planning).unwrap();
     message
 }
 
@@ -21,9 +19,7 @@ pub fn asking(store: &Store, chat_id: &str, count: usize) -> Message {
     let questions = fixtures::questions(1, count);
     let card = fixtures::question_card(&questions);
     let pending = fixtures::pending("Write a word counter", questions, vec![], 1);
-    store
-        .record_question_card(chat_id, &card, &pending)
-        .unwrap();
+    store.record_question_card(chat_id, &card, &pending).unwrap();
     card
 }
 
@@ -41,8 +37,6 @@ pub fn awaiting_approval(store: &Store, chat_id: &str) -> PlanDocument {
 pub fn approved_chat(store: &Store, chat_id: &str) -> PlanDocument {
     let document = awaiting_approval(store, chat_id);
     let approved = store.approve_plan(chat_id, &tasks_from(&document)).unwrap();
-    store
-        .append_messages(chat_id, &fixtures::tool_round("call_1", false))
-        .unwrap();
+    store.append_messages(chat_id, &fixtures::tool_round("call_1", false)).unwrap();
     approved
 }

@@ -122,10 +122,7 @@ fn idle_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepReport, St
 
 fn planning_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepReport, StoreError> {
     let state = store.state(&chat.id)?;
-    let round = state
-        .plan_pending
-        .as_ref()
-        .map_or(0, |pending| pending.round);
+    let round = state.plan_pending.as_ref().map_or(0, |pending| pending.round);
     match rng.below(100) {
         0..=4 => {
             store.cancel_plan(&chat.id)?;
@@ -141,10 +138,7 @@ fn planning_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepReport
             Ok(report("finish_turn", 0))
         }
         11..=50 if round < 3 => {
-            let answers = state
-                .plan_pending
-                .map(|pending| pending.answers)
-                .unwrap_or_default();
+            let answers = state.plan_pending.map(|pending| pending.answers).unwrap_or_default();
             let questions = fixtures::questions(round + 1, 1 + rng.below(3));
             let pending = fixtures::pending("count words", questions.clone(), answers, round + 1);
             store.record_question_card(&chat.id, &fixtures::question_card(&questions), &pending)?;
@@ -173,20 +167,12 @@ fn questions_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepRepor
     }
     if rng.percent(4) {
         let message = fixtures::user("hello?");
-        return probe(
-            store,
-            &chat.id,
-            "refused_send",
-            Conflict::PlanPending,
-            || store.begin_user_turn(&chat.id, &message, Phase::Executing),
-        );
+        return probe(store, &chat.id, "refused_send", Conflict::PlanPending, || {
+            store.begin_user_turn(&chat.id, &message, Phase::Executing)
+        });
     }
     let pending = store.state(&chat.id)?.plan_pending.expect("questions wait");
-    let open: Vec<_> = pending
-        .questions
-        .iter()
-        .filter(|q| q.answer.is_none())
-        .collect();
+    let open: Vec<_> = pending.questions.iter().filter(|q| q.answer.is_none()).collect();
     let question = if rng.percent(80) && !open.is_empty() {
         open[rng.below(open.len())]
     } else {
@@ -219,13 +205,9 @@ fn approval_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepReport
             store.reject_plan(&chat.id, Some(&feedback))?;
             Ok(report("reject_plan", 1))
         }
-        75..=79 => probe(
-            store,
-            &chat.id,
-            "refused_answer",
-            Conflict::NoQuestions,
-            || store.record_answer(&chat.id, "q1", "left"),
-        ),
+        75..=79 => probe(store, &chat.id, "refused_answer", Conflict::NoQuestions, || {
+            store.record_answer(&chat.id, "q1", "left")
+        }),
         _ => {
             store.cancel_plan(&chat.id)?;
             Ok(report("cancel_plan", 0))
@@ -246,13 +228,9 @@ fn executing_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepRepor
         return Ok(report("save_task_list", 0));
     }
     if (40..43).contains(&roll) {
-        return probe(
-            store,
-            &chat.id,
-            "refused_approve",
-            Conflict::NoPendingPlan,
-            || store.approve_plan(&chat.id, &list),
-        );
+        return probe(store, &chat.id, "refused_approve", Conflict::NoPendingPlan, || {
+            store.approve_plan(&chat.id, &list)
+        });
     }
     let last = store.read(|tx| tx.last_message(&chat.id))?;
     let answered =
@@ -261,10 +239,7 @@ fn executing_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepRepor
         store.finish_turn(&chat.id, finished(&list))?;
         return Ok(report("finish_turn", 0));
     }
-    store.append_messages(
-        &chat.id,
-        &[fixtures::assistant("Done: wc.rs counts words.")],
-    )?;
+    store.append_messages(&chat.id, &[fixtures::assistant("Done: wc.rs counts words.")])?;
     Ok(report("append_messages", 1))
 }
 

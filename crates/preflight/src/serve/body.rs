@@ -10,7 +10,8 @@ pub fn json<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad_request("this request needs a JSON body"));
     }
-    serde_json::from_slice(bytes).map_err(|error| ApiError::bad_request(format!("bad JSON body: {error}")))
+    serde_json::from_slice(bytes)
+        .map_err(|error| ApiError::bad_request(format!("bad JSON body: {error}")))
 }
 
 /// A body that may be absent (or `{}`/`null`): `T::default()` then.

@@ -16,11 +16,14 @@ impl From<ApiError> for HttpError {
 pub fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
-        ErrorCode::BadRequest | ErrorCode::EmptyAnswer | ErrorCode::UnknownQuestion => StatusCode::BAD_REQUEST,
-        ErrorCode::NotFound => StatusCode::NOT_FOUND,
-        ErrorCode::PlanPending | ErrorCode::TurnActive | ErrorCode::NoQuestions | ErrorCode::NoPlan => {
-            StatusCode::CONFLICT
+        ErrorCode::BadRequest | ErrorCode::EmptyAnswer | ErrorCode::UnknownQuestion => {
+            StatusCode::BAD_REQUEST
         }
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::PlanPending
+        | ErrorCode::TurnActive
+        | ErrorCode::NoQuestions
+        | ErrorCode::NoPlan => StatusCode::CONFLICT,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

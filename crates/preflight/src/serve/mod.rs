@@ -30,12 +30,17 @@ pub struct AppState {
 
 /// Binds `addr` (loopback only), writes the token file, prints the listening line as the
 /// first line of stdout, and serves until Ctrl-C or SIGTERM.
-pub async fn serve(engine: Engine, token_path: &std::path::Path, addr: SocketAddr) -> anyhow::Result<()> {
+pub async fn serve(
+    engine: Engine,
+    token_path: &std::path::Path,
+    addr: SocketAddr,
+) -> anyhow::Result<()> {
     if !addr.ip().is_loopback() {
         bail!("refusing to listen on {addr}: the headless API binds loopback addresses only");
     }
     let token: Arc<str> = token::load_or_create(token_path)?.into();
-    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
     let local = listener.local_addr()?;
     let state = AppState { engine: engine.clone(), token };
     let app = app(state);
@@ -68,17 +73,21 @@ async fn require_token(State(state): State<AppState>, request: Request, next: Ne
         .map(str::trim);
     match given {
         Some(given) if token::matches(&state.token, given) => next.run(request).await,
-        _ => HttpError(ApiError::new(ErrorCode::Unauthorized, "missing or wrong bearer token (see $PREFLIGHT_HOME/api-token)"))
-            .into_response(),
+        _ => HttpError(ApiError::new(
+            ErrorCode::Unauthorized,
+            "missing or wrong bearer token (see $PREFLIGHT_HOME/api-token)",
+        ))
+        .into_response(),
     }
 }
 
 async fn shutdown_signal() {
     let interrupt = tokio::signal::ctrl_c();
-    let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(signal) => signal,
-        Err(_) => return interrupt.await.unwrap_or(()),
-    };
+    let mut terminate =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(_) => return interrupt.await.unwrap_or(()),
+        };
     tokio::select! {
         _ = interrupt => {}
         _ = terminate.recv() => {}

@@ -71,7 +71,10 @@ fn accepted(view: ChatView) -> (StatusCode, Json<ChatView>) {
     (StatusCode::ACCEPTED, Json(view))
 }
 
-async fn create_chat(State(state): State<AppState>, bytes: Bytes) -> Answer<(StatusCode, Json<Value>)> {
+async fn create_chat(
+    State(state): State<AppState>,
+    bytes: Bytes,
+) -> Answer<(StatusCode, Json<Value>)> {
     let request: NewChat = body::optional_json(&bytes)?;
     let chat = state.engine.create_chat(request)?;
     Ok((StatusCode::CREATED, Json(json!(chat))))
@@ -86,7 +89,11 @@ async fn get_chat(State(state): State<AppState>, Path(id): Path<String>) -> Answ
 }
 
 /// `PATCH /v1/chats/{id}`: title, workspace (null clears), plan_mode, auto_approve, save_plans.
-async fn update_chat(State(state): State<AppState>, Path(id): Path<String>, bytes: Bytes) -> Answer<Json<Value>> {
+async fn update_chat(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    bytes: Bytes,
+) -> Answer<Json<Value>> {
     state.engine.require_chat(&id)?;
     let patch: ChatPatch = body::json(&bytes)?;
     Ok(Json(json!(state.engine.update_chat(&id, &patch)?)))
@@ -146,23 +153,37 @@ async fn reject_plan(
     Ok(accepted(state.engine.reject_plan(&id, request.feedback.as_deref())?))
 }
 
-async fn cancel_plan(State(state): State<AppState>, Path(id): Path<String>, bytes: Bytes) -> Answer<Json<ChatView>> {
+async fn cancel_plan(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    bytes: Bytes,
+) -> Answer<Json<ChatView>> {
     state.engine.require_chat(&id)?;
     body::no_body(&bytes)?;
     Ok(Json(state.engine.cancel_plan(&id).await?))
 }
 
-async fn edit_plan_doc(State(state): State<AppState>, Path(id): Path<String>, bytes: Bytes) -> Answer<Json<Value>> {
+async fn edit_plan_doc(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    bytes: Bytes,
+) -> Answer<Json<Value>> {
     state.engine.require_chat(&id)?;
     let edit: PlanEdit = body::json(&bytes)?;
     Ok(Json(json!(state.engine.edit_plan_doc(&id, &edit)?)))
 }
 
-async fn plan_revisions(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Json<Value>> {
+async fn plan_revisions(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Answer<Json<Value>> {
     Ok(Json(json!({"revisions": state.engine.plan_revisions(&id)?})))
 }
 
-async fn task_list(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Json<PlanView>> {
+async fn task_list(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Answer<Json<PlanView>> {
     Ok(Json(state.engine.plan_view(&id).await?))
 }
 
@@ -174,15 +195,23 @@ async fn confirm_drop(
 ) -> Answer<Json<Value>> {
     state.engine.require_chat(&id)?;
     body::no_body(&bytes)?;
-    let task: u32 = task.parse().map_err(|_| ApiError::bad_request(format!("{task:?} is not a task id")))?;
+    let task: u32 =
+        task.parse().map_err(|_| ApiError::bad_request(format!("{task:?} is not a task id")))?;
     Ok(Json(json!({"files": state.engine.confirm_drop(&id, task).await?})))
 }
 
-async fn delete_task_list(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Json<Value>> {
+async fn delete_task_list(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Answer<Json<Value>> {
     Ok(Json(json!({"deleted": state.engine.delete_task_list(&id)?})))
 }
 
-async fn stop(State(state): State<AppState>, Path(id): Path<String>, bytes: Bytes) -> Answer<Json<ChatView>> {
+async fn stop(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    bytes: Bytes,
+) -> Answer<Json<ChatView>> {
     state.engine.require_chat(&id)?;
     body::no_body(&bytes)?;
     Ok(Json(state.engine.stop(&id).await?))

@@ -23,12 +23,15 @@ pub fn load_or_create(path: &Path) -> anyhow::Result<String> {
         .mode(0o600)
         .open(path)
         .with_context(|| format!("creating {}", path.display()))?;
-    file.write_all(token.as_bytes()).and_then(|()| file.sync_all()).with_context(|| format!("writing {}", path.display()))?;
+    file.write_all(token.as_bytes())
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(token)
 }
 
 /// Compares in time independent of where the first difference is.
 pub fn matches(expected: &str, given: &str) -> bool {
     let (expected, given) = (expected.as_bytes(), given.as_bytes());
-    expected.len() == given.len() && expected.iter().zip(given).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    expected.len() == given.len()
+        && expected.iter().zip(given).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }

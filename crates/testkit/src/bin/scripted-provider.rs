@@ -54,7 +54,11 @@ async fn serve(script_path: &str, log_path: Option<&String>) -> Result<(), Strin
     let script: Script = serde_json::from_str(&text).map_err(|e| format!("{script_path}: {e}"))?;
     let server = match log_path {
         Some(path) => {
-            let log = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| format!("{path}: {e}"))?;
+            let log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("{path}: {e}"))?;
             start_with_request_log(script, log).await
         }
         None => ScriptedServer::start(script).await,

@@ -57,19 +57,9 @@ pub(super) fn fail(command: &str) -> GateInput {
 
 /// `1:in_progress 2:pending …`, then the plan's status and blocker.
 pub(super) fn summary(state: &PlanState) -> String {
-    let tasks: Vec<String> = state
-        .tasks
-        .iter()
-        .map(|t| format!("{}:{}", t.id, t.status.as_str()))
-        .collect();
-    let blocked = state
-        .blocked
-        .as_ref()
-        .map(|b| format!(" blocked:{}", b.task))
-        .unwrap_or_default();
-    format!(
-        "{} | plan {}{blocked}",
-        tasks.join(" "),
-        state.status.as_str()
-    )
+    let tasks: Vec<String> =
+        state.tasks.iter().map(|t| format!("{}:{}", t.id, t.status.as_str())).collect();
+    let blocked =
+        state.blocked.as_ref().map(|b| format!(" blocked:{}", b.task)).unwrap_or_default();
+    format!("{} | plan {}{blocked}", tasks.join(" "), state.status.as_str())
 }

@@ -8,11 +8,7 @@ fn gate(exit_code: i64) -> Gate {
     Gate {
         command: "cargo test".into(),
         exit_code,
-        evidence: if exit_code == 0 {
-            "9 passed".into()
-        } else {
-            "1 failed".into()
-        },
+        evidence: if exit_code == 0 { "9 passed".into() } else { "1 failed".into() },
     }
 }
 
@@ -44,10 +40,7 @@ fn tracker_statuses_map_to_the_seeds_words() {
     let (state, points) = sync(&state, &list);
     assert_eq!(
         (statuses(&state), points),
-        (
-            vec![InProgress, Pending, Pending],
-            vec!["task start".to_owned()]
-        )
+        (vec![InProgress, Pending, Pending], vec!["task start".to_owned()])
     );
 
     let done = list
@@ -64,17 +57,10 @@ fn tracker_statuses_map_to_the_seeds_words() {
         vec!["completion", "task start"],
         "completion is written before the next start"
     );
-    assert_eq!(
-        state.tasks[0].outcome.as_ref().unwrap().worked.as_deref(),
-        Some("all in agent.rs")
-    );
+    assert_eq!(state.tasks[0].outcome.as_ref().unwrap().worked.as_deref(), Some("all in agent.rs"));
 
-    let dropped = done
-        .apply(&Operation::Drop {
-            id: 2,
-            outcome: Some("needs a licence".into()),
-        })
-        .unwrap();
+    let dropped =
+        done.apply(&Operation::Drop { id: 2, outcome: Some("needs a licence".into()) }).unwrap();
     let (state, _) = sync(&state, &dropped);
     assert_eq!(statuses(&state), vec![Completed, Blocked, InProgress]);
     assert_eq!(
@@ -95,19 +81,9 @@ fn a_done_without_a_passing_gate_is_not_completed() {
     let list = TaskList::from_steps(["a", "b"]).unwrap();
     let (state, _) = sync(&plan(&["a", "b"]), &list);
     for gate in [None, Some(gate(1))] {
-        let done = list
-            .apply(&Operation::Done {
-                id: 1,
-                outcome: None,
-                gate,
-            })
-            .unwrap();
+        let done = list.apply(&Operation::Done { id: 1, outcome: None, gate }).unwrap();
         let (after, points) = sync(&state, &done);
-        assert_eq!(
-            statuses(&after),
-            vec![Status::Pending, Status::InProgress],
-            "{points:?}"
-        );
+        assert_eq!(statuses(&after), vec![Status::Pending, Status::InProgress], "{points:?}");
         assert!(points.contains(&"!completion".to_owned()), "{points:?}");
     }
 }
@@ -115,13 +91,7 @@ fn a_done_without_a_passing_gate_is_not_completed() {
 #[test]
 fn restarting_a_finished_task_reopens_it() {
     let list = TaskList::from_steps(["a", "b"]).unwrap();
-    let done = list
-        .apply(&Operation::Done {
-            id: 1,
-            outcome: None,
-            gate: Some(gate(0)),
-        })
-        .unwrap();
+    let done = list.apply(&Operation::Done { id: 1, outcome: None, gate: Some(gate(0)) }).unwrap();
     let (state, _) = sync(&plan(&["a", "b"]), &done);
     let restarted = done.apply(&Operation::Start { id: 1 }).unwrap();
     let (state, points) = sync(&state, &restarted);
@@ -133,21 +103,9 @@ fn restarting_a_finished_task_reopens_it() {
 #[test]
 fn a_failing_rerun_of_a_completed_task_withdraws_the_completion() {
     let list = TaskList::from_steps(["a", "b"]).unwrap();
-    let done = list
-        .apply(&Operation::Done {
-            id: 1,
-            outcome: None,
-            gate: Some(gate(0)),
-        })
-        .unwrap();
+    let done = list.apply(&Operation::Done { id: 1, outcome: None, gate: Some(gate(0)) }).unwrap();
     let (state, _) = sync(&plan(&["a", "b"]), &done);
-    let rerun = done
-        .apply(&Operation::Done {
-            id: 1,
-            outcome: None,
-            gate: Some(gate(1)),
-        })
-        .unwrap();
+    let rerun = done.apply(&Operation::Done { id: 1, outcome: None, gate: Some(gate(1)) }).unwrap();
     let (state, points) = sync(&state, &rerun);
     assert_eq!(points, vec!["gate run"]);
     assert_eq!(
@@ -156,54 +114,31 @@ fn a_failing_rerun_of_a_completed_task_withdraws_the_completion() {
         "task 2 stays the one in progress"
     );
     let (_, points) = sync(&state, &rerun);
-    assert!(
-        points.is_empty(),
-        "the same run is not recorded twice: {points:?}"
-    );
+    assert!(points.is_empty(), "the same run is not recorded twice: {points:?}");
 }
 
 #[test]
 fn added_tasks_are_added_and_a_replaced_list_is_refused() {
     let list = TaskList::from_steps(["a"]).unwrap();
-    let added = list
-        .apply(&Operation::Add {
-            tasks: vec![NewTask::new("b", Some("later"))],
-        })
-        .unwrap();
+    let added =
+        list.apply(&Operation::Add { tasks: vec![NewTask::new("b", Some("later"))] }).unwrap();
     let (state, points) = sync(&plan(&["a"]), &added);
     assert_eq!(points, vec!["task added", "task start"]);
     assert_eq!(state.tasks[1].phase.as_deref(), Some("later"));
 
-    let replaced = list
-        .apply(&Operation::Init {
-            tasks: vec![NewTask::new("other", None)],
-        })
-        .unwrap();
+    let replaced =
+        list.apply(&Operation::Init { tasks: vec![NewTask::new("other", None)] }).unwrap();
     let refusal = changes_for(&state, &replaced).unwrap_err();
-    assert!(
-        matches!(refusal, DwpError::TaskListReplaced { .. }),
-        "{refusal}"
-    );
-    assert!(
-        refusal.to_string().contains("task 1 is now \"other\""),
-        "{refusal}"
-    );
+    assert!(matches!(refusal, DwpError::TaskListReplaced { .. }), "{refusal}");
+    assert!(refusal.to_string().contains("task 1 is now \"other\""), "{refusal}");
 }
 
 #[test]
 fn a_user_confirmed_drop_stays_skipped() {
     let list = TaskList::from_steps(["a", "b"]).unwrap();
-    let dropped = list
-        .apply(&Operation::Drop {
-            id: 1,
-            outcome: None,
-        })
-        .unwrap();
+    let dropped = list.apply(&Operation::Drop { id: 1, outcome: None }).unwrap();
     let (state, _) = sync(&plan(&["a", "b"]), &dropped);
-    let skip = Change::Skip {
-        task: 1,
-        reason: "drop confirmed".into(),
-    };
+    let skip = Change::Skip { task: 1, reason: "drop confirmed".into() };
     let state = apply(&state, &skip, &at(2), &by()).unwrap().state;
     let (state, points) = sync(&state, &dropped);
     assert_eq!(points, Vec::<String>::new());
@@ -216,23 +151,11 @@ fn init_may_not_replace_a_saved_plan_and_done_needs_its_gate() {
     use crate::dwp::check_turn_plan_allowed;
     let empty = TaskList::empty();
     let list = TaskList::from_steps(["a"]).unwrap();
-    let init = Operation::Init {
-        tasks: vec![NewTask::new("b", None)],
-    };
+    let init = Operation::Init { tasks: vec![NewTask::new("b", None)] };
     assert_eq!(check_turn_plan_allowed(&init, &empty), Ok(()));
-    assert!(check_turn_plan_allowed(&init, &list)
-        .unwrap_err()
-        .contains("not init"));
-    let add = Operation::Add {
-        tasks: vec![NewTask::new("b", None)],
-    };
+    assert!(check_turn_plan_allowed(&init, &list).unwrap_err().contains("not init"));
+    let add = Operation::Add { tasks: vec![NewTask::new("b", None)] };
     assert_eq!(check_turn_plan_allowed(&add, &list), Ok(()));
-    let done = Operation::Done {
-        id: 1,
-        outcome: None,
-        gate: None,
-    };
-    assert!(check_turn_plan_allowed(&done, &list)
-        .unwrap_err()
-        .contains("needs a passing check"));
+    let done = Operation::Done { id: 1, outcome: None, gate: None };
+    assert!(check_turn_plan_allowed(&done, &list).unwrap_err().contains("needs a passing check"));
 }

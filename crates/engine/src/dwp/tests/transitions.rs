@@ -24,12 +24,7 @@ fn run(mut state: PlanState, steps: &[Change], expected: Expect) {
 }
 
 fn complete(task: u32, gates: Vec<crate::dwp::GateInput>) -> Change {
-    Change::Complete {
-        task,
-        gates,
-        outcome: None,
-        commit: None,
-    }
+    Change::Complete { task, gates, outcome: None, commit: None }
 }
 
 #[test]
@@ -40,17 +35,11 @@ fn completion_needs_an_attached_passing_gate() {
             Change::Start { task: 1 },
             complete(1, vec![]),
             complete(1, vec![fail("cargo test")]),
-            Change::RecordGates {
-                task: 1,
-                gates: vec![fail("cargo test")],
-            },
+            Change::RecordGates { task: 1, gates: vec![fail("cargo test")] },
             complete(1, vec![pass("cargo clippy")]),
             complete(1, vec![pass("cargo test")]),
             complete(1, vec![pass("cargo test")]),
-            Change::RecordGates {
-                task: 1,
-                gates: vec![fail("cargo clippy")],
-            },
+            Change::RecordGates { task: 1, gates: vec![fail("cargo clippy")] },
         ],
         expect![[r#"
             task start       1:in_progress 2:pending | plan in_progress
@@ -77,11 +66,7 @@ fn evidence_must_say_the_check_ran() {
     let empty = crate::dwp::GateInput::new("bench", 0, "");
     run(
         plan(&["measure"]),
-        &[
-            complete(1, vec![never]),
-            complete(1, vec![empty]),
-            complete(1, vec![pass("bench")]),
-        ],
+        &[complete(1, vec![never]), complete(1, vec![empty]), complete(1, vec![pass("bench")])],
         expect![[r#"
             completion       refused: gate `bench` exits 0 but its evidence says the check was not carried out ("never executed"): run the check, or record the run that did not happen with a non-zero exit code
             completion       refused: task 1 cannot be completed: gate `bench` has no evidence; record a short summary of what the check showed
@@ -98,17 +83,9 @@ fn only_the_current_blocker_is_resolved() {
         plan(&["a", "b", "c"]),
         &[
             Change::Start { task: 1 },
-            Change::Block {
-                task: 1,
-                reason: "needs an API key".into(),
-                needs: "a key".into(),
-            },
+            Change::Block { task: 1, reason: "needs an API key".into(), needs: "a key".into() },
             Change::Start { task: 2 },
-            Change::Block {
-                task: 2,
-                reason: "the server is down".into(),
-                needs: String::new(),
-            },
+            Change::Block { task: 2, reason: "the server is down".into(), needs: String::new() },
             Change::ResolveBlocker { task: 1 },
             Change::ResolveBlocker { task: 3 },
             Change::ResolveBlocker { task: 2 },
@@ -141,16 +118,10 @@ fn a_reopen_logs_and_invalidates_the_evidence_first() {
     run(
         plan(&["a", "b"]),
         &[
-            Change::Reopen {
-                task: 1,
-                reason: "scope changed".into(),
-            },
+            Change::Reopen { task: 1, reason: "scope changed".into() },
             complete(1, vec![pass("make")]),
             Change::Start { task: 1 },
-            Change::Reopen {
-                task: 1,
-                reason: "the user widened the criterion".into(),
-            },
+            Change::Reopen { task: 1, reason: "the user widened the criterion".into() },
             complete(1, vec![pass("make check")]),
         ],
         expect![[r#"
@@ -175,20 +146,11 @@ fn skipped_only_by_the_user_and_never_makes_the_plan_completed() {
         plan(&["a", "b"]),
         &[
             complete(1, vec![pass("make")]),
-            Change::Skip {
-                task: 1,
-                reason: "no".into(),
-            },
-            Change::Skip {
-                task: 2,
-                reason: "out of scope after all".into(),
-            },
+            Change::Skip { task: 1, reason: "no".into() },
+            Change::Skip { task: 2, reason: "out of scope after all".into() },
             Change::Start { task: 2 },
             complete(2, vec![pass("make")]),
-            Change::Reopen {
-                task: 2,
-                reason: "back in scope".into(),
-            },
+            Change::Reopen { task: 2, reason: "back in scope".into() },
             complete(2, vec![pass("make")]),
         ],
         expect![[r#"
@@ -214,22 +176,14 @@ fn checkpoints_belong_to_the_task_in_progress() {
     run(
         plan(&["a", "b"]),
         &[
-            Change::Checkpoint {
-                task: 1,
-                step: "instructions:4".into(),
-                note: "x".into(),
-            },
+            Change::Checkpoint { task: 1, step: "instructions:4".into(), note: "x".into() },
             Change::Start { task: 1 },
             Change::Checkpoint {
                 task: 1,
                 step: "instructions:4".into(),
                 note: "queue table migrated".into(),
             },
-            Change::Checkpoint {
-                task: 2,
-                step: "1".into(),
-                note: String::new(),
-            },
+            Change::Checkpoint { task: 2, step: "1".into(), note: String::new() },
             complete(1, vec![pass("make")]),
         ],
         expect![[r#"
@@ -253,26 +207,10 @@ fn text_limits_and_unknown_tasks_are_refusals() {
         plan(&["a"]),
         &[
             Change::Start { task: 9 },
-            Change::Block {
-                task: 1,
-                reason: "  ".into(),
-                needs: String::new(),
-            },
-            Change::Block {
-                task: 1,
-                reason: long.clone(),
-                needs: String::new(),
-            },
-            Change::AddTask {
-                id: 1,
-                title: "again".into(),
-                phase: None,
-            },
-            Change::AddTask {
-                id: 2,
-                title: "new\nwork".into(),
-                phase: Some("later".into()),
-            },
+            Change::Block { task: 1, reason: "  ".into(), needs: String::new() },
+            Change::Block { task: 1, reason: long.clone(), needs: String::new() },
+            Change::AddTask { id: 1, title: "again".into(), phase: None },
+            Change::AddTask { id: 2, title: "new\nwork".into(), phase: Some("later".into()) },
             Change::Complete {
                 task: 1,
                 gates: vec![pass("make")],
@@ -282,10 +220,7 @@ fn text_limits_and_unknown_tasks_are_refusals() {
             Change::Complete {
                 task: 1,
                 gates: vec![pass("make")],
-                outcome: Some(Outcome {
-                    worked: Some(long),
-                    ..Outcome::default()
-                }),
+                outcome: Some(Outcome { worked: Some(long), ..Outcome::default() }),
                 commit: None,
             },
         ],

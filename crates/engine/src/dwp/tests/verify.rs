@@ -9,31 +9,19 @@ use crate::dwp::{
 
 /// The findings of `state` against a README rendered from `readme_from`, as lines.
 fn findings(readme: &str, state: &PlanState) -> Vec<String> {
-    verify(&parse_readme(readme), state, &BTreeMap::new())
-        .iter()
-        .map(ToString::to_string)
-        .collect()
+    verify(&parse_readme(readme), state, &BTreeMap::new()).iter().map(ToString::to_string).collect()
 }
 
 fn completed_first() -> PlanState {
-    let change = Change::Complete {
-        task: 1,
-        gates: vec![pass("make")],
-        outcome: None,
-        commit: None,
-    };
-    apply(&plan(&["a", "b"]), &change, &at(1), &by())
-        .unwrap()
-        .state
+    let change =
+        Change::Complete { task: 1, gates: vec![pass("make")], outcome: None, commit: None };
+    apply(&plan(&["a", "b"]), &change, &at(1), &by()).unwrap().state
 }
 
 #[test]
 fn agreeing_files_have_no_findings() {
     let state = completed_first();
-    assert_eq!(
-        findings(&render_task_block(&state), &state),
-        Vec::<String>::new()
-    );
+    assert_eq!(findings(&render_task_block(&state), &state), Vec::<String>::new());
 }
 
 #[test]
@@ -126,9 +114,5 @@ fn a_full_plans_task_file_is_its_log() {
     let logs = BTreeMap::from([(1, "in_progress".to_owned())]);
     let found = verify(&parse_readme(&render_task_block(&state)), &state, &logs);
     assert_eq!(found.len(), 1);
-    assert!(
-        found[0].message.contains("Status: in_progress"),
-        "{}",
-        found[0]
-    );
+    assert!(found[0].message.contains("Status: in_progress"), "{}", found[0]);
 }

@@ -7,20 +7,20 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{
-    executor_system_prompt, run_turn, workspace_instructions, Agent, ChatLedger, Turn, TurnEnd, TurnMode, TurnScope,
-    DEFAULT_EXECUTOR_PROMPT,
-};
 use crate::agent::PlanFilesLink;
+use crate::agent::{
+    executor_system_prompt, run_turn, workspace_instructions, Agent, ChatLedger, Turn, TurnEnd,
+    TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
+};
 use crate::chat::{Chat, Message, MessageBody, Phase};
 use crate::dwp::PlanFiles;
 use crate::events::Event;
 use crate::llm::ModelMessage;
 use crate::mcp::Profile;
+use crate::now_rfc3339;
 use crate::planner::{Approval, PlanDocument};
 use crate::store::StoreError;
 use crate::tasks::TaskList;
-use crate::now_rfc3339;
 
 use super::super::plan_files::{checkpoint_unfinished, plan_files, plan_workspace};
 use super::super::transitions::offers_turn_plan;
@@ -61,11 +61,18 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
     let messages = inner.store.messages(chat_id).map_err(store_failure)?;
     let plan = state.plan.as_ref().filter(|plan| carried_out(plan) && list.has_work_left());
     let directive = directive_text(plan, &messages);
-    let instructions = chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
-    let system = executor_system_prompt(DEFAULT_EXECUTOR_PROMPT, instructions.as_deref(), directive.as_deref());
+    let instructions =
+        chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
+    let system = executor_system_prompt(
+        DEFAULT_EXECUTOR_PROMPT,
+        instructions.as_deref(),
+        directive.as_deref(),
+    );
     let plan_files = plan_files_link(inner, &chat, state.plan.as_ref(), &list).await;
-    let registry = turn_registry(inner, Profile::Execution, chat.workspace.as_deref(), plan_files).await;
-    let scope = TurnScope { agent: Agent::Executor, plans: offers_turn_plan(chat.plan_mode, &list) };
+    let registry =
+        turn_registry(inner, Profile::Execution, chat.workspace.as_deref(), plan_files).await;
+    let scope =
+        TurnScope { agent: Agent::Executor, plans: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
     let history = executor_history(&messages);
     let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id);
@@ -89,7 +96,9 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
     if outcome.end == TurnEnd::StepLimit {
         return Err(Failure {
             code: "ERR_STEP_LIMIT",
-            message: format!("Stopped after {EXECUTOR_MAX_ROUNDS} tool rounds without a final answer."),
+            message: format!(
+                "Stopped after {EXECUTOR_MAX_ROUNDS} tool rounds without a final answer."
+            ),
         });
     }
     Ok(())
@@ -106,7 +115,10 @@ fn report_failure(inner: &Inner, chat_id: &str, failure: &Failure) {
     if inner.store.append_messages(chat_id, std::slice::from_ref(&notice)).is_ok() {
         inner.hub.emit(chat_id, Event::Message { message: notice });
     }
-    inner.hub.emit(chat_id, Event::Error { code: failure.code.to_owned(), message: failure.message.clone() });
+    inner.hub.emit(
+        chat_id,
+        Event::Error { code: failure.code.to_owned(), message: failure.message.clone() },
+    );
 }
 
 /// Ends the turn: a task list with nothing left is closed (a `plan` event with no tasks),
@@ -137,12 +149,15 @@ async fn plan_files_link(
     let plan = plan.filter(|plan| carried_out(plan))?.clone();
     let files = plan_files(inner);
     let (chat_id, list, writer) = (chat.id.clone(), list.clone(), files.clone());
-    let found = tokio::task::spawn_blocking(move || match PlanFiles::locate(&workspace, &chat_id)? {
-        Some(dir) => Ok(Some(dir)),
-        None if list.has_work_left() => writer.materialize(&workspace, &plan, &list, &chat_id, &now_rfc3339()).map(Some),
-        None => Ok(None),
-    })
-    .await;
+    let found =
+        tokio::task::spawn_blocking(move || match PlanFiles::locate(&workspace, &chat_id)? {
+            Some(dir) => Ok(Some(dir)),
+            None if list.has_work_left() => {
+                writer.materialize(&workspace, &plan, &list, &chat_id, &now_rfc3339()).map(Some)
+            }
+            None => Ok(None),
+        })
+        .await;
     match found {
         Ok(Ok(dir)) => dir.map(|dir| PlanFilesLink { files, dir }),
         Ok(Err(error)) => {
@@ -172,12 +187,17 @@ fn directive_text(plan: Option<&PlanDocument>, messages: &[Message]) -> Option<S
     let answers: Vec<String> = messages
         .iter()
         .filter_map(|message| match &message.body {
-            MessageBody::User { content, plan_answer: true, .. } => Some(format!("- {}", content.replace('\n', " — "))),
+            MessageBody::User { content, plan_answer: true, .. } => {
+                Some(format!("- {}", content.replace('\n', " — ")))
+            }
             _ => None,
         })
         .collect();
     if !answers.is_empty() {
-        parts.push(format!("What the user answered while the task was planned:\n{}", answers.join("\n")));
+        parts.push(format!(
+            "What the user answered while the task was planned:\n{}",
+            answers.join("\n")
+        ));
     }
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }

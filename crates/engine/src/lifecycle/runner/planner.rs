@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{run_turn, workspace_instructions, Agent, NoEvents, Turn, TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS};
+use crate::agent::{
+    run_turn, workspace_instructions, Agent, NoEvents, Turn, TurnEnd, TurnMode, TurnScope,
+    PLANNER_MAX_ROUNDS,
+};
 use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
 use crate::events::Event;
 use crate::llm::{Constrained, ModelMessage, OutputConstraint};
@@ -14,8 +17,9 @@ use crate::mcp::Profile;
 use crate::now_rfc3339;
 use crate::paths::ensure_planner_prompt;
 use crate::planner::{
-    build_plan_document, parse_planner_reply, planner_system_prompt, questions_markdown, repair_request, Approval,
-    Plan, PlanFacts, PlannerFacts, PlannerReply, Question, ReplyKind, SANDBOX_DIR,
+    build_plan_document, parse_planner_reply, planner_system_prompt, questions_markdown,
+    repair_request, Approval, Plan, PlanFacts, PlannerFacts, PlannerReply, Question, ReplyKind,
+    SANDBOX_DIR,
 };
 use crate::store::{new_id, StoreError};
 
@@ -93,14 +97,20 @@ fn hand_over(inner: &Inner, chat_id: &str, notice: Option<String>) -> Result<(),
 }
 
 /// One planner turn, with one repair attempt for an unreadable fence.
-async fn plan(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Result<Planned, PlanError> {
+async fn plan(
+    inner: &Inner,
+    chat_id: &str,
+    cancel: &CancellationToken,
+) -> Result<Planned, PlanError> {
     let chat = inner.store.get_chat(chat_id)?;
     let provider = inner.planner.as_ref().map_err(|error| PlanError::Setup(error.to_string()))?;
     let messages = inner.store.messages(chat_id)?;
     let round = question_rounds(&messages) + 1;
     let facts = planner_facts(inner, &chat, round);
-    let prompt = ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
-    let instructions = chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
+    let prompt =
+        ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
+    let instructions =
+        chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
     let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
     let registry = turn_registry(inner, Profile::Planning, chat.workspace.as_deref(), None).await;
     let tools = registry.offer(&TurnScope { agent: Agent::Planner, plans: false }).await;
@@ -149,7 +159,12 @@ enum PlanError {
 }
 
 /// Stores what the planner said: a question card, a plan card, or nothing (hand-over).
-fn store_reply(inner: &Inner, chat: &Chat, facts: &PlannerFacts, reply: PlannerReply) -> Result<Planned, PlanError> {
+fn store_reply(
+    inner: &Inner,
+    chat: &Chat,
+    facts: &PlannerFacts,
+    reply: PlannerReply,
+) -> Result<Planned, PlanError> {
     match reply.kind {
         ReplyKind::Questions(questions) if may_ask(facts.round) => {
             let card = store_questions(inner, chat, &reply.text, questions, facts.round)?;
@@ -163,7 +178,13 @@ fn store_reply(inner: &Inner, chat: &Chat, facts: &PlannerFacts, reply: PlannerR
     }
 }
 
-fn store_questions(inner: &Inner, chat: &Chat, prose: &str, questions: Vec<Question>, round: u32) -> Result<Message, StoreError> {
+fn store_questions(
+    inner: &Inner,
+    chat: &Chat,
+    prose: &str,
+    questions: Vec<Question>,
+    round: u32,
+) -> Result<Message, StoreError> {
     let state = inner.store.state(&chat.id)?;
     let (user_text, files) = original_task(&inner.store.messages(&chat.id)?);
     let answers = state.plan_pending.map(|pending| pending.answers).unwrap_or_default();
@@ -173,7 +194,13 @@ fn store_questions(inner: &Inner, chat: &Chat, prose: &str, questions: Vec<Quest
     Ok(card)
 }
 
-fn store_plan(inner: &Inner, chat: &Chat, facts: &PlannerFacts, prose: &str, plan: &Plan) -> Result<Planned, PlanError> {
+fn store_plan(
+    inner: &Inner,
+    chat: &Chat,
+    facts: &PlannerFacts,
+    prose: &str,
+    plan: &Plan,
+) -> Result<Planned, PlanError> {
     let (_, files) = original_task(&inner.store.messages(&chat.id)?);
     let approval = if chat.auto_approve { Approval::PreApproved } else { Approval::Pending };
     let document_facts = PlanFacts {
@@ -200,7 +227,8 @@ fn store_plan(inner: &Inner, chat: &Chat, facts: &PlannerFacts, prose: &str, pla
 }
 
 fn planner_facts(inner: &Inner, chat: &Chat, round: u32) -> PlannerFacts {
-    let sandbox_exists = chat.workspace.as_deref().is_some_and(|w| Path::new(w).join(SANDBOX_DIR).is_dir());
+    let sandbox_exists =
+        chat.workspace.as_deref().is_some_and(|w| Path::new(w).join(SANDBOX_DIR).is_dir());
     PlannerFacts {
         workspace: chat.workspace.clone(),
         sandbox_exists,
@@ -212,7 +240,10 @@ fn planner_facts(inner: &Inner, chat: &Chat, round: u32) -> PlannerFacts {
 
 /// Question cards asked so far in this planning.
 fn question_rounds(messages: &[Message]) -> u32 {
-    messages.iter().filter(|m| matches!(&m.body, MessageBody::Assistant { questions: Some(_), .. })).count() as u32
+    messages
+        .iter()
+        .filter(|m| matches!(&m.body, MessageBody::Assistant { questions: Some(_), .. }))
+        .count() as u32
 }
 
 /// The task as the user sent it: the chat's first user message and its files.
@@ -220,7 +251,9 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
     messages
         .iter()
         .find_map(|message| match &message.body {
-            MessageBody::User { content, files, plan_answer: false } => Some((content.clone(), files.clone())),
+            MessageBody::User { content, files, plan_answer: false } => {
+                Some((content.clone(), files.clone()))
+            }
             _ => None,
         })
         .unwrap_or_default()

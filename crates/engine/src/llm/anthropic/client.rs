@@ -6,12 +6,11 @@ use tokio_util::sync::CancellationToken;
 use super::format;
 use crate::llm::http::{secret_header, Endpoint, Wire};
 use crate::llm::settings::ANTHROPIC_DEFAULT_MAX_TOKENS;
-use crate::llm::{ApiKey, LlmError, ModelRequest, Provider, ProviderSettings, ResponseStream, SetupError};
-
-const WIRE: Wire = Wire {
-    decoder: format::Decoder::boxed,
-    error: format::parse_error,
+use crate::llm::{
+    ApiKey, LlmError, ModelRequest, Provider, ProviderSettings, ResponseStream, SetupError,
 };
+
+const WIRE: Wire = Wire { decoder: format::Decoder::boxed, error: format::parse_error };
 
 const API_VERSION: &str = "2023-06-01";
 
@@ -24,7 +23,10 @@ pub struct AnthropicProvider {
 impl AnthropicProvider {
     pub fn new(settings: &ProviderSettings, key: ApiKey) -> Result<AnthropicProvider, SetupError> {
         let mut headers = HeaderMap::new();
-        headers.insert(HeaderName::from_static("anthropic-version"), HeaderValue::from_static(API_VERSION));
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
         headers.insert(HeaderName::from_static("x-api-key"), secret_header(key.expose())?);
         Ok(AnthropicProvider {
             endpoint: Endpoint::new(settings, "/v1/messages", headers, WIRE)?,
@@ -40,7 +42,13 @@ impl Provider for AnthropicProvider {
         &self.model
     }
 
-    async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<ResponseStream, LlmError> {
-        self.endpoint.stream(&format::to_request(&self.model, self.max_tokens, request), cancel).await
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError> {
+        self.endpoint
+            .stream(&format::to_request(&self.model, self.max_tokens, request), cancel)
+            .await
     }
 }

@@ -22,12 +22,20 @@ use crate::llm::{FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent
 pub fn to_request<'a>(model: &'a str, max_tokens: u32, request: &'a ModelRequest) -> Request<'a> {
     let system = match request.system.is_empty() {
         true => Vec::new(),
-        false => vec![SystemBlock { kind: "text", text: &request.system, cache_control: CacheControl { kind: "ephemeral" } }],
+        false => vec![SystemBlock {
+            kind: "text",
+            text: &request.system,
+            cache_control: CacheControl { kind: "ephemeral" },
+        }],
     };
     let tools = request
         .tools
         .iter()
-        .map(|tool| WireTool { name: &tool.name, description: &tool.description, input_schema: provider_schema(&tool.input_schema) })
+        .map(|tool| WireTool {
+            name: &tool.name,
+            description: &tool.description,
+            input_schema: provider_schema(&tool.input_schema),
+        })
         .collect();
     Request { model, max_tokens, messages: messages(request), stream: true, system, tools }
 }
@@ -95,8 +103,12 @@ enum Block<'a> {
 /// messages of one role are merged into one message of several blocks.
 fn messages(request: &ModelRequest) -> Vec<WireMessage<'_>> {
     let mut merged: Vec<WireMessage<'_>> = Vec::new();
-    let mut all: Vec<(&'static str, Vec<Block<'_>>)> =
-        request.messages.iter().enumerate().map(|(index, message)| blocks(request, index, message)).collect();
+    let mut all: Vec<(&'static str, Vec<Block<'_>>)> = request
+        .messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| blocks(request, index, message))
+        .collect();
     if let Some(tail) = request.separate_tail() {
         all.push(("user", vec![Block::Text { text: Cow::Borrowed(tail) }]));
     }
@@ -109,11 +121,18 @@ fn messages(request: &ModelRequest) -> Vec<WireMessage<'_>> {
     merged
 }
 
-fn blocks<'a>(request: &'a ModelRequest, index: usize, message: &'a ModelMessage) -> (&'static str, Vec<Block<'a>>) {
+fn blocks<'a>(
+    request: &'a ModelRequest,
+    index: usize,
+    message: &'a ModelMessage,
+) -> (&'static str, Vec<Block<'a>>) {
     match message {
-        ModelMessage::User { content } => ("user", text_block(request.content_with_tail(index, content)).into_iter().collect()),
+        ModelMessage::User { content } => {
+            ("user", text_block(request.content_with_tail(index, content)).into_iter().collect())
+        }
         ModelMessage::Assistant { content, tool_calls } => {
-            let mut blocks: Vec<Block<'a>> = text_block(Cow::Borrowed(content)).into_iter().collect();
+            let mut blocks: Vec<Block<'a>> =
+                text_block(Cow::Borrowed(content)).into_iter().collect();
             blocks.extend(tool_calls.iter().map(|call| Block::ToolUse {
                 id: &call.id,
                 name: &call.name,
@@ -149,13 +168,32 @@ fn tool_input(arguments: &str) -> Value {
 /// One SSE data payload of a streaming answer (the `type` field names it).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Chunk {
-    MessageStart { usage: Usage },
-    TextStart { index: u32 },
-    ToolUseStart { index: u32, id: String, name: String },
-    TextDelta { index: u32, text: String },
-    InputJsonDelta { index: u32, partial_json: String },
-    BlockStop { index: u32 },
-    MessageDelta { stop_reason: Option<FinishReason>, output_tokens: Option<u64> },
+    MessageStart {
+        usage: Usage,
+    },
+    TextStart {
+        index: u32,
+    },
+    ToolUseStart {
+        index: u32,
+        id: String,
+        name: String,
+    },
+    TextDelta {
+        index: u32,
+        text: String,
+    },
+    InputJsonDelta {
+        index: u32,
+        partial_json: String,
+    },
+    BlockStop {
+        index: u32,
+    },
+    MessageDelta {
+        stop_reason: Option<FinishReason>,
+        output_tokens: Option<u64>,
+    },
     MessageStop,
     /// `ping`, thinking blocks and anything newer: nothing to hand on.
     Ignored,
@@ -209,7 +247,10 @@ pub fn parse_chunk(data: &str) -> Result<Chunk, LlmError> {
             _ => Chunk::Ignored,
         },
         "content_block_delta" => match str_at(&event.delta, "type").as_deref() {
-            Some("text_delta") => Chunk::TextDelta { index: event.index, text: str_at(&event.delta, "text").unwrap_or_default() },
+            Some("text_delta") => Chunk::TextDelta {
+                index: event.index,
+                text: str_at(&event.delta, "text").unwrap_or_default(),
+            },
             Some("input_json_delta") => Chunk::InputJsonDelta {
                 index: event.index,
                 partial_json: str_at(&event.delta, "partial_json").unwrap_or_default(),
@@ -250,7 +291,8 @@ fn stop_reason(reason: &str) -> FinishReason {
 
 /// Classifies an error answer `{"type":"error","error":{"type","message"}}`.
 pub fn parse_error(status: u16, retry_after: Option<Duration>, body: &str) -> LlmError {
-    let value = serde_json::from_str::<Value>(body).unwrap_or_else(|_| json!({"error": {"message": body}}));
+    let value =
+        serde_json::from_str::<Value>(body).unwrap_or_else(|_| json!({"error": {"message": body}}));
     classify(Some(status), retry_after, value.get("error").unwrap_or(&value))
 }
 
@@ -267,7 +309,9 @@ fn classify(status: Option<u16>, retry_after: Option<Duration>, error: &Value) -
     match (status, kind) {
         (Some(status), _) => error_for_status(status, retry_after, message),
         (None, "rate_limit_error") => LlmError::RateLimited { retry_after: None, message },
-        (None, "authentication_error" | "permission_error") => LlmError::Unauthorized { status: 401, message },
+        (None, "authentication_error" | "permission_error") => {
+            LlmError::Unauthorized { status: 401, message }
+        }
         (None, _) => LlmError::Unavailable { status: None, message },
     }
 }
@@ -303,20 +347,36 @@ impl Decoder {
 }
 
 impl ChunkDecoder for Decoder {
-    fn decode(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), LlmError> {
+    fn decode(
+        &mut self,
+        event: &SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), LlmError> {
         match parse_chunk(&event.data)? {
             Chunk::MessageStart { usage } => self.usage = usage,
-            Chunk::TextDelta { text, .. } if !text.is_empty() => out.push_back(StreamEvent::TextDelta(text)),
-            Chunk::ToolUseStart { index, id, name } => self.calls.push(ToolCallDelta { index, id: Some(id), name: Some(name), arguments: None }),
-            Chunk::InputJsonDelta { index, partial_json } => {
-                self.calls.push(ToolCallDelta { index, arguments: Some(partial_json), ..ToolCallDelta::default() })
+            Chunk::TextDelta { text, .. } if !text.is_empty() => {
+                out.push_back(StreamEvent::TextDelta(text))
             }
+            Chunk::ToolUseStart { index, id, name } => self.calls.push(ToolCallDelta {
+                index,
+                id: Some(id),
+                name: Some(name),
+                arguments: None,
+            }),
+            Chunk::InputJsonDelta { index, partial_json } => self.calls.push(ToolCallDelta {
+                index,
+                arguments: Some(partial_json),
+                ..ToolCallDelta::default()
+            }),
             Chunk::MessageDelta { stop_reason, output_tokens } => {
                 self.stop = stop_reason.or(self.stop.take());
                 self.usage.output_tokens = output_tokens.unwrap_or(self.usage.output_tokens);
             }
             Chunk::MessageStop => self.flush(out),
-            Chunk::TextStart { .. } | Chunk::TextDelta { .. } | Chunk::BlockStop { .. } | Chunk::Ignored => {}
+            Chunk::TextStart { .. }
+            | Chunk::TextDelta { .. }
+            | Chunk::BlockStop { .. }
+            | Chunk::Ignored => {}
         }
         Ok(())
     }
@@ -350,7 +410,11 @@ mod tests {
     use StreamEvent::{Finished, TextDelta};
 
     fn call(id: &str, name: &str, arguments: &str) -> StreamEvent {
-        StreamEvent::ToolCall(ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() })
+        StreamEvent::ToolCall(ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        })
     }
 
     fn usage(input_tokens: u64, output_tokens: u64) -> StreamEvent {
@@ -360,16 +424,35 @@ mod tests {
     #[test]
     fn recorded_answers() {
         let cases: Vec<(&str, &str, Vec<StreamEvent>)> = vec![
-            ("text", include_str!("fixtures/text.sse"), vec![
-                TextDelta("Hello".into()), TextDelta("! How can I help?".into()), usage(25, 15), Finished(FinishReason::Stop),
-            ]),
-            ("thinking, text and two tool uses", include_str!("fixtures/tool_use.sse"), vec![
-                TextDelta("I'll read the config first.".into()),
-                call("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "mcp_filesystem_read_text_file", r#"{"path": "config.toml"}"#),
-                call("toolu_01Hb5Ut8mJp3c2ZqfXkWw9Ys", "turn_plan", r#"{"op": "start", "id": 2}"#),
-                usage(1496, 89),
-                Finished(FinishReason::ToolCalls),
-            ]),
+            (
+                "text",
+                include_str!("fixtures/text.sse"),
+                vec![
+                    TextDelta("Hello".into()),
+                    TextDelta("! How can I help?".into()),
+                    usage(25, 15),
+                    Finished(FinishReason::Stop),
+                ],
+            ),
+            (
+                "thinking, text and two tool uses",
+                include_str!("fixtures/tool_use.sse"),
+                vec![
+                    TextDelta("I'll read the config first.".into()),
+                    call(
+                        "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+                        "mcp_filesystem_read_text_file",
+                        r#"{"path": "config.toml"}"#,
+                    ),
+                    call(
+                        "toolu_01Hb5Ut8mJp3c2ZqfXkWw9Ys",
+                        "turn_plan",
+                        r#"{"op": "start", "id": 2}"#,
+                    ),
+                    usage(1496, 89),
+                    Finished(FinishReason::ToolCalls),
+                ],
+            ),
         ];
         for (name, stream, expected) in cases {
             let (events, error) = decode_recorded(stream, Decoder::boxed());
@@ -380,11 +463,15 @@ mod tests {
 
     #[test]
     fn an_error_event_is_typed_and_a_cut_stream_is_cut() {
-        let (events, error) = decode_recorded(include_str!("fixtures/overloaded_mid_stream.sse"), Decoder::boxed());
+        let (events, error) =
+            decode_recorded(include_str!("fixtures/overloaded_mid_stream.sse"), Decoder::boxed());
         assert_eq!(events, vec![TextDelta("Sure".into())]);
         assert!(matches!(error, Some(LlmError::Unavailable { status: None, .. })), "{error:?}");
         let stream = include_str!("fixtures/text.sse");
-        let (_, error) = decode_recorded(&stream[..stream.find("event: message_delta").unwrap()], Decoder::boxed());
+        let (_, error) = decode_recorded(
+            &stream[..stream.find("event: message_delta").unwrap()],
+            Decoder::boxed(),
+        );
         assert!(matches!(error, Some(LlmError::StreamCut { .. })), "{error:?}");
     }
 
@@ -402,18 +489,43 @@ mod tests {
                 ModelMessage::Assistant {
                     content: "Reading.".into(),
                     tool_calls: vec![
-                        ToolCall { id: "toolu_a".into(), name: "read".into(), arguments: r#"{"path":"a"}"#.into() },
-                        ToolCall { id: "toolu_b".into(), name: "read".into(), arguments: "{broken".into() },
+                        ToolCall {
+                            id: "toolu_a".into(),
+                            name: "read".into(),
+                            arguments: r#"{"path":"a"}"#.into(),
+                        },
+                        ToolCall {
+                            id: "toolu_b".into(),
+                            name: "read".into(),
+                            arguments: "{broken".into(),
+                        },
                     ],
                 },
-                ModelMessage::Tool { call_id: "toolu_a".into(), name: "read".into(), content: "A".into(), is_error: false },
-                ModelMessage::Tool { call_id: "toolu_b".into(), name: "read".into(), content: "bad arguments".into(), is_error: true },
+                ModelMessage::Tool {
+                    call_id: "toolu_a".into(),
+                    name: "read".into(),
+                    content: "A".into(),
+                    is_error: false,
+                },
+                ModelMessage::Tool {
+                    call_id: "toolu_b".into(),
+                    name: "read".into(),
+                    content: "bad arguments".into(),
+                    is_error: true,
+                },
             ],
             tail: Some("[state]\n[plan] …".into()),
-            tools: vec![ToolSpec { name: "read".into(), description: "Reads".into(), input_schema: json!({"type": "object"}) }],
+            tools: vec![ToolSpec {
+                name: "read".into(),
+                description: "Reads".into(),
+                input_schema: json!({"type": "object"}),
+            }],
             ..ModelRequest::default()
         };
         let expected: Value = serde_json::from_str(include_str!("fixtures/request.json")).unwrap();
-        assert_eq!(serde_json::to_value(to_request("claude-sonnet-4-20250514", 8192, &request)).unwrap(), expected);
+        assert_eq!(
+            serde_json::to_value(to_request("claude-sonnet-4-20250514", 8192, &request)).unwrap(),
+            expected
+        );
     }
 }

@@ -5,12 +5,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::format;
 use crate::llm::http::{secret_header, Endpoint, Wire};
-use crate::llm::{ApiKey, LlmError, ModelRequest, Provider, ProviderSettings, ResponseStream, SetupError};
-
-const WIRE: Wire = Wire {
-    decoder: format::Decoder::boxed,
-    error: format::parse_error,
+use crate::llm::{
+    ApiKey, LlmError, ModelRequest, Provider, ProviderSettings, ResponseStream, SetupError,
 };
+
+const WIRE: Wire = Wire { decoder: format::Decoder::boxed, error: format::parse_error };
 
 /// OpenAI, Ollama, llama.cpp's server, vLLM, LM Studio: same code, another base URL.
 pub struct OpenAiProvider {
@@ -21,7 +20,10 @@ pub struct OpenAiProvider {
 
 impl OpenAiProvider {
     /// `key` is optional: local servers take none.
-    pub fn new(settings: &ProviderSettings, key: Option<ApiKey>) -> Result<OpenAiProvider, SetupError> {
+    pub fn new(
+        settings: &ProviderSettings,
+        key: Option<ApiKey>,
+    ) -> Result<OpenAiProvider, SetupError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = key {
             headers.insert(AUTHORIZATION, secret_header(&format!("Bearer {}", key.expose()))?);
@@ -40,7 +42,13 @@ impl Provider for OpenAiProvider {
         &self.model
     }
 
-    async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<ResponseStream, LlmError> {
-        self.endpoint.stream(&format::to_request(&self.model, self.max_tokens, request), cancel).await
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError> {
+        self.endpoint
+            .stream(&format::to_request(&self.model, self.max_tokens, request), cancel)
+            .await
     }
 }

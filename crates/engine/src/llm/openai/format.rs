@@ -19,12 +19,17 @@ use crate::llm::{FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent
 
 /// The request body for a streaming call, serialised straight from borrowed parts (the
 /// history can be long: no copy of it is made). Usage is asked for in the last chunk.
-pub fn to_request<'a>(model: &'a str, max_tokens: Option<u32>, request: &'a ModelRequest) -> Request<'a> {
+pub fn to_request<'a>(
+    model: &'a str,
+    max_tokens: Option<u32>,
+    request: &'a ModelRequest,
+) -> Request<'a> {
     let mut messages = Vec::with_capacity(request.messages.len() + 2);
     if !request.system.is_empty() {
         messages.push(WireMessage::System { content: &request.system });
     }
-    messages.extend(request.messages.iter().enumerate().map(|(index, m)| message(request, index, m)));
+    messages
+        .extend(request.messages.iter().enumerate().map(|(index, m)| message(request, index, m)));
     if let Some(tail) = request.separate_tail() {
         messages.push(WireMessage::User { content: Cow::Borrowed(tail) });
     }
@@ -40,7 +45,14 @@ pub fn to_request<'a>(model: &'a str, max_tokens: Option<u32>, request: &'a Mode
             },
         })
         .collect();
-    Request { model, messages, stream: true, stream_options: StreamOptions { include_usage: true }, tools, max_tokens }
+    Request {
+        model,
+        messages,
+        stream: true,
+        stream_options: StreamOptions { include_usage: true },
+        tools,
+        max_tokens,
+    }
 }
 
 /// The body of a chat-completions request (see [`to_request`]).
@@ -64,15 +76,22 @@ struct StreamOptions {
 #[derive(Debug, Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 enum WireMessage<'a> {
-    System { content: &'a str },
-    User { content: Cow<'a, str> },
+    System {
+        content: &'a str,
+    },
+    User {
+        content: Cow<'a, str>,
+    },
     /// `content` is null when the message only calls tools, as the API documents.
     Assistant {
         content: Option<&'a str>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<WireCall<'a>>,
     },
-    Tool { tool_call_id: &'a str, content: Cow<'a, str> },
+    Tool {
+        tool_call_id: &'a str,
+        content: Cow<'a, str>,
+    },
 }
 
 #[derive(Debug, Serialize)]
@@ -103,9 +122,15 @@ struct WireFunctionSpec<'a> {
     parameters: Cow<'a, Value>,
 }
 
-fn message<'a>(request: &'a ModelRequest, index: usize, message: &'a ModelMessage) -> WireMessage<'a> {
+fn message<'a>(
+    request: &'a ModelRequest,
+    index: usize,
+    message: &'a ModelMessage,
+) -> WireMessage<'a> {
     match message {
-        ModelMessage::User { content } => WireMessage::User { content: request.content_with_tail(index, content) },
+        ModelMessage::User { content } => {
+            WireMessage::User { content: request.content_with_tail(index, content) }
+        }
         ModelMessage::Assistant { content, tool_calls } => WireMessage::Assistant {
             content: (tool_calls.is_empty() || !content.is_empty()).then_some(content.as_str()),
             tool_calls: tool_calls
@@ -201,7 +226,9 @@ pub fn parse_chunk(data: &str) -> Result<Chunk, LlmError> {
         None => (None, None),
     };
     let (text, calls) = match delta {
-        Some(delta) => (delta.content.filter(|text| !text.is_empty()), delta.tool_calls.unwrap_or_default()),
+        Some(delta) => {
+            (delta.content.filter(|text| !text.is_empty()), delta.tool_calls.unwrap_or_default())
+        }
         None => (None, Vec::new()),
     };
     Ok(Chunk::Delta {
@@ -243,7 +270,8 @@ fn finish_reason(reason: &str) -> FinishReason {
 
 /// Classifies an error answer: status first, refined by what the body says.
 pub fn parse_error(status: u16, retry_after: Option<Duration>, body: &str) -> LlmError {
-    let value = serde_json::from_str::<Value>(body).unwrap_or_else(|_| json!({"error": {"message": body}}));
+    let value =
+        serde_json::from_str::<Value>(body).unwrap_or_else(|_| json!({"error": {"message": body}}));
     classify(Some(status), retry_after, value.get("error").unwrap_or(&value))
 }
 
@@ -272,9 +300,14 @@ fn is_context_too_long(code: &str, kind: &str, message: &str) -> bool {
     let message = message.to_lowercase();
     code == "context_length_exceeded"
         || kind == "exceed_context_size_error"
-        || ["maximum context length", "context window", "exceeds the available context size", "context length exceeded"]
-            .iter()
-            .any(|phrase| message.contains(phrase))
+        || [
+            "maximum context length",
+            "context window",
+            "exceeds the available context size",
+            "context length exceeded",
+        ]
+        .iter()
+        .any(|phrase| message.contains(phrase))
 }
 
 /// At most 300 characters of a text from the wire, for error messages.
@@ -318,7 +351,11 @@ impl Decoder {
 }
 
 impl ChunkDecoder for Decoder {
-    fn decode(&mut self, event: &SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), LlmError> {
+    fn decode(
+        &mut self,
+        event: &SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), LlmError> {
         let (text, tool_calls, finish, usage) = match parse_chunk(&event.data)? {
             Chunk::Done => {
                 self.flush(out);
@@ -383,31 +420,71 @@ mod tests {
     #[test]
     fn recorded_answers_of_each_server() {
         let cases: Vec<(&str, &str, Vec<StreamEvent>)> = vec![
-            ("openai text", include_str!("fixtures/openai_text.sse"), vec![
-                text("Hello"), text("! How"), text(" can I help?"), usage(19, 9), Finished(FinishReason::Stop),
-            ]),
-            ("openai parallel calls", include_str!("fixtures/openai_tool_calls.sse"), vec![
-                call("call_Vq3JtE2c4mYfN8rD1aS5hK0b", "mcp_filesystem_read_text_file", r#"{"path": "src/main.rs"}"#),
-                call("call_8bWlKp0sQx7TzR4eUo2nMa6c", "turn_plan", r#"{"op": "start", "id": 2}"#),
-                usage(412, 58),
-                Finished(FinishReason::ToolCalls),
-            ]),
-            ("ollama whole calls under one index", include_str!("fixtures/ollama_tool_call.sse"), vec![
-                call("call_u4v0xk2p", "mcp_filesystem_list_directory", r#"{"path":"."}"#),
-                call("call_9h3d1mzq", "mcp_filesystem_read_text_file", r#"{"path":"README.md"}"#),
-                usage(311, 41),
-                Finished(FinishReason::ToolCalls),
-            ]),
-            ("older ollama: no index, finish_reason stop", include_str!("fixtures/ollama_old_whole_call.sse"), vec![
-                call("call_ycnqjlkq", "turn_plan", r#"{"op":"init","tasks":[{"title":"read the code"}]}"#),
-                Finished(FinishReason::ToolCalls),
-            ]),
-            ("llama.cpp: text, then a call without an id", include_str!("fixtures/llamacpp_tool_call.sse"), vec![
-                text("Let me look."),
-                call("call_1", "mcp_filesystem_search_files", r#"{"pattern":"*.toml"}"#),
-                usage(198, 23),
-                Finished(FinishReason::ToolCalls),
-            ]),
+            (
+                "openai text",
+                include_str!("fixtures/openai_text.sse"),
+                vec![
+                    text("Hello"),
+                    text("! How"),
+                    text(" can I help?"),
+                    usage(19, 9),
+                    Finished(FinishReason::Stop),
+                ],
+            ),
+            (
+                "openai parallel calls",
+                include_str!("fixtures/openai_tool_calls.sse"),
+                vec![
+                    call(
+                        "call_Vq3JtE2c4mYfN8rD1aS5hK0b",
+                        "mcp_filesystem_read_text_file",
+                        r#"{"path": "src/main.rs"}"#,
+                    ),
+                    call(
+                        "call_8bWlKp0sQx7TzR4eUo2nMa6c",
+                        "turn_plan",
+                        r#"{"op": "start", "id": 2}"#,
+                    ),
+                    usage(412, 58),
+                    Finished(FinishReason::ToolCalls),
+                ],
+            ),
+            (
+                "ollama whole calls under one index",
+                include_str!("fixtures/ollama_tool_call.sse"),
+                vec![
+                    call("call_u4v0xk2p", "mcp_filesystem_list_directory", r#"{"path":"."}"#),
+                    call(
+                        "call_9h3d1mzq",
+                        "mcp_filesystem_read_text_file",
+                        r#"{"path":"README.md"}"#,
+                    ),
+                    usage(311, 41),
+                    Finished(FinishReason::ToolCalls),
+                ],
+            ),
+            (
+                "older ollama: no index, finish_reason stop",
+                include_str!("fixtures/ollama_old_whole_call.sse"),
+                vec![
+                    call(
+                        "call_ycnqjlkq",
+                        "turn_plan",
+                        r#"{"op":"init","tasks":[{"title":"read the code"}]}"#,
+                    ),
+                    Finished(FinishReason::ToolCalls),
+                ],
+            ),
+            (
+                "llama.cpp: text, then a call without an id",
+                include_str!("fixtures/llamacpp_tool_call.sse"),
+                vec![
+                    text("Let me look."),
+                    call("call_1", "mcp_filesystem_search_files", r#"{"pattern":"*.toml"}"#),
+                    usage(198, 23),
+                    Finished(FinishReason::ToolCalls),
+                ],
+            ),
         ];
         for (name, stream, expected) in cases {
             let (events, error) = decode(stream);
@@ -420,7 +497,9 @@ mod tests {
     fn an_error_in_the_stream_is_typed() {
         let (events, error) = decode(include_str!("fixtures/vllm_error_mid_stream.sse"));
         assert_eq!(events, vec![text("Sure")]);
-        assert!(matches!(error, Some(LlmError::Unavailable { status: None, ref message }) if message.contains("overloaded")));
+        assert!(
+            matches!(error, Some(LlmError::Unavailable { status: None, ref message }) if message.contains("overloaded"))
+        );
     }
 
     #[test]
@@ -453,9 +532,18 @@ mod tests {
                 ModelMessage::user("Read main.rs"),
                 ModelMessage::Assistant {
                     content: String::new(),
-                    tool_calls: vec![ToolCall { id: "call_1".into(), name: "read".into(), arguments: r#"{"path":"main.rs"}"#.into() }],
+                    tool_calls: vec![ToolCall {
+                        id: "call_1".into(),
+                        name: "read".into(),
+                        arguments: r#"{"path":"main.rs"}"#.into(),
+                    }],
                 },
-                ModelMessage::Tool { call_id: "call_1".into(), name: "read".into(), content: "no such file".into(), is_error: true },
+                ModelMessage::Tool {
+                    call_id: "call_1".into(),
+                    name: "read".into(),
+                    content: "no such file".into(),
+                    is_error: true,
+                },
             ],
             tail: Some("[state]".into()),
             tools: vec![ToolSpec {
@@ -473,7 +561,8 @@ mod tests {
         let body = serde_json::to_value(to_request("qwen2.5:7b", Some(512), &request)).unwrap();
         let recorded: Value = serde_json::from_str(include_str!("fixtures/request.json")).unwrap();
         assert_eq!(body, recorded);
-        let hi = ModelRequest { messages: vec![ModelMessage::user("hi")], ..ModelRequest::default() };
+        let hi =
+            ModelRequest { messages: vec![ModelMessage::user("hi")], ..ModelRequest::default() };
         let bare = serde_json::to_value(to_request("m", None, &hi)).unwrap();
         let expected = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true, "stream_options": {"include_usage": true}});
         assert_eq!(bare, expected);

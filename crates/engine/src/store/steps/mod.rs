@@ -33,10 +33,7 @@ impl Tx<'_> {
     fn require_phase_planning(&self, chat_id: &str) -> Result<(), StoreError> {
         match self.phase(chat_id)? {
             Phase::Planning => Ok(()),
-            phase => Err(StoreError::wrong_state(
-                chat_id,
-                Conflict::NotPlanning { phase },
-            )),
+            phase => Err(StoreError::wrong_state(chat_id, Conflict::NotPlanning { phase })),
         }
     }
 }
@@ -49,9 +46,7 @@ fn require_kind(
 ) -> Result<MessageKind, StoreError> {
     let kind = MessageKind::of(&message.body)?;
     if !expected.contains(&kind) {
-        return Err(StoreError::invalid(format!(
-            "{what}, not a {kind:?} message"
-        )));
+        return Err(StoreError::invalid(format!("{what}, not a {kind:?} message")));
     }
     Ok(kind)
 }

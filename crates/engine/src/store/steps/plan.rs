@@ -21,9 +21,7 @@ impl Tx<'_> {
         document: PlanDocument,
     ) -> Result<Message, StoreError> {
         if document.approval != Approval::Pending {
-            return Err(StoreError::invalid(
-                "a plan card for approval has approval pending",
-            ));
+            return Err(StoreError::invalid("a plan card for approval has approval pending"));
         }
         self.store_plan_card(chat_id, card, document, Phase::AwaitingApproval)
     }
@@ -86,11 +84,7 @@ impl Tx<'_> {
     ) -> Result<PlanDocument, StoreError> {
         let card = self.waiting_plan_card(chat_id)?;
         if let Some(feedback) = feedback {
-            require_kind(
-                feedback,
-                &[MessageKind::Answer],
-                "feedback is a plan_answer message",
-            )?;
+            require_kind(feedback, &[MessageKind::Answer], "feedback is a plan_answer message")?;
         }
         let document = self.decide_plan(chat_id, card, Approval::Rejected)?;
         if let Some(feedback) = feedback {
@@ -108,12 +102,7 @@ impl Tx<'_> {
     pub fn cancel_plan(&mut self, chat_id: &str) -> Result<usize, StoreError> {
         match self.phase(chat_id)? {
             Phase::Planning | Phase::Questions | Phase::AwaitingApproval => {}
-            phase => {
-                return Err(StoreError::wrong_state(
-                    chat_id,
-                    Conflict::NotPlanning { phase },
-                ))
-            }
+            phase => return Err(StoreError::wrong_state(chat_id, Conflict::NotPlanning { phase })),
         }
         let deleted = match self.first_user_message(chat_id)? {
             Some(first) => self.delete_messages_after(chat_id, &first.id)?,
@@ -133,11 +122,7 @@ impl Tx<'_> {
     ) -> Result<(), StoreError> {
         self.require_phase_planning(chat_id)?;
         if let Some(notice) = notice {
-            require_kind(
-                notice,
-                &[MessageKind::Assistant],
-                "a notice is an assistant message",
-            )?;
+            require_kind(notice, &[MessageKind::Assistant], "a notice is an assistant message")?;
             self.insert_message(chat_id, notice)?;
         }
         self.set_plan_pending(chat_id, None)?;
@@ -176,15 +161,8 @@ impl Tx<'_> {
         phase: Phase,
     ) -> Result<Message, StoreError> {
         self.require_phase_planning(chat_id)?;
-        let MessageBody::Assistant {
-            questions: None,
-            tool_calls,
-            ..
-        } = &card.body
-        else {
-            return Err(StoreError::invalid(
-                "a plan card is an assistant message, no questions",
-            ));
+        let MessageBody::Assistant { questions: None, tool_calls, .. } = &card.body else {
+            return Err(StoreError::invalid("a plan card is an assistant message, no questions"));
         };
         if !tool_calls.is_empty() {
             return Err(StoreError::invalid("a plan card has no tool calls"));
@@ -214,10 +192,7 @@ impl Tx<'_> {
     /// The card of the plan waiting for approval, or `NoPendingPlan`.
     fn waiting_plan_card(&self, chat_id: &str) -> Result<Message, StoreError> {
         let state = self.state(chat_id)?;
-        let waiting = state
-            .plan
-            .as_ref()
-            .is_some_and(|plan| plan.approval == Approval::Pending);
+        let waiting = state.plan.as_ref().is_some_and(|plan| plan.approval == Approval::Pending);
         if state.phase != Phase::AwaitingApproval || !waiting {
             return Err(StoreError::wrong_state(chat_id, Conflict::NoPendingPlan));
         }
@@ -228,9 +203,7 @@ impl Tx<'_> {
 
 fn require_tasks(tasks: &TaskList) -> Result<(), StoreError> {
     if tasks.tasks.is_empty() {
-        return Err(StoreError::invalid(
-            "an approved plan starts a task list with its steps",
-        ));
+        return Err(StoreError::invalid("an approved plan starts a task list with its steps"));
     }
     Ok(())
 }

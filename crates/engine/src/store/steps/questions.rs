@@ -40,26 +40,16 @@ impl Tx<'_> {
         pending: &PlanPending,
     ) -> Result<(), StoreError> {
         self.require_phase_planning(chat_id)?;
-        let MessageBody::Assistant {
-            questions: Some(questions),
-            plan: None,
-            tool_calls,
-            ..
-        } = &card.body
+        let MessageBody::Assistant { questions: Some(questions), plan: None, tool_calls, .. } =
+            &card.body
         else {
-            return Err(StoreError::invalid(
-                "a question card carries questions and no plan",
-            ));
+            return Err(StoreError::invalid("a question card carries questions and no plan"));
         };
         if questions.is_empty() || *questions != pending.questions || !tool_calls.is_empty() {
-            return Err(StoreError::invalid(
-                "the card's questions are plan_pending's, no tools",
-            ));
+            return Err(StoreError::invalid("the card's questions are plan_pending's, no tools"));
         }
         if questions.iter().any(|question| question.answer.is_some()) {
-            return Err(StoreError::invalid(
-                "a new question card has no answers yet",
-            ));
+            return Err(StoreError::invalid("a new question card has no answers yet"));
         }
         self.insert_message(chat_id, card)?;
         self.set_plan_pending(chat_id, Some(pending))?;
@@ -90,19 +80,11 @@ impl Tx<'_> {
         self.update_message(chat_id, &card)?;
         self.insert_message(chat_id, &message)?;
         self.set_plan_pending(chat_id, Some(&pending))?;
-        let complete = pending
-            .questions
-            .iter()
-            .all(|question| question.answer.is_some());
+        let complete = pending.questions.iter().all(|question| question.answer.is_some());
         if complete {
             self.set_phase(chat_id, Phase::Planning)?;
         }
-        Ok(AnswerRecorded {
-            message,
-            replaced,
-            pending,
-            complete,
-        })
+        Ok(AnswerRecorded { message, replaced, pending, complete })
     }
 
     /// Checks an answer before anything is written: the waiting card, the index of the
@@ -124,11 +106,7 @@ impl Tx<'_> {
         }
         let card = self.last_of_kind(chat_id, MessageKind::QuestionCard)?;
         let card = card.ok_or_else(|| {
-            corrupt(
-                "chat_state",
-                chat_id,
-                "plan_pending without its question card",
-            )
+            corrupt("chat_state", chat_id, "plan_pending without its question card")
         })?;
         Ok((pending, index, card))
     }
@@ -156,14 +134,10 @@ impl Tx<'_> {
         if let Some(position) = answers.iter().rposition(|text| *text == old_text) {
             answers.remove(position);
         }
-        let earlier = self
-            .messages_after(chat_id, &card.id)?
-            .into_iter()
-            .rev()
-            .find(|message| {
-                message.content() == old_text
-                    && MessageKind::of(&message.body).ok() == Some(MessageKind::Answer)
-            });
+        let earlier = self.messages_after(chat_id, &card.id)?.into_iter().rev().find(|message| {
+            message.content() == old_text
+                && MessageKind::of(&message.body).ok() == Some(MessageKind::Answer)
+        });
         let Some(earlier) = earlier else {
             return Ok(None);
         };

@@ -19,11 +19,7 @@ impl Tx<'_> {
         phase: Phase,
     ) -> Result<(), StoreError> {
         require_turn_phase(phase)?;
-        require_kind(
-            message,
-            &[MessageKind::User],
-            "a turn begins with the user's own message",
-        )?;
+        require_kind(message, &[MessageKind::User], "a turn begins with the user's own message")?;
         self.require_no_waiting_card(chat_id)?;
         self.insert_message(chat_id, message)?;
         self.set_phase(chat_id, phase)
@@ -41,21 +37,12 @@ impl Tx<'_> {
     ) -> Result<Message, StoreError> {
         require_turn_phase(phase)?;
         let mut message = self.message(chat_id, message_id)?;
-        let MessageBody::User {
-            content: text,
-            plan_answer: false,
-            ..
-        } = &mut message.body
-        else {
-            let conflict = Conflict::NotEditable {
-                message_id: message_id.to_owned(),
-            };
+        let MessageBody::User { content: text, plan_answer: false, .. } = &mut message.body else {
+            let conflict = Conflict::NotEditable { message_id: message_id.to_owned() };
             return Err(StoreError::wrong_state(chat_id, conflict));
         };
         content.clone_into(text);
-        let first = self
-            .first_user_message(chat_id)?
-            .is_some_and(|first| first.id == message_id);
+        let first = self.first_user_message(chat_id)?.is_some_and(|first| first.id == message_id);
         self.delete_messages_after(chat_id, message_id)?;
         self.update_message(chat_id, &message)?;
         if first {
@@ -74,15 +61,9 @@ impl Tx<'_> {
     ) -> Result<(), StoreError> {
         let allowed = [MessageKind::Assistant, MessageKind::Tool];
         for message in messages {
-            require_kind(
-                message,
-                &allowed,
-                "executor output is assistant or tool messages",
-            )?;
+            require_kind(message, &allowed, "executor output is assistant or tool messages")?;
         }
-        messages
-            .iter()
-            .try_for_each(|message| self.insert_message(chat_id, message))
+        messages.iter().try_for_each(|message| self.insert_message(chat_id, message))
     }
 
     /// The turn is over: phase `idle`, and the task list closed (deleted) when
@@ -103,10 +84,7 @@ impl Tx<'_> {
             return Err(StoreError::wrong_state(chat_id, Conflict::PlanPending));
         }
         if state.phase == Phase::AwaitingApproval {
-            return Err(StoreError::wrong_state(
-                chat_id,
-                Conflict::PlanAwaitingApproval,
-            ));
+            return Err(StoreError::wrong_state(chat_id, Conflict::PlanAwaitingApproval));
         }
         Ok(())
     }

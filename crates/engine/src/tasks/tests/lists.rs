@@ -23,24 +23,11 @@ fn a_plan_card_breaking_a_limit_is_refused() {
     let steps = (1..=41).map(|i| format!("step {i}"));
     assert_eq!(
         TaskList::from_steps(steps),
-        Err(TrackerError::TooManyTasks {
-            would_have: 41,
-            limit: 40
-        })
+        Err(TrackerError::TooManyTasks { would_have: 41, limit: 40 })
     );
     let long = TaskList::from_steps(["ok".to_owned(), "x".repeat(121)]).unwrap_err();
-    assert_eq!(
-        long,
-        TrackerError::TitleTooLong {
-            index: 2,
-            chars: 121,
-            limit: 120
-        }
-    );
-    assert_eq!(
-        TaskList::from_steps(Vec::<String>::new()),
-        Ok(TaskList::empty())
-    );
+    assert_eq!(long, TrackerError::TitleTooLong { index: 2, chars: 121, limit: 120 });
+    assert_eq!(TaskList::from_steps(Vec::<String>::new()), Ok(TaskList::empty()));
 }
 
 #[test]
@@ -52,22 +39,11 @@ fn turn_end_helpers() {
     assert!(open.has_work_left() && !open.is_finished());
     assert_eq!(open.active().map(|t| t.id), Some(1));
 
-    let half = open
-        .apply(&Operation::Done {
-            id: 1,
-            outcome: None,
-            gate: None,
-        })
-        .unwrap();
+    let half = open.apply(&Operation::Done { id: 1, outcome: None, gate: None }).unwrap();
     assert!(half.has_work_left() && !half.is_finished());
     assert_eq!(half.active().map(|t| t.id), Some(2));
 
-    let closed = half
-        .apply(&Operation::Drop {
-            id: 2,
-            outcome: None,
-        })
-        .unwrap();
+    let closed = half.apply(&Operation::Drop { id: 2, outcome: None }).unwrap();
     assert!(!closed.has_work_left() && closed.is_finished());
     assert_eq!(closed.active(), None);
 }
@@ -81,11 +57,7 @@ fn wire_shape_is_id_phase_title_status_outcome_and_gate_when_recorded() {
         .apply(&Operation::Done {
             id: 1,
             outcome: Some("all in agent.rs".into()),
-            gate: Some(Gate {
-                command: "rg foo".into(),
-                exit_code: 0,
-                evidence: "3 hits".into(),
-            }),
+            gate: Some(Gate { command: "rg foo".into(), exit_code: 0, evidence: "3 hits".into() }),
         })
         .unwrap();
     expect![[r#"
@@ -120,29 +92,13 @@ fn wire_shape_is_id_phase_title_status_outcome_and_gate_when_recorded() {
 #[test]
 fn ids_are_never_reused_while_the_list_lives() {
     let list = TaskList::from_steps(["a", "b", "c"]).unwrap();
-    let list = list
-        .apply(&Operation::Drop {
-            id: 3,
-            outcome: None,
-        })
-        .unwrap();
-    let list = list
-        .apply_tool_call(&json!({"op":"add","tasks":["d"]}))
-        .unwrap();
-    assert_eq!(
-        list.tasks.iter().map(|t| t.id).collect::<Vec<_>>(),
-        [1, 2, 3, 4]
-    );
+    let list = list.apply(&Operation::Drop { id: 3, outcome: None }).unwrap();
+    let list = list.apply_tool_call(&json!({"op":"add","tasks":["d"]})).unwrap();
+    assert_eq!(list.tasks.iter().map(|t| t.id).collect::<Vec<_>>(), [1, 2, 3, 4]);
     let refused = list.apply_tool_call(&json!({"op":"add","tasks":["e", ""]}));
     assert!(refused.is_err());
-    let list = list
-        .apply_tool_call(&json!({"op":"add","tasks":["e"]}))
-        .unwrap();
-    assert_eq!(
-        list.get(5).map(|t| t.title.as_str()),
-        Some("e"),
-        "a refused add uses up no id"
-    );
+    let list = list.apply_tool_call(&json!({"op":"add","tasks":["e"]})).unwrap();
+    assert_eq!(list.get(5).map(|t| t.title.as_str()), Some("e"), "a refused add uses up no id");
 }
 
 /// A list stored by hand or by older code: two active tasks, a scattered phase, two
@@ -159,9 +115,7 @@ fn any_operation_repairs_a_stored_list() {
         ]
     }))
     .unwrap();
-    let repaired = stored
-        .apply_tool_call(&json!({"op":"add","tasks":["e"]}))
-        .unwrap();
+    let repaired = stored.apply_tool_call(&json!({"op":"add","tasks":["e"]})).unwrap();
     expect![[r#"
         [plan] Your plan for the work at hand — 5 tasks: 1 done, 0 dropped, 4 left.
         9 [x] d
@@ -176,17 +130,11 @@ fn any_operation_repairs_a_stored_list() {
     assert_eq!(repaired.next_id, 11);
     assert_eq!(repaired.phases(), ["Dig", "build"]);
     let c = repaired.get(2).unwrap();
-    assert_eq!(
-        c.phase.as_deref(),
-        Some("Dig"),
-        "a phase keeps its first spelling"
-    );
+    assert_eq!(c.phase.as_deref(), Some("Dig"), "a phase keeps its first spelling");
 }
 
 #[test]
 fn a_default_list_hands_out_id_one_first() {
-    let list = TaskList::default()
-        .apply_tool_call(&json!({"op":"add","tasks":["first"]}))
-        .unwrap();
+    let list = TaskList::default().apply_tool_call(&json!({"op":"add","tasks":["first"]})).unwrap();
     assert_eq!(list.tasks[0].id, 1);
 }

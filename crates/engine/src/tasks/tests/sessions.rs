@@ -13,11 +13,7 @@ fn check(script: &str, expected: Expect) {
 
 fn check_from(mut list: TaskList, script: &str, expected: Expect) {
     let mut log = String::new();
-    for call in script
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-    {
+    for call in script.lines().map(str::trim).filter(|line| !line.is_empty()) {
         let arguments: serde_json::Value = serde_json::from_str(call).expect("script line is JSON");
         log.push_str(&format!("> {call}\n"));
         match list.apply_tool_call(&arguments) {
@@ -412,12 +408,8 @@ fn limits_are_refusals_and_roll_the_whole_call_back() {
 
 #[test]
 fn forty_tasks_at_most() {
-    let titles = |n: usize| {
-        (1..=n)
-            .map(|i| format!(r#"{{"title":"t{i}"}}"#))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
+    let titles =
+        |n: usize| (1..=n).map(|i| format!(r#"{{"title":"t{i}"}}"#)).collect::<Vec<_>>().join(",");
     let mut list = TaskList::empty();
     let forty =
         serde_json::from_str(&format!(r#"{{"op":"init","tasks":[{}]}}"#, titles(40))).unwrap();
@@ -430,13 +422,8 @@ fn forty_tasks_at_most() {
     let one_more = serde_json::json!({"op":"add","tasks":[{"title":"one more"}]});
     expect!["the plan would have 41 tasks; the limit is 40. Merge tasks, or start over with init"]
         .assert_eq(&list.apply_tool_call(&one_more).unwrap_err().to_string());
-    let with_done = list
-        .apply_tool_call(&serde_json::json!({"op":"done","id":40}))
-        .unwrap();
-    assert!(
-        with_done.apply_tool_call(&one_more).is_err(),
-        "finished tasks still count"
-    );
+    let with_done = list.apply_tool_call(&serde_json::json!({"op":"done","id":40})).unwrap();
+    assert!(with_done.apply_tool_call(&one_more).is_err(), "finished tasks still count");
 }
 
 #[test]
