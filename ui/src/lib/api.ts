@@ -60,6 +60,7 @@ export const api = {
   rejectPlan: (chat_id: string, feedback: string | null) => call<ChatView>("reject_plan", { chat_id, feedback }),
   cancelPlan: (chat_id: string) => call<ChatView>("cancel_plan", { chat_id }),
   editPlan: (chat_id: string, edit: PlanEdit) => call<PlanDocument>("edit_plan", { chat_id, edit }),
+  planRevisions: (chat_id: string) => call<PlanDocument[]>("plan_revisions", { chat_id }),
   planView: (chat_id: string) => call<PlanView>("plan_view", { chat_id }),
   confirmDrop: (chat_id: string, task_id: number) => call<PlanFolder>("confirm_drop", { chat_id, task_id }),
   openPlanFolder: (chat_id: string) => call<PlanFolder>("open_plan_folder", { chat_id }),

@@ -106,8 +106,8 @@ impl Engine {
         let _serial = self.serialize();
         self.inner.store.get_chat(chat_id)?;
         let current = self.waiting_plan(chat_id)?;
-        let edited =
-            edited_plan_document(&current, edit, &now_rfc3339()).map_err(ApiError::bad_request)?;
+        let edited = edited_plan_document(&current, edit, &now_rfc3339())
+            .map_err(|error| ApiError::bad_request(error.to_string()))?;
         let stored = self.inner.store.edit_plan(chat_id, edited)?;
         self.emit_plan_card(chat_id);
         Ok(stored)

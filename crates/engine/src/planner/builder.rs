@@ -58,7 +58,7 @@ pub fn edited_plan_document(
     current: &PlanDocument,
     edit: &PlanEdit,
     created_at: &str,
-) -> Result<PlanDocument, String> {
+) -> Result<PlanDocument, PlanEditError> {
     let mut plan = Plan {
         title: edit.title.clone().unwrap_or_else(|| current.title.clone()),
         aim: edit.aim.clone().unwrap_or_else(|| current.aim.clone()),
@@ -72,10 +72,10 @@ pub fn edited_plan_document(
     plan.title = plan.title.trim().to_string();
     plan.steps.retain(|step| !step.action.trim().is_empty());
     if plan.title.is_empty() {
-        return Err("a plan needs a title".to_string());
+        return Err(PlanEditError::NoTitle);
     }
     if plan.steps.is_empty() {
-        return Err("a plan needs at least one step with an action".to_string());
+        return Err(PlanEditError::NoSteps);
     }
     let mut document = current.clone();
     document.text = plan_markdown("", &plan, &current.sandbox);
@@ -86,6 +86,15 @@ pub fn edited_plan_document(
     document.created_at = created_at.to_string();
     document.revision = current.revision + 1;
     Ok(document)
+}
+
+/// Why a user's edit of a plan was refused (the message is what the user reads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PlanEditError {
+    #[error("a plan needs a title")]
+    NoTitle,
+    #[error("a plan needs at least one step with an action")]
+    NoSteps,
 }
 
 /// The fields a user may change in a pending plan; `None` keeps the current value.

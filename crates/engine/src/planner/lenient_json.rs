@@ -5,7 +5,7 @@ use serde_json::Value;
 
 /// Parses `text` as one JSON value, repairing the slips models make. The error is written
 /// for the model that produced the text (it is shown to it in the repair attempt).
-pub fn parse_lenient(text: &str) -> Result<Value, String> {
+pub(super) fn parse_lenient(text: &str) -> Result<Value, String> {
     // Prose before the value may hold apostrophes: start repairing where the value starts.
     let start = text.find(['{', '[']).unwrap_or(0);
     let cleaned = repair(&text[start..]);

@@ -10,7 +10,8 @@ mod parse;
 mod prompt;
 
 pub use builder::{
-    build_plan_document, edited_plan_document, sandbox_dir, PlanEdit, PlanFacts, SANDBOX_DIR,
+    build_plan_document, edited_plan_document, sandbox_dir, PlanEdit, PlanEditError, PlanFacts,
+    SANDBOX_DIR,
 };
 pub use document::{
     Approval, Library, Plan, PlanContext, PlanDocument, PlanStep, Question, Sandbox, SandboxPolicy,

@@ -25,7 +25,7 @@ pub enum Expected {
     Either,
 }
 
-pub fn normalize_card(value: &Value, expected: Expected) -> Result<Card, String> {
+pub(super) fn normalize_card(value: &Value, expected: Expected) -> Result<Card, String> {
     // `{"plan": {...}}` is a plan that was wrapped once too often.
     if let Some(inner) = value.get("plan").filter(|inner| inner.get("steps").is_some()) {
         return normalize_plan(inner).map(Card::Plan);

@@ -1,0 +1,227 @@
+//! The style contract that runs with the tests (in the spirit of rust-analyzer's tidy):
+//! every Rust file opens with a `//!` line, no file is over 500 lines and no function over 60
+//! without a named exception below, the engine's public API has no `Result<_, String>`, and
+//! the UI calls exactly the commands the desktop shell registers.
+//!
+//! Exceptions are named with the reason they stand; an exception that is no longer needed
+//! fails too, so the lists only shrink. Formatting (`cargo fmt --check`) and lints
+//! (`cargo clippy -- -D warnings`) run beside this test in `scripts/test.sh`.
+
+mod tidy_support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use tidy_support::{functions, public_signatures, repository, rust_files, strip_code, SourceFile};
+
+const MAX_FILE_LINES: usize = 500;
+const MAX_FUNCTION_LINES: usize = 60;
+
+/// Files allowed past 500 lines, each with why splitting would not help a reader.
+const LONG_FILES: &[(&str, &str)] = &[];
+
+/// Functions allowed past 60 lines: (file, function, why).
+const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
+    (
+        "crates/engine/benches/mcp.rs",
+        "bench_tool_calls",
+        "one benchmark's set-up and its printed table",
+    ),
+    ("crates/engine/src/llm/openai/format_tests.rs", "recorded_answers_of_each_server", TABLE),
+    ("crates/engine/src/tasks/tests/parse.rs", "refused_shapes", TABLE),
+    (
+        "crates/engine/tests/agent_loop.rs",
+        "an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail",
+        SCENARIO,
+    ),
+    ("crates/engine/tests/config_file.rs", "every_mistake_names_its_line_and_key", TABLE),
+    ("crates/engine/tests/store_checker.rs", "half_steps", TABLE),
+    (
+        "crates/engine/tests/store_turns.rs",
+        "wrong_state_steps_are_typed_errors_that_change_nothing",
+        TABLE,
+    ),
+    ("tests/api_basics.rs", "bad_input_is_refused_with_a_clear_code_and_changes_nothing", TABLE),
+    (
+        "tests/api_plan_files.rs",
+        "a_dropped_task_is_blocked_until_the_user_confirms_the_drop",
+        SCENARIO,
+    ),
+    (
+        "tests/api_planning.rs",
+        "questions_then_a_custom_answer_then_a_plan_edited_approved_and_ticked_off",
+        SCENARIO,
+    ),
+    (
+        "tests/dwp_cli.rs",
+        "dwp_update_records_gates_and_completes_only_with_passing_evidence",
+        SCENARIO,
+    ),
+];
+
+/// Why a data-driven test is long: its table is the test, one row a case.
+const TABLE: &str = "a table of cases, one row each";
+/// Why a black-box scenario is long: it follows one user's session from start to end.
+const SCENARIO: &str = "one user's session through the product, read top to bottom";
+
+/// Files that cannot open with an inner doc comment.
+const NO_MODULE_DOC: &[(&str, &str)] = &[(
+    "src-tauri/src/commands/names.rs",
+    "build.rs include!s it as an expression, where an inner doc comment is not allowed",
+)];
+
+/// The crates whose `pub fn`s make up the engine's public API.
+const ENGINE_API: &[&str] = &["crates/engine/src", "crates/dwp/src", "crates/files/src"];
+
+fn sources() -> Vec<SourceFile> {
+    let root = repository();
+    rust_files(&root).into_iter().map(|path| SourceFile::read(&root, &path)).collect()
+}
+
+#[test]
+fn every_rust_file_opens_with_a_module_doc_line() {
+    let missing: Vec<String> = sources()
+        .iter()
+        .filter(|file| !excepted(NO_MODULE_DOC.iter().map(|e| e.0), &file.relative))
+        .filter(|file| !file.text.trim_start().starts_with("//!"))
+        .map(|file| file.relative.clone())
+        .collect();
+    assert!(missing.is_empty(), "these files do not open with a `//!` line: {missing:#?}");
+    check_exceptions_exist(NO_MODULE_DOC.iter().map(|e| e.0), |file| {
+        !file.text.trim_start().starts_with("//!")
+    });
+}
+
+#[test]
+fn no_file_is_longer_than_500_lines_without_a_named_exception() {
+    let long: Vec<String> = sources()
+        .iter()
+        .filter(|file| file.line_count() > MAX_FILE_LINES)
+        .filter(|file| !excepted(LONG_FILES.iter().map(|e| e.0), &file.relative))
+        .map(|file| format!("{} ({} lines)", file.relative, file.line_count()))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these files by concern (over {MAX_FILE_LINES} lines): {long:#?}"
+    );
+    check_exceptions_exist(LONG_FILES.iter().map(|e| e.0), |file| {
+        file.line_count() > MAX_FILE_LINES
+    });
+}
+
+#[test]
+fn no_function_is_longer_than_60_lines_without_a_named_exception() {
+    let mut long = Vec::new();
+    let mut used = BTreeSet::new();
+    for file in sources() {
+        for function in functions(&strip_code(&file.text)) {
+            if function.lines <= MAX_FUNCTION_LINES {
+                continue;
+            }
+            let key = (file.relative.as_str(), function.name.as_str());
+            match LONG_FUNCTIONS.iter().find(|(path, name, _)| (*path, *name) == key) {
+                Some(_) => {
+                    used.insert((file.relative.clone(), function.name.clone()));
+                }
+                None => long.push(format!(
+                    "{}:{} fn {} ({} lines)",
+                    file.relative, function.line, function.name, function.lines
+                )),
+            }
+        }
+    }
+    assert!(long.is_empty(), "split these functions (over {MAX_FUNCTION_LINES} lines): {long:#?}");
+    let stale: Vec<_> = LONG_FUNCTIONS
+        .iter()
+        .filter(|(path, name, _)| !used.contains(&(path.to_string(), name.to_string())))
+        .collect();
+    assert!(stale.is_empty(), "these exceptions are no longer needed, remove them: {stale:#?}");
+}
+
+#[test]
+fn the_engine_api_has_no_string_errors() {
+    let mut found = Vec::new();
+    for file in sources() {
+        if !ENGINE_API.iter().any(|dir| file.relative.starts_with(dir)) {
+            continue;
+        }
+        for signature in public_signatures(&strip_code(&file.text)) {
+            if returns_string_error(&signature.text) {
+                found.push(format!("{}:{}: {}", file.relative, signature.line, signature.text));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "public functions must return a typed error (thiserror), not String: {found:#?}"
+    );
+}
+
+#[test]
+fn the_ui_calls_exactly_the_commands_the_shell_registers() {
+    let root = repository();
+    let shell = quoted_names(&read(&root, "src-tauri/src/commands/names.rs"));
+    let api = read(&root, "ui/src/lib/api.ts");
+    let mut ui = BTreeSet::new();
+    for part in api.split("call<").skip(1) {
+        let Some(open) = part.find("(\"") else { continue };
+        let name: String = part[open + 2..].chars().take_while(|c| *c != '"').collect();
+        ui.insert(name);
+    }
+    assert!(!shell.is_empty() && !ui.is_empty(), "no command names found");
+    let missing_in_shell: Vec<_> = ui.difference(&shell).collect();
+    let unused_by_ui: Vec<_> = shell.difference(&ui).collect();
+    assert!(
+        missing_in_shell.is_empty() && unused_by_ui.is_empty(),
+        "ui/src/lib/api.ts calls {missing_in_shell:?} that the shell does not register, and the \
+         shell registers {unused_by_ui:?} that the UI never calls"
+    );
+}
+
+#[test]
+fn the_checks_themselves_see_what_they_look_for() {
+    // A function, a string holding braces and `fn`, a raw string and a comment: the scanner
+    // must count the function's lines and nothing else.
+    let source = "//! x\nfn outer() {\n    let s = \"} fn fake() {\";\n    let r = r#\"{\"#;\n    \
+                  // }\n    let c = '}';\n}\npub fn api(x: u8)\n    -> Result<u8, String> {\n    \
+                  Ok(x)\n}\n";
+    let code = strip_code(source);
+    let found: Vec<(String, usize)> =
+        functions(&code).into_iter().map(|f| (f.name, f.lines)).collect();
+    assert_eq!(found, vec![("outer".to_owned(), 6), ("api".to_owned(), 4)]);
+    let signatures = public_signatures(&code);
+    assert_eq!(signatures.len(), 1);
+    assert!(returns_string_error(&signatures[0].text), "{}", signatures[0].text);
+    assert!(!returns_string_error("pub fn f() -> Result<String, Error>"));
+}
+
+fn returns_string_error(signature: &str) -> bool {
+    let compact: String = signature.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.contains("Result<") && compact.contains(",String>")
+}
+
+fn excepted<'a>(mut names: impl Iterator<Item = &'a str>, relative: &str) -> bool {
+    names.any(|name| name == relative)
+}
+
+fn check_exceptions_exist<'a>(
+    names: impl Iterator<Item = &'a str>,
+    still_needed: impl Fn(&SourceFile) -> bool,
+) {
+    let root = repository();
+    for name in names {
+        let path = root.join(name);
+        assert!(path.exists(), "the exception names {name}, which does not exist: remove it");
+        let file = SourceFile::read(&root, &path);
+        assert!(still_needed(&file), "{name} no longer needs its exception: remove it");
+    }
+}
+
+fn quoted_names(text: &str) -> BTreeSet<String> {
+    let code: String = text.lines().filter(|line| !line.trim_start().starts_with("//")).collect();
+    code.split('"').skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+fn read(root: &Path, relative: &str) -> String {
+    std::fs::read_to_string(root.join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
+}
