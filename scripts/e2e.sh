@@ -18,7 +18,8 @@ if [[ -z "${E2E_SKIP_BUILD:-}" ]]; then
   echo "e2e: building the UI" >&2
   (cd ui && npm run --silent build >&2)
   echo "e2e: cargo build (desktop app, scripted provider)" >&2
-  cargo build --locked -p preflight-desktop -p preflight-testkit --bins
+  # The package selection and features of scripts/test.sh, so shared dependencies are reused.
+  cargo build --locked --workspace --features preflight-engine/ts --bins
 fi
 
 export PATH="$HOME/.cargo/bin:$PATH"

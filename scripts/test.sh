@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # THE test command: set-up, then every test —
-#   1. the default workspace members (engine, the embedded model — on the real model set-up
-#      fetched —, `preflight`, black-box tests in tests/), with the benchmarks compiled (not
-#      run) so that they cannot rot;
-#   2. the UI's generated TypeScript types are up to date with the Rust types (ts-rs);
-#   3. the UI: type check, component tests (vitest), production build;
-#   4. the desktop shell's own tests (its command list and capability, its IPC types);
+#   1. the style contract: `cargo fmt --check`, clippy with warnings as errors (and the tidy
+#      test, tests/tidy.rs, among the cargo tests);
+#   2. one build of every target of the workspace (the UI first: the desktop shell embeds it);
+#   3. every cargo test: the engine, the embedded model (on the real model set-up fetched),
+#      `preflight` with the black-box tests in tests/, the testkit, the desktop shell (its
+#      command list and capability), the generated UI types (ts-rs);
+#   4. the UI: type check and component tests (vitest);
 #   5. the desktop app end to end in its real window under Xvfb (scripts/e2e.sh).
-# With arguments, only step 1 runs, with the arguments passed to `cargo test` (e.g.
+# With arguments, only `cargo test` runs, with the arguments (e.g.
 # `scripts/test.sh -p preflight-engine`, `scripts/test.sh -- --nocapture`).
 # A pre-set CARGO_TARGET_DIR is respected; everything shares one target/ (debug).
 set -euo pipefail
@@ -30,23 +31,37 @@ else
   export CARGO_TERM_COLOR=never
 fi
 
-# Benchmarks are compiled, not run, in the dev profile: this shares the test build's
-# dependencies, where `cargo bench --no-run` would build everything again in release.
-echo "test: cargo build --locked --benches" >&2
-cargo build --locked --benches
+if (($# > 0)); then
+  echo "test: cargo test --locked $*" >&2
+  exec cargo test --locked "$@"
+fi
 
-echo "test: cargo test --locked${*:+ $*}" >&2
-cargo test --locked "$@"
-(($# > 0)) && exit 0
+# The style contract: formatting and lints fail the run (the tidy test runs with cargo test).
+echo "test: cargo fmt --check" >&2
+cargo fmt --all -- --check
 
-echo "test: generated UI types (ts-rs)" >&2
-cargo test --locked -p preflight-engine --features ts --test ts_bindings
+# One package selection and one feature set for every cargo call below (the whole workspace,
+# the engine's `ts` feature for the generated-types check): a call that selected fewer
+# packages would resolve features anew and compile shared dependencies (llama.cpp) again.
+cargo_flags=(--locked --workspace --features preflight-engine/ts)
 
-echo "test: ui/ type check, component tests, build" >&2
-(cd ui && npm run --silent typecheck && npx vitest run && npm run --silent build)
+echo "test: cargo clippy --all-targets -D warnings" >&2
+cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
 
-echo "test: desktop shell (cargo test -p preflight-desktop)" >&2
-cargo test --locked -p preflight-desktop
+# The desktop shell embeds ui/dist when it compiles, so the UI is built first.
+echo "test: ui/ build" >&2
+(cd ui && npm run --silent build)
+
+# Every target at once: tests, the binaries the e2e tests start, and the benchmarks (compiled
+# in the dev profile so they cannot rot; `cargo bench --no-run` would build all in release).
+echo "test: cargo build --all-targets" >&2
+cargo build "${cargo_flags[@]}" --all-targets
+
+echo "test: cargo test (engine, embedded model, preflight, testkit, desktop shell, tidy)" >&2
+cargo test "${cargo_flags[@]}"
+
+echo "test: ui/ type check, component tests" >&2
+(cd ui && npm run --silent typecheck && npx vitest run)
 
 echo "test: end to end (scripts/e2e.sh)" >&2
-E2E_SKIP_SETUP=1 bash scripts/e2e.sh
+E2E_SKIP_SETUP=1 E2E_SKIP_BUILD=1 bash scripts/e2e.sh
