@@ -11,6 +11,7 @@ mod ipc;
 #[cfg(target_os = "linux")]
 mod nospeech;
 mod shell;
+mod single;
 mod watch;
 
 use tauri::Manager;
@@ -25,13 +26,26 @@ fn main() {
     skip_javascript_optimising_jit();
     let shell = match shell::Shell::start() {
         Ok(shell) => shell,
-        Err(error) => {
+        Err(shell::StartError::AlreadyOpen) => {
+            eprintln!("preflight-desktop: Preflight is already open on this data folder: its window is in front");
+            std::process::exit(0);
+        }
+        Err(shell::StartError::Fatal(error)) => {
             eprintln!("preflight-desktop: {error}");
             std::process::exit(1);
         }
     };
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .setup(|app| {
+            let shell = app.state::<shell::Shell>();
+            if shell.holds_home() {
+                if let Err(error) = single::listen(&shell.home, app.handle().clone()) {
+                    tracing::warn!(%error, "later starts cannot bring this window to the front");
+                }
+            }
+            Ok(())
+        })
         .manage(shell)
         .invoke_handler(commands::handler())
         .build(tauri::generate_context!("../tauri.conf.json"))

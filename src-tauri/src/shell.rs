@@ -11,10 +11,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Instant;
 
 use preflight_embedded::LlamaModels;
+use preflight_engine::home_lock::HomeLock;
 use preflight_engine::lifecycle::{ApiError, Engine, EngineOptions};
 use tauri::async_runtime::JoinHandle;
 
-use crate::home;
+use crate::{home, single};
 
 static PROCESS_START: OnceLock<Instant> = OnceLock::new();
 
@@ -37,20 +38,46 @@ pub struct Shell {
     engine: RwLock<Result<Engine, String>>,
     /// The task forwarding the watched chat's events to the window.
     watch: Mutex<Option<JoinHandle<()>>>,
+    /// The data folder's lock, held for the process's life and lent to every engine it
+    /// opens; `None` when another program held the folder at start.
+    home_lock: Option<Arc<HomeLock>>,
+}
+
+/// Why the window does not open.
+pub enum StartError {
+    /// A window on this data folder was running and is now in front.
+    AlreadyOpen,
+    /// The data folder cannot be made.
+    Fatal(String),
 }
 
 impl Shell {
-    /// Resolves the data folder and opens the engine. Only a data folder that cannot be
-    /// made is fatal; an engine that cannot open is reported to the window.
-    pub fn start() -> Result<Shell, String> {
-        let home = home::data_home()?;
+    /// Resolves the data folder, claims it (a window already running there is brought to
+    /// the front instead) and opens the engine. Only a data folder that cannot be made is
+    /// fatal; an engine that cannot open, or a folder another program holds, is reported to
+    /// the window.
+    pub fn start() -> Result<Shell, StartError> {
+        let home = home::data_home().map_err(StartError::Fatal)?;
+        let (home_lock, engine) = match single::claim(&home) {
+            single::Claim::Focused => return Err(StartError::AlreadyOpen),
+            single::Claim::First(lock) => (Some(lock), None),
+            single::Claim::HeldElsewhere(error) => (None, Some(Err(error.to_string()))),
+        };
         let fs_server = home::fs_server();
-        let models = Arc::new(LlamaModels::new(home::models_dir()?));
-        let engine = tauri::async_runtime::block_on(open(&home, fs_server.clone(), &models));
+        let models = Arc::new(LlamaModels::new(home::models_dir().map_err(StartError::Fatal)?));
+        let engine = engine.unwrap_or_else(|| {
+            tauri::async_runtime::block_on(open(&home, fs_server.clone(), &models, &home_lock))
+        });
         if let Err(error) = &engine {
             tracing::error!(%error, "the engine could not start");
         }
-        Ok(Shell { home, fs_server, models, engine: RwLock::new(engine), watch: Mutex::new(None) })
+        let engine = RwLock::new(engine);
+        Ok(Shell { home, fs_server, models, engine, watch: Mutex::new(None), home_lock })
+    }
+
+    /// Whether this window holds its data folder (and so answers later starts).
+    pub fn holds_home(&self) -> bool {
+        self.home_lock.is_some()
     }
 
     /// The engine, or `ERR_INTERNAL` saying why it is not running.
@@ -74,7 +101,7 @@ impl Shell {
         if let Ok(old) = self.engine() {
             old.shutdown().await;
         }
-        let engine = open(&self.home, self.fs_server.clone(), &self.models).await;
+        let engine = open(&self.home, self.fs_server.clone(), &self.models, &self.home_lock).await;
         let result = engine.as_ref().map(drop).map_err(|error| ApiError::internal(error.clone()));
         *self.engine.write().unwrap_or_else(PoisonError::into_inner) = engine;
         result
@@ -107,9 +134,12 @@ async fn open(
     home: &Path,
     fs_server: Option<PathBuf>,
     models: &Arc<LlamaModels>,
+    home_lock: &Option<Arc<HomeLock>>,
 ) -> Result<Engine, String> {
     let mut options = EngineOptions::new(home.to_owned(), fs_server);
     options.local_models = Some(Arc::clone(models) as _);
+    options.program = single::PROGRAM.to_owned();
+    options.home_lock = home_lock.clone();
     // MCP servers are not WebKit's: they get the library path without the speech stand-in.
     #[cfg(target_os = "linux")]
     {

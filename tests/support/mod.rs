@@ -67,6 +67,11 @@ impl Serve {
         home
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn home_path(&self) -> &Path {
         self.home.path()
     }

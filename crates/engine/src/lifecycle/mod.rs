@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
+use crate::home_lock::{HomeLock, HomeLockError};
 use crate::llm::{LocalModels, Provider, SetupError};
 use crate::mcp::{McpConfig, McpError, McpHost, ProfileView};
 use crate::store::{Store, StoreError};
@@ -56,6 +57,12 @@ pub struct EngineOptions {
     /// Runs `kind = "embedded"` (the default without `config.toml`) in this process; `None`
     /// makes that kind a clear error. The `preflight` binary passes llama.cpp's.
     pub local_models: Option<Arc<dyn LocalModels>>,
+    /// Who this process is, for the data folder's lock ("preflight serve", "the Preflight
+    /// window"): a second process on the folder is told who holds it.
+    pub program: String,
+    /// The data folder's lock when the host holds it already (the window keeps one across
+    /// re-opening the engine); `None` makes `open` take it.
+    pub home_lock: Option<Arc<HomeLock>>,
 }
 
 impl EngineOptions {
@@ -68,6 +75,8 @@ impl EngineOptions {
             mcp: McpConfig::new(home.clone(), fs_server),
             keys: KeyLookup::system(|name| std::env::var(name).ok()),
             local_models: None,
+            program: "preflight".to_owned(),
+            home_lock: None,
             home,
         }
     }
@@ -78,6 +87,8 @@ impl EngineOptions {
 pub enum EngineError {
     #[error("cannot create the data folder {path}: {source}")]
     Home { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Busy(#[from] HomeLockError),
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
@@ -109,16 +120,23 @@ pub(crate) struct Inner {
     /// The executor's model, or why there is none (shown in the chat when a turn needs it).
     executor: Result<Arc<dyn Provider>, SetupError>,
     planner: Result<Arc<dyn Provider>, SetupError>,
+    /// Held for the engine's life: no other process runs turns on this data folder.
+    _home_lock: Arc<HomeLock>,
 }
 
 impl Engine {
-    /// Opens the data folder: reads `config.toml` (a bad one is an error naming file, line
-    /// and key), opens the store, writes `prompts/planner.md` when absent, starts the MCP
+    /// Opens the data folder: takes its lock (another process holding it is an error naming
+    /// that process, before anything is read), reads `config.toml` (a bad one is an error
+    /// naming file, line and key), opens the store, writes `prompts/planner.md` when absent, starts the MCP
     /// host, and settles chats a previous process left mid-turn. Needs a tokio runtime.
     pub async fn open(options: EngineOptions) -> Result<Engine, EngineError> {
         let home = options.home;
         std::fs::create_dir_all(&home)
             .map_err(|source| EngineError::Home { path: home.clone(), source })?;
+        let home_lock = match options.home_lock {
+            Some(lock) if lock.home() == home => lock,
+            _ => Arc::new(HomeLock::acquire(&home, &options.program)?),
+        };
         let config = Config::load(&home)?;
         let store = Arc::new(Store::open(home.join(DATABASE_FILE))?);
         crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
@@ -140,6 +158,7 @@ impl Engine {
             context7_configured,
             executor,
             planner,
+            _home_lock: home_lock,
         };
         recovery::settle_interrupted_turns(&inner.store)?;
         Ok(Engine { inner: Arc::new(inner) })

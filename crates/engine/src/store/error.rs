@@ -21,6 +21,11 @@ pub enum StoreError {
          Preflight knows; it was written by a newer Preflight"
     )]
     SchemaTooNew { path: PathBuf, found: i64, known: i64 },
+    #[error(
+        "the store at {path} has schema version {found}, this Preflight reads {known}: open it \
+         with this version's app or `preflight serve` once first"
+    )]
+    SchemaMismatch { path: PathBuf, found: i64, known: i64 },
     #[error("cannot migrate the store at {path} to schema version {version}: {source}")]
     Migration {
         path: PathBuf,

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use error::{Conflict, Entity, StoreError};
 pub use session::ChatState;
@@ -55,6 +55,22 @@ impl Store {
         let mut connection = Connection::open(&path).map_err(|source| open_error(&path, source))?;
         configure(&connection, &path)?;
         migrations::migrate(&mut connection, &path, schema::MIGRATIONS)?;
+        Ok(Store { connection: Mutex::new(connection), path })
+    }
+
+    /// Opens an existing database for reading only, beside the process that holds the data
+    /// folder (SQLite's WAL lets readers run beside one writer). Nothing is created or
+    /// migrated: a file of another schema version is refused.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let path = path.as_ref().to_owned();
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let connection = Connection::open_with_flags(&path, flags)
+            .map_err(|source| open_error(&path, source))?;
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(|source| open_error(&path, source))?;
+        let found = migrations::user_version(&connection, &path)?;
+        if found != SCHEMA_VERSION {
+            return Err(StoreError::SchemaMismatch { path, found, known: SCHEMA_VERSION });
+        }
         Ok(Store { connection: Mutex::new(connection), path })
     }
 
