@@ -6,7 +6,8 @@
 #   3. every cargo test: the engine, the embedded model (on the real model set-up fetched),
 #      `preflight` with the black-box tests in tests/, the testkit, the desktop shell (its
 #      command list and capability), the generated UI types (ts-rs);
-#   4. the UI: type check and component tests (vitest);
+#   4. a bounded fuzzing run of the planner and turn_plan parsers (scripts/fuzz.sh);
+#      the UI: type check and component tests (vitest);
 #   5. the desktop app end to end in its real window under Xvfb (scripts/e2e.sh).
 # With arguments, only `cargo test` runs, with the arguments (e.g.
 # `scripts/test.sh -p preflight-engine`, `scripts/test.sh -- --nocapture`).
@@ -59,6 +60,10 @@ cargo build "${cargo_flags[@]}" --all-targets
 
 echo "test: cargo test (engine, embedded model, preflight, testkit, desktop shell, tidy)" >&2
 cargo test "${cargo_flags[@]}"
+
+# A short, bounded fuzzing run of the pure parsers (its own build, without the engine's I/O).
+echo "test: fuzz the planner and turn_plan parsers (scripts/fuzz.sh, 20 s each)" >&2
+bash scripts/fuzz.sh 20
 
 echo "test: ui/ type check, component tests" >&2
 (cd ui && npm run --silent typecheck && npx vitest run)
