@@ -280,6 +280,8 @@ fn first_message_to_card(id: &str) -> Vec<Duration> {
             mcp: McpConfig::new(home.path(), home.path().join("no-filesystem-server")),
             keys: KeyLookup::new(Vec::new(), |_| None),
             local_models: Some(Arc::new(LlamaModels::new(models_dir()))),
+            program: "preflight test".to_owned(),
+            home_lock: None,
         };
         let engine = Engine::open(options).await.unwrap();
         let mut times = Vec::new();

@@ -63,6 +63,8 @@ async fn run() {
         mcp: McpConfig::new(home.path(), fs_server()),
         keys: KeyLookup::new(Vec::new(), |_| None),
         local_models: None,
+        program: "preflight test".to_owned(),
+        home_lock: None,
     };
     let engine = Engine::open(options).await.unwrap();
     let bare = bare_round_trips(&provider.openai_url()).await;

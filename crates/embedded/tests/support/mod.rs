@@ -54,6 +54,8 @@ pub async fn engine(model: &str) -> (Engine, TempDir) {
         mcp: McpConfig::new(home.path(), home.path().join("no-filesystem-server")),
         keys: KeyLookup::new(Vec::new(), |_| None),
         local_models: Some(Arc::new(LlamaModels::new(models_dir()))),
+        program: "preflight test".to_owned(),
+        home_lock: None,
     };
     (Engine::open(options).await.unwrap(), home)
 }

@@ -116,6 +116,8 @@ mod tests {
             mcp: McpConfig::new(home, home.join("no-filesystem-server")),
             keys: KeyLookup::new(Vec::new(), |_| None),
             local_models: None,
+            program: "preflight test".to_owned(),
+            home_lock: None,
         };
         Engine::open(options).await.unwrap()
     }
