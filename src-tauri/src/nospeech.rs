@@ -719,6 +719,183 @@ mod tests {
         assert_eq!(std::fs::read_link(dir.join(&flite[1])).unwrap(), Path::new(STUB_NAME));
     }
 
+    /// Whether this process may give files away (`chown`): only then are the rows about another
+    /// user's entries run (as root, as on the CI machines here).
+    fn can_give_files_away() -> bool {
+        // SAFETY: geteuid has no preconditions.
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    fn set_mode(path: &Path, mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    /// Another user's (nobody's) entry, without following a link.
+    fn give_away(path: &Path) {
+        std::os::unix::fs::lchown(path, Some(65534), Some(65534)).unwrap();
+    }
+
+    /// The folder holds exactly what Preflight puts there: the user's own 0700 folder, the
+    /// library (its embedded bytes, a file of its own no one else may write), a link to it per
+    /// flite name, and the verdict for `programs`.
+    fn assert_exactly_as_made(dir: &Path, flite: &[String], programs: &[PathBuf], what: &str) {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions.
+        let user = unsafe { libc::geteuid() };
+        let folder = std::fs::symlink_metadata(dir).unwrap();
+        assert!(folder.is_dir(), "{what}: a folder");
+        assert_eq!(folder.uid(), user, "{what}: the user's own folder");
+        assert_eq!(folder.mode() & 0o7777, 0o700, "{what}: mode {:o}", folder.mode() & 0o7777);
+        let library = std::fs::symlink_metadata(dir.join(STUB_NAME)).unwrap();
+        assert!(library.file_type().is_file(), "{what}: the library is a file of its own");
+        assert_eq!(library.uid(), user, "{what}: the library is the user's");
+        assert_eq!(library.mode() & 0o022, 0, "{what}: no one else may write the library");
+        assert_eq!(std::fs::read(dir.join(STUB_NAME)).unwrap(), STUB, "{what}: its bytes");
+        for name in flite {
+            let link = std::fs::symlink_metadata(dir.join(name)).unwrap();
+            assert_eq!(link.uid(), user, "{what}: {name} is the user's");
+            assert_eq!(std::fs::read_link(dir.join(name)).unwrap(), Path::new(STUB_NAME), "{what}");
+        }
+        let mut expected: Vec<String> = flite.to_vec();
+        expected.push(STUB_NAME.to_owned());
+        expected.push(file_name(&Verdict::file(dir, programs)).unwrap());
+        expected.sort();
+        let mut found: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        found.sort();
+        assert_eq!(found, expected, "{what}: nothing else in the folder");
+    }
+
+    type Tampering = fn(&Path, &[String]);
+
+    /// Ways the folder can differ from what Preflight made, each with the user's cache intact.
+    const TAMPERINGS: &[(&str, Tampering)] = &[
+        ("a stray library under a name the linker looks up", |dir, _| {
+            std::fs::write(dir.join("libgmodule-2.0.so.0"), STUB).unwrap();
+        }),
+        ("a stray hidden file", |dir, _| std::fs::write(dir.join(".planted"), b"x").unwrap()),
+        ("a stray folder", |dir, _| std::fs::create_dir(dir.join("lib")).unwrap()),
+        ("a stray link to the library", |dir, _| {
+            std::os::unix::fs::symlink(STUB_NAME, dir.join("libasound.so.2")).unwrap();
+        }),
+        ("the folder open to everyone (0777)", |dir, _| set_mode(dir, 0o777)),
+        ("the folder writable by its group (0770)", |dir, _| set_mode(dir, 0o770)),
+        ("the folder readable by others (0755)", |dir, _| set_mode(dir, 0o755)),
+        ("the library's bytes differ", |dir, _| {
+            std::fs::write(dir.join(STUB_NAME), b"not a library").unwrap();
+        }),
+        ("the library one byte longer", |dir, _| {
+            let mut bytes = STUB.to_vec();
+            bytes.push(0);
+            std::fs::write(dir.join(STUB_NAME), bytes).unwrap();
+        }),
+        ("the library writable by everyone", |dir, _| set_mode(&dir.join(STUB_NAME), 0o666)),
+        ("the library a link to a copy outside the folder", |dir, _| {
+            let outside = dir.with_file_name("copy-of-the-library.so");
+            std::fs::write(&outside, STUB).unwrap();
+            std::fs::remove_file(dir.join(STUB_NAME)).unwrap();
+            std::os::unix::fs::symlink(&outside, dir.join(STUB_NAME)).unwrap();
+        }),
+        ("a flite name a library of its own", |dir, flite| {
+            std::fs::remove_file(dir.join(&flite[0])).unwrap();
+            std::fs::write(dir.join(&flite[0]), STUB).unwrap();
+        }),
+        ("a flite link to another file", |dir, flite| {
+            std::fs::remove_file(dir.join(&flite[0])).unwrap();
+            std::os::unix::fs::symlink("/usr/lib/libplanted.so", dir.join(&flite[0])).unwrap();
+        }),
+        ("the folder another user's", |dir, _| {
+            if can_give_files_away() {
+                give_away(dir);
+            }
+        }),
+        ("the library another user's", |dir, _| {
+            if can_give_files_away() {
+                give_away(&dir.join(STUB_NAME));
+            }
+        }),
+        ("a flite link another user's", |dir, flite| {
+            if can_give_files_away() {
+                give_away(&dir.join(&flite[1]));
+            }
+        }),
+    ];
+
+    #[test]
+    fn a_folder_not_exactly_as_made_is_made_afresh_and_checked_again() {
+        for (what, tamper) in TAMPERINGS {
+            let Prepared { flite, helpers, cache, dir } = Prepared::new();
+            let _ = std::fs::remove_file(Verdict::file(&dir, &helpers));
+            tamper(&dir, &flite);
+
+            let prepared = prepare(cache.path(), &dir, STUB, &flite, &helpers);
+
+            assert!(prepared.is_ok(), "{what}: {prepared:?}");
+            assert_exactly_as_made(&dir, &flite, &helpers, what);
+            assert!(Verdict::read(&dir, &helpers).unwrap().covers(&helpers), "{what}");
+            let left: Vec<String> = std::fs::read_dir(cache.path())
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name.starts_with('.') || name.starts_with(FOLDER_PREFIX))
+                .collect();
+            assert_eq!(left, [file_name(&dir).unwrap()], "{what}: the old folder is gone");
+        }
+    }
+
+    #[test]
+    fn a_folder_others_can_write_on_the_way_to_the_stand_in_is_refused() {
+        type Weakening = fn(&Path, &Path);
+        let weakenings: [(&str, Weakening); 4] = [
+            ("the cache open to everyone", |_, cache| set_mode(cache, 0o777)),
+            ("the cache writable by its group", |_, cache| set_mode(cache, 0o770)),
+            ("a folder above the cache open to everyone", |above, _| set_mode(above, 0o777)),
+            ("the cache another user's", |_, cache| {
+                if can_give_files_away() {
+                    give_away(cache);
+                } else {
+                    set_mode(cache, 0o777);
+                }
+            }),
+        ];
+        let (flite, helpers) = this_machine();
+        for (what, weaken) in weakenings {
+            for already_made in [false, true] {
+                let above = tempfile::tempdir().unwrap();
+                let cache = above.path().join("preflight");
+                let dir = folder(&cache, STUB);
+                if already_made {
+                    prepare(&cache, &dir, STUB, &flite, &helpers).unwrap();
+                } else {
+                    std::fs::create_dir(&cache).unwrap();
+                }
+                weaken(above.path(), &cache);
+
+                let refused = prepare(&cache, &dir, STUB, &flite, &helpers);
+
+                assert!(refused.is_err(), "{what} (made before: {already_made}): {refused:?}");
+                if !already_made {
+                    assert!(!dir.exists(), "{what}: nothing is made in an unsafe place");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_sticky_folder_above_the_cache_is_safe_as_temp_is() {
+        let (flite, helpers) = this_machine();
+        let above = tempfile::tempdir().unwrap();
+        set_mode(above.path(), 0o1777);
+        let cache = above.path().join("preflight");
+        let dir = folder(&cache, STUB);
+
+        prepare(&cache, &dir, STUB, &flite, &helpers).unwrap();
+
+        assert_exactly_as_made(&dir, &flite, &helpers, "under a sticky folder");
+    }
+
     #[test]
     fn library_path_entries_never_include_the_current_folder() {
         let value = |text: &str| OsString::from(text);
