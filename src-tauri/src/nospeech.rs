@@ -22,6 +22,8 @@
 //! writing anything into the user's shared one. `PREFLIGHT_WEBKIT_SPEECH=system` turns all
 //! this off. Folders of earlier builds are left in the cache (each is 30 kB).
 
+mod folder;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,6 +52,27 @@ const GST_REGISTRIES: [&str; 2] = ["GST_REGISTRY_1_0", "GST_REGISTRY"];
 /// writable when it exists, where it binds `LD_LIBRARY_PATH` folders read-only.
 const GST_CACHE: &str = "gstreamer-1.0";
 const GST_REGISTRY_FILE: &str = "registry.preflight.bin";
+
+/// Why the stand-in is not used; the real flite is then.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    #[error("no program to check the stand-in against")]
+    NoPrograms,
+    #[error("the way to the stand-in's folder is not safe: {0}")]
+    UnsafePlace(folder::Untrusted),
+    #[error("the stand-in's folder is not as Preflight made it: {0}")]
+    NotAsMade(folder::Untrusted),
+    #[error(transparent)]
+    File(#[from] preflight_files::FileError),
+    #[error("the library path cannot hold the folder")]
+    LibraryPathFull,
+    #[error("checking {}: {why}", program.display())]
+    CheckFailed { program: PathBuf, why: String },
+    #[error("the dynamic linker refused it for {}: {why}", program.display())]
+    LinkerRefused { program: PathBuf, why: String },
+    #[error("{} vanished during the check", path.display())]
+    Vanished { path: PathBuf },
+}
 
 /// What [`apply`] put in the environment, for [`environment_for_other_programs`].
 static APPLIED: OnceLock<Applied> = OnceLock::new();
@@ -88,11 +111,9 @@ pub fn use_silent_speech() {
         return;
     };
     let dir = folder(&cache, STUB);
+    let names: Vec<String> = flite.iter().filter_map(|path| file_name(path)).collect();
     if flite.iter().all(|path| path.starts_with(&dir)) {
-        // The second execution: checked moments ago by the first.
-        if apply(&dir) {
-            tracing::info!(dir = %dir.display(), "a silent flite stands in for WebKit's speech libraries");
-        }
+        keep_for_helpers(&cache, &dir, &names);
         return;
     }
     let helpers = helper_executables(&loaded);
@@ -104,8 +125,9 @@ pub fn use_silent_speech() {
     }
     let Ok(this_program) = std::env::current_exe() else { return };
     let programs: Vec<PathBuf> = helpers.into_iter().chain([this_program.clone()]).collect();
-    let names: Vec<String> = flite.iter().filter_map(|path| file_name(path)).collect();
     if let Err(error) = prepare(&cache, &dir, STUB, &names, &programs) {
+        // Nor may a folder of ours come in with the inherited library path.
+        forget_inherited_folders();
         tracing::warn!("the real flite is used: {error}");
         return;
     }
@@ -118,10 +140,29 @@ pub fn use_silent_speech() {
         return;
     }
     tracing::info!(ms, libraries = names.len(), "executing again to load the silent flite");
+    execute_again(&this_program);
+}
+
+/// The second execution, which loaded the stand-in from `dir`: checked moments ago by the
+/// first, it goes on to WebKit's helpers (which load it later) only while still as made.
+fn keep_for_helpers(cache: &Path, dir: &Path, flite: &[String]) {
+    if let Err(error) = folder::check_trusted(cache, dir, STUB, flite) {
+        forget_inherited_folders();
+        tracing::warn!("WebKit's helpers get the real flite: {error}");
+        return;
+    }
+    if apply(dir) {
+        tracing::info!(dir = %dir.display(), "a silent flite stands in for WebKit's speech libraries");
+    }
+}
+
+/// Replaces this process with `this_program` (same pid and arguments), marked as the second
+/// execution; returns only when that fails.
+fn execute_again(this_program: &Path) {
     std::env::set_var(REEXECUTED, "1");
     let mut args = std::env::args_os();
     // By its path, not /proc/self/exe: the process name comes from the path's last part.
-    let mut command = Command::new(&this_program);
+    let mut command = Command::new(this_program);
     if let Some(arg0) = args.next() {
         std::os::unix::process::CommandExt::arg0(&mut command, arg0);
     }
@@ -227,20 +268,21 @@ fn short_digest(bytes: &[u8]) -> String {
     digest
 }
 
-/// Makes `dir` hold `stub` under every name in `flite`, verified for `programs`: created or
-/// repaired when needed, checked again when what it was checked against changed. A passed
-/// check whose verdict cannot be saved (a read-only cache) still counts, with a warning.
+/// Makes `dir` hold `stub` under every name in `flite`, verified for `programs`: created, or
+/// made afresh when not exactly as made (see `folder`), checked again when what it was checked
+/// against changed. A passed check whose verdict cannot be saved (a read-only cache) still
+/// counts, with a warning.
 fn prepare(
     cache: &Path,
     dir: &Path,
     stub: &[u8],
     flite: &[String],
     programs: &[PathBuf],
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     if programs.is_empty() {
-        return Err("no program to check the stand-in against".into());
+        return Err(Refusal::NoPrograms);
     }
-    materialise(cache, dir, stub, flite)?;
+    folder::materialise(cache, dir, stub, flite)?;
     if !Verdict::read(dir, programs).is_some_and(|verdict| verdict.covers(programs)) {
         let verdict = check(dir, programs)?;
         if let Err(error) = verdict.write(dir, programs) {
@@ -263,60 +305,16 @@ fn staging_name(final_name: &str) -> String {
     format!(".{final_name}.{}.{nanos}.{count}", std::process::id())
 }
 
-/// Makes `dir` hold exactly `stub` as [`STUB_NAME`] with a link per name in `flite`. A new
-/// folder is built whole aside and renamed into place; a link missing from an existing one is
-/// added by renaming too, so no reader ever sees a half-made file.
-fn materialise(cache: &Path, dir: &Path, stub: &[u8], flite: &[String]) -> Result<(), String> {
-    let io = |what: &str, path: &Path, error: std::io::Error| {
-        format!("{what} {}: {error}", path.display())
-    };
-    let link = |folder: &Path, name: &str| -> Result<(), String> {
-        let staging = folder.join(staging_name(name));
-        std::os::unix::fs::symlink(STUB_NAME, &staging)
-            .map_err(|error| io("linking", &staging, error))?;
-        std::fs::rename(&staging, folder.join(name))
-            .map_err(|error| io("linking", &folder.join(name), error))
-    };
-    crate::home::create_private_dir(cache)?;
-    if dir.is_dir() && std::fs::read(dir.join(STUB_NAME)).ok().as_deref() != Some(stub) {
-        // Damaged (or not ours): it is only a cache, and a stale verdict must not outlive it.
-        std::fs::remove_dir_all(dir).map_err(|error| io("removing the damaged", dir, error))?;
-    }
-    if !dir.is_dir() {
-        let staging = cache.join(staging_name(&file_name(dir).unwrap_or_default()));
-        crate::home::create_private_dir(&staging)?;
-        let built = std::fs::write(staging.join(STUB_NAME), stub)
-            .map_err(|error| io("writing", &staging, error))
-            .and_then(|()| flite.iter().try_for_each(|name| link(&staging, name)));
-        let renamed = built.and_then(|()| {
-            std::fs::rename(&staging, dir).map_err(|error| io("creating", dir, error))
-        });
-        if let Err(error) = renamed {
-            let _ = std::fs::remove_dir_all(&staging);
-            if !dir.is_dir() {
-                return Err(error);
-            }
-            // Another instance made it first.
-        }
-    }
-    for name in flite {
-        if !std::fs::read_link(dir.join(name)).is_ok_and(|target| target == Path::new(STUB_NAME)) {
-            link(dir, name)?;
-        }
-    }
-    Ok(())
-}
-
 /// Asks the dynamic linker to load and bind each program with `dir` first on the library path,
 /// without running it. The flite names must resolve into `dir`, and any unresolved symbol or
 /// missing library refuses the stand-in.
-fn check(dir: &Path, programs: &[PathBuf]) -> Result<Verdict, String> {
+fn check(dir: &Path, programs: &[PathBuf]) -> Result<Verdict, Refusal> {
     let library_path = join_entries([dir.to_path_buf()].into_iter().chain(library_path()))
-        .ok_or("the library path cannot hold the folder")?;
+        .ok_or(Refusal::LibraryPathFull)?;
     let mut covered = programs.to_vec();
     for program in programs {
         let refused =
-            |why: &str| format!("the dynamic linker refused it for {}: {why}", program.display());
+            |why: &str| Refusal::LinkerRefused { program: program.clone(), why: why.to_owned() };
         let text = trace(program, &library_path)?;
         let problem = text.lines().find(|line| {
             ["undefined symbol", "not found", "symbol lookup error", "error while loading"]
@@ -354,8 +352,8 @@ fn check(dir: &Path, programs: &[PathBuf]) -> Result<Verdict, String> {
 }
 
 /// The dynamic linker's listing of `program` with `library_path`, stdout and stderr.
-fn trace(program: &Path, library_path: &OsString) -> Result<String, String> {
-    let failed = |why: String| format!("checking {}: {why}", program.display());
+fn trace(program: &Path, library_path: &OsString) -> Result<String, Refusal> {
+    let failed = |why: String| Refusal::CheckFailed { program: program.to_path_buf(), why };
     let mut child = Command::new(program)
         .env(LIBRARY_PATH, library_path)
         .env("LD_TRACE_LOADED_OBJECTS", "1")
@@ -458,12 +456,12 @@ impl Verdict {
             && self.covered.iter().all(|(stamp, path)| stamp.is_some() && Stamp::of(path) == *stamp)
     }
 
-    /// Written aside and renamed into place.
-    fn write(&self, dir: &Path, programs: &[PathBuf]) -> Result<(), String> {
+    /// Written whole (aside, then renamed into place), for the user alone.
+    fn write(&self, dir: &Path, programs: &[PathBuf]) -> Result<(), Refusal> {
         let mut text = format!("{VERDICT_HEADER}\n");
         for (stamp, path) in &self.covered {
             let Some(Stamp { len, modified_ns, changed_ns, inode }) = stamp else {
-                return Err(format!("{} vanished during the check", path.display()));
+                return Err(Refusal::Vanished { path: path.clone() });
             };
             text.push_str(&format!(
                 "{len}\t{modified_ns}\t{changed_ns}\t{inode}\t{}\n",
@@ -471,13 +469,12 @@ impl Verdict {
             ));
         }
         let file = Verdict::file(dir, programs);
-        let staging = dir.join(staging_name(&file_name(&file).unwrap_or_default()));
-        std::fs::write(&staging, text)
-            .map_err(|error| format!("writing {}: {error}", staging.display()))?;
-        std::fs::rename(&staging, &file).map_err(|error| {
-            let _ = std::fs::remove_file(&staging);
-            format!("writing {}: {error}", file.display())
-        })
+        preflight_files::write_atomic_with(
+            &file,
+            text.as_bytes(),
+            preflight_files::Access::OwnerOnly,
+        )?;
+        Ok(())
     }
 }
 
@@ -541,202 +538,4 @@ fn loaded_objects() -> Vec<PathBuf> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The flite libraries of this machine and the programs to check, as the app finds them
-    /// (WebKit's helpers; the app itself is one more program in the app). This test binary
-    /// does not link WebKit (nothing in the tests calls it), so it loads the library first.
-    fn this_machine() -> (Vec<String>, Vec<PathBuf>) {
-        static WEBKIT: OnceLock<usize> = OnceLock::new();
-        // SAFETY: dlopen with a NUL-terminated name; the handle is kept for the process's life.
-        let handle = *WEBKIT.get_or_init(|| unsafe {
-            libc::dlopen(c"libwebkit2gtk-4.1.so.0".as_ptr(), libc::RTLD_LAZY)
-        } as usize);
-        assert_ne!(handle, 0, "WebKitGTK 4.1 is installed");
-        let loaded = loaded_objects();
-        let flite = loaded
-            .iter()
-            .filter_map(|path| file_name(path))
-            .filter(|name| name.starts_with("libflite"))
-            .collect();
-        (flite, helper_executables(&loaded))
-    }
-
-    /// A cache with the stand-in prepared for this machine.
-    struct Prepared {
-        flite: Vec<String>,
-        helpers: Vec<PathBuf>,
-        cache: tempfile::TempDir,
-        dir: PathBuf,
-    }
-
-    impl Prepared {
-        fn new() -> Prepared {
-            let (flite, helpers) = this_machine();
-            let cache = tempfile::tempdir().unwrap();
-            let dir = folder(cache.path(), STUB);
-            prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
-            Prepared { flite, helpers, cache, dir }
-        }
-    }
-
-    fn verdict_text(dir: &Path, programs: &[PathBuf]) -> String {
-        std::fs::read_to_string(Verdict::file(dir, programs)).unwrap()
-    }
-
-    #[test]
-    fn the_stand_in_passes_the_dynamic_linker_for_the_installed_webkit() {
-        let (flite, helpers) = this_machine();
-        assert!(flite.len() >= 6, "WebKit here links flite: {flite:?}");
-        for helper in ["WebKitWebProcess", "WebKitNetworkProcess"] {
-            assert!(
-                helpers.iter().any(|path| path.ends_with(helper)),
-                "{helper} is found beside the library: {helpers:?}"
-            );
-        }
-        let cache = tempfile::tempdir().unwrap();
-        let dir = folder(cache.path(), STUB);
-
-        prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
-
-        assert_eq!(std::fs::read(dir.join(STUB_NAME)).unwrap(), STUB);
-        for name in &flite {
-            assert_eq!(std::fs::read_link(dir.join(name)).unwrap(), Path::new(STUB_NAME), "{name}");
-        }
-        let verdict = Verdict::read(&dir, &helpers).expect("a verdict is kept");
-        assert!(verdict.covers(&helpers));
-        let covered: Vec<&PathBuf> = verdict.covered.iter().map(|(_, path)| path).collect();
-        assert!(
-            covered
-                .iter()
-                .any(|path| file_name(path).is_some_and(|name| name.starts_with("libwebkit2gtk-"))),
-            "{covered:?}"
-        );
-        assert!(
-            !covered.iter().any(|path| path.starts_with(&dir)),
-            "the stand-in itself is not a covered object"
-        );
-        assert!(
-            !covered
-                .iter()
-                .any(|path| file_name(path).is_some_and(|name| name.starts_with("libflite"))),
-            "{covered:?}"
-        );
-        // Nothing but the folder is left in the cache, and no staging file in it.
-        let entries: Vec<_> = std::fs::read_dir(cache.path())
-            .unwrap()
-            .flatten()
-            .map(|entry| entry.file_name())
-            .collect();
-        assert_eq!(entries.len(), 1, "{entries:?}");
-        assert_eq!(
-            std::fs::read_dir(&dir).unwrap().count(),
-            flite.len() + 2,
-            "the library, its links, one verdict"
-        );
-    }
-
-    #[test]
-    fn a_library_missing_what_webkit_imports_is_refused_and_never_marked_verified() {
-        let (flite, helpers) = this_machine();
-        // A real shared library (loaded here with WebKit) that exports none of flite's functions.
-        let impostor = loaded_objects()
-            .into_iter()
-            .find(|path| file_name(path).is_some_and(|name| name.starts_with("libgmodule-2.0")))
-            .unwrap();
-        let impostor = std::fs::read(impostor).unwrap();
-        let cache = tempfile::tempdir().unwrap();
-        let dir = folder(cache.path(), &impostor);
-
-        let error = prepare(cache.path(), &dir, &impostor, &flite, &helpers).unwrap_err();
-
-        assert!(error.contains("undefined symbol"), "{error}");
-        assert!(!Verdict::file(&dir, &helpers).exists(), "no verdict for a refused library");
-    }
-
-    #[test]
-    fn flite_names_that_do_not_resolve_to_the_stand_in_are_refused() {
-        let (_, helpers) = this_machine();
-        let cache = tempfile::tempdir().unwrap();
-        let dir = folder(cache.path(), STUB);
-
-        // No links: the linker finds the real flite, so the check would prove nothing.
-        let error = prepare(cache.path(), &dir, STUB, &[], &helpers).unwrap_err();
-
-        assert!(error.contains("no flite library resolved to the stand-in"), "{error}");
-        assert!(!Verdict::file(&dir, &helpers).exists());
-    }
-
-    #[test]
-    fn a_kept_verdict_is_trusted_only_while_what_it_covered_is_unchanged() {
-        let Prepared { flite, helpers, cache, dir } = Prepared::new();
-        let checked = verdict_text(&dir, &helpers);
-
-        // A covered library "upgraded" (its size differs from the stamp): checked again.
-        let mut lines: Vec<String> = checked.lines().map(str::to_owned).collect();
-        let (len, rest) = lines[1].split_once('\t').unwrap();
-        lines[1] = format!("{}\t{rest}", len.parse::<u64>().unwrap() + 1);
-        std::fs::write(Verdict::file(&dir, &helpers), lines.join("\n") + "\n").unwrap();
-        assert!(!Verdict::read(&dir, &helpers).unwrap().covers(&helpers));
-        prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
-        assert_eq!(
-            verdict_text(&dir, &helpers),
-            checked,
-            "the check ran again and wrote a true verdict"
-        );
-
-        // Another set of programs has a verdict of its own, and this one does not cover it.
-        let other = vec![helpers[0].clone(), PathBuf::from("/usr/libexec/not-a-webkit-helper")];
-        assert_ne!(Verdict::file(&dir, &other), Verdict::file(&dir, &helpers));
-        assert!(!Verdict::read(&dir, &helpers).unwrap().covers(&other));
-        // A damaged verdict is no verdict.
-        std::fs::write(Verdict::file(&dir, &helpers), format!("{VERDICT_HEADER}\nnot a stamp\n"))
-            .unwrap();
-        assert!(Verdict::read(&dir, &helpers).is_none());
-    }
-
-    #[test]
-    fn a_damaged_folder_is_rebuilt_and_checked_again() {
-        let Prepared { flite, helpers, cache, dir } = Prepared::new();
-        std::fs::write(dir.join(STUB_NAME), b"not a library").unwrap();
-        std::fs::remove_file(dir.join(&flite[0])).unwrap();
-
-        prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
-
-        assert_eq!(std::fs::read(dir.join(STUB_NAME)).unwrap(), STUB);
-        assert_eq!(std::fs::read_link(dir.join(&flite[0])).unwrap(), Path::new(STUB_NAME));
-        assert!(Verdict::read(&dir, &helpers).unwrap().covers(&helpers));
-    }
-
-    #[test]
-    fn a_missing_link_in_a_good_folder_is_added() {
-        let Prepared { flite, helpers, cache, dir } = Prepared::new();
-        std::fs::remove_file(dir.join(&flite[1])).unwrap();
-
-        prepare(cache.path(), &dir, STUB, &flite, &helpers).unwrap();
-
-        assert_eq!(std::fs::read_link(dir.join(&flite[1])).unwrap(), Path::new(STUB_NAME));
-    }
-
-    #[test]
-    fn library_path_entries_never_include_the_current_folder() {
-        let value = |text: &str| OsString::from(text);
-        assert!(entries(Some(&value(""))).is_empty());
-        assert_eq!(entries(Some(&value("/a:"))), [PathBuf::from("/a")]);
-        assert_eq!(entries(Some(&value("/a::/b"))), [PathBuf::from("/a"), PathBuf::from("/b")]);
-        assert!(entries(None).is_empty());
-        assert_eq!(join_entries(entries(Some(&value(":/a:")))), Some(value("/a")));
-        assert_eq!(join_entries(Vec::new()), None);
-    }
-
-    #[test]
-    fn without_programs_to_check_against_nothing_is_written() {
-        let (flite, _) = this_machine();
-        let cache = tempfile::tempdir().unwrap();
-        let error =
-            prepare(cache.path(), &folder(cache.path(), STUB), STUB, &flite, &[]).unwrap_err();
-        assert!(error.contains("no program to check"), "{error}");
-        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
-    }
-}
+mod tests;

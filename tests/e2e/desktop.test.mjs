@@ -2,7 +2,8 @@
 // against the scripted model server and the real filesystem MCP server. Run by
 // scripts/e2e.sh, which builds what is needed; screenshots are saved as artifacts.
 import assert from "node:assert/strict";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
@@ -422,5 +423,40 @@ test("the app and WebKit's helpers load the silent flite, checked from an empty 
     assert.equal(await app.session.execute("return document.documentElement.dataset.ready"), "1");
   } finally {
     await app.stop();
+  }
+});
+
+test("a stand-in folder others could write, with a library planted in it, is made afresh before anything loads from it", async () => {
+  // One cache for two starts: the first makes the folder, the second finds it tampered with.
+  const cache = mkdtempSync(join(tmpdir(), "preflight-e2e-nospeech-cache-"));
+  const options = { config: (url) => openaiConfig(url), script: () => ({ routes: [] }), env: () => ({ XDG_CACHE_HOME: cache }) };
+  try {
+    let app = await startApp({ name: "nospeech-made", ...options });
+    const made = appProcesses(app.home).app.maps;
+    await app.stop();
+    const folder = join(cache, "preflight", readdirSync(join(cache, "preflight")).find((name) => name.startsWith("webkit-nospeech-")));
+    // Open to everyone, and someone put a library the app loads there (a real copy, so that
+    // the app would run with it).
+    const gmodule = /(\/\S*\/libgmodule-2\.0\.so\.0[\d.]*)$/m.exec(made)?.[1];
+    assert.ok(gmodule, "the app maps GLib's gmodule");
+    copyFileSync(gmodule, join(folder, "libgmodule-2.0.so.0"));
+    chmodSync(folder, 0o777);
+
+    app = await startApp({ name: "nospeech-afresh", ...options });
+    try {
+      const { app: main, helpers } = appProcesses(app.home);
+      for (const process of [{ name: "preflight-desktop", maps: main.maps }, ...helpers]) {
+        assert.ok(!process.maps.includes(join(folder, "libgmodule")), `${process.name} maps no planted library`);
+        assert.match(process.maps, /libpreflight-nospeech\.so/, `${process.name} maps the stand-in, made afresh`);
+      }
+      assert.equal((statSync(folder).mode & 0o7777).toString(8), "700");
+      const entries = readdirSync(folder).filter((name) => !/^(libflite.*|libpreflight-nospeech\.so|verified-[0-9a-f]{16})$/.test(name));
+      assert.deepEqual(entries, [], "nothing but the library, its links and a verdict");
+      assert.match(readFileSync(join(app.dir, "app.log"), "utf8"), /made afresh: .*mode 777, not 700/);
+    } finally {
+      await app.stop();
+    }
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
   }
 });

@@ -23,7 +23,19 @@ const FS_SERVER =
 
 /** The window's size in tauri.conf.json, at the display's origin. */
 const WINDOW_SIZE = "1200x800+0+0";
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+/** How often `waitFor` looks at its condition again. */
+const POLL_MS = 100;
+const nextPoll = () => new Promise((done) => setTimeout(done, POLL_MS));
+/**
+ * Resolves in the page once it has painted what changed before it ran: the first frame
+ * callback comes before the frame that shows the change, the second only after WebKit has
+ * painted it and the window took it (WebKit draws no new frame until the window has the
+ * last one); a third leaves the window's own draw of it behind.
+ */
+const PAINTED = `
+  const done = arguments[arguments.length - 1];
+  requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))));
+`;
 
 async function freePort() {
   return new Promise((done, fail) => {
@@ -36,7 +48,6 @@ async function freePort() {
   });
 }
 
-/** Polls `probe` until it returns a truthy value (returned) or `timeoutMs` passes. */
 /** Every process below `pid`, children first, read from /proc. */
 export function descendants(pid) {
   const children = new Map();
@@ -55,6 +66,31 @@ export function descendants(pid) {
   return all;
 }
 
+/** Whether `pid` runs: it exists and is not a zombie (its parent may not have reaped it yet). */
+export function running(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until none of `pids` runs; `what` names them in the timeout's message. */
+export function waitGone(pids, what, timeoutMs = 15_000) {
+  return waitFor(() => pids.every((pid) => !running(pid)), `${what} to exit (pids ${pids.join(", ")})`, timeoutMs);
+}
+
+/** Resolves with `promise`, or fails after `timeoutMs` with a message naming `what`. */
+export function within(promise, what, timeoutMs) {
+  let timer;
+  const timeout = new Promise((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Polls `probe` every POLL_MS until it returns a truthy value (returned) or `timeoutMs` passes. */
 export async function waitFor(probe, what, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   let last;
@@ -67,7 +103,7 @@ export async function waitFor(probe, what, timeoutMs = 20_000) {
       last = error;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last?.message ?? JSON.stringify(last)})`);
-    await sleep(100);
+    await nextPoll();
   }
 }
 
@@ -175,17 +211,27 @@ export class App {
   async screenshot(label) {
     mkdirSync(ARTIFACTS, { recursive: true });
     const file = join(ARTIFACTS, `${this.name}-${label}.png`);
-    await sleep(150); // the last change painted
+    await this.painted();
     const result = spawnSync("import", ["-window", "root", "-crop", WINDOW_SIZE, "+repage", file], { stdio: "inherit" });
     if (result.status !== 0) throw new Error(`import failed (${result.status ?? result.error})`);
     return file;
   }
 
+  /** Waits until the window has painted every change made so far. */
+  painted(timeoutMs = 5_000) {
+    return within(this.session.executeAsync(PAINTED), "the window to paint its last change", timeoutMs);
+  }
+
+  /**
+   * Ends the session (tauri-driver closes the app), stops the driver and the provider, and
+   * removes the test's folder once every process that could still write in it has exited.
+   */
   async stop() {
+    const processes = [this.driver.child.pid, ...descendants(this.driver.child.pid), this.provider.child.pid];
     await this.session.end();
     this.driver.child.kill("SIGTERM");
     this.provider.child.kill("SIGTERM");
-    await sleep(200);
+    await waitGone(processes, "the app, its helpers and servers, tauri-driver and the provider");
     if (!process.env.E2E_KEEP) rmSync(this.dir, { recursive: true, force: true });
   }
 }

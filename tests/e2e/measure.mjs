@@ -7,8 +7,10 @@
 //   its first screen is rendered and its first IPC round trip is done. RUNS runs; the first
 //   after a fresh build is the coldest.
 // - Idle memory: PSS (/proc/PID/smaps_rollup) of the app and its WebKit helper processes
-//   (WebKitWebProcess, WebKitNetworkProcess), 3 s after it is interactive; no MCP server runs
-//   then (they start with a chat's first tool call) and node processes are excluded anyway.
+//   (WebKitWebProcess, WebKitNetworkProcess), once it is interactive, both helpers run, and
+//   the total has stayed within IDLE_STEADY_MB for a quiet period of IDLE_QUIET_MS; no MCP
+//   server runs then (they start with a chat's first tool call) and node processes are
+//   excluded anyway.
 // - Frame time: in a WebDriver session, requestAnimationFrame deltas recorded in the page while
 //   a local OpenAI-compatible server streams 2,500 tokens at 500 tokens/s, one SSE chunk each.
 import { spawn } from "node:child_process";
@@ -18,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
-import { APP, descendants, openaiConfig, startApp, waitFor } from "./harness.mjs";
+import { APP, descendants, openaiConfig, startApp, waitFor, waitGone } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -26,7 +28,20 @@ const TOKENS = Number(process.env.TOKENS ?? 2500);
 const RATE = Number(process.env.RATE ?? 500);
 /** Which figures to take: "start,frames" (both, the default), "start" or "frames". */
 const PARTS = (process.env.PARTS ?? "start,frames").split(",");
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+/**
+ * Idle memory is a figure of a quiet app, and "quiet" has no event to wait on: after
+ * "interactive" the start's tail (the UI's layout warm-up, the web process's first garbage
+ * collection, the network process's caches) settles within a second or two, then PSS holds
+ * still. So it is read once the total has stayed within IDLE_STEADY_MB for this long — a
+ * measured quiet period, 3 s as the figures so far were taken after — and a start that never
+ * settles fails the run rather than print a figure taken mid-work.
+ */
+const IDLE_QUIET_MS = 3_000;
+/** How far the total may move while quiet: ~1% (PSS also shifts as other programs map the same libraries). */
+const IDLE_STEADY_MB = 2;
+/** The frame recorder has run this many frames, none slower than SETTLED_FRAME_MS, before the stream starts. */
+const SETTLED_FRAMES = 10;
+const SETTLED_FRAME_MS = 34;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** An OpenAI-compatible server that streams TOKENS tokens at RATE per second. */
@@ -82,9 +97,40 @@ async function launch(home) {
   return { child, wallMs: performance.now() - started, inAppMs: inApp };
 }
 
+/** Stops the app and waits until its helpers have exited too, so the next start is cold. */
 async function stopChild(child) {
+  const processes = [child.pid, ...descendants(child.pid)];
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((done) => child.once("exit", done));
   child.kill("SIGTERM");
-  await new Promise((done) => child.once("exit", done));
+  await exited;
+  await waitGone(processes, "the app and its WebKit helpers");
+}
+
+/** The app's processes but node (MCP servers), each with its PSS. */
+function appMemory(pid) {
+  return [pid, ...descendants(pid)]
+    .map((pid) => ({ pid, name: processName(pid) }))
+    .filter(({ name }) => name !== "node")
+    .map((process) => ({ ...process, pssMb: pssKb(process.pid) / 1024 }));
+}
+
+/** The app's memory once it is quiet (see IDLE_QUIET_MS). */
+async function idleMemory(pid) {
+  let steady = []; // samples since the total last moved by more than IDLE_STEADY_MB
+  return waitFor(
+    () => {
+      const memory = appMemory(pid);
+      const names = memory.map((process) => process.name);
+      if (!names.includes("WebKitWebProces") || !names.includes("WebKitNetworkPr")) return null;
+      const sample = { at: Date.now(), totalMb: memory.reduce((sum, process) => sum + process.pssMb, 0), memory };
+      steady.push(sample);
+      const totals = steady.map((entry) => entry.totalMb);
+      if (Math.max(...totals) - Math.min(...totals) > IDLE_STEADY_MB) steady = [sample];
+      return sample.at - steady[0].at >= IDLE_QUIET_MS ? memory : null;
+    },
+    `the app's memory to settle (WebKit's web and network processes up, total PSS within ${IDLE_STEADY_MB} MB for ${IDLE_QUIET_MS} ms)`,
+    30_000,
+  );
 }
 
 async function coldStartAndMemory(url) {
@@ -97,15 +143,8 @@ async function coldStartAndMemory(url) {
   for (let run = 0; run < RUNS; run += 1) {
     const { child, wallMs, inAppMs } = await launch(home);
     starts.push({ wallMs: Math.round(wallMs), inAppMs });
-    if (run === RUNS - 1) {
-      await sleep(3000);
-      const processes = [child.pid, ...descendants(child.pid)]
-        .map((pid) => ({ pid, name: processName(pid) }))
-        .filter(({ name }) => name !== "node");
-      memory = processes.map((process) => ({ ...process, pssMb: pssKb(process.pid) / 1024 }));
-    }
+    if (run === RUNS - 1) memory = await idleMemory(child.pid);
     await stopChild(child);
-    await sleep(300);
   }
   rmSync(dir, { recursive: true, force: true });
   return { starts, memory };
@@ -125,7 +164,10 @@ async function frameTimes(url) {
     await app.click('[data-testid="new-chat"]');
     const box = await waitFor(() => app.find('[data-testid="message-box"]'), "the message box");
     await app.session.execute(RECORD_FRAMES);
-    await sleep(500);
+    await waitFor(
+      () => app.session.execute(`const recent = window.__frames.slice(1).slice(-${SETTLED_FRAMES}); return recent.length === ${SETTLED_FRAMES} && recent.every((ms) => ms < ${SETTLED_FRAME_MS})`),
+      `the frame recorder to run and the window to settle (${SETTLED_FRAMES} frames under ${SETTLED_FRAME_MS} ms)`,
+    );
     const before = await app.session.execute("return window.__frames.length");
     const started = Date.now();
     await box.type("Stream please" + KEYS.enter);

@@ -85,6 +85,14 @@ export class Session {
     return this.command("POST", "/execute/sync", { script, args });
   }
 
+  /**
+   * Runs `script` (a function body) in the page and returns what it passes to its last
+   * argument, the callback WebDriver adds; fails after the session's script timeout (30 s).
+   */
+  executeAsync(script, args = []) {
+    return this.command("POST", "/execute/async", { script, args });
+  }
+
   /** Presses and releases `key` wherever the focus is. */
   press(key) {
     const actions = [{ type: "key", id: "keyboard", actions: [{ type: "keyDown", value: key }, { type: "keyUp", value: key }] }];
