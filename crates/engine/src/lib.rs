@@ -6,7 +6,6 @@
 pub mod agent;
 pub mod chat;
 pub mod config;
-pub mod dwp;
 pub mod events;
 pub mod lifecycle;
 pub mod llm;
@@ -18,5 +17,6 @@ pub mod tasks;
 pub mod tool;
 
 mod clock;
+mod dwp_input;
 
 pub use clock::now_rfc3339;
