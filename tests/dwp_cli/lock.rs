@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use preflight_engine::dwp::PlanDir;
+use preflight_dwp::PlanDir;
 
 use super::{dwp, state, workspace, PLAN};
 

@@ -12,8 +12,6 @@ pub mod chat;
 #[cfg(feature = "host")]
 pub mod config;
 #[cfg(feature = "host")]
-pub mod dwp;
-#[cfg(feature = "host")]
 pub mod events;
 #[cfg(feature = "host")]
 pub mod home_lock;
@@ -34,6 +32,8 @@ pub mod tool;
 
 #[cfg(feature = "host")]
 mod clock;
+#[cfg(feature = "host")]
+mod dwp_input;
 
 #[cfg(feature = "host")]
 pub use clock::now_rfc3339;

@@ -2,10 +2,13 @@
 //! SIGKILL at random instants; after every kill the same file must reopen with integrity
 //! "ok", every chat consistent, and every step the child reported committed still there.
 //!
-//! The child is this test binary run again with `PREFLIGHT_CRASH_CHILD=<db path>` and the
-//! filter `store::crash_child_entry`; without the variable that test returns at once. The child
-//! prints `step <name> <inserts>` after each committed step; the parent kills it after a
-//! random number of such lines plus a random spin, so kills land inside transactions.
+//! The child is a real program, `crates/testkit/src/bin/store-crash-child.rs` (the same
+//! workload as `store_support/workload.rs`), found and built when missing or stale by
+//! `preflight_testkit::child_binary`: it asks cargo to build it and takes the executable's
+//! path from cargo's report, so it is right whatever the target and build folders are and
+//! whether the whole workspace or this package is tested. The child prints
+//! `step <name> <inserts>` after each committed step; the parent kills it after a random
+//! number of such lines plus a random spin, so kills land inside transactions.
 #![cfg(unix)]
 
 mod store_support;
@@ -13,40 +16,21 @@ mod store_support;
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
     use std::collections::BTreeMap;
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{BufRead, BufReader, Read};
     use std::os::unix::process::ExitStatusExt;
     use std::path::Path;
     use std::process::{Child, ChildStdout, Command, Stdio};
     use std::time::{Duration, Instant};
 
     use crate::store_support::check::check_store;
-    use crate::store_support::workload::{self, Rng};
+    use crate::store_support::workload::Rng;
     use preflight_engine::store::Store;
 
-    const CHILD_ENV: &str = "PREFLIGHT_CRASH_CHILD";
-    const SEED_ENV: &str = "PREFLIGHT_CRASH_SEED";
     const KILLS: u64 = 100;
     /// At most this many reported steps before a kill (uniformly 1..=).
     const MAX_STEPS_BEFORE_KILL: usize = 30;
     /// At most this long a spin between the last line read and the kill.
     const MAX_SPIN: Duration = Duration::from_micros(1500);
-
-    /// The child's body: open the store and run steps until killed.
-    #[test]
-    fn crash_child_entry() {
-        let Ok(db) = std::env::var(CHILD_ENV) else {
-            return;
-        };
-        let seed = std::env::var(SEED_ENV).ok().and_then(|seed| seed.parse().ok()).unwrap_or(1);
-        let store = Store::open(&db).expect("the child opens the store");
-        let mut rng = Rng::new(seed);
-        let mut out = std::io::stdout().lock();
-        loop {
-            let report = workload::step(&store, &mut rng).expect("a legal step");
-            writeln!(out, "step {} {}", report.name, report.inserts).expect("report");
-            out.flush().expect("report");
-        }
-    }
 
     #[test]
     fn sigkill_at_random_instants_leaves_a_consistent_store() {
@@ -138,10 +122,9 @@ mod store {
     }
 
     fn spawn_child(db: &Path, seed: u64) -> Child {
-        Command::new(std::env::current_exe().unwrap())
-            .args(["store::crash_child_entry", "--exact", "--nocapture", "--test-threads=1"])
-            .env(CHILD_ENV, db)
-            .env(SEED_ENV, seed.to_string())
+        Command::new(preflight_testkit::child_binary("store-crash-child"))
+            .arg(db)
+            .arg(seed.to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
-use preflight_engine::dwp::{
+use preflight_dwp::{
     verify_plan, Author, Change, GateInput, LockOptions, Outcome, PlanDir, PlanFiles, UpdateAction,
     UpdateRequest,
 };
@@ -68,7 +68,7 @@ pub fn main(args: &[String]) -> ExitCode {
 
 fn run_update(plan: &str, request: &UpdateRequest, by: Author) -> anyhow::Result<ExitCode> {
     let dir = resolve(plan)?;
-    let report = PlanFiles::new(by).update(&dir, request, &preflight_engine::now_rfc3339())?;
+    let report = PlanFiles::new(by).update(&dir, request, &preflight_dwp::now_rfc3339())?;
     if let Some(owner) = &report.broken_lock {
         eprintln!("removed a stale lock ({owner})");
     }

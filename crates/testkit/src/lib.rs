@@ -6,12 +6,17 @@
 //! (e.g. a system prompt naming `plan-questions` is the planner's) and records every request
 //! so that tests can assert what the engine sent. No mock of the engine: the engine's real
 //! HTTP clients talk to it.
+//!
+//! Also the child programs of the crash and lock tests (`src/bin/*-child.rs`) and
+//! [`child_binary`], which finds them.
 
+mod children;
 mod recorded;
 mod render;
 mod script;
 mod server;
 
+pub use children::child_binary;
 pub use recorded::RecordedRequest;
 pub use render::{error_body, frames, Api, Frame};
 pub use script::{Answer, Matcher, Reply, Route, Script, Step};

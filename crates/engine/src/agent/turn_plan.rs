@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use preflight_dwp::{check_done, GateInput, PlanDir, PlanFiles, TrackedTask};
 use serde_json::Value;
 
 use super::{Tool, ToolContext};
-use crate::dwp::{check_turn_plan_allowed, PlanDir, PlanFiles};
 use crate::events::Event;
 use crate::now_rfc3339;
 use crate::store::{Store, StoreError};
@@ -54,7 +54,7 @@ impl TurnPlanTool {
         if let Operation::Done { id, gate: Some(gate), .. } = &operation {
             let (link, id, gate) = (link.clone(), *id, gate.clone());
             let recorded = tokio::task::spawn_blocking(move || {
-                link.files.record_gate(&link.dir, id, &gate, &now_rfc3339())
+                link.files.record_gate(&link.dir, id, GateInput::from(&gate), &now_rfc3339())
             })
             .await;
             if let Ok(Err(error)) = recorded {
@@ -66,7 +66,7 @@ impl TurnPlanTool {
 
     /// Mirrors the saved list into the plan folder; a failure is logged, never lost work.
     async fn sync_plan_files(link: &PlanFilesLink, chat_id: &str, next: &TaskList) {
-        let (link, next) = (link.clone(), next.clone());
+        let (link, next): (_, Vec<TrackedTask>) = (link.clone(), next.into());
         match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339()))
             .await
         {
@@ -131,5 +131,71 @@ impl Tool for TurnPlanTool {
             }
             Err(error) => ToolOutput::error(format!("the plan could not be saved: {error}")),
         }
+    }
+}
+
+/// In a chat whose plan is saved as files: `done` needs a passing gate (the `.dwp` rule),
+/// and `init` may not replace a list that has tasks (the files keep the approved plan,
+/// keyed by id). The error is the text the model reads.
+fn check_turn_plan_allowed(op: &Operation, current: &TaskList) -> Result<(), String> {
+    if let Operation::Init { .. } = op {
+        if !current.is_empty() {
+            return Err(
+                "this plan is saved in .dwp/plans and cannot be replaced: change it with add \
+                        (new tasks) and drop (tasks that no longer apply), not init"
+                    .to_owned(),
+            );
+        }
+    }
+    check_done_allowed(op)
+}
+
+/// `done` with the `.dwp` gate rule; every other operation is allowed.
+fn check_done_allowed(op: &Operation) -> Result<(), String> {
+    let Operation::Done { id, gate, .. } = op else {
+        return Ok(());
+    };
+    check_done(*id, gate.as_ref().map(GateInput::from)).map_err(|refusal| refusal.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::{Gate, NewTask};
+
+    #[test]
+    fn init_may_not_replace_a_saved_plan_and_done_needs_its_gate() {
+        let empty = TaskList::empty();
+        let list = TaskList::from_steps(["a"]).unwrap();
+        let init = Operation::Init { tasks: vec![NewTask::new("b", None)] };
+        assert_eq!(check_turn_plan_allowed(&init, &empty), Ok(()));
+        assert!(check_turn_plan_allowed(&init, &list).unwrap_err().contains("not init"));
+        let add = Operation::Add { tasks: vec![NewTask::new("b", None)] };
+        assert_eq!(check_turn_plan_allowed(&add, &list), Ok(()));
+        let done = Operation::Done { id: 1, outcome: None, gate: None };
+        assert!(check_turn_plan_allowed(&done, &list)
+            .unwrap_err()
+            .contains("needs a passing check"));
+    }
+
+    #[test]
+    fn done_needs_a_passing_gate_with_real_evidence() {
+        let done = |gate: Option<Gate>| Operation::Done { id: 2, outcome: None, gate };
+        let gate = |exit_code, evidence: &str| {
+            Some(Gate { command: "cargo test".into(), exit_code, evidence: evidence.into() })
+        };
+        assert_eq!(check_done_allowed(&Operation::Start { id: 2 }), Ok(()));
+        assert_eq!(check_done_allowed(&Operation::Drop { id: 2, outcome: None }), Ok(()));
+        assert_eq!(check_done_allowed(&done(gate(0, "12 passed"))), Ok(()));
+        for (op, says) in [
+            (done(None), "needs a passing check"),
+            (done(gate(101, "1 failed")), "exit code 101"),
+            (done(gate(0, "")), "has no evidence"),
+            (done(gate(0, "never executed")), "not carried out"),
+        ] {
+            let refusal = check_done_allowed(&op).unwrap_err();
+            assert!(refusal.contains(says), "{refusal}");
+        }
+        assert!(check_done_allowed(&done(None)).unwrap_err().contains("gate:{\"command\""));
     }
 }

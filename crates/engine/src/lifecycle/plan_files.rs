@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use preflight_dwp::{
+    read_state, Author, DwpError, PlanDir, PlanFiles, Status, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS,
+};
 use serde::Serialize;
 
 use crate::chat::Chat;
-use crate::dwp::{
-    read_state, Author, DwpError, PlanDir, PlanFiles, Status, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS,
-};
 use crate::events::Event;
 use crate::now_rfc3339;
 use crate::tasks::{Task, TaskStatus};

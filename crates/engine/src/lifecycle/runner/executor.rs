@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use preflight_dwp::{PlanFiles, PlanInput, TrackedTask};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::PlanFilesLink;
@@ -13,7 +14,6 @@ use crate::agent::{
     TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
 };
 use crate::chat::{Chat, Message, MessageBody, Phase};
-use crate::dwp::PlanFiles;
 use crate::events::Event;
 use crate::llm::ModelMessage;
 use crate::mcp::Profile;
@@ -153,6 +153,7 @@ async fn plan_files_link(
         tokio::task::spawn_blocking(move || match PlanFiles::locate(&workspace, &chat_id)? {
             Some(dir) => Ok(Some(dir)),
             None if list.has_work_left() => {
+                let (plan, list) = (PlanInput::from(&plan), Vec::<TrackedTask>::from(&list));
                 writer.materialize(&workspace, &plan, &list, &chat_id, &now_rfc3339()).map(Some)
             }
             None => Ok(None),

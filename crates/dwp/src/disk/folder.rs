@@ -1,0 +1,164 @@
+//! One plan folder on disk: finding it by path or name, and reading its documents with
+//! their schema and structure checked (a v1 or newer file is refused, never reinterpreted).
+
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::error::DwpError;
+use crate::rules::documents::{Manifest, PlanState, MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA};
+use crate::rules::structure::{is_newer_spec, manifest_problems, state_problems};
+
+pub(crate) const STATE_FILE: &str = "state.json";
+pub(crate) const MANIFEST_FILE: &str = "manifest.json";
+pub(crate) const README_FILE: &str = "README.md";
+pub(crate) const PROGRESS_FILE: &str = "PROGRESS.md";
+/// Where plan folders live in a workspace.
+pub(crate) const PLANS_DIR: &str = ".dwp/plans";
+
+/// A plan folder (`…/.dwp/plans/PLAN_<slug>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanDir {
+    path: PathBuf,
+}
+
+impl PlanDir {
+    /// The folder at `path`; it must hold a `state.json`.
+    pub fn open(path: impl Into<PathBuf>) -> Result<PlanDir, DwpError> {
+        let path = path.into();
+        if !path.join(STATE_FILE).is_file() {
+            return Err(DwpError::NotAPlan { path });
+        }
+        Ok(PlanDir { path })
+    }
+
+    /// `PLAN` as the command line takes it: a plan folder's path, or a name under
+    /// `<cwd>/.dwp/plans/` with or without its `PLAN_` prefix.
+    pub fn resolve(plan: &str, cwd: &Path) -> Result<PlanDir, DwpError> {
+        let as_path = cwd.join(plan);
+        if as_path.join(STATE_FILE).is_file() {
+            return PlanDir::open(as_path);
+        }
+        let plans = cwd.join(PLANS_DIR);
+        let name = if plan.starts_with("PLAN_") { plan.to_owned() } else { format!("PLAN_{plan}") };
+        let under_plans = plans.join(&name);
+        if under_plans.join(STATE_FILE).is_file() {
+            return PlanDir::open(under_plans);
+        }
+        Err(DwpError::NotAPlan {
+            path: if plan.contains(['/', '\\']) { as_path } else { under_plans },
+        })
+    }
+
+    pub(crate) fn new_unchecked(path: PathBuf) -> PlanDir {
+        PlanDir { path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The folder's name, `PLAN_<slug>`.
+    pub fn name(&self) -> String {
+        self.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+}
+
+/// `state.json` as read: its bytes' SHA-256 (what `--expected-sha256` compares) and the
+/// parsed, structurally checked state.
+#[derive(Debug, Clone)]
+pub struct StateSnapshot {
+    pub state: PlanState,
+    pub sha256: String,
+}
+
+/// Hex SHA-256 of `bytes`.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// Reads and checks `state.json`: v2 schema, every field the seed requires, no structural
+/// problem. A v1 file or a newer schema is refused, never reinterpreted.
+pub fn read_state(dir: &PlanDir) -> Result<StateSnapshot, DwpError> {
+    let path = dir.file(STATE_FILE);
+    let bytes = fs::read(&path).map_err(DwpError::io(&path))?;
+    let sha256 = sha256_hex(&bytes);
+    let state = parse_state(&path, &bytes)?;
+    Ok(StateSnapshot { state, sha256 })
+}
+
+pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<PlanState, DwpError> {
+    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.to_owned(), problems };
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|error| malformed(vec![error.to_string()]))?;
+    check_schema_url(path, &value, STATE_SCHEMA)?;
+    let state: PlanState =
+        serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
+    let problems = state_problems(&state);
+    if !problems.is_empty() {
+        return Err(malformed(problems));
+    }
+    Ok(state)
+}
+
+/// Reads and checks `manifest.json`, refusing a plan written under a newer specification.
+pub(crate) fn read_manifest(dir: &PlanDir) -> Result<Manifest, DwpError> {
+    let path = dir.file(MANIFEST_FILE);
+    let bytes = fs::read(&path).map_err(DwpError::io(&path))?;
+    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.clone(), problems };
+    let value: Value =
+        serde_json::from_slice(&bytes).map_err(|error| malformed(vec![error.to_string()]))?;
+    check_schema_url(&path, &value, MANIFEST_SCHEMA)?;
+    let manifest: Manifest =
+        serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
+    if is_newer_spec(&manifest.spec_version) {
+        return Err(DwpError::NewerSpec { found: manifest.spec_version, ours: SPEC_VERSION });
+    }
+    let problems = manifest_problems(&manifest);
+    if !problems.is_empty() {
+        return Err(malformed(problems));
+    }
+    Ok(manifest)
+}
+
+fn check_schema_url(path: &Path, value: &Value, expected: &'static str) -> Result<(), DwpError> {
+    match value.get("schema").and_then(Value::as_str) {
+        Some(schema) if schema == expected => Ok(()),
+        Some(schema) => Err(DwpError::UnsupportedSchema {
+            path: path.to_owned(),
+            schema: schema.to_owned(),
+            expected,
+        }),
+        None => Err(DwpError::Malformed {
+            path: path.to_owned(),
+            problems: vec!["missing field `schema`".to_owned()],
+        }),
+    }
+}
+
+pub(crate) fn read_text(path: &Path) -> Result<String, DwpError> {
+    fs::read_to_string(path).map_err(DwpError::io(path))
+}
+
+/// Reads a file that may be absent.
+pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, DwpError> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(DwpError::Io { path: path.to_owned(), source: error }),
+    }
+}
+
+/// Pretty JSON with a final newline, as every document is written.
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("plain data always serialises");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,12 @@
+//! The I/O half: a plan folder on disk and every read and write of it, built on the pure
+//! rules (`crate::rules`) and on `preflight-files` for atomic replacement.
+
+pub(crate) mod audit;
+pub(crate) mod error;
+pub(crate) mod folder;
+pub(crate) mod journal;
+pub(crate) mod lock;
+pub(crate) mod materialize;
+pub(crate) mod protocol;
+pub(crate) mod request;
+pub(crate) mod writer;

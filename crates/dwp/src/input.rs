@@ -1,0 +1,60 @@
+//! What the plan files are made from, in this crate's own terms: the approved plan
+//! (`PlanInput`) and the tracker's task list (`TrackedTask`). The engine converts its planner
+//! and tracker types into these, so the crate never depends on the engine.
+
+use crate::rules::evidence::GateInput;
+
+/// The plan as the user approved it (or not yet): what README.md is rendered from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanInput {
+    pub title: String,
+    pub aim: String,
+    pub steps: Vec<StepInput>,
+    pub libraries: Vec<LibraryInput>,
+    pub approval: PlanApproval,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepInput {
+    pub action: String,
+    pub expected: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryInput {
+    pub name: String,
+    pub purpose: String,
+    pub usage: String,
+}
+
+/// The planner's verdict on the plan; only an approved plan is materialised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanApproval {
+    Pending,
+    Approved,
+    /// Approved by the chat's auto-approve setting rather than by the user.
+    PreApproved,
+    Rejected,
+}
+
+/// One task of the tracker's list (`turn_plan`), as a sync reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackedTask {
+    pub id: u32,
+    pub title: String,
+    pub phase: Option<String>,
+    pub status: TrackedStatus,
+    /// The executor's one-line outcome (done or dropped).
+    pub outcome: Option<String>,
+    /// The validation run a `done` carried.
+    pub gate: Option<GateInput>,
+}
+
+/// The tracker's statuses (seed 000), not the seed 002 words of `state.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackedStatus {
+    Pending,
+    Active,
+    Done,
+    Dropped,
+}

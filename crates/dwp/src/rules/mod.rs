@@ -1,0 +1,16 @@
+//! The pure half: every rule of seed 002 as functions over the documents, with no file
+//! access and no failure but a [`refusal::Refusal`]. Nothing here imports `crate::disk`.
+
+pub(crate) mod documents;
+pub(crate) mod evidence;
+pub(crate) mod findings;
+pub(crate) mod progress;
+pub(crate) mod readme;
+pub(crate) mod reconciliation;
+pub(crate) mod refinement;
+pub(crate) mod refusal;
+pub(crate) mod slug;
+pub(crate) mod structure;
+pub(crate) mod text;
+pub(crate) mod tracker;
+pub(crate) mod transition;

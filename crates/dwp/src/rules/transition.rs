@@ -1,0 +1,333 @@
+//! The guarded updater's transitions: pure functions from one `state.json` to the next,
+//! each a protocol point of seed 002, or a refusal that leaves the state as it was.
+//!
+//! Rules held here (checked by property tests in `tests/updater_props.rs`):
+//! - a task becomes `completed` only with a gate run attached and every live gate record
+//!   passing with evidence (a retry replaces its own command's record only);
+//! - a gate run that fails on a completed task withdraws the completion;
+//! - `skipped` comes only from [`Change::Skip`], the user's refinement;
+//! - `--resolve-blocker` resolves the current blocker only, never another task's;
+//! - a reopen logs the reopen and every piece of evidence it invalidates first.
+//!
+//! Blocking, resolving, reopening, skipping and checkpoints live in `refinement.rs`.
+
+use super::documents::{Author, GateRecord, Outcome, PlanState, Status, TaskEntry};
+use super::evidence::{completion_allowed, GateInput};
+use super::refinement as refine;
+use super::refusal::Refusal;
+use super::text::{check_length, checked_text, one_line};
+
+/// Reasons, notes and outcome lines: one line each, like the tracker's outcomes.
+pub const MAX_NOTE_CHARS: usize = 200;
+/// Task titles and checkpoint steps; the engine's tracker holds titles to the same limit.
+pub const MAX_TITLE_CHARS: usize = 120;
+
+/// One protocol point (or user refinement) applied to `state.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    AddTask {
+        id: u32,
+        title: String,
+        phase: Option<String>,
+    },
+    Start {
+        task: u32,
+    },
+    /// Gate runs recorded without completing (a failing run, or a check before completion).
+    RecordGates {
+        task: u32,
+        gates: Vec<GateInput>,
+    },
+    Complete {
+        task: u32,
+        gates: Vec<GateInput>,
+        outcome: Option<Outcome>,
+        commit: Option<String>,
+    },
+    Block {
+        task: u32,
+        reason: String,
+        needs: String,
+    },
+    ResolveBlocker {
+        task: u32,
+    },
+    Reopen {
+        task: u32,
+        reason: String,
+    },
+    /// The user's explicit refinement: the task leaves the plan's scope.
+    Skip {
+        task: u32,
+        reason: String,
+    },
+    Checkpoint {
+        task: u32,
+        step: String,
+        note: String,
+    },
+}
+
+impl Change {
+    /// The protocol point's name as PROGRESS.md and reports show it.
+    pub fn point(&self) -> &'static str {
+        match self {
+            Change::AddTask { .. } => "task added",
+            Change::Start { .. } => "task start",
+            Change::RecordGates { .. } => "gate run",
+            Change::Complete { .. } => "completion",
+            Change::Block { .. } => "blocked",
+            Change::ResolveBlocker { .. } => "blocker resolved",
+            Change::Reopen { .. } => "reopen",
+            Change::Skip { .. } => "skip",
+            Change::Checkpoint { .. } => "checkpoint",
+        }
+    }
+}
+
+/// The next state and the lines PROGRESS.md gets for it, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub state: PlanState,
+    pub log: Vec<String>,
+}
+
+/// `state` after `change` at `now` by `by`, or the refusal. `state` is never changed.
+pub fn apply(
+    state: &PlanState,
+    change: &Change,
+    now: &str,
+    by: &Author,
+) -> Result<Applied, Refusal> {
+    let mut next = state.clone();
+    let mut log = Vec::new();
+    match change {
+        Change::AddTask { id, title, phase } => {
+            add_task(&mut next, *id, title, phase.as_deref(), &mut log)?
+        }
+        Change::Start { task } => start(&mut next, *task, now, &mut log)?,
+        Change::RecordGates { task, gates } => {
+            record_gates(&mut next, *task, gates, now, &mut log)?
+        }
+        Change::Complete { task, gates, outcome, commit } => {
+            complete(&mut next, *task, gates, outcome.as_ref(), commit.as_deref(), now, &mut log)?
+        }
+        Change::Block { task, reason, needs } => {
+            refine::block(&mut next, *task, reason, needs, now, &mut log)?
+        }
+        Change::ResolveBlocker { task } => {
+            refine::resolve_blocker(&mut next, *task, now, &mut log)?
+        }
+        Change::Reopen { task, reason } => refine::reopen(&mut next, *task, reason, now, &mut log)?,
+        Change::Skip { task, reason } => refine::skip(&mut next, *task, reason, &mut log)?,
+        Change::Checkpoint { task, step, note } => {
+            refine::checkpoint(&mut next, *task, step, note, now, &mut log)?
+        }
+    }
+    stamp(&mut next, now, by);
+    Ok(Applied { state: next, log })
+}
+
+/// Sets `updated_at`/`updated_by` and the derived fields: done before every write.
+pub(crate) fn stamp(state: &mut PlanState, now: &str, by: &Author) {
+    state.updated_at = now.to_owned();
+    state.updated_by = Some(by.clone());
+    state.refresh_derived();
+}
+
+fn add_task(
+    state: &mut PlanState,
+    id: u32,
+    title: &str,
+    phase: Option<&str>,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    if state.task(id).is_some() {
+        return Err(Refusal::DuplicateTask { id });
+    }
+    let title = checked_text("the title", title, MAX_TITLE_CHARS)?;
+    let phase = phase.map(one_line).filter(|phase| !phase.is_empty());
+    log.push(format!("Task {id} added: {title}."));
+    state.tasks.push(TaskEntry::pending(id, title, phase));
+    Ok(())
+}
+
+fn start(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) -> Result<(), Refusal> {
+    let task = task_in(state, id)?;
+    match task.status {
+        Status::Completed => return Err(Refusal::AlreadyCompleted { task: id }),
+        Status::Skipped => return Err(Refusal::TaskSkipped { task: id }),
+        Status::Blocked => return Err(Refusal::TaskBlocked { task: id }),
+        Status::Pending | Status::InProgress => {}
+    }
+    let verb = if task.started_at.is_some() { "resumed" } else { "started" };
+    log.push(format!("Task {id} {verb}: {}.", task.title));
+    make_current(state, id, now, log);
+    Ok(())
+}
+
+/// `id` in progress (started now unless it was before); any other task in progress pauses.
+pub(crate) fn make_current(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) {
+    for task in &mut state.tasks {
+        if task.id == id {
+            task.status = Status::InProgress;
+            task.started_at.get_or_insert_with(|| now.to_owned());
+        } else if task.status == Status::InProgress {
+            task.status = Status::Pending;
+            log.push(format!("Task {} paused.", task.id));
+        }
+    }
+}
+
+fn record_gates(
+    state: &mut PlanState,
+    id: u32,
+    gates: &[GateInput],
+    now: &str,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    if gates.is_empty() {
+        return Err(Refusal::Empty { what: "the list of gate runs" });
+    }
+    let task = task_in_mut(state, id)?;
+    if task.status == Status::Skipped {
+        return Err(Refusal::TaskSkipped { task: id });
+    }
+    upsert_gates(task, gates, now, log)?;
+    if task.status != Status::Completed {
+        return Ok(());
+    }
+    if let Err(refusal) = completion_allowed(task) {
+        log.push(format!("Task {id} is no longer completed: {refusal}."));
+        task.completed_at = None;
+        task.status = Status::Pending;
+        if !state.tasks.iter().any(|t| t.status == Status::InProgress) {
+            make_current(state, id, now, log);
+        }
+    }
+    Ok(())
+}
+
+/// Records each run in place of the earlier record of the same command.
+fn upsert_gates(
+    task: &mut TaskEntry,
+    gates: &[GateInput],
+    now: &str,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    let records =
+        gates.iter().map(|input| input.clone().into_record(now)).collect::<Result<Vec<_>, _>>()?;
+    for (index, record) in records.iter().enumerate() {
+        if records[..index].iter().any(|earlier| earlier.command == record.command) {
+            return Err(Refusal::DuplicateGate { command: record.command.clone() });
+        }
+    }
+    for record in records {
+        log.push(format!("Task {} gate `{}`: {}.", task.id, record.command, describe_run(&record)));
+        match task.gates.iter_mut().find(|gate| gate.command == record.command) {
+            Some(earlier) => *earlier = record,
+            None => task.gates.push(record),
+        }
+    }
+    Ok(())
+}
+
+/// "passes (exit 0) — 42 passed" / "fails (exit 1) — 3 failed".
+pub(crate) fn describe_run(gate: &GateRecord) -> String {
+    let verdict = if gate.passes { "passes" } else { "fails" };
+    let evidence = if gate.evidence.is_empty() { "no evidence" } else { gate.evidence.as_str() };
+    format!("{verdict} (exit {}) — {evidence}", gate.exit_code)
+}
+
+fn complete(
+    state: &mut PlanState,
+    id: u32,
+    gates: &[GateInput],
+    outcome: Option<&Outcome>,
+    commit: Option<&str>,
+    now: &str,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    let outcome = outcome.map(checked_outcome).transpose()?;
+    let commit = commit.map(checked_commit).transpose()?;
+    let task = task_in_mut(state, id)?;
+    match task.status {
+        Status::Completed => return Err(Refusal::AlreadyCompleted { task: id }),
+        Status::Skipped => return Err(Refusal::TaskSkipped { task: id }),
+        Status::Pending | Status::InProgress | Status::Blocked => {}
+    }
+    if gates.is_empty() {
+        return Err(Refusal::NoGateAttached { task: id });
+    }
+    upsert_gates(task, gates, now, log)?;
+    completion_allowed(task)?;
+    task.status = Status::Completed;
+    task.started_at.get_or_insert_with(|| now.to_owned());
+    task.completed_at = Some(now.to_owned());
+    task.block = None;
+    if commit.is_some() {
+        task.commit = commit;
+    }
+    if outcome.is_some() {
+        task.outcome = outcome;
+    }
+    let worked = task
+        .outcome
+        .as_ref()
+        .and_then(|o| o.worked.as_deref())
+        .map(|w| format!(" — {w}"))
+        .unwrap_or_default();
+    log.push(format!("Task {id} completed: {}{worked}.", task.title));
+    if state.checkpoint.as_ref().is_some_and(|c| c.task == id) {
+        state.checkpoint = None;
+    }
+    Ok(())
+}
+
+pub(crate) fn task_in(state: &PlanState, id: u32) -> Result<&TaskEntry, Refusal> {
+    state.task(id).ok_or_else(|| no_such_task(state, id))
+}
+
+pub(crate) fn task_in_mut(state: &mut PlanState, id: u32) -> Result<&mut TaskEntry, Refusal> {
+    let refusal = no_such_task(state, id);
+    state.task_mut(id).ok_or(refusal)
+}
+
+fn no_such_task(state: &PlanState, id: u32) -> Refusal {
+    Refusal::NoSuchTask { id, live: state.tasks.iter().map(|task| task.id).collect() }
+}
+
+/// Each entry of an outcome folded to one line and held to the note limit.
+fn checked_outcome(outcome: &Outcome) -> Result<Outcome, Refusal> {
+    let line = |text: &str| -> Result<String, Refusal> {
+        let text = one_line(text);
+        check_length("an outcome entry", &text, MAX_NOTE_CHARS, "one line each")?;
+        Ok(text)
+    };
+    let list = |items: &[String]| -> Result<Vec<String>, Refusal> {
+        items
+            .iter()
+            .map(|item| line(item))
+            .filter(|item| !matches!(item, Ok(text) if text.is_empty()))
+            .collect()
+    };
+    let optional = |text: &Option<String>| -> Result<Option<String>, Refusal> {
+        Ok(text.as_deref().map(line).transpose()?.filter(|text| !text.is_empty()))
+    };
+    Ok(Outcome {
+        tried: list(&outcome.tried)?,
+        failed: list(&outcome.failed)?,
+        worked: optional(&outcome.worked)?,
+        notes: optional(&outcome.notes)?,
+    })
+}
+
+/// A short commit hash: 7 to 40 hexadecimal digits.
+fn checked_commit(commit: &str) -> Result<String, Refusal> {
+    let commit = commit.trim();
+    let hex = commit.chars().all(|c| c.is_ascii_hexdigit());
+    if !hex || !(7..=40).contains(&commit.len()) {
+        return Err(Refusal::BadCommit { value: commit.to_owned() });
+    }
+    Ok(commit.to_ascii_lowercase())
+}

@@ -1,0 +1,81 @@
+//! The engine's planner and tracker types as `preflight-dwp`'s inputs: the approved plan
+//! document as a [`PlanInput`], the task list as [`TrackedTask`]s, a gate run as a
+//! [`GateInput`]. The plan-folder crate knows nothing of the engine; these conversions are
+//! the whole seam (trait impls, so the engine's tests use them too).
+
+use preflight_dwp::{
+    GateInput, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus, TrackedTask,
+};
+
+use crate::planner::{Approval, PlanDocument};
+use crate::tasks::{Gate, Task, TaskList, TaskStatus, MAX_TITLE_CHARS};
+
+// The plan files hold titles to the tracker's limit: a title the tracker took is never refused.
+const _: () = assert!(MAX_TITLE_CHARS == preflight_dwp::MAX_TITLE_CHARS);
+
+impl From<&Gate> for GateInput {
+    fn from(gate: &Gate) -> GateInput {
+        GateInput::new(&gate.command, gate.exit_code, &gate.evidence)
+    }
+}
+
+impl From<&Task> for TrackedTask {
+    fn from(task: &Task) -> TrackedTask {
+        let status = match task.status {
+            TaskStatus::Pending => TrackedStatus::Pending,
+            TaskStatus::Active => TrackedStatus::Active,
+            TaskStatus::Done => TrackedStatus::Done,
+            TaskStatus::Dropped => TrackedStatus::Dropped,
+        };
+        TrackedTask {
+            id: task.id,
+            title: task.title.clone(),
+            phase: task.phase.clone(),
+            status,
+            outcome: task.outcome.clone(),
+            gate: task.gate.as_ref().map(GateInput::from),
+        }
+    }
+}
+
+impl From<&TaskList> for Vec<TrackedTask> {
+    fn from(list: &TaskList) -> Vec<TrackedTask> {
+        list.tasks.iter().map(TrackedTask::from).collect()
+    }
+}
+
+impl From<&PlanDocument> for PlanInput {
+    fn from(plan: &PlanDocument) -> PlanInput {
+        let approval = match plan.approval {
+            Approval::Pending => PlanApproval::Pending,
+            Approval::Approved => PlanApproval::Approved,
+            Approval::PreApproved => PlanApproval::PreApproved,
+            Approval::Rejected => PlanApproval::Rejected,
+        };
+        PlanInput {
+            title: plan.title.clone(),
+            aim: plan.aim.clone(),
+            steps: plan
+                .steps
+                .iter()
+                .map(|step| StepInput {
+                    action: step.action.clone(),
+                    expected: step.expected.clone(),
+                })
+                .collect(),
+            libraries: plan
+                .libraries
+                .iter()
+                .map(|library| LibraryInput {
+                    name: library.name.clone(),
+                    purpose: library.purpose.clone(),
+                    usage: library.usage.clone(),
+                })
+                .collect(),
+            approval,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
