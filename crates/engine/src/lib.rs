@@ -7,6 +7,7 @@ pub mod agent;
 pub mod chat;
 pub mod config;
 pub mod dwp;
+pub mod error_code;
 pub mod events;
 pub mod lifecycle;
 pub mod llm;
