@@ -43,8 +43,12 @@ export function isApiError(value: unknown): value is ApiError {
 /** Whatever a command rejected with, as our error shape (an unknown code is internal). */
 export function asApiError(error: unknown): ApiError {
   if (isApiError(error)) return error;
-  const hasMessage = typeof error === "object" && error !== null && "message" in error && typeof error.message === "string";
-  return { code: "ERR_INTERNAL", message: hasMessage ? error.message : String(error) };
+  return { code: "ERR_INTERNAL", message: messageOf(error) ?? String(error) };
+}
+
+function messageOf(value: unknown): string | null {
+  if (typeof value !== "object" || value === null || !("message" in value)) return null;
+  return typeof value.message === "string" ? value.message : null;
 }
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
