@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use preflight_engine::agent::{
-    run_turn, Agent, ChatLedger, EventSink, Gates, PlanView, RoundRecorder, Tool, ToolContext,
-    ToolRegistry, Turn, TurnMode, TurnScope,
+    run_turn, Agent, Availability, ChatLedger, EventSink, RoundRecorder, TaskListSource, Tool,
+    ToolContext, ToolRegistry, Turn, TurnMode, TurnScope,
 };
 use preflight_engine::chat::{ChatSettings, Message, MessageBody, Phase};
 use preflight_engine::events::Event;
@@ -151,7 +151,7 @@ async fn relay_once(server: &ScriptedServer) -> (Duration, usize) {
     let ledger = ChatLedger::new(store, chat_id.clone());
     let provider = provider(server);
     let tools =
-        ToolRegistry::new().offer(&TurnScope { agent: Agent::Executor, plans: false }).await;
+        ToolRegistry::new().offer(&TurnScope { agent: Agent::Executor, task_list: false }).await;
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Event>();
     let consumer = tokio::spawn(async move {
         let mut deltas = 0;
@@ -168,7 +168,7 @@ async fn relay_once(server: &ScriptedServer) -> (Duration, usize) {
         tools: &tools,
         mode: TurnMode::Streaming,
         max_rounds: 1,
-        plan: None,
+        task_list: None,
         recorder: Some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,
     };
@@ -222,8 +222,8 @@ async fn round_trips_once(server: &ScriptedServer, rounds: usize, with_store: bo
     let ledger = ChatLedger::new(store, chat_id.clone());
     let provider = provider(server);
     let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(Noop), Gates::EXECUTOR);
-    let tools = registry.offer(&TurnScope { agent: Agent::Executor, plans: true }).await;
+    registry.register(Arc::new(Noop), Availability::EXECUTOR);
+    let tools = registry.offer(&TurnScope { agent: Agent::Executor, task_list: true }).await;
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Event>();
     let consumer = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
     let turn = Turn {
@@ -234,7 +234,7 @@ async fn round_trips_once(server: &ScriptedServer, rounds: usize, with_store: bo
         tools: &tools,
         mode: TurnMode::Streaming,
         max_rounds: rounds as u32,
-        plan: with_store.then_some(&ledger as &dyn PlanView),
+        task_list: with_store.then_some(&ledger as &dyn TaskListSource),
         recorder: with_store.then_some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,
     };

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::chat::{Message, Phase};
+use crate::error_code::ErrorCode;
 use crate::tasks::Task;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,12 +35,14 @@ pub enum Event {
         #[cfg_attr(feature = "ts", ts(optional))]
         error: Option<String>,
     },
-    /// The whole task list after a change; empty when the plan was closed.
-    Plan {
+    /// The whole task list after a change; empty when the list was closed. Its wire name
+    /// is `plan` (DESIGN §7).
+    #[serde(rename = "plan")]
+    TaskList {
         tasks: Vec<Task>,
     },
     Error {
-        code: String,
+        code: ErrorCode,
         message: String,
     },
 }
@@ -52,7 +55,7 @@ impl Event {
             Event::Message { .. } => "message",
             Event::Delta { .. } => "delta",
             Event::Tool { .. } => "tool",
-            Event::Plan { .. } => "plan",
+            Event::TaskList { .. } => "plan",
             Event::Error { .. } => "error",
         }
     }

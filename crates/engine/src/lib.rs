@@ -12,6 +12,8 @@ pub mod chat;
 #[cfg(feature = "host")]
 pub mod config;
 #[cfg(feature = "host")]
+pub mod error_code;
+#[cfg(feature = "host")]
 pub mod events;
 #[cfg(feature = "host")]
 pub mod home_lock;

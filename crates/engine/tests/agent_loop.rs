@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use agent_support::*;
 use preflight_engine::agent::{
-    executor_system_prompt, Agent, Gates, ToolRegistry, TurnEnd, TurnScope, DEFAULT_EXECUTOR_PROMPT,
+    executor_system_prompt, Agent, Availability, ToolRegistry, TurnEnd, TurnScope,
+    DEFAULT_EXECUTOR_PROMPT,
 };
 use preflight_engine::chat::MessageBody;
 use preflight_engine::events::Event;
@@ -16,8 +17,8 @@ use preflight_engine::tasks::{TaskStatus, TOOL_NAME};
 use preflight_testkit::{Answer, Matcher, Reply, Script};
 use serde_json::json;
 
-const EXECUTOR: TurnScope = TurnScope { agent: Agent::Executor, plans: true };
-const PLANNER: TurnScope = TurnScope { agent: Agent::Planner, plans: true };
+const EXECUTOR: TurnScope = TurnScope { agent: Agent::Executor, task_list: true };
+const PLANNER: TurnScope = TurnScope { agent: Agent::Planner, task_list: true };
 
 fn executor_prompt() -> String {
     executor_system_prompt(
@@ -91,7 +92,7 @@ async fn an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail() {
     let plans: Vec<usize> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Plan { tasks } => Some(tasks.len()),
+            Event::TaskList { tasks } => Some(tasks.len()),
             _ => None,
         })
         .collect();
@@ -130,7 +131,7 @@ async fn a_quiet_planner_turn_sends_no_event_and_stores_nothing() {
     let mut harness = Harness::new(script).await;
     let source = ProfileSource::new(vec!["mcp_filesystem_read_text_file"]);
     let mut registry = ToolRegistry::with_builtins(harness.store.clone());
-    registry.register_source(source.clone(), Gates::BOTH);
+    registry.register_source(source.clone(), Availability::BOTH);
     let tools = registry.offer(&PLANNER).await;
     let system = planner_prompt();
     let outcome = harness.run(harness.planner(&system, &tools)).await.unwrap();
@@ -163,7 +164,7 @@ async fn a_hidden_tool_named_by_the_model_is_refused_and_the_loop_goes_on() {
     let harness = Harness::new(script).await;
     let source = ProfileSource::new(vec!["mcp_filesystem_read_text_file"]);
     let mut registry = ToolRegistry::with_builtins(harness.store.clone());
-    registry.register_source(source.clone(), Gates::BOTH);
+    registry.register_source(source.clone(), Availability::BOTH);
     let tools = registry.offer(&PLANNER).await;
     let outcome = harness.run(harness.planner(&planner_prompt(), &tools)).await.unwrap();
 
@@ -196,7 +197,7 @@ async fn a_hidden_tool_named_by_the_model_is_refused_and_the_loop_goes_on() {
 async fn turn_plan_is_offered_only_where_plans_make_sense() {
     let harness = Harness::new(Script::new()).await;
     let registry = ToolRegistry::with_builtins(harness.store.clone());
-    let without = registry.offer(&TurnScope { agent: Agent::Executor, plans: false }).await;
+    let without = registry.offer(&TurnScope { agent: Agent::Executor, task_list: false }).await;
     let with = registry.offer(&EXECUTOR).await;
     assert_eq!((without.names(), with.names()), (vec![], vec![TOOL_NAME]));
 }
@@ -224,7 +225,7 @@ async fn a_refused_plan_operation_returns_the_error_and_the_plan_as_it_is() {
         list,
         "a refusal changes nothing"
     );
-    assert!(!harness.drain_events().iter().any(|e| matches!(e, Event::Plan { .. })));
+    assert!(!harness.drain_events().iter().any(|e| matches!(e, Event::TaskList { .. })));
 }
 
 #[tokio::test]
@@ -233,7 +234,7 @@ async fn the_step_limit_ends_the_turn_with_its_last_round_whole() {
     let harness =
         Harness::new(Script::replies([echo(1), echo(2), echo(3), Reply::text("never")])).await;
     let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(Echo), Gates::EXECUTOR);
+    registry.register(Arc::new(Echo), Availability::EXECUTOR);
     let tools = registry.offer(&EXECUTOR).await;
     let outcome = harness.run(harness.executor(&executor_prompt(), &tools, 2)).await.unwrap();
 
@@ -254,7 +255,7 @@ async fn a_provider_error_ends_the_turn_with_earlier_rounds_stored() {
     ]);
     let harness = Harness::new(script).await;
     let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(Echo), Gates::EXECUTOR);
+    registry.register(Arc::new(Echo), Availability::EXECUTOR);
     let tools = registry.offer(&EXECUTOR).await;
     let error = harness.run(harness.executor(&executor_prompt(), &tools, 5)).await.unwrap_err();
     assert!(

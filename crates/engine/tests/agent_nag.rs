@@ -6,7 +6,7 @@ mod agent_support;
 use std::sync::Arc;
 
 use agent_support::*;
-use preflight_engine::agent::{Agent, Gates, ToolRegistry, TurnScope, REMINDER};
+use preflight_engine::agent::{Agent, Availability, ToolRegistry, TurnScope, REMINDER};
 use preflight_engine::tasks::{TaskList, TOOL_NAME};
 use preflight_testkit::{Reply, Script};
 use serde_json::json;
@@ -20,8 +20,8 @@ fn echoes(rounds: usize) -> Script {
 
 async fn run(harness: &Harness) {
     let mut registry = ToolRegistry::with_builtins(harness.store.clone());
-    registry.register(Arc::new(Echo), Gates::EXECUTOR);
-    let tools = registry.offer(&TurnScope { agent: Agent::Executor, plans: true }).await;
+    registry.register(Arc::new(Echo), Availability::EXECUTOR);
+    let tools = registry.offer(&TurnScope { agent: Agent::Executor, task_list: true }).await;
     harness.run(harness.executor("system", &tools, 20)).await.unwrap();
 }
 

@@ -6,14 +6,14 @@ mod agent_support;
 use std::sync::Arc;
 
 use agent_support::*;
-use preflight_engine::agent::{run_turn, Agent, Gates, ToolRegistry, TurnEnd, TurnScope};
+use preflight_engine::agent::{run_turn, Agent, Availability, ToolRegistry, TurnEnd, TurnScope};
 use preflight_engine::chat::MessageBody;
 use preflight_engine::events::Event;
 use preflight_testkit::{Answer, Script};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-const EXECUTOR: TurnScope = TurnScope { agent: Agent::Executor, plans: false };
+const EXECUTOR: TurnScope = TurnScope { agent: Agent::Executor, task_list: false };
 
 #[tokio::test]
 async fn a_stop_while_the_model_answers_keeps_what_was_streamed() {
@@ -55,7 +55,9 @@ async fn a_stop_while_a_tool_runs_stores_the_round_whole() {
         .into()]);
     let mut harness = Harness::new(script).await;
     let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(Block), Gates::EXECUTOR).register(Arc::new(Echo), Gates::EXECUTOR);
+    registry
+        .register(Arc::new(Block), Availability::EXECUTOR)
+        .register(Arc::new(Echo), Availability::EXECUTOR);
     let tools = registry.offer(&EXECUTOR).await;
     let cancel = CancellationToken::new();
     let mut received =

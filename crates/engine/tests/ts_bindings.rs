@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use preflight_engine::chat::Chat;
+use preflight_engine::error_code::ErrorCode;
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::settings::{AppSettings, SettingsUpdate};
-use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, PlanView};
+use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, TaskPanel};
 use preflight_engine::planner::PlanEdit;
 use ts_rs::{Config, TS};
 
@@ -43,10 +44,26 @@ fn export_all(dir: &Path) {
     ApiError::export_all(&config).unwrap();
     NewChat::export_all(&config).unwrap();
     ChatPatch::export_all(&config).unwrap();
-    PlanView::export_all(&config).unwrap();
+    TaskPanel::export_all(&config).unwrap();
     PlanEdit::export_all(&config).unwrap();
     AppSettings::export_all(&config).unwrap();
     SettingsUpdate::export_all(&config).unwrap();
+    export_error_codes(dir);
+}
+
+/// `ErrorCode` as a value too, for the UI to tell an engine's code from any other string
+/// without a cast: a list typed by the generated `ErrorCode`, so each entry is checked.
+fn export_error_codes(dir: &Path) {
+    let codes: Vec<String> =
+        ErrorCode::ALL.iter().map(|code| format!("  \"{}\",\n", code.as_str())).collect();
+    let text = format!(
+        "// Generated from `ErrorCode::ALL` by crates/engine/tests/ts_bindings.rs. Do not edit \
+         this file manually.\nimport type {{ ErrorCode }} from \"./ErrorCode\";\n\n\
+         /** Every code the engine sends, in declaration order. */\n\
+         export const ERROR_CODES: readonly ErrorCode[] = [\n{}];\n",
+        codes.concat()
+    );
+    std::fs::write(dir.join("errorCodes.ts"), text).unwrap();
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! before approval, read its revisions and the `turn_plan` task list, and the plan folder in
 //! the workspace (confirm a drop, show the folder).
 
-use preflight_engine::lifecycle::{ApiError, ChatView, PlanFolder, PlanView};
+use preflight_engine::lifecycle::{ApiError, ChatView, PlanFolder, TaskPanel};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
 use tauri::State;
 
@@ -56,8 +56,8 @@ pub async fn plan_revisions(shell: State<'_, Shell>, chat_id: String) -> Answer<
 
 /// The task list, and the chat's `.dwp` plan folder when it writes one.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn plan_view(shell: State<'_, Shell>, chat_id: String) -> Answer<PlanView> {
-    shell.engine()?.plan_view(&chat_id).await
+pub async fn plan_view(shell: State<'_, Shell>, chat_id: String) -> Answer<TaskPanel> {
+    shell.engine()?.task_panel(&chat_id).await
 }
 
 /// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.

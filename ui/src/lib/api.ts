@@ -4,6 +4,8 @@ import { invoke, Channel } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type { ApiError } from "../generated/ApiError";
+import type { ErrorCode } from "../generated/ErrorCode";
+import { ERROR_CODES } from "../generated/errorCodes";
 import type { AppSettings } from "../generated/AppSettings";
 import type { Chat } from "../generated/Chat";
 import type { ChatPatch } from "../generated/ChatPatch";
@@ -13,18 +15,40 @@ import type { NewChat } from "../generated/NewChat";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanFolder } from "../generated/PlanFolder";
-import type { PlanView } from "../generated/PlanView";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
+import type { TaskPanel } from "../generated/TaskPanel";
 import type { AppInfo } from "../generated/desktop/AppInfo";
 import type { ChatEvent } from "../generated/desktop/ChatEvent";
 import type { ChatRef } from "../generated/desktop/ChatRef";
 
-/** Whatever a command rejected with, as our error shape. */
+const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/** Whether `value` is one of the engine's error codes. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && KNOWN_CODES.has(value);
+}
+
+/** Whether `value` has our error shape: a known code and a message. */
+export function isApiError(value: unknown): value is ApiError {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "code" in value &&
+    isErrorCode(value.code) &&
+    "message" in value &&
+    typeof value.message === "string"
+  );
+}
+
+/** Whatever a command rejected with, as our error shape (an unknown code is internal). */
 export function asApiError(error: unknown): ApiError {
-  if (typeof error === "object" && error !== null && "code" in error && "message" in error) {
-    return error as ApiError;
-  }
-  return { code: "ERR_INTERNAL", message: String(error) };
+  if (isApiError(error)) return error;
+  return { code: "ERR_INTERNAL", message: messageOf(error) ?? String(error) };
+}
+
+function messageOf(value: unknown): string | null {
+  if (typeof value !== "object" || value === null || !("message" in value)) return null;
+  return typeof value.message === "string" ? value.message : null;
 }
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -61,7 +85,7 @@ export const api = {
   cancelPlan: (chat_id: string) => call<ChatView>("cancel_plan", { chat_id }),
   editPlan: (chat_id: string, edit: PlanEdit) => call<PlanDocument>("edit_plan", { chat_id, edit }),
   planRevisions: (chat_id: string) => call<PlanDocument[]>("plan_revisions", { chat_id }),
-  planView: (chat_id: string) => call<PlanView>("plan_view", { chat_id }),
+  taskPanel: (chat_id: string) => call<TaskPanel>("plan_view", { chat_id }),
   confirmDrop: (chat_id: string, task_id: number) => call<PlanFolder>("confirm_drop", { chat_id, task_id }),
   openPlanFolder: (chat_id: string) => call<PlanFolder>("open_plan_folder", { chat_id }),
 };

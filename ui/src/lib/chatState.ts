@@ -111,7 +111,7 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
     case "plan":
       return applyTasks(state, event.tasks);
     case "error":
-      return { ...state, error: { code: event.code as ApiError["code"], message: event.message } };
+      return { ...state, error: { code: event.code, message: event.message } };
   }
 }
 

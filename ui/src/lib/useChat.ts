@@ -66,8 +66,8 @@ export function useChat(chatId: string | null, generation: number): ChatControll
     };
     const reloadFiles = async () => {
       try {
-        const view = await api.planView(chatId);
-        if (alive) setFiles(view.files);
+        const panel = await api.taskPanel(chatId);
+        if (alive) setFiles(panel.files);
       } catch {
         // As above: a deleted chat has no folder to show.
       }
@@ -93,10 +93,10 @@ export function useChat(chatId: string | null, generation: number): ChatControll
         const unwatch = await watchChat(chatId, { onDelta, onEvent, onResync: () => void reload() });
         if (!alive) return unwatch();
         stop = unwatch;
-        const [view, plan] = await Promise.all([api.chatView(chatId), api.planView(chatId)]);
+        const [view, panel] = await Promise.all([api.chatView(chatId), api.taskPanel(chatId)]);
         if (!alive) return;
-        setState(initialState(view, plan.tasks));
-        setFiles(plan.files);
+        setState(initialState(view, panel.tasks));
+        setFiles(panel.files);
       } catch (error) {
         console.error("cannot open the chat", asApiError(error));
       }

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::nag::{Nag, REMINDER};
 use super::prompt::state_tail;
-use super::{EventSink, NoEvents, OfferedTools, PlanView, RoundRecorder, ToolContext};
+use super::{EventSink, NoEvents, OfferedTools, RoundRecorder, TaskListSource, ToolContext};
 use crate::chat::{Message, MessageBody, ToolCall};
 use crate::events::Event;
 use crate::llm::{LlmError, ModelMessage, ModelRequest, Provider, StreamEvent, Usage};
@@ -44,8 +44,9 @@ pub struct Turn<'a> {
     pub mode: TurnMode,
     /// Tool rounds allowed; a model still asking for tools after them ends the turn.
     pub max_rounds: u32,
-    /// The chat's plan, for the `[state]` tail and the nag; `None` when the turn has none.
-    pub plan: Option<&'a dyn PlanView>,
+    /// The chat's task list, for the `[state]` tail and the nag; `None` when the turn has
+    /// none (the planner).
+    pub task_list: Option<&'a dyn TaskListSource>,
     /// Where rounds are stored; `None` stores nothing (the planner).
     pub recorder: Option<&'a dyn RoundRecorder>,
     pub events: &'a dyn EventSink,
@@ -178,10 +179,10 @@ impl Run<'_, '_> {
         if std::mem::take(&mut self.remind) {
             tail.push(REMINDER.to_owned());
         }
-        if let Some(plan) = self.turn.plan {
+        if let Some(source) = self.turn.task_list {
             let list = match self.list.take() {
                 Some(list) => list,
-                None => plan.task_list()?,
+                None => source.task_list()?,
             };
             tail.extend(state_tail(&list));
         }
@@ -271,8 +272,8 @@ impl Run<'_, '_> {
         let mut round = vec![assistant(id, reply.text, reply.calls)];
         round.extend(results);
         self.close(round)?;
-        self.list = match self.turn.plan {
-            Some(plan) => Some(plan.task_list()?),
+        self.list = match self.turn.task_list {
+            Some(source) => Some(source.task_list()?),
             None => None,
         };
         let tasks_left = self.list.as_ref().is_some_and(TaskList::has_work_left);

@@ -1,5 +1,5 @@
 //! The agent loop: model ↔ tools until the model answers, quiet (the planner) or streaming
-//! (the executor), with the tool registry and its gates, prompt assembly and the nag.
+//! (the executor), with the tool registry and each tool's availability, prompt assembly and the nag.
 //!
 //! **Invariant:** a turn only calls the tools it was offered (`registry.rs`); the volatile
 //! `[state]` tail never enters the stable prefix (`prompt.rs`); a stored turn never holds
@@ -23,9 +23,9 @@ pub use prompt::{
     executor_system_prompt, state_tail, workspace_instructions, DEFAULT_EXECUTOR_PROMPT,
 };
 pub use r#loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
-pub use record::{ChatLedger, PlanView, RoundRecorder};
+pub use record::{ChatLedger, RoundRecorder, TaskListSource};
 pub use registry::{
-    Agent, Gates, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope,
+    Agent, Availability, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope,
 };
 pub use sink::{EventSink, NoEvents};
 pub use turn_plan::{PlanFilesLink, TurnPlanTool};
@@ -36,7 +36,7 @@ use crate::store::Store;
 pub const PLANNER_MAX_ROUNDS: u32 = 12;
 
 impl ToolRegistry {
-    /// A registry holding the built-in tools: `turn_plan`, for the executor where plans
+    /// A registry holding the built-in tools: `turn_plan`, for the executor where task lists
     /// make sense. Register tool sources (the MCP host) after it.
     pub fn with_builtins(store: Arc<Store>) -> ToolRegistry {
         ToolRegistry::with_turn_plan(TurnPlanTool::new(store))
@@ -45,7 +45,7 @@ impl ToolRegistry {
     /// A registry holding `turn_plan` as given (e.g. linked to the chat's `.dwp` plan folder).
     pub fn with_turn_plan(turn_plan: TurnPlanTool) -> ToolRegistry {
         let mut registry = ToolRegistry::new();
-        registry.register(Arc::new(turn_plan), Gates::EXECUTOR_WHERE_PLANS);
+        registry.register(Arc::new(turn_plan), Availability::EXECUTOR_WITH_TASK_LIST);
         registry
     }
 }

@@ -14,8 +14,8 @@ pub trait RoundRecorder: Send + Sync {
     fn record(&self, messages: &[Message]) -> Result<(), StoreError>;
 }
 
-/// What the loop reads of the chat's plan: the task list for the `[state]` tail and the nag.
-pub trait PlanView: Send + Sync {
+/// Where the loop reads the chat's task list, for the `[state]` tail and the nag.
+pub trait TaskListSource: Send + Sync {
     fn task_list(&self) -> Result<TaskList, StoreError>;
 }
 
@@ -39,7 +39,7 @@ impl RoundRecorder for ChatLedger {
     }
 }
 
-impl PlanView for ChatLedger {
+impl TaskListSource for ChatLedger {
     fn task_list(&self) -> Result<TaskList, StoreError> {
         self.store.task_list(&self.chat_id)
     }

@@ -1,7 +1,7 @@
-//! The tools a turn may use. Tools and tool sources (the MCP host) are registered with
-//! [`Gates`]; a turn gets an [`OfferedTools`] computed once from its [`TurnScope`], and every
-//! call is checked against it again at dispatch, so a tool the model was not shown but names
-//! anyway is refused with an error result and the loop goes on.
+//! The tools a turn may use. Tools and tool sources (the MCP host) are registered with an
+//! [`Availability`]; a turn gets an [`OfferedTools`] computed once from its [`TurnScope`],
+//! and every call is checked against it again at dispatch, so a tool the model was not shown
+//! but names anyway is refused with an error result and the loop goes on.
 //!
 //! **Invariant:** what a model is shown and what it may call are the same set.
 
@@ -27,34 +27,36 @@ pub enum Agent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TurnScope {
     pub agent: Agent,
-    /// A plan makes sense in this turn: a plan-mode chat, or a task list already open.
-    pub plans: bool,
+    /// A task list makes sense in this turn: a plan-mode chat, or a task list already open.
+    pub task_list: bool,
 }
 
 /// When a registered tool is offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Gates {
+pub struct Availability {
     pub planner: bool,
     pub executor: bool,
-    /// Only in turns where a plan makes sense (`TurnScope::plans`): `turn_plan`'s gate.
-    pub planning_only: bool,
+    /// Only in turns where a task list makes sense (`TurnScope::task_list`): `turn_plan`.
+    pub task_list_only: bool,
 }
 
-impl Gates {
+impl Availability {
     /// Offered to the executor only (built-in tools: the planner gets none).
-    pub const EXECUTOR: Gates = Gates { planner: false, executor: true, planning_only: false };
+    pub const EXECUTOR: Availability =
+        Availability { planner: false, executor: true, task_list_only: false };
     /// Offered to both agents (a profile's tool source, which filters itself).
-    pub const BOTH: Gates = Gates { planner: true, executor: true, planning_only: false };
-    /// The executor, and only where a plan makes sense: `turn_plan`.
-    pub const EXECUTOR_WHERE_PLANS: Gates =
-        Gates { planner: false, executor: true, planning_only: true };
+    pub const BOTH: Availability =
+        Availability { planner: true, executor: true, task_list_only: false };
+    /// The executor, and only where a task list makes sense: `turn_plan`.
+    pub const EXECUTOR_WITH_TASK_LIST: Availability =
+        Availability { planner: false, executor: true, task_list_only: true };
 
     pub fn admits(&self, scope: &TurnScope) -> bool {
         let agent = match scope.agent {
             Agent::Planner => self.planner,
             Agent::Executor => self.executor,
         };
-        agent && (scope.plans || !self.planning_only)
+        agent && (scope.task_list || !self.task_list_only)
     }
 }
 
@@ -88,10 +90,10 @@ enum Registrant {
 
 struct Registered {
     registrant: Registrant,
-    gates: Gates,
+    availability: Availability,
 }
 
-/// Every tool and tool source with its gates. Register built-in tools first: on a name
+/// Every tool and tool source with its availability. Register built-in tools first: on a name
 /// clash the first registration wins.
 #[derive(Default)]
 pub struct ToolRegistry {
@@ -103,25 +105,29 @@ impl ToolRegistry {
         ToolRegistry::default()
     }
 
-    pub fn register(&mut self, tool: Arc<dyn Tool>, gates: Gates) -> &mut ToolRegistry {
-        self.registered.push(Registered { registrant: Registrant::Tool(tool), gates });
+    pub fn register(
+        &mut self,
+        tool: Arc<dyn Tool>,
+        availability: Availability,
+    ) -> &mut ToolRegistry {
+        self.registered.push(Registered { registrant: Registrant::Tool(tool), availability });
         self
     }
 
     pub fn register_source(
         &mut self,
         source: Arc<dyn ToolSource>,
-        gates: Gates,
+        availability: Availability,
     ) -> &mut ToolRegistry {
-        self.registered.push(Registered { registrant: Registrant::Source(source), gates });
+        self.registered.push(Registered { registrant: Registrant::Source(source), availability });
         self
     }
 
-    /// The tools of one turn: those whose gates admit `scope`, in registration order.
+    /// The tools of one turn: those whose availability admits `scope`, in registration order.
     pub async fn offer(&self, scope: &TurnScope) -> OfferedTools {
         let mut offered =
             OfferedTools { specs: Vec::new(), routes: HashMap::new(), agent: scope.agent };
-        for registered in self.registered.iter().filter(|r| r.gates.admits(scope)) {
+        for registered in self.registered.iter().filter(|r| r.availability.admits(scope)) {
             match &registered.registrant {
                 Registrant::Tool(tool) => offered.add(tool.spec(), Route::Tool(tool.clone())),
                 Registrant::Source(source) => {
@@ -210,19 +216,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn table_of_gates() {
-        let planner = TurnScope { agent: Agent::Planner, plans: true };
-        let executor_with_plans = TurnScope { agent: Agent::Executor, plans: true };
-        let executor_without = TurnScope { agent: Agent::Executor, plans: false };
+    fn table_of_availability() {
+        let planner = TurnScope { agent: Agent::Planner, task_list: true };
+        let executor_with_task_list = TurnScope { agent: Agent::Executor, task_list: true };
+        let executor_without = TurnScope { agent: Agent::Executor, task_list: false };
         let cases = [
-            (Gates::EXECUTOR, [false, true, true]),
-            (Gates::BOTH, [true, true, true]),
-            (Gates::EXECUTOR_WHERE_PLANS, [false, true, false]),
+            (Availability::EXECUTOR, [false, true, true]),
+            (Availability::BOTH, [true, true, true]),
+            (Availability::EXECUTOR_WITH_TASK_LIST, [false, true, false]),
         ];
-        for (gates, expected) in cases {
-            let got =
-                [planner, executor_with_plans, executor_without].map(|scope| gates.admits(&scope));
-            assert_eq!(got, expected, "{gates:?}");
+        for (availability, expected) in cases {
+            let got = [planner, executor_with_task_list, executor_without]
+                .map(|scope| availability.admits(&scope));
+            assert_eq!(got, expected, "{availability:?}");
         }
     }
 }

@@ -123,7 +123,7 @@ impl Tool for TurnPlanTool {
                 if let Some(link) = &self.plan_files {
                     TurnPlanTool::sync_plan_files(link, context.chat_id, &next).await;
                 }
-                context.events.emit(Event::Plan { tasks: next.tasks.clone() });
+                context.events.emit(Event::TaskList { tasks: next.tasks.clone() });
                 ToolOutput::ok(next.render())
             }
             Ok(Err((refusal, current))) => {

@@ -74,7 +74,7 @@ impl Engine {
         Ok(deleted)
     }
 
-    /// `GET /v1/chats/{id}/plan`: the `turn_plan` list; empty when there is no plan.
+    /// The chat's task list (`turn_plan`'s); empty when it has none.
     pub fn task_list(&self, chat_id: &str) -> Result<Vec<Task>, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         Ok(self.inner.store.task_list(chat_id)?.tasks)
@@ -85,7 +85,7 @@ impl Engine {
         self.inner.store.get_chat(chat_id)?;
         let deleted = self.inner.store.delete_task_list(chat_id)?;
         if deleted {
-            self.inner.hub.emit(chat_id, Event::Plan { tasks: TaskList::empty().tasks });
+            self.inner.hub.emit(chat_id, Event::TaskList { tasks: TaskList::empty().tasks });
         }
         Ok(deleted)
     }

@@ -3,50 +3,8 @@
 
 use serde::Serialize;
 
+pub use crate::error_code::ErrorCode;
 use crate::store::{Conflict, Entity, StoreError};
-
-/// The stable codes of DESIGN §9, plus `ERR_INTERNAL` for what no caller can fix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum ErrorCode {
-    #[serde(rename = "ERR_UNAUTHORIZED")]
-    Unauthorized,
-    #[serde(rename = "ERR_BAD_REQUEST")]
-    BadRequest,
-    #[serde(rename = "ERR_EMPTY_ANSWER")]
-    EmptyAnswer,
-    #[serde(rename = "ERR_UNKNOWN_QUESTION")]
-    UnknownQuestion,
-    #[serde(rename = "ERR_NOT_FOUND")]
-    NotFound,
-    #[serde(rename = "ERR_PLAN_PENDING")]
-    PlanPending,
-    #[serde(rename = "ERR_TURN_ACTIVE")]
-    TurnActive,
-    #[serde(rename = "ERR_NO_QUESTIONS")]
-    NoQuestions,
-    #[serde(rename = "ERR_NO_PLAN")]
-    NoPlan,
-    #[serde(rename = "ERR_INTERNAL")]
-    Internal,
-}
-
-impl ErrorCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::Unauthorized => "ERR_UNAUTHORIZED",
-            ErrorCode::BadRequest => "ERR_BAD_REQUEST",
-            ErrorCode::EmptyAnswer => "ERR_EMPTY_ANSWER",
-            ErrorCode::UnknownQuestion => "ERR_UNKNOWN_QUESTION",
-            ErrorCode::NotFound => "ERR_NOT_FOUND",
-            ErrorCode::PlanPending => "ERR_PLAN_PENDING",
-            ErrorCode::TurnActive => "ERR_TURN_ACTIVE",
-            ErrorCode::NoQuestions => "ERR_NO_QUESTIONS",
-            ErrorCode::NoPlan => "ERR_NO_PLAN",
-            ErrorCode::Internal => "ERR_INTERNAL",
-        }
-    }
-}
 
 /// An error a user or an API client can read and act on. A call that returns one changed
 /// nothing.

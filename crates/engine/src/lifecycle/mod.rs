@@ -36,7 +36,7 @@ pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
 pub use error::{ApiError, ErrorCode};
 pub use notify::phase_text;
-pub use plan_files::{DroppedTask, PlanFolder, PlanView};
+pub use plan_files::{DroppedTask, PlanFolder, TaskPanel};
 pub use transitions::MAX_QUESTION_ROUNDS;
 pub use view::{ChatView, StateView};
 

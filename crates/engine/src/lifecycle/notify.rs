@@ -34,7 +34,7 @@ impl Engine {
     /// The chat's whole task list as it is stored now.
     pub(super) fn emit_task_list(&self, chat_id: &str) {
         if let Ok(list) = self.inner.store.task_list(chat_id) {
-            self.emit(chat_id, Event::Plan { tasks: list.tasks });
+            self.emit(chat_id, Event::TaskList { tasks: list.tasks });
         }
     }
 

@@ -56,7 +56,7 @@ impl Engine {
         let tasks = tasks_from_plan(&plan.steps);
         self.inner.store.approve_plan(chat_id, &tasks)?;
         self.emit_plan_card(chat_id);
-        self.emit(chat_id, Event::Plan { tasks: tasks.tasks });
+        self.emit(chat_id, Event::TaskList { tasks: tasks.tasks });
         self.emit_phase(chat_id, Phase::Executing);
         spawn_turn(&self.inner, guard, TurnJob::Execute);
         self.chat_view(chat_id)

@@ -42,7 +42,7 @@ pub struct DroppedTask {
 /// `GET /v1/chats/{id}/plan`: the task list, and the plan folder that mirrors it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PlanView {
+pub struct TaskPanel {
     pub tasks: Vec<Task>,
     pub files: Option<PlanFolder>,
 }
@@ -52,7 +52,7 @@ impl Engine {
     /// none, or its workspace has none for this chat yet). A folder that cannot be read (a
     /// hand-broken `state.json`) leaves `files` out rather than the task list: the
     /// verifier is the tool that says what is wrong with it.
-    pub async fn plan_view(&self, chat_id: &str) -> Result<PlanView, ApiError> {
+    pub async fn task_panel(&self, chat_id: &str) -> Result<TaskPanel, ApiError> {
         let chat = self.inner.store.get_chat(chat_id)?;
         let tasks = self.inner.store.task_list(chat_id)?.tasks;
         let files = match folder_of(&chat).await {
@@ -63,7 +63,7 @@ impl Engine {
             }
             Err(error) => return Err(error),
         };
-        Ok(PlanView { tasks, files })
+        Ok(TaskPanel { tasks, files })
     }
 
     /// The chat's plan folder, found again in its workspace.
@@ -145,7 +145,7 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &str, why: &st
             tracing::warn!(chat_id = %chat.id, message = %error.message, "the checkpoint could not be written");
             let message =
                 format!("The plan folder's checkpoint could not be written: {}", error.message);
-            inner.hub.emit(&chat.id, Event::Error { code: "ERR_PLAN_FILES".to_owned(), message });
+            inner.hub.emit(&chat.id, Event::Error { code: super::ErrorCode::PlanFiles, message });
         }
     }
 }

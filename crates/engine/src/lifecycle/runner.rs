@@ -116,7 +116,7 @@ async fn turn_registry(
         None => crate::agent::TurnPlanTool::new(store),
     };
     let mut registry = ToolRegistry::with_turn_plan(turn_plan);
-    registry.register_source(Arc::new(source), crate::agent::Gates::BOTH);
+    registry.register_source(Arc::new(source), crate::agent::Availability::BOTH);
     registry
 }
 

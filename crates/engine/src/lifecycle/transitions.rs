@@ -74,7 +74,8 @@ pub fn profile_for(facts: &ChatFacts) -> Profile {
     }
 }
 
-/// Whether the executor is offered `turn_plan`: in plan-mode chats, or while a plan is open.
+/// Whether the executor is offered `turn_plan`: in plan-mode chats, or while a task list has
+/// work left.
 pub fn offers_turn_plan(plan_mode: bool, list: &TaskList) -> bool {
     plan_mode || list.has_work_left()
 }

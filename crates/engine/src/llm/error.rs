@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::error_code::ErrorCode;
+
 /// An error of one model call. Messages come from the provider where it sent one; they never
 /// contain the API key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -46,18 +48,18 @@ impl LlmError {
         )
     }
 
-    /// A stable code for the API's `{code, message}` errors.
-    pub fn code(&self) -> &'static str {
+    /// The code the chat's `error` event and the API show for this failure.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            LlmError::RateLimited { .. } => "ERR_PROVIDER_RATE_LIMITED",
-            LlmError::ContextTooLong { .. } => "ERR_CONTEXT_TOO_LONG",
-            LlmError::Unauthorized { .. } => "ERR_PROVIDER_UNAUTHORIZED",
-            LlmError::Unavailable { .. } => "ERR_PROVIDER_UNAVAILABLE",
-            LlmError::IdleTimeout { .. } => "ERR_PROVIDER_TIMEOUT",
-            LlmError::StreamCut { .. } => "ERR_PROVIDER_STREAM_CUT",
-            LlmError::Rejected { .. } => "ERR_PROVIDER_REJECTED",
-            LlmError::BadResponse { .. } => "ERR_PROVIDER_BAD_RESPONSE",
-            LlmError::Cancelled => "ERR_CANCELLED",
+            LlmError::RateLimited { .. } => ErrorCode::ProviderRateLimited,
+            LlmError::ContextTooLong { .. } => ErrorCode::ContextTooLong,
+            LlmError::Unauthorized { .. } => ErrorCode::ProviderUnauthorized,
+            LlmError::Unavailable { .. } => ErrorCode::ProviderUnavailable,
+            LlmError::IdleTimeout { .. } => ErrorCode::ProviderTimeout,
+            LlmError::StreamCut { .. } => ErrorCode::ProviderStreamCut,
+            LlmError::Rejected { .. } => ErrorCode::ProviderRejected,
+            LlmError::BadResponse { .. } => ErrorCode::ProviderBadResponse,
+            LlmError::Cancelled => ErrorCode::Cancelled,
         }
     }
 
@@ -133,7 +135,7 @@ pub(crate) fn check_recorded_errors(
             json => json.to_string(),
         };
         let error = parse(case["status"].as_u64().unwrap() as u16, None, &body);
-        assert_eq!(error.code(), case["code"], "{case}");
+        assert_eq!(error.code().as_str(), case["code"], "{case}");
         if let Some(message) = case.get("message") {
             assert_eq!(error.to_string(), *message, "{case}");
         }

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use preflight_engine::agent::{
-    run_turn, AgentError, ChatLedger, EventSink, OfferedTools, PlanView, RoundRecorder, Tool,
+    run_turn, AgentError, ChatLedger, EventSink, OfferedTools, RoundRecorder, TaskListSource, Tool,
     ToolContext, ToolSource, Turn, TurnMode, TurnOutcome,
 };
 use preflight_engine::chat::{ChatSettings, Message, MessageBody, Phase};
@@ -86,7 +86,7 @@ impl Harness {
             tools,
             mode: TurnMode::Streaming,
             max_rounds,
-            plan: Some(&self.ledger as &dyn PlanView),
+            task_list: Some(&self.ledger as &dyn TaskListSource),
             recorder: Some(&self.ledger as &dyn RoundRecorder),
             events: &self.events as &dyn EventSink,
         }
@@ -96,7 +96,7 @@ impl Harness {
     pub fn planner<'a>(&'a self, system: &'a str, tools: &'a OfferedTools) -> Turn<'a> {
         Turn {
             mode: TurnMode::Quiet,
-            plan: None,
+            task_list: None,
             recorder: None,
             ..self.executor(system, tools, 12)
         }

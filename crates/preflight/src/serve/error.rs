@@ -13,6 +13,9 @@ impl From<ApiError> for HttpError {
     }
 }
 
+/// The status of each code: the API's own codes as DESIGN §9 lists them. The provider's and
+/// a turn's codes travel in `error` events; should one answer a request, a failure on the
+/// model's side is a gateway status, never 401 (which says the API token is wrong).
 pub fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
@@ -23,8 +26,21 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::PlanPending
         | ErrorCode::TurnActive
         | ErrorCode::NoQuestions
-        | ErrorCode::NoPlan => StatusCode::CONFLICT,
-        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        | ErrorCode::NoPlan
+        | ErrorCode::Cancelled => StatusCode::CONFLICT,
+        ErrorCode::ContextTooLong => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::ProviderRateLimited => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::ProviderSetup | ErrorCode::ProviderUnavailable => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        ErrorCode::ProviderTimeout => StatusCode::GATEWAY_TIMEOUT,
+        ErrorCode::ProviderUnauthorized
+        | ErrorCode::ProviderStreamCut
+        | ErrorCode::ProviderRejected
+        | ErrorCode::ProviderBadResponse => StatusCode::BAD_GATEWAY,
+        ErrorCode::StepLimit | ErrorCode::PlanFiles | ErrorCode::Internal => {
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
     }
 }
 
@@ -35,5 +51,18 @@ impl IntoResponse for HttpError {
         }
         let body = serde_json::json!({"error": {"code": self.0.code, "message": self.0.message}});
         (status_of(self.0.code), Json(body)).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_an_error_status() {
+        for &code in ErrorCode::ALL {
+            let status = status_of(code);
+            assert!(status.is_client_error() || status.is_server_error(), "{code:?}: {status}");
+        }
     }
 }

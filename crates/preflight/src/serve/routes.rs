@@ -7,7 +7,7 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream};
-use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, PlanView};
+use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, TaskPanel};
 use preflight_engine::planner::PlanEdit;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -183,8 +183,8 @@ async fn plan_revisions(
 async fn task_list(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Answer<Json<PlanView>> {
-    Ok(Json(state.engine.plan_view(&id).await?))
+) -> Answer<Json<TaskPanel>> {
+    Ok(Json(state.engine.task_panel(&id).await?))
 }
 
 /// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.
@@ -252,6 +252,6 @@ pub async fn not_found() -> HttpError {
 /// A known route asked with a method it does not have.
 pub async fn method_not_allowed() -> axum::response::Response {
     use axum::response::IntoResponse;
-    let error = serde_json::json!({"error": {"code": "ERR_BAD_REQUEST", "message": "this route does not take that method"}});
-    (StatusCode::METHOD_NOT_ALLOWED, Json(error)).into_response()
+    let error = ApiError::bad_request("this route does not take that method");
+    (StatusCode::METHOD_NOT_ALLOWED, Json(serde_json::json!({ "error": error }))).into_response()
 }

@@ -10,10 +10,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::PlanFilesLink;
 use crate::agent::{
-    executor_system_prompt, run_turn, workspace_instructions, Agent, ChatLedger, Turn, TurnEnd,
-    TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
+    executor_system_prompt, run_turn, workspace_instructions, Agent, AgentError, ChatLedger, Turn,
+    TurnEnd, TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
 };
 use crate::chat::{Chat, Message, MessageBody, Phase};
+use crate::error_code::ErrorCode;
 use crate::events::Event;
 use crate::llm::ModelMessage;
 use crate::mcp::Profile;
@@ -46,14 +47,14 @@ pub async fn run(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Cl
 
 /// Why a turn could not do its work, said in the chat.
 struct Failure {
-    code: &'static str,
+    code: ErrorCode,
     message: String,
 }
 
 async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Result<(), Failure> {
     let chat = inner.store.get_chat(chat_id).map_err(store_failure)?;
     let provider = inner.executor.as_ref().map_err(|error| Failure {
-        code: "ERR_PROVIDER",
+        code: ErrorCode::ProviderSetup,
         message: format!("No model is available: {error}"),
     })?;
     let state = inner.store.state(chat_id).map_err(store_failure)?;
@@ -72,7 +73,7 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
     let registry =
         turn_registry(inner, Profile::Execution, chat.workspace.as_deref(), plan_files).await;
     let scope =
-        TurnScope { agent: Agent::Executor, plans: offers_turn_plan(chat.plan_mode, &list) };
+        TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
     let history = executor_history(&messages);
     let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id);
@@ -85,17 +86,17 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
         tools: &tools,
         mode: TurnMode::Streaming,
         max_rounds: EXECUTOR_MAX_ROUNDS,
-        plan: Some(&ledger),
+        task_list: Some(&ledger),
         recorder: Some(&ledger),
         events: &events,
     };
     let outcome = run_turn(turn, cancel).await.map_err(|error| Failure {
-        code: "ERR_PROVIDER",
+        code: agent_error_code(&error),
         message: format!("The model could not finish this turn: {error}"),
     })?;
     if outcome.end == TurnEnd::StepLimit {
         return Err(Failure {
-            code: "ERR_STEP_LIMIT",
+            code: ErrorCode::StepLimit,
             message: format!(
                 "Stopped after {EXECUTOR_MAX_ROUNDS} tool rounds without a final answer."
             ),
@@ -105,20 +106,25 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
 }
 
 fn store_failure(error: StoreError) -> Failure {
-    Failure { code: "ERR_INTERNAL", message: format!("The chat could not be read: {error}") }
+    Failure { code: ErrorCode::Internal, message: format!("The chat could not be read: {error}") }
+}
+
+/// A provider's failure keeps its own code; a store failure during the turn is internal.
+fn agent_error_code(error: &AgentError) -> ErrorCode {
+    match error {
+        AgentError::Provider(error) => error.code(),
+        AgentError::Store(_) => ErrorCode::Internal,
+    }
 }
 
 /// The failure as an assistant message in the chat and an `error` event.
 fn report_failure(inner: &Inner, chat_id: &str, failure: &Failure) {
-    tracing::warn!(%chat_id, code = failure.code, message = %failure.message, "executor turn failed");
+    tracing::warn!(%chat_id, code = failure.code.as_str(), message = %failure.message, "executor turn failed");
     let notice = assistant_message(failure.message.clone(), None);
     if inner.store.append_messages(chat_id, std::slice::from_ref(&notice)).is_ok() {
         inner.hub.emit(chat_id, Event::Message { message: notice });
     }
-    inner.hub.emit(
-        chat_id,
-        Event::Error { code: failure.code.to_owned(), message: failure.message.clone() },
-    );
+    inner.hub.emit(chat_id, Event::Error { code: failure.code, message: failure.message.clone() });
 }
 
 /// Ends the turn: a task list with nothing left is closed (a `plan` event with no tasks),
@@ -131,7 +137,7 @@ fn finish(inner: &Inner, chat_id: &str) -> Closing {
     }
     let mut closing = Vec::new();
     if finished {
-        closing.push(Event::Plan { tasks: Vec::new() });
+        closing.push(Event::TaskList { tasks: Vec::new() });
     }
     closing.push(phase_event(Phase::Idle));
     closing
@@ -163,7 +169,7 @@ async fn plan_files_link(
         Ok(Ok(dir)) => dir.map(|dir| PlanFilesLink { files, dir }),
         Ok(Err(error)) => {
             let message = format!("The plan could not be written to the workspace: {error}");
-            inner.hub.emit(&chat.id, Event::Error { code: "ERR_PLAN_FILES".to_owned(), message });
+            inner.hub.emit(&chat.id, Event::Error { code: ErrorCode::PlanFiles, message });
             None
         }
         Err(_) => None,

@@ -77,7 +77,7 @@ fn settle_stop(inner: &Inner, chat_id: &str) -> Closing {
     match inner.store.settle_interrupted_planning(chat_id) {
         Ok(phase) => {
             let tasks = inner.store.task_list(chat_id).map(|list| list.tasks).unwrap_or_default();
-            vec![Event::Plan { tasks }, phase_event(phase)]
+            vec![Event::TaskList { tasks }, phase_event(phase)]
         }
         Err(error) => {
             tracing::error!(%chat_id, %error, "cannot settle a stopped planner");
@@ -113,7 +113,7 @@ async fn plan(
         chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
     let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
     let registry = turn_registry(inner, Profile::Planning, chat.workspace.as_deref(), None).await;
-    let tools = registry.offer(&TurnScope { agent: Agent::Planner, plans: false }).await;
+    let tools = registry.offer(&TurnScope { agent: Agent::Planner, task_list: false }).await;
     let mut history = planner_history(&messages);
     let mut repaired = false;
     loop {
@@ -125,7 +125,7 @@ async fn plan(
             tools: &tools,
             mode: TurnMode::Quiet,
             max_rounds: PLANNER_MAX_ROUNDS,
-            plan: None,
+            task_list: None,
             recorder: None,
             events: &NoEvents,
         };
@@ -218,7 +218,7 @@ fn store_plan(
         let tasks = tasks_from_plan(&document.steps);
         let card = inner.store.record_pre_approved_plan(&chat.id, &card, document, &tasks)?;
         inner.hub.emit(&chat.id, Event::Message { message: card });
-        inner.hub.emit(&chat.id, Event::Plan { tasks: tasks.tasks });
+        inner.hub.emit(&chat.id, Event::TaskList { tasks: tasks.tasks });
         inner.emit_phase(&chat.id, Phase::Executing);
         return Ok(Planned::PreApproved);
     }

@@ -5,4 +5,4 @@ import type { Task } from "./Task";
 /**
  * `GET /v1/chats/{id}/plan`: the task list, and the plan folder that mirrors it.
  */
-export type PlanView = { tasks: Array<Task>, files: PlanFolder | null, };
+export type TaskPanel = { tasks: Array<Task>, files: PlanFolder | null, };

@@ -1,0 +1,106 @@
+//! The stable `ERR_*` codes of every error the engine shows (DESIGN §9): an adapter's
+//! answer, a chat's `error` event, a provider's failure. This file is the one place that
+//! spells them; the HTTP adapter gives each a status, the UI gets them as a generated type.
+
+use serde::Serialize;
+
+/// Declares `ErrorCode` with each variant's wire spelling once: the serde name, `as_str`
+/// and `ALL` are generated from the same list, so they cannot drift apart.
+macro_rules! error_codes {
+    ($($(#[doc = $doc:tt])* $variant:ident => $code:tt,)+) => {
+        /// The stable codes of DESIGN §9, the provider's failures, what a turn reports in
+        /// the chat, and `ERR_INTERNAL` for what no caller can fix.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        pub enum ErrorCode {
+            $($(#[doc = $doc])* #[serde(rename = $code)] $variant,)+
+        }
+
+        impl ErrorCode {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)+];
+
+            /// The code as it travels: `ERR_…`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)+
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// A request without the API token.
+    Unauthorized => "ERR_UNAUTHORIZED",
+    /// Malformed JSON, a missing or mistyped field, a value that cannot apply.
+    BadRequest => "ERR_BAD_REQUEST",
+    EmptyAnswer => "ERR_EMPTY_ANSWER",
+    /// The waiting question card has no such question.
+    UnknownQuestion => "ERR_UNKNOWN_QUESTION",
+    /// No such chat, message or route.
+    NotFound => "ERR_NOT_FOUND",
+    /// A question card waits for answers.
+    PlanPending => "ERR_PLAN_PENDING",
+    /// A turn runs in the chat (or the chat is in a phase that refuses the request).
+    TurnActive => "ERR_TURN_ACTIVE",
+    /// No question card waits for answers.
+    NoQuestions => "ERR_NO_QUESTIONS",
+    /// No plan card waits for approval.
+    NoPlan => "ERR_NO_PLAN",
+    /// No model provider could be built from the settings: the turn cannot start.
+    ProviderSetup => "ERR_PROVIDER",
+    ProviderRateLimited => "ERR_PROVIDER_RATE_LIMITED",
+    /// The prompt (history plus tools) does not fit the model's context window.
+    ContextTooLong => "ERR_CONTEXT_TOO_LONG",
+    /// The provider refused the API key.
+    ProviderUnauthorized => "ERR_PROVIDER_UNAUTHORIZED",
+    /// The provider is unreachable, overloaded or failing on its side.
+    ProviderUnavailable => "ERR_PROVIDER_UNAVAILABLE",
+    /// The provider sent nothing for too long.
+    ProviderTimeout => "ERR_PROVIDER_TIMEOUT",
+    /// The answer stream ended before its final event.
+    ProviderStreamCut => "ERR_PROVIDER_STREAM_CUT",
+    /// The provider will not serve the request as sent (unknown model, no quota).
+    ProviderRejected => "ERR_PROVIDER_REJECTED",
+    /// The provider answered something that is not its wire format.
+    ProviderBadResponse => "ERR_PROVIDER_BAD_RESPONSE",
+    /// The model call was stopped.
+    Cancelled => "ERR_CANCELLED",
+    /// An executor turn ran out of tool rounds without a final answer.
+    StepLimit => "ERR_STEP_LIMIT",
+    /// The chat's plan folder (`.dwp/plans/…`) could not be written; the turn went on.
+    PlanFiles => "ERR_PLAN_FILES",
+    /// Something no caller can fix (a store failure, a task that died).
+    Internal => "ERR_INTERNAL",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// So that a test reads `assert_eq!(error.code(), "ERR_…")`, the way the code travels.
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn every_code_serialises_as_it_is_spelled_and_is_unique() {
+        let mut seen = HashSet::new();
+        for &code in ErrorCode::ALL {
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str(), "{code:?}");
+            assert!(code.as_str().starts_with("ERR_"), "{code:?}");
+            assert!(seen.insert(code.as_str()), "{code:?} is spelled twice");
+        }
+    }
+}
