@@ -9,6 +9,7 @@ pub mod script;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -20,7 +21,8 @@ pub struct Serve {
     child: Child,
     pub base: String,
     pub token: String,
-    pub home: TempDir,
+    /// Shared by servers started together on one home.
+    home: Arc<TempDir>,
     client: reqwest::Client,
 }
 
@@ -39,21 +41,30 @@ impl Serve {
 
     /// Starts `preflight serve` on an existing home (e.g. to check a restart).
     pub fn start_in(home: TempDir) -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_preflight"))
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .env("PREFLIGHT_HOME", home.path())
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("preflight serve starts");
+        let home = Arc::new(home);
+        let child = spawn(home.path());
+        Serve::listening(child, home)
+    }
+
+    /// Starts two `preflight serve` on one home at the same moment: two first starts race.
+    pub fn start_together(home: TempDir) -> [Serve; 2] {
+        let home = Arc::new(home);
+        let children = [spawn(home.path()), spawn(home.path())];
+        children.map(|child| Serve::listening(child, home.clone()))
+    }
+
+    /// Waits for the listening line, then reads the token the server uses.
+    fn listening(mut child: Child, home: Arc<TempDir>) -> Serve {
         let mut first_line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
-        let base = first_line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {first_line:?}"))
-            .to_owned();
+        let base = match first_line.trim().strip_prefix("listening on ") {
+            Some(base) => base.to_owned(),
+            None => {
+                child.kill().ok();
+                child.wait().ok();
+                panic!("unexpected first line {first_line:?}")
+            }
+        };
         let token =
             std::fs::read_to_string(home.path().join("api-token")).unwrap().trim().to_owned();
         Serve { child, base, token, home, client: reqwest::Client::new() }
@@ -63,8 +74,8 @@ impl Serve {
     pub fn stop(mut self) -> TempDir {
         self.child.kill().ok();
         self.child.wait().ok();
-        let home = std::mem::replace(&mut self.home, TempDir::new().unwrap());
-        home
+        let home = std::mem::replace(&mut self.home, Arc::new(TempDir::new().unwrap()));
+        Arc::try_unwrap(home).unwrap_or_else(|_| panic!("another server still runs on this home"))
     }
 
     pub fn home_path(&self) -> &Path {
@@ -140,6 +151,17 @@ impl Serve {
         )
         .await
     }
+}
+
+fn spawn(home: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_preflight"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("PREFLIGHT_HOME", home)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("preflight serve starts")
 }
 
 impl Drop for Serve {

@@ -35,3 +35,35 @@ pub fn matches(expected: &str, given: &str) -> bool {
     expected.len() == given.len()
         && expected.iter().zip(given).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier};
+
+    use super::*;
+
+    /// Four first starts at the same instant, many times over: every one gets the token
+    /// that ended up in the file (the black-box test starts two real servers).
+    #[test]
+    fn racing_first_starts_all_get_the_one_token() {
+        for _ in 0..50 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = Arc::new(dir.path().join("api-token"));
+            let barrier = Arc::new(Barrier::new(4));
+            let racers: Vec<_> = (0..4)
+                .map(|_| {
+                    let (path, barrier) = (path.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        load_or_create(&path).map_err(|error| format!("{error:#}"))
+                    })
+                })
+                .collect();
+            let tokens: Vec<_> = racers.into_iter().map(|racer| racer.join().unwrap()).collect();
+            let in_file = std::fs::read_to_string(&*path).unwrap();
+            for token in tokens {
+                assert_eq!(token.as_deref(), Ok(in_file.as_str()));
+            }
+        }
+    }
+}
