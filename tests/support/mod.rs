@@ -41,33 +41,36 @@ impl Serve {
 
     /// Starts `preflight serve` on an existing home (e.g. to check a restart).
     pub fn start_in(home: TempDir) -> Serve {
-        let home = Arc::new(home);
-        let child = spawn(home.path());
-        Serve::listening(child, home)
+        let [serve] = Serve::start_many(Arc::new(home));
+        serve
     }
 
     /// Starts two `preflight serve` on one home at the same moment: two first starts race.
     pub fn start_together(home: TempDir) -> [Serve; 2] {
-        let home = Arc::new(home);
-        let children = [spawn(home.path()), spawn(home.path())];
-        children.map(|child| Serve::listening(child, home.clone()))
+        Serve::start_many(Arc::new(home))
     }
 
-    /// Waits for the listening line, then reads the token the server uses.
-    fn listening(mut child: Child, home: Arc<TempDir>) -> Serve {
-        let mut first_line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
-        let base = match first_line.trim().strip_prefix("listening on ") {
-            Some(base) => base.to_owned(),
-            None => {
+    /// Starts `N` servers on `home` at once, then waits for their listening lines; when one
+    /// does not print it, every one is stopped before the test fails.
+    fn start_many<const N: usize>(home: Arc<TempDir>) -> [Serve; N] {
+        let mut children: [Child; N] = std::array::from_fn(|_| spawn(home.path()));
+        let lines = children.each_mut().map(first_line);
+        if let Some(bad) = lines.iter().find(|line| !line.starts_with("listening on ")) {
+            for child in &mut children {
                 child.kill().ok();
                 child.wait().ok();
-                panic!("unexpected first line {first_line:?}")
             }
-        };
+            panic!("unexpected first line {bad:?}");
+        }
         let token =
             std::fs::read_to_string(home.path().join("api-token")).unwrap().trim().to_owned();
-        Serve { child, base, token, home, client: reqwest::Client::new() }
+        let mut lines = lines.into_iter();
+        children.map(|child| {
+            let line = lines.next().unwrap_or_default();
+            let base = line.trim().trim_start_matches("listening on ").to_owned();
+            let token = token.clone();
+            Serve { child, base, token, home: home.clone(), client: reqwest::Client::new() }
+        })
     }
 
     /// Stops the process and hands its home back, for a restart.
@@ -151,6 +154,13 @@ impl Serve {
         )
         .await
     }
+}
+
+/// The first line of the child's stdout ("" when it exited first).
+fn first_line(child: &mut Child) -> String {
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    line
 }
 
 fn spawn(home: &Path) -> Child {

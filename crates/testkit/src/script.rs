@@ -47,8 +47,6 @@ pub enum Reply {
         #[serde(default)]
         body: Option<String>,
     },
-    /// A redirect (301, 302, 307, 308) to `location`, e.g. another server's URL.
-    Redirect { status: u16, location: String },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -138,11 +136,6 @@ impl Reply {
     /// 429 with a `retry-after` of `seconds`.
     pub fn rate_limited(seconds: &str) -> Reply {
         Reply::Status { status: 429, retry_after: Some(seconds.to_owned()), body: None }
-    }
-
-    /// A 307 to `location`: the client is asked to send the same request there.
-    pub fn redirect(location: impl Into<String>) -> Reply {
-        Reply::Redirect { status: 307, location: location.into() }
     }
 
     pub fn status_with_body(status: u16, body: &str) -> Reply {

@@ -215,14 +215,6 @@ fn respond(
             }
             response
         }
-        Some(Reply::Redirect { status, location }) => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::TEMPORARY_REDIRECT);
-            let mut response = plain(status, String::new());
-            if let Ok(location) = location.parse() {
-                response.headers_mut().insert(hyper::header::LOCATION, location);
-            }
-            response
-        }
         Some(Reply::Answer(answer)) => {
             let model = body.get("model").and_then(Value::as_str).unwrap_or("scripted");
             let include_usage = body
