@@ -254,3 +254,56 @@ fn serve_refuses_a_non_loopback_address() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("loopback"));
 }
+
+/// A token file others can read may have leaked: serve refuses it and says how to go on,
+/// rather than quietly keep (or replace) a token clients may hold (issue 14 #9).
+#[test]
+fn a_token_file_readable_by_others_is_refused() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.toml"), openai_config("http://127.0.0.1:9/v1"))
+        .unwrap();
+    let token_path = home.path().join("api-token");
+    std::fs::write(&token_path, "0123456789abcdef").unwrap();
+    std::fs::set_permissions(&token_path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_preflight"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("PREFLIGHT_HOME", home.path())
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first_line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
+    if !first_line.is_empty() {
+        child.kill().ok();
+        child.wait().ok();
+        panic!("serve started with a token file of mode 0644: {first_line}");
+    }
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(!status.success());
+    assert!(stderr.contains("api-token") && stderr.contains("0644"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&token_path).unwrap(), "0123456789abcdef", "left as it was");
+}
+
+/// Two first starts on one fresh home race to create the token: exactly one token is
+/// written, both servers start and both accept it.
+#[tokio::test]
+async fn two_first_starts_agree_on_one_token() {
+    for _round in 0..4 {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join("config.toml"), openai_config("http://127.0.0.1:9/v1"))
+            .unwrap();
+        let [first, second] = support::Serve::start_together(home);
+        assert_eq!(first.token, second.token);
+        for serve in [&first, &second] {
+            assert_eq!(serve.get("/v1/chats").await.0, 200, "{}", serve.base);
+        }
+        drop(second);
+        drop(first);
+    }
+}

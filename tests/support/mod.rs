@@ -9,6 +9,7 @@ pub mod script;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -20,7 +21,8 @@ pub struct Serve {
     child: Child,
     pub base: String,
     pub token: String,
-    pub home: TempDir,
+    /// Shared by servers started together on one home.
+    home: Arc<TempDir>,
     client: reqwest::Client,
 }
 
@@ -39,32 +41,44 @@ impl Serve {
 
     /// Starts `preflight serve` on an existing home (e.g. to check a restart).
     pub fn start_in(home: TempDir) -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_preflight"))
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .env("PREFLIGHT_HOME", home.path())
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("preflight serve starts");
-        let mut first_line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
-        let base = first_line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {first_line:?}"))
-            .to_owned();
+        let [serve] = Serve::start_many(Arc::new(home));
+        serve
+    }
+
+    /// Starts two `preflight serve` on one home at the same moment: two first starts race.
+    pub fn start_together(home: TempDir) -> [Serve; 2] {
+        Serve::start_many(Arc::new(home))
+    }
+
+    /// Starts `N` servers on `home` at once, then waits for their listening lines; when one
+    /// does not print it, every one is stopped before the test fails.
+    fn start_many<const N: usize>(home: Arc<TempDir>) -> [Serve; N] {
+        let mut children: [Child; N] = std::array::from_fn(|_| spawn(home.path()));
+        let lines = children.each_mut().map(first_line);
+        if let Some(bad) = lines.iter().find(|line| !line.starts_with("listening on ")) {
+            for child in &mut children {
+                child.kill().ok();
+                child.wait().ok();
+            }
+            panic!("unexpected first line {bad:?}");
+        }
         let token =
             std::fs::read_to_string(home.path().join("api-token")).unwrap().trim().to_owned();
-        Serve { child, base, token, home, client: reqwest::Client::new() }
+        let mut lines = lines.into_iter();
+        children.map(|child| {
+            let line = lines.next().unwrap_or_default();
+            let base = line.trim().trim_start_matches("listening on ").to_owned();
+            let token = token.clone();
+            Serve { child, base, token, home: home.clone(), client: reqwest::Client::new() }
+        })
     }
 
     /// Stops the process and hands its home back, for a restart.
     pub fn stop(mut self) -> TempDir {
         self.child.kill().ok();
         self.child.wait().ok();
-        let home = std::mem::replace(&mut self.home, TempDir::new().unwrap());
-        home
+        let home = std::mem::replace(&mut self.home, Arc::new(TempDir::new().unwrap()));
+        Arc::try_unwrap(home).unwrap_or_else(|_| panic!("another server still runs on this home"))
     }
 
     /// The server's process id.
@@ -145,6 +159,24 @@ impl Serve {
         )
         .await
     }
+}
+
+/// The first line of the child's stdout ("" when it exited first).
+fn first_line(child: &mut Child) -> String {
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    line
+}
+
+fn spawn(home: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_preflight"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("PREFLIGHT_HOME", home)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("preflight serve starts")
 }
 
 impl Drop for Serve {

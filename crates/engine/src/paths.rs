@@ -4,6 +4,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use preflight_files::{Access, FileError};
+
 use crate::planner::DEFAULT_PLANNER_PROMPT;
 
 pub fn config_file(home: &Path) -> PathBuf {
@@ -20,27 +22,24 @@ pub fn planner_prompt_file(home: &Path) -> PathBuf {
 
 /// The planner's prompt from `prompts/planner.md`, writing the default there first when
 /// the file is absent. A file that exists is never overwritten, even if empty: it is the
-/// user's. The default is published atomically (a hard link of a finished temp file), so a
-/// crash or a concurrent first start never leaves a half-written prompt in its place.
-pub fn ensure_planner_prompt(home: &Path) -> io::Result<String> {
+/// user's. The default is published with `preflight_files::write_new`, so a crash or a
+/// concurrent first start never leaves a half-written prompt in its place.
+pub fn ensure_planner_prompt(home: &Path) -> Result<String, FileError> {
     let path = planner_prompt_file(home);
+    let read = |path: &Path| std::fs::read_to_string(path).map_err(|e| FileError::new(path, e));
     match std::fs::read_to_string(&path) {
         Ok(text) => return Ok(text),
-        Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
+        Err(error) if error.kind() != io::ErrorKind::NotFound => {
+            return Err(FileError::new(path, error))
+        }
         Err(_) => {}
     }
     let dir = prompts_dir(home);
-    std::fs::create_dir_all(&dir)?;
-    let temp = dir.join(format!(".planner.md.{}.tmp", crate::store::new_id()));
-    std::fs::write(&temp, DEFAULT_PLANNER_PROMPT)?;
-    let published = std::fs::hard_link(&temp, &path);
-    let _ = std::fs::remove_file(&temp);
-    match published {
+    std::fs::create_dir_all(&dir).map_err(|error| FileError::new(&dir, error))?;
+    match preflight_files::write_new(&path, DEFAULT_PLANNER_PROMPT.as_bytes(), Access::Default) {
         Ok(()) => Ok(DEFAULT_PLANNER_PROMPT.to_owned()),
         // Someone else wrote it first: theirs stands.
-        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
-            std::fs::read_to_string(&path)
-        }
+        Err(error) if error.is_already_exists() => read(&path),
         Err(error) => Err(error),
     }
 }

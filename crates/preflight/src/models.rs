@@ -120,7 +120,7 @@ async fn fetch(model: &CatalogModel, dir: &Path, index: &str) -> anyhow::Result<
         model.file_name,
         model.sha256
     );
-    std::fs::rename(&partial.0, &target)
+    preflight_files::persist(&partial.0, &target)
         .with_context(|| format!("moving the model to {}", target.display()))?;
     eprintln!("{} installed and verified: {}", model.name, target.display());
     Ok(())

@@ -18,6 +18,13 @@ pub enum ConfigError {
     /// e.g. `provider.kind`.
     #[error("{}:{line}: {key}: {problem}", .path.display())]
     Invalid { path: PathBuf, line: usize, key: String, problem: String },
+    /// The new file could not be put in place (or the old one back).
+    #[error("cannot write {}: {}", .path.display(), .source.source)]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: Arc<preflight_files::FileError>,
+    },
 }
 
 impl ConfigError {
@@ -33,7 +40,7 @@ impl ConfigError {
     pub fn line(&self) -> Option<usize> {
         match self {
             ConfigError::Syntax { line, .. } | ConfigError::Invalid { line, .. } => Some(*line),
-            ConfigError::Read { .. } => None,
+            ConfigError::Read { .. } | ConfigError::Write { .. } => None,
         }
     }
 }

@@ -1,5 +1,8 @@
-//! Where API keys live (DESIGN §10): the Secret Service when a session bus has one, else
-//! the kernel keyring (keyutils), else the environment variable the config names.
+//! Where API keys live (DESIGN §10): the environment variable the config names, when it is
+//! set; else the Secret Service when a session bus has one, else the kernel keyring
+//! (keyutils). A stored key is filed under the provider kind and the origin of the base URL
+//! it was saved for, and is found only for that origin: a `[planner]` or an edited
+//! `base_url` pointing elsewhere never gets it.
 //!
 //! Both key stores are real ones, chosen explicitly: the `keyring` crate is built with
 //! `linux-native` (keyutils) and `async-secret-service` (zbus, pure Rust) and its credentials
@@ -17,7 +20,8 @@ use keyring::Entry;
 use crate::llm::{ApiKey, ProviderSettings, SetupError};
 
 /// The key store "service" every Preflight key is filed under; the account is the
-/// provider kind (`openai`, `anthropic`).
+/// provider kind and the base URL's origin (`openai@https://api.openai.com`, see
+/// [`ProviderSettings::key_account`]).
 pub const KEYRING_SERVICE: &str = "preflight";
 
 /// What a key store can say about one account.
@@ -51,16 +55,25 @@ fn secret_service_entry(account: &str) -> keyring::Result<Entry> {
     Ok(Entry::new_with_credential(Box::new(credential)))
 }
 
-/// A process without a session keyring gets one from the kernel when the first keyutils
+/// A thread without a session keyring gets one from the kernel when the first keyutils
 /// credential is built (it links the persistent keyring into "the session keyring"); that
 /// first credential still points at the user-session keyring it saw before, so its key can
-/// be added but not linked, and `set` fails with `NoEntry`. Building one credential first,
-/// once per process, settles the session keyring for every later one.
+/// be added but not linked, and `set` fails with `NoEntry`. Building one credential first
+/// settles the session keyring for every later one. Keyrings belong to a thread's
+/// credentials, not to the process, so this is done once per thread (key lookups run on
+/// whichever blocking thread is free).
 fn kernel_entry(account: &str) -> keyring::Result<Entry> {
-    static SETTLE_SESSION_KEYRING: Once = Once::new();
-    SETTLE_SESSION_KEYRING.call_once(|| {
-        let _ =
-            keyring::keyutils::KeyutilsCredential::new_with_target(None, KEYRING_SERVICE, "settle");
+    thread_local! {
+        static SETTLE_SESSION_KEYRING: Once = const { Once::new() };
+    }
+    SETTLE_SESSION_KEYRING.with(|settle| {
+        settle.call_once(|| {
+            let _ = keyring::keyutils::KeyutilsCredential::new_with_target(
+                None,
+                KEYRING_SERVICE,
+                "settle",
+            );
+        })
     });
     let credential =
         keyring::keyutils::KeyutilsCredential::new_with_target(None, KEYRING_SERVICE, account)?;
@@ -130,15 +143,16 @@ fn store_error(error: keyring::Error) -> SetupError {
 
 type Environment = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// Finds a provider's key: each store in turn, then the environment variable. The caller
-/// passes the environment in (the binary reads its own; tests pass a map).
+/// Finds a provider's key: the environment variable `api_key_env` names, then each store in
+/// turn. The caller passes the environment in (the binary reads its own; tests pass a map).
 pub struct KeyLookup {
     stores: Vec<Box<dyn KeyStore>>,
     environment: Environment,
 }
 
 impl KeyLookup {
-    /// The order of DESIGN §10: Secret Service, kernel keyring, then `environment`.
+    /// The order of DESIGN §10: `environment` (when `api_key_env` is set), Secret Service,
+    /// kernel keyring.
     pub fn system(
         environment: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
     ) -> KeyLookup {
@@ -159,26 +173,17 @@ impl KeyLookup {
 
     /// The key for `settings`; `None` where the provider needs none (a local server). A
     /// provider that needs one and has none anywhere is `MissingKey`, saying where it looked.
+    /// A set `api_key_env` wins: the user named that key for this configuration.
     pub fn find(&self, settings: &ProviderSettings) -> Result<Option<ApiKey>, SetupError> {
-        let account = settings.key_account();
         let mut looked_in = Vec::new();
-        for store in &self.stores {
-            match store.get(account) {
-                Lookup::Found(key) => return Ok(Some(key)),
-                Lookup::NoEntry => looked_in.push(format!(
-                    "{} (no \"{KEYRING_SERVICE}\"/\"{account}\" entry)",
-                    store.name()
-                )),
-                Lookup::Unavailable(why) => {
-                    looked_in.push(format!("{} (not available: {why})", store.name()))
-                }
-            }
-        }
         if let Some(variable) = &settings.api_key_env {
             match (self.environment)(variable).filter(|value| !value.trim().is_empty()) {
                 Some(value) => return Ok(Some(ApiKey::new(value.trim()))),
                 None => looked_in.push(format!("the environment variable {variable} (not set)")),
             }
+        }
+        if let Some(key) = self.stored(&settings.key_account(), &mut looked_in) {
+            return Ok(Some(key));
         }
         if !settings.needs_api_key() {
             return Ok(None);
@@ -190,5 +195,23 @@ impl KeyLookup {
             provider: settings.kind.as_str(),
             looked_in: looked_in.join("; "),
         })
+    }
+
+    /// The key filed under `account` in the first store that has one; the others are
+    /// noted in `looked_in`.
+    fn stored(&self, account: &str, looked_in: &mut Vec<String>) -> Option<ApiKey> {
+        for store in &self.stores {
+            match store.get(account) {
+                Lookup::Found(key) => return Some(key),
+                Lookup::NoEntry => looked_in.push(format!(
+                    "{} (no \"{KEYRING_SERVICE}\"/\"{account}\" entry)",
+                    store.name()
+                )),
+                Lookup::Unavailable(why) => {
+                    looked_in.push(format!("{} (not available: {why})", store.name()))
+                }
+            }
+        }
+        None
     }
 }

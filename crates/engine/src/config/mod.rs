@@ -2,18 +2,23 @@
 //! provider, and plan-mode defaults. A missing file means the defaults (the embedded model);
 //! a bad one is an error naming file, line and key, never a silent default.
 //!
+//! This module owns the file: `parse.rs` reads it, `write.rs` writes the settings screen's
+//! edit of it (checked by the same parser first, replaced atomically with fsync).
+//!
 //! **Boundary:** paths come in from the caller; nothing here reads the environment.
 //! `keys.rs` finds API keys; they are never part of the config.
 
 mod error;
 pub mod keys;
 mod parse;
+mod write;
 
 use std::path::Path;
 use std::sync::Arc;
 
 pub use error::ConfigError;
 pub use keys::{KernelKeyring, KeyLookup, KeyStore, SecretService};
+pub use write::{ConfigEdit, PendingConfig};
 
 use crate::llm::{
     build_provider, LocalModels, Provider, ProviderKind, ProviderSettings, SetupError,

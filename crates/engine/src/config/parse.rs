@@ -9,7 +9,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::{Config, ConfigError, PlanModeDefaults};
-use crate::llm::{ProviderKind, ProviderSettings, RetryPolicy};
+use crate::llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy};
 
 const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode"];
 const PROVIDER_KEYS: &[&str] = &[
@@ -56,7 +56,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     Ok(Config { provider, planner, plan_mode })
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
+pub(super) fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
@@ -180,10 +180,7 @@ impl<'a> Section<'a> {
         if inherit.is_some() {
             settings.retry = RetryPolicy::planner();
         }
-        if let Some((url, at)) = self.string("base_url")? {
-            check_url(&url).map_err(|problem| self.error(&at, "base_url", problem))?;
-            settings.base_url = url;
-        }
+        self.base_url(&mut settings, inherit)?;
         settings.model = self.string("model")?.map_or(settings.model, |(model, _)| model);
         if settings.model.is_empty() && kind != ProviderKind::Embedded {
             return Err(self.error(
@@ -200,6 +197,26 @@ impl<'a> Section<'a> {
         settings.timeouts.idle =
             self.seconds("idle_timeout_secs")?.unwrap_or(settings.timeouts.idle);
         Ok(settings)
+    }
+
+    /// Sets `base_url` when the section has one. A planner at another origin than the
+    /// provider's keeps none of the provider's `api_key_env`: that variable holds the key of
+    /// the provider's server, which must not go to another one.
+    fn base_url(
+        &self,
+        settings: &mut ProviderSettings,
+        inherit: Option<&ProviderSettings>,
+    ) -> Result<(), ConfigError> {
+        let Some((url, at)) = self.string("base_url")? else { return Ok(()) };
+        check_url(&url).map_err(|problem| self.error(&at, "base_url", problem))?;
+        settings.base_url = url;
+        let moved = |parent: &ProviderSettings| {
+            origin_of(&parent.base_url) != origin_of(&settings.base_url)
+        };
+        if inherit.is_some_and(moved) {
+            settings.api_key_env = None;
+        }
+        Ok(())
     }
 
     fn kind(&self, inherit: Option<&ProviderSettings>) -> Result<ProviderKind, ConfigError> {

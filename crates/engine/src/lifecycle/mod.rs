@@ -96,7 +96,7 @@ pub enum EngineError {
     #[error(transparent)]
     Mcp(#[from] McpError),
     #[error("cannot write the planner prompt: {0}")]
-    Prompt(std::io::Error),
+    Prompt(preflight_files::FileError),
 }
 
 /// The product without a window. Cheap to clone: clones share one engine.

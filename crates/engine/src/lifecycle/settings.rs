@@ -1,22 +1,23 @@
 //! The settings a user edits in the window (DESIGN §10): the provider of `config.toml`
 //! (kind, base URL, model), the plan-mode defaults, and the provider's API key, which goes
-//! to an OS key store and never into a file.
+//! to an OS key store, filed under the provider and its server's origin, never into a file.
 //!
-//! **Invariant:** a write that returns an error changed nothing: the new `config.toml` is
-//! built and parsed by [`Config::parse`] before the key is stored, and the file is replaced
-//! atomically (temp file in the same folder, then rename) only after the key is.
-//! Keys and sections this screen does not edit (`[planner]`, `max_tokens`, timeouts, …)
-//! are kept; comments are not (the file is rewritten from its parsed table).
+//! **Invariant:** a save that returns an error changed nothing. Everything is checked
+//! first (the new file is parsed by [`Config::parse`]); then `config.toml` is replaced
+//! atomically with fsync, then the key is stored, and when no store takes it the old file
+//! is put back.
 //!
-//! **Boundary:** plain functions over a data folder and key stores passed in; the running
-//! engine reads `config.toml` only when it opens, so an adapter re-opens it after a write.
+//! **Boundary:** the thin action the adapters call. `config/` reads and writes the file;
+//! this module turns the screen's shapes into a [`ConfigEdit`] and its errors into
+//! [`ApiError`]s. The running engine reads `config.toml` only when it opens, so an adapter
+//! re-opens it after a save.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::keys::{KernelKeyring, KeyStore, Lookup, SecretService};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigEdit, ConfigError, PendingConfig, PlanModeDefaults};
 use crate::llm::{ApiKey, ProviderKind};
 
 use super::error::ApiError;
@@ -93,10 +94,13 @@ pub fn read_settings(home: &Path, stores: &[Box<dyn KeyStore>]) -> Result<AppSet
     let provider = &config.provider;
     let api_key_stored_in = match provider.kind {
         ProviderKind::Embedded => None,
-        kind => stores
-            .iter()
-            .find(|store| matches!(store.get(kind.as_str()), Lookup::Found(_)))
-            .map(|store| store.name().to_owned()),
+        _ => {
+            let account = provider.key_account();
+            stores
+                .iter()
+                .find(|store| matches!(store.get(&account), Lookup::Found(_)))
+                .map(|store| store.name().to_owned())
+        }
     };
     Ok(AppSettings {
         configured: path.is_file(),
@@ -110,79 +114,64 @@ pub fn read_settings(home: &Path, stores: &[Box<dyn KeyStore>]) -> Result<AppSet
     })
 }
 
-/// Checks `update`, stores its key (in the first store that takes it), then rewrites
-/// `config.toml`. Returns the settings as they now are.
+/// Checks `update`, writes `config.toml`, then stores the key (in the first store that
+/// takes it) for the provider's kind and origin; puts the old file back when no store
+/// takes it. Returns the settings as they now are.
 pub fn write_settings(
     home: &Path,
     update: &SettingsUpdate,
     stores: &[Box<dyn KeyStore>],
 ) -> Result<AppSettings, ApiError> {
-    let path = crate::paths::config_file(home);
-    let current = read_table(&path)?;
-    let text = updated_config_text(current, update)?;
-    Config::parse(&text, &path).map_err(|error| ApiError::bad_request(config_problem(&error)))?;
-    if let Some(key) = update.api_key.as_deref().map(str::trim).filter(|key| !key.is_empty()) {
-        store_key(stores, update.provider.kind().as_str(), &ApiKey::new(key))?;
+    let pending = PendingConfig::prepare(home, &update.edit()).map_err(|e| api_error(&e))?;
+    let key = update.new_key();
+    pending.write().map_err(|error| api_error(&error))?;
+    if let Some(key) = key.filter(|_| update.provider != ProviderChoice::Embedded) {
+        let account = pending.config().provider.key_account();
+        if let Err(error) = store_key(stores, &account, &key) {
+            return Err(match pending.restore() {
+                Ok(()) => error,
+                Err(restore) => ApiError::internal(format!(
+                    "{}; and the previous config.toml could not be put back: {restore}",
+                    error.message
+                )),
+            });
+        }
     }
-    std::fs::create_dir_all(home).map_err(|error| io_error(home, error))?;
-    write_atomically(&path, &text)?;
     read_settings(home, stores)
 }
 
-/// The existing file as a table; none yet is an empty table.
-fn read_table(path: &Path) -> Result<toml::Table, ApiError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => text.parse::<toml::Table>().map_err(|error| {
-            ApiError::bad_request(format!("{} is not valid TOML: {error}", path.display()))
-        }),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(toml::Table::new()),
-        Err(error) => Err(io_error(path, error)),
+impl SettingsUpdate {
+    fn edit(&self) -> ConfigEdit {
+        ConfigEdit {
+            kind: self.provider.kind(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            plan_mode: PlanModeDefaults {
+                enabled: self.plan_mode,
+                auto_approve: self.auto_approve,
+            },
+        }
+    }
+
+    /// The new key, when one was typed (blank keeps the stored one).
+    fn new_key(&self) -> Option<ApiKey> {
+        let key = self.api_key.as_deref().map(str::trim).filter(|key| !key.is_empty())?;
+        Some(ApiKey::new(key))
     }
 }
 
-/// The new file: `[provider]` and `[plan_mode]` set from `update`, the rest as it was.
-fn updated_config_text(
-    mut table: toml::Table,
-    update: &SettingsUpdate,
-) -> Result<String, ApiError> {
-    let kind = update.provider.kind();
-    let model = update.model.trim();
-    if kind != ProviderKind::Embedded && model.is_empty() {
-        return Err(ApiError::bad_request(format!("the {kind} provider needs a model name")));
-    }
-    let provider = section(&mut table, "provider");
-    provider.insert("kind".into(), kind.as_str().into());
-    set_or_remove(provider, "base_url", update.base_url.trim());
-    set_or_remove(provider, "model", model);
-    let plan_mode = section(&mut table, "plan_mode");
-    plan_mode.insert("enabled".into(), update.plan_mode.into());
-    plan_mode.insert("auto_approve".into(), update.auto_approve.into());
-    toml::to_string(&table)
-        .map_err(|error| ApiError::internal(format!("cannot write the settings as TOML: {error}")))
-}
-
-fn section<'t>(table: &'t mut toml::Table, name: &str) -> &'t mut toml::Table {
-    let entry = table.entry(name).or_insert_with(|| toml::Table::new().into());
-    if !entry.is_table() {
-        *entry = toml::Table::new().into();
-    }
-    entry.as_table_mut().expect("made a table above")
-}
-
-fn set_or_remove(table: &mut toml::Table, key: &str, value: &str) {
-    if value.is_empty() {
-        table.remove(key);
-    } else {
-        table.insert(key.into(), value.into());
-    }
-}
-
-/// A config error as the settings screen shows it: the key and the problem, without the
-/// file and line of a file the user did not write by hand.
-fn config_problem(error: &ConfigError) -> String {
+/// A config error as the settings screen shows it. A bad value is named by its key,
+/// without the file and line of a file the user did not write by hand; a file that cannot
+/// be read or written is no fault of the request.
+fn api_error(error: &ConfigError) -> ApiError {
     match error {
-        ConfigError::Invalid { key, problem, .. } => format!("{key}: {problem}"),
-        other => other.to_string(),
+        ConfigError::Invalid { key, problem, .. } => {
+            ApiError::bad_request(format!("{key}: {problem}"))
+        }
+        ConfigError::Syntax { .. } => ApiError::bad_request(error.to_string()),
+        ConfigError::Read { .. } | ConfigError::Write { .. } => {
+            ApiError::internal(error.to_string())
+        }
     }
 }
 
@@ -199,20 +188,6 @@ fn store_key(
         }
     }
     Err(ApiError::internal(format!("no key store took the API key ({})", failures.join("; "))))
-}
-
-fn write_atomically(path: &Path, text: &str) -> Result<(), ApiError> {
-    let temp = path.with_extension(format!("toml.{}.tmp", crate::store::new_id()));
-    let written = std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path));
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(io_error(path, error));
-    }
-    Ok(())
-}
-
-fn io_error(path: &Path, error: std::io::Error) -> ApiError {
-    ApiError::internal(format!("{}: {error}", path.display()))
 }
 
 #[cfg(test)]
@@ -268,6 +243,9 @@ mod tests {
         vec![Box::new(BrokenStore), Box::new(MemoryStore::default())]
     }
 
+    /// Where `openai()`'s key is filed: the kind and the origin of its base URL.
+    const ACCOUNT: &str = "openai@http://127.0.0.1:11434";
+
     fn openai(model: &str) -> SettingsUpdate {
         SettingsUpdate {
             provider: ProviderChoice::Openai,
@@ -316,7 +294,7 @@ mod tests {
         let text = std::fs::read_to_string(crate::paths::config_file(home.path())).unwrap();
         assert!(!text.contains("sk-secret"), "no key in config.toml:\n{text}");
         assert!(
-            matches!(stores[1].get("openai"), Lookup::Found(key) if key.expose() == "sk-secret-1")
+            matches!(stores[1].get(ACCOUNT), Lookup::Found(key) if key.expose() == "sk-secret-1")
         );
     }
 
@@ -365,7 +343,7 @@ mod tests {
             before
         );
         assert!(
-            matches!(stores[1].get("openai"), Lookup::NoEntry),
+            matches!(stores[1].get(ACCOUNT), Lookup::NoEntry),
             "no key stored by a refused update"
         );
 
@@ -375,8 +353,13 @@ mod tests {
         assert!(error.message.contains("no key store took the API key"), "{error:?}");
         assert_eq!(
             std::fs::read_to_string(crate::paths::config_file(home.path())).unwrap(),
-            before
+            before,
+            "the old file is put back"
         );
+
+        let fresh = tempfile::tempdir().unwrap();
+        write_settings(fresh.path(), &update, &nowhere).unwrap_err();
+        assert!(!crate::paths::config_file(fresh.path()).exists(), "no file where there was none");
     }
 
     #[test]

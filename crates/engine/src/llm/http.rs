@@ -120,6 +120,7 @@ impl HttpClient {
             return Err(bad_url(base_url, "the scheme must be http or https".into()));
         }
         let mut builder = reqwest::Client::builder()
+            .redirect(same_origin_redirects())
             .connect_timeout(timeouts.connect)
             .tls_built_in_native_certs(true)
             .user_agent(concat!("preflight/", env!("CARGO_PKG_VERSION")));
@@ -256,6 +257,29 @@ async fn within<F: Future>(
         _ = cancel.cancelled() => Err(LlmError::Cancelled),
         output = tokio::time::timeout(idle, future) => output.map_err(|_| LlmError::IdleTimeout { after: idle }),
     }
+}
+
+/// How many redirects within the origin are followed, as reqwest does by default.
+const MAX_REDIRECTS: usize = 10;
+
+/// Redirects are followed only within the configured server's origin. reqwest's default
+/// follows any and drops `Authorization` across hosts, but not Anthropic's `x-api-key`, and
+/// a 307 or 308 sends the whole conversation again: another origin gets neither.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let next = attempt.url().origin();
+        let first = attempt.previous().first().map(reqwest::Url::origin);
+        if first.is_some_and(|first| first != next) {
+            let to = next.ascii_serialization();
+            attempt.error(format!(
+                "refused a redirect to another origin ({to}): the API key and the                  conversation go only to the configured base_url"
+            ))
+        } else if attempt.previous().len() >= MAX_REDIRECTS {
+            attempt.error("too many redirects")
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 /// A request that got no response: the server is down, refused, or did not connect in time.

@@ -36,7 +36,9 @@ pub use error::{LlmError, SetupError};
 pub use local::LocalModels;
 pub use openai::{format as openai_format, OpenAiProvider};
 pub use retry::RetryPolicy;
-pub use settings::{ProviderKind, ProviderSettings, ANTHROPIC_BASE_URL, OPENAI_BASE_URL};
+pub use settings::{
+    origin_of, ProviderKind, ProviderSettings, ANTHROPIC_BASE_URL, OPENAI_BASE_URL,
+};
 pub use types::{
     FinishReason, ModelMessage, ModelRequest, ModelResponse, OutputConstraint, StreamEvent,
     Timeouts, Usage,

@@ -100,8 +100,18 @@ impl ProviderSettings {
         }
     }
 
-    /// The key store account the key lives under: one per provider kind.
-    pub fn key_account(&self) -> &'static str {
-        self.kind.as_str()
+    /// The key store account the key lives under: the provider kind and the origin of the
+    /// base URL (`openai@https://api.openai.com`), so that a key saved for one server is
+    /// never sent to another.
+    pub fn key_account(&self) -> String {
+        let origin = origin_of(&self.base_url).unwrap_or_else(|| self.base_url.trim().to_owned());
+        format!("{}@{origin}", self.kind)
     }
+}
+
+/// `scheme://host[:port]` of `url` (the port only when it is not the scheme's default), or
+/// `None` for a URL without one (not http or https, or not a URL).
+pub fn origin_of(url: &str) -> Option<String> {
+    let origin = reqwest::Url::parse(url.trim()).ok()?.origin();
+    origin.is_tuple().then(|| origin.ascii_serialization())
 }
