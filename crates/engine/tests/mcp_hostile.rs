@@ -129,7 +129,12 @@ fn classification_looks_at_the_program_or_package_only() {
         ("docs", "npx", &["-y", "@upstash/context7-mcp@latest"], Context7),
         ("docs", "npx", &["--yes", "--package=@upstash/context7-mcp", "context7-mcp"], Context7),
         ("docs", "uvx", &["--from", "context7-mcp", "c7"], Context7),
-        ("fs", "node", &["/r/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"], Filesystem),
+        (
+            "fs",
+            "node",
+            &["/r/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"],
+            Filesystem,
+        ),
         ("fs", "/usr/local/bin/mcp-server-filesystem", &["/w"], Filesystem),
         ("box", "preflight-sandbox", &["${workspace}"], CodeSandbox),
     ];
