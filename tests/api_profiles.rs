@@ -129,3 +129,35 @@ async fn two_chats_at_once_see_their_own_profiles() {
     serve.post(&format!("/v1/chats/{executing}/stop"), json!(null)).await;
     assert_eq!(serve.get(&format!("/v1/chats/{planning}/profile")).await.1["name"], "execution");
 }
+
+/// Issue 14, finding #2: the workspace's `AGENTS.md` reaches the planner only as a regular
+/// file inside the workspace, cut at 64 KiB; a symlink to a key outside sends nothing.
+#[tokio::test]
+async fn workspace_instructions_are_a_capped_regular_file_never_a_symlink_out() {
+    let outside = tempfile::tempdir().unwrap();
+    let key = outside.path().join("id_ed25519");
+    std::fs::write(&key, "-----BEGIN OPENSSH PRIVATE KEY----- s3cr3t-key\n").unwrap();
+    let linked = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&key, linked.path().join("AGENTS.md")).unwrap();
+    let huge = tempfile::tempdir().unwrap();
+    std::fs::write(huge.path().join("AGENTS.md"), "Keep it short. ".repeat(70_000)).unwrap();
+    let script = Script::new()
+        .route(planner(), [plan("One", &["look"]), plan("Two", &["look"])])
+        .route(anyone(), [Reply::text("ok")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    for workspace in [linked.path(), huge.path()] {
+        let id = serve.create_chat(json!({"workspace": workspace})).await;
+        let mut events = serve.events(&id).await;
+        serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Plan it"})).await;
+        events.wait_for_phase("awaiting_approval").await;
+    }
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(!requests[0].body.to_string().contains("s3cr3t-key"), "the key stays home");
+    let system = requests[1].system();
+    assert!(system.contains("Keep it short."), "the start of a big file is used");
+    assert!(system.contains("(truncated at 64 KiB)"), "the cut is named");
+    let repeats = system.matches("Keep it short. ").count();
+    assert!(repeats * 15 <= 64 * 1024, "at most the cap: {repeats} repeats");
+}

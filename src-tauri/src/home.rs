@@ -56,11 +56,15 @@ pub fn cache_dir() -> Option<PathBuf> {
     })
 }
 
-/// `$PREFLIGHT_FS_SERVER`, else `runtime/node_modules/…` in a folder above the binary
-/// (`target/<profile>/preflight-desktop` in a checkout).
+/// `$PREFLIGHT_FS_SERVER` (a relative value made absolute against the working folder at
+/// start), else `runtime/node_modules/…` in a folder above the binary
+/// (`target/<profile>/preflight-desktop` in a checkout). `None` when neither: the engine then
+/// reports it as not installed and runs nothing in its place.
 pub fn fs_server() -> Option<PathBuf> {
     if let Some(path) = non_empty_var("PREFLIGHT_FS_SERVER") {
-        return Some(PathBuf::from(path));
+        // Made absolute now, against this process's working folder: a relative path would
+        // otherwise be looked up in the chat's workspace when the server starts.
+        return std::path::absolute(&path).ok();
     }
     let exe = std::env::current_exe().ok()?;
     exe.ancestors()

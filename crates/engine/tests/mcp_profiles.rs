@@ -6,7 +6,7 @@ mod mcp_support;
 
 use std::collections::BTreeSet;
 
-use mcp_support::{call, fixture_entry, pid_of, snapshot, Home};
+use mcp_support::{call, fixture, fixture_entry, pid_of, snapshot, Home};
 use preflight_engine::mcp::profile::READ_ONLY_ALLOWLIST;
 use preflight_engine::mcp::{naming, Profile};
 use serde_json::json;
@@ -271,10 +271,14 @@ async fn switching_profiles_does_not_respawn_servers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn planning_takes_context7_and_leaves_other_servers_out_unstarted() {
     let home = Home::new();
-    // The fixture under three names: classified by name, as nothing in its command line is
-    // a known package.
+    // The fixture under three names. Classification looks at what runs, never at the name:
+    // a copy installed as the Context7 package is Context7, the other two are `Other`.
+    let package = home.data.path().join("node_modules/@upstash/context7-mcp");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::copy(fixture(), package.join("index.js")).unwrap();
+    let context7 = json!({"command": "node", "args": [package.join("index.js")]});
     home.write_mcp_json(&json!({"mcpServers": {
-        "context7": fixture_entry(&[]),
+        "context7": context7,
         "code-sandbox": fixture_entry(&[]),
         "github": fixture_entry(&[]),
     }}));

@@ -4,12 +4,16 @@
 //! and then the folder is flushed, so a reader (or a crash, or a power cut) sees the old file
 //! or the new one, never a truncated one. `write_new` is the write-once variant (it never
 //! replaces); `persist` finishes a file that was streamed into a temp name of its own.
+//!
+//! Reading a file of a folder Preflight does not trust (a cloned repository) goes through
+//! `read_regular_capped`: a regular file inside the folder, never through a symlink, and at
+//! most a given number of bytes of it.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, ErrorKind, Write};
+use std::io::{self, ErrorKind, Read, Write};
 #[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// An I/O failure with the file it happened to.
@@ -137,6 +141,74 @@ fn write_temp(path: &Path, bytes: &[u8], access: Access) -> Result<PathBuf, File
         return Err(FileError::new(temp, error));
     }
     Ok(temp)
+}
+
+/// What [`read_regular_capped`] read: at most the cap, and whether the file went on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CappedRead {
+    pub bytes: Vec<u8>,
+    /// The file holds more than `bytes`.
+    pub truncated: bool,
+}
+
+/// Reads at most `cap` bytes of `root/relative`, a regular file inside `root`. Refused, with
+/// `ErrorKind::InvalidInput`: a `relative` that is not a plain path going down (absolute,
+/// `..`, `.`), a symlink anywhere below `root` (the file itself or a folder on the way), and
+/// anything but a regular file (a FIFO, a device, a folder), which is never opened. A missing
+/// file is `ErrorKind::NotFound`. The file is opened with `O_NOFOLLOW | O_NONBLOCK` and
+/// checked again once open, so a swap after the check cannot make it read something else.
+/// Blocking: call it off an async runtime.
+pub fn read_regular_capped(
+    root: &Path,
+    relative: &Path,
+    cap: usize,
+) -> Result<CappedRead, FileError> {
+    let path = root.join(relative);
+    let refuse = |why: &str| FileError::new(&path, io::Error::new(ErrorKind::InvalidInput, why));
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => parts.push(part),
+            _ => return Err(refuse("not a plain path inside the folder")),
+        }
+    }
+    let Some(name) = parts.pop() else { return Err(refuse("not a plain path inside the folder")) };
+    let mut folder = fs::canonicalize(root).map_err(|error| FileError::new(root, error))?;
+    for part in parts {
+        folder.push(part);
+        let kind = fs::symlink_metadata(&folder).map_err(|e| FileError::new(&path, e))?;
+        if !kind.is_dir() {
+            return Err(refuse("a folder on the way is a symbolic link or not a folder"));
+        }
+    }
+    let target = folder.join(name);
+    let kind = fs::symlink_metadata(&target).map_err(|error| FileError::new(&path, error))?;
+    if kind.file_type().is_symlink() {
+        return Err(refuse("is a symbolic link"));
+    }
+    if !kind.is_file() {
+        return Err(refuse("is not a regular file"));
+    }
+    let file = open_no_follow(&target).map_err(|error| FileError::new(&path, error))?;
+    if !file.metadata().map_err(|error| FileError::new(&path, error))?.is_file() {
+        return Err(refuse("is not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    file.take(limit).read_to_end(&mut bytes).map_err(|error| FileError::new(&path, error))?;
+    let truncated = bytes.len() > cap;
+    bytes.truncate(cap);
+    Ok(CappedRead { bytes, truncated })
+}
+
+/// Opens `path` for reading without following a final symlink and without blocking on a
+/// FIFO that appeared since the check.
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
+    options.open(path)
 }
 
 #[cfg(test)]

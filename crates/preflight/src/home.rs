@@ -42,11 +42,15 @@ fn create_private_dir(path: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("creating the data folder {}", path.display()))
 }
 
-/// The filesystem MCP server set-up installed: `$PREFLIGHT_FS_SERVER`, else the repository's
-/// `runtime/node_modules` beside the built binary (`target/<profile>/preflight`).
+/// The filesystem MCP server set-up installed: `$PREFLIGHT_FS_SERVER` (a relative value made
+/// absolute against the working folder at start), else the repository's
+/// `runtime/node_modules` beside the built binary (`target/<profile>/preflight`). `None`
+/// when neither: the engine then reports it as not installed and runs nothing in its place.
 pub fn fs_server() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("PREFLIGHT_FS_SERVER").filter(|value| !value.is_empty()) {
-        return Some(PathBuf::from(path));
+        // Made absolute now, against this process's working folder: a relative path would
+        // otherwise be looked up in the chat's workspace when the server starts.
+        return std::path::absolute(&path).ok();
     }
     let exe = std::env::current_exe().ok()?;
     exe.ancestors()

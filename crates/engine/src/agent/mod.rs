@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
 pub use prompt::{
-    executor_system_prompt, state_tail, workspace_instructions, DEFAULT_EXECUTOR_PROMPT,
+    executor_system_prompt, load_workspace_instructions, state_tail, workspace_instructions,
+    DEFAULT_EXECUTOR_PROMPT, INSTRUCTIONS_CAP, TRUNCATED_NOTE,
 };
 pub use r#loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub use record::{ChatLedger, RoundRecorder, TaskListSource};

@@ -7,6 +7,10 @@
 //! `ModelRequest::tail`, which every wire format sends at the end of the conversation
 //! (appended to the last user or tool message, else as a user message of its own); it
 //! exists only in the request, never in the store.
+//!
+//! **Invariant:** the workspace is a cloned repository. Its instructions are read only from a
+//! regular file inside it (no symlink out, no FIFO or device) and at most
+//! [`INSTRUCTIONS_CAP`] bytes of it, off the async runtime.
 
 use std::io;
 use std::path::Path;
@@ -19,20 +23,70 @@ pub const DEFAULT_EXECUTOR_PROMPT: &str = "You are Preflight, an assistant that 
 Work step by step: read before you change, check what you did, and say plainly what is done and what is not.\n\
 Use only the tools you are offered. Answer in the language of the user's request.";
 
+/// The most of a workspace's instructions file that enters the prompt.
+pub const INSTRUCTIONS_CAP: usize = 64 * 1024;
+/// Ends instructions cut at [`INSTRUCTIONS_CAP`].
+pub const TRUNCATED_NOTE: &str = "… (truncated at 64 KiB)";
+
 /// The workspace's own instructions: `AGENTS.md`, else `.preflight/instructions.md`; a file
-/// that is missing or holds only whitespace counts as absent.
+/// that is missing, holds only whitespace or is refused (a symlink, not a regular file) counts
+/// as absent. At most [`INSTRUCTIONS_CAP`] bytes are read; a longer file ends with
+/// [`TRUNCATED_NOTE`]. Blocking: see [`load_workspace_instructions`].
 pub fn workspace_instructions(workspace: &Path) -> io::Result<Option<String>> {
-    for candidate in
-        [workspace.join("AGENTS.md"), workspace.join(".preflight").join("instructions.md")]
-    {
-        match std::fs::read_to_string(&candidate) {
-            Ok(text) if !text.trim().is_empty() => return Ok(Some(text.trim().to_owned())),
-            Ok(_) => {}
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => return Err(error),
+    for candidate in ["AGENTS.md", ".preflight/instructions.md"] {
+        let read = match preflight_files::read_regular_capped(
+            workspace,
+            Path::new(candidate),
+            INSTRUCTIONS_CAP,
+        ) {
+            Ok(read) => read,
+            Err(error) if error.source.kind() == io::ErrorKind::NotFound => continue,
+            Err(error) if error.source.kind() == io::ErrorKind::InvalidInput => {
+                tracing::warn!(%error, "workspace instructions ignored");
+                continue;
+            }
+            Err(error) => return Err(io::Error::new(error.source.kind(), error.to_string())),
+        };
+        let text = decode(&read.bytes, read.truncated);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
         }
+        if read.truncated {
+            return Ok(Some(format!("{text}\n\n{TRUNCATED_NOTE}")));
+        }
+        return Ok(Some(text.to_owned()));
     }
     Ok(None)
+}
+
+/// [`workspace_instructions`] of the chat's workspace (none without one) on a blocking
+/// thread; an unreadable file is logged and counts as absent.
+pub async fn load_workspace_instructions(workspace: Option<&str>) -> Option<String> {
+    let workspace = std::path::PathBuf::from(workspace?);
+    let read = tokio::task::spawn_blocking(move || workspace_instructions(&workspace)).await;
+    match read {
+        Ok(Ok(instructions)) => instructions,
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "the workspace instructions cannot be read");
+            None
+        }
+        Err(error) => {
+            tracing::warn!(%error, "reading the workspace instructions failed");
+            None
+        }
+    }
+}
+
+/// The text of `bytes`; a cut file may end inside a character, which is dropped.
+fn decode(bytes: &[u8], truncated: bool) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(error) if truncated && error.error_len().is_none() => {
+            String::from_utf8_lossy(&bytes[..error.valid_up_to()]).into_owned()
+        }
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 /// The executor's stable prefix: `prompt`, then the workspace's instructions, then the

@@ -92,6 +92,7 @@ impl ToolSource for ProfileTools {
 /// workspace. A server that cannot start leaves its tools out.
 async fn turn_registry(
     inner: &Inner,
+    chat_id: &str,
     profile: Profile,
     workspace: Option<&str>,
     plan_files: Option<crate::agent::PlanFilesLink>,
@@ -101,6 +102,10 @@ async fn turn_registry(
         Ok(set) => {
             for missing in &set.unavailable {
                 tracing::warn!(server = %missing.server, error = %missing.error, "an MCP server is unavailable");
+                if matches!(missing.error, crate::mcp::McpError::NotInstalled { .. }) {
+                    let message = missing.error.to_string();
+                    inner.hub.emit(chat_id, Event::Error { code: "ERR_MCP".to_owned(), message });
+                }
             }
             set.tools
         }

@@ -1,13 +1,13 @@
 //! What kind of server an `mcp.json` entry runs (DESIGN §4): the profiles treat a class,
 //! never a server name.
 //!
-//! A server is classified by what it runs: the first word of its command line (the command,
-//! then each argument in order) that carries a known signature decides. Every launcher puts
-//! the package or script before that program's own arguments (`npx -y PKG DIR`,
-//! `node …/PKG/dist/index.js DIR`, `mcp-server-filesystem DIR`), so a root folder that
-//! happens to be called `context7-mcp` cannot change the class. Only when nothing in the
-//! command line is recognised does the entry's name decide (`filesystem`, `context7`,
-//! `code-sandbox`/`sandbox`); anything else is `Other`.
+//! A server is classified by the program or package that runs, and by nothing else
+//! ([`program_of`]): the package argument of a package runner (`npx -y PKG DIR`,
+//! `uvx --from PKG CMD`), the script of an interpreter (`node …/PKG/dist/index.js DIR`,
+//! `python -m MODULE`), else the command itself (`mcp-server-filesystem DIR`). Later
+//! arguments (a `--repository ~/src/context7-mcp`) and the entry's name never count: a user's
+//! `context7` entry running something else is `Other`, so a writer is never offered as a
+//! reader while planning.
 
 use serde::Serialize;
 
@@ -24,7 +24,7 @@ pub enum ServerClass {
     Other,
 }
 
-/// Signatures, lower case, looked for inside each word of the command line.
+/// Signatures, lower case, looked for inside the program or package that runs.
 const SIGNATURES: &[(&str, ServerClass)] = &[
     ("@modelcontextprotocol/server-filesystem", ServerClass::Filesystem),
     ("mcp-server-filesystem", ServerClass::Filesystem),
@@ -34,27 +34,61 @@ const SIGNATURES: &[(&str, ServerClass)] = &[
     ("code-sandbox-mcp", ServerClass::CodeSandbox),
 ];
 
-/// The class of the entry `name` running `command args…`.
-pub fn classify(name: &str, command: &str, args: &[String]) -> ServerClass {
-    let words = std::iter::once(command).chain(args.iter().map(String::as_str));
-    for word in words {
-        let word = word.to_ascii_lowercase();
-        // Windows-style separators in a copied config still name the same package.
-        let word = word.replace('\\', "/");
-        if let Some((_, class)) = SIGNATURES.iter().find(|(sig, _)| word.contains(sig)) {
-            return *class;
-        }
-    }
-    class_by_name(name)
+/// Package runners: their first argument that is not an option (or the value of
+/// `--package`/`-p`/`--from`) is the package that runs.
+const RUNNERS: &[&str] = &["npx", "bunx", "pnpx", "uvx", "pipx"];
+/// Interpreters: their first argument that is not an option (or the module of `-m`) is
+/// the script that runs.
+const INTERPRETERS: &[&str] = &["node", "nodejs", "bun", "deno", "python", "python3"];
+
+/// The class of the entry `name` running `command args…`; `name` is not looked at (it is
+/// there so that no caller thinks it could be).
+pub fn classify(_name: &str, command: &str, args: &[String]) -> ServerClass {
+    let program = program_of(command, args).to_ascii_lowercase();
+    // Windows-style separators in a copied config still name the same package.
+    let program = program.replace('\\', "/");
+    SIGNATURES
+        .iter()
+        .find(|(signature, _)| program.contains(signature))
+        .map_or(ServerClass::Other, |(_, class)| *class)
 }
 
-fn class_by_name(name: &str) -> ServerClass {
-    match name.to_ascii_lowercase().as_str() {
-        "filesystem" => ServerClass::Filesystem,
-        "context7" => ServerClass::Context7,
-        "code-sandbox" | "code_sandbox" | "sandbox" => ServerClass::CodeSandbox,
-        _ => ServerClass::Other,
+/// The program or package `command args…` runs: what classification looks at, and what
+/// the host logs for each server.
+pub fn program_of<'a>(command: &'a str, args: &'a [String]) -> &'a str {
+    let base = command.rsplit(['/', '\\']).next().unwrap_or(command).to_ascii_lowercase();
+    let base = base.trim_end_matches(".exe").trim_end_matches(".cmd");
+    let found = if RUNNERS.contains(&base) {
+        first_operand(args, &["run"], &["--package", "-p", "--from"])
+    } else if INTERPRETERS.contains(&base) {
+        first_operand(args, &["run"], &["-m"])
+    } else {
+        None
+    };
+    found.unwrap_or(command)
+}
+
+/// The first argument that is not an option, skipping a leading subcommand of `skip`; an
+/// option of `takes_value` gives its value instead (`--from PKG`, `--package=PKG`).
+fn first_operand<'a>(args: &'a [String], skip: &[&str], takes_value: &[&str]) -> Option<&'a str> {
+    let mut args = args.iter().map(String::as_str).peekable();
+    if args.peek().is_some_and(|first| skip.contains(first)) {
+        args.next();
     }
+    while let Some(arg) = args.next() {
+        if let Some((option, value)) = arg.split_once('=') {
+            if takes_value.contains(&option) {
+                return Some(value);
+            }
+        }
+        if takes_value.contains(&arg) {
+            return args.next();
+        }
+        if !arg.starts_with('-') {
+            return Some(arg);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -66,7 +100,7 @@ mod tests {
     }
 
     #[test]
-    fn classifies_by_what_runs_then_by_name() {
+    fn classifies_by_what_runs_only() {
         use ServerClass::*;
         let fs_js =
             "/opt/p/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
@@ -88,11 +122,13 @@ mod tests {
                 Filesystem,
             ),
             ("docs", "npx", &["@upstash/context7-mcp", "--dir", "/x/server-filesystem"], Context7),
-            // Nothing recognised: the name decides.
-            ("filesystem", "/opt/my-fs-server", &[], Filesystem),
-            ("Context7", "python3", &["c7.py"], Context7),
-            ("sandbox", "python3", &["box.py"], CodeSandbox),
-            ("code-sandbox", "python3", &["box.py"], CodeSandbox),
+            // Nothing recognised: the name does not decide either.
+            ("filesystem", "/opt/my-fs-server", &[], Other),
+            ("Context7", "python3", &["c7.py"], Other),
+            ("sandbox", "python3", &["box.py"], Other),
+            ("code-sandbox", "python3", &["box.py"], Other),
+            ("docs", "python3", &["-m", "context7_mcp"], Other),
+            ("docs", "npx", &["-p", "@upstash/context7-mcp", "c7"], Context7),
             ("github", "npx", &["-y", "@modelcontextprotocol/server-github"], Other),
             ("git", "uvx", &["mcp-server-git"], Other),
             // What runs wins over the name.

@@ -6,22 +6,26 @@
 //! `"type": "stdio"` is accepted (some clients write it); any other key, an HTTP (`url`)
 //! server, a duplicate name or a missing command is an error naming the file and the
 //! problem, and a file with an error changes nothing. The literal `${workspace}` in `args`
-//! becomes the chat's workspace folder; a server using it runs once per workspace, in that
-//! folder, and a chat without a workspace does not have it. Without an entry named
-//! `filesystem` (or one running the filesystem server under another name) the host adds
-//! `filesystem`: the pinned npm server run by `node` directly, rooted at `${workspace}`.
+//! becomes the chat's workspace folder; a server using it runs once per workspace (never *in*
+//! it: see `launch`), and a chat without a workspace does not have it. Without an entry
+//! running the filesystem server (or named `filesystem`) the host adds `filesystem`: the
+//! pinned npm server run by `node` directly, rooted at `${workspace}`. When that server is
+//! not installed (its path is not absolute, or no file is there) the entry stays, and using
+//! it is [`McpError::NotInstalled`]: nothing else is run in its place.
 
 use std::ffi::OsString;
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
-use super::classify::{classify, ServerClass};
+use super::classify::{classify, program_of, ServerClass};
 use super::error::McpError;
+use super::launch::BaseEnvironment;
 
 /// The file the servers are read from, in the data folder.
 pub const MCP_JSON: &str = "mcp.json";
@@ -35,9 +39,10 @@ pub const FILESYSTEM: &str = "filesystem";
 pub struct McpConfig {
     /// `$PREFLIGHT_HOME`: `mcp.json` is read from here.
     pub data_dir: PathBuf,
-    /// `…/@modelcontextprotocol/server-filesystem/dist/index.js`, installed by the set-up.
+    /// `…/@modelcontextprotocol/server-filesystem/dist/index.js`, installed by the set-up;
+    /// absolute (a relative path counts as not installed: it would name a workspace file).
     pub filesystem_server: PathBuf,
-    /// The Node.js binary that runs it (a bare name is looked up in `PATH`).
+    /// The Node.js binary that runs it (a bare name is looked up in this process's `PATH`).
     pub node: PathBuf,
     /// Spawn + `initialize` + `tools/list` of one server.
     pub start_timeout: Duration,
@@ -51,9 +56,10 @@ pub struct McpConfig {
     pub shutdown_grace: Duration,
     /// After a failed start, how long uses of that server get the failure without a retry.
     pub retry_after: Duration,
-    /// Changes to the environment servers inherit from this process, made before a server's
-    /// own `env`: a value sets the variable, `None` removes it. The desktop app takes its
-    /// private library folder out of `LD_LIBRARY_PATH` here.
+    /// Changes to the environment servers inherit from this process (the allowlist of
+    /// `launch::ALLOWED_ENV`), made before a server's own `env`: a value sets the variable,
+    /// `None` removes it. The desktop app takes its private library folder out of
+    /// `LD_LIBRARY_PATH` here.
     pub inherited_env: Vec<(String, Option<OsString>)>,
 }
 
@@ -87,6 +93,9 @@ pub struct ServerEntry {
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     pub class: ServerClass,
+    /// Why the entry cannot run: what is missing (the default filesystem server when the
+    /// set-up did not install it).
+    pub missing: Option<String>,
 }
 
 /// Makes the `changes` of [`McpConfig::inherited_env`] to what `command` inherits: a value
@@ -103,16 +112,33 @@ pub fn apply_inherited_env(
     }
 }
 
+/// What the adapters may show of a configured server (and what the host logs at start).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ServerInfo {
+    pub name: String,
+    pub class: ServerClass,
+    /// The program or package that runs, which decided the class ([`program_of`]).
+    pub program: String,
+}
+
+impl From<&ServerEntry> for ServerInfo {
+    fn from(entry: &ServerEntry) -> ServerInfo {
+        let program = program_of(&entry.command, &entry.args).to_owned();
+        ServerInfo { name: entry.name.clone(), class: entry.class, program }
+    }
+}
+
 /// A server's command line with `${workspace}` filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launch {
+    /// As configured: resolved to an absolute path only when spawned.
     pub program: String,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
-    /// The workspace, for servers that use it.
-    pub cwd: Option<PathBuf>,
-    /// [`McpConfig::inherited_env`], applied before `env`.
-    pub inherited_env: Vec<(String, Option<OsString>)>,
+    /// The workspace, for servers that use it (its folders are never searched for programs).
+    pub workspace: Option<PathBuf>,
+    /// The environment and working folder every server starts from; `env` comes after it.
+    pub base: Arc<BaseEnvironment>,
 }
 
 impl ServerEntry {
@@ -124,19 +150,26 @@ impl ServerEntry {
     /// The command line for a chat in `workspace`; `None` when the server needs a workspace
     /// and the chat has none.
     pub fn launch(&self, workspace: Option<&Path>) -> Option<Launch> {
-        let cwd = match (self.uses_workspace(), workspace) {
+        let workspace = match (self.uses_workspace(), workspace) {
             (false, _) => None,
             (true, None) => return None,
             (true, Some(folder)) => Some(folder.to_path_buf()),
         };
-        let folder = cwd.as_deref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        let folder =
+            workspace.as_deref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
         Some(Launch {
             program: self.command.clone(),
             args: self.args.iter().map(|arg| arg.replace(WORKSPACE_VAR, &folder)).collect(),
             env: self.env.clone(),
-            cwd,
-            inherited_env: Vec::new(),
+            workspace,
+            base: Arc::default(),
         })
+    }
+
+    /// The error of using an entry that cannot run ([`ServerEntry::missing`]).
+    pub fn unusable(&self) -> Option<McpError> {
+        let what = self.missing.clone()?;
+        Some(McpError::NotInstalled { server: self.name.clone(), what })
     }
 }
 
@@ -176,16 +209,24 @@ pub fn parse_servers(
 }
 
 /// The pinned npm server, run by `node` directly: half npx's start time, and the pid we
-/// hold is the server's own.
+/// hold is the server's own. `missing` says why it cannot run when it is not installed.
 pub fn default_filesystem(config: &McpConfig) -> ServerEntry {
-    let args =
-        vec![config.filesystem_server.to_string_lossy().into_owned(), WORKSPACE_VAR.to_string()];
+    let script = &config.filesystem_server;
+    let args = vec![script.to_string_lossy().into_owned(), WORKSPACE_VAR.to_string()];
+    let missing = if !script.is_absolute() {
+        Some(format!("it was not found; `{}` is not an absolute path", script.display()))
+    } else if !script.is_file() {
+        Some(format!("there is no file at {}", script.display()))
+    } else {
+        None
+    };
     ServerEntry {
         name: FILESYSTEM.to_string(),
         command: config.node.to_string_lossy().into_owned(),
         class: ServerClass::Filesystem,
         args,
         env: Vec::new(),
+        missing,
     }
 }
 
@@ -224,7 +265,7 @@ impl RawEntry {
             _ => return Err(format!("server `{name}`: `command` is missing or empty")),
         };
         let class = classify(&name, &command, &self.args);
-        Ok(ServerEntry { name, command, args: self.args, env: self.env.0, class })
+        Ok(ServerEntry { name, command, args: self.args, env: self.env.0, class, missing: None })
     }
 }
 
@@ -355,17 +396,18 @@ mod tests {
             ],
             env: vec![("K".into(), "${workspace}".into())],
             class: ServerClass::Other,
+            missing: None,
         };
         assert!(entry.uses_workspace());
         assert_eq!(entry.launch(None), None);
         let launch = entry.launch(Some(Path::new("/w/my project"))).unwrap();
         assert_eq!(launch.args, ["mcp-server-git", "--repository=/w/my project", "/w/my project"]);
         assert_eq!(launch.env, entry.env, "only args are substituted");
-        assert_eq!(launch.cwd.as_deref(), Some(Path::new("/w/my project")));
+        assert_eq!(launch.workspace.as_deref(), Some(Path::new("/w/my project")));
         let global = ServerEntry { args: vec!["-y".into()], ..entry };
         assert!(!global.uses_workspace());
         let launch = global.launch(None).unwrap();
-        assert_eq!(launch.cwd, None);
+        assert_eq!(launch.workspace, None);
         assert_eq!(global.launch(Some(Path::new("/w"))), Some(launch));
     }
 

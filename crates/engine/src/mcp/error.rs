@@ -18,6 +18,13 @@ pub enum McpError {
     /// The server's process could not be spawned at all (missing program, permissions).
     #[error("MCP server `{server}` could not be started: {message}")]
     Spawn { server: String, message: String },
+    /// The filesystem server the set-up installs is not there; nothing was run in its place.
+    #[error(
+        "the filesystem MCP server is not installed ({what}): run scripts/setup.sh, which installs \
+         @modelcontextprotocol/server-filesystem under runtime/node_modules, or set \
+         PREFLIGHT_FS_SERVER to the absolute path of its dist/index.js"
+    )]
+    NotInstalled { server: String, what: String },
     /// Spawn, `initialize` and `tools/list` did not finish within the start timeout.
     #[error("MCP server `{server}` did not finish starting within {} ms", timeout.as_millis())]
     StartTimeout { server: String, timeout: Duration },

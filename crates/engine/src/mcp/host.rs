@@ -3,7 +3,7 @@
 //! process: switching profiles is computing another view over the servers already running.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use rmcp::model::JsonObject;
@@ -11,9 +11,10 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::config::{load_servers, McpConfig};
+use super::config::{load_servers, McpConfig, ServerEntry, ServerInfo};
 use super::connection::{call_tool, CallFailure, Live};
 use super::error::McpError;
+use super::launch::BaseEnvironment;
 use super::profile::Profile;
 use super::registry::{self, profile_index, Limits, Prepared, Request, RunningServer, Views};
 use super::result::to_tool_output;
@@ -26,21 +27,31 @@ pub struct McpHost {
     /// The registry's published views (read-only snapshots).
     views: watch::Receiver<Arc<Views>>,
     config: Arc<McpConfig>,
+    /// The configured servers as the adapters may show them; replaced on reload.
+    servers: Arc<RwLock<Vec<ServerInfo>>>,
 }
 
 impl McpHost {
-    /// Reads `mcp.json` and starts the registry. Servers start on first use, not here.
-    /// Must be called inside a tokio runtime.
+    /// Reads `mcp.json` and starts the registry. Servers start on first use, not here; the
+    /// environment they get is taken from this process now (`launch`). Logs each server's
+    /// class. Must be called inside a tokio runtime.
     pub fn start(config: McpConfig) -> Result<McpHost, McpError> {
         let servers = load_servers(&config)?;
+        let infos = Arc::new(RwLock::new(describe(&servers)));
+        let base = Arc::new(BaseEnvironment::of_this_process(&config));
         let limits = Limits {
             start_timeout: config.start_timeout,
             max_message_bytes: config.max_message_bytes,
             shutdown_grace: config.shutdown_grace,
             retry_after: config.retry_after,
         };
-        let (requests, views) = registry::spawn(servers, limits, config.inherited_env.clone());
-        Ok(McpHost { requests, views, config: Arc::new(config) })
+        let (requests, views) = registry::spawn(servers, limits, base);
+        Ok(McpHost { requests, views, config: Arc::new(config), servers: infos })
+    }
+
+    /// The configured servers: name, class and the program or package that runs.
+    pub fn servers(&self) -> Vec<ServerInfo> {
+        self.servers.read().map(|servers| servers.clone()).unwrap_or_default()
     }
 
     /// The MCP tools a turn with `profile` in `workspace` is offered, starting the servers
@@ -54,13 +65,18 @@ impl McpHost {
         Ok(self.view(profile, workspace, true).await?.tool_set())
     }
 
-    /// The profile's name and tool names, for `GET /v1/chats/{id}/profile`.
+    /// The profile's name and tool names, for `GET /v1/chats/{id}/profile`; a filesystem
+    /// server that is not installed is this error rather than a profile without it.
     pub async fn profile_view(
         &self,
         profile: Profile,
         workspace: Option<&Path>,
     ) -> Result<ProfileView, McpError> {
-        Ok(self.view(profile, workspace, true).await?.profile_view())
+        let view = self.view(profile, workspace, true).await?;
+        match view.not_installed() {
+            Some(error) => Err(error.clone()),
+            None => Ok(view.profile_view()),
+        }
     }
 
     /// Calls the tool a model named `name`. A name outside `profile` is refused without
@@ -92,6 +108,9 @@ impl McpHost {
     /// changed or went are stopped, and new ones start on first use.
     pub async fn reload(&self) -> Result<(), McpError> {
         let servers = load_servers(&self.config)?;
+        if let Ok(mut infos) = self.servers.write() {
+            *infos = describe(&servers);
+        }
         let (reply, answer) = oneshot::channel();
         self.send(Request::Reload { servers, reply }).await?;
         answer.await.map_err(|_| McpError::Stopped)
@@ -199,6 +218,15 @@ impl McpHost {
     async fn send(&self, request: Request) -> Result<(), McpError> {
         self.requests.send(request).await.map_err(|_| McpError::Stopped)
     }
+}
+
+/// The servers' infos, each logged on one line.
+fn describe(servers: &[ServerEntry]) -> Vec<ServerInfo> {
+    let infos: Vec<ServerInfo> = servers.iter().map(ServerInfo::from).collect();
+    for info in &infos {
+        tracing::info!(server = %info.name, class = ?info.class, program = %info.program, "MCP server configured");
+    }
+    infos
 }
 
 /// The workspace as one canonical path, so that `/w`, `/w/` and a symlink to it share

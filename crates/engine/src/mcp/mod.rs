@@ -3,7 +3,7 @@
 //!
 //! Pure: `config` parsing, `classify`, `profile`, `naming`, `schema`, `result`, `view` (what
 //! one turn sees). I/O: `process` (one server's process group), `transport` (its stdio),
-//! `connection` (start and call), `registry` (the one task owning every connection), `host`
+//! `launch` (environment allowlist, program resolution), `connection` (start and call), `registry` (the one task owning every connection), `host`
 //! (the cloneable handle, `McpHost`).
 //!
 //! **Invariant:** the read-only guarantee is enforced twice. A planning turn is shown only
@@ -15,6 +15,7 @@ pub mod config;
 mod connection;
 mod error;
 mod host;
+pub mod launch;
 pub mod naming;
 mod process;
 pub mod profile;

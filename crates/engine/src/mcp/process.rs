@@ -19,6 +19,7 @@ use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use super::config::Launch;
 use super::error::McpError;
+use super::launch::resolve_program;
 
 /// How many stderr lines are kept to explain a failed start, and how long each may be.
 const TAIL_LINES: usize = 12;
@@ -38,23 +39,26 @@ pub(crate) struct Pipes {
     pub stdout: ChildStdout,
 }
 
-/// Spawns `launch` for `server` as a process-group leader. Needs a tokio runtime.
+/// Spawns `launch` for `server` as a process-group leader, its program resolved to an
+/// absolute path first (`launch::resolve_program`), with nothing of this process's
+/// environment but `launch.base`. Needs a tokio runtime.
 pub(crate) fn spawn(server: &str, launch: &Launch) -> Result<(ServerProcess, Pipes), McpError> {
-    let mut command = Command::new(&launch.program);
-    super::config::apply_inherited_env(command.as_std_mut(), &launch.inherited_env);
+    let base = &launch.base;
+    let program = resolve_program(server, &launch.program, base, launch.workspace.as_deref())?;
+    let mut command = Command::new(&program);
     command
         .args(&launch.args)
+        .env_clear()
+        .envs(base.vars.iter().map(|(k, v)| (k, v)))
         .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .current_dir(&base.working_dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    if let Some(folder) = &launch.cwd {
-        command.current_dir(folder);
-    }
     let spawn_error = |message: String| McpError::Spawn { server: server.to_string(), message };
     let mut child =
-        command.spawn().map_err(|e| spawn_error(format!("`{}`: {e}", launch.program)))?;
+        command.spawn().map_err(|e| spawn_error(format!("`{}`: {e}", program.display())))?;
     let pid = child.id().ok_or_else(|| spawn_error("it exited at once".into()))?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())

@@ -109,8 +109,8 @@ pub(crate) struct Limits {
     pub retry_after: Duration,
 }
 
-/// Changes to the environment servers inherit ([`super::McpConfig::inherited_env`]).
-pub(crate) type InheritedEnv = Vec<(String, Option<std::ffi::OsString>)>;
+/// What every server starts from ([`super::launch`]).
+pub(crate) type Base = Arc<super::launch::BaseEnvironment>;
 
 struct Started {
     key: ServerKey,
@@ -135,7 +135,7 @@ struct Registry {
     published: watch::Sender<Arc<Views>>,
     next_generation: u64,
     limits: Limits,
-    inherited_env: InheritedEnv,
+    base: Base,
     requests: mpsc::Receiver<Request>,
     started_tx: mpsc::UnboundedSender<Started>,
     started_rx: mpsc::UnboundedReceiver<Started>,
@@ -145,7 +145,7 @@ struct Registry {
 pub(crate) fn spawn(
     servers: Vec<ServerEntry>,
     limits: Limits,
-    inherited_env: InheritedEnv,
+    base: Base,
 ) -> (mpsc::Sender<Request>, watch::Receiver<Arc<Views>>) {
     let (tx, requests) = mpsc::channel(256);
     let (started_tx, started_rx) = mpsc::unbounded_channel();
@@ -157,7 +157,7 @@ pub(crate) fn spawn(
         published,
         next_generation: 1,
         limits,
-        inherited_env,
+        base,
         requests,
         started_tx,
         started_rx,
@@ -293,13 +293,19 @@ impl Registry {
 
     fn begin_start(&mut self, index: usize, key: ServerKey, waiter: Waiter) {
         let entry = &self.servers[index];
+        if let Some(error) = entry.unusable() {
+            tracing::warn!(server = %key.server, "{error}");
+            let _ = waiter.send(Err(error.clone()));
+            self.slots.insert(key, Slot::Failed { error, at: Instant::now() });
+            return;
+        }
         let Some(mut launch) = entry.launch(key.workspace.as_deref()) else {
             // `prepare` gives a key a workspace whenever its entry needs one.
             let message = "it needs a workspace".to_string();
             let _ = waiter.send(Err(McpError::Spawn { server: entry.name.clone(), message }));
             return;
         };
-        launch.inherited_env = self.inherited_env.clone();
+        launch.base = Arc::clone(&self.base);
         let generation = self.next_generation;
         self.next_generation += 1;
         let limits = StartLimits {

@@ -105,6 +105,13 @@ impl TurnView {
         }
     }
 
+    /// The error of a server of this view that is not installed (nothing ran in its place).
+    pub(crate) fn not_installed(&self) -> Option<&McpError> {
+        let missing =
+            self.unavailable.iter().find(|u| matches!(u.error, McpError::NotInstalled { .. }));
+        missing.map(|u| &u.error)
+    }
+
     /// The server and its own tool name behind `name`, if this turn may call it.
     pub(crate) fn resolve(&self, name: &str) -> Option<(&Live, &str)> {
         let tool = self.names.resolve(name)?;

@@ -2,7 +2,6 @@
 //! sense and the approved plan as its directive. Every round is stored whole; the turn
 //! ends with the chat `idle` and a finished task list closed.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use preflight_dwp::{PlanFiles, PlanInput, TrackedTask};
@@ -10,7 +9,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::PlanFilesLink;
 use crate::agent::{
-    executor_system_prompt, run_turn, workspace_instructions, Agent, AgentError, ChatLedger, Turn,
+    executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
+    Turn,
     TurnEnd, TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
 };
 use crate::chat::{Chat, Message, MessageBody, Phase};
@@ -62,8 +62,7 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
     let messages = inner.store.messages(chat_id).map_err(store_failure)?;
     let plan = state.plan.as_ref().filter(|plan| carried_out(plan) && list.has_work_left());
     let directive = directive_text(plan, &messages);
-    let instructions =
-        chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
+    let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
     let system = executor_system_prompt(
         DEFAULT_EXECUTOR_PROMPT,
         instructions.as_deref(),
@@ -71,7 +70,8 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
     );
     let plan_files = plan_files_link(inner, &chat, state.plan.as_ref(), &list).await;
     let registry =
-        turn_registry(inner, Profile::Execution, chat.workspace.as_deref(), plan_files).await;
+        turn_registry(inner, chat_id, Profile::Execution, chat.workspace.as_deref(), plan_files)
+            .await;
     let scope =
         TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{
-    run_turn, workspace_instructions, Agent, NoEvents, Turn, TurnEnd, TurnMode, TurnScope,
+    load_workspace_instructions, run_turn, Agent, NoEvents, Turn, TurnEnd, TurnMode, TurnScope,
     PLANNER_MAX_ROUNDS,
 };
 use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
@@ -109,10 +109,10 @@ async fn plan(
     let facts = planner_facts(inner, &chat, round);
     let prompt =
         ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
-    let instructions =
-        chat.workspace.as_deref().and_then(|w| workspace_instructions(Path::new(w)).ok().flatten());
+    let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
     let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
-    let registry = turn_registry(inner, Profile::Planning, chat.workspace.as_deref(), None).await;
+    let registry =
+        turn_registry(inner, chat_id, Profile::Planning, chat.workspace.as_deref(), None).await;
     let tools = registry.offer(&TurnScope { agent: Agent::Planner, task_list: false }).await;
     let mut history = planner_history(&messages);
     let mut repaired = false;

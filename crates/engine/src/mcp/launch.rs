@@ -1,0 +1,140 @@
+//! How an entry's command line becomes a process without trusting the workspace (a cloned
+//! repository) or leaking this process's secrets (issue 14).
+//!
+//! - **Environment:** a server gets [`ALLOWED_ENV`] of this process's environment (what the
+//!   MCP SDKs pass: the TypeScript SDK's `getDefaultEnvironment`, plus the locale and the
+//!   temp folder), then the embedder's [`McpConfig::inherited_env`] changes, then the entry's
+//!   own `env`. Provider keys and everything else stay here.
+//! - **Program:** resolved to an absolute path before the spawn. A bare name is looked up in
+//!   the `PATH` of that environment, skipping relative folders (`.`, an empty entry) and
+//!   folders inside the workspace; a relative path with a `/` is refused. The spawn never
+//!   searches `PATH` itself, so an entry's own `PATH` cannot point it into the workspace.
+//! - **Working folder:** the data folder, never the workspace, so `npx`, `uvx` and
+//!   interpreters (which look for local packages, configuration and modules in their working
+//!   folder) cannot pick up the repository's code.
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::config::McpConfig;
+use super::error::McpError;
+
+/// The variables of this process's environment a server inherits.
+pub const ALLOWED_ENV: &[&str] =
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR"];
+
+/// What every server starts from: the environment and the working folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BaseEnvironment {
+    pub vars: Vec<(OsString, OsString)>,
+    pub working_dir: PathBuf,
+}
+
+impl BaseEnvironment {
+    /// Read once from this process when the host starts.
+    pub(crate) fn of_this_process(config: &McpConfig) -> BaseEnvironment {
+        BaseEnvironment::from_vars(std::env::vars_os(), config)
+    }
+
+    /// [`ALLOWED_ENV`] of `vars`, then the changes of `config.inherited_env`.
+    pub(crate) fn from_vars(
+        vars: impl Iterator<Item = (OsString, OsString)>,
+        config: &McpConfig,
+    ) -> BaseEnvironment {
+        let mut kept: Vec<(OsString, OsString)> =
+            vars.filter(|(name, _)| ALLOWED_ENV.iter().any(|allowed| name == allowed)).collect();
+        for (name, value) in &config.inherited_env {
+            kept.retain(|(kept_name, _)| kept_name != name.as_str());
+            if let Some(value) = value {
+                kept.push((name.into(), value.clone()));
+            }
+        }
+        BaseEnvironment { vars: kept, working_dir: config.data_dir.clone() }
+    }
+
+    fn search_path(&self) -> Vec<PathBuf> {
+        let path = self.vars.iter().find(|(name, _)| name == "PATH").map(|(_, value)| value);
+        path.map(|value| std::env::split_paths(value).filter(|dir| dir.is_absolute()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The absolute path of `program` for `server`: a bare name from `base`'s `PATH` (never a
+/// relative folder, never one inside `workspace`), an absolute path as it is.
+pub(crate) fn resolve_program(
+    server: &str,
+    program: &str,
+    base: &BaseEnvironment,
+    workspace: Option<&Path>,
+) -> Result<PathBuf, McpError> {
+    let refuse = |message: String| McpError::Spawn { server: server.to_owned(), message };
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        if !path.is_absolute() {
+            return Err(refuse(format!(
+                "`{program}` is a relative path; give an absolute path, or a bare name found in PATH"
+            )));
+        }
+        return Ok(path);
+    }
+    let inside = |dir: &Path| workspace.is_some_and(|folder| dir.starts_with(folder));
+    base.search_path()
+        .into_iter()
+        .filter(|dir| !inside(dir))
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable_file(candidate))
+        .ok_or_else(|| {
+            refuse(format!(
+                "`{program}` was not found in PATH (only absolute folders outside the workspace are searched); install it or give its absolute path in mcp.json"
+            ))
+        })
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base(vars: &[(&str, &str)], changes: Vec<(String, Option<OsString>)>) -> BaseEnvironment {
+        let mut config = McpConfig::new("/data", "/fs.js");
+        config.inherited_env = changes;
+        let vars = vars.iter().map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        BaseEnvironment::from_vars(vars.collect::<Vec<_>>().into_iter(), &config)
+    }
+
+    #[test]
+    fn the_environment_is_the_allowlist_then_the_embedders_changes() {
+        let got = base(
+            &[("PATH", "/bin"), ("OPENAI_API_KEY", "sk"), ("HOME", "/h"), ("TERM", "xterm")],
+            vec![("LD_LIBRARY_PATH".into(), Some("/l".into())), ("TERM".into(), None)],
+        );
+        let names: Vec<&str> = got.vars.iter().map(|(k, _)| k.to_str().unwrap()).collect();
+        assert_eq!(names, ["PATH", "HOME", "LD_LIBRARY_PATH"]);
+        assert_eq!(got.working_dir, Path::new("/data"));
+    }
+
+    #[test]
+    fn programs_resolve_in_absolute_path_folders_outside_the_workspace() {
+        let bin = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        for dir in [bin.path(), ws.path()] {
+            let tool = dir.join("tool");
+            std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = format!(".::{}:{}", ws.path().display(), bin.path().display());
+        let env = base(&[("PATH", &path)], Vec::new());
+        let got = resolve_program("s", "tool", &env, Some(ws.path())).unwrap();
+        assert_eq!(got, bin.path().join("tool"));
+        let error = resolve_program("s", "absent", &env, None).unwrap_err().to_string();
+        assert!(error.contains("`absent` was not found in PATH"), "{error}");
+        let error = resolve_program("s", "bin/tool", &env, None).unwrap_err().to_string();
+        assert!(error.contains("`bin/tool` is a relative path"), "{error}");
+        assert_eq!(resolve_program("s", "/x/y", &env, None).unwrap(), Path::new("/x/y"));
+    }
+}
