@@ -7,6 +7,7 @@ use crate::store::{Conflict, Entity, StoreError};
 
 /// The stable codes of DESIGN §9, plus `ERR_INTERNAL` for what no caller can fix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum ErrorCode {
     #[serde(rename = "ERR_UNAUTHORIZED")]
@@ -51,6 +52,7 @@ impl ErrorCode {
 /// An error a user or an API client can read and act on. A call that returns one changed
 /// nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[error("{message}")]
 pub struct ApiError {
