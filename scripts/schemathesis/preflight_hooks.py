@@ -60,7 +60,7 @@ def chat_ids():
 
 @schemathesis.hook
 def flatmap_path_parameters(context, path_parameters):
-    if "id" not in path_parameters:
+    if not path_parameters or "id" not in path_parameters:
         return st.just(path_parameters)
     choices = [path_parameters]
     for chat_id in chat_ids()[:4]:

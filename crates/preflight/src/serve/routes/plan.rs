@@ -135,7 +135,7 @@ pub async fn delete_task_list(
 
 /// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.
 #[utoipa::path(post, path = "/v1/chats/{id}/plan/tasks/{task}/confirm-drop", tag = "plan",
-    params(("id" = String, Path, description = "The chat's id"), ("task" = String, Path, description = "A task's id (a number)")),
+    params(("id" = String, Path, description = "The chat's id"), ("task" = u32, Path, description = "A task's id")),
     responses(
         (status = 200, description = "The task is `skipped` in the plan folder", body = DropConfirmed),
         (status = 400, description = "`ERR_BAD_REQUEST`: not a task id, no plan folder, no drop of that task waits", body = ErrorBody),
