@@ -12,6 +12,7 @@ macro_rules! error_codes {
         /// the chat, and `ERR_INTERNAL` for what no caller can fix.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
         #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
         pub enum ErrorCode {
             $($(#[doc = $doc])* #[serde(rename = $code)] $variant,)+
         }

@@ -15,6 +15,7 @@ pub enum Role {
 
 /// A message of a chat. `body` carries the role and the role's fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Message {
     pub id: String,
@@ -24,6 +25,7 @@ pub struct Message {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum MessageBody {
@@ -52,6 +54,7 @@ pub enum MessageBody {
 
 /// One tool call as the model made it; `arguments` is the JSON text the model produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ToolCall {
     pub id: String,

@@ -6,6 +6,7 @@ use crate::planner::Question;
 
 /// A chat as the API shows it (without messages or state).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Chat {
     pub id: String,
@@ -32,6 +33,7 @@ pub struct ChatSettings {
 
 /// Where a chat is in the plan-mode lifecycle (the `phase` of `plan_status` events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
@@ -62,6 +64,7 @@ impl Phase {
 
 /// The question card that waits for answers: `state.plan_pending` of DESIGN §2.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanPending {
     /// The original task, as the user sent it.

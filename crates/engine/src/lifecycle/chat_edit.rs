@@ -20,12 +20,17 @@ pub const MAX_TITLE_CHARS: usize = 200;
 /// `PATCH /v1/chats/{id}`: the fields to change; absent ones stay. `workspace: null`
 /// clears the folder.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct ChatPatch {
+    // Not blank; at most `MAX_TITLE_CHARS` (200) characters.
+    #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"\S"))]
     pub title: Option<String>,
+    // An existing folder; `null` clears it.
     #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub workspace: Option<Option<String>>,
     pub plan_mode: Option<bool>,
     pub auto_approve: Option<bool>,
@@ -90,7 +95,7 @@ impl Engine {
     }
 }
 
-fn checked_title(title: &str) -> Result<String, ApiError> {
+pub(super) fn checked_title(title: &str) -> Result<String, ApiError> {
     let title = title.trim();
     if title.is_empty() {
         return Err(ApiError::bad_request("a chat needs a title"));

@@ -7,6 +7,7 @@ use crate::events::Event;
 use crate::planner::PlanDocument;
 use crate::tasks::{Task, TaskList};
 
+use super::chat_edit::checked_title;
 use super::error::ApiError;
 use super::view::{ChatView, StateView};
 use super::Engine;
@@ -16,10 +17,13 @@ pub const DEFAULT_TITLE: &str = "New chat";
 
 /// `POST /v1/chats`: unset fields take the defaults of `config.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct NewChat {
+    // At most `MAX_TITLE_CHARS` (200) characters, as when renaming; blank or absent: "New chat".
+    #[cfg_attr(feature = "openapi", schema(max_length = 200))]
     pub title: Option<String>,
     pub workspace: Option<String>,
     pub plan_mode: Option<bool>,
@@ -32,11 +36,10 @@ impl Engine {
         let workspace = request.workspace.as_deref().map(checked_workspace).transpose()?;
         let defaults = &self.inner.defaults;
         let settings = ChatSettings {
-            title: request
-                .title
-                .map(|t| t.trim().to_owned())
-                .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| DEFAULT_TITLE.to_owned()),
+            title: match request.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+                Some(title) => checked_title(title)?,
+                None => DEFAULT_TITLE.to_owned(),
+            },
             save_plans: request
                 .save_plans
                 .unwrap_or_else(|| workspace.as_deref().is_some_and(is_git_repository)),

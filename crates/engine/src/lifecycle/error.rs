@@ -9,6 +9,7 @@ use crate::store::{Conflict, Entity, StoreError};
 /// An error a user or an API client can read and act on. A call that returns one changed
 /// nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[error("{message}")]
 pub struct ApiError {

@@ -18,6 +18,7 @@ use super::{ApiError, Engine, Inner};
 
 /// `files` of `GET /v1/chats/{id}/plan`: the chat's plan folder, when it writes one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanFolder {
     /// The folder relative to the workspace, e.g. `.dwp/plans/PLAN_add-login`.
@@ -31,6 +32,7 @@ pub struct PlanFolder {
 
 /// A task of the plan folder that the executor dropped, waiting for the user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DroppedTask {
     pub id: u32,
@@ -41,6 +43,7 @@ pub struct DroppedTask {
 
 /// `GET /v1/chats/{id}/plan`: the task list, and the plan folder that mirrors it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TaskPanel {
     pub tasks: Vec<Task>,

@@ -7,6 +7,7 @@ use crate::planner::PlanDocument;
 
 /// `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatView {
     #[serde(flatten)]
@@ -16,6 +17,7 @@ pub struct ChatView {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StateView {
     pub phase: Phase,

@@ -13,6 +13,7 @@ use super::classify::ServerClass;
 /// The tool set a turn runs with. It belongs to the turn (DESIGN §9): two chats with
 /// different profiles at the same moment each see their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// The read-only planner turn.

@@ -30,6 +30,7 @@ pub struct Unavailable {
 
 /// `GET /v1/chats/{id}/profile`: the profile's name and the MCP tool names it shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProfileView {
     pub name: Profile,
     pub tools: Vec<String>,

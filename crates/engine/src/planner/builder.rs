@@ -99,6 +99,7 @@ pub enum PlanEditError {
 
 /// The fields a user may change in a pending plan; `None` keeps the current value.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// One clarifying question of a card. `answer` stays null until the user gives one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Question {
     pub id: String,
@@ -13,6 +14,7 @@ pub struct Question {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanStep {
     pub action: String,
@@ -20,6 +22,7 @@ pub struct PlanStep {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Library {
     pub name: String,
@@ -28,6 +31,7 @@ pub struct Library {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxPolicy {
@@ -53,6 +57,7 @@ pub struct Plan {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Approval {
@@ -65,6 +70,7 @@ pub enum Approval {
 
 /// The sandbox of a plan document: the proposal plus where it lives and whether it exists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Sandbox {
     pub policy: SandboxPolicy,
@@ -75,6 +81,7 @@ pub struct Sandbox {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanContext {
     pub workspace_path: Option<String>,
@@ -84,6 +91,7 @@ pub struct PlanContext {
 /// The plan stored as a chat's plan (DESIGN §3). Each planner answer and each user edit
 /// makes a new revision; `approval` changes in place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanDocument {
     /// Readable markdown of the whole plan, as the plan card's `content` shows it.

@@ -5,11 +5,22 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use preflight_engine::lifecycle::{ApiError, ErrorCode};
 
-pub struct HttpError(pub ApiError);
+/// An error and the status it is sent with: the code's own status, unless the framework
+/// refused the request before a handler ran (an oversize body is 413, a wrong method 405).
+pub struct HttpError {
+    pub status: StatusCode,
+    pub error: ApiError,
+}
+
+impl HttpError {
+    pub fn with_status(status: StatusCode, error: ApiError) -> HttpError {
+        HttpError { status, error }
+    }
+}
 
 impl From<ApiError> for HttpError {
     fn from(error: ApiError) -> HttpError {
-        HttpError(error)
+        HttpError { status: status_of(error.code), error }
     }
 }
 
@@ -46,11 +57,12 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
 
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
-        if self.0.code == ErrorCode::Internal {
-            tracing::error!(message = %self.0.message, "request failed");
+        if self.error.code == ErrorCode::Internal {
+            tracing::error!(message = %self.error.message, "request failed");
         }
-        let body = serde_json::json!({"error": {"code": self.0.code, "message": self.0.message}});
-        (status_of(self.0.code), Json(body)).into_response()
+        let body =
+            serde_json::json!({"error": {"code": self.error.code, "message": self.error.message}});
+        (self.status, Json(body)).into_response()
     }
 }
 

@@ -1,10 +1,14 @@
 //! `preflight serve`: the headless HTTP + SSE adapter of DESIGN §9 over the engine.
 //!
 //! **Boundary:** no business logic here; handlers parse, call the engine, shape the answer.
-//! Loopback only, every route but `/v1/health` behind the bearer token.
+//! Loopback only, every route but [`PUBLIC_PATHS`] behind the bearer token. Every answer
+//! that is not a success is in the error shape, the framework's own refusals included.
 
+mod answers;
 mod body;
 mod error;
+mod extract;
+mod openapi;
 mod routes;
 mod token;
 
@@ -12,15 +16,18 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use axum::extract::{Request, State};
+use axum::extract::{DefaultBodyLimit, Extension, Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Router;
 use preflight_engine::lifecycle::{ApiError, Engine, ErrorCode};
 
 use error::HttpError;
+
+/// The routes anyone on loopback may call: health, and the API's own description (it holds
+/// no data, and fuzzers and client generators load it before they have a token).
+pub const PUBLIC_PATHS: [&str; 2] = ["/v1/health", "/v1/openapi.json"];
 
 #[derive(Clone)]
 pub struct AppState {
@@ -43,7 +50,7 @@ pub async fn serve(
         tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
     let local = listener.local_addr()?;
     let state = AppState { engine: engine.clone(), token };
-    let app = app(state);
+    let app = app(state)?;
     println!("listening on http://{local}");
     use std::io::Write;
     std::io::stdout().flush()?;
@@ -53,18 +60,25 @@ pub async fn serve(
     Ok(())
 }
 
-fn app(state: AppState) -> Router {
-    let protected = routes::router(state.clone())
+/// The routes and their document from one declaration (`routes::router`), then what every
+/// request goes through: the token check, the body limit, the error-shaped fallbacks.
+fn app(state: AppState) -> anyhow::Result<Router> {
+    let (router, mut document) = routes::router().split_for_parts();
+    openapi::complete(&mut document);
+    let document = serde_json::to_value(&document).context("serialising the OpenAPI document")?;
+    Ok(router
         .fallback(routes::not_found)
-        .layer(middleware::from_fn_with_state(state, require_token));
-    Router::new().route("/v1/health", get(health)).merge(protected)
-}
-
-async fn health() -> Json<serde_json::Value> {
-    Json(serde_json::json!({"ok": true, "version": env!("CARGO_PKG_VERSION")}))
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
+        .layer(Extension(routes::Document(Arc::new(document))))
+        .with_state(state))
 }
 
 async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if PUBLIC_PATHS.contains(&request.uri().path()) {
+        return next.run(request).await;
+    }
     let given = request
         .headers()
         .get(AUTHORIZATION)
@@ -73,7 +87,7 @@ async fn require_token(State(state): State<AppState>, request: Request, next: Ne
         .map(str::trim);
     match given {
         Some(given) if token::matches(&state.token, given) => next.run(request).await,
-        _ => HttpError(ApiError::new(
+        _ => HttpError::from(ApiError::new(
             ErrorCode::Unauthorized,
             "missing or wrong bearer token (see $PREFLIGHT_HOME/api-token)",
         ))

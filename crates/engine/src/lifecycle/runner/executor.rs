@@ -10,8 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::PlanFilesLink;
 use crate::agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
-    Turn,
-    TurnEnd, TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
+    Turn, TurnEnd, TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
 };
 use crate::chat::{Chat, Message, MessageBody, Phase};
 use crate::error_code::ErrorCode;

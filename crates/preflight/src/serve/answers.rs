@@ -1,0 +1,45 @@
+//! The answers of the routes that are not an engine type as is (`{chats:[…]}`,
+//! `{deleted:…}`, …), typed so that the OpenAPI document is generated from them.
+
+use preflight_engine::chat::Chat;
+use preflight_engine::lifecycle::{ApiError, PlanFolder};
+use preflight_engine::planner::PlanDocument;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// `GET /v1/chats`: newest first.
+#[derive(Serialize, ToSchema)]
+pub struct ChatList {
+    pub chats: Vec<Chat>,
+}
+
+/// `DELETE` of a chat or of its task list: whether there was something to delete.
+#[derive(Serialize, ToSchema)]
+pub struct Deleted {
+    pub deleted: bool,
+}
+
+/// `GET /v1/chats/{id}/plan/revisions`: plan documents, oldest first.
+#[derive(Serialize, ToSchema)]
+pub struct Revisions {
+    pub revisions: Vec<PlanDocument>,
+}
+
+/// `POST …/plan/tasks/{task}/confirm-drop`: the plan folder after the drop.
+#[derive(Serialize, ToSchema)]
+pub struct DropConfirmed {
+    pub files: PlanFolder,
+}
+
+/// `GET /v1/health`.
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    pub ok: bool,
+    pub version: String,
+}
+
+/// Every refused request: `{"error":{"code":"ERR_…","message":"…"}}`.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ApiError,
+}

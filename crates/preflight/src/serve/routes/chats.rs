@@ -1,0 +1,126 @@
+//! Chats as the user manages them: create, list, show, change, delete; what a chat's turn
+//! sees (its profile) and its event stream.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::Json;
+use futures_util::stream::{self, Stream};
+use preflight_engine::chat::Chat;
+use preflight_engine::lifecycle::{ChatPatch, ChatView, NewChat};
+use preflight_engine::mcp::ProfileView;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::Answer;
+use crate::serve::answers::{ChatList, Deleted, ErrorBody};
+use crate::serve::body;
+use crate::serve::extract::{PathParams, RawBody};
+use crate::serve::AppState;
+
+#[utoipa::path(post, path = "/v1/chats", tag = "chats",
+    request_body(content = Option<NewChat>, description = "Optional: unset fields take the values of `config.toml`"),
+    responses(
+        (status = 201, description = "The new chat", body = Chat),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field, a title over 200 characters, a workspace that is not an existing folder", body = ErrorBody),
+    ))]
+pub async fn create_chat(
+    State(state): State<AppState>,
+    RawBody(bytes): RawBody,
+) -> Answer<(StatusCode, Json<Chat>)> {
+    let request: NewChat = body::optional_json(&bytes)?;
+    Ok((StatusCode::CREATED, Json(state.engine.create_chat(request)?)))
+}
+
+#[utoipa::path(get, path = "/v1/chats", tag = "chats",
+    responses((status = 200, description = "Every chat, newest first", body = ChatList)))]
+pub async fn list_chats(State(state): State<AppState>) -> Answer<Json<ChatList>> {
+    Ok(Json(ChatList { chats: state.engine.list_chats()? }))
+}
+
+#[utoipa::path(get, path = "/v1/chats/{id}", tag = "chats",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The chat with its messages and state", body = ChatView),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn get_chat(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+) -> Answer<Json<ChatView>> {
+    Ok(Json(state.engine.chat_view(&id)?))
+}
+
+/// `PATCH /v1/chats/{id}`: title, workspace (null clears), plan_mode, auto_approve, save_plans.
+#[utoipa::path(patch, path = "/v1/chats/{id}", tag = "chats",
+    params(("id" = String, Path, description = "The chat's id")),
+    request_body(content = ChatPatch, description = "The fields to change; absent ones stay"),
+    responses(
+        (status = 200, description = "The changed chat", body = Chat),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field, a blank title or one over 200 characters, a workspace that is not an existing folder", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_TURN_ACTIVE`: the workspace cannot change while a turn runs", body = ErrorBody),
+    ))]
+pub async fn update_chat(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    RawBody(bytes): RawBody,
+) -> Answer<Json<Chat>> {
+    state.engine.require_chat(&id)?;
+    let patch: ChatPatch = body::json(&bytes)?;
+    Ok(Json(state.engine.update_chat(&id, &patch)?))
+}
+
+#[utoipa::path(delete, path = "/v1/chats/{id}", tag = "chats",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The chat, its messages and plan are gone", body = Deleted),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn delete_chat(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+) -> Answer<Json<Deleted>> {
+    Ok(Json(Deleted { deleted: state.engine.delete_chat(&id).await? }))
+}
+
+#[utoipa::path(get, path = "/v1/chats/{id}/profile", tag = "chats",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The profile of the chat's current (or next) turn and the tool names the model sees", body = ProfileView),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn profile(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+) -> Answer<Json<ProfileView>> {
+    Ok(Json(state.engine.profile(&id).await?))
+}
+
+/// The chat's events as `text/event-stream`: `event:` is the type, `data:` the event's JSON.
+#[utoipa::path(get, path = "/v1/chats/{id}/events", tag = "chats",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The chat's events of DESIGN §7 as they happen; `event:` is the type, `data:` the event's JSON", content_type = "text/event-stream", body = String),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn events(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+) -> Answer<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>> {
+    let receiver = state.engine.subscribe(&id)?;
+    let stream = stream::unfold(receiver, |mut receiver| async move {
+        loop {
+            match receiver.recv().await {
+                Ok(event) => {
+                    let data = serde_json::to_string(&event).unwrap_or_default();
+                    let sse = SseEvent::default().event(event.name()).data(data);
+                    return Some((Ok(sse), receiver));
+                }
+                // A subscriber that fell behind skips what it missed; GET the chat to resync.
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}

@@ -1,0 +1,62 @@
+//! The routes of DESIGN §9, each a few lines over the engine's API, and the router built
+//! with utoipa-axum's `routes!`, which hands the same declarations to the OpenAPI document.
+
+mod chats;
+mod meta;
+
+pub use meta::Document;
+mod plan;
+mod turns;
+
+use axum::http::StatusCode;
+use axum::Json;
+use preflight_engine::lifecycle::{ApiError, ChatView, ErrorCode};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::error::HttpError;
+use super::openapi::ApiDoc;
+use super::AppState;
+
+type Answer<T> = Result<T, HttpError>;
+
+/// Every route with its documentation; `serve::app` adds the fallbacks and the token check.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(meta::health))
+        .routes(routes!(meta::openapi_document))
+        .routes(routes!(chats::create_chat, chats::list_chats))
+        .routes(routes!(chats::get_chat, chats::update_chat, chats::delete_chat))
+        .routes(routes!(chats::profile))
+        .routes(routes!(chats::events))
+        .routes(routes!(turns::send_message))
+        .routes(routes!(turns::edit_message))
+        .routes(routes!(turns::answer))
+        .routes(routes!(turns::stop))
+        .routes(routes!(plan::approve_plan))
+        .routes(routes!(plan::reject_plan))
+        .routes(routes!(plan::cancel_plan))
+        .routes(routes!(plan::edit_plan_doc))
+        .routes(routes!(plan::plan_revisions))
+        .routes(routes!(plan::task_list, plan::delete_task_list))
+        .routes(routes!(plan::confirm_drop))
+}
+
+/// A 202: the chat as `GET` shows it at that moment.
+fn accepted(view: ChatView) -> (StatusCode, Json<ChatView>) {
+    (StatusCode::ACCEPTED, Json(view))
+}
+
+/// Routes that do not exist, in our error shape.
+pub async fn not_found() -> HttpError {
+    ApiError::new(ErrorCode::NotFound, "no such route").into()
+}
+
+/// A known route asked with a method it does not have (axum adds the `Allow` header).
+pub async fn method_not_allowed() -> HttpError {
+    HttpError::with_status(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ApiError::bad_request("this route does not take that method"),
+    )
+}

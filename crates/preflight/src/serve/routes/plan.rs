@@ -1,0 +1,154 @@
+//! The plan card (approve, reject, cancel, edit), its revisions, and the task list.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use preflight_engine::lifecycle::{ApiError, ChatView, TaskPanel};
+use preflight_engine::planner::{PlanDocument, PlanEdit};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{accepted, Answer};
+use crate::serve::answers::{Deleted, DropConfirmed, ErrorBody, Revisions};
+use crate::serve::body;
+use crate::serve::extract::{PathParams, RawBody};
+use crate::serve::AppState;
+
+#[derive(Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RejectBody {
+    /// What the planner should change; it plans again with it.
+    feedback: Option<String>,
+}
+
+#[utoipa::path(post, path = "/v1/chats/{id}/plan/approve", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 202, description = "The plan was approved and execution started", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a body that is not JSON (none is needed)", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_NO_PLAN`: no plan waits for approval", body = ErrorBody),
+    ))]
+pub async fn approve_plan(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    RawBody(bytes): RawBody,
+) -> Answer<(StatusCode, Json<ChatView>)> {
+    state.engine.require_chat(&id)?;
+    body::no_body(&bytes)?;
+    Ok(accepted(state.engine.approve_plan(&id)?))
+}
+
+#[utoipa::path(post, path = "/v1/chats/{id}/plan/reject", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    request_body(content = Option<RejectBody>, description = "Optional"),
+    responses(
+        (status = 202, description = "The plan was rejected; with feedback the planner plans again", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_NO_PLAN`: no plan waits for approval", body = ErrorBody),
+    ))]
+pub async fn reject_plan(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    RawBody(bytes): RawBody,
+) -> Answer<(StatusCode, Json<ChatView>)> {
+    state.engine.require_chat(&id)?;
+    let request: RejectBody = body::optional_json(&bytes)?;
+    Ok(accepted(state.engine.reject_plan(&id, request.feedback.as_deref())?))
+}
+
+#[utoipa::path(post, path = "/v1/chats/{id}/plan/cancel", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "Plan mode's waiting card (if any) was dropped; the chat as it is now", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a body that is not JSON (none is needed)", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn cancel_plan(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    RawBody(bytes): RawBody,
+) -> Answer<Json<ChatView>> {
+    state.engine.require_chat(&id)?;
+    body::no_body(&bytes)?;
+    Ok(Json(state.engine.cancel_plan(&id).await?))
+}
+
+#[utoipa::path(patch, path = "/v1/chats/{id}/plan/doc", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    request_body(content = PlanEdit, description = "The parts of the waiting plan to replace"),
+    responses(
+        (status = 200, description = "The edited plan: a new revision", body = PlanDocument),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field, an edit that leaves the plan invalid", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_NO_PLAN`: no plan waits for approval", body = ErrorBody),
+    ))]
+pub async fn edit_plan_doc(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    RawBody(bytes): RawBody,
+) -> Answer<Json<PlanDocument>> {
+    state.engine.require_chat(&id)?;
+    let edit: PlanEdit = body::json(&bytes)?;
+    Ok(Json(state.engine.edit_plan_doc(&id, &edit)?))
+}
+
+#[utoipa::path(get, path = "/v1/chats/{id}/plan/revisions", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "Every plan document of the chat, oldest first", body = Revisions),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn plan_revisions(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+) -> Answer<Json<Revisions>> {
+    Ok(Json(Revisions { revisions: state.engine.plan_revisions(&id)? }))
+}
+
+#[utoipa::path(get, path = "/v1/chats/{id}/plan", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The task list (`[]`: no plan) and the chat's plan folder", body = TaskPanel),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn task_list(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+) -> Answer<Json<TaskPanel>> {
+    Ok(Json(state.engine.task_panel(&id).await?))
+}
+
+#[utoipa::path(delete, path = "/v1/chats/{id}/plan", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "Whether there was a task list to delete", body = Deleted),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn delete_task_list(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+) -> Answer<Json<Deleted>> {
+    Ok(Json(Deleted { deleted: state.engine.delete_task_list(&id)? }))
+}
+
+/// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.
+#[utoipa::path(post, path = "/v1/chats/{id}/plan/tasks/{task}/confirm-drop", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id"), ("task" = u32, Path, description = "A task's id")),
+    responses(
+        (status = 200, description = "The task is `skipped` in the plan folder", body = DropConfirmed),
+        (status = 400, description = "`ERR_BAD_REQUEST`: not a task id, no plan folder, no drop of that task waits", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn confirm_drop(
+    State(state): State<AppState>,
+    PathParams((id, task)): PathParams<(String, String)>,
+    RawBody(bytes): RawBody,
+) -> Answer<Json<DropConfirmed>> {
+    state.engine.require_chat(&id)?;
+    body::no_body(&bytes)?;
+    let task: u32 =
+        task.parse().map_err(|_| ApiError::bad_request(format!("{task:?} is not a task id")))?;
+    Ok(Json(DropConfirmed { files: state.engine.confirm_drop(&id, task).await? }))
+}

@@ -1,0 +1,117 @@
+//! What starts, resumes or stops a turn: a message, an edited message, an answer, stop.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use preflight_engine::lifecycle::ChatView;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{accepted, Answer};
+use crate::serve::answers::ErrorBody;
+use crate::serve::body;
+use crate::serve::extract::{PathParams, RawBody};
+use crate::serve::AppState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendBody {
+    /// The message; not blank.
+    #[schema(pattern = r"\S")]
+    content: String,
+    /// Files of the workspace the message points at.
+    #[serde(default)]
+    files: Vec<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditBody {
+    /// The message's new text; not blank.
+    #[schema(pattern = r"\S")]
+    content: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerBody {
+    /// The id of a question of the waiting card.
+    question_id: String,
+    /// An option's text or the user's own words; not blank.
+    #[schema(pattern = r"\S")]
+    answer: String,
+}
+
+#[utoipa::path(post, path = "/v1/chats/{id}/messages", tag = "turns",
+    params(("id" = String, Path, description = "The chat's id")),
+    request_body(content = SendBody),
+    responses(
+        (status = 202, description = "The turn started; the chat as `GET` shows it now", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing, mistyped or unknown field, a blank message", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_PLAN_PENDING`: the planner's questions wait for answers; `ERR_TURN_ACTIVE`: a turn runs", body = ErrorBody),
+    ))]
+pub async fn send_message(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    RawBody(bytes): RawBody,
+) -> Answer<(StatusCode, Json<ChatView>)> {
+    state.engine.require_chat(&id)?;
+    let request: SendBody = body::json(&bytes)?;
+    Ok(accepted(state.engine.send(&id, &request.content, request.files)?))
+}
+
+#[utoipa::path(put, path = "/v1/chats/{id}/messages/{mid}", tag = "turns",
+    params(("id" = String, Path, description = "The chat's id"), ("mid" = String, Path, description = "A user message's id")),
+    request_body(content = EditBody),
+    responses(
+        (status = 202, description = "The message was edited and the chat re-sent from it", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing or mistyped field, a blank text, a message that is not the user's", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat or message", body = ErrorBody),
+        (status = 409, description = "`ERR_TURN_ACTIVE`: a turn runs; `ERR_PLAN_PENDING`", body = ErrorBody),
+    ))]
+pub async fn edit_message(
+    State(state): State<AppState>,
+    PathParams((id, mid)): PathParams<(String, String)>,
+    RawBody(bytes): RawBody,
+) -> Answer<(StatusCode, Json<ChatView>)> {
+    state.engine.require_chat(&id)?;
+    let request: EditBody = body::json(&bytes)?;
+    Ok(accepted(state.engine.edit_message(&id, &mid, &request.content)?))
+}
+
+#[utoipa::path(post, path = "/v1/chats/{id}/answers", tag = "turns",
+    params(("id" = String, Path, description = "The chat's id")),
+    request_body(content = AnswerBody),
+    responses(
+        (status = 202, description = "The answer was taken; the planner goes on once every question has one", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing or mistyped field; `ERR_EMPTY_ANSWER`; `ERR_UNKNOWN_QUESTION`", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_NO_QUESTIONS`: no question card waits", body = ErrorBody),
+    ))]
+pub async fn answer(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    RawBody(bytes): RawBody,
+) -> Answer<(StatusCode, Json<ChatView>)> {
+    state.engine.require_chat(&id)?;
+    let request: AnswerBody = body::json(&bytes)?;
+    Ok(accepted(state.engine.answer(&id, &request.question_id, &request.answer)?))
+}
+
+#[utoipa::path(post, path = "/v1/chats/{id}/stop", tag = "turns",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The running turn (if any) was aborted; the chat as it is now", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a body that is not JSON (none is needed)", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn stop(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    RawBody(bytes): RawBody,
+) -> Answer<Json<ChatView>> {
+    state.engine.require_chat(&id)?;
+    body::no_body(&bytes)?;
+    Ok(Json(state.engine.stop(&id).await?))
+}
