@@ -70,6 +70,8 @@ error_codes! {
     Cancelled => "ERR_CANCELLED",
     /// An executor turn ran out of tool rounds without a final answer.
     StepLimit => "ERR_STEP_LIMIT",
+    /// An MCP server the turn needs is not installed (the filesystem server above all).
+    McpNotInstalled => "ERR_MCP_NOT_INSTALLED",
     /// The chat's plan folder (`.dwp/plans/…`) could not be written; the turn went on.
     PlanFiles => "ERR_PLAN_FILES",
     /// Something no caller can fix (a store failure, a task that died).

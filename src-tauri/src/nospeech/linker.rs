@@ -89,7 +89,7 @@ pub(super) fn trace(program: &Path, library_path: &OsString) -> Result<String, R
 /// The objects a passed check covered (the programs and every library they load), each with
 /// its stamp then.
 pub(super) struct Verdict {
-    covered: Vec<(Option<Stamp>, PathBuf)>,
+    pub(super) covered: Vec<(Option<Stamp>, PathBuf)>,
 }
 
 /// What changes when a file is replaced or rewritten: size, modification and change times

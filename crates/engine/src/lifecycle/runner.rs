@@ -104,7 +104,13 @@ async fn turn_registry(
                 tracing::warn!(server = %missing.server, error = %missing.error, "an MCP server is unavailable");
                 if matches!(missing.error, crate::mcp::McpError::NotInstalled { .. }) {
                     let message = missing.error.to_string();
-                    inner.hub.emit(chat_id, Event::Error { code: "ERR_MCP".to_owned(), message });
+                    inner.hub.emit(
+                        chat_id,
+                        Event::Error {
+                            code: crate::error_code::ErrorCode::McpNotInstalled,
+                            message,
+                        },
+                    );
                 }
             }
             set.tools

@@ -49,9 +49,10 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::ProviderStreamCut
         | ErrorCode::ProviderRejected
         | ErrorCode::ProviderBadResponse => StatusCode::BAD_GATEWAY,
-        ErrorCode::StepLimit | ErrorCode::PlanFiles | ErrorCode::Internal => {
-            StatusCode::INTERNAL_SERVER_ERROR
-        }
+        ErrorCode::StepLimit
+        | ErrorCode::PlanFiles
+        | ErrorCode::McpNotInstalled
+        | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
