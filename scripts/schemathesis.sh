@@ -56,7 +56,7 @@ start() {
   say "$1 did not start:"; cat "$work/stderr" >&2; exit 1
 }
 
-start "$work/provider.out" "$target/scripted-provider" scripts/schemathesis/provider.json
+start "$work/provider.out" "$target/scripted-provider" "$repo/scripts/schemathesis/provider.json"
 mkdir "$work/home"
 printf '[provider]\nkind = "openai"\nbase_url = "%s/v1"\nmodel = "scripted"\n' "$url" \
   >"$work/home/config.toml"
@@ -66,9 +66,11 @@ token=$(cat "$work/home/api-token")
 
 say "fuzzing $url"
 status=0
+# From the temp folder: schemathesis keeps a cache of its findings in ./.schemathesis.
+cd "$work"
 PREFLIGHT_API="$url" PREFLIGHT_TOKEN="$token" \
   PYTHONPATH="$repo/scripts/schemathesis" SCHEMATHESIS_HOOKS=preflight_hooks \
-  "$venv/bin/schemathesis" --config-file scripts/schemathesis/schemathesis.toml \
+  "$venv/bin/schemathesis" --config-file "$repo/scripts/schemathesis/schemathesis.toml" \
   run "$url/v1/openapi.json" \
   --header "Authorization: Bearer $token" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \

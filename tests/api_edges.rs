@@ -113,3 +113,16 @@ async fn a_title_over_the_rename_limit_is_refused_at_creation_and_creates_nothin
         .await;
     assert_eq!(status, 400, "the same rule as renaming");
 }
+
+/// Found by schemathesis: an optional body of whitespace was taken as no body.
+#[tokio::test]
+async fn a_body_of_whitespace_is_malformed_json_even_where_the_body_is_optional() {
+    let serve = serve();
+    let id = serve.create_chat(json!({})).await;
+    let json_header = [("content-type", "application/json")];
+    for path in ["/v1/chats".to_owned(), format!("/v1/chats/{id}/plan/reject")] {
+        let (status, body) = serve.raw("POST", &path, "\n", &json_header, true).await;
+        assert_eq!((status, error_code(&body)), (400, "ERR_BAD_REQUEST"), "{path}: {body}");
+    }
+    assert_eq!(serve.get("/v1/chats").await.1["chats"].as_array().unwrap().len(), 1);
+}

@@ -104,8 +104,11 @@ pub enum PlanEditError {
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct PlanEdit {
+    // The rules `edited_plan_document` checks, told to the OpenAPI document.
+    #[cfg_attr(feature = "openapi", schema(pattern = r"\S"))]
     pub title: Option<String>,
     pub aim: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub steps: Option<Vec<super::PlanStep>>,
     pub libraries: Option<Vec<super::Library>>,
 }

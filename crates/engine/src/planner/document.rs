@@ -17,6 +17,8 @@ pub struct Question {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanStep {
+    // Never blank: the parser and the plan editor drop steps without an action.
+    #[cfg_attr(feature = "openapi", schema(pattern = r"\S"))]
     pub action: String,
     pub expected: String,
 }

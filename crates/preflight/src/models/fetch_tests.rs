@@ -9,11 +9,13 @@ use axum::{Json, Router};
 
 use super::*;
 
+/// One wheel the index serves: `(package, wheel file name, bytes)`.
+type Wheel = (String, String, Vec<u8>);
+
 /// A package index with one release per project, and the paths it was asked for.
 #[derive(Clone, Default)]
 struct Index {
-    /// `(package, wheel file name, bytes)`.
-    wheels: Arc<Mutex<Vec<(String, String, Vec<u8>)>>>,
+    wheels: Arc<Mutex<Vec<Wheel>>>,
     /// A wheel whose digest the index gets wrong.
     lie_about: Option<&'static str>,
     requests: Arc<Mutex<Vec<String>>>,

@@ -14,9 +14,10 @@ pub fn json<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
         .map_err(|error| ApiError::bad_request(format!("bad JSON body: {error}")))
 }
 
-/// A body that may be absent (or `{}`/`null`): `T::default()` then.
+/// A body that may be absent (or `{}`/`null`): `T::default()` then. A body of whitespace
+/// is not absent: it is malformed JSON.
 pub fn optional_json<T: DeserializeOwned + Default>(bytes: &Bytes) -> Result<T, ApiError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    if bytes.is_empty() {
         return Ok(T::default());
     }
     match serde_json::from_slice::<serde_json::Value>(bytes) {
