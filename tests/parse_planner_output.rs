@@ -42,7 +42,7 @@ fn every_corpus_reply_parses_as_expected() {
         let actual: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is JSON");
         let expected_path = input.with_extension("json");
         if std::env::var_os("UPDATE_EXPECT").is_some() {
-            std::fs::write(&expected_path, format!("{stdout}")).unwrap();
+            std::fs::write(&expected_path, &stdout).unwrap();
             continue;
         }
         let expected: serde_json::Value = std::fs::read_to_string(&expected_path)

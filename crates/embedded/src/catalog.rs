@@ -249,7 +249,8 @@ mod tests {
                 vars.iter().find(|(key, _)| *key == name).map(|(_, value)| value.into())
             }
         };
-        let cases: [(&'static [(&'static str, &'static str)], Option<&str>); 5] = [
+        type Vars = &'static [(&'static str, &'static str)];
+        let cases: [(Vars, Option<&str>); 5] = [
             (
                 &[("PREFLIGHT_MODELS_DIR", "/m"), ("XDG_CACHE_HOME", "/c"), ("HOME", "/h")],
                 Some("/m"),
