@@ -11,7 +11,7 @@ use serde_json::json;
 async fn a_flood_keeps_the_last_64_kib_of_each_stream() -> Result<()> {
     let server = start(&[], &[]).await?;
     let run = server
-        .run("yes 0123456789 | head -c 3000000; yes e | head -c 500000 >&2; echo END", 60)
+        .run("yes 0123456789 | head -c 2999997; yes e | head -c 500000 >&2; echo END", 60)
         .await?;
     assert_eq!(run.exit_code, 0);
     assert!(run.truncated);

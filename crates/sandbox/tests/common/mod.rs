@@ -29,7 +29,9 @@ pub async fn start(args: &[&str], env: &[(&str, &str)]) -> Result<Server> {
 }
 
 pub async fn start_in(workspace: TempDir, args: &[&str], env: &[(&str, &str)]) -> Result<Server> {
-    let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR"))?;
+    let homes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/sandbox-test-homes");
+    std::fs::create_dir_all(&homes)?;
+    let home = tempfile::tempdir_in(homes)?;
     std::fs::write(home.path().join("secret.txt"), "the user's private file")?;
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_preflight-sandbox"));
     command.arg("--workspace").arg(workspace.path()).args(args);
