@@ -29,7 +29,7 @@ pub async fn installed(sandbox: &Sandbox, cx: &RequestContext<RoleServer>) -> Op
     let cwd = sandbox.workspace().to_path_buf();
     let outcome = sandbox.run_argv(argv, cwd, Duration::from_secs(120), cx).await.ok()?;
     let mut packages: Vec<Package> = serde_json::from_str(outcome.stdout.trim()).ok()?;
-    packages.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
+    packages.sort_by_key(|p| p.name.to_lowercase());
     Some(packages)
 }
 
