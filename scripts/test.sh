@@ -6,7 +6,8 @@
 #   3. every cargo test: the engine, the embedded model (on the real model set-up fetched),
 #      `preflight` with the black-box tests in tests/, the testkit, the desktop shell (its
 #      command list and capability), the generated UI types (ts-rs);
-#   4. a bounded fuzzing run of the planner and turn_plan parsers (scripts/fuzz.sh);
+#   4. schemathesis against a real `preflight serve` (scripts/schemathesis.sh), a bounded
+#      fuzzing run of the planner and turn_plan parsers (scripts/fuzz.sh);
 #      the UI: type check and component tests (vitest);
 #   5. the desktop app end to end in its real window under Xvfb (scripts/e2e.sh).
 # With arguments, only `cargo test` runs, with the arguments (e.g.
@@ -60,6 +61,10 @@ cargo build "${cargo_flags[@]}" --all-targets
 
 echo "test: cargo test (engine, embedded model, preflight, testkit, desktop shell, tidy)" >&2
 cargo test "${cargo_flags[@]}"
+
+# The headless API fuzzed from its generated OpenAPI document (a real server, bounded examples).
+echo "test: schemathesis (scripts/schemathesis.sh)" >&2
+SCHEMATHESIS_SKIP_BUILD=1 bash scripts/schemathesis.sh
 
 # A short, bounded fuzzing run of the pure parsers (its own build, without the engine's I/O).
 echo "test: fuzz the planner and turn_plan parsers (scripts/fuzz.sh, 20 s each)" >&2

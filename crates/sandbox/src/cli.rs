@@ -1,0 +1,137 @@
+//! The command line: `preflight-sandbox --workspace DIR [options]`, parsed without a framework.
+
+use crate::error::SandboxError;
+use std::path::PathBuf;
+
+pub const USAGE: &str = "\
+usage: preflight-sandbox --workspace DIR [--no-network] [--confinement auto|bubblewrap|none]
+                         [--max-processes N] [--memory-mib N] [--python PATH]
+
+Serves the code-sandbox MCP tools (run_command, run_python, install_packages, sandbox_info)
+over stdio for the workspace DIR.
+  --workspace DIR     the folder commands run in (read-write); state lives in DIR/.sandbox
+  --no-network        no network inside the sandbox (bubblewrap's --unshare-net)
+  --confinement MODE  auto (default): bubblewrap when it works here, else unconfined and said
+                      so; bubblewrap: refuse to start without it; none: unconfined on purpose
+  --max-processes N   processes and threads a run may hold at once (default 512)
+  --memory-mib N      memory a run may use, in MiB (default 2048)
+  --python PATH       the interpreter that creates the venv (default /usr/bin/python3)";
+
+/// What `--confinement` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfinementChoice {
+    /// Bubblewrap when it is installed and works, otherwise unconfined (said everywhere).
+    Auto,
+    /// Bubblewrap or refuse to start.
+    Bubblewrap,
+    /// Unconfined on purpose (benchmarks, machines without namespaces).
+    None,
+}
+
+/// The parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub workspace: PathBuf,
+    pub network: bool,
+    pub confinement: ConfinementChoice,
+    pub max_processes: u32,
+    pub memory_mib: u64,
+    pub python: Option<PathBuf>,
+}
+
+/// What the command line asks for: serve, or print the usage.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Serve(Options),
+    Help,
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxError> {
+    let mut args = args.into_iter();
+    let mut workspace = None;
+    let mut options = Options {
+        workspace: PathBuf::new(),
+        network: true,
+        confinement: ConfinementChoice::Auto,
+        max_processes: 512,
+        memory_mib: 2048,
+        python: None,
+    };
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| {
+            args.next().ok_or_else(|| SandboxError::Usage(format!("{name} needs a value")))
+        };
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--workspace" => workspace = Some(PathBuf::from(value("--workspace")?)),
+            "--no-network" => options.network = false,
+            "--confinement" => options.confinement = confinement(&value("--confinement")?)?,
+            "--max-processes" => options.max_processes = number(&value("--max-processes")?)?,
+            "--memory-mib" => options.memory_mib = number(&value("--memory-mib")?)?,
+            "--python" => options.python = Some(PathBuf::from(value("--python")?)),
+            other => return Err(SandboxError::Usage(format!("unknown argument {other:?}"))),
+        }
+    }
+    options.workspace =
+        workspace.ok_or_else(|| SandboxError::Usage("--workspace DIR is required".into()))?;
+    Ok(Command::Serve(options))
+}
+
+fn confinement(value: &str) -> Result<ConfinementChoice, SandboxError> {
+    match value {
+        "auto" => Ok(ConfinementChoice::Auto),
+        "bubblewrap" | "bwrap" => Ok(ConfinementChoice::Bubblewrap),
+        "none" => Ok(ConfinementChoice::None),
+        other => Err(SandboxError::Usage(format!(
+            "--confinement {other:?}: use auto, bubblewrap or none"
+        ))),
+    }
+}
+
+fn number<T: std::str::FromStr>(value: &str) -> Result<T, SandboxError> {
+    match value.parse() {
+        Ok(n) => Ok(n),
+        Err(_) => Err(SandboxError::Usage(format!("{value:?} is not a positive whole number"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_words(line: &str) -> Result<Command, SandboxError> {
+        parse(line.split_whitespace().map(String::from))
+    }
+
+    #[test]
+    fn options_are_read_and_defaults_hold() {
+        let Command::Serve(o) = parse_words("--workspace /w").unwrap() else { panic!() };
+        assert_eq!(
+            (o.network, o.confinement, o.max_processes, o.memory_mib),
+            (true, ConfinementChoice::Auto, 512, 2048)
+        );
+        let line = "--workspace /w --no-network --confinement none --max-processes 9 --memory-mib 64 --python /p";
+        let Command::Serve(o) = parse_words(line).unwrap() else { panic!() };
+        assert_eq!(o.workspace, PathBuf::from("/w"));
+        assert_eq!(
+            (o.network, o.confinement, o.max_processes, o.memory_mib),
+            (false, ConfinementChoice::None, 9, 64)
+        );
+        assert_eq!(o.python, Some(PathBuf::from("/p")));
+    }
+
+    #[test]
+    fn mistakes_are_usage_errors() {
+        for line in [
+            "",
+            "--workspace",
+            "--workspace /w --frobnicate",
+            "--workspace /w --confinement maybe",
+            "--workspace /w --memory-mib lots",
+        ] {
+            assert!(matches!(parse_words(line), Err(SandboxError::Usage(_))), "{line}");
+        }
+        assert_eq!(parse_words("--help").unwrap(), Command::Help);
+    }
+}

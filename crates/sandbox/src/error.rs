@@ -1,0 +1,41 @@
+//! The crate's errors: what the command line and the tools refuse, and why, in plain words.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Everything that can go wrong before or around a run. A command that runs and fails is not
+/// an error: it is a [`crate::run::RunOutcome`] with a non-zero exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("{0}\n\n{usage}", usage = crate::cli::USAGE)]
+    Usage(String),
+    #[error("the workspace {path} is not a usable folder: {source}")]
+    Workspace { path: PathBuf, source: io::Error },
+    #[error("cwd {cwd:?} refused: {reason}")]
+    CwdRefused { cwd: String, reason: &'static str },
+    #[error("timeout_s {0} refused: it must be between 1 and {max} seconds", max = crate::tools::MAX_TIMEOUT_S)]
+    TimeoutRefused(u64),
+    #[error("invalid arguments: {0}")]
+    Arguments(String),
+    #[error("package {0:?} refused: a requirement is a name with optional extras and version, never a pip option")]
+    PackageRefused(String),
+    #[error("{0}")]
+    PythonMissing(String),
+    #[error("{0} exists but holds no bin/python; Preflight never deletes it: move it away or delete it yourself, and the next run creates a fresh one")]
+    VenvBroken(PathBuf),
+    #[error("could not create the virtual environment {dir}: {detail}")]
+    VenvCreate { dir: PathBuf, detail: String },
+    #[error("--confinement bubblewrap was asked for, but {0}")]
+    ConfinementUnavailable(String),
+    #[error("could not start {program}: {source}")]
+    Spawn { program: String, source: io::Error },
+    #[error("{context}: {source}")]
+    Io { context: String, source: io::Error },
+}
+
+impl SandboxError {
+    /// An I/O error with what was being done when it happened.
+    pub fn io(context: impl Into<String>, source: io::Error) -> Self {
+        SandboxError::Io { context: context.into(), source }
+    }
+}

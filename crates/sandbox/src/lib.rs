@@ -1,0 +1,42 @@
+//! Preflight's code sandbox (DESIGN §11): an MCP server over stdio that runs commands, Python
+//! and pip for one workspace, confined by bubblewrap where it works, and says plainly where not.
+//!
+//! The engine runs it as the `code-sandbox` entry of a chat with a workspace:
+//!
+//! ```text
+//! preflight-sandbox --workspace DIR [--no-network] [--confinement auto|bubblewrap|none]
+//!                   [--max-processes N] [--memory-mib N] [--python PATH]
+//! ```
+//!
+//! - `--workspace DIR` (required): commands run there, read-write; the venv lives in
+//!   `DIR/.sandbox/venv`, created on first need with `/usr/bin/python3 -m venv` and reused.
+//! - `--no-network`: bubblewrap's `--unshare-net` (only loopback, down). Default: network on.
+//! - `--confinement auto` (default) uses bubblewrap when it is installed and can build its
+//!   namespaces here, otherwise runs unconfined and says so in every tool description, in
+//!   `sandbox_info` and on the first line of every result. `bubblewrap` refuses to start
+//!   without it; `none` is unconfined on purpose (benchmarks).
+//! - `--max-processes` (default 512) and `--memory-mib` (default 2048): per-run limits through
+//!   a child cgroup (v1 `pids`/`memory`, or v2), or a systemd user scope; `sandbox_info` says
+//!   which hold.
+//! - `--python PATH`: the interpreter that creates the venv (default Debian's `/usr/bin/python3`).
+//!
+//! Tools: `run_command {command, timeout_s?, cwd?}`, `run_python {code, timeout_s?}`,
+//! `install_packages {packages, timeout_s?}`, `sandbox_info {}`. Runs return text and
+//! `structuredContent {exit_code, stdout, stderr, timed_out, truncated, duration_ms}`.
+//! The server's own stdout is the MCP channel; it logs one line to stderr at start.
+
+pub mod cli;
+pub mod confine;
+pub mod env;
+pub mod error;
+pub mod info;
+pub mod limits;
+pub mod output;
+pub mod paths;
+pub mod run;
+pub mod server;
+pub mod tools;
+pub mod venv;
+
+pub use error::SandboxError;
+pub use server::{Sandbox, SandboxServer};

@@ -1,0 +1,66 @@
+//! `preflight-sandbox`: the code-sandbox MCP server over stdio (usage in the library's docs).
+
+use preflight_sandbox::cli::{self, Command};
+use preflight_sandbox::confine::Jail;
+use preflight_sandbox::venv::Python;
+use preflight_sandbox::{Sandbox, SandboxError, SandboxServer};
+use rmcp::ServiceExt;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+fn main() -> ExitCode {
+    let options = match cli::parse(std::env::args().skip(1)) {
+        Ok(Command::Serve(options)) => options,
+        Ok(Command::Help) => {
+            println!("{}", cli::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => return fail(&error),
+    };
+    let workspace = match options.workspace.canonicalize() {
+        Ok(dir) if dir.is_dir() => dir,
+        Ok(dir) => {
+            return fail(&SandboxError::Workspace {
+                path: dir,
+                source: std::io::ErrorKind::NotADirectory.into(),
+            })
+        }
+        Err(source) => {
+            return fail(&SandboxError::Workspace { path: options.workspace.clone(), source })
+        }
+    };
+    let jail = match Jail::detect(&options, workspace) {
+        Ok(jail) => jail,
+        Err(error) => return fail(&error),
+    };
+    eprintln!("preflight-sandbox: {}", jail.describe());
+    let server_env = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let sandbox = Sandbox::new(jail, Python::resolve(options.python.clone()), server_env);
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
+    let runtime = match runtime {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(&SandboxError::io("starting the async runtime", e)),
+    };
+    match runtime.block_on(serve(SandboxServer(Arc::new(sandbox)))) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("preflight-sandbox: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes the connection.
+async fn serve(server: SandboxServer) -> Result<(), Box<dyn std::error::Error>> {
+    let service = server.serve(rmcp::transport::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
+
+fn fail(error: &SandboxError) -> ExitCode {
+    eprintln!("preflight-sandbox: {error}");
+    ExitCode::from(2)
+}

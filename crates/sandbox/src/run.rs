@@ -1,0 +1,158 @@
+//! One run: spawn the wrapped command as a process-group leader inside its cgroups, capture
+//! both streams' tails, enforce the timeout, and leave nothing behind.
+
+use crate::confine::Jail;
+use crate::error::SandboxError;
+use crate::output::{TailBuffer, STREAM_CAP};
+use std::future::Future;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, Command};
+use tokio::task::JoinHandle;
+
+/// How long to wait for the streams to close once the command and its group are gone.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// What to run, where, for how long, with which environment.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+    pub env: Vec<(String, String)>,
+}
+
+/// A finished run (DESIGN §11's `structuredContent`, plus what the limits did).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome {
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+    pub truncated: bool,
+    pub duration_ms: u64,
+    /// Limits that were hit, in plain words.
+    pub limit_notes: Vec<String>,
+}
+
+/// Runs `request` confined by `jail`. Ends early (killing everything) when `cancelled` resolves.
+pub async fn run(
+    jail: &Jail,
+    request: &RunRequest,
+    cancelled: impl Future<Output = ()>,
+) -> Result<RunOutcome, SandboxError> {
+    let started = Instant::now();
+    let cgroups = jail.limits.create_run()?;
+    let words = jail.wrap(&request.cwd, &request.argv);
+    let mut child = spawn(&words, request, cgroups.join_fds())?;
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let (status, timed_out) = wait_or_kill(&mut child, request.timeout, cancelled).await?;
+    if let Some(leader) = child.id() {
+        kill_group(leader);
+    }
+    let limit_notes = cgroups.events();
+    // Anything left (a child that left the group) dies with the cgroup.
+    let _ = tokio::task::spawn_blocking(move || cgroups.finish()).await;
+    let (stdout, out_cut) = collect(stdout).await;
+    let (stderr, err_cut) = collect(stderr).await;
+    Ok(RunOutcome {
+        exit_code: exit_code(status),
+        stdout,
+        stderr,
+        timed_out,
+        truncated: out_cut || err_cut,
+        duration_ms: started.elapsed().as_millis() as u64,
+        limit_notes,
+    })
+}
+
+fn spawn(
+    words: &[String],
+    request: &RunRequest,
+    join_fds: Vec<i32>,
+) -> Result<Child, SandboxError> {
+    let mut command = Command::new(&words[0]);
+    command.args(&words[1..]).env_clear().envs(request.env.iter().cloned());
+    command.current_dir(&request.cwd).stdin(Stdio::null());
+    command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+    command.process_group(0);
+    // SAFETY: between fork and exec the closure only calls write(2) on descriptors the parent
+    // holds open, which is async-signal-safe, and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            for fd in &join_fds {
+                // "0" moves the writing process: the child joins before it can fork.
+                if libc::write(*fd, b"0".as_ptr().cast(), 1) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    command.spawn().map_err(|source| SandboxError::Spawn { program: words[0].clone(), source })
+}
+
+/// Waits for the command; on timeout or cancellation kills its whole group and reaps it.
+async fn wait_or_kill(
+    child: &mut Child,
+    timeout: Duration,
+    cancelled: impl Future<Output = ()>,
+) -> Result<(ExitStatus, bool), SandboxError> {
+    let waited = tokio::select! {
+        status = child.wait() => Some(status),
+        _ = tokio::time::sleep(timeout) => None,
+        _ = cancelled => None,
+    };
+    let reap = |e| SandboxError::io("waiting for the command", e);
+    match waited {
+        Some(status) => Ok((status.map_err(reap)?, false)),
+        None => {
+            if let Some(leader) = child.id() {
+                kill_group(leader);
+            }
+            Ok((child.wait().await.map_err(reap)?, true))
+        }
+    }
+}
+
+/// SIGKILL to the process group led by `leader` (background children of an unconfined run;
+/// under bubblewrap the PID namespace already ends with its first process).
+fn kill_group(leader: u32) {
+    // SAFETY: kill(2) on a negative pid signals the group we created with process_group(0).
+    unsafe { libc::kill(-(leader as libc::pid_t), libc::SIGKILL) };
+}
+
+type Captured = (Arc<Mutex<TailBuffer>>, JoinHandle<()>);
+
+fn drain(stream: Option<impl AsyncRead + Unpin + Send + 'static>) -> Captured {
+    let buffer = Arc::new(Mutex::new(TailBuffer::new(STREAM_CAP)));
+    let sink = buffer.clone();
+    let task = tokio::spawn(async move {
+        let Some(mut stream) = stream else { return };
+        let mut chunk = vec![0u8; 16 * 1024];
+        while let Ok(n @ 1..) = stream.read(&mut chunk).await {
+            sink.lock().unwrap_or_else(|p| p.into_inner()).push(&chunk[..n]);
+        }
+    });
+    (buffer, task)
+}
+
+/// The captured tail, once the stream closes or the grace period ends.
+async fn collect((buffer, task): Captured) -> (String, bool) {
+    let abort = task.abort_handle();
+    if tokio::time::timeout(DRAIN_GRACE, task).await.is_err() {
+        abort.abort();
+    }
+    let mut buffer = buffer.lock().unwrap_or_else(|p| p.into_inner());
+    buffer.finish()
+}
+
+/// The exit code, or 128 + the signal that ended the process, as shells report it.
+fn exit_code(status: ExitStatus) -> i32 {
+    status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(-1)
+}

@@ -1,0 +1,183 @@
+//! The MCP server: lists the four tools and runs them for one workspace. One `Sandbox` owns
+//! the jail, the interpreter choice and the venv's creation lock.
+
+use crate::confine::Jail;
+use crate::error::SandboxError;
+use crate::run::{run, RunOutcome, RunRequest};
+use crate::tools::{self, InstallPackagesArgs, RunCommandArgs, RunPythonArgs};
+use crate::venv::{self, Python};
+use crate::{env, info, paths};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The server's state, shared by concurrent calls.
+#[derive(Debug)]
+pub struct Sandbox {
+    pub jail: Jail,
+    pub python: Python,
+    /// The server's environment, read once at start; runs see only its allowlist.
+    pub server_env: Vec<(String, String)>,
+    venv_creation: tokio::sync::Mutex<()>,
+    next_script: AtomicU64,
+}
+
+/// The rmcp handler around a shared [`Sandbox`].
+#[derive(Debug, Clone)]
+pub struct SandboxServer(pub Arc<Sandbox>);
+
+impl Sandbox {
+    pub fn new(jail: Jail, python: Python, server_env: Vec<(String, String)>) -> Sandbox {
+        let (venv_creation, next_script) = (tokio::sync::Mutex::new(()), AtomicU64::new(0));
+        Sandbox { jail, python, server_env, venv_creation, next_script }
+    }
+
+    pub fn workspace(&self) -> &Path {
+        &self.jail.workspace
+    }
+
+    pub fn venv(&self) -> PathBuf {
+        venv::venv_dir(self.workspace())
+    }
+
+    /// Creates the venv on first need; concurrent first calls create it once.
+    pub async fn ensure_venv(&self) -> Result<(), SandboxError> {
+        let _creating = self.venv_creation.lock().await;
+        venv::ensure(&self.python, &self.venv()).await
+    }
+
+    /// Runs `argv` confined, in `cwd`, with the allowlisted environment.
+    pub async fn run_argv(
+        &self,
+        argv: Vec<String>,
+        cwd: PathBuf,
+        timeout: Duration,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<RunOutcome, SandboxError> {
+        let env = env::allowlisted(self.server_env.iter().cloned(), &self.venv());
+        let request = RunRequest { argv, cwd, timeout, env };
+        run(&self.jail, &request, context.ct.cancelled()).await
+    }
+
+    async fn run_command(
+        &self,
+        args: RunCommandArgs,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, SandboxError> {
+        let timeout = tools::timeout(args.timeout_s)?;
+        let cwd = paths::resolve_cwd(self.workspace(), args.cwd.as_deref())?;
+        // A command works without the venv; it only says why there is none.
+        let notes: Vec<String> = match self.ensure_venv().await {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!("note: no Python venv on PATH: {e}")],
+        };
+        let argv = vec!["/bin/sh".into(), "-c".into(), args.command];
+        let outcome = self.run_argv(argv, cwd, timeout, cx).await?;
+        Ok(tools::run_result(self.jail.result_banner().as_deref(), &outcome, &notes))
+    }
+
+    async fn run_python(
+        &self,
+        args: RunPythonArgs,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, SandboxError> {
+        let timeout = tools::timeout(args.timeout_s)?;
+        self.ensure_venv().await?;
+        // A transient file of ours, removed after the run (the rest of .sandbox is never deleted).
+        let dir = self.workspace().join(".sandbox").join("tmp");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| SandboxError::io(format!("creating {}", dir.display()), e))?;
+        let n = self.next_script.fetch_add(1, Ordering::Relaxed);
+        let script = dir.join(format!("run_python-{}-{n}.py", std::process::id()));
+        std::fs::write(&script, &args.code)
+            .map_err(|e| SandboxError::io(format!("writing {}", script.display()), e))?;
+        let python = venv::venv_python(&self.venv()).display().to_string();
+        let argv = vec![python, script.display().to_string()];
+        let outcome = self.run_argv(argv, self.workspace().to_path_buf(), timeout, cx).await;
+        let _ = std::fs::remove_file(&script);
+        Ok(tools::run_result(self.jail.result_banner().as_deref(), &outcome?, &[]))
+    }
+
+    async fn install_packages(
+        &self,
+        args: InstallPackagesArgs,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, SandboxError> {
+        let timeout = tools::timeout(args.timeout_s)?;
+        if args.packages.is_empty() {
+            return Err(SandboxError::Arguments("packages must name at least one package".into()));
+        }
+        args.packages.iter().try_for_each(|p| tools::check_package(p))?;
+        self.ensure_venv().await?;
+        let before = info::installed(self, cx).await.unwrap_or_default();
+        let python = venv::venv_python(&self.venv()).display().to_string();
+        let mut argv = vec![python, "-m".into(), "pip".into(), "install".into()];
+        argv.extend(["--disable-pip-version-check".into(), "--no-input".into(), "--".into()]);
+        argv.extend(args.packages);
+        let outcome = self.run_argv(argv, self.workspace().to_path_buf(), timeout, cx).await?;
+        let after = info::installed(self, cx).await.unwrap_or_default();
+        let changed = info::changed(&before, &after);
+        let line = match (outcome.exit_code, changed.is_empty()) {
+            (0, true) => "installed: nothing new (already satisfied)".to_string(),
+            (_, true) => "installed: nothing (see pip's error below)".to_string(),
+            _ => format!("installed: {}", info::names_and_versions(&changed)),
+        };
+        let mut result = tools::run_result(self.jail.result_banner().as_deref(), &outcome, &[line]);
+        if let Some(serde_json::Value::Object(object)) = result.structured_content.as_mut() {
+            object.insert("installed".into(), serde_json::to_value(&changed).unwrap_or_default());
+        }
+        Ok(result)
+    }
+
+    async fn dispatch(
+        &self,
+        request: CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, SandboxError> {
+        let args = request.arguments;
+        match request.name.as_ref() {
+            "run_command" => self.run_command(tools::parse_args(args)?, cx).await,
+            "run_python" => self.run_python(tools::parse_args(args)?, cx).await,
+            "install_packages" => self.install_packages(tools::parse_args(args)?, cx).await,
+            "sandbox_info" => Ok(info::sandbox_info(self, cx).await),
+            other => Err(SandboxError::Arguments(format!("unknown tool {other:?}"))),
+        }
+    }
+}
+
+impl ServerHandler for SandboxServer {
+    fn get_info(&self) -> ServerConfig {
+        let implementation = Implementation::new("preflight-sandbox", env!("CARGO_PKG_VERSION"));
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(implementation)
+            .with_instructions(self.0.jail.describe())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = tools::definitions(&self.0.jail.describe(), self.0.jail.network);
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let result = match self.0.dispatch(request, &context).await {
+            Ok(result) => result,
+            Err(error) => tools::refusal(self.0.jail.result_banner().as_deref(), &error),
+        };
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,117 @@
+//! The workspace's Python: `{workspace}/.sandbox/venv`, created on first need with the
+//! interpreter we mean (Debian's `/usr/bin/python3`, not whatever `python3` PATH finds first),
+//! reused afterwards, never deleted.
+
+use crate::error::SandboxError;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio::process::Command;
+
+const DEBIAN_PYTHON: &str = "/usr/bin/python3";
+const CREATE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The interpreter that creates the venv, and how it was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Python {
+    pub interpreter: PathBuf,
+    pub chosen_because: &'static str,
+}
+
+impl Python {
+    /// `--python` if given, else Debian's `/usr/bin/python3`, else the first `python3` on PATH.
+    pub fn resolve(explicit: Option<PathBuf>) -> Python {
+        if let Some(interpreter) = explicit {
+            return Python { interpreter, chosen_because: "given with --python" };
+        }
+        if Path::new(DEBIAN_PYTHON).is_file() {
+            return Python {
+                interpreter: DEBIAN_PYTHON.into(),
+                chosen_because: "Debian's system Python",
+            };
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let found = std::env::split_paths(&path).map(|d| d.join("python3")).find(|p| p.is_file());
+        match found {
+            Some(interpreter) => {
+                Python { interpreter, chosen_because: "the first python3 on PATH" }
+            }
+            None => Python {
+                interpreter: DEBIAN_PYTHON.into(),
+                chosen_because: "the default (not found)",
+            },
+        }
+    }
+
+    /// The interpreter's version (`3.11.2`), if it runs.
+    pub async fn version(&self) -> Option<String> {
+        let out = isolated(&self.interpreter)
+            .args(["-c", "import sys; print(sys.version.split()[0])"])
+            .output();
+        let out = tokio::time::timeout(Duration::from_secs(20), out).await.ok()?.ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+}
+
+/// `{workspace}/.sandbox/venv`.
+pub fn venv_dir(workspace: &Path) -> PathBuf {
+    workspace.join(".sandbox").join("venv")
+}
+
+/// The venv's interpreter.
+pub fn venv_python(venv: &Path) -> PathBuf {
+    venv.join("bin").join("python")
+}
+
+/// Creates the venv unless it exists; an existing folder without `bin/python` is refused, not
+/// replaced. A missing interpreter or venv module names what to install.
+pub async fn ensure(python: &Python, venv: &Path) -> Result<(), SandboxError> {
+    if venv_python(venv).exists() {
+        return Ok(());
+    }
+    if venv.exists() {
+        return Err(SandboxError::VenvBroken(venv.to_path_buf()));
+    }
+    check_venv_module(python).await?;
+    let parent = venv.parent().unwrap_or(venv);
+    std::fs::create_dir_all(parent)
+        .map_err(|e| SandboxError::io(format!("creating {}", parent.display()), e))?;
+    let create = isolated(&python.interpreter).args(["-m", "venv"]).arg(venv).output();
+    let failed = |detail: String| SandboxError::VenvCreate { dir: venv.to_path_buf(), detail };
+    let out = match tokio::time::timeout(CREATE_TIMEOUT, create).await {
+        Err(_) => {
+            return Err(failed(format!("still running after {} s", CREATE_TIMEOUT.as_secs())))
+        }
+        Ok(Err(e)) => return Err(failed(e.to_string())),
+        Ok(Ok(out)) => out,
+    };
+    if !out.status.success() {
+        return Err(failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+    }
+    Ok(())
+}
+
+async fn check_venv_module(python: &Python) -> Result<(), SandboxError> {
+    let shown = python.interpreter.display();
+    if !python.interpreter.is_file() {
+        return Err(SandboxError::PythonMissing(format!(
+            "no Python interpreter at {shown}: install Debian's python3 and python3-venv (apt-get install python3 python3-venv)"
+        )));
+    }
+    let check = isolated(&python.interpreter).args(["-c", "import venv, ensurepip"]).output().await;
+    match check {
+        Ok(out) if out.status.success() => Ok(()),
+        _ => Err(SandboxError::PythonMissing(format!(
+            "{shown} cannot create virtual environments (no venv/ensurepip module): install python3-venv (apt-get install python3-venv)"
+        ))),
+    }
+}
+
+/// The trusted interpreter, isolated (`-I`: no PYTHON* variables, no user site, no current
+/// folder on sys.path) and started from `/` so nothing in the workspace is imported.
+fn isolated(interpreter: &Path) -> Command {
+    let mut command = Command::new(interpreter);
+    command.arg("-I").current_dir("/").env_clear();
+    command.env("PATH", "/usr/local/bin:/usr/bin:/bin").stdin(std::process::Stdio::null());
+    command.kill_on_drop(true);
+    command
+}

@@ -1,0 +1,120 @@
+//! Black-box faults (DESIGN §11): floods, timeouts, fork bombs, runaway memory, writes
+//! outside the workspace, the user's home, background children, killing the server.
+
+mod common;
+
+use anyhow::Result;
+use common::{marker, processes_running, start, Run};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flood_keeps_the_last_64_kib_of_each_stream() -> Result<()> {
+    let server = start(&[], &[]).await?;
+    let run = server
+        .run("yes 0123456789 | head -c 2999997; yes e | head -c 500000 >&2; echo END", 60)
+        .await?;
+    assert_eq!(run.exit_code, 0);
+    assert!(run.truncated);
+    assert!(run.stdout.len() <= 64 * 1024 && run.stdout.len() > 60 * 1024, "{}", run.stdout.len());
+    assert!(run.stdout.ends_with("0123456789\nEND\n"));
+    assert!(run.stderr.len() <= 64 * 1024 && run.stderr.ends_with("e\n"));
+    assert!(run.text.contains("output truncated"));
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_timeout_kills_the_whole_group_and_says_so() -> Result<()> {
+    let server = start(&[], &[]).await?;
+    let n = marker();
+    let run = server.run(&format!("sleep {n} & echo started; sleep {}", n + 1), 1).await?;
+    assert!(run.timed_out, "{}", run.text);
+    assert_eq!(run.exit_code, 137);
+    assert!(run.duration_ms < 15_000, "{}", run.duration_ms);
+    assert_eq!(run.stdout, "started\n");
+    assert!(run.text.starts_with("exit code 137 (timed out"), "{}", run.text);
+    for words in [["sleep".to_string(), n.to_string()], ["sleep".to_string(), (n + 1).to_string()]]
+    {
+        assert!(
+            processes_running(&[&words[0], &words[1]]).is_empty(),
+            "{words:?} outlived the call"
+        );
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_background_child_does_not_outlive_the_call() -> Result<()> {
+    for confinement in ["auto", "none"] {
+        let server = start(&["--confinement", confinement], &[]).await?;
+        let (a, b) = (marker(), marker() + 1);
+        let run = server.run(&format!("sleep {a} & setsid sleep {b} & echo left"), 30).await?;
+        assert_eq!((run.exit_code, run.timed_out), (0, false), "{}", run.text);
+        for n in [a, b] {
+            assert!(
+                processes_running(&["sleep", &n.to_string()]).is_empty(),
+                "{confinement}: sleep {n} survived"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fork_bomb_is_bounded_by_the_process_limit() -> Result<()> {
+    let server = start(&["--max-processes", "64"], &[]).await?;
+    let code = "import os, time\npids = []\ntry:\n    for _ in range(5000):\n        pid = os.fork()\n        if pid == 0:\n            time.sleep(60)\n            os._exit(0)\n        pids.append(pid)\nexcept OSError as e:\n    print('refused after', len(pids), e.errno)\n";
+    let run = Run::from(server.call("run_python", json!({"code": code, "timeout_s": 60})).await?)?;
+    let count: usize =
+        run.stdout.split_whitespace().nth(2).and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
+    assert!(count < 64, "{}", run.text);
+    assert!(run.text.contains("the process limit was reached"), "{}", run.text);
+    // The classic shell bomb ends with the timeout and the server answers on.
+    let bomb = server.run("f() { f | f & }; f; sleep 30", 3).await?;
+    assert!(bomb.timed_out || bomb.exit_code != 0, "{}", bomb.text);
+    assert_eq!(server.run("echo alive", 30).await?.stdout, "alive\n");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn runaway_allocation_ends_the_command_not_the_machine() -> Result<()> {
+    let server = start(&["--memory-mib", "200"], &[]).await?;
+    let code = "chunks = []\nwhile True:\n    chunks.append(bytearray(16 * 1024 * 1024))\n";
+    let run = Run::from(server.call("run_python", json!({"code": code, "timeout_s": 60})).await?)?;
+    assert!(!run.timed_out, "{}", run.text);
+    assert_ne!(run.exit_code, 0, "{}", run.text);
+    assert!(run.text.contains("the memory limit was reached"), "{}", run.text);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_system_is_read_only_tmp_private_and_home_empty() -> Result<()> {
+    let server = start(&[], &[]).await?;
+    let n = marker();
+    let script = format!(
+        "touch /usr/preflight-{n} || echo usr-refused; echo x > /etc/preflight-{n} || echo etc-refused; \
+         echo private > /tmp/preflight-{n} && echo tmp-ok; ls -A \"$HOME\"; echo home-listed; \
+         cat \"$HOME/secret.txt\" || echo no-secret; echo made > inside.txt"
+    );
+    let run = server.run(&script, 30).await?;
+    assert_eq!(
+        run.stdout, "usr-refused\netc-refused\ntmp-ok\nhome-listed\nno-secret\n",
+        "{}",
+        run.text
+    );
+    assert!(run.stderr.contains("Read-only file system"), "{}", run.stderr);
+    assert!(!std::path::Path::new(&format!("/usr/preflight-{n}")).exists());
+    assert!(!std::path::Path::new(&format!("/tmp/preflight-{n}")).exists());
+    assert!(server.home.path().join("secret.txt").exists());
+    assert_eq!(std::fs::read_to_string(server.workspace().join("inside.txt"))?, "made\n");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_cannot_kill_its_server() -> Result<()> {
+    let server = start(&[], &[]).await?;
+    let pid = server.pid;
+    let run = server.run(&format!("kill -9 {pid} 2>&1; echo rc=$?; kill -9 -1"), 30).await?;
+    assert!(run.stdout.contains("rc=1") || run.stdout.contains("No such process"), "{}", run.text);
+    assert_eq!(server.run("echo still here", 30).await?.stdout, "still here\n");
+    Ok(())
+}
