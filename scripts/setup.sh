@@ -42,12 +42,10 @@ fi
 # Base: what `cargo test` of the default members needs. SQLite is compiled in by rusqlite
 # ("bundled"), so no libsqlite3-dev. The embedded model: llama-cpp-sys-2 builds llama.cpp from
 # source with cmake and generates its bindings with bindgen (clang, libclang-dev).
-<<<<<<< HEAD
-# scripts/schemathesis.sh installs schemathesis into a venv: Debian's python3 needs python3-venv.
-base_packages=(build-essential pkg-config cmake clang libclang-dev python3-venv)
-=======
+# scripts/schemathesis.sh installs schemathesis into a venv (Debian's python3 needs
+# python3-venv); the code sandbox (crates/sandbox) confines commands with bubblewrap and makes
+# its venvs the same way.
 base_packages=(build-essential pkg-config cmake clang libclang-dev bubblewrap python3-venv)
->>>>>>> h-sandbox
 # Desktop shell (Tauri v2 on WebKitGTK 4.1) and its end-to-end tests (Xvfb, WebKitWebDriver,
 # ImageMagick's `import` for screenshots). No OpenSSL: nothing in the tree links openssl-sys.
 desktop_packages=(libwebkit2gtk-4.1-dev xvfb xauth webkit2gtk-driver imagemagick)
