@@ -290,20 +290,51 @@ fn a_token_file_readable_by_others_is_refused() {
     assert_eq!(std::fs::read_to_string(&token_path).unwrap(), "0123456789abcdef", "left as it was");
 }
 
-/// Two first starts on one fresh home race to create the token: exactly one token is
-/// written, both servers start and both accept it.
+/// Two first starts on one fresh home race: the data folder's lock lets exactly one serve
+/// (the other is refused, naming it), and the token the winner wrote is whole and accepted.
 #[tokio::test]
-async fn two_first_starts_agree_on_one_token() {
+async fn two_first_starts_one_serves_and_its_token_is_whole() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
     for _round in 0..4 {
         let home = tempfile::tempdir().unwrap();
         std::fs::write(home.path().join("config.toml"), openai_config("http://127.0.0.1:9/v1"))
             .unwrap();
-        let [first, second] = support::Serve::start_together(home);
-        assert_eq!(first.token, second.token);
-        for serve in [&first, &second] {
-            assert_eq!(serve.get("/v1/chats").await.0, 200, "{}", serve.base);
-        }
-        drop(second);
-        drop(first);
+        let spawn = || {
+            Command::new(env!("CARGO_BIN_EXE_preflight"))
+                .args(["serve", "--addr", "127.0.0.1:0"])
+                .env("PREFLIGHT_HOME", home.path())
+                .env("RUST_LOG", "warn")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("preflight serve starts")
+        };
+        let mut children = [spawn(), spawn()];
+        let lines = children.each_mut().map(|child| {
+            let mut line = String::new();
+            BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+            line
+        });
+        let winner = lines.iter().position(|line| line.starts_with("listening on "));
+        let winner = winner.unwrap_or_else(|| panic!("one of them serves: {lines:?}"));
+        let [first, second] = children;
+        let (mut serving, refused) = if winner == 0 { (first, second) } else { (second, first) };
+        let refused = refused.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "exactly one serves: {lines:?}");
+        assert!(stderr.contains("in use by preflight serve (pid "), "{stderr}");
+        let token = std::fs::read_to_string(home.path().join("api-token")).unwrap();
+        assert!(token.trim().len() >= 32, "a whole token: {token:?}");
+        let base = lines[winner].trim().trim_start_matches("listening on ").to_owned();
+        let answer = reqwest::Client::new()
+            .get(format!("{base}/v1/chats"))
+            .bearer_auth(token.trim())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+        serving.kill().ok();
+        serving.wait().ok();
     }
 }

@@ -45,11 +45,6 @@ impl Serve {
         serve
     }
 
-    /// Starts two `preflight serve` on one home at the same moment: two first starts race.
-    pub fn start_together(home: TempDir) -> [Serve; 2] {
-        Serve::start_many(Arc::new(home))
-    }
-
     /// Starts `N` servers on `home` at once, then waits for their listening lines; when one
     /// does not print it, every one is stopped before the test fails.
     fn start_many<const N: usize>(home: Arc<TempDir>) -> [Serve; N] {

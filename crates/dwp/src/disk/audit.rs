@@ -8,7 +8,8 @@ use std::path::Path;
 
 use super::error::DwpError;
 use super::folder::{
-    parse_state, read_manifest, read_optional, sha256_hex, PlanDir, README_FILE, STATE_FILE,
+    parse_state, read_document, read_manifest, read_optional, read_text, sha256_hex, PlanDir,
+    README_FILE, STATE_FILE,
 };
 use super::journal::has_pending_commit;
 use super::lock::{inspect, LockOptions, LockState};
@@ -48,7 +49,7 @@ pub fn verify_plan(dir: &PlanDir, lock: LockOptions) -> Result<VerifyReport, Dwp
     }
     let readme = parse_readme(readme_text.as_deref().unwrap_or_default());
     let state_path = dir.file(STATE_FILE);
-    let bytes = std::fs::read(&state_path).map_err(DwpError::io(&state_path))?;
+    let bytes = read_document(&state_path)?;
     let sha256 = Some(sha256_hex(&bytes));
     let (task_count, completed_count) = match parse_state(&state_path, &bytes) {
         Ok(state) => state_findings(dir, &readme, &state, &mut findings),
@@ -95,7 +96,7 @@ fn state_findings(
 fn task_logs(dir: &Path, state: &PlanState, findings: &mut Vec<Finding>) -> BTreeMap<u32, String> {
     let mut logs = BTreeMap::new();
     for task in state.tasks.iter().filter(|t| t.locator.kind == LocatorKind::File) {
-        let Ok(text) = std::fs::read_to_string(dir.join(&task.locator.value)) else {
+        let Ok(text) = read_text(&dir.join(&task.locator.value)) else {
             let message = format!("its file {} is missing", task.locator.value);
             findings.push(Finding::new(FindingKind::Schema, Some(task.id), message));
             continue;

@@ -40,6 +40,10 @@ pub enum DwpError {
     TaskListReplaced { detail: String },
     #[error("{}: not a plan folder (no state.json)", .path.display())]
     NotAPlan { path: PathBuf },
+    /// A plan folder or document that is not what Preflight writes there: a symbolic link
+    /// (it could point out of the workspace), a device or FIFO, a file past the size cap.
+    #[error("{}: {why}; plan folders and their files are never followed through links or read whole when oversize", .path.display())]
+    Unsafe { path: PathBuf, why: String },
 }
 
 impl From<FileError> for DwpError {

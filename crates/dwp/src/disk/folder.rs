@@ -1,8 +1,9 @@
 //! One plan folder on disk: finding it by path or name, and reading its documents with
 //! their schema and structure checked (a v1 or newer file is refused, never reinterpreted).
 
+use std::ffi::OsStr;
 use std::fs;
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -18,6 +19,9 @@ pub(crate) const README_FILE: &str = "README.md";
 pub(crate) const PROGRESS_FILE: &str = "PROGRESS.md";
 /// Where plan folders live in a workspace.
 pub(crate) const PLANS_DIR: &str = ".dwp/plans";
+/// The most a plan document may hold: far above any real plan (a 40-task state.json is a
+/// few kB), far below what a planted `/dev/zero` or a huge file would cost to read.
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 4 << 20;
 
 /// A plan folder (`…/.dwp/plans/PLAN_<slug>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +33,7 @@ impl PlanDir {
     /// The folder at `path`; it must hold a `state.json`.
     pub fn open(path: impl Into<PathBuf>) -> Result<PlanDir, DwpError> {
         let path = path.into();
+        check_real_folders(&path)?;
         if !path.join(STATE_FILE).is_file() {
             return Err(DwpError::NotAPlan { path });
         }
@@ -88,7 +93,7 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 /// problem. A v1 file or a newer schema is refused, never reinterpreted.
 pub fn read_state(dir: &PlanDir) -> Result<StateSnapshot, DwpError> {
     let path = dir.file(STATE_FILE);
-    let bytes = fs::read(&path).map_err(DwpError::io(&path))?;
+    let bytes = read_document(&path)?;
     let sha256 = sha256_hex(&bytes);
     let state = parse_state(&path, &bytes)?;
     Ok(StateSnapshot { state, sha256 })
@@ -111,7 +116,7 @@ pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<PlanState, DwpErr
 /// Reads and checks `manifest.json`, refusing a plan written under a newer specification.
 pub(crate) fn read_manifest(dir: &PlanDir) -> Result<Manifest, DwpError> {
     let path = dir.file(MANIFEST_FILE);
-    let bytes = fs::read(&path).map_err(DwpError::io(&path))?;
+    let bytes = read_document(&path)?;
     let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.clone(), problems };
     let value: Value =
         serde_json::from_slice(&bytes).map_err(|error| malformed(vec![error.to_string()]))?;
@@ -144,16 +149,71 @@ fn check_schema_url(path: &Path, value: &Value, expected: &'static str) -> Resul
 }
 
 pub(crate) fn read_text(path: &Path) -> Result<String, DwpError> {
-    fs::read_to_string(path).map_err(DwpError::io(path))
+    let bytes = read_document(path)?;
+    String::from_utf8(bytes).map_err(|_| DwpError::Malformed {
+        path: path.to_owned(),
+        problems: vec!["not UTF-8 text".to_owned()],
+    })
 }
 
 /// Reads a file that may be absent.
 pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, DwpError> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
+    match fs::symlink_metadata(path) {
         Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(DwpError::Io { path: path.to_owned(), source: error }),
+        _ => read_text(path).map(Some),
     }
+}
+
+/// A plan document's bytes: a regular file (never followed through a symbolic link, never a
+/// device or a FIFO), at most `MAX_DOCUMENT_BYTES`. A workspace is untrusted: a planted
+/// `manifest.json -> /dev/zero` or `-> ~/.ssh/id_ed25519` is refused, not read.
+pub(crate) fn read_document(path: &Path) -> Result<Vec<u8>, DwpError> {
+    let kind = fs::symlink_metadata(path).map_err(DwpError::io(path))?;
+    if kind.file_type().is_symlink() {
+        return Err(unsafe_path(path, "is a symbolic link"));
+    }
+    if !kind.is_file() {
+        return Err(unsafe_path(path, "is not a regular file"));
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Swapped for a link or a FIFO after the check above: refused, never followed or waited on.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(DwpError::io(path))?;
+    if !file.metadata().map_err(DwpError::io(path))?.is_file() {
+        return Err(unsafe_path(path, "is not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes).map_err(DwpError::io(path))?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        let why = format!("is over {} MiB", MAX_DOCUMENT_BYTES >> 20);
+        return Err(DwpError::Unsafe { path: path.to_owned(), why });
+    }
+    Ok(bytes)
+}
+
+/// Refuses a plan folder reached through a symbolic link: `path` and every folder above it up
+/// to and including `.dwp` must be real folders (or not exist yet), so `.dwp -> elsewhere`
+/// never puts plan files outside the workspace. A path with no `.dwp` above it (a folder
+/// named on the command line) is checked itself only.
+pub(crate) fn check_real_folders(path: &Path) -> Result<(), DwpError> {
+    let chain: Vec<&Path> = path.ancestors().collect();
+    let below_dwp = chain.iter().position(|dir| dir.file_name() == Some(OsStr::new(".dwp")));
+    let checked = below_dwp.map_or(&chain[..1], |last| &chain[..=last]);
+    for dir in checked {
+        if fs::symlink_metadata(dir).is_ok_and(|kind| kind.file_type().is_symlink()) {
+            return Err(unsafe_path(dir, "is a symbolic link"));
+        }
+    }
+    Ok(())
+}
+
+fn unsafe_path(path: &Path, why: &str) -> DwpError {
+    DwpError::Unsafe { path: path.to_owned(), why: why.to_owned() }
 }
 
 /// Pretty JSON with a final newline, as every document is written.

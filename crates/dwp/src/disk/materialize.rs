@@ -14,8 +14,8 @@ use preflight_files::{write_atomic, write_new, Access};
 
 use super::error::DwpError;
 use super::folder::{
-    read_manifest, read_state, to_json, PlanDir, MANIFEST_FILE, PLANS_DIR, PROGRESS_FILE,
-    README_FILE, STATE_FILE,
+    check_real_folders, read_manifest, read_state, to_json, PlanDir, MANIFEST_FILE, PLANS_DIR,
+    PROGRESS_FILE, README_FILE, STATE_FILE,
 };
 use super::journal::{commit, recover};
 use super::lock::PlanLock;
@@ -55,6 +55,7 @@ impl PlanFiles {
             self.sync(&existing, tasks, now)?;
             return Ok(existing);
         }
+        check_real_folders(&workspace.join(PLANS_DIR))?;
         let folder = create_unique_folder(&workspace.join(PLANS_DIR), &slug(&plan.title))?;
         let dir = PlanDir::new_unchecked(folder);
         {
@@ -94,6 +95,7 @@ impl PlanFiles {
     /// whose manifest cannot be read are someone else's business and are passed over.
     pub fn locate(workspace: &Path, chat_id: &str) -> Result<Option<PlanDir>, DwpError> {
         let plans = workspace.join(PLANS_DIR);
+        check_real_folders(&plans)?;
         let Ok(entries) = fs::read_dir(&plans) else {
             return Ok(None);
         };

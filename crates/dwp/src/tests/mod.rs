@@ -9,6 +9,8 @@ mod crash;
 mod documents;
 mod findings;
 #[cfg(unix)]
+mod hostile;
+#[cfg(unix)]
 mod lock;
 mod reconciliation;
 mod support;
