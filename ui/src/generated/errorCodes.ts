@@ -23,6 +23,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "ERR_PROVIDER_BAD_RESPONSE",
   "ERR_CANCELLED",
   "ERR_STEP_LIMIT",
+  "ERR_MCP_NOT_INSTALLED",
   "ERR_PLAN_FILES",
   "ERR_INTERNAL",
 ];
