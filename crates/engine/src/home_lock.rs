@@ -43,7 +43,7 @@ impl HomeLock {
         let io = |source| HomeLockError::Io { path: path.clone(), source };
         let mut file = open_lock_file(&path).map_err(io)?;
         if !try_lock_exclusive(&file).map_err(io)? {
-            let holder = read_holder(&mut file).unwrap_or_default();
+            let holder = wait_for_holder(&mut file);
             let holder =
                 if holder.is_empty() { "another Preflight process".into() } else { holder };
             return Err(HomeLockError::Held { home: home.to_owned(), holder });
@@ -93,6 +93,19 @@ fn try_lock_exclusive(file: &File) -> std::io::Result<bool> {
         Err(std::fs::TryLockError::WouldBlock) => Ok(false),
         Err(std::fs::TryLockError::Error(error)) => Err(error),
     }
+}
+
+/// The holder writes its line just after taking the lock: a start racing it may find the
+/// file still empty, so it looks again a few times (at most ~100 ms, only on this refusal).
+fn wait_for_holder(file: &mut File) -> String {
+    for _ in 0..10 {
+        let holder = read_holder(file).unwrap_or_default();
+        if !holder.is_empty() {
+            return holder;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    String::new()
 }
 
 /// The holder line, read with a cap (the file is ours, but a cap costs nothing).
