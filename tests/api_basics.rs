@@ -294,28 +294,14 @@ fn a_token_file_readable_by_others_is_refused() {
 /// (the other is refused, naming it), and the token the winner wrote is whole and accepted.
 #[tokio::test]
 async fn two_first_starts_one_serves_and_its_token_is_whole() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     for _round in 0..4 {
         let home = tempfile::tempdir().unwrap();
         std::fs::write(home.path().join("config.toml"), openai_config("http://127.0.0.1:9/v1"))
             .unwrap();
-        let spawn = || {
-            Command::new(env!("CARGO_BIN_EXE_preflight"))
-                .args(["serve", "--addr", "127.0.0.1:0"])
-                .env("PREFLIGHT_HOME", home.path())
-                .env("RUST_LOG", "warn")
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("preflight serve starts")
-        };
+        let spawn = || support::spawn(home.path(), Stdio::piped());
         let mut children = [spawn(), spawn()];
-        let lines = children.each_mut().map(|child| {
-            let mut line = String::new();
-            BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-            line
-        });
+        let lines = children.each_mut().map(support::first_line);
         let winner = lines.iter().position(|line| line.starts_with("listening on "));
         let winner = winner.unwrap_or_else(|| panic!("one of them serves: {lines:?}"));
         let [first, second] = children;

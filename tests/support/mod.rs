@@ -39,33 +39,20 @@ impl Serve {
         Serve::start_in(home)
     }
 
-    /// Starts `preflight serve` on an existing home (e.g. to check a restart).
+    /// Starts `preflight serve` on an existing home (e.g. to check a restart), then waits
+    /// for its listening line.
     pub fn start_in(home: TempDir) -> Serve {
-        let [serve] = Serve::start_many(Arc::new(home));
-        serve
-    }
-
-    /// Starts `N` servers on `home` at once, then waits for their listening lines; when one
-    /// does not print it, every one is stopped before the test fails.
-    fn start_many<const N: usize>(home: Arc<TempDir>) -> [Serve; N] {
-        let mut children: [Child; N] = std::array::from_fn(|_| spawn(home.path()));
-        let lines = children.each_mut().map(first_line);
-        if let Some(bad) = lines.iter().find(|line| !line.starts_with("listening on ")) {
-            for child in &mut children {
-                child.kill().ok();
-                child.wait().ok();
-            }
-            panic!("unexpected first line {bad:?}");
+        let mut child = spawn(home.path(), Stdio::inherit());
+        let line = first_line(&mut child);
+        if !line.starts_with("listening on ") {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("unexpected first line {line:?}");
         }
         let token =
             std::fs::read_to_string(home.path().join("api-token")).unwrap().trim().to_owned();
-        let mut lines = lines.into_iter();
-        children.map(|child| {
-            let line = lines.next().unwrap_or_default();
-            let base = line.trim().trim_start_matches("listening on ").to_owned();
-            let token = token.clone();
-            Serve { child, base, token, home: home.clone(), client: reqwest::Client::new() }
-        })
+        let base = line.trim().trim_start_matches("listening on ").to_owned();
+        Serve { child, base, token, home: Arc::new(home), client: reqwest::Client::new() }
     }
 
     /// Stops the process and hands its home back, for a restart.
@@ -157,19 +144,21 @@ impl Serve {
 }
 
 /// The first line of the child's stdout ("" when it exited first).
-fn first_line(child: &mut Child) -> String {
+/// The first line `serve` printed on stdout ("listening on …"), or "" when it exited first.
+pub fn first_line(child: &mut Child) -> String {
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     line
 }
 
-fn spawn(home: &Path) -> Child {
+/// A `preflight serve` process on `home`, its stdout piped.
+pub fn spawn(home: &Path, stderr: Stdio) -> Child {
     Command::new(env!("CARGO_BIN_EXE_preflight"))
         .args(["serve", "--addr", "127.0.0.1:0"])
         .env("PREFLIGHT_HOME", home)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(stderr)
         .spawn()
         .expect("preflight serve starts")
 }
