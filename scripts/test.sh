@@ -47,12 +47,13 @@ cargo fmt --all -- --check
 # packages would resolve features anew and compile shared dependencies (llama.cpp) again.
 cargo_flags=(--locked --workspace --features preflight-engine/ts)
 
-echo "test: cargo clippy --all-targets -D warnings" >&2
-cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
-
-# The desktop shell embeds ui/dist when it compiles, so the UI is built first.
+# The desktop shell embeds ui/dist when it compiles, so the UI is built first: before clippy,
+# whose check of the shell runs its build script too.
 echo "test: ui/ build" >&2
 (cd ui && npm run --silent build)
+
+echo "test: cargo clippy --all-targets -D warnings" >&2
+cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
 
 # Every target at once: tests, the binaries the e2e tests start, and the benchmarks (compiled
 # in the dev profile so they cannot rot; `cargo bench --no-run` would build all in release).
