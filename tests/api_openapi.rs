@@ -30,6 +30,7 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/plan/revisions",
     "POST /v1/chats/{id}/plan/tasks/{task}/confirm-drop",
     "GET /v1/chats/{id}/profile",
+    "GET /v1/chats/{id}/sandbox",
     "POST /v1/chats/{id}/stop",
     "GET /v1/health",
     "GET /v1/openapi.json",

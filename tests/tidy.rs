@@ -35,11 +35,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         SCENARIO,
     ),
     ("crates/engine/tests/config_file.rs", "every_mistake_names_its_line_and_key", TABLE),
-    (
-        "crates/engine/tests/dwp_sync.rs",
-        "protocol_points_write_gates_outcomes_and_blockers_in_the_seeds_shape",
-        SCENARIO,
-    ),
     ("crates/engine/tests/store_checker.rs", "half_steps", TABLE),
     (
         "crates/engine/tests/store_turns.rs",

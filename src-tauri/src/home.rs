@@ -1,13 +1,14 @@
 //! Where the desktop app keeps its data and finds the filesystem MCP server, resolved once
 //! at start (the engine takes paths as values). The same rules as the `preflight` binary's
 //! `home.rs`: `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else
-//! `~/.local/share/preflight`; `$PREFLIGHT_FS_SERVER`, else the repository's `runtime/`.
+//! `~/.local/share/preflight`; `$PREFLIGHT_FS_SERVER`, else the repository's `runtime/`;
+//! `$PREFLIGHT_SANDBOX_SERVER`, else `preflight-sandbox` beside the binary.
 //! The models folder is the one `preflight model fetch` fills.
 
 use std::path::{Path, PathBuf};
 
-/// The npm package path of the filesystem server below a `node_modules` folder.
-const FS_SERVER_ENTRY: &str = "@modelcontextprotocol/server-filesystem/dist/index.js";
+use preflight_engine::bundled;
+use preflight_engine::mcp::config::SandboxDefault;
 
 /// The data folder, created (0700) when absent.
 pub fn data_home() -> Result<PathBuf, String> {
@@ -56,21 +57,21 @@ pub fn cache_dir() -> Option<PathBuf> {
     })
 }
 
-/// `$PREFLIGHT_FS_SERVER` (a relative value made absolute against the working folder at
-/// start), else `runtime/node_modules/…` in a folder above the binary
-/// (`target/<profile>/preflight-desktop` in a checkout). `None` when neither: the engine then
-/// reports it as not installed and runs nothing in its place.
+/// `$PREFLIGHT_FS_SERVER`, else `runtime/node_modules/…` in a folder above the binary
+/// (`bundled::fs_server`). `None` when neither: the engine then reports it as not installed
+/// and runs nothing in its place.
 pub fn fs_server() -> Option<PathBuf> {
-    if let Some(path) = non_empty_var("PREFLIGHT_FS_SERVER") {
-        // Made absolute now, against this process's working folder: a relative path would
-        // otherwise be looked up in the chat's workspace when the server starts.
-        return std::path::absolute(&path).ok();
-    }
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
-        .map(|dir| dir.join("runtime/node_modules").join(FS_SERVER_ENTRY))
-        .find(|candidate| candidate.is_file())
+    let exe = std::env::current_exe().ok();
+    bundled::fs_server(std::env::var_os("PREFLIGHT_FS_SERVER"), exe.as_deref())
+}
+
+/// The code sandbox: `$PREFLIGHT_SANDBOX_SERVER`, else `preflight-sandbox` beside this
+/// binary, with this process's `PIP_*` settings (`bundled::sandbox_default`).
+pub fn sandbox() -> SandboxDefault {
+    let exe = std::env::current_exe().ok();
+    let program =
+        bundled::sandbox_server(std::env::var_os("PREFLIGHT_SANDBOX_SERVER"), exe.as_deref());
+    bundled::sandbox_default(program, std::env::vars_os())
 }
 
 /// The embedded models' folder (shared with the `preflight` binary): `$PREFLIGHT_MODELS_DIR`,

@@ -2,6 +2,7 @@
 //! `ui/src/generated/desktop/` by this file's test, like the engine's types.
 
 use preflight_engine::events::Event;
+use preflight_engine::ChatId;
 use serde::Serialize;
 
 /// The Tauri event carrying a chat's events other than `delta` (DESIGN §7).
@@ -13,7 +14,7 @@ pub const CHAT_RESYNC: &str = "chat-resync";
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ChatEvent {
-    pub chat_id: String,
+    pub chat_id: ChatId,
     pub event: Event,
 }
 
@@ -21,7 +22,7 @@ pub struct ChatEvent {
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ChatRef {
-    pub chat_id: String,
+    pub chat_id: ChatId,
 }
 
 /// What the window asks first: the version, the data folder, why the engine could not

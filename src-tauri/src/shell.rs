@@ -140,6 +140,7 @@ async fn open(
     options.local_models = Some(Arc::clone(models) as _);
     options.program = single::PROGRAM.to_owned();
     options.home_lock = home_lock.clone();
+    options.mcp.sandbox = Some(home::sandbox());
     // MCP servers are not WebKit's: they get the library path without the speech stand-in.
     #[cfg(target_os = "linux")]
     {

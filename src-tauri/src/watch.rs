@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use preflight_engine::events::Event;
+use preflight_engine::{ChatId, MessageId};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Emitter};
 use tokio::sync::broadcast::{error::RecvError, Receiver};
@@ -24,7 +25,7 @@ const DELTA_WINDOW: Duration = Duration::from_millis(16);
 /// or the shell replaces this forwarder.
 pub async fn forward(
     app: AppHandle,
-    chat_id: String,
+    chat_id: ChatId,
     mut events: Receiver<Event>,
     deltas: Channel<Event>,
 ) {
@@ -60,7 +61,7 @@ pub async fn forward(
 /// first event that is not part of it, if one came (to be handled next).
 async fn coalesce(
     events: &mut Receiver<Event>,
-    message_id: String,
+    message_id: MessageId,
     mut text: String,
 ) -> (Event, Option<Result<Event, RecvError>>) {
     let deadline = tokio::time::Instant::now() + DELTA_WINDOW;

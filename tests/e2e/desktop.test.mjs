@@ -249,7 +249,7 @@ test("chats are renamed and deleted; a chat's own switches; the plan folder, its
         {
           replies: [
             toolCall("turn_plan", { op: "drop", id: 1, outcome: "the users table already has the column" }),
-            toolCall("turn_plan", { op: "done", id: 2, gate: { command: "npm test", exit_code: 0, evidence: "12 passing" } }),
+            toolCall("turn_plan", { op: "done", id: 2, gate: { command: "echo '12 passing'" } }),
             text("The settings page saves the address; no new table was needed."),
           ],
         },
@@ -316,6 +316,65 @@ test("chats are renamed and deleted; a chat's own switches; the plan folder, its
     await waitFor(async () => (await app.count(".chat-item")) === 0, "the chat to be deleted");
     await app.byText("main.chat.empty", "No chats yet.");
     assert.ok(existsSync(join(plans, folder, "README.md")));
+  } finally {
+    await app.stop();
+  }
+});
+
+test("the code sandbox: a run as a terminal block, a task closed by a gate Preflight ran, the sandbox from the workspace bar", async () => {
+  const PLAN_SANDBOX = {
+    title: "Report script",
+    aim: "A script prints the report",
+    steps: [
+      { action: "Write report.py", expected: "it prints the total" },
+      { action: "Document it", expected: "the README says how to run it" },
+    ],
+    libraries: [],
+    sandbox: { policy: "create", notes: "" },
+  };
+  const app = await startApp({
+    name: "sandbox",
+    config: (url) => openaiConfig(url),
+    script: () => ({
+      routes: [
+        { when: PLANNER, replies: [planReply(PLAN_SANDBOX)] },
+        {
+          replies: [
+            toolCall("mcp_code-sandbox_run_command", { command: "printf 'print(\"total: 42\")\\n' > report.py && python report.py" }, "Writing the script. "),
+            toolCall("turn_plan", { op: "done", id: 1, gate: { command: "python report.py | grep 'total: 42'" } }),
+            text("report.py prints the total; the README is next."),
+          ],
+        },
+      ],
+    }),
+  });
+  try {
+    await app.click('[data-testid="new-chat"]');
+    const path = await app.find('[data-testid="workspace-path"]');
+    await path.type(app.workspace + KEYS.enter);
+    await app.find('[data-testid="sandbox-button"]');
+    const box = await app.find('[data-testid="message-box"]');
+    await box.type("Write a report script" + KEYS.enter);
+    await app.click('[data-testid="approve-plan"]');
+    await app.byText(".message.assistant", "prints the total");
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
+
+    // The run: what ran, its exit code and output, as a terminal block.
+    await app.byText('[data-testid="sandbox-run"] .terminal-command', "python report.py");
+    await app.byText('[data-testid="sandbox-run"] [data-testid="exit-code"]', "exit 0");
+    await app.byText('[data-testid="sandbox-run"] .terminal-out', "total: 42");
+    // Task 1 carries the gate Preflight ran; its evidence is the command's own output.
+    await app.byText('[data-testid="task-gate"] code', "python report.py | grep 'total: 42'");
+    await app.click('[data-testid="task-gate"] summary');
+    await app.byText('[data-testid="gate-evidence"]', "total: 42");
+    assert.ok(existsSync(join(app.workspace, "report.py")), "the run wrote into the workspace");
+
+    // The chat and the workspace bar say whether bubblewrap confines the sandbox.
+    await app.click('[data-testid="sandbox-button"]');
+    const status = await app.waitText('[data-testid="sandbox-status"]', /^(Confined by bubblewrap|UNCONFINED)$/);
+    const confined = status === "Confined by bubblewrap";
+    assert.equal(await app.count('[data-testid="unconfined"]') > 0, !confined, "the run's block agrees");
+    publish(await app.screenshot("sandbox"), "sandbox.png");
   } finally {
     await app.stop();
   }

@@ -42,7 +42,12 @@ impl Serve {
     /// Starts `preflight serve` on an existing home (e.g. to check a restart), then waits
     /// for its listening line.
     pub fn start_in(home: TempDir) -> Serve {
-        let mut child = spawn(home.path(), Stdio::inherit());
+        Serve::start_with_env(home, &[])
+    }
+
+    /// [`Serve::start_in`] with more environment variables (e.g. `PIP_*` for the sandbox).
+    pub fn start_with_env(home: TempDir, env: &[(&str, &str)]) -> Serve {
+        let mut child = spawn_with_env(home.path(), Stdio::inherit(), env);
         let line = first_line(&mut child);
         if !line.starts_with("listening on ") {
             child.kill().ok();
@@ -153,10 +158,15 @@ pub fn first_line(child: &mut Child) -> String {
 
 /// A `preflight serve` process on `home`, its stdout piped.
 pub fn spawn(home: &Path, stderr: Stdio) -> Child {
+    spawn_with_env(home, stderr, &[])
+}
+
+fn spawn_with_env(home: &Path, stderr: Stdio, env: &[(&str, &str)]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_preflight"))
         .args(["serve", "--addr", "127.0.0.1:0"])
         .env("PREFLIGHT_HOME", home)
         .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(stderr)
         .spawn()

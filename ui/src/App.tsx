@@ -17,6 +17,7 @@ import { ModelNotice } from "./components/ModelNotice";
 import { Settings } from "./components/Settings";
 import { Sidebar } from "./components/Sidebar";
 import { TaskPanel } from "./components/TaskPanel";
+import { SandboxNotice } from "./components/SandboxNotice";
 import { WorkspaceBar } from "./components/WorkspaceBar";
 
 type Screen = { kind: "loading" } | { kind: "settings"; firstRun: boolean; problem: string | null } | { kind: "chats" };
@@ -142,9 +143,13 @@ export function App() {
               chat={current}
               onSet={(path) => void run(() => api.setChatWorkspace(id, path), refreshChats)}
               onChoose={() => void run(() => api.chooseWorkspace(id), refreshChats)}
+              loadSandbox={() => api.sandboxInfo(id)}
             />
             <ChatOptions chat={current} onChange={(patch) => void run(() => api.updateChat(id, patch), refreshChats)} />
           </header>
+          {current.workspace && (
+            <SandboxNotice chatKey={`${id}:${current.workspace}`} executing={phase === "executing"} load={() => api.sandboxInfo(id)} />
+          )}
           <Messages
             state={state}
             actions={{

@@ -25,9 +25,10 @@ use preflight_engine::events::Event;
 use preflight_engine::llm::{
     build_provider, ModelMessage, Provider, ProviderKind, ProviderSettings,
 };
-use preflight_engine::store::{new_id, Store};
+use preflight_engine::store::Store;
 use preflight_engine::tasks::TaskList;
 use preflight_engine::tool::{ToolOutput, ToolSpec};
+use preflight_engine::{ChatId, MessageId};
 use preflight_testkit::{Answer, Matcher, Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -65,7 +66,7 @@ impl Tool for Noop {
 }
 
 /// A store with one chat whose user turn has begun, and a two-task plan open.
-fn chat(home: &std::path::Path) -> (Arc<Store>, String) {
+fn chat(home: &std::path::Path) -> (Arc<Store>, ChatId) {
     let store = Arc::new(Store::open(home.join("preflight.db")).unwrap());
     let settings = ChatSettings {
         title: "bench".into(),
@@ -76,7 +77,7 @@ fn chat(home: &std::path::Path) -> (Arc<Store>, String) {
     };
     let chat_id = store.create_chat(&settings).unwrap().id;
     let body = MessageBody::User { content: "go".into(), files: vec![], plan_answer: false };
-    let user = Message { id: new_id(), created_at: preflight_engine::now_rfc3339(), body };
+    let user = Message { id: MessageId::new(), created_at: preflight_engine::now_rfc3339(), body };
     store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();
     store.save_task_list(&chat_id, &TaskList::from_steps(["read", "write"]).unwrap()).unwrap();
     (store, chat_id)

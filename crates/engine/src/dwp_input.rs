@@ -15,6 +15,7 @@ const _: () = assert!(MAX_TITLE_CHARS == preflight_dwp::MAX_TITLE_CHARS);
 
 impl From<&Gate> for GateInput {
     fn from(gate: &Gate) -> GateInput {
+        // `last_run` is stamped by the plan folder when it records the run, a moment later.
         GateInput::new(&gate.command, gate.exit_code, &gate.evidence)
     }
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::chat::{Message, Phase};
 use crate::error_code::ErrorCode;
+use crate::ids::MessageId;
 use crate::tasks::Task;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -20,11 +21,11 @@ pub enum Event {
         message: Message,
     },
     Delta {
-        message_id: String,
+        message_id: MessageId,
         text: String,
     },
     Tool {
-        message_id: String,
+        message_id: MessageId,
         name: String,
         #[cfg_attr(feature = "ts", ts(type = "unknown"))]
         args: serde_json::Value,

@@ -8,6 +8,8 @@
 #[cfg(feature = "host")]
 pub mod agent;
 #[cfg(feature = "host")]
+pub mod bundled;
+#[cfg(feature = "host")]
 pub mod chat;
 #[cfg(feature = "host")]
 pub mod config;
@@ -17,6 +19,7 @@ pub mod error_code;
 pub mod events;
 #[cfg(feature = "host")]
 pub mod home_lock;
+pub mod ids;
 #[cfg(feature = "host")]
 pub mod lifecycle;
 #[cfg(feature = "host")]
@@ -39,3 +42,4 @@ mod dwp_input;
 
 #[cfg(feature = "host")]
 pub use clock::now_rfc3339;
+pub use ids::{ChatId, MessageId, QuestionId, TaskId};

@@ -84,13 +84,27 @@ mod dwp {
         (dir, tasks)
     }
 
-    /// A gate as the tracker's `done` carries it.
-    fn passing(command: &str) -> Gate {
+    /// A gate run as Preflight records it, not yet stamped (the sync stamps it).
+    fn run(command: &str, exit_code: i64, evidence: &str) -> Gate {
         Gate {
             command: command.to_owned(),
-            exit_code: 0,
-            evidence: "42 passed, 0 failed".to_owned(),
+            exit_code,
+            passes: exit_code == 0,
+            evidence: evidence.to_owned(),
+            duration_ms: 30,
+            last_run: String::new(),
+            timed_out: false,
         }
+    }
+
+    fn passing(command: &str) -> Gate {
+        run(command, 0, "42 passed, 0 failed")
+    }
+
+    /// `done` of task `id` with the gate Preflight measured.
+    fn done(list: &TaskList, id: u32, outcome: Option<&str>, gate: Gate) -> TaskList {
+        let op = Operation::Done { id, outcome: outcome.map(str::to_owned), gate: None };
+        list.apply_measured(&op, Some(&gate)).unwrap()
     }
 
     fn read_json(path: &Path) -> Value {
@@ -110,13 +124,7 @@ mod dwp {
         let ws = workspace();
         let (dir, tasks) = materialised(ws.path());
         let files = plan_files();
-        let done = tasks
-            .apply(&Operation::Done {
-                id: 1,
-                outcome: Some("verify the signature first".into()),
-                gate: Some(passing("pnpm run test")),
-            })
-            .unwrap();
+        let done = done(&tasks, 1, Some("verify the signature first"), passing("pnpm run test"));
         files.sync(&dir, &tracked(&done), &at(10)).unwrap();
         let dropped = done
             .apply(&Operation::Drop {
@@ -174,12 +182,9 @@ mod dwp {
         let ws = workspace();
         let (dir, tasks) = materialised(ws.path());
         let files = plan_files();
-        let failing =
-            Gate { command: "pnpm run test".into(), exit_code: 1, evidence: "2 failed".into() };
+        let failing = run("pnpm run test", 1, "2 failed");
         files.record_gate(&dir, 1, GateInput::from(&failing), &at(5)).unwrap();
-        let done = tasks
-            .apply(&Operation::Done { id: 1, outcome: None, gate: Some(passing("pnpm run test")) })
-            .unwrap();
+        let done = done(&tasks, 1, None, passing("pnpm run test"));
         files.sync(&dir, &tracked(&done), &at(10)).unwrap();
         let progress = std::fs::read_to_string(dir.file("PROGRESS.md")).unwrap();
         let entries: Vec<&str> = progress.lines().filter(|line| line.starts_with("- ")).collect();

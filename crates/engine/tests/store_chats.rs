@@ -10,12 +10,13 @@ mod store {
     use crate::store_support::{raw, temp_store};
     use preflight_engine::chat::{ChatSettings, Phase};
     use preflight_engine::store::{Entity, Store, StoreError};
+    use preflight_engine::ChatId;
 
     #[test]
     fn a_created_chat_reads_back_with_an_idle_empty_state() {
         let (_dir, store) = temp_store();
         let chat = store.create_chat(&settings("first")).unwrap();
-        assert_eq!(chat.id.len(), 32, "uuid v4, simple form: {}", chat.id);
+        assert_eq!(chat.id.as_str().len(), 32, "uuid v4, simple form: {}", chat.id);
         assert_eq!((chat.title.as_str(), chat.plan_mode, chat.save_plans), ("first", true, false));
         assert_eq!(chat.created_at, chat.updated_at);
         assert_eq!(store.get_chat(&chat.id).unwrap(), chat);
@@ -29,12 +30,12 @@ mod store {
     #[test]
     fn chats_are_listed_newest_first() {
         let (_dir, store) = temp_store();
-        let ids: Vec<String> = (0..5)
+        let ids: Vec<ChatId> = (0..5)
             .map(|n| store.create_chat(&settings(&format!("chat {n}"))).unwrap().id)
             .collect();
         store.delete_chat(&ids[4]).unwrap();
         let late = store.create_chat(&settings("late")).unwrap().id;
-        let listed: Vec<String> =
+        let listed: Vec<ChatId> =
             store.list_chats().unwrap().into_iter().map(|chat| chat.id).collect();
         assert_eq!(
             listed,
@@ -63,7 +64,7 @@ mod store {
         assert_eq!(updated.created_at, chat.created_at);
         assert!(updated.updated_at >= chat.updated_at);
         assert_eq!(store.get_chat(&chat.id).unwrap().title, "after");
-        let missing = store.update_chat("nope", &changed).unwrap_err();
+        let missing = store.update_chat(&"nope".into(), &changed).unwrap_err();
         assert!(matches!(missing, StoreError::NotFound { entity: Entity::Chat, .. }));
     }
 
@@ -81,7 +82,7 @@ mod store {
         assert!(matches!(missing, StoreError::NotFound { entity: Entity::Chat, .. }));
         let connection = raw(&store);
         for table in ["chat_state", "messages", "plan_revisions", "task_lists"] {
-            let count = |chat_id: &str| -> i64 {
+            let count = |chat_id: &ChatId| -> i64 {
                 let sql = format!("SELECT count(*) FROM {table} WHERE chat_id = ?1");
                 connection.query_row(&sql, [chat_id], |row| row.get(0)).unwrap()
             };

@@ -12,48 +12,49 @@ mod store {
     use preflight_engine::chat::{MessageBody, Phase};
     use preflight_engine::planner::Approval;
     use preflight_engine::store::{Store, StoreError, Tx};
+    use preflight_engine::{ChatId, MessageId};
 
-    type Setup = fn(&Store, &str);
-    type Half = fn(&mut Tx<'_>, &str) -> Result<(), StoreError>;
+    type Setup = fn(&Store, &ChatId);
+    type Half = fn(&mut Tx<'_>, &ChatId) -> Result<(), StoreError>;
 
-    fn first_message(store: &Store, chat: &str) {
+    fn first_message(store: &Store, chat: &ChatId) {
         planning::first_message(store, chat);
     }
 
-    fn asking(store: &Store, chat: &str) {
+    fn asking(store: &Store, chat: &ChatId) {
         planning::asking(store, chat, 2);
     }
 
-    fn answered_once(store: &Store, chat: &str) {
+    fn answered_once(store: &Store, chat: &ChatId) {
         planning::asking(store, chat, 2);
-        store.record_answer(chat, "q1", "left").unwrap();
+        store.record_answer(chat, &"q1".into(), "left").unwrap();
     }
 
     /// Every question answered: the planner runs again, `plan_pending` still set.
-    fn replanning(store: &Store, chat: &str) {
+    fn replanning(store: &Store, chat: &ChatId) {
         planning::asking(store, chat, 1);
-        store.record_answer(chat, "q1", "left").unwrap();
+        store.record_answer(chat, &"q1".into(), "left").unwrap();
     }
 
-    fn awaiting(store: &Store, chat: &str) {
+    fn awaiting(store: &Store, chat: &ChatId) {
         planning::awaiting_approval(store, chat);
     }
 
-    fn executing(store: &Store, chat: &str) {
+    fn executing(store: &Store, chat: &ChatId) {
         planning::approved_chat(store, chat);
     }
 
-    fn idle_after_a_turn(store: &Store, chat: &str) {
+    fn idle_after_a_turn(store: &Store, chat: &ChatId) {
         planning::approved_chat(store, chat);
         store.append_messages(chat, &[fixtures::assistant("Done.")]).unwrap();
         store.finish_turn(chat, false).unwrap();
     }
 
-    fn first_id(tx: &Tx<'_>, chat: &str) -> String {
+    fn first_id(tx: &Tx<'_>, chat: &ChatId) -> MessageId {
         tx.first_user_message(chat).unwrap().unwrap().id
     }
 
-    fn last_card(tx: &Tx<'_>, chat: &str) -> preflight_engine::chat::Message {
+    fn last_card(tx: &Tx<'_>, chat: &ChatId) -> preflight_engine::chat::Message {
         tx.messages(chat)
             .unwrap()
             .into_iter()
@@ -105,7 +106,7 @@ mod store {
                 )
             }),
             ("answer: without the synthetic message", asking, |tx, c| {
-                let recorded = tx.record_answer(c, "q1", "left")?;
+                let recorded = tx.record_answer(c, &"q1".into(), "left")?;
                 tx.delete_message(c, &recorded.message.id)
             }),
             ("answer: plan_pending only", asking, |tx, c| {
@@ -114,12 +115,12 @@ mod store {
                 tx.set_plan_pending(c, Some(&pending))
             }),
             ("re-answer: old message deleted, new one not stored", answered_once, |tx, c| {
-                let recorded = tx.record_answer(c, "q1", "right")?;
+                let recorded = tx.record_answer(c, &"q1".into(), "right")?;
                 tx.delete_message(c, &recorded.message.id)
             }),
             ("last answer: phase still questions", asking, |tx, c| {
-                tx.record_answer(c, "q1", "left")?;
-                tx.record_answer(c, "q2", "left")?;
+                tx.record_answer(c, &"q1".into(), "left")?;
+                tx.record_answer(c, &"q2".into(), "left")?;
                 tx.set_phase(c, Phase::Questions)
             }),
             ("plan card: card only", replanning, |tx, c| {

@@ -164,11 +164,11 @@ mod store {
             matches!(result, Err(StoreError::NotFound { entity: Entity::Message, .. }))
         };
         assert!(not_found(store.message(&other.id, &message.id)));
-        assert!(not_found(store.message(&mine.id, "nope")));
-        let missing_chat = store.messages("nope").unwrap_err();
+        assert!(not_found(store.message(&mine.id, &"nope".into())));
+        let missing_chat = store.messages(&"nope".into()).unwrap_err();
         assert!(matches!(missing_chat, StoreError::NotFound { entity: Entity::Chat, .. }));
         let into_nowhere =
-            store.append_messages("nope", &[fixtures::assistant("lost")]).unwrap_err();
+            store.append_messages(&"nope".into(), &[fixtures::assistant("lost")]).unwrap_err();
         assert!(matches!(into_nowhere, StoreError::NotFound { entity: Entity::Chat, .. }));
     }
 

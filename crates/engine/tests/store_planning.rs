@@ -10,6 +10,7 @@ mod store {
     use preflight_engine::chat::{MessageBody, Phase};
     use preflight_engine::planner::{Approval, PlanDocument};
     use preflight_engine::store::{answer_text, ChatSnapshot, Conflict, Store, StoreError};
+    use preflight_engine::ChatId;
 
     fn card_plan(snapshot: &ChatSnapshot, index: usize) -> PlanDocument {
         match &snapshot.messages[index].body {
@@ -27,7 +28,7 @@ mod store {
         }
     }
 
-    fn new_chat(store: &Store) -> String {
+    fn new_chat(store: &Store) -> ChatId {
         store.create_chat(&settings("planning")).unwrap().id
     }
 
@@ -49,7 +50,7 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = new_chat(&store);
         planning::asking(&store, &chat, 2);
-        let first = store.record_answer(&chat, "q2", "right").unwrap();
+        let first = store.record_answer(&chat, &"q2".into(), "right").unwrap();
         assert!(!first.complete && first.replaced.is_none());
         let question = "Round 1, question 2: which way?";
         assert_eq!(first.message.content(), answer_text(question, "right"));
@@ -61,7 +62,7 @@ mod store {
         assert_eq!(snapshot.messages.last(), Some(&first.message));
         assert_eq!(snapshot.state.plan_pending.unwrap().answers, [answer_text(question, "right")]);
 
-        let second = store.record_answer(&chat, "q1", "my own way").unwrap();
+        let second = store.record_answer(&chat, &"q1".into(), "my own way").unwrap();
         assert!(second.complete);
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(
@@ -82,9 +83,9 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = new_chat(&store);
         planning::asking(&store, &chat, 2);
-        let old = store.record_answer(&chat, "q1", "left").unwrap();
-        let again = store.record_answer(&chat, "q1", "straight").unwrap();
-        assert_eq!(again.replaced.as_deref(), Some(old.message.id.as_str()));
+        let old = store.record_answer(&chat, &"q1".into(), "left").unwrap();
+        let again = store.record_answer(&chat, &"q1".into(), "straight").unwrap();
+        assert_eq!(again.replaced.as_ref(), Some(&old.message.id));
         assert!(!again.complete);
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(snapshot.messages.len(), 3, "card, task and one answer");
@@ -103,10 +104,10 @@ mod store {
         let chat = new_chat(&store);
         planning::asking(&store, &chat, 1);
         let before = store.snapshot(&chat).unwrap();
-        let unknown = store.record_answer(&chat, "q9", "left").unwrap_err();
-        let expected = Conflict::UnknownQuestion { question_id: "q9".to_owned() };
+        let unknown = store.record_answer(&chat, &"q9".into(), "left").unwrap_err();
+        let expected = Conflict::UnknownQuestion { question_id: "q9".into() };
         assert_eq!(unknown.conflict(), Some(&expected));
-        let empty = store.record_answer(&chat, "q1", "  ").unwrap_err();
+        let empty = store.record_answer(&chat, &"q1".into(), "  ").unwrap_err();
         assert!(matches!(empty, StoreError::InvalidInput { .. }), "{empty:?}");
         assert_eq!(store.snapshot(&chat).unwrap(), before);
     }
@@ -116,7 +117,7 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = new_chat(&store);
         planning::asking(&store, &chat, 1);
-        let answered = store.record_answer(&chat, "q1", "left").unwrap();
+        let answered = store.record_answer(&chat, &"q1".into(), "left").unwrap();
         let questions = fixtures::questions(2, 2);
         let pending = fixtures::pending(
             "Write a word counter",
@@ -222,7 +223,7 @@ mod store {
     /// Each way into planning, then cancel: the chat is exactly as right after its first message.
     #[test]
     fn cancel_restores_exactly_the_state_right_after_the_first_message() {
-        type Tail = fn(&Store, &str);
+        type Tail = fn(&Store, &ChatId);
         let planning_tails: [(&str, Tail); 5] = [
             ("planning", |_, _| {}),
             ("asking", |store, chat| {
@@ -232,7 +233,7 @@ mod store {
                 store
                     .record_question_card(chat, &fixtures::question_card(&questions), &pending)
                     .unwrap();
-                store.record_answer(chat, "q2", "left").unwrap();
+                store.record_answer(chat, &"q2".into(), "left").unwrap();
             }),
             ("replanning after answers", |store, chat| {
                 let questions = fixtures::questions(1, 1);
@@ -241,7 +242,7 @@ mod store {
                 store
                     .record_question_card(chat, &fixtures::question_card(&questions), &pending)
                     .unwrap();
-                store.record_answer(chat, "q1", "left").unwrap();
+                store.record_answer(chat, &"q1".into(), "left").unwrap();
             }),
             ("awaiting an edited plan", |store, chat| {
                 let document = fixtures::plan_document("Word counter", 2);
@@ -289,7 +290,7 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = new_chat(&store);
         planning::asking(&store, &chat, 1);
-        store.record_answer(&chat, "q1", "left").unwrap();
+        store.record_answer(&chat, &"q1".into(), "left").unwrap();
         let notice = fixtures::assistant("The planner asked again; going ahead without a plan.");
         store.fall_back_to_execution(&chat, Some(&notice)).unwrap();
         let snapshot = store.snapshot(&chat).unwrap();

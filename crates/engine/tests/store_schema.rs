@@ -64,11 +64,12 @@ mod store {
     }
 
     /// Overwrites one column of one row with `value`, behind the store's back.
-    fn corrupt(store: &Store, sql: &str, key: &str, value: &str) {
-        assert_eq!(raw(store).execute(sql, [value, key]).unwrap(), 1, "{sql}");
+    fn corrupt(store: &Store, sql: &str, key: impl AsRef<str>, value: &str) {
+        assert_eq!(raw(store).execute(sql, [value, key.as_ref()]).unwrap(), 1, "{sql}");
     }
 
-    fn assert_corrupt(error: StoreError, table: &str, row: &str) {
+    fn assert_corrupt(error: StoreError, table: &str, row: impl AsRef<str>) {
+        let row = row.as_ref();
         match &error {
             StoreError::Corrupt { table: found, row: found_row, .. } => {
                 assert_eq!((*found, found_row.as_str()), (table, row), "{error}");
@@ -83,7 +84,7 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = store.create_chat(&settings("corrupt")).unwrap();
         let document = planning::awaiting_approval(&store, &chat.id);
-        let id = chat.id.as_str();
+        let id = &chat.id;
         let first = store.messages(id).unwrap()[0].id.clone();
 
         corrupt(&store, "UPDATE messages SET body = ?1 WHERE id = ?2", &first, "{\"files\": 7}");
@@ -99,13 +100,13 @@ mod store {
             id,
             "{not json",
         );
-        assert_corrupt(store.state(id).unwrap_err(), "plan_revisions", &format!("{id}/1"));
-        assert_corrupt(store.plan_revisions(id).unwrap_err(), "plan_revisions", &format!("{id}/1"));
+        assert_corrupt(store.state(id).unwrap_err(), "plan_revisions", format!("{id}/1"));
+        assert_corrupt(store.plan_revisions(id).unwrap_err(), "plan_revisions", format!("{id}/1"));
         let mut renumbered = document.clone();
         renumbered.revision = 5;
         let json = serde_json::to_string(&renumbered).unwrap();
         corrupt(&store, "UPDATE plan_revisions SET document = ?1 WHERE chat_id = ?2", id, &json);
-        assert_corrupt(store.state(id).unwrap_err(), "plan_revisions", &format!("{id}/1"));
+        assert_corrupt(store.state(id).unwrap_err(), "plan_revisions", format!("{id}/1"));
 
         corrupt(
             &store,

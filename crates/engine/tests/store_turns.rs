@@ -9,8 +9,9 @@ mod store {
     use crate::store_support::{planning, temp_store};
     use preflight_engine::chat::{Message, Phase};
     use preflight_engine::store::{Conflict, Entity, Store, StoreError};
+    use preflight_engine::ChatId;
 
-    fn new_chat(store: &Store) -> String {
+    fn new_chat(store: &Store) -> ChatId {
         store.create_chat(&settings("turns")).unwrap().id
     }
 
@@ -46,11 +47,11 @@ mod store {
     /// A chat in a given state, and the steps that do not fit it with the conflict each meets.
     #[test]
     fn wrong_state_steps_are_typed_errors_that_change_nothing() {
-        type Attempt = fn(&Store, &str) -> Result<(), StoreError>;
-        type Setup = fn(&Store, &str);
+        type Attempt = fn(&Store, &ChatId) -> Result<(), StoreError>;
+        type Setup = fn(&Store, &ChatId);
         type Case = (&'static str, Setup, Vec<(Attempt, Conflict)>);
         let send: Attempt = |s, c| s.begin_user_turn(c, &fixtures::user("more"), Phase::Executing);
-        let answer: Attempt = |s, c| s.record_answer(c, "q1", "left").map(drop);
+        let answer: Attempt = |s, c| s.record_answer(c, &"q1".into(), "left").map(drop);
         let approve: Attempt =
             |s, c| s.approve_plan(c, &tasks_from(&fixtures::plan_document("p", 1))).map(drop);
         let edit: Attempt = |s, c| s.edit_plan(c, fixtures::plan_document("p", 1)).map(drop);
@@ -137,17 +138,21 @@ mod store {
             assert!(matches!(error, StoreError::NotFound { entity: Entity::Chat, .. }), "{error:?}")
         };
         not_found(
-            store.begin_user_turn("nope", &fixtures::user("hi"), Phase::Executing).unwrap_err(),
+            store
+                .begin_user_turn(&"nope".into(), &fixtures::user("hi"), Phase::Executing)
+                .unwrap_err(),
         );
-        not_found(store.record_answer("nope", "q1", "left").unwrap_err());
+        not_found(store.record_answer(&"nope".into(), &"q1".into(), "left").unwrap_err());
         not_found(
-            store.approve_plan("nope", &tasks_from(&fixtures::plan_document("p", 1))).unwrap_err(),
+            store
+                .approve_plan(&"nope".into(), &tasks_from(&fixtures::plan_document("p", 1)))
+                .unwrap_err(),
         );
-        not_found(store.cancel_plan("nope").unwrap_err());
-        not_found(store.finish_turn("nope", true).unwrap_err());
-        not_found(store.state("nope").unwrap_err());
-        not_found(store.task_list("nope").unwrap_err());
-        not_found(store.plan_revisions("nope").unwrap_err());
+        not_found(store.cancel_plan(&"nope".into()).unwrap_err());
+        not_found(store.finish_turn(&"nope".into(), true).unwrap_err());
+        not_found(store.state(&"nope".into()).unwrap_err());
+        not_found(store.task_list(&"nope".into()).unwrap_err());
+        not_found(store.plan_revisions(&"nope".into()).unwrap_err());
     }
 
     #[test]
@@ -175,7 +180,7 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = new_chat(&store);
         planning::asking(&store, &chat, 2);
-        store.record_answer(&chat, "q1", "left").unwrap();
+        store.record_answer(&chat, &"q1".into(), "left").unwrap();
         let first = store.messages(&chat).unwrap()[0].id.clone();
         store.edit_user_message(&chat, &first, "Something else", Phase::Planning).unwrap();
         let snapshot = store.snapshot(&chat).unwrap();
@@ -185,7 +190,7 @@ mod store {
     }
 
     /// An approved chat with a finished first turn and a second turn answered.
-    fn two_turns(store: &Store, chat: &str) -> Message {
+    fn two_turns(store: &Store, chat: &ChatId) -> Message {
         planning::approved_chat(store, chat);
         store.append_messages(chat, &[fixtures::assistant("Done.")]).unwrap();
         store.finish_turn(chat, false).unwrap();
@@ -218,7 +223,7 @@ mod store {
         let (_dir, store) = temp_store();
         let chat = new_chat(&store);
         planning::asking(&store, &chat, 1);
-        let answer = store.record_answer(&chat, "q1", "left").unwrap().message;
+        let answer = store.record_answer(&chat, &"q1".into(), "left").unwrap().message;
         let card = store.messages(&chat).unwrap()[1].clone();
         let before = store.snapshot(&chat).unwrap();
         for message in [&answer, &card] {
@@ -227,7 +232,8 @@ mod store {
             let expected = Conflict::NotEditable { message_id: message.id.clone() };
             assert_eq!(error.conflict(), Some(&expected));
         }
-        let missing = store.edit_user_message(&chat, "nope", "x", Phase::Planning).unwrap_err();
+        let missing =
+            store.edit_user_message(&chat, &"nope".into(), "x", Phase::Planning).unwrap_err();
         assert!(matches!(missing, StoreError::NotFound { entity: Entity::Message, .. }));
         assert_eq!(store.snapshot(&chat).unwrap(), before);
     }
@@ -281,7 +287,7 @@ mod store {
         let before = store.snapshot(&chat).unwrap();
         let error = store
             .write(|tx| {
-                tx.record_answer(&chat, "q1", "left")?;
+                tx.record_answer(&chat, &"q1".into(), "left")?;
                 tx.set_phase(&chat, Phase::Executing)?;
                 tx.approve_plan(&chat, &tasks_from(&fixtures::plan_document("p", 1)))
             })

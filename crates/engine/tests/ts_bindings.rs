@@ -11,7 +11,7 @@ use preflight_engine::chat::Chat;
 use preflight_engine::error_code::ErrorCode;
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::settings::{AppSettings, SettingsUpdate};
-use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, TaskPanel};
+use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, SandboxView, TaskPanel};
 use preflight_engine::planner::PlanEdit;
 use ts_rs::{Config, TS};
 
@@ -45,6 +45,7 @@ fn export_all(dir: &Path) {
     NewChat::export_all(&config).unwrap();
     ChatPatch::export_all(&config).unwrap();
     TaskPanel::export_all(&config).unwrap();
+    SandboxView::export_all(&config).unwrap();
     PlanEdit::export_all(&config).unwrap();
     AppSettings::export_all(&config).unwrap();
     SettingsUpdate::export_all(&config).unwrap();

@@ -4,10 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
+use preflight_engine::bundled;
 use preflight_engine::lifecycle::EngineOptions;
-
-/// The npm package path of the filesystem server below a `node_modules` folder.
-const FS_SERVER_ENTRY: &str = "@modelcontextprotocol/server-filesystem/dist/index.js";
+use preflight_engine::mcp::config::SandboxDefault;
 
 /// `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else `~/.local/share/preflight`;
 /// created (0700) when absent.
@@ -42,27 +41,27 @@ fn create_private_dir(path: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("creating the data folder {}", path.display()))
 }
 
-/// The filesystem MCP server set-up installed: `$PREFLIGHT_FS_SERVER` (a relative value made
-/// absolute against the working folder at start), else the repository's
-/// `runtime/node_modules` beside the built binary (`target/<profile>/preflight`). `None`
-/// when neither: the engine then reports it as not installed and runs nothing in its place.
+/// The filesystem MCP server set-up installed: `$PREFLIGHT_FS_SERVER`, else the
+/// repository's `runtime/node_modules` above the built binary (`bundled::fs_server`).
 pub fn fs_server() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("PREFLIGHT_FS_SERVER").filter(|value| !value.is_empty()) {
-        // Made absolute now, against this process's working folder: a relative path would
-        // otherwise be looked up in the chat's workspace when the server starts.
-        return std::path::absolute(&path).ok();
-    }
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
-        .map(|dir| dir.join("runtime/node_modules").join(FS_SERVER_ENTRY))
-        .find(|candidate| candidate.is_file())
+    let exe = std::env::current_exe().ok();
+    bundled::fs_server(std::env::var_os("PREFLIGHT_FS_SERVER"), exe.as_deref())
+}
+
+/// The code sandbox: `$PREFLIGHT_SANDBOX_SERVER`, else `preflight-sandbox` beside this
+/// binary, with this process's `PIP_*` settings (`bundled::sandbox_default`).
+pub fn sandbox() -> SandboxDefault {
+    let exe = std::env::current_exe().ok();
+    let program =
+        bundled::sandbox_server(std::env::var_os("PREFLIGHT_SANDBOX_SERVER"), exe.as_deref());
+    bundled::sandbox_default(program, std::env::vars_os())
 }
 
 /// The engine's options for `home`, with the embedded model (llama.cpp) from the models
 /// folder for `kind = "embedded"`, the default.
 pub fn engine_options(home: &Path) -> anyhow::Result<EngineOptions> {
     let mut options = EngineOptions::new(home.to_owned(), fs_server());
+    options.mcp.sandbox = Some(sandbox());
     let models = preflight_embedded::LlamaModels::new(crate::models::models_dir()?);
     options.local_models = Some(std::sync::Arc::new(models));
     Ok(options)

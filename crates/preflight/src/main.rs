@@ -108,14 +108,15 @@ fn init_logging() {
 /// opened read-only, so it works while another process holds the data folder.
 fn print_task_list(args: &[String]) -> anyhow::Result<()> {
     let [chat_id] = args else { bail!("usage: preflight tasks CHAT_ID") };
+    let chat_id = preflight_engine::ChatId::from(chat_id.as_str());
     let home = home::data_home()?;
     let database = home.join(preflight_engine::lifecycle::DATABASE_FILE);
     if !database.is_file() {
         bail!("no chats yet: {} does not exist", database.display());
     }
     let store = preflight_engine::store::Store::open_read_only(&database)?;
-    store.get_chat(chat_id).with_context(|| format!("chat {chat_id}"))?;
-    let list = store.task_list(chat_id)?;
+    store.get_chat(&chat_id).with_context(|| format!("chat {chat_id}"))?;
+    let list = store.task_list(&chat_id)?;
     if list.is_empty() {
         println!("no task list in this chat");
     } else {

@@ -8,19 +8,21 @@
 //! HTTP clients talk to it.
 //!
 //! Also the child programs of the crash and lock tests (`src/bin/*-child.rs`) and
-//! [`child_binary`], which finds them.
+//! [`child_binary`], which finds them; [`build_wheel`], a local wheel for pip tests.
 
 mod children;
 mod recorded;
 mod render;
 mod script;
 mod server;
+mod wheel;
 
 pub use children::child_binary;
 pub use recorded::RecordedRequest;
 pub use render::{error_body, frames, Api, Frame};
 pub use script::{Answer, Matcher, Reply, Route, Script, Step};
 pub use server::ScriptedServer;
+pub use wheel::build_wheel;
 
 /// Starts a server for `script` with each request appended to `log` as a JSON line.
 pub async fn start_with_request_log(

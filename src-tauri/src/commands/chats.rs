@@ -3,7 +3,8 @@
 
 use preflight_engine::chat::Chat;
 use preflight_engine::events::Event;
-use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat};
+use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, SandboxView};
+use preflight_engine::{ChatId, MessageId};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
@@ -24,8 +25,15 @@ pub async fn create_chat(shell: State<'_, Shell>, request: NewChat) -> Answer<Ch
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn chat_view(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatView> {
+pub async fn chat_view(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
     shell.engine()?.chat_view(&chat_id)
+}
+
+/// The chat's code sandbox in its own words (the workspace bar's "Sandbox" button), and
+/// whether bubblewrap confines it.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn sandbox_info(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<SandboxView> {
+    shell.engine()?.sandbox(&chat_id).await
 }
 
 /// Renames the chat, sets its workspace from a typed or pasted path (null clears it), or
@@ -33,7 +41,7 @@ pub async fn chat_view(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatV
 #[tauri::command(rename_all = "snake_case")]
 pub async fn update_chat(
     shell: State<'_, Shell>,
-    chat_id: String,
+    chat_id: ChatId,
     patch: ChatPatch,
 ) -> Answer<Chat> {
     shell.engine()?.update_chat(&chat_id, &patch)
@@ -44,7 +52,7 @@ pub async fn update_chat(
 pub async fn choose_workspace(
     app: AppHandle,
     shell: State<'_, Shell>,
-    chat_id: String,
+    chat_id: ChatId,
 ) -> Answer<Option<Chat>> {
     let engine = shell.engine()?;
     engine.require_chat(&chat_id)?;
@@ -58,7 +66,7 @@ pub async fn choose_workspace(
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn delete_chat(shell: State<'_, Shell>, chat_id: String) -> Answer<bool> {
+pub async fn delete_chat(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<bool> {
     shell.engine()?.delete_chat(&chat_id).await
 }
 
@@ -68,7 +76,7 @@ pub async fn delete_chat(shell: State<'_, Shell>, chat_id: String) -> Answer<boo
 pub async fn watch_chat(
     app: AppHandle,
     shell: State<'_, Shell>,
-    chat_id: String,
+    chat_id: ChatId,
     deltas: Channel<Event>,
 ) -> Answer<()> {
     let events = shell.engine()?.subscribe(&chat_id)?;
@@ -79,7 +87,7 @@ pub async fn watch_chat(
 #[tauri::command(rename_all = "snake_case")]
 pub async fn send_message(
     shell: State<'_, Shell>,
-    chat_id: String,
+    chat_id: ChatId,
     content: String,
     files: Vec<String>,
 ) -> Answer<ChatView> {
@@ -89,14 +97,14 @@ pub async fn send_message(
 #[tauri::command(rename_all = "snake_case")]
 pub async fn edit_message(
     shell: State<'_, Shell>,
-    chat_id: String,
-    message_id: String,
+    chat_id: ChatId,
+    message_id: MessageId,
     content: String,
 ) -> Answer<ChatView> {
     shell.engine()?.edit_message(&chat_id, &message_id, &content)
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn stop_turn(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatView> {
+pub async fn stop_turn(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
     shell.engine()?.stop(&chat_id).await
 }

@@ -19,6 +19,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chats::list_chats,
         chats::create_chat,
         chats::chat_view,
+        chats::sandbox_info,
         chats::update_chat,
         chats::choose_workspace,
         chats::delete_chat,

@@ -11,6 +11,7 @@ pub const COMMANDS: &[&str] = &[
     "list_chats",
     "create_chat",
     "chat_view",
+    "sandbox_info",
     "update_chat",
     "choose_workspace",
     "delete_chat",

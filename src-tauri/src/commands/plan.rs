@@ -4,6 +4,7 @@
 
 use preflight_engine::lifecycle::{ApiError, ChatView, PlanFolder, TaskPanel};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
+use preflight_engine::{ChatId, QuestionId, TaskId};
 use tauri::State;
 
 use crate::shell::Shell;
@@ -13,15 +14,15 @@ type Answer<T> = Result<T, ApiError>;
 #[tauri::command(rename_all = "snake_case")]
 pub async fn answer_question(
     shell: State<'_, Shell>,
-    chat_id: String,
-    question_id: String,
+    chat_id: ChatId,
+    question_id: QuestionId,
     answer: String,
 ) -> Answer<ChatView> {
     shell.engine()?.answer(&chat_id, &question_id, &answer)
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn approve_plan(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatView> {
+pub async fn approve_plan(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
     shell.engine()?.approve_plan(&chat_id)
 }
 
@@ -29,34 +30,34 @@ pub async fn approve_plan(shell: State<'_, Shell>, chat_id: String) -> Answer<Ch
 #[tauri::command(rename_all = "snake_case")]
 pub async fn reject_plan(
     shell: State<'_, Shell>,
-    chat_id: String,
+    chat_id: ChatId,
     feedback: Option<String>,
 ) -> Answer<ChatView> {
     shell.engine()?.reject_plan(&chat_id, feedback.as_deref())
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn cancel_plan(shell: State<'_, Shell>, chat_id: String) -> Answer<ChatView> {
+pub async fn cancel_plan(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
     shell.engine()?.cancel_plan(&chat_id).await
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn edit_plan(
     shell: State<'_, Shell>,
-    chat_id: String,
+    chat_id: ChatId,
     edit: PlanEdit,
 ) -> Answer<PlanDocument> {
     shell.engine()?.edit_plan_doc(&chat_id, &edit)
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn plan_revisions(shell: State<'_, Shell>, chat_id: String) -> Answer<Vec<PlanDocument>> {
+pub async fn plan_revisions(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<Vec<PlanDocument>> {
     shell.engine()?.plan_revisions(&chat_id)
 }
 
 /// The task list, and the chat's `.dwp` plan folder when it writes one.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn plan_view(shell: State<'_, Shell>, chat_id: String) -> Answer<TaskPanel> {
+pub async fn plan_view(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<TaskPanel> {
     shell.engine()?.task_panel(&chat_id).await
 }
 
@@ -64,8 +65,8 @@ pub async fn plan_view(shell: State<'_, Shell>, chat_id: String) -> Answer<TaskP
 #[tauri::command(rename_all = "snake_case")]
 pub async fn confirm_drop(
     shell: State<'_, Shell>,
-    chat_id: String,
-    task_id: u32,
+    chat_id: ChatId,
+    task_id: TaskId,
 ) -> Answer<PlanFolder> {
     shell.engine()?.confirm_drop(&chat_id, task_id).await
 }
@@ -73,7 +74,7 @@ pub async fn confirm_drop(
 /// Shows the chat's plan folder in the system's file manager. The path comes from the
 /// engine, never from the window, so this cannot open anything else.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn open_plan_folder(shell: State<'_, Shell>, chat_id: String) -> Answer<PlanFolder> {
+pub async fn open_plan_folder(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<PlanFolder> {
     let folder = shell.engine()?.plan_folder(&chat_id).await?;
     let folder = folder
         .ok_or_else(|| ApiError::bad_request("this chat has no plan folder in its workspace"))?;

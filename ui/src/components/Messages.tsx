@@ -1,5 +1,5 @@
 // The conversation: user messages as text, assistant messages as sanitised markdown, tool
-// calls as collapsible blocks, question and plan cards, and the executor's text streaming in.
+// calls as collapsible blocks (code-sandbox runs as terminal blocks), question and plan cards, and the executor's text streaming in.
 import { useLayoutEffect, useRef } from "preact/hooks";
 
 import type { Message } from "../generated/Message";
@@ -7,7 +7,9 @@ import type { ToolCall } from "../generated/ToolCall";
 import type { PlanEdit } from "../generated/PlanEdit";
 import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
+import { sandboxRunTool } from "../lib/sandbox";
 import { PlanCard } from "./PlanCard";
+import { SandboxRun } from "./SandboxRun";
 import { QuestionCard } from "./QuestionCard";
 
 export interface CardActions {
@@ -120,6 +122,8 @@ function prettyArgs(args: unknown): string {
 }
 
 function ToolBlock(props: { name: string; args: unknown; result?: string; error?: string; running: boolean }) {
+  const sandboxTool = sandboxRunTool(props.name);
+  if (sandboxTool !== null) return <SandboxRun tool={sandboxTool} {...props} />;
   const state = props.running ? "running" : props.error !== undefined ? "failed" : "done";
   return (
     <details class={`tool ${state}`} data-testid="tool-block">

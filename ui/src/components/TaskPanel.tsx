@@ -1,6 +1,8 @@
-// The live `turn_plan` list beside the chat: phases, [ ] [>] [x] [~] marks, "3 of 7 done";
+// The live `turn_plan` list beside the chat: phases, [ ] [>] [x] [~] marks, "3 of 7 done",
+// each task's last gate (run by Preflight in the sandbox: command, exit code, evidence);
 // and, for a chat that saves its plan into the workspace, the link to that `.dwp` folder and
 // the executor's drops that wait for the user's confirmation.
+import type { Gate } from "../generated/Gate";
 import type { PlanFolder } from "../generated/PlanFolder";
 import type { Task } from "../generated/Task";
 import type { TaskStatus } from "../generated/TaskStatus";
@@ -55,6 +57,8 @@ export function TaskPanel({ tasks, finished, files = null, onOpenFolder, onConfi
                   <span class="task-text">
                     <span class="task-title">{task.title}</span>
                     {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
+                    {task.gate && <GateLine gate={task.gate} />}
+                    {!task.gate && task.status === "done" && <span class="gate-none small muted"> (done without a check)</span>}
                   </span>
                 </li>
               ))}
@@ -66,6 +70,29 @@ export function TaskPanel({ tasks, finished, files = null, onOpenFolder, onConfi
       {files && <PlanFiles files={files} onOpenFolder={onOpenFolder} onConfirmDrop={onConfirmDrop} />}
     </aside>
   );
+}
+
+/** A task's last check, which Preflight ran itself: command, exit code, time; the evidence on expanding. */
+function GateLine({ gate }: { gate: Gate }) {
+  const passed = gate.passes;
+  return (
+    <details class={`gate ${passed ? "passed" : "failed"}`} data-testid="task-gate">
+      <summary>
+        <span class="gate-mark">{passed ? "✓" : "✗"}</span> <code>{gate.command}</code>{" "}
+        <span class="small muted">
+          exit {gate.exit_code}
+          {gate.timed_out ? ", timed out" : ""}
+          {gate.duration_ms > 0 ? ` · ${formatDuration(gate.duration_ms)}` : ""}
+        </span>
+      </summary>
+      <pre class="gate-evidence" data-testid="gate-evidence">{gate.evidence}</pre>
+      {gate.last_run && <p class="small muted">Run by Preflight in the sandbox at {gate.last_run}</p>}
+    </details>
+  );
+}
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function PlanFiles({ files, onOpenFolder, onConfirmDrop }: { files: PlanFolder } & Pick<TaskPanelProps, "onOpenFolder" | "onConfirmDrop">) {

@@ -1,16 +1,21 @@
 // The chat's workspace folder: typed or pasted (Enter sets it), or chosen with the native
-// picker; the engine checks that the folder exists.
+// picker; the engine checks that the folder exists. "Sandbox" shows the chat's code sandbox:
+// whether bubblewrap confines it, its Python, venv and packages.
 import { useEffect, useState } from "preact/hooks";
 
 import type { Chat } from "../generated/Chat";
+import type { SandboxView } from "../generated/SandboxView";
+import { asApiError } from "../lib/api";
 
 export interface WorkspaceBarProps {
   chat: Chat;
   onSet: (path: string | null) => void;
   onChoose: () => void;
+  /** The chat's code sandbox in its own words (`sandbox_info`). */
+  loadSandbox?: () => Promise<SandboxView>;
 }
 
-export function WorkspaceBar({ chat, onSet, onChoose }: WorkspaceBarProps) {
+export function WorkspaceBar({ chat, onSet, onChoose, loadSandbox }: WorkspaceBarProps) {
   const [path, setPath] = useState(chat.workspace ?? "");
   useEffect(() => setPath(chat.workspace ?? ""), [chat.id, chat.workspace]);
   return (
@@ -32,6 +37,47 @@ export function WorkspaceBar({ chat, onSet, onChoose }: WorkspaceBarProps) {
       <button type="button" class="secondary" data-testid="choose-workspace" onClick={onChoose}>
         Choose…
       </button>
+      {chat.workspace && loadSandbox && <SandboxButton key={`${chat.id}:${chat.workspace}`} load={loadSandbox} />}
     </form>
+  );
+}
+
+/** "Sandbox": opens the sandbox's own account (confinement, Python, venv, packages). */
+function SandboxButton({ load }: { load: () => Promise<SandboxView> }) {
+  const [open, setOpen] = useState(false);
+  const [view, setView] = useState<SandboxView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const toggle = () => {
+    const opening = !open;
+    setOpen(opening);
+    if (!opening) return;
+    setError(null);
+    load().then(setView, (failure: unknown) => setError(asApiError(failure).message));
+  };
+  return (
+    <div class="sandbox-info">
+      <button type="button" class="secondary" data-testid="sandbox-button" aria-expanded={open} onClick={toggle}>
+        Sandbox
+      </button>
+      {open && (
+        <div class="sandbox-popover" role="dialog" aria-label="Code sandbox" data-testid="sandbox-info">
+          {view === null && error === null && <p class="muted">Starting the sandbox…</p>}
+          {error !== null && <p class="error">{error}</p>}
+          {view !== null && <SandboxSummary view={view} />}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function SandboxSummary({ view }: { view: SandboxView }) {
+  const status = !view.available ? "No code sandbox" : view.confined ? "Confined by bubblewrap" : "UNCONFINED";
+  return (
+    <>
+      <p class={`sandbox-status ${view.available && view.confined ? "ok" : "warn"}`} data-testid="sandbox-status">
+        {status}
+      </p>
+      <pre class="sandbox-text">{view.text}</pre>
+    </>
   );
 }

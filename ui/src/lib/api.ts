@@ -15,6 +15,7 @@ import type { NewChat } from "../generated/NewChat";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanFolder } from "../generated/PlanFolder";
+import type { SandboxView } from "../generated/SandboxView";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
 import type { TaskPanel } from "../generated/TaskPanel";
 import type { AppInfo } from "../generated/desktop/AppInfo";
@@ -67,6 +68,7 @@ export const api = {
   listChats: () => call<Chat[]>("list_chats"),
   createChat: (request: NewChat) => call<Chat>("create_chat", { request }),
   chatView: (chat_id: string) => call<ChatView>("chat_view", { chat_id }),
+  sandboxInfo: (chat_id: string) => call<SandboxView>("sandbox_info", { chat_id }),
   updateChat: (chat_id: string, patch: ChatPatch) => call<Chat>("update_chat", { chat_id, patch }),
   renameChat: (chat_id: string, title: string) => call<Chat>("update_chat", { chat_id, patch: { title } }),
   setChatWorkspace: (chat_id: string, workspace: string | null) =>

@@ -18,7 +18,7 @@ describe("TaskPanel", () => {
     expect(screen.getAllByRole("heading").map((h) => h.textContent)).toEqual(["dig", "build"]);
     const rows = screen.getAllByRole("listitem").map((row) => row.textContent);
     expect(rows).toEqual([
-      "[x]find every call site — all in agent.rs",
+      "[x]find every call site — all in agent.rs (done without a check)",
       "[>]read the config schema",
       "[ ]add the field",
       "[~]old approach",

@@ -17,8 +17,9 @@ use super::prompt::state_tail;
 use super::{EventSink, NoEvents, OfferedTools, RoundRecorder, TaskListSource, ToolContext};
 use crate::chat::{Message, MessageBody, ToolCall};
 use crate::events::Event;
+use crate::ids::{ChatId, MessageId};
 use crate::llm::{LlmError, ModelMessage, ModelRequest, Provider, StreamEvent, Usage};
-use crate::store::{new_id, StoreError};
+use crate::store::StoreError;
 use crate::tasks::{TaskList, TOOL_NAME};
 use crate::tool::ToolOutput;
 
@@ -34,7 +35,7 @@ pub enum TurnMode {
 /// Everything one turn runs with. The caller decides the tools (see `ToolRegistry::offer`),
 /// the prompt's stable prefix and the history; the loop adds the volatile tail.
 pub struct Turn<'a> {
-    pub chat_id: &'a str,
+    pub chat_id: &'a ChatId,
     pub provider: &'a dyn Provider,
     /// The stable prefix: system prompt and workspace instructions.
     pub system: &'a str,
@@ -142,7 +143,7 @@ impl Run<'_, '_> {
                 return Ok(self.outcome(TurnEnd::Stopped, String::new()));
             }
             self.set_tail()?;
-            let id = new_id();
+            let id = MessageId::new();
             let reply = match self.model_reply(&id, cancel).await {
                 Ok(reply) => reply,
                 Err(Interrupt::Stopped(text)) => return self.stop_while_answering(id, text),
@@ -190,7 +191,11 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    async fn model_reply(&self, id: &str, cancel: &CancellationToken) -> Result<Reply, Interrupt> {
+    async fn model_reply(
+        &self,
+        id: &MessageId,
+        cancel: &CancellationToken,
+    ) -> Result<Reply, Interrupt> {
         let mut stream = match self.turn.provider.stream(&self.request, cancel).await {
             Ok(stream) => stream,
             Err(LlmError::Cancelled) => return Err(Interrupt::Stopped(String::new())),
@@ -219,7 +224,7 @@ impl Run<'_, '_> {
     /// Runs the calls in order; once stopped, the rest get "stopped" results unrun.
     async fn run_tools(
         &self,
-        id: &str,
+        id: &MessageId,
         calls: &[ToolCall],
         cancel: &CancellationToken,
     ) -> (Vec<Message>, bool) {
@@ -244,7 +249,7 @@ impl Run<'_, '_> {
     }
 
     /// A `tool` event: before the call (no result) and after it.
-    fn announce(&self, id: &str, call: &ToolCall, output: Option<&ToolOutput>) {
+    fn announce(&self, id: &MessageId, call: &ToolCall, output: Option<&ToolOutput>) {
         let args =
             serde_json::from_str(&call.arguments).unwrap_or_else(|_| call.arguments.clone().into());
         let (result, error) = match output {
@@ -264,7 +269,7 @@ impl Run<'_, '_> {
     /// Stores and announces the round, appends it to the history, counts it for the nag.
     fn finish_round(
         &mut self,
-        id: String,
+        id: MessageId,
         reply: Reply,
         results: Vec<Message>,
     ) -> Result<(), StoreError> {
@@ -283,7 +288,7 @@ impl Run<'_, '_> {
 
     /// The model asked for tools past the limit: the calls get error results (so the stored
     /// round is whole) and the turn ends.
-    fn refuse_round(mut self, id: String, reply: Reply) -> Result<TurnOutcome, AgentError> {
+    fn refuse_round(mut self, id: MessageId, reply: Reply) -> Result<TurnOutcome, AgentError> {
         let limit = self.turn.max_rounds;
         let refusal = format!("not run: this turn reached its limit of {limit} tool rounds");
         let results = reply
@@ -299,7 +304,11 @@ impl Run<'_, '_> {
     }
 
     /// Stopped mid-answer: what was streamed stays, as a final answer without tool calls.
-    fn stop_while_answering(mut self, id: String, text: String) -> Result<TurnOutcome, AgentError> {
+    fn stop_while_answering(
+        mut self,
+        id: MessageId,
+        text: String,
+    ) -> Result<TurnOutcome, AgentError> {
         if !text.is_empty() {
             self.close(vec![assistant(id, text.clone(), Vec::new())])?;
         }
@@ -329,7 +338,7 @@ impl Run<'_, '_> {
     }
 }
 
-fn assistant(id: String, content: String, tool_calls: Vec<ToolCall>) -> Message {
+fn assistant(id: MessageId, content: String, tool_calls: Vec<ToolCall>) -> Message {
     Message {
         id,
         created_at: crate::now_rfc3339(),
@@ -339,7 +348,7 @@ fn assistant(id: String, content: String, tool_calls: Vec<ToolCall>) -> Message 
 
 fn tool_result(call: &ToolCall, output: ToolOutput) -> Message {
     Message {
-        id: new_id(),
+        id: MessageId::new(),
         created_at: crate::now_rfc3339(),
         body: MessageBody::Tool {
             tool_call_id: call.id.clone(),

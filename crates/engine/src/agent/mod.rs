@@ -29,7 +29,7 @@ pub use registry::{
     Agent, Availability, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope,
 };
 pub use sink::{EventSink, NoEvents};
-pub use turn_plan::{PlanFilesLink, TurnPlanTool};
+pub use turn_plan::{GateRunner, PlanFilesLink, TurnPlanTool, GATE_TIMEOUT_S};
 
 use crate::store::Store;
 

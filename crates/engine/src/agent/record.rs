@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::chat::Message;
+use crate::ids::ChatId;
 use crate::store::{Store, StoreError};
 use crate::tasks::TaskList;
 
@@ -24,12 +25,12 @@ pub trait TaskListSource: Send + Sync {
 #[derive(Clone)]
 pub struct ChatLedger {
     store: Arc<Store>,
-    chat_id: String,
+    chat_id: ChatId,
 }
 
 impl ChatLedger {
-    pub fn new(store: Arc<Store>, chat_id: impl Into<String>) -> ChatLedger {
-        ChatLedger { store, chat_id: chat_id.into() }
+    pub fn new(store: Arc<Store>, chat_id: ChatId) -> ChatLedger {
+        ChatLedger { store, chat_id }
     }
 }
 

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::EventSink;
 use crate::chat::ToolCall;
+use crate::ids::ChatId;
 use crate::tool::{ToolOutput, ToolSpec};
 
 /// Which agent runs a turn.
@@ -62,7 +63,7 @@ impl Availability {
 
 /// What a tool call may reach besides its arguments.
 pub struct ToolContext<'a> {
-    pub chat_id: &'a str,
+    pub chat_id: &'a ChatId,
     pub cancel: &'a CancellationToken,
     pub events: &'a dyn EventSink,
 }

@@ -1,24 +1,51 @@
 //! The built-in `turn_plan` tool: applies one operation to the chat's task list through the
 //! tracker, stores the whole new list, and sends a `plan` event with it (DESIGN §5).
+//!
+//! A `done` with a gate is proved by Preflight, not by the model (DESIGN §11): the command
+//! runs in the chat's code sandbox first, and its measured record is what the task keeps.
+//! A failing run is recorded on the task, which stays as it was, and the `done` is refused
+//! with the output's tail. The run happens before the store's transaction, never inside it.
 
 use std::sync::Arc;
 
 use preflight_dwp::{check_done, GateInput, PlanDir, PlanFiles, TrackedTask};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use super::{Tool, ToolContext};
 use crate::events::Event;
+use crate::ids::ChatId;
+use crate::mcp::sandbox::SandboxCallError;
+use crate::mcp::SandboxRun;
 use crate::now_rfc3339;
 use crate::store::{Store, StoreError};
 use crate::tasks::{
-    parameters_schema, tool_description, Operation, TaskList, TrackerError, TOOL_NAME,
+    parameters_schema, tool_description, Gate, GateRequest, Operation, TaskList, TrackerError,
+    TOOL_NAME,
 };
 use crate::tool::{ToolOutput, ToolSpec};
+
+/// How long a gate may run (DESIGN §11).
+pub const GATE_TIMEOUT_S: u64 = 300;
+/// About how much of a failing gate's output the model is shown.
+const FAILURE_TAIL_CHARS: usize = 2000;
+
+/// Runs a gate's command where the chat's other commands run: its code sandbox.
+#[async_trait::async_trait]
+pub trait GateRunner: Send + Sync {
+    async fn run(
+        &self,
+        command: &str,
+        cancel: &CancellationToken,
+    ) -> Result<SandboxRun, SandboxCallError>;
+}
 
 pub struct TurnPlanTool {
     store: Arc<Store>,
     /// The chat's plan folder, when the chat writes `.dwp` files (DESIGN §6).
     plan_files: Option<PlanFilesLink>,
+    /// The chat's code sandbox; `None`: a gate is refused (nothing could prove it).
+    gates: Option<Arc<dyn GateRunner>>,
 }
 
 /// Where a `.dwp` chat's task list is mirrored: every change becomes a protocol point, and
@@ -31,74 +58,129 @@ pub struct PlanFilesLink {
 
 impl TurnPlanTool {
     pub fn new(store: Arc<Store>) -> TurnPlanTool {
-        TurnPlanTool { store, plan_files: None }
+        TurnPlanTool { store, plan_files: None, gates: None }
     }
 
     /// The tool of a chat that writes its plan into the workspace.
     pub fn with_plan_files(store: Arc<Store>, link: PlanFilesLink) -> TurnPlanTool {
-        TurnPlanTool { store, plan_files: Some(link) }
+        TurnPlanTool { store, plan_files: Some(link), gates: None }
     }
 
-    /// The `.dwp` rules before an operation applies: a refusal carries the plan as it is.
-    /// A refused `done` still records its failing gate run (every run is a protocol point).
-    async fn check_plan_files(
+    /// Gates run through `runner` (the chat's code sandbox).
+    pub fn with_gates(mut self, runner: Arc<dyn GateRunner>) -> TurnPlanTool {
+        self.gates = Some(runner);
+        self
+    }
+
+    /// Runs the gate of a `done` that would otherwise apply; the measured record, or the
+    /// refusal the model reads (the failing record is stored on the task first).
+    async fn prove(
         &self,
-        link: &PlanFilesLink,
-        chat_id: &str,
-        arguments: &Value,
-    ) -> Result<(), ToolOutput> {
-        let Ok(operation) = Operation::from_value(arguments) else { return Ok(()) };
+        chat_id: &ChatId,
+        op: &Operation,
+        request: &GateRequest,
+        context: &ToolContext<'_>,
+    ) -> Result<Gate, ToolOutput> {
+        let Operation::Done { id, .. } = op else { unreachable!("only a done has a gate") };
         let current =
-            self.store.task_list(chat_id).map_err(|error| ToolOutput::error(error.to_string()))?;
-        let Err(refusal) = check_turn_plan_allowed(&operation, &current) else { return Ok(()) };
-        if let Operation::Done { id, gate: Some(gate), .. } = &operation {
-            let (link, id, gate) = (link.clone(), *id, gate.clone());
-            let recorded = tokio::task::spawn_blocking(move || {
-                link.files.record_gate(&link.dir, id, GateInput::from(&gate), &now_rfc3339())
-            })
-            .await;
-            if let Ok(Err(error)) = recorded {
-                tracing::warn!(%chat_id, %error, "the failing gate run could not be recorded");
-            }
+            self.store.task_list(chat_id).map_err(|e| ToolOutput::error(e.to_string()))?;
+        if let Err(refusal) = current.apply(op) {
+            return Err(ToolOutput::error(format!("{refusal}\n\n{}", current.render())));
         }
-        Err(ToolOutput::error(format!("{refusal}\n\n{}", current.render())))
+        let Some(runner) = &self.gates else {
+            return Err(ToolOutput::error(format!(
+                "Preflight cannot run this gate: this chat has no code sandbox (it needs a \
+                 workspace, and `[sandbox] enabled` must not be false). Finish with done \
+                 without a gate.\n\n{}",
+                current.render()
+            )));
+        };
+        let run = runner.run(&request.command, context.cancel).await.map_err(|error| {
+            ToolOutput::error(format!(
+                "the gate `{}` could not be run: {error}\n\n{}",
+                request.command,
+                current.render()
+            ))
+        })?;
+        let gate = gate_record(&request.command, &run);
+        if gate.passes {
+            return Ok(gate);
+        }
+        let saved = self.save(chat_id, |list| list.with_gate_run(*id, &gate), context).await;
+        if let Some(link) = &self.plan_files {
+            record_failing_gate(link, chat_id, *id, &gate).await;
+        }
+        let shown = saved.as_ref().map_or_else(|_| current.render(), TaskList::render);
+        Err(ToolOutput::error(format!(
+            "{}\nTask {id} stays as it was; mend the cause and finish it again.\n\n{shown}",
+            failure_text(&gate, &run)
+        )))
     }
 
-    /// Mirrors the saved list into the plan folder; a failure is logged, never lost work.
-    async fn sync_plan_files(link: &PlanFilesLink, chat_id: &str, next: &TaskList) {
-        let (link, next): (_, Vec<TrackedTask>) = (link.clone(), next.into());
-        match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339()))
-            .await
-        {
-            Ok(Ok(report)) => {
-                for refused in report.refused {
-                    tracing::warn!(%chat_id, %refused, "the plan folder refused a change");
-                }
-            }
-            Ok(Err(error)) => {
-                tracing::warn!(%chat_id, %error, "the plan folder could not be updated")
-            }
-            Err(error) => tracing::warn!(%chat_id, %error, "the plan folder update did not finish"),
-        }
-    }
-
-    /// Reads, applies and saves in one transaction: a refused operation writes nothing.
-    fn apply(
+    /// Applies `change` to the stored list in one transaction, saves it and tells the window.
+    async fn save(
         &self,
-        chat_id: &str,
-        arguments: &Value,
-    ) -> Result<Result<TaskList, (TrackerError, TaskList)>, StoreError> {
-        self.store.write(|tx| {
+        chat_id: &ChatId,
+        change: impl FnOnce(&TaskList) -> Result<TaskList, TrackerError>,
+        context: &ToolContext<'_>,
+    ) -> Result<TaskList, String> {
+        let saved = self.store.write(|tx| {
             let current = tx.task_list(chat_id)?;
-            match current.apply_tool_call(arguments) {
+            match change(&current) {
                 Ok(next) => {
                     tx.save_task_list(chat_id, &next)?;
                     Ok(Ok(next))
                 }
-                Err(refusal) => Ok(Err((refusal, current))),
+                Err(refusal) => Ok(Err(format!("{refusal}\n\n{}", current.render()))),
             }
-        })
+        });
+        let next = saved.map_err(|e: StoreError| format!("the plan could not be saved: {e}"))??;
+        if let Some(link) = &self.plan_files {
+            sync_plan_files(link, chat_id, &next).await;
+        }
+        context.events.emit(Event::TaskList { tasks: next.tasks.clone() });
+        Ok(next)
     }
+}
+
+/// The record of a gate run: measured, never the model's word.
+fn gate_record(command: &str, run: &SandboxRun) -> Gate {
+    Gate {
+        command: command.to_owned(),
+        exit_code: run.exit_code,
+        passes: run.exit_code == 0 && !run.timed_out,
+        evidence: run.evidence(),
+        duration_ms: run.duration_ms,
+        last_run: now_rfc3339(),
+        timed_out: run.timed_out,
+    }
+}
+
+fn failure_text(gate: &Gate, run: &SandboxRun) -> String {
+    let how = if gate.timed_out {
+        format!("timed out after {} s and was killed", GATE_TIMEOUT_S)
+    } else {
+        format!("exited with {}", gate.exit_code)
+    };
+    format!(
+        "The gate failed: Preflight ran `{}` in the sandbox and it {how}.\nOutput (the end):\n{}",
+        gate.command,
+        run.output_tail(FAILURE_TAIL_CHARS)
+    )
+}
+
+/// How a passing gate is told back to the model.
+fn passed_text(gate: &Gate, claimed: bool) -> String {
+    let mut text = format!(
+        "Preflight ran the gate `{}`: exit code 0 in {} ms; evidence: {}",
+        gate.command, gate.duration_ms, gate.evidence
+    );
+    if claimed {
+        text.push_str(
+            "\n(The exit_code and evidence you wrote are not used: Preflight measures them.)",
+        );
+    }
+    text
 }
 
 #[async_trait::async_trait]
@@ -113,31 +195,98 @@ impl Tool for TurnPlanTool {
 
     /// The plan as it now stands; a refusal comes with the plan as it still is.
     async fn call(&self, arguments: Value, context: &ToolContext<'_>) -> ToolOutput {
+        let chat_id = context.chat_id;
+        let op = match Operation::from_value(&arguments) {
+            Ok(op) => op,
+            Err(refusal) => {
+                let current = self.store.task_list(chat_id).unwrap_or_default();
+                return ToolOutput::error(format!("{refusal}\n\n{}", current.render()));
+            }
+        };
+        let (measured, claimed) = match &op {
+            Operation::Done { gate: Some(request), .. } => {
+                match self.prove(chat_id, &op, request, context).await {
+                    Ok(gate) => (Some(gate), request.claimed),
+                    Err(refused) => return refused,
+                }
+            }
+            _ => (None, false),
+        };
         if let Some(link) = &self.plan_files {
-            if let Err(refused) = self.check_plan_files(link, context.chat_id, &arguments).await {
+            if let Err(refused) = self.check_plan_files(link, chat_id, &op, measured.as_ref()).await
+            {
                 return refused;
             }
         }
-        match self.apply(context.chat_id, &arguments) {
-            Ok(Ok(next)) => {
-                if let Some(link) = &self.plan_files {
-                    TurnPlanTool::sync_plan_files(link, context.chat_id, &next).await;
+        match self.save(chat_id, |list| list.apply_measured(&op, measured.as_ref()), context).await
+        {
+            Ok(next) => match &measured {
+                Some(gate) => {
+                    ToolOutput::ok(format!("{}\n\n{}", passed_text(gate, claimed), next.render()))
                 }
-                context.events.emit(Event::TaskList { tasks: next.tasks.clone() });
-                ToolOutput::ok(next.render())
-            }
-            Ok(Err((refusal, current))) => {
-                ToolOutput::error(format!("{refusal}\n\n{}", current.render()))
-            }
-            Err(error) => ToolOutput::error(format!("the plan could not be saved: {error}")),
+                None => ToolOutput::ok(next.render()),
+            },
+            Err(refusal) => ToolOutput::error(refusal),
         }
     }
 }
 
-/// In a chat whose plan is saved as files: `done` needs a passing gate (the `.dwp` rule),
-/// and `init` may not replace a list that has tasks (the files keep the approved plan,
-/// keyed by id). The error is the text the model reads.
-fn check_turn_plan_allowed(op: &Operation, current: &TaskList) -> Result<(), String> {
+impl TurnPlanTool {
+    /// The `.dwp` rules before an operation applies: a refusal carries the plan as it is.
+    /// A refused `done` still records its measured gate (every run is a protocol point).
+    async fn check_plan_files(
+        &self,
+        link: &PlanFilesLink,
+        chat_id: &ChatId,
+        op: &Operation,
+        measured: Option<&Gate>,
+    ) -> Result<(), ToolOutput> {
+        let current =
+            self.store.task_list(chat_id).map_err(|error| ToolOutput::error(error.to_string()))?;
+        let Err(refusal) = check_turn_plan_allowed(op, &current, measured) else { return Ok(()) };
+        if let (Operation::Done { id, .. }, Some(gate)) = (op, measured) {
+            record_failing_gate(link, chat_id, *id, gate).await;
+        }
+        Err(ToolOutput::error(format!("{refusal}\n\n{}", current.render())))
+    }
+}
+
+/// Files a gate run that did not finish its task as a protocol point of the plan folder.
+async fn record_failing_gate(link: &PlanFilesLink, chat_id: &ChatId, id: u32, gate: &Gate) {
+    let (link, gate) = (link.clone(), GateInput::from(gate));
+    let recorded = tokio::task::spawn_blocking(move || {
+        link.files.record_gate(&link.dir, id, gate, &now_rfc3339())
+    })
+    .await;
+    if let Ok(Err(error)) = recorded {
+        tracing::warn!(%chat_id, %error, "the failing gate run could not be recorded");
+    }
+}
+
+/// Mirrors the saved list into the plan folder; a failure is logged, never lost work.
+async fn sync_plan_files(link: &PlanFilesLink, chat_id: &ChatId, next: &TaskList) {
+    let (link, next): (_, Vec<TrackedTask>) = (link.clone(), next.into());
+    match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339()))
+        .await
+    {
+        Ok(Ok(report)) => {
+            for refused in report.refused {
+                tracing::warn!(%chat_id, %refused, "the plan folder refused a change");
+            }
+        }
+        Ok(Err(error)) => tracing::warn!(%chat_id, %error, "the plan folder could not be updated"),
+        Err(error) => tracing::warn!(%chat_id, %error, "the plan folder update did not finish"),
+    }
+}
+
+/// In a chat whose plan is saved as files: `done` needs a passing gate that Preflight ran
+/// (the `.dwp` rule), and `init` may not replace a list that has tasks (the files keep the
+/// approved plan, keyed by id). The error is the text the model reads.
+fn check_turn_plan_allowed(
+    op: &Operation,
+    current: &TaskList,
+    measured: Option<&Gate>,
+) -> Result<(), String> {
     if let Operation::Init { .. } = op {
         if !current.is_empty() {
             return Err(
@@ -147,55 +296,59 @@ fn check_turn_plan_allowed(op: &Operation, current: &TaskList) -> Result<(), Str
             );
         }
     }
-    check_done_allowed(op)
-}
-
-/// `done` with the `.dwp` gate rule; every other operation is allowed.
-fn check_done_allowed(op: &Operation) -> Result<(), String> {
-    let Operation::Done { id, gate, .. } = op else {
-        return Ok(());
-    };
-    check_done(*id, gate.as_ref().map(GateInput::from)).map_err(|refusal| refusal.to_string())
+    let Operation::Done { id, .. } = op else { return Ok(()) };
+    check_done(*id, measured.map(GateInput::from)).map_err(|refusal| refusal.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::{Gate, NewTask};
+    use crate::tasks::NewTask;
 
-    #[test]
-    fn init_may_not_replace_a_saved_plan_and_done_needs_its_gate() {
-        let empty = TaskList::empty();
-        let list = TaskList::from_steps(["a"]).unwrap();
-        let init = Operation::Init { tasks: vec![NewTask::new("b", None)] };
-        assert_eq!(check_turn_plan_allowed(&init, &empty), Ok(()));
-        assert!(check_turn_plan_allowed(&init, &list).unwrap_err().contains("not init"));
-        let add = Operation::Add { tasks: vec![NewTask::new("b", None)] };
-        assert_eq!(check_turn_plan_allowed(&add, &list), Ok(()));
-        let done = Operation::Done { id: 1, outcome: None, gate: None };
-        assert!(check_turn_plan_allowed(&done, &list)
-            .unwrap_err()
-            .contains("needs a passing check"));
+    fn gate(exit_code: i64, evidence: &str) -> Gate {
+        Gate {
+            command: "cargo test".into(),
+            exit_code,
+            passes: exit_code == 0,
+            evidence: evidence.into(),
+            duration_ms: 5,
+            last_run: "2026-12-01T10:00:00Z".into(),
+            timed_out: false,
+        }
     }
 
     #[test]
-    fn done_needs_a_passing_gate_with_real_evidence() {
-        let done = |gate: Option<Gate>| Operation::Done { id: 2, outcome: None, gate };
-        let gate = |exit_code, evidence: &str| {
-            Some(Gate { command: "cargo test".into(), exit_code, evidence: evidence.into() })
+    fn init_may_not_replace_a_saved_plan_and_done_needs_a_measured_gate() {
+        let empty = TaskList::empty();
+        let list = TaskList::from_steps(["a"]).unwrap();
+        let init = Operation::Init { tasks: vec![NewTask::new("b", None)] };
+        assert_eq!(check_turn_plan_allowed(&init, &empty, None), Ok(()));
+        assert!(check_turn_plan_allowed(&init, &list, None).unwrap_err().contains("not init"));
+        let add = Operation::Add { tasks: vec![NewTask::new("b", None)] };
+        assert_eq!(check_turn_plan_allowed(&add, &list, None), Ok(()));
+        let done = Operation::Done { id: 1, outcome: None, gate: None };
+        let refusal = check_turn_plan_allowed(&done, &list, None).unwrap_err();
+        assert!(refusal.contains("needs a passing check"), "{refusal}");
+        assert_eq!(check_turn_plan_allowed(&done, &list, Some(&gate(0, "12 passed"))), Ok(()));
+        let refusal = check_turn_plan_allowed(&done, &list, Some(&gate(101, "1 failed")));
+        assert!(refusal.unwrap_err().contains("exit code 101"));
+    }
+
+    #[test]
+    fn a_record_is_measured_and_a_timeout_never_passes() {
+        let run = SandboxRun {
+            exit_code: 0,
+            stdout: "ok\n".into(),
+            stderr: String::new(),
+            timed_out: true,
+            truncated: false,
+            duration_ms: 300_000,
         };
-        assert_eq!(check_done_allowed(&Operation::Start { id: 2 }), Ok(()));
-        assert_eq!(check_done_allowed(&Operation::Drop { id: 2, outcome: None }), Ok(()));
-        assert_eq!(check_done_allowed(&done(gate(0, "12 passed"))), Ok(()));
-        for (op, says) in [
-            (done(None), "needs a passing check"),
-            (done(gate(101, "1 failed")), "exit code 101"),
-            (done(gate(0, "")), "has no evidence"),
-            (done(gate(0, "never executed")), "not carried out"),
-        ] {
-            let refusal = check_done_allowed(&op).unwrap_err();
-            assert!(refusal.contains(says), "{refusal}");
-        }
-        assert!(check_done_allowed(&done(None)).unwrap_err().contains("gate:{\"command\""));
+        let record = gate_record("sleep 999", &run);
+        assert!(!record.passes && record.timed_out);
+        assert!(failure_text(&record, &run).contains("timed out after 300 s"));
+        let record = gate_record("true", &SandboxRun { timed_out: false, ..run });
+        assert!(record.passes && record.evidence == "ok" && !record.last_run.is_empty());
+        assert!(passed_text(&record, true).contains("Preflight measures them"));
     }
 }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::MessageId;
 use crate::planner::{PlanDocument, Question};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,7 +19,7 @@ pub enum Role {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Message {
-    pub id: String,
+    pub id: MessageId,
     pub created_at: String,
     #[serde(flatten)]
     pub body: MessageBody,

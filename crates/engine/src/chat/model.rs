@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::ChatId;
 use crate::planner::Question;
 
 /// A chat as the API shows it (without messages or state).
@@ -9,7 +10,7 @@ use crate::planner::Question;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Chat {
-    pub id: String,
+    pub id: ChatId,
     pub title: String,
     /// The workspace folder the chat's tools work in; none means no filesystem tools.
     pub workspace: Option<String>,

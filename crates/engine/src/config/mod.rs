@@ -1,5 +1,5 @@
 //! `config.toml` in the data folder (DESIGN §10): the provider, an optional separate planner
-//! provider, and plan-mode defaults. A missing file means the defaults (the embedded model);
+//! provider, plan-mode defaults and the code sandbox (`[sandbox]`, DESIGN §11). A missing file means the defaults (the embedded model);
 //! a bad one is an error naming file, line and key, never a silent default.
 //!
 //! This module owns the file: `parse.rs` reads it, `write.rs` writes the settings screen's
@@ -32,6 +32,21 @@ pub struct Config {
     /// `[planner]`: a stronger or cheaper model for planning; none plans with `provider`.
     pub planner: Option<ProviderSettings>,
     pub plan_mode: PlanModeDefaults,
+    pub sandbox: SandboxSettings,
+}
+
+/// `[sandbox]` (DESIGN §11): whether chats with a workspace get Preflight's code sandbox,
+/// and whether commands in it may use the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SandboxSettings {
+    pub enabled: bool,
+    pub network: bool,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> SandboxSettings {
+        SandboxSettings { enabled: true, network: true }
+    }
 }
 
 /// What new chats get when their own settings leave plan mode open.
@@ -54,6 +69,7 @@ impl Default for Config {
             provider: ProviderSettings::embedded(),
             planner: None,
             plan_mode: PlanModeDefaults::default(),
+            sandbox: SandboxSettings::default(),
         }
     }
 }

@@ -8,10 +8,10 @@ use std::time::Duration;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::{Config, ConfigError, PlanModeDefaults};
+use super::{Config, ConfigError, PlanModeDefaults, SandboxSettings};
 use crate::llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy};
 
-const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode"];
+const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode", "sandbox"];
 const PROVIDER_KEYS: &[&str] = &[
     "kind",
     "base_url",
@@ -22,6 +22,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "idle_timeout_secs",
 ];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
+const SANDBOX_KEYS: &[&str] = &["enabled", "network"];
 
 /// One table being read: where it is, its dotted name, the file's text for line numbers.
 struct Section<'a> {
@@ -53,7 +54,11 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         Some(section) => section.plan_mode()?,
         None => PlanModeDefaults::default(),
     };
-    Ok(Config { provider, planner, plan_mode })
+    let sandbox = match root.section("sandbox")? {
+        Some(section) => section.sandbox()?,
+        None => SandboxSettings::default(),
+    };
+    Ok(Config { provider, planner, plan_mode, sandbox })
 }
 
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
@@ -162,6 +167,15 @@ impl<'a> Section<'a> {
         Ok(PlanModeDefaults {
             enabled: self.boolean("enabled", defaults.enabled)?,
             auto_approve: self.boolean("auto_approve", defaults.auto_approve)?,
+        })
+    }
+
+    fn sandbox(&self) -> Result<SandboxSettings, ConfigError> {
+        self.only_keys(SANDBOX_KEYS)?;
+        let defaults = SandboxSettings::default();
+        Ok(SandboxSettings {
+            enabled: self.boolean("enabled", defaults.enabled)?,
+            network: self.boolean("network", defaults.network)?,
         })
     }
 

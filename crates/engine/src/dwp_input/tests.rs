@@ -40,8 +40,18 @@ fn gate(exit_code: i64) -> Gate {
     Gate {
         command: "cargo test".into(),
         exit_code,
+        passes: exit_code == 0,
         evidence: if exit_code == 0 { "9 passed".into() } else { "1 failed".into() },
+        duration_ms: 40,
+        last_run: "2026-12-01T10:00:00Z".into(),
+        timed_out: false,
     }
+}
+
+/// `done` with the gate Preflight measured.
+fn done(list: &TaskList, id: u32, outcome: Option<&str>, gate: Option<Gate>) -> TaskList {
+    let op = Operation::Done { id, outcome: outcome.map(str::to_owned), gate: None };
+    list.apply_measured(&op, gate.as_ref()).unwrap()
 }
 
 /// The state after syncing `list`, and the points written (refusals shown as `!point`).
@@ -75,13 +85,7 @@ fn tracker_statuses_map_to_the_seeds_words() {
         (vec![InProgress, Pending, Pending], vec!["task start".to_owned()])
     );
 
-    let done = list
-        .apply(&Operation::Done {
-            id: 1,
-            outcome: Some("all in agent.rs".into()),
-            gate: Some(gate(0)),
-        })
-        .unwrap();
+    let done = done(&list, 1, Some("all in agent.rs"), Some(gate(0)));
     let (state, points) = sync(&state, &done);
     assert_eq!(statuses(&state), vec![Completed, InProgress, Pending]);
     assert_eq!(
@@ -113,7 +117,7 @@ fn a_done_without_a_passing_gate_is_not_completed() {
     let list = TaskList::from_steps(["a", "b"]).unwrap();
     let (state, _) = sync(&plan(&["a", "b"]), &list);
     for gate in [None, Some(gate(1))] {
-        let done = list.apply(&Operation::Done { id: 1, outcome: None, gate }).unwrap();
+        let done = done(&list, 1, None, gate);
         let (after, points) = sync(&state, &done);
         assert_eq!(statuses(&after), vec![Status::Pending, Status::InProgress], "{points:?}");
         assert!(points.contains(&"!completion".to_owned()), "{points:?}");
@@ -123,7 +127,7 @@ fn a_done_without_a_passing_gate_is_not_completed() {
 #[test]
 fn restarting_a_finished_task_reopens_it() {
     let list = TaskList::from_steps(["a", "b"]).unwrap();
-    let done = list.apply(&Operation::Done { id: 1, outcome: None, gate: Some(gate(0)) }).unwrap();
+    let done = done(&list, 1, None, Some(gate(0)));
     let (state, _) = sync(&plan(&["a", "b"]), &done);
     let restarted = done.apply(&Operation::Start { id: 1 }).unwrap();
     let (state, points) = sync(&state, &restarted);
@@ -135,9 +139,9 @@ fn restarting_a_finished_task_reopens_it() {
 #[test]
 fn a_failing_rerun_of_a_completed_task_withdraws_the_completion() {
     let list = TaskList::from_steps(["a", "b"]).unwrap();
-    let done = list.apply(&Operation::Done { id: 1, outcome: None, gate: Some(gate(0)) }).unwrap();
+    let done = done(&list, 1, None, Some(gate(0)));
     let (state, _) = sync(&plan(&["a", "b"]), &done);
-    let rerun = done.apply(&Operation::Done { id: 1, outcome: None, gate: Some(gate(1)) }).unwrap();
+    let rerun = done.with_gate_run(1, &gate(1)).unwrap();
     let (state, points) = sync(&state, &rerun);
     assert_eq!(points, vec!["gate run"]);
     assert_eq!(

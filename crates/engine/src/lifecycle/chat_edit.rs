@@ -9,6 +9,7 @@
 use serde::{Deserialize, Deserializer};
 
 use crate::chat::{Chat, ChatSettings};
+use crate::ids::ChatId;
 
 use super::chats::{checked_workspace, is_git_repository};
 use super::error::ApiError;
@@ -47,7 +48,7 @@ impl Engine {
     /// must be an existing folder and cannot change while a turn runs (`ERR_TURN_ACTIVE`); a
     /// chat that had no workspace takes the creation default for `save_plans` (on in a git
     /// repository) unless the patch sets it.
-    pub fn update_chat(&self, chat_id: &str, patch: &ChatPatch) -> Result<Chat, ApiError> {
+    pub fn update_chat(&self, chat_id: &ChatId, patch: &ChatPatch) -> Result<Chat, ApiError> {
         let title = patch.title.as_deref().map(checked_title).transpose()?;
         let workspace = match &patch.workspace {
             Some(Some(folder)) => Some(Some(checked_workspace(folder)?)),
@@ -75,7 +76,7 @@ impl Engine {
     }
 
     /// Renames a chat (a patch of its title).
-    pub fn rename_chat(&self, chat_id: &str, title: &str) -> Result<Chat, ApiError> {
+    pub fn rename_chat(&self, chat_id: &ChatId, title: &str) -> Result<Chat, ApiError> {
         self.update_chat(
             chat_id,
             &ChatPatch { title: Some(title.to_owned()), ..ChatPatch::default() },
@@ -85,7 +86,7 @@ impl Engine {
     /// Sets (or, with `None`, clears) the chat's workspace folder (a patch of it).
     pub fn set_chat_workspace(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         workspace: Option<&str>,
     ) -> Result<Chat, ApiError> {
         self.update_chat(
@@ -144,7 +145,10 @@ mod tests {
                 "{bad:?}"
             );
         }
-        assert_eq!(engine.rename_chat("no-such-chat", "x").unwrap_err().code, ErrorCode::NotFound);
+        assert_eq!(
+            engine.rename_chat(&"no-such-chat".into(), "x").unwrap_err().code,
+            ErrorCode::NotFound
+        );
         assert_eq!(engine.chat_view(&chat.id).unwrap().chat.title, "Quarterly report");
     }
 

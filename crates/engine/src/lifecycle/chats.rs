@@ -4,6 +4,7 @@ use std::path::Path;
 
 use crate::chat::{Chat, ChatSettings};
 use crate::events::Event;
+use crate::ids::ChatId;
 use crate::planner::PlanDocument;
 use crate::tasks::{Task, TaskList};
 
@@ -55,7 +56,7 @@ impl Engine {
         Ok(self.inner.store.list_chats()?)
     }
 
-    pub fn chat_view(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+    pub fn chat_view(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
         let snapshot = self.inner.store.snapshot(chat_id)?;
         Ok(ChatView {
             chat: snapshot.chat,
@@ -69,7 +70,7 @@ impl Engine {
     }
 
     /// Stops the chat's turn, if any, then deletes the chat and everything it holds.
-    pub async fn delete_chat(&self, chat_id: &str) -> Result<bool, ApiError> {
+    pub async fn delete_chat(&self, chat_id: &ChatId) -> Result<bool, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         self.inner.hub.stop_turn(chat_id).await;
         let deleted = self.inner.store.delete_chat(chat_id)?;
@@ -78,13 +79,13 @@ impl Engine {
     }
 
     /// The chat's task list (`turn_plan`'s); empty when it has none.
-    pub fn task_list(&self, chat_id: &str) -> Result<Vec<Task>, ApiError> {
+    pub fn task_list(&self, chat_id: &ChatId) -> Result<Vec<Task>, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         Ok(self.inner.store.task_list(chat_id)?.tasks)
     }
 
     /// `DELETE /v1/chats/{id}/plan`: clears the task list (a `plan` event with no tasks).
-    pub fn delete_task_list(&self, chat_id: &str) -> Result<bool, ApiError> {
+    pub fn delete_task_list(&self, chat_id: &ChatId) -> Result<bool, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         let deleted = self.inner.store.delete_task_list(chat_id)?;
         if deleted {
@@ -94,7 +95,7 @@ impl Engine {
     }
 
     /// Every revision of the chat's plan, oldest first.
-    pub fn plan_revisions(&self, chat_id: &str) -> Result<Vec<PlanDocument>, ApiError> {
+    pub fn plan_revisions(&self, chat_id: &ChatId) -> Result<Vec<PlanDocument>, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         Ok(self.inner.store.plan_revisions(chat_id)?)
     }
@@ -102,7 +103,7 @@ impl Engine {
     /// The chat's events from now on (DESIGN §7).
     pub fn subscribe(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
     ) -> Result<tokio::sync::broadcast::Receiver<Event>, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         Ok(self.inner.hub.subscribe(chat_id))

@@ -11,6 +11,7 @@ use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::events::Event;
+use crate::ids::ChatId;
 
 /// Events a slow subscriber may lag behind before it misses some (it is told it lagged).
 const EVENT_BUFFER: usize = 4096;
@@ -33,7 +34,7 @@ pub enum TurnKind {
 /// The guard a turn's task holds; dropping it unregisters the turn and wakes waiters.
 pub struct TurnGuard {
     hub: Arc<Hub>,
-    chat_id: String,
+    chat_id: ChatId,
     finished: watch::Sender<bool>,
     pub cancel: CancellationToken,
 }
@@ -47,69 +48,69 @@ impl Drop for TurnGuard {
 
 #[derive(Default)]
 pub struct Hub {
-    streams: Mutex<HashMap<String, broadcast::Sender<Event>>>,
-    turns: Mutex<HashMap<String, TurnHandle>>,
+    streams: Mutex<HashMap<ChatId, broadcast::Sender<Event>>>,
+    turns: Mutex<HashMap<ChatId, TurnHandle>>,
 }
 
 impl Hub {
     /// Sends `event` to the chat's subscribers (none listening is fine).
-    pub fn emit(&self, chat_id: &str, event: Event) {
+    pub fn emit(&self, chat_id: &ChatId, event: Event) {
         if let Some(sender) = lock(&self.streams).get(chat_id) {
             let _ = sender.send(event);
         }
     }
 
-    pub fn subscribe(&self, chat_id: &str) -> broadcast::Receiver<Event> {
+    pub fn subscribe(&self, chat_id: &ChatId) -> broadcast::Receiver<Event> {
         let mut streams = lock(&self.streams);
         let sender =
-            streams.entry(chat_id.to_owned()).or_insert_with(|| broadcast::channel(EVENT_BUFFER).0);
+            streams.entry(chat_id.clone()).or_insert_with(|| broadcast::channel(EVENT_BUFFER).0);
         sender.subscribe()
     }
 
     /// Forgets a deleted chat's stream (its subscribers see the stream end).
-    pub fn forget(&self, chat_id: &str) {
+    pub fn forget(&self, chat_id: &ChatId) {
         lock(&self.streams).remove(chat_id);
     }
 
     /// Registers a new turn for `chat_id`, or `None` when one is already running.
-    pub fn begin_turn(self: &Arc<Self>, chat_id: &str, kind: TurnKind) -> Option<TurnGuard> {
+    pub fn begin_turn(self: &Arc<Self>, chat_id: &ChatId, kind: TurnKind) -> Option<TurnGuard> {
         let mut turns = self.lock_turns();
         if turns.contains_key(chat_id) {
             return None;
         }
         let cancel = CancellationToken::new();
         let (finished_sender, finished) = watch::channel(false);
-        turns.insert(chat_id.to_owned(), TurnHandle { cancel: cancel.clone(), finished, kind });
+        turns.insert(chat_id.clone(), TurnHandle { cancel: cancel.clone(), finished, kind });
         Some(TurnGuard {
             hub: Arc::clone(self),
-            chat_id: chat_id.to_owned(),
+            chat_id: chat_id.clone(),
             finished: finished_sender,
             cancel,
         })
     }
 
-    pub fn turn(&self, chat_id: &str) -> Option<TurnHandle> {
+    pub fn turn(&self, chat_id: &ChatId) -> Option<TurnHandle> {
         self.lock_turns().get(chat_id).cloned()
     }
 
-    pub fn is_turn_active(&self, chat_id: &str) -> bool {
+    pub fn is_turn_active(&self, chat_id: &ChatId) -> bool {
         self.lock_turns().contains_key(chat_id)
     }
 
     /// Cancels the chat's turn, if any, and waits until its task has finished.
-    pub async fn stop_turn(&self, chat_id: &str) {
+    pub async fn stop_turn(&self, chat_id: &ChatId) {
         let Some(mut turn) = self.turn(chat_id) else { return };
         turn.cancel.cancel();
         let _ = turn.finished.wait_for(|finished| *finished).await;
     }
 
-    fn lock_turns(&self) -> MutexGuard<'_, HashMap<String, TurnHandle>> {
+    fn lock_turns(&self) -> MutexGuard<'_, HashMap<ChatId, TurnHandle>> {
         lock(&self.turns)
     }
 }
 
 impl TurnGuard {
-    pub fn chat_id(&self) -> &str {
+    pub fn chat_id(&self) -> &ChatId {
         &self.chat_id
     }
 

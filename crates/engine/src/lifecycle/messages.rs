@@ -1,8 +1,8 @@
 //! The user's messages: send (DESIGN §2 `send`), edit and re-send, stop the running turn.
 
 use crate::chat::{Chat, ChatSettings, Message, MessageBody, Phase};
+use crate::ids::{ChatId, MessageId};
 use crate::now_rfc3339;
-use crate::store::new_id;
 
 use super::chats::DEFAULT_TITLE;
 use super::error::ApiError;
@@ -21,7 +21,7 @@ impl Engine {
     /// revision feedback; otherwise the executor runs.
     pub fn send(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         content: &str,
         files: Vec<String>,
     ) -> Result<ChatView, ApiError> {
@@ -53,8 +53,8 @@ impl Engine {
     /// the first message of a plan-mode chat runs plan mode again.
     pub fn edit_message(
         &self,
-        chat_id: &str,
-        message_id: &str,
+        chat_id: &ChatId,
+        message_id: &MessageId,
         content: &str,
     ) -> Result<ChatView, ApiError> {
         if content.trim().is_empty() {
@@ -64,7 +64,7 @@ impl Engine {
         let chat = self.inner.store.get_chat(chat_id)?;
         self.inner.store.message(chat_id, message_id)?;
         let first = self.inner.store.read(|tx| tx.first_user_message(chat_id))?;
-        let edits_first = first.is_some_and(|first| first.id == message_id);
+        let edits_first = first.is_some_and(|first| first.id == *message_id);
         let phase = route_edit(&self.facts(&chat)?, edits_first)?;
         let kind = if phase == Phase::Planning { TurnKind::Planner } else { TurnKind::Executor };
         let guard = self.claim_turn(chat_id, kind)?;
@@ -78,7 +78,7 @@ impl Engine {
 
     /// Stops the chat's running turn and waits until it has settled in the store. A stop
     /// during planning executes nothing. Without a running turn this changes nothing.
-    pub async fn stop(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+    pub async fn stop(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         self.inner.hub.stop_turn(chat_id).await;
         self.chat_view(chat_id)
@@ -92,7 +92,11 @@ impl Engine {
         Ok(ChatFacts { plan_mode: chat.plan_mode, phase, user_turns, running })
     }
 
-    pub(super) fn claim_turn(&self, chat_id: &str, kind: TurnKind) -> Result<TurnGuard, ApiError> {
+    pub(super) fn claim_turn(
+        &self,
+        chat_id: &ChatId,
+        kind: TurnKind,
+    ) -> Result<TurnGuard, ApiError> {
         self.inner.hub.begin_turn(chat_id, kind).ok_or_else(ApiError::turn_active)
     }
 
@@ -121,7 +125,7 @@ impl Engine {
 
 pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
     Message {
-        id: new_id(),
+        id: MessageId::new(),
         created_at: now_rfc3339(),
         body: MessageBody::User { content: content.to_owned(), files, plan_answer: false },
     }

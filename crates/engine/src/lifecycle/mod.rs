@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
 use crate::home_lock::{HomeLock, HomeLockError};
+use crate::ids::ChatId;
 use crate::llm::{LocalModels, Provider, SetupError};
 use crate::mcp::{McpConfig, McpError, McpHost, ProfileView};
 use crate::store::{Store, StoreError};
@@ -39,6 +40,7 @@ pub use notify::phase_text;
 pub use plan_files::{DroppedTask, PlanFolder, TaskPanel};
 pub use transitions::MAX_QUESTION_ROUNDS;
 pub use view::{ChatView, StateView};
+// `SandboxView` is defined below, beside `Engine::sandbox`.
 
 use hub::Hub;
 use transitions::{offers_turn_plan, profile_for};
@@ -79,6 +81,17 @@ impl EngineOptions {
             home_lock: None,
             home,
         }
+    }
+}
+
+/// `[sandbox]` over the embedder's sandbox server: off removes it, `network = false` cuts
+/// the network of its runs.
+fn apply_sandbox_settings(mcp: &mut McpConfig, settings: crate::config::SandboxSettings) {
+    if !settings.enabled {
+        mcp.sandbox = None;
+    }
+    if let Some(sandbox) = &mut mcp.sandbox {
+        sandbox.network = settings.network;
     }
 }
 
@@ -140,10 +153,12 @@ impl Engine {
         let config = Config::load(&home)?;
         let store = Arc::new(Store::open(home.join(DATABASE_FILE))?);
         crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
-        let context7_configured = crate::mcp::config::load_servers(&options.mcp)?
+        let mut mcp_config = options.mcp;
+        apply_sandbox_settings(&mut mcp_config, config.sandbox);
+        let context7_configured = crate::mcp::config::load_servers(&mcp_config)?
             .iter()
             .any(|server| server.class == crate::mcp::ServerClass::Context7);
-        let mcp = McpHost::start(options.mcp)?;
+        let mcp = McpHost::start(mcp_config)?;
         let local = options.local_models.as_deref();
         let executor = connect_provider(&config.provider, &options.keys, local);
         let planner = connect_provider(&config.planner_settings(), &options.keys, local);
@@ -183,13 +198,13 @@ impl Engine {
     }
 
     /// `ERR_NOT_FOUND` unless the chat exists.
-    pub fn require_chat(&self, chat_id: &str) -> Result<(), ApiError> {
+    pub fn require_chat(&self, chat_id: &ChatId) -> Result<(), ApiError> {
         self.inner.store.get_chat(chat_id).map(drop).map_err(ApiError::from)
     }
 
     /// The profile of the chat's running turn, or of the one that would run next, with
     /// the tool names its model sees.
-    pub async fn profile(&self, chat_id: &str) -> Result<ProfileView, ApiError> {
+    pub async fn profile(&self, chat_id: &ChatId) -> Result<ProfileView, ApiError> {
         let chat = self.inner.store.get_chat(chat_id)?;
         let profile = profile_for(&self.facts(&chat)?);
         let workspace = chat.workspace.as_deref().map(Path::new);
@@ -204,5 +219,55 @@ impl Engine {
             view.tools.push(crate::tasks::TOOL_NAME.to_owned());
         }
         Ok(view)
+    }
+
+    /// The chat's code sandbox as it describes itself (`sandbox_info`, DESIGN §11), started
+    /// if it is not running; a chat without one says why, in the same shape.
+    pub async fn sandbox(&self, chat_id: &ChatId) -> Result<SandboxView, ApiError> {
+        let chat = self.inner.store.get_chat(chat_id)?;
+        let Some(workspace) = chat.workspace.as_deref().map(Path::new) else {
+            return Ok(SandboxView::absent(
+                "this chat has no workspace, so it has no code sandbox",
+            ));
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        Ok(match self.inner.mcp.sandbox_info(workspace, &cancel).await {
+            Ok((text, info)) => SandboxView {
+                available: true,
+                confined: info["confined"].as_bool().unwrap_or(false),
+                text,
+                info,
+            },
+            Err(why) => SandboxView::absent(&why.to_string()),
+        })
+    }
+}
+
+/// `GET /v1/chats/{id}/sandbox`: whether the chat has a code sandbox, whether bubblewrap
+/// confines it, and its own words (`sandbox_info`) or why there is none.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SandboxView {
+    pub available: bool,
+    /// Confined by bubblewrap; `false` when commands run unconfined (or there is no sandbox).
+    pub confined: bool,
+    /// The sandbox's account of itself in plain words, or why the chat has none.
+    pub text: String,
+    /// `sandbox_info`'s structured facts (`confinement`, `network`, `limits`, `python`,
+    /// `venv`, `packages`); `null` without a sandbox.
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub info: serde_json::Value,
+}
+
+impl SandboxView {
+    fn absent(why: &str) -> SandboxView {
+        SandboxView {
+            available: false,
+            confined: false,
+            text: why.to_owned(),
+            info: serde_json::Value::Null,
+        }
     }
 }

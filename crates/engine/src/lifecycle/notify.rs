@@ -2,6 +2,7 @@
 
 use crate::chat::{Message, MessageBody, Phase};
 use crate::events::Event;
+use crate::ids::ChatId;
 
 use super::Engine;
 
@@ -17,36 +18,36 @@ pub fn phase_text(phase: Phase) -> &'static str {
 }
 
 impl Engine {
-    pub(super) fn emit(&self, chat_id: &str, event: Event) {
+    pub(super) fn emit(&self, chat_id: &ChatId, event: Event) {
         self.inner.hub.emit(chat_id, event);
     }
 
-    pub(super) fn emit_phase(&self, chat_id: &str, phase: Phase) {
+    pub(super) fn emit_phase(&self, chat_id: &ChatId, phase: Phase) {
         self.inner.emit_phase(chat_id, phase);
     }
 
     /// A message that was just stored, then the phase it left the chat in.
-    pub(super) fn announce(&self, chat_id: &str, message: &Message, phase: Phase) {
+    pub(super) fn announce(&self, chat_id: &ChatId, message: &Message, phase: Phase) {
         self.emit(chat_id, Event::Message { message: message.clone() });
         self.emit_phase(chat_id, phase);
     }
 
     /// The chat's whole task list as it is stored now.
-    pub(super) fn emit_task_list(&self, chat_id: &str) {
+    pub(super) fn emit_task_list(&self, chat_id: &ChatId) {
         if let Ok(list) = self.inner.store.task_list(chat_id) {
             self.emit(chat_id, Event::TaskList { tasks: list.tasks });
         }
     }
 
     /// The plan card again, after its plan changed (approval, an edit).
-    pub(super) fn emit_plan_card(&self, chat_id: &str) {
+    pub(super) fn emit_plan_card(&self, chat_id: &ChatId) {
         self.emit_card(chat_id, |body| {
             matches!(body, MessageBody::Assistant { plan: Some(_), .. })
         });
     }
 
     /// The latest stored message whose body `is_card`, as a `message` event.
-    pub(super) fn emit_card(&self, chat_id: &str, is_card: impl Fn(&MessageBody) -> bool) {
+    pub(super) fn emit_card(&self, chat_id: &ChatId, is_card: impl Fn(&MessageBody) -> bool) {
         let Ok(messages) = self.inner.store.messages(chat_id) else { return };
         if let Some(card) = messages.into_iter().rev().find(|message| is_card(&message.body)) {
             self.emit(chat_id, Event::Message { message: card });
@@ -55,7 +56,7 @@ impl Engine {
 }
 
 impl super::Inner {
-    pub(super) fn emit_phase(&self, chat_id: &str, phase: Phase) {
+    pub(super) fn emit_phase(&self, chat_id: &ChatId, phase: Phase) {
         self.hub.emit(chat_id, Event::PlanStatus { phase, text: phase_text(phase).to_owned() });
     }
 }

@@ -3,9 +3,10 @@
 
 use crate::chat::{Message, MessageBody, Phase};
 use crate::events::Event;
+use crate::ids::{ChatId, MessageId, QuestionId};
 use crate::now_rfc3339;
 use crate::planner::{edited_plan_document, PlanDocument, PlanEdit};
-use crate::store::{answer_text, new_id};
+use crate::store::answer_text;
 
 use super::error::{ApiError, ErrorCode};
 use super::hub::TurnKind;
@@ -19,8 +20,8 @@ impl Engine {
     /// runs again with every answer so far.
     pub fn answer(
         &self,
-        chat_id: &str,
-        question_id: &str,
+        chat_id: &ChatId,
+        question_id: &QuestionId,
         answer: &str,
     ) -> Result<ChatView, ApiError> {
         let _serial = self.serialize();
@@ -48,7 +49,7 @@ impl Engine {
 
     /// Approves the waiting plan: the task list starts from its steps and the executor runs
     /// the original task once, with the plan as its directive.
-    pub fn approve_plan(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+    pub fn approve_plan(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
         let _serial = self.serialize();
         self.inner.store.get_chat(chat_id)?;
         let plan = self.waiting_plan(chat_id)?;
@@ -64,7 +65,11 @@ impl Engine {
 
     /// Rejects the waiting plan. With feedback the planner revises it (the feedback counts
     /// as an answer); without, this is a cancel.
-    pub fn reject_plan(&self, chat_id: &str, feedback: Option<&str>) -> Result<ChatView, ApiError> {
+    pub fn reject_plan(
+        &self,
+        chat_id: &ChatId,
+        feedback: Option<&str>,
+    ) -> Result<ChatView, ApiError> {
         let _serial = self.serialize();
         self.inner.store.get_chat(chat_id)?;
         match feedback.map(str::trim).filter(|text| !text.is_empty()) {
@@ -78,7 +83,11 @@ impl Engine {
 
     /// Revision feedback for the waiting plan: stored like an answer, then the planner
     /// revises. The caller holds the action lock.
-    pub(super) fn revise_plan(&self, chat_id: &str, feedback: &str) -> Result<ChatView, ApiError> {
+    pub(super) fn revise_plan(
+        &self,
+        chat_id: &ChatId,
+        feedback: &str,
+    ) -> Result<ChatView, ApiError> {
         self.waiting_plan(chat_id)?;
         let guard = self.claim_turn(chat_id, TurnKind::Planner)?;
         let message = feedback_message(feedback.trim());
@@ -92,7 +101,7 @@ impl Engine {
 
     /// Cancels plan mode: the whole planning tail goes, the chat is as right after its
     /// original message, and the managed profile is back. Stops a planner that is running.
-    pub async fn cancel_plan(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+    pub async fn cancel_plan(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         if self.inner.hub.turn(chat_id).is_some_and(|turn| turn.kind == TurnKind::Planner) {
             self.inner.hub.stop_turn(chat_id).await;
@@ -102,7 +111,11 @@ impl Engine {
     }
 
     /// Edits the waiting plan's title, aim, steps or libraries: a new revision.
-    pub fn edit_plan_doc(&self, chat_id: &str, edit: &PlanEdit) -> Result<PlanDocument, ApiError> {
+    pub fn edit_plan_doc(
+        &self,
+        chat_id: &ChatId,
+        edit: &PlanEdit,
+    ) -> Result<PlanDocument, ApiError> {
         let _serial = self.serialize();
         self.inner.store.get_chat(chat_id)?;
         let current = self.waiting_plan(chat_id)?;
@@ -114,7 +127,7 @@ impl Engine {
     }
 
     /// Cancel is idempotent: with nothing of plan mode left to cancel it changes nothing.
-    fn cancel_plan_now(&self, chat_id: &str) -> Result<ChatView, ApiError> {
+    fn cancel_plan_now(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
         let phase = self.inner.store.read(|tx| tx.phase(chat_id))?;
         if !matches!(phase, Phase::Planning | Phase::Questions | Phase::AwaitingApproval) {
             return self.chat_view(chat_id);
@@ -129,7 +142,7 @@ impl Engine {
     }
 
     /// The plan waiting for approval, or `ERR_NO_PLAN`.
-    fn waiting_plan(&self, chat_id: &str) -> Result<PlanDocument, ApiError> {
+    fn waiting_plan(&self, chat_id: &ChatId) -> Result<PlanDocument, ApiError> {
         let state = self.inner.store.state(chat_id)?;
         match state.plan {
             Some(plan)
@@ -146,7 +159,7 @@ impl Engine {
 /// Revision feedback, stored like an answer: `plan_answer: true`, never a user turn.
 fn feedback_message(feedback: &str) -> Message {
     Message {
-        id: new_id(),
+        id: MessageId::new(),
         created_at: now_rfc3339(),
         body: MessageBody::User {
             content: answer_text("What should change in the plan?", feedback),

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::chat::Chat;
 use crate::events::Event;
+use crate::ids::{ChatId, TaskId};
 use crate::now_rfc3339;
 use crate::tasks::{Task, TaskStatus};
 
@@ -35,7 +36,7 @@ pub struct PlanFolder {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DroppedTask {
-    pub id: u32,
+    pub id: TaskId,
     pub title: String,
     /// The executor's reason (its outcome for the drop).
     pub reason: String,
@@ -55,7 +56,7 @@ impl Engine {
     /// none, or its workspace has none for this chat yet). A folder that cannot be read (a
     /// hand-broken `state.json`) leaves `files` out rather than the task list: the
     /// verifier is the tool that says what is wrong with it.
-    pub async fn task_panel(&self, chat_id: &str) -> Result<TaskPanel, ApiError> {
+    pub async fn task_panel(&self, chat_id: &ChatId) -> Result<TaskPanel, ApiError> {
         let chat = self.inner.store.get_chat(chat_id)?;
         let tasks = self.inner.store.task_list(chat_id)?.tasks;
         let files = match folder_of(&chat).await {
@@ -70,7 +71,7 @@ impl Engine {
     }
 
     /// The chat's plan folder, found again in its workspace.
-    pub async fn plan_folder(&self, chat_id: &str) -> Result<Option<PlanFolder>, ApiError> {
+    pub async fn plan_folder(&self, chat_id: &ChatId) -> Result<Option<PlanFolder>, ApiError> {
         folder_of(&self.inner.store.get_chat(chat_id)?).await
     }
 
@@ -79,25 +80,29 @@ impl Engine {
     /// written) for a task that does not wait for that confirmation, and in a chat without
     /// a plan folder. The plan folder decides, not the task list, which a finished turn
     /// closes.
-    pub async fn confirm_drop(&self, chat_id: &str, task_id: u32) -> Result<PlanFolder, ApiError> {
+    pub async fn confirm_drop(
+        &self,
+        chat_id: &ChatId,
+        task_id: TaskId,
+    ) -> Result<PlanFolder, ApiError> {
         let chat = self.inner.store.get_chat(chat_id)?;
         let Some(workspace) = plan_workspace(&chat) else {
             return Err(ApiError::bad_request("this chat does not save its plan to the workspace"));
         };
         let files = plan_files(&self.inner);
         blocking(move || {
-            let dir = PlanFiles::locate(&workspace, &chat.id)
+            let dir = PlanFiles::locate(&workspace, chat.id.as_str())
                 .map_err(files_error)?
                 .ok_or_else(|| ApiError::bad_request("this chat has no plan folder in its workspace"))?;
             let state = read_state(&dir).map_err(files_error)?.state;
-            let task = state.task(task_id).ok_or_else(|| ApiError::bad_request(format!("the plan has no task {task_id}")))?;
+            let task = state.task(task_id.get()).ok_or_else(|| ApiError::bad_request(format!("the plan has no task {task_id}")))?;
             let reason = dropped_by_executor(task).ok_or_else(|| {
                 ApiError::bad_request(format!(
                     "task {task_id} is {}, not dropped by the executor: only such a drop can be confirmed",
                     task.status.as_str()
                 ))
             })?;
-            files.confirm_drop(&dir, task_id, reason, &now_rfc3339()).map_err(files_error)?;
+            files.confirm_drop(&dir, task_id.get(), reason, &now_rfc3339()).map_err(files_error)?;
             folder(&workspace, &dir).map_err(files_error)
         })
         .await
@@ -107,7 +112,7 @@ impl Engine {
 /// At the end of an executor turn that left work in the plan: a checkpoint in the task in
 /// progress, so that whoever resumes (this chat later, or another agent reading the
 /// files) knows where the work stopped and why. Failures are logged, never fatal.
-pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &str, why: &str) {
+pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &ChatId, why: &str) {
     let (Ok(chat), Ok(list)) = (inner.store.get_chat(chat_id), inner.store.task_list(chat_id))
     else {
         return;
@@ -133,7 +138,7 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &str, why: &st
     let note = format!("the turn ended ({why}){tail}");
     let (files, task, id) = (plan_files(inner), active.id, chat.id.clone());
     let written = blocking(move || {
-        let Some(dir) = PlanFiles::locate(&workspace, &id).map_err(files_error)? else {
+        let Some(dir) = PlanFiles::locate(&workspace, id.as_str()).map_err(files_error)? else {
             return Ok(false);
         };
         files.checkpoint(&dir, &active.title, &note, &now_rfc3339()).map_err(files_error)
@@ -161,7 +166,7 @@ fn folder(workspace: &Path, dir: &PlanDir) -> Result<PlanFolder, DwpError> {
         .iter()
         .filter_map(|task| {
             let reason = dropped_by_executor(task)?.to_owned();
-            Some(DroppedTask { id: task.id, title: task.title.clone(), reason })
+            Some(DroppedTask { id: TaskId::new(task.id), title: task.title.clone(), reason })
         })
         .collect();
     let relative = dir.path().strip_prefix(workspace).unwrap_or(dir.path());
@@ -198,9 +203,11 @@ async fn folder_of(chat: &Chat) -> Result<Option<PlanFolder>, ApiError> {
         return Ok(None);
     };
     let chat_id = chat.id.clone();
-    blocking(move || match PlanFiles::locate(&workspace, &chat_id).map_err(files_error)? {
-        Some(dir) => folder(&workspace, &dir).map(Some).map_err(files_error),
-        None => Ok(None),
+    blocking(move || {
+        match PlanFiles::locate(&workspace, chat_id.as_str()).map_err(files_error)? {
+            Some(dir) => folder(&workspace, &dir).map(Some).map_err(files_error),
+            None => Ok(None),
+        }
     })
     .await
 }

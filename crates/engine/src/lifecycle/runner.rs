@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::{EventSink, ToolRegistry, ToolSource};
 use crate::events::Event;
+use crate::ids::ChatId;
 use crate::mcp::{McpHost, Profile};
 use crate::tool::{ToolOutput, ToolSpec};
 
@@ -58,7 +59,7 @@ fn phase_event(phase: crate::chat::Phase) -> Event {
 /// A chat's events as the agent loop's sink.
 struct ChatEvents {
     hub: Arc<Hub>,
-    chat_id: String,
+    chat_id: ChatId,
 }
 
 impl EventSink for ChatEvents {
@@ -87,12 +88,30 @@ impl ToolSource for ProfileTools {
     }
 }
 
+/// A chat's gates, run in the code sandbox of its workspace (DESIGN §11).
+struct SandboxGates {
+    host: McpHost,
+    workspace: PathBuf,
+}
+
+#[async_trait::async_trait]
+impl crate::agent::GateRunner for SandboxGates {
+    async fn run(
+        &self,
+        command: &str,
+        cancel: &CancellationToken,
+    ) -> Result<crate::mcp::SandboxRun, crate::mcp::sandbox::SandboxCallError> {
+        let timeout = crate::agent::GATE_TIMEOUT_S;
+        self.host.run_in_sandbox(&self.workspace, command, timeout, cancel).await
+    }
+}
+
 /// The registry of one turn: built-in tools (gated to the executor; `turn_plan` linked to
 /// the chat's plan folder when it has one) and the MCP tools of `profile` in the chat's
 /// workspace. A server that cannot start leaves its tools out.
 async fn turn_registry(
     inner: &Inner,
-    chat_id: &str,
+    chat_id: &ChatId,
     profile: Profile,
     workspace: Option<&str>,
     plan_files: Option<crate::agent::PlanFilesLink>,
@@ -120,12 +139,16 @@ async fn turn_registry(
             Vec::new()
         }
     };
-    let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools };
     let store = Arc::clone(&inner.store);
-    let turn_plan = match plan_files {
+    let mut turn_plan = match plan_files {
         Some(link) => crate::agent::TurnPlanTool::with_plan_files(store, link),
         None => crate::agent::TurnPlanTool::new(store),
     };
+    if let Some(folder) = &workspace {
+        let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone() };
+        turn_plan = turn_plan.with_gates(Arc::new(gates));
+    }
+    let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools };
     let mut registry = ToolRegistry::with_turn_plan(turn_plan);
     registry.register_source(Arc::new(source), crate::agent::Availability::BOTH);
     registry

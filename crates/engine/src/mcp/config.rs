@@ -11,7 +11,10 @@
 //! running the filesystem server (or named `filesystem`) the host adds `filesystem`: the
 //! pinned npm server run by `node` directly, rooted at `${workspace}`. When that server is
 //! not installed (its path is not absolute, or no file is there) the entry stays, and using
-//! it is [`McpError::NotInstalled`]: nothing else is run in its place.
+//! it is [`McpError::NotInstalled`]: nothing else is run in its place. Likewise, without an
+//! entry named `code-sandbox` or running a code sandbox, the host adds `code-sandbox`:
+//! Preflight's own sandbox server (DESIGN §11) for the workspace, unless the embedder turned
+//! it off (`[sandbox] enabled = false`).
 
 use std::ffi::OsString;
 use std::fmt;
@@ -33,6 +36,20 @@ pub const MCP_JSON: &str = "mcp.json";
 pub const WORKSPACE_VAR: &str = "${workspace}";
 /// The name of the filesystem entry the host supplies.
 pub const FILESYSTEM: &str = "filesystem";
+/// The name of the code-sandbox entry the host supplies (models see `mcp_code-sandbox_…`).
+pub const CODE_SANDBOX: &str = "code-sandbox";
+
+/// Preflight's own sandbox server, supplied as the `code-sandbox` entry (DESIGN §11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxDefault {
+    /// The `preflight-sandbox` binary; absolute (anything else counts as not installed).
+    pub program: PathBuf,
+    /// `[sandbox] network`: `false` runs the server with `--no-network`.
+    pub network: bool,
+    /// Variables the server gets besides the inherited allowlist: the embedder passes its
+    /// `PIP_*` settings (index, find-links, proxies), which DESIGN §11 lets into runs.
+    pub env: Vec<(String, String)>,
+}
 
 /// Everything the host needs, passed in explicitly.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +78,8 @@ pub struct McpConfig {
     /// `None` removes it. The desktop app takes its private library folder out of
     /// `LD_LIBRARY_PATH` here.
     pub inherited_env: Vec<(String, Option<OsString>)>,
+    /// The `code-sandbox` entry supplied when `mcp.json` has none; `None`: no sandbox.
+    pub sandbox: Option<SandboxDefault>,
 }
 
 impl McpConfig {
@@ -77,6 +96,7 @@ impl McpConfig {
             shutdown_grace: Duration::from_secs(2),
             retry_after: Duration::from_secs(30),
             inherited_env: Vec::new(),
+            sandbox: None,
         }
     }
 
@@ -205,7 +225,37 @@ pub fn parse_servers(
     if !has_filesystem {
         servers.push(default_filesystem(config));
     }
+    let has_sandbox =
+        servers.iter().any(|s| s.name == CODE_SANDBOX || s.class == ServerClass::CodeSandbox);
+    if let (false, Some(sandbox)) = (has_sandbox, &config.sandbox) {
+        servers.push(default_sandbox(sandbox));
+    }
     Ok(servers)
+}
+
+/// Preflight's sandbox server for `${workspace}`; `missing` says why it cannot run when the
+/// binary is not there.
+pub fn default_sandbox(sandbox: &SandboxDefault) -> ServerEntry {
+    let program = &sandbox.program;
+    let mut args = vec!["--workspace".to_owned(), WORKSPACE_VAR.to_owned()];
+    if !sandbox.network {
+        args.push("--no-network".to_owned());
+    }
+    let missing = if !program.is_absolute() {
+        Some(format!("the sandbox server `{}` is not an absolute path", program.display()))
+    } else if !program.is_file() {
+        Some(format!("there is no sandbox server at {}", program.display()))
+    } else {
+        None
+    };
+    ServerEntry {
+        name: CODE_SANDBOX.to_owned(),
+        command: program.to_string_lossy().into_owned(),
+        args,
+        env: sandbox.env.clone(),
+        class: ServerClass::CodeSandbox,
+        missing,
+    }
 }
 
 /// The pinned npm server, run by `node` directly: half npx's start time, and the pid we

@@ -18,12 +18,9 @@ pub enum McpError {
     /// The server's process could not be spawned at all (missing program, permissions).
     #[error("MCP server `{server}` could not be started: {message}")]
     Spawn { server: String, message: String },
-    /// The filesystem server the set-up installs is not there; nothing was run in its place.
-    #[error(
-        "the filesystem MCP server is not installed ({what}): run scripts/setup.sh, which installs \
-         @modelcontextprotocol/server-filesystem under runtime/node_modules, or set \
-         PREFLIGHT_FS_SERVER to the absolute path of its dist/index.js"
-    )]
+    /// A server the host supplies (the filesystem server, the code sandbox) is not there;
+    /// nothing was run in its place.
+    #[error("{}", not_installed(server, what))]
     NotInstalled { server: String, what: String },
     /// Spawn, `initialize` and `tools/list` did not finish within the start timeout.
     #[error("MCP server `{server}` did not finish starting within {} ms", timeout.as_millis())]
@@ -34,4 +31,20 @@ pub enum McpError {
     /// The host was shut down (or its configuration changed) before the request was served.
     #[error("the MCP host has stopped")]
     Stopped,
+}
+
+/// What to do about a supplied server that is not installed.
+fn not_installed(server: &str, what: &str) -> String {
+    if server == super::config::CODE_SANDBOX {
+        return format!(
+            "the code sandbox server is not installed ({what}): build it with `cargo build \
+             --workspace` (scripts/setup.sh does), set PREFLIGHT_SANDBOX_SERVER to the absolute \
+             path of `preflight-sandbox`, or turn the sandbox off with `[sandbox] enabled = false`"
+        );
+    }
+    format!(
+        "the filesystem MCP server is not installed ({what}): run scripts/setup.sh, which installs \
+         @modelcontextprotocol/server-filesystem under runtime/node_modules, or set \
+         PREFLIGHT_FS_SERVER to the absolute path of its dist/index.js"
+    )
 }

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use rmcp::model::JsonObject;
+use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::classify::ServerClass;
 use super::config::{load_servers, McpConfig, ServerEntry, ServerInfo};
 use super::connection::{call_tool, CallFailure, Live};
 use super::error::McpError;
@@ -18,6 +19,7 @@ use super::launch::BaseEnvironment;
 use super::profile::Profile;
 use super::registry::{self, profile_index, Limits, Prepared, Request, RunningServer, Views};
 use super::result::to_tool_output;
+use super::sandbox::{SandboxCallError, SandboxRun};
 use super::view::{ProfileView, ToolSet, TurnView};
 use crate::tool::ToolOutput;
 
@@ -99,8 +101,64 @@ impl McpHost {
                 ))
             }
         };
-        match self.dispatch(profile, workspace, name, arguments, cancel).await {
-            Ok(output) | Err(output) => output,
+        let limit = self.config.max_result_bytes;
+        match self.dispatch(profile, workspace, Target::Named(name), arguments, cancel).await {
+            // The sandbox's text already holds its run (exit code, streams, timeout): its
+            // structured copy would double every output in the model's context.
+            Ok((mut result, ServerClass::CodeSandbox)) => {
+                result.structured_content = None;
+                to_tool_output(&result, limit, name)
+            }
+            Ok((result, _)) => to_tool_output(&result, limit, name),
+            Err(output) => output,
+        }
+    }
+
+    /// Runs `command` in the chat's code sandbox (`run_command` of the execution profile's
+    /// code-sandbox server, DESIGN §11): how Preflight runs a gate itself. An error is the
+    /// text to show: no sandbox in this chat, a server that failed, a result without the
+    /// structured fields of a run.
+    pub async fn run_in_sandbox(
+        &self,
+        workspace: &Path,
+        command: &str,
+        timeout_s: u64,
+        cancel: &CancellationToken,
+    ) -> Result<SandboxRun, SandboxCallError> {
+        let arguments = serde_json::json!({"command": command, "timeout_s": timeout_s});
+        let Value::Object(arguments) = arguments else { unreachable!("a JSON object") };
+        let result = self.call_sandbox("run_command", Some(arguments), workspace, cancel).await?;
+        SandboxRun::from_result(&result)
+    }
+
+    /// The code sandbox's own account of itself (`sandbox_info`): its text and its
+    /// structured facts (`confined`, `confinement`, python, venv, packages).
+    pub async fn sandbox_info(
+        &self,
+        workspace: &Path,
+        cancel: &CancellationToken,
+    ) -> Result<(String, Value), SandboxCallError> {
+        let result = self.call_sandbox("sandbox_info", None, workspace, cancel).await?;
+        let text = to_tool_output(&result, self.config.max_result_bytes, "sandbox_info").content;
+        Ok((text, result.structured_content.unwrap_or(Value::Null)))
+    }
+
+    async fn call_sandbox(
+        &self,
+        tool: &'static str,
+        arguments: Option<JsonObject>,
+        workspace: &Path,
+        cancel: &CancellationToken,
+    ) -> Result<CallToolResult, SandboxCallError> {
+        let target = Target::Sandbox(tool);
+        match self.dispatch(Profile::Execution, Some(workspace), target, arguments, cancel).await {
+            Ok((result, _)) if result.is_error == Some(true) => {
+                let limit = self.config.max_result_bytes;
+                Err(SandboxCallError::Failed(to_tool_output(&result, limit, tool).content))
+            }
+            Ok((result, _)) => Ok(result),
+            // No sandbox in this chat, a server that did not start, a failed call.
+            Err(output) => Err(SandboxCallError::Failed(output.content)),
         }
     }
 
@@ -136,10 +194,11 @@ impl McpHost {
         &self,
         profile: Profile,
         workspace: Option<&Path>,
-        name: &str,
+        target: Target<'_>,
         arguments: Option<JsonObject>,
         cancel: &CancellationToken,
-    ) -> Result<ToolOutput, ToolOutput> {
+    ) -> Result<(CallToolResult, ServerClass), ToolOutput> {
+        let name = target.name();
         let mut retried = false;
         loop {
             // A server may be starting (up to the start timeout): a stop must not wait for it.
@@ -147,14 +206,14 @@ impl McpHost {
                 view = self.view(profile, workspace, !retried) => view.map_err(|e| ToolOutput::error(e.to_string()))?,
                 () = cancel.cancelled() => return Err(ToolOutput::error(format!("`{name}` was cancelled"))),
             };
-            let (live, tool) = view.resolve(name).ok_or_else(|| view.refusal(name))?;
-            let outcome =
-                call_tool(&live.peer, tool, arguments.clone(), self.config.call_timeout, cancel)
-                    .await;
+            let (live, tool) = match target {
+                Target::Named(name) => view.resolve(name).ok_or_else(|| view.refusal(name))?,
+                Target::Sandbox(tool) => view.sandbox_tool(tool).map_err(ToolOutput::error)?,
+            };
+            let timeout = call_timeout(self.config.call_timeout, live.class, arguments.as_ref());
+            let outcome = call_tool(&live.peer, tool, arguments.clone(), timeout, cancel).await;
             match outcome {
-                Ok(result) => {
-                    return Ok(to_tool_output(&result, self.config.max_result_bytes, name))
-                }
+                Ok(result) => return Ok((result, live.class)),
                 Err(CallFailure::NotSent) if !retried => {
                     // The server died before our request reached it: a new one may take it.
                     self.report_dead(live).await;
@@ -218,6 +277,33 @@ impl McpHost {
     async fn send(&self, request: Request) -> Result<(), McpError> {
         self.requests.send(request).await.map_err(|_| McpError::Stopped)
     }
+}
+
+/// What a dispatch calls: a tool by the name a model was shown, or a tool of the chat's
+/// code sandbox (what the engine itself runs: gates, `sandbox_info`).
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    Named(&'a str),
+    Sandbox(&'static str),
+}
+
+impl Target<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Target::Named(name) | Target::Sandbox(name) => name,
+        }
+    }
+}
+
+/// How long one call may take: the host's limit, or for the code sandbox the run's own
+/// `timeout_s` (default 120 s) and 30 s more, so the sandbox reports its own timeout.
+fn call_timeout(limit: Duration, class: ServerClass, arguments: Option<&JsonObject>) -> Duration {
+    if class != ServerClass::CodeSandbox {
+        return limit;
+    }
+    let asked = arguments.and_then(|a| a.get("timeout_s")).and_then(Value::as_u64);
+    let run = Duration::from_secs(asked.unwrap_or(120).clamp(1, 1800) + 30);
+    limit.max(run)
 }
 
 /// The servers' infos, each logged on one line.

@@ -1,8 +1,8 @@
 //! The MCP host (DESIGN §4): the servers of `mcp.json` run through rmcp, and the planning and
 //! execution profiles that decide which of their tools a turn sees and may call.
 //!
-//! Pure: `config` parsing, `classify`, `profile`, `naming`, `schema`, `result`, `view` (what
-//! one turn sees). I/O: `process` (one server's process group), `transport` (its stdio),
+//! Pure: `config` parsing, `classify`, `profile`, `naming`, `schema`, `result`, `sandbox` (a
+//! code-sandbox run as the engine reads it), `view` (what one turn sees). I/O: `process` (one server's process group), `transport` (its stdio),
 //! `launch` (environment allowlist, program resolution), `connection` (start and call), `registry` (the one task owning every connection), `host`
 //! (the cloneable handle, `McpHost`).
 //!
@@ -21,6 +21,7 @@ mod process;
 pub mod profile;
 mod registry;
 pub mod result;
+pub mod sandbox;
 pub mod schema;
 mod transport;
 mod view;
@@ -31,4 +32,5 @@ pub use error::McpError;
 pub use host::McpHost;
 pub use profile::Profile;
 pub use registry::RunningServer;
+pub use sandbox::SandboxRun;
 pub use view::{ProfileView, ToolSet, Unavailable};

@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::classify::ServerClass;
+use super::config::CODE_SANDBOX;
 use super::connection::{Live, RemoteTool};
 use super::error::McpError;
 use super::naming::{server_prefix, NameMap};
@@ -106,10 +108,13 @@ impl TurnView {
         }
     }
 
-    /// The error of a server of this view that is not installed (nothing ran in its place).
+    /// The error of the filesystem server of this view when it is not installed (nothing ran
+    /// in its place). A missing code sandbox only leaves its tools out (the chat says why).
     pub(crate) fn not_installed(&self) -> Option<&McpError> {
-        let missing =
-            self.unavailable.iter().find(|u| matches!(u.error, McpError::NotInstalled { .. }));
+        let missing = self.unavailable.iter().find(|u| {
+            u.server == super::config::FILESYSTEM
+                && matches!(u.error, McpError::NotInstalled { .. })
+        });
         missing.map(|u| &u.error)
     }
 
@@ -118,6 +123,23 @@ impl TurnView {
         let tool = self.names.resolve(name)?;
         let (live, remote) = self.find(tool.server, tool.tool)?;
         Some((live, remote.name.as_str()))
+    }
+
+    /// The chat's code sandbox and its own name for `tool` (a tool the engine calls itself),
+    /// or why this chat has none.
+    pub(crate) fn sandbox_tool(&self, tool: &str) -> Result<(&Live, &str), String> {
+        if let Some(live) = self.live.iter().find(|l| l.class == ServerClass::CodeSandbox) {
+            let remote = live.tools.iter().find(|t| t.name == tool).ok_or_else(|| {
+                format!("the code sandbox `{}` has no `{tool}` tool", live.key.server)
+            })?;
+            return Ok((live, remote.name.as_str()));
+        }
+        if let Some(down) = self.unavailable.iter().find(|u| u.server == CODE_SANDBOX) {
+            return Err(format!("the code sandbox is not available: {}", down.error));
+        }
+        Err("this chat has no code sandbox (it needs a workspace, and `[sandbox] enabled` \
+             must not be false)"
+            .to_owned())
     }
 
     /// The error output for a name this turn cannot call; nothing is dispatched.

@@ -2,12 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::QuestionId;
+
 /// One clarifying question of a card. `answer` stays null until the user gives one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Question {
-    pub id: String,
+    pub id: QuestionId,
     pub question: String,
     pub options: Vec<String>,
     pub answer: Option<String>,

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::document::{Library, Plan, PlanStep, Question, SandboxPolicy, SandboxSpec};
+use crate::ids::QuestionId;
 
 pub const MAX_QUESTIONS: usize = 3;
 pub const MAX_OPTIONS: usize = 3;
@@ -114,7 +115,7 @@ fn assign_ids(questions: Vec<(Option<String>, String, Vec<String>)>) -> Vec<Ques
                 .find(|candidate| !used(candidate))
                 .unwrap_or_default(),
         };
-        result.push(Question { id, question, options, answer: None });
+        result.push(Question { id: QuestionId::from(id), question, options, answer: None });
     }
     result
 }

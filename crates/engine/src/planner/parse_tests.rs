@@ -7,7 +7,7 @@ use super::*;
 fn questions_of(reply: &str) -> Vec<(String, String, Vec<String>)> {
     match parse_planner_reply(reply).kind {
         ReplyKind::Questions(questions) => {
-            questions.into_iter().map(|q| (q.id, q.question, q.options)).collect()
+            questions.into_iter().map(|q| (q.id.into(), q.question, q.options)).collect()
         }
         other => panic!("expected questions from {reply:?}, got {other:?}"),
     }

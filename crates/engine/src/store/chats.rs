@@ -3,8 +3,9 @@
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::error::StoreError;
-use super::{new_id, Store, Tx};
+use super::{Store, Tx};
 use crate::chat::{Chat, ChatSettings};
+use crate::ids::ChatId;
 use crate::now_rfc3339;
 
 const CHAT_COLUMNS: &str =
@@ -15,7 +16,7 @@ impl Tx<'_> {
     pub fn insert_chat(&mut self, settings: &ChatSettings) -> Result<Chat, StoreError> {
         let now = now_rfc3339();
         let chat = Chat {
-            id: new_id(),
+            id: ChatId::new(),
             title: settings.title.clone(),
             workspace: settings.workspace.clone(),
             plan_mode: settings.plan_mode,
@@ -43,7 +44,7 @@ impl Tx<'_> {
         Ok(chat)
     }
 
-    pub fn chat(&self, chat_id: &str) -> Result<Chat, StoreError> {
+    pub fn chat(&self, chat_id: &ChatId) -> Result<Chat, StoreError> {
         let sql = format!("SELECT {CHAT_COLUMNS} FROM chats WHERE id = ?1");
         self.sql
             .query_row(&sql, [chat_id], chat_from_row)
@@ -62,7 +63,7 @@ impl Tx<'_> {
     /// Replaces the chat's title and settings and bumps `updated_at`.
     pub fn update_chat(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         settings: &ChatSettings,
     ) -> Result<Chat, StoreError> {
         let changed = self.sql.execute(
@@ -86,12 +87,12 @@ impl Tx<'_> {
     }
 
     /// Deletes the chat and, by cascade, everything stored for it. False if there was none.
-    pub fn delete_chat(&mut self, chat_id: &str) -> Result<bool, StoreError> {
+    pub fn delete_chat(&mut self, chat_id: &ChatId) -> Result<bool, StoreError> {
         Ok(self.sql.execute("DELETE FROM chats WHERE id = ?1", [chat_id])? == 1)
     }
 
     /// `NotFound` unless the chat exists.
-    pub fn require_chat(&self, chat_id: &str) -> Result<(), StoreError> {
+    pub fn require_chat(&self, chat_id: &ChatId) -> Result<(), StoreError> {
         let found = self
             .sql
             .query_row("SELECT 1 FROM chats WHERE id = ?1", [chat_id], |_| Ok(()))
@@ -118,7 +119,7 @@ impl Store {
         self.write(|tx| tx.insert_chat(settings))
     }
 
-    pub fn get_chat(&self, chat_id: &str) -> Result<Chat, StoreError> {
+    pub fn get_chat(&self, chat_id: &ChatId) -> Result<Chat, StoreError> {
         self.read(|tx| tx.chat(chat_id))
     }
 
@@ -127,11 +128,15 @@ impl Store {
         self.read(|tx| tx.chats())
     }
 
-    pub fn update_chat(&self, chat_id: &str, settings: &ChatSettings) -> Result<Chat, StoreError> {
+    pub fn update_chat(
+        &self,
+        chat_id: &ChatId,
+        settings: &ChatSettings,
+    ) -> Result<Chat, StoreError> {
         self.write(|tx| tx.update_chat(chat_id, settings))
     }
 
-    pub fn delete_chat(&self, chat_id: &str) -> Result<bool, StoreError> {
+    pub fn delete_chat(&self, chat_id: &ChatId) -> Result<bool, StoreError> {
         self.write(|tx| tx.delete_chat(chat_id))
     }
 }

@@ -14,7 +14,7 @@ pub(super) fn to_json<T: Serialize>(value: &T) -> Result<String, StoreError> {
 pub(super) fn from_json<T: DeserializeOwned>(
     text: &str,
     table: &'static str,
-    row: &str,
+    row: impl AsRef<str>,
 ) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|error| corrupt(table, row, error.to_string()))
 }
@@ -23,11 +23,15 @@ pub(super) fn from_json<T: DeserializeOwned>(
 pub(super) fn from_value<T: DeserializeOwned>(
     value: serde_json::Value,
     table: &'static str,
-    row: &str,
+    row: impl AsRef<str>,
 ) -> Result<T, StoreError> {
     serde_json::from_value(value).map_err(|error| corrupt(table, row, error.to_string()))
 }
 
-pub(super) fn corrupt(table: &'static str, row: &str, reason: impl Into<String>) -> StoreError {
-    StoreError::Corrupt { table, row: row.to_owned(), reason: reason.into() }
+pub(super) fn corrupt(
+    table: &'static str,
+    row: impl AsRef<str>,
+    reason: impl Into<String>,
+) -> StoreError {
+    StoreError::Corrupt { table, row: row.as_ref().to_owned(), reason: reason.into() }
 }

@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::chat::Phase;
+use crate::ids::{ChatId, MessageId, QuestionId};
 
 /// An error of the store. A step that fails leaves the database as it was.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +38,7 @@ pub enum StoreError {
     NotFound { entity: Entity, id: String },
     /// The chat is not in a state where the step makes sense (e.g. approve without a plan).
     #[error("chat {chat_id}: {conflict}")]
-    WrongState { chat_id: String, conflict: Conflict },
+    WrongState { chat_id: ChatId, conflict: Conflict },
     /// The caller passed something the step cannot store (a programming error upstream).
     #[error("invalid input: {reason}")]
     InvalidInput { reason: String },
@@ -78,7 +79,7 @@ pub enum Conflict {
     NoQuestions,
     /// The waiting card has no such question (`ERR_UNKNOWN_QUESTION`).
     #[error("the waiting card has no question {question_id}")]
-    UnknownQuestion { question_id: String },
+    UnknownQuestion { question_id: QuestionId },
     /// No plan waits for approval (`ERR_NO_PLAN`).
     #[error("no plan waits for approval")]
     NoPendingPlan,
@@ -87,20 +88,20 @@ pub enum Conflict {
     NotPlanning { phase: Phase },
     /// Only the user's own messages can be edited: not answers, not the assistant's.
     #[error("message {message_id} is not a user message that can be edited")]
-    NotEditable { message_id: String },
+    NotEditable { message_id: MessageId },
 }
 
 impl StoreError {
-    pub(crate) fn chat_not_found(chat_id: &str) -> StoreError {
-        StoreError::NotFound { entity: Entity::Chat, id: chat_id.to_owned() }
+    pub(crate) fn chat_not_found(chat_id: &ChatId) -> StoreError {
+        StoreError::NotFound { entity: Entity::Chat, id: chat_id.to_string() }
     }
 
-    pub(crate) fn message_not_found(message_id: &str) -> StoreError {
-        StoreError::NotFound { entity: Entity::Message, id: message_id.to_owned() }
+    pub(crate) fn message_not_found(message_id: &MessageId) -> StoreError {
+        StoreError::NotFound { entity: Entity::Message, id: message_id.to_string() }
     }
 
-    pub(crate) fn wrong_state(chat_id: &str, conflict: Conflict) -> StoreError {
-        StoreError::WrongState { chat_id: chat_id.to_owned(), conflict }
+    pub(crate) fn wrong_state(chat_id: &ChatId, conflict: Conflict) -> StoreError {
+        StoreError::WrongState { chat_id: chat_id.clone(), conflict }
     }
 
     pub(crate) fn invalid(reason: impl Into<String>) -> StoreError {

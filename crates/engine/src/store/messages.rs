@@ -8,6 +8,7 @@ use super::codec::{corrupt, from_json, from_value, to_json};
 use super::error::StoreError;
 use super::{Store, Tx};
 use crate::chat::{Message, MessageBody};
+use crate::ids::{ChatId, MessageId};
 
 const TABLE: &str = "messages";
 const MESSAGE_COLUMNS: &str = "id, created_at, role, content, body";
@@ -81,7 +82,7 @@ fn take_string(fields: &mut Map<String, Value>, key: &str) -> Result<String, Sto
 }
 
 fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Message, StoreError>> {
-    let id: String = row.get(0)?;
+    let id: MessageId = row.get(0)?;
     let created_at: String = row.get(1)?;
     let role: String = row.get(2)?;
     let content: String = row.get(3)?;
@@ -90,7 +91,7 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Message, StoreErro
 }
 
 fn decode(
-    id: String,
+    id: MessageId,
     created_at: String,
     role: String,
     content: String,
@@ -107,7 +108,11 @@ fn decode(
 
 impl Tx<'_> {
     /// Appends a message to the chat; it goes after every message stored before.
-    pub fn insert_message(&mut self, chat_id: &str, message: &Message) -> Result<(), StoreError> {
+    pub fn insert_message(
+        &mut self,
+        chat_id: &ChatId,
+        message: &Message,
+    ) -> Result<(), StoreError> {
         self.require_chat(chat_id)?;
         let encoded = encode(message)?;
         self.sql.execute(
@@ -127,7 +132,11 @@ impl Tx<'_> {
     }
 
     /// Replaces a stored message's body (its place and `created_at` stay).
-    pub fn update_message(&mut self, chat_id: &str, message: &Message) -> Result<(), StoreError> {
+    pub fn update_message(
+        &mut self,
+        chat_id: &ChatId,
+        message: &Message,
+    ) -> Result<(), StoreError> {
         let encoded = encode(message)?;
         let changed = self.sql.execute(
             "UPDATE messages SET role = ?3, kind = ?4, content = ?5, body = ?6
@@ -147,14 +156,15 @@ impl Tx<'_> {
         Ok(())
     }
 
-    pub fn message(&self, chat_id: &str, message_id: &str) -> Result<Message, StoreError> {
+    pub fn message(&self, chat_id: &ChatId, message_id: &MessageId) -> Result<Message, StoreError> {
         let sql = format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1 AND chat_id = ?2");
-        let found = self.sql.query_row(&sql, [message_id, chat_id], message_from_row).optional()?;
+        let found =
+            self.sql.query_row(&sql, params![message_id, chat_id], message_from_row).optional()?;
         found.ok_or_else(|| StoreError::message_not_found(message_id))?
     }
 
     /// The chat's messages in the order they were stored.
-    pub fn messages(&self, chat_id: &str) -> Result<Vec<Message>, StoreError> {
+    pub fn messages(&self, chat_id: &ChatId) -> Result<Vec<Message>, StoreError> {
         self.require_chat(chat_id)?;
         self.select_messages("chat_id = ?1", params![chat_id])
     }
@@ -162,25 +172,25 @@ impl Tx<'_> {
     /// The messages stored after `message_id`, in order.
     pub fn messages_after(
         &self,
-        chat_id: &str,
-        message_id: &str,
+        chat_id: &ChatId,
+        message_id: &MessageId,
     ) -> Result<Vec<Message>, StoreError> {
         let seq = self.message_seq(chat_id, message_id)?;
         self.select_messages("chat_id = ?1 AND seq > ?2", params![chat_id, seq])
     }
 
-    pub fn last_message(&self, chat_id: &str) -> Result<Option<Message>, StoreError> {
+    pub fn last_message(&self, chat_id: &ChatId) -> Result<Option<Message>, StoreError> {
         self.select_one("chat_id = ?1 ORDER BY seq DESC", params![chat_id])
     }
 
     /// The chat's first user turn: the task the chat began with.
-    pub fn first_user_message(&self, chat_id: &str) -> Result<Option<Message>, StoreError> {
+    pub fn first_user_message(&self, chat_id: &ChatId) -> Result<Option<Message>, StoreError> {
         self.first_of_kind(chat_id, MessageKind::User)
     }
 
     pub(super) fn first_of_kind(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         kind: MessageKind,
     ) -> Result<Option<Message>, StoreError> {
         let filter = "chat_id = ?1 AND kind = ?2 ORDER BY seq";
@@ -189,7 +199,7 @@ impl Tx<'_> {
 
     pub(super) fn last_of_kind(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         kind: MessageKind,
     ) -> Result<Option<Message>, StoreError> {
         let filter = "chat_id = ?1 AND kind = ?2 ORDER BY seq DESC";
@@ -197,7 +207,7 @@ impl Tx<'_> {
     }
 
     /// How many turns the user has taken; synthetic answers never count.
-    pub fn user_turn_count(&self, chat_id: &str) -> Result<u64, StoreError> {
+    pub fn user_turn_count(&self, chat_id: &ChatId) -> Result<u64, StoreError> {
         self.require_chat(chat_id)?;
         let sql = "SELECT count(*) FROM messages WHERE chat_id = ?1 AND kind = 'user'";
         let count: i64 = self.sql.query_row(sql, [chat_id], |row| row.get(0))?;
@@ -207,25 +217,30 @@ impl Tx<'_> {
     /// Deletes every message stored after `message_id`; returns how many went.
     pub fn delete_messages_after(
         &mut self,
-        chat_id: &str,
-        message_id: &str,
+        chat_id: &ChatId,
+        message_id: &MessageId,
     ) -> Result<usize, StoreError> {
         let seq = self.message_seq(chat_id, message_id)?;
         let sql = "DELETE FROM messages WHERE chat_id = ?1 AND seq > ?2";
         Ok(self.sql.execute(sql, params![chat_id, seq])?)
     }
 
-    pub fn delete_message(&mut self, chat_id: &str, message_id: &str) -> Result<(), StoreError> {
+    pub fn delete_message(
+        &mut self,
+        chat_id: &ChatId,
+        message_id: &MessageId,
+    ) -> Result<(), StoreError> {
         let sql = "DELETE FROM messages WHERE id = ?1 AND chat_id = ?2";
-        match self.sql.execute(sql, [message_id, chat_id])? {
+        match self.sql.execute(sql, params![message_id, chat_id])? {
             0 => Err(StoreError::message_not_found(message_id)),
             _ => Ok(()),
         }
     }
 
-    fn message_seq(&self, chat_id: &str, message_id: &str) -> Result<i64, StoreError> {
+    fn message_seq(&self, chat_id: &ChatId, message_id: &MessageId) -> Result<i64, StoreError> {
         let sql = "SELECT seq FROM messages WHERE id = ?1 AND chat_id = ?2";
-        let seq = self.sql.query_row(sql, [message_id, chat_id], |row| row.get(0)).optional()?;
+        let seq =
+            self.sql.query_row(sql, params![message_id, chat_id], |row| row.get(0)).optional()?;
         seq.ok_or_else(|| StoreError::message_not_found(message_id))
     }
 
@@ -253,16 +268,16 @@ impl Tx<'_> {
 
 impl Store {
     /// The chat's messages in the order the UI shows them.
-    pub fn messages(&self, chat_id: &str) -> Result<Vec<Message>, StoreError> {
+    pub fn messages(&self, chat_id: &ChatId) -> Result<Vec<Message>, StoreError> {
         self.read(|tx| tx.messages(chat_id))
     }
 
-    pub fn message(&self, chat_id: &str, message_id: &str) -> Result<Message, StoreError> {
+    pub fn message(&self, chat_id: &ChatId, message_id: &MessageId) -> Result<Message, StoreError> {
         self.read(|tx| tx.message(chat_id, message_id))
     }
 
     /// How many turns the user has taken; synthetic answers never count (DESIGN §2).
-    pub fn user_turn_count(&self, chat_id: &str) -> Result<u64, StoreError> {
+    pub fn user_turn_count(&self, chat_id: &ChatId) -> Result<u64, StoreError> {
         self.read(|tx| tx.user_turn_count(chat_id))
     }
 }

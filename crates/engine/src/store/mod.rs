@@ -116,7 +116,8 @@ impl Store {
     }
 }
 
-/// A new opaque id for a chat or a message.
+/// A new random token (temporary file names); chats and messages get [`crate::ChatId::new`]
+/// and [`crate::MessageId::new`].
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }

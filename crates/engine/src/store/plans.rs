@@ -6,6 +6,7 @@ use rusqlite::{params, OptionalExtension};
 use super::codec::{corrupt, from_json, to_json};
 use super::error::{Conflict, StoreError};
 use super::{Store, Tx};
+use crate::ids::ChatId;
 use crate::planner::{Approval, PlanDocument};
 
 const TABLE: &str = "plan_revisions";
@@ -15,7 +16,7 @@ impl Tx<'_> {
     /// returns it with `revision` set accordingly.
     pub fn put_plan_revision(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         mut document: PlanDocument,
     ) -> Result<PlanDocument, StoreError> {
         self.require_chat(chat_id)?;
@@ -31,7 +32,7 @@ impl Tx<'_> {
     }
 
     /// The current plan: the latest revision, if any.
-    pub fn latest_plan(&self, chat_id: &str) -> Result<Option<PlanDocument>, StoreError> {
+    pub fn latest_plan(&self, chat_id: &ChatId) -> Result<Option<PlanDocument>, StoreError> {
         let sql = "SELECT revision, document FROM plan_revisions WHERE chat_id = ?1
                    ORDER BY revision DESC LIMIT 1";
         let row = self.sql.query_row(sql, [chat_id], revision_row).optional()?;
@@ -39,7 +40,7 @@ impl Tx<'_> {
     }
 
     /// Every revision of the chat's plan, oldest first.
-    pub fn plan_revisions(&self, chat_id: &str) -> Result<Vec<PlanDocument>, StoreError> {
+    pub fn plan_revisions(&self, chat_id: &ChatId) -> Result<Vec<PlanDocument>, StoreError> {
         self.require_chat(chat_id)?;
         let sql = "SELECT revision, document FROM plan_revisions WHERE chat_id = ?1
                    ORDER BY revision";
@@ -55,7 +56,7 @@ impl Tx<'_> {
     /// Sets `approval` on the latest revision in place and returns the updated document.
     pub fn set_plan_approval(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         approval: Approval,
     ) -> Result<PlanDocument, StoreError> {
         let Some(mut document) = self.latest_plan(chat_id)? else {
@@ -70,7 +71,7 @@ impl Tx<'_> {
     }
 
     /// Deletes every revision of the chat's plan; returns how many there were.
-    pub fn delete_plan(&mut self, chat_id: &str) -> Result<usize, StoreError> {
+    pub fn delete_plan(&mut self, chat_id: &ChatId) -> Result<usize, StoreError> {
         Ok(self.sql.execute("DELETE FROM plan_revisions WHERE chat_id = ?1", [chat_id])?)
     }
 }
@@ -79,7 +80,7 @@ fn revision_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, String)> {
     Ok((row.get(0)?, row.get(1)?))
 }
 
-fn decode(chat_id: &str, revision: i64, json: &str) -> Result<PlanDocument, StoreError> {
+fn decode(chat_id: &ChatId, revision: i64, json: &str) -> Result<PlanDocument, StoreError> {
     let row = format!("{chat_id}/{revision}");
     let document: PlanDocument = from_json(json, TABLE, &row)?;
     if i64::from(document.revision) != revision {
@@ -91,7 +92,7 @@ fn decode(chat_id: &str, revision: i64, json: &str) -> Result<PlanDocument, Stor
 
 impl Store {
     /// Every revision of the chat's plan, oldest first.
-    pub fn plan_revisions(&self, chat_id: &str) -> Result<Vec<PlanDocument>, StoreError> {
+    pub fn plan_revisions(&self, chat_id: &ChatId) -> Result<Vec<PlanDocument>, StoreError> {
         self.read(|tx| tx.plan_revisions(chat_id))
     }
 }

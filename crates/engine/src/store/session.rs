@@ -7,6 +7,7 @@ use super::codec::{corrupt, from_json, to_json};
 use super::error::StoreError;
 use super::{Store, Tx};
 use crate::chat::{Phase, PlanPending};
+use crate::ids::ChatId;
 use crate::planner::PlanDocument;
 
 const TABLE: &str = "chat_state";
@@ -22,7 +23,7 @@ pub struct ChatState {
 }
 
 impl Tx<'_> {
-    pub(super) fn insert_state(&mut self, chat_id: &str) -> Result<(), StoreError> {
+    pub(super) fn insert_state(&mut self, chat_id: &ChatId) -> Result<(), StoreError> {
         self.sql.execute(
             "INSERT INTO chat_state (chat_id, phase) VALUES (?1, ?2)",
             params![chat_id, Phase::Idle.as_str()],
@@ -30,23 +31,23 @@ impl Tx<'_> {
         Ok(())
     }
 
-    pub fn phase(&self, chat_id: &str) -> Result<Phase, StoreError> {
+    pub fn phase(&self, chat_id: &ChatId) -> Result<Phase, StoreError> {
         Ok(self.session(chat_id)?.0)
     }
 
-    pub fn set_phase(&mut self, chat_id: &str, phase: Phase) -> Result<(), StoreError> {
+    pub fn set_phase(&mut self, chat_id: &ChatId, phase: Phase) -> Result<(), StoreError> {
         let sql = "UPDATE chat_state SET phase = ?2 WHERE chat_id = ?1";
         self.update_state(chat_id, sql, phase.as_str())
     }
 
-    pub fn plan_pending(&self, chat_id: &str) -> Result<Option<PlanPending>, StoreError> {
+    pub fn plan_pending(&self, chat_id: &ChatId) -> Result<Option<PlanPending>, StoreError> {
         Ok(self.session(chat_id)?.1)
     }
 
     /// Sets (or with `None` clears) the waiting question card.
     pub fn set_plan_pending(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         pending: Option<&PlanPending>,
     ) -> Result<(), StoreError> {
         let json = pending.map(to_json).transpose()?;
@@ -55,12 +56,12 @@ impl Tx<'_> {
     }
 
     /// Phase, waiting card and current plan, read together.
-    pub fn state(&self, chat_id: &str) -> Result<ChatState, StoreError> {
+    pub fn state(&self, chat_id: &ChatId) -> Result<ChatState, StoreError> {
         let (phase, plan_pending) = self.session(chat_id)?;
         Ok(ChatState { phase, plan_pending, plan: self.latest_plan(chat_id)? })
     }
 
-    fn session(&self, chat_id: &str) -> Result<(Phase, Option<PlanPending>), StoreError> {
+    fn session(&self, chat_id: &ChatId) -> Result<(Phase, Option<PlanPending>), StoreError> {
         let sql = "SELECT phase, plan_pending FROM chat_state WHERE chat_id = ?1";
         let row = self
             .sql
@@ -80,7 +81,7 @@ impl Tx<'_> {
 
     fn update_state(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         sql: &str,
         value: impl rusqlite::ToSql,
     ) -> Result<(), StoreError> {
@@ -94,7 +95,7 @@ impl Tx<'_> {
 
 impl Store {
     /// `{phase, plan_pending, plan}` of the chat, read in one transaction.
-    pub fn state(&self, chat_id: &str) -> Result<ChatState, StoreError> {
+    pub fn state(&self, chat_id: &ChatId) -> Result<ChatState, StoreError> {
         self.read(|tx| tx.state(chat_id))
     }
 }

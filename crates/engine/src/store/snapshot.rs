@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::error::StoreError;
 use super::{ChatState, Store, Tx};
 use crate::chat::{Chat, Message};
+use crate::ids::ChatId;
 use crate::planner::PlanDocument;
 use crate::tasks::TaskList;
 
@@ -20,7 +21,7 @@ pub struct ChatSnapshot {
 }
 
 impl Tx<'_> {
-    pub fn snapshot(&self, chat_id: &str) -> Result<ChatSnapshot, StoreError> {
+    pub fn snapshot(&self, chat_id: &ChatId) -> Result<ChatSnapshot, StoreError> {
         Ok(ChatSnapshot {
             chat: self.chat(chat_id)?,
             messages: self.messages(chat_id)?,
@@ -33,7 +34,7 @@ impl Tx<'_> {
 
 impl Store {
     /// Everything stored for the chat, consistent with itself (one read transaction).
-    pub fn snapshot(&self, chat_id: &str) -> Result<ChatSnapshot, StoreError> {
+    pub fn snapshot(&self, chat_id: &ChatId) -> Result<ChatSnapshot, StoreError> {
         self.read(|tx| tx.snapshot(chat_id))
     }
 }

@@ -6,13 +6,14 @@ use super::codec::from_json;
 use super::codec::to_json;
 use super::error::StoreError;
 use super::{Store, Tx};
+use crate::ids::ChatId;
 use crate::tasks::TaskList;
 
 const TABLE: &str = "task_lists";
 
 impl Tx<'_> {
     /// The chat's task list; empty when it has none.
-    pub fn task_list(&self, chat_id: &str) -> Result<TaskList, StoreError> {
+    pub fn task_list(&self, chat_id: &ChatId) -> Result<TaskList, StoreError> {
         self.require_chat(chat_id)?;
         let sql = "SELECT list FROM task_lists WHERE chat_id = ?1";
         let json: Option<String> =
@@ -25,7 +26,7 @@ impl Tx<'_> {
 
     /// Replaces the chat's task list. A list without tasks is no list: its row is deleted,
     /// so "no plan" has one representation.
-    pub fn save_task_list(&mut self, chat_id: &str, list: &TaskList) -> Result<(), StoreError> {
+    pub fn save_task_list(&mut self, chat_id: &ChatId, list: &TaskList) -> Result<(), StoreError> {
         self.require_chat(chat_id)?;
         if list.tasks.is_empty() {
             self.delete_task_list(chat_id)?;
@@ -40,24 +41,24 @@ impl Tx<'_> {
     }
 
     /// Deletes the chat's task list; false if it had none.
-    pub fn delete_task_list(&mut self, chat_id: &str) -> Result<bool, StoreError> {
+    pub fn delete_task_list(&mut self, chat_id: &ChatId) -> Result<bool, StoreError> {
         Ok(self.sql.execute("DELETE FROM task_lists WHERE chat_id = ?1", [chat_id])? == 1)
     }
 }
 
 impl Store {
     /// The chat's task list; empty when it has none.
-    pub fn task_list(&self, chat_id: &str) -> Result<TaskList, StoreError> {
+    pub fn task_list(&self, chat_id: &ChatId) -> Result<TaskList, StoreError> {
         self.read(|tx| tx.task_list(chat_id))
     }
 
     /// Replaces the chat's task list (a `turn_plan` operation's result).
-    pub fn save_task_list(&self, chat_id: &str, list: &TaskList) -> Result<(), StoreError> {
+    pub fn save_task_list(&self, chat_id: &ChatId, list: &TaskList) -> Result<(), StoreError> {
         self.write(|tx| tx.save_task_list(chat_id, list))
     }
 
     /// `DELETE /v1/chats/{id}/plan`: drops the task list; false if there was none.
-    pub fn delete_task_list(&self, chat_id: &str) -> Result<bool, StoreError> {
+    pub fn delete_task_list(&self, chat_id: &ChatId) -> Result<bool, StoreError> {
         self.write(|tx| tx.delete_task_list(chat_id))
     }
 }

@@ -13,7 +13,10 @@ pub enum TaskStatus {
     Dropped,
 }
 
-/// A validation run recorded with a finished task (DESIGN §6).
+/// A validation run Preflight made itself in the chat's code sandbox (DESIGN §11), recorded
+/// with the task: `passes` is `exit_code == 0`, `evidence` the output's last non-empty lines
+/// (at most 300 characters), `duration_ms` the command's own time, `last_run` when it ran.
+/// Lists stored before gates were measured lack the last three (read as false, 0, "").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -21,7 +24,17 @@ pub struct Gate {
     pub command: String,
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub exit_code: i64,
+    #[serde(default)]
+    pub passes: bool,
     pub evidence: String,
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub duration_ms: u64,
+    #[serde(default)]
+    pub last_run: String,
+    /// The run hit its timeout and was killed.
+    #[serde(default)]
+    pub timed_out: bool,
 }
 
 /// One task, in the wire shape `{id, phase?, title, status, outcome?}` of seed 000.

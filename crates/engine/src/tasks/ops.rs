@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::marker::PhantomData;
 
-use super::{Gate, TrackerError};
+use super::TrackerError;
 
 /// One `turn_plan` call. Serialises to the wire shape it is parsed from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,13 +32,29 @@ pub enum Operation {
         #[serde(skip_serializing_if = "Option::is_none")]
         outcome: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        gate: Option<Gate>,
+        gate: Option<GateRequest>,
     },
     Drop {
         id: u32,
         #[serde(skip_serializing_if = "Option::is_none")]
         outcome: Option<String>,
     },
+}
+
+/// A `done`'s gate as the model asks for it: the command Preflight is to run. An
+/// `exit_code` or `evidence` the model wrote is not kept; `claimed` says it gave some, so
+/// the answer can say that Preflight measures them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GateRequest {
+    pub command: String,
+    #[serde(skip)]
+    pub claimed: bool,
+}
+
+impl GateRequest {
+    pub fn new(command: impl Into<String>) -> GateRequest {
+        GateRequest { command: command.into(), claimed: false }
+    }
 }
 
 /// A task as `init` and `add` take it: `{title, phase?}`.
@@ -79,7 +95,7 @@ impl Operation {
             "done" => args::<DoneArgs>("done", rest).map(|a| Operation::Done {
                 id: a.id.0,
                 outcome: a.outcome,
-                gate: a.gate.map(GateArgs::into_gate),
+                gate: a.gate.map(GateArgs::into_request),
             }),
             "drop" => args::<DropArgs>("drop", rest)
                 .map(|a| Operation::Drop { id: a.id.0, outcome: a.outcome }),
@@ -124,9 +140,7 @@ pub(crate) fn usage(op: &str) -> &'static str {
         "init" => r#"{"op":"init","tasks":[{"title":"…","phase":"…"}]}"#,
         "add" => r#"{"op":"add","tasks":[{"title":"…","phase":"…"}]}"#,
         "start" => r#"{"op":"start","id":2}"#,
-        "done" => {
-            r#"{"op":"done","id":2,"outcome":"…","gate":{"command":"…","exit_code":0,"evidence":"…"}}"#
-        }
+        "done" => r#"{"op":"done","id":2,"outcome":"…","gate":{"command":"cargo test"}}"#,
         _ => r#"{"op":"drop","id":2,"outcome":"…"}"#,
     }
 }
@@ -165,13 +179,17 @@ struct DropArgs {
 #[serde(deny_unknown_fields)]
 struct GateArgs {
     command: String,
-    exit_code: ExitCode,
-    evidence: String,
+    /// Accepted and ignored: Preflight runs the command and measures these itself.
+    #[serde(default)]
+    exit_code: Option<Value>,
+    #[serde(default)]
+    evidence: Option<Value>,
 }
 
 impl GateArgs {
-    fn into_gate(self) -> Gate {
-        Gate { command: self.command, exit_code: self.exit_code.0, evidence: self.evidence }
+    fn into_request(self) -> GateRequest {
+        let claimed = self.exit_code.is_some() || self.evidence.is_some();
+        GateRequest { command: self.command, claimed }
     }
 }
 
@@ -206,15 +224,6 @@ struct TaskId(u32);
 impl<'de> Deserialize<'de> for TaskId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(LenientInteger::new("a task id such as 3")).map(TaskId)
-    }
-}
-
-/// A gate's exit code; like ids, a numeric string is tolerated.
-struct ExitCode(i64);
-
-impl<'de> Deserialize<'de> for ExitCode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(LenientInteger::new("an exit code such as 0")).map(ExitCode)
     }
 }
 

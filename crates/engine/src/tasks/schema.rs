@@ -16,8 +16,8 @@ pub fn tool_description() -> String {
          One operation per call, \"op\" at the top level: \
          init {{tasks:[{{title,phase?}}]}} replaces the plan (empty tasks clears it); \
          add {{tasks}} appends (a task goes to the end of its phase); \
-         start {{id}} makes a task active; done {{id,outcome?,gate?}} and drop {{id,outcome?}} \
-         finish one. The next pending task starts by itself. Limits: {MAX_TASKS} tasks, \
+         start {{id}} makes a task active; done {{id,outcome?,gate?:{{command}}}} and drop \
+         {{id,outcome?}} finish one (a gate's command is run by Preflight, and must pass). The next pending task starts by itself. Limits: {MAX_TASKS} tasks, \
          {MAX_TITLE_CHARS} characters a title, {MAX_PHASE_CHARS} a phase, \
          {MAX_OUTCOME_CHARS} an outcome. Returns the plan as it now stands."
     )
@@ -50,13 +50,13 @@ pub fn parameters_schema() -> Value {
                          "description": "For done and drop: one line on how it ended." },
             "gate": {
                 "type": "object",
-                "description": "For done: the validation run that proves the task.",
+                "description": "For done: a command that proves the task (tests, a build, a \
+                                script). Preflight runs it in the code sandbox and records its \
+                                exit code and output itself; a failing one refuses the done.",
                 "properties": {
-                    "command": { "type": "string" },
-                    "exit_code": { "type": "integer" },
-                    "evidence": { "type": "string" },
+                    "command": { "type": "string", "description": "run with /bin/sh -c in the workspace" },
                 },
-                "required": ["command", "exit_code", "evidence"],
+                "required": ["command"],
             },
         },
         "required": ["op"],

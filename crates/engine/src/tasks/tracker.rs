@@ -18,8 +18,19 @@ use super::limits::{checked_outcome, checked_phase, checked_title, same_phase, M
 use super::{Gate, NewTask, Operation, Task, TaskList, TaskStatus, TrackerError};
 
 impl TaskList {
-    /// The list as it is after `op`, or the refusal; `self` is never changed.
+    /// The list as it is after `op`, or the refusal; `self` is never changed. A `done`'s
+    /// gate request records nothing here: the gate is the run Preflight makes
+    /// ([`TaskList::apply_measured`]).
     pub fn apply(&self, op: &Operation) -> Result<TaskList, TrackerError> {
+        self.apply_measured(op, None)
+    }
+
+    /// [`TaskList::apply`] with the gate Preflight ran for a `done` recorded on its task.
+    pub fn apply_measured(
+        &self,
+        op: &Operation,
+        measured: Option<&Gate>,
+    ) -> Result<TaskList, TrackerError> {
         let mut next = match op {
             Operation::Init { tasks } => TaskList::empty().with_added(tasks)?,
             Operation::Add { tasks } if tasks.is_empty() => {
@@ -27,14 +38,23 @@ impl TaskList {
             }
             Operation::Add { tasks } => self.with_added(tasks)?,
             Operation::Start { id } => self.with_started(*id)?,
-            Operation::Done { id, outcome, gate } => {
-                self.with_finished(*id, TaskStatus::Done, outcome.as_deref(), gate.as_ref())?
+            Operation::Done { id, outcome, .. } => {
+                self.with_finished(*id, TaskStatus::Done, outcome.as_deref(), measured)?
             }
             Operation::Drop { id, outcome } => {
                 self.with_finished(*id, TaskStatus::Dropped, outcome.as_deref(), None)?
             }
         };
         next.hold_invariants();
+        Ok(next)
+    }
+
+    /// The list with a failing gate run recorded on task `id`, which stays as it was: the
+    /// task shows its last check, and the `done` it was for is refused.
+    pub fn with_gate_run(&self, id: u32, gate: &Gate) -> Result<TaskList, TrackerError> {
+        let index = self.position_of(id)?;
+        let mut next = self.clone();
+        next.tasks[index].gate = Some(gate.clone());
         Ok(next)
     }
 

@@ -15,8 +15,9 @@ use preflight_engine::events::Event;
 use preflight_engine::llm::{
     build_provider, ApiKey, ModelMessage, Provider, ProviderKind, ProviderSettings, RetryPolicy,
 };
-use preflight_engine::store::{new_id, Store};
+use preflight_engine::store::Store;
 use preflight_engine::tool::{ToolOutput, ToolSpec};
+use preflight_engine::{ChatId, MessageId};
 use preflight_testkit::{Script, ScriptedServer};
 use serde_json::{json, Value};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -27,7 +28,7 @@ pub const TASK: &str = "Add a CSV export";
 pub struct Harness {
     _home: tempfile::TempDir,
     pub store: Arc<Store>,
-    pub chat_id: String,
+    pub chat_id: ChatId,
     pub ledger: ChatLedger,
     pub server: ScriptedServer,
     pub provider: Arc<dyn Provider>,
@@ -52,7 +53,7 @@ impl Harness {
         };
         let chat_id = store.create_chat(&settings).unwrap().id;
         let user = Message {
-            id: new_id(),
+            id: MessageId::new(),
             created_at: preflight_engine::now_rfc3339(),
             body: MessageBody::User { content: TASK.into(), files: vec![], plan_answer: false },
         };

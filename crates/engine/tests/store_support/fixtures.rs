@@ -5,8 +5,8 @@ use preflight_engine::now_rfc3339;
 use preflight_engine::planner::{
     Approval, Library, PlanContext, PlanDocument, PlanStep, Question, Sandbox, SandboxPolicy,
 };
-use preflight_engine::store::new_id;
 use preflight_engine::tasks::{Task, TaskList, TaskStatus};
+use preflight_engine::MessageId;
 
 pub fn settings(title: &str) -> ChatSettings {
     ChatSettings {
@@ -19,7 +19,7 @@ pub fn settings(title: &str) -> ChatSettings {
 }
 
 pub fn message(body: MessageBody) -> Message {
-    Message { id: new_id(), created_at: now_rfc3339(), body }
+    Message { id: MessageId::new(), created_at: now_rfc3339(), body }
 }
 
 pub fn user(content: &str) -> Message {
@@ -74,7 +74,7 @@ pub fn tool_round(call_id: &str, failed: bool) -> Vec<Message> {
 pub fn questions(round: u32, count: usize) -> Vec<Question> {
     (1..=count)
         .map(|n| Question {
-            id: format!("q{n}"),
+            id: format!("q{n}").into(),
             question: format!("Round {round}, question {n}: which way?"),
             options: vec!["left".to_owned(), "right".to_owned(), "straight".to_owned()],
             answer: None,

@@ -3,18 +3,19 @@
 use preflight_engine::chat::{Message, Phase};
 use preflight_engine::planner::PlanDocument;
 use preflight_engine::store::Store;
+use preflight_engine::ChatId;
 
 use super::fixtures::{self, tasks_from};
 
 /// The chat's first message: the task. Phase `planning`.
-pub fn first_message(store: &Store, chat_id: &str) -> Message {
+pub fn first_message(store: &Store, chat_id: &ChatId) -> Message {
     let message = fixtures::user("Write a word counter");
     store.begin_user_turn(chat_id, &message, Phase::Planning).unwrap();
     message
 }
 
 /// A question card with `count` questions waits for answers (round 1).
-pub fn asking(store: &Store, chat_id: &str, count: usize) -> Message {
+pub fn asking(store: &Store, chat_id: &ChatId, count: usize) -> Message {
     first_message(store, chat_id);
     let questions = fixtures::questions(1, count);
     let card = fixtures::question_card(&questions);
@@ -24,9 +25,9 @@ pub fn asking(store: &Store, chat_id: &str, count: usize) -> Message {
 }
 
 /// One question asked and answered, then a plan card waits for approval.
-pub fn awaiting_approval(store: &Store, chat_id: &str) -> PlanDocument {
+pub fn awaiting_approval(store: &Store, chat_id: &ChatId) -> PlanDocument {
     asking(store, chat_id, 1);
-    store.record_answer(chat_id, "q1", "left").unwrap();
+    store.record_answer(chat_id, &"q1".into(), "left").unwrap();
     let document = fixtures::plan_document("Word counter", 3);
     let card = fixtures::plan_card(&document);
     store.record_plan_card(chat_id, &card, document).unwrap();
@@ -34,7 +35,7 @@ pub fn awaiting_approval(store: &Store, chat_id: &str) -> PlanDocument {
 }
 
 /// The plan approved and one executor round stored. Phase `executing`.
-pub fn approved_chat(store: &Store, chat_id: &str) -> PlanDocument {
+pub fn approved_chat(store: &Store, chat_id: &ChatId) -> PlanDocument {
     let document = awaiting_approval(store, chat_id);
     let approved = store.approve_plan(chat_id, &tasks_from(&document)).unwrap();
     store.append_messages(chat_id, &fixtures::tool_round("call_1", false)).unwrap();

@@ -9,6 +9,7 @@
 use preflight_engine::chat::{Chat, Phase};
 use preflight_engine::planner::PlanDocument;
 use preflight_engine::store::{Conflict, Store, StoreError};
+use preflight_engine::ChatId;
 
 use super::fixtures::{self, advance, finished, tasks_from};
 
@@ -206,7 +207,7 @@ fn approval_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepReport
             Ok(report("reject_plan", 1))
         }
         75..=79 => probe(store, &chat.id, "refused_answer", Conflict::NoQuestions, || {
-            store.record_answer(&chat.id, "q1", "left")
+            store.record_answer(&chat.id, &"q1".into(), "left")
         }),
         _ => {
             store.cancel_plan(&chat.id)?;
@@ -246,7 +247,7 @@ fn executing_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepRepor
 /// Runs a step that must be refused with `expected` and checks that it changed nothing.
 fn probe<T: std::fmt::Debug>(
     store: &Store,
-    chat_id: &str,
+    chat_id: &ChatId,
     name: &'static str,
     expected: Conflict,
     attempt: impl FnOnce() -> Result<T, StoreError>,

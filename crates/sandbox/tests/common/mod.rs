@@ -129,34 +129,5 @@ pub fn marker() -> u64 {
     100_000 + (u64::from(nanos) ^ u64::from(std::process::id())) % 800_000
 }
 
-/// Builds a tiny pure-Python wheel `{name}-{version}-py3-none-any.whl` in `dir` (a wheel is a
-/// zip with the package, METADATA, WHEEL and RECORD), with the system's Python zipfile.
-pub fn build_wheel(dir: &Path, name: &str, version: &str) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let script = r#"
-import base64, hashlib, sys, zipfile
-out, name, version = sys.argv[1], sys.argv[2], sys.argv[3]
-info = f"{name}-{version}.dist-info"
-files = {
-    f"{name}/__init__.py": f"VERSION = {version!r}\n",
-    f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-    f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: preflight-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-}
-def digest(text):
-    raw = hashlib.sha256(text.encode()).digest()
-    return "sha256=" + base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-record = "".join(f"{path},{digest(text)},{len(text.encode())}\n" for path, text in files.items())
-files[f"{info}/RECORD"] = record + f"{info}/RECORD,,\n"
-with zipfile.ZipFile(out, "w") as wheel:
-    for path, text in files.items():
-        wheel.writestr(path, text)
-"#;
-    let wheel = dir.join(format!("{name}-{version}-py3-none-any.whl"));
-    let status = std::process::Command::new("/usr/bin/python3")
-        .args(["-I", "-c", script])
-        .arg(&wheel)
-        .args([name, version])
-        .status()?;
-    anyhow::ensure!(status.success(), "building the wheel failed");
-    Ok(wheel)
-}
+#[allow(unused_imports)]
+pub use preflight_testkit::build_wheel;

@@ -15,6 +15,7 @@ use crate::agent::{
 use crate::chat::{Chat, Message, MessageBody, Phase};
 use crate::error_code::ErrorCode;
 use crate::events::Event;
+use crate::ids::ChatId;
 use crate::llm::ModelMessage;
 use crate::mcp::Profile;
 use crate::now_rfc3339;
@@ -31,7 +32,7 @@ use super::{phase_event, turn_registry, ChatEvents, Closing};
 /// Tool rounds an executor turn may run before it stops and says so.
 const EXECUTOR_MAX_ROUNDS: u32 = 40;
 
-pub async fn run(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Closing {
+pub async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Closing {
     let why = match execute(inner, chat_id, cancel).await {
         Ok(()) if cancel.is_cancelled() => "stopped by the user".to_owned(),
         Ok(()) => "the executor answered".to_owned(),
@@ -50,7 +51,11 @@ struct Failure {
     message: String,
 }
 
-async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Result<(), Failure> {
+async fn execute(
+    inner: &Inner,
+    chat_id: &ChatId,
+    cancel: &CancellationToken,
+) -> Result<(), Failure> {
     let chat = inner.store.get_chat(chat_id).map_err(store_failure)?;
     let provider = inner.executor.as_ref().map_err(|error| Failure {
         code: ErrorCode::ProviderSetup,
@@ -75,7 +80,7 @@ async fn execute(inner: &Inner, chat_id: &str, cancel: &CancellationToken) -> Re
         TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
     let history = executor_history(&messages);
-    let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id);
+    let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id.clone());
     let events = ChatEvents { hub: Arc::clone(&inner.hub), chat_id: chat_id.to_owned() };
     let turn = Turn {
         chat_id,
@@ -117,7 +122,7 @@ fn agent_error_code(error: &AgentError) -> ErrorCode {
 }
 
 /// The failure as an assistant message in the chat and an `error` event.
-fn report_failure(inner: &Inner, chat_id: &str, failure: &Failure) {
+fn report_failure(inner: &Inner, chat_id: &ChatId, failure: &Failure) {
     tracing::warn!(%chat_id, code = failure.code.as_str(), message = %failure.message, "executor turn failed");
     let notice = assistant_message(failure.message.clone(), None);
     if inner.store.append_messages(chat_id, std::slice::from_ref(&notice)).is_ok() {
@@ -128,7 +133,7 @@ fn report_failure(inner: &Inner, chat_id: &str, failure: &Failure) {
 
 /// Ends the turn: a task list with nothing left is closed (a `plan` event with no tasks),
 /// and the chat is `idle`.
-fn finish(inner: &Inner, chat_id: &str) -> Closing {
+fn finish(inner: &Inner, chat_id: &ChatId) -> Closing {
     let finished = inner.store.task_list(chat_id).is_ok_and(|list| list.is_finished());
     if let Err(error) = inner.store.finish_turn(chat_id, finished) {
         tracing::error!(%chat_id, %error, "cannot finish the turn");
@@ -154,16 +159,19 @@ async fn plan_files_link(
     let plan = plan.filter(|plan| carried_out(plan))?.clone();
     let files = plan_files(inner);
     let (chat_id, list, writer) = (chat.id.clone(), list.clone(), files.clone());
-    let found =
-        tokio::task::spawn_blocking(move || match PlanFiles::locate(&workspace, &chat_id)? {
+    let found = tokio::task::spawn_blocking(move || {
+        match PlanFiles::locate(&workspace, chat_id.as_str())? {
             Some(dir) => Ok(Some(dir)),
             None if list.has_work_left() => {
                 let (plan, list) = (PlanInput::from(&plan), Vec::<TrackedTask>::from(&list));
-                writer.materialize(&workspace, &plan, &list, &chat_id, &now_rfc3339()).map(Some)
+                writer
+                    .materialize(&workspace, &plan, &list, chat_id.as_str(), &now_rfc3339())
+                    .map(Some)
             }
             None => Ok(None),
-        })
-        .await;
+        }
+    })
+    .await;
     match found {
         Ok(Ok(dir)) => dir.map(|dir| PlanFilesLink { files, dir }),
         Ok(Err(error)) => {

@@ -12,6 +12,7 @@ use crate::agent::{
 };
 use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
 use crate::events::Event;
+use crate::ids::{ChatId, MessageId};
 use crate::llm::{Constrained, ModelMessage, OutputConstraint};
 use crate::mcp::Profile;
 use crate::now_rfc3339;
@@ -21,7 +22,7 @@ use crate::planner::{
     repair_request, Approval, Plan, PlanFacts, PlannerFacts, PlannerReply, Question, ReplyKind,
     SANDBOX_DIR,
 };
-use crate::store::{new_id, StoreError};
+use crate::store::StoreError;
 
 use super::super::hub::TurnGuard;
 use super::super::transitions::{may_ask, tasks_from_plan, MAX_QUESTION_ROUNDS};
@@ -41,7 +42,7 @@ enum Planned {
     Stopped,
 }
 
-pub async fn run(inner: &Inner, chat_id: &str, guard: &TurnGuard) -> Closing {
+pub async fn run(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing {
     let outcome = match plan(inner, chat_id, &guard.cancel).await {
         Ok(outcome) => outcome,
         Err(error) => {
@@ -73,7 +74,7 @@ pub async fn run(inner: &Inner, chat_id: &str, guard: &TurnGuard) -> Closing {
 }
 
 /// The read-only profile ends with the turn: the chat waits for the user again.
-fn settle_stop(inner: &Inner, chat_id: &str) -> Closing {
+fn settle_stop(inner: &Inner, chat_id: &ChatId) -> Closing {
     match inner.store.settle_interrupted_planning(chat_id) {
         Ok(phase) => {
             let tasks = inner.store.task_list(chat_id).map(|list| list.tasks).unwrap_or_default();
@@ -86,7 +87,7 @@ fn settle_stop(inner: &Inner, chat_id: &str) -> Closing {
     }
 }
 
-fn hand_over(inner: &Inner, chat_id: &str, notice: Option<String>) -> Result<(), StoreError> {
+fn hand_over(inner: &Inner, chat_id: &ChatId, notice: Option<String>) -> Result<(), StoreError> {
     let notice = notice.map(|text| assistant_message(text, None));
     inner.store.fall_back_to_execution(chat_id, notice.as_ref())?;
     if let Some(notice) = notice {
@@ -99,7 +100,7 @@ fn hand_over(inner: &Inner, chat_id: &str, notice: Option<String>) -> Result<(),
 /// One planner turn, with one repair attempt for an unreadable fence.
 async fn plan(
     inner: &Inner,
-    chat_id: &str,
+    chat_id: &ChatId,
     cancel: &CancellationToken,
 ) -> Result<Planned, PlanError> {
     let chat = inner.store.get_chat(chat_id)?;
@@ -276,7 +277,7 @@ fn planner_history(messages: &[Message]) -> Vec<ModelMessage> {
 /// A card or a notice from the assistant (never a tool round).
 pub(super) fn assistant_message(content: String, questions: Option<Vec<Question>>) -> Message {
     Message {
-        id: new_id(),
+        id: MessageId::new(),
         created_at: now_rfc3339(),
         body: MessageBody::Assistant { content, questions, plan: None, tool_calls: Vec::new() },
     }

@@ -18,11 +18,12 @@ use super::error::{Conflict, StoreError};
 use super::messages::MessageKind;
 use super::Tx;
 use crate::chat::{Message, MessageBody, Phase};
+use crate::ids::ChatId;
 use crate::planner::PlanDocument;
 
 impl Tx<'_> {
     /// Forgets the chat's planning: waiting card, every plan revision, the task list.
-    fn clear_planning(&mut self, chat_id: &str) -> Result<(), StoreError> {
+    fn clear_planning(&mut self, chat_id: &ChatId) -> Result<(), StoreError> {
         self.set_plan_pending(chat_id, None)?;
         self.delete_plan(chat_id)?;
         self.delete_task_list(chat_id)?;
@@ -30,7 +31,7 @@ impl Tx<'_> {
     }
 
     /// `NotPlanning` unless the planner is running for the chat.
-    fn require_phase_planning(&self, chat_id: &str) -> Result<(), StoreError> {
+    fn require_phase_planning(&self, chat_id: &ChatId) -> Result<(), StoreError> {
         match self.phase(chat_id)? {
             Phase::Planning => Ok(()),
             phase => Err(StoreError::wrong_state(chat_id, Conflict::NotPlanning { phase })),

@@ -3,6 +3,7 @@
 
 use super::{require_kind, set_card_plan};
 use crate::chat::{Message, MessageBody, Phase};
+use crate::ids::ChatId;
 use crate::planner::{Approval, PlanDocument};
 use crate::store::codec::corrupt;
 use crate::store::error::{Conflict, StoreError};
@@ -16,7 +17,7 @@ impl Tx<'_> {
     /// `pending`; the card's `plan` is set to the stored revision. Returns the stored card.
     pub fn record_plan_card(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         card: &Message,
         document: PlanDocument,
     ) -> Result<Message, StoreError> {
@@ -30,7 +31,7 @@ impl Tx<'_> {
     /// approval `pre_approved`, the task list `tasks` initialised and phase `executing`.
     pub fn record_pre_approved_plan(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         card: &Message,
         mut document: PlanDocument,
         tasks: &TaskList,
@@ -47,7 +48,7 @@ impl Tx<'_> {
     /// pending) and the plan card shows it. Returns the stored revision.
     pub fn edit_plan(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         mut document: PlanDocument,
     ) -> Result<PlanDocument, StoreError> {
         let mut card = self.waiting_plan_card(chat_id)?;
@@ -62,7 +63,7 @@ impl Tx<'_> {
     /// list initialised with `tasks`, phase `executing`.
     pub fn approve_plan(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         tasks: &TaskList,
     ) -> Result<PlanDocument, StoreError> {
         let card = self.waiting_plan_card(chat_id)?;
@@ -79,7 +80,7 @@ impl Tx<'_> {
     /// feedback is a cancel: use `cancel_plan`.
     pub fn reject_plan(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         feedback: Option<&Message>,
     ) -> Result<PlanDocument, StoreError> {
         let card = self.waiting_plan_card(chat_id)?;
@@ -99,7 +100,7 @@ impl Tx<'_> {
     /// list, which a first turn cannot have yet); phase `idle`. The chat is then as it was
     /// right after its first message. Returns how many messages went. Refused
     /// (`NotPlanning`) unless the chat is planning, asking or awaiting approval.
-    pub fn cancel_plan(&mut self, chat_id: &str) -> Result<usize, StoreError> {
+    pub fn cancel_plan(&mut self, chat_id: &ChatId) -> Result<usize, StoreError> {
         match self.phase(chat_id)? {
             Phase::Planning | Phase::Questions | Phase::AwaitingApproval => {}
             phase => return Err(StoreError::wrong_state(chat_id, Conflict::NotPlanning { phase })),
@@ -117,7 +118,7 @@ impl Tx<'_> {
     /// is dropped, `notice` (an assistant message, if any) appended, phase `executing`.
     pub fn fall_back_to_execution(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         notice: Option<&Message>,
     ) -> Result<(), StoreError> {
         self.require_phase_planning(chat_id)?;
@@ -134,7 +135,7 @@ impl Tx<'_> {
     /// user may change an answer or cancel), a plan under revision waits for approval again,
     /// and a first planning turn is cancelled (the chat as right after its message).
     /// Returns the phase the chat is left in.
-    pub fn settle_interrupted_planning(&mut self, chat_id: &str) -> Result<Phase, StoreError> {
+    pub fn settle_interrupted_planning(&mut self, chat_id: &ChatId) -> Result<Phase, StoreError> {
         self.require_phase_planning(chat_id)?;
         let state = self.state(chat_id)?;
         if state.plan_pending.is_some() {
@@ -155,7 +156,7 @@ impl Tx<'_> {
 
     fn store_plan_card(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         card: &Message,
         document: PlanDocument,
         phase: Phase,
@@ -179,7 +180,7 @@ impl Tx<'_> {
     /// Sets `approval` on the latest revision and on `card`, the plan card showing it.
     fn decide_plan(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         mut card: Message,
         approval: Approval,
     ) -> Result<PlanDocument, StoreError> {
@@ -190,7 +191,7 @@ impl Tx<'_> {
     }
 
     /// The card of the plan waiting for approval, or `NoPendingPlan`.
-    fn waiting_plan_card(&self, chat_id: &str) -> Result<Message, StoreError> {
+    fn waiting_plan_card(&self, chat_id: &ChatId) -> Result<Message, StoreError> {
         let state = self.state(chat_id)?;
         let waiting = state.plan.as_ref().is_some_and(|plan| plan.approval == Approval::Pending);
         if state.phase != Phase::AwaitingApproval || !waiting {
@@ -210,14 +211,14 @@ fn require_tasks(tasks: &TaskList) -> Result<(), StoreError> {
 
 impl Store {
     /// See [`Tx::settle_interrupted_planning`].
-    pub fn settle_interrupted_planning(&self, chat_id: &str) -> Result<Phase, StoreError> {
+    pub fn settle_interrupted_planning(&self, chat_id: &ChatId) -> Result<Phase, StoreError> {
         self.write(|tx| tx.settle_interrupted_planning(chat_id))
     }
 
     /// See [`Tx::record_plan_card`].
     pub fn record_plan_card(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         card: &Message,
         document: PlanDocument,
     ) -> Result<Message, StoreError> {
@@ -227,7 +228,7 @@ impl Store {
     /// See [`Tx::record_pre_approved_plan`].
     pub fn record_pre_approved_plan(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         card: &Message,
         document: PlanDocument,
         tasks: &TaskList,
@@ -238,7 +239,7 @@ impl Store {
     /// See [`Tx::edit_plan`].
     pub fn edit_plan(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         document: PlanDocument,
     ) -> Result<PlanDocument, StoreError> {
         self.write(|tx| tx.edit_plan(chat_id, document))
@@ -247,7 +248,7 @@ impl Store {
     /// See [`Tx::approve_plan`].
     pub fn approve_plan(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         tasks: &TaskList,
     ) -> Result<PlanDocument, StoreError> {
         self.write(|tx| tx.approve_plan(chat_id, tasks))
@@ -256,21 +257,21 @@ impl Store {
     /// See [`Tx::reject_plan`].
     pub fn reject_plan(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         feedback: Option<&Message>,
     ) -> Result<PlanDocument, StoreError> {
         self.write(|tx| tx.reject_plan(chat_id, feedback))
     }
 
     /// See [`Tx::cancel_plan`].
-    pub fn cancel_plan(&self, chat_id: &str) -> Result<usize, StoreError> {
+    pub fn cancel_plan(&self, chat_id: &ChatId) -> Result<usize, StoreError> {
         self.write(|tx| tx.cancel_plan(chat_id))
     }
 
     /// See [`Tx::fall_back_to_execution`].
     pub fn fall_back_to_execution(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         notice: Option<&Message>,
     ) -> Result<(), StoreError> {
         self.write(|tx| tx.fall_back_to_execution(chat_id, notice))

@@ -2,12 +2,13 @@
 //! at a time, each answer also stored as a synthetic user message.
 
 use crate::chat::{Message, MessageBody, Phase, PlanPending};
+use crate::ids::{ChatId, MessageId, QuestionId};
 use crate::now_rfc3339;
 use crate::planner::Question;
 use crate::store::codec::corrupt;
 use crate::store::error::{Conflict, StoreError};
 use crate::store::messages::MessageKind;
-use crate::store::{new_id, Store, Tx};
+use crate::store::{Store, Tx};
 
 /// The synthetic answer's text: `"<question>\nUser's answer: <answer>"` (DESIGN §2).
 pub fn answer_text(question: &str, answer: &str) -> String {
@@ -20,7 +21,7 @@ pub struct AnswerRecorded {
     /// The synthetic `plan_answer` message, now the chat's last message.
     pub message: Message,
     /// The earlier synthetic message of the same question, deleted by this re-answer.
-    pub replaced: Option<String>,
+    pub replaced: Option<MessageId>,
     /// The waiting card after the answer.
     pub pending: PlanPending,
     /// Every question of the card has an answer: the phase is now `planning` and the
@@ -35,7 +36,7 @@ impl Tx<'_> {
     /// card replaces the previous `plan_pending` (whose answers the caller carries over).
     pub fn record_question_card(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         card: &Message,
         pending: &PlanPending,
     ) -> Result<(), StoreError> {
@@ -62,8 +63,8 @@ impl Tx<'_> {
     /// When the card is complete the phase becomes `planning`.
     pub fn record_answer(
         &mut self,
-        chat_id: &str,
-        question_id: &str,
+        chat_id: &ChatId,
+        question_id: &QuestionId,
         answer: &str,
     ) -> Result<AnswerRecorded, StoreError> {
         let (mut pending, index, mut card) = self.answerable(chat_id, question_id, answer)?;
@@ -91,12 +92,12 @@ impl Tx<'_> {
     /// question answered, and the card's message.
     fn answerable(
         &self,
-        chat_id: &str,
-        question_id: &str,
+        chat_id: &ChatId,
+        question_id: &QuestionId,
         answer: &str,
     ) -> Result<(PlanPending, usize, Message), StoreError> {
         let pending = self.waiting_card(chat_id)?;
-        let Some(index) = pending.questions.iter().position(|q| q.id == question_id) else {
+        let Some(index) = pending.questions.iter().position(|q| q.id == *question_id) else {
             let question_id = question_id.to_owned();
             let conflict = Conflict::UnknownQuestion { question_id };
             return Err(StoreError::wrong_state(chat_id, conflict));
@@ -112,7 +113,7 @@ impl Tx<'_> {
     }
 
     /// The card waiting for answers, or `NoQuestions`.
-    fn waiting_card(&self, chat_id: &str) -> Result<PlanPending, StoreError> {
+    fn waiting_card(&self, chat_id: &ChatId) -> Result<PlanPending, StoreError> {
         let state = self.state(chat_id)?;
         match state.plan_pending {
             Some(pending) if state.phase == Phase::Questions => Ok(pending),
@@ -124,12 +125,12 @@ impl Tx<'_> {
     /// message after the card. Returns the deleted message's id.
     fn forget_answer(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         card: &Message,
         question: &Question,
         old_answer: &str,
         answers: &mut Vec<String>,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<MessageId>, StoreError> {
         let old_text = answer_text(&question.question, old_answer);
         if let Some(position) = answers.iter().rposition(|text| *text == old_text) {
             answers.remove(position);
@@ -148,7 +149,7 @@ impl Tx<'_> {
 
 fn synthetic_answer(question: &str, answer: &str) -> Message {
     Message {
-        id: new_id(),
+        id: MessageId::new(),
         created_at: now_rfc3339(),
         body: MessageBody::User {
             content: answer_text(question, answer),
@@ -168,7 +169,7 @@ impl Store {
     /// See [`Tx::record_question_card`].
     pub fn record_question_card(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         card: &Message,
         pending: &PlanPending,
     ) -> Result<(), StoreError> {
@@ -178,8 +179,8 @@ impl Store {
     /// See [`Tx::record_answer`].
     pub fn record_answer(
         &self,
-        chat_id: &str,
-        question_id: &str,
+        chat_id: &ChatId,
+        question_id: &QuestionId,
         answer: &str,
     ) -> Result<AnswerRecorded, StoreError> {
         self.write(|tx| tx.record_answer(chat_id, question_id, answer))

@@ -3,6 +3,7 @@
 
 use super::require_kind;
 use crate::chat::{Message, MessageBody, Phase};
+use crate::ids::{ChatId, MessageId};
 use crate::store::error::{Conflict, StoreError};
 use crate::store::messages::MessageKind;
 use crate::store::{Store, Tx};
@@ -14,7 +15,7 @@ impl Tx<'_> {
     /// approval (`PlanAwaitingApproval`: such a message is feedback, see `reject_plan`).
     pub fn begin_user_turn(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         message: &Message,
         phase: Phase,
     ) -> Result<(), StoreError> {
@@ -30,8 +31,8 @@ impl Tx<'_> {
     /// revisions, the task list and any waiting card, so plan mode can run again.
     pub fn edit_user_message(
         &mut self,
-        chat_id: &str,
-        message_id: &str,
+        chat_id: &ChatId,
+        message_id: &MessageId,
         content: &str,
         phase: Phase,
     ) -> Result<Message, StoreError> {
@@ -42,7 +43,7 @@ impl Tx<'_> {
             return Err(StoreError::wrong_state(chat_id, conflict));
         };
         content.clone_into(text);
-        let first = self.first_user_message(chat_id)?.is_some_and(|first| first.id == message_id);
+        let first = self.first_user_message(chat_id)?.is_some_and(|first| first.id == *message_id);
         self.delete_messages_after(chat_id, message_id)?;
         self.update_message(chat_id, &message)?;
         if first {
@@ -56,7 +57,7 @@ impl Tx<'_> {
     /// answer, notices. Cards and answers are refused: only their own steps store them.
     pub fn append_messages(
         &mut self,
-        chat_id: &str,
+        chat_id: &ChatId,
         messages: &[Message],
     ) -> Result<(), StoreError> {
         let allowed = [MessageKind::Assistant, MessageKind::Tool];
@@ -70,7 +71,11 @@ impl Tx<'_> {
     /// `close_task_list` (it has no pending or active task left, DESIGN §5).
     ///
     /// Refused while a card waits for the user: leave those with `cancel_plan`.
-    pub fn finish_turn(&mut self, chat_id: &str, close_task_list: bool) -> Result<(), StoreError> {
+    pub fn finish_turn(
+        &mut self,
+        chat_id: &ChatId,
+        close_task_list: bool,
+    ) -> Result<(), StoreError> {
         self.require_no_waiting_card(chat_id)?;
         if close_task_list {
             self.delete_task_list(chat_id)?;
@@ -78,7 +83,7 @@ impl Tx<'_> {
         self.set_phase(chat_id, Phase::Idle)
     }
 
-    fn require_no_waiting_card(&self, chat_id: &str) -> Result<(), StoreError> {
+    fn require_no_waiting_card(&self, chat_id: &ChatId) -> Result<(), StoreError> {
         let state = self.state(chat_id)?;
         if state.plan_pending.is_some() || state.phase == Phase::Questions {
             return Err(StoreError::wrong_state(chat_id, Conflict::PlanPending));
@@ -104,7 +109,7 @@ impl Store {
     /// See [`Tx::begin_user_turn`].
     pub fn begin_user_turn(
         &self,
-        chat_id: &str,
+        chat_id: &ChatId,
         message: &Message,
         phase: Phase,
     ) -> Result<(), StoreError> {
@@ -114,8 +119,8 @@ impl Store {
     /// See [`Tx::edit_user_message`].
     pub fn edit_user_message(
         &self,
-        chat_id: &str,
-        message_id: &str,
+        chat_id: &ChatId,
+        message_id: &MessageId,
         content: &str,
         phase: Phase,
     ) -> Result<Message, StoreError> {
@@ -123,12 +128,16 @@ impl Store {
     }
 
     /// See [`Tx::append_messages`]; all of `messages` or none are stored.
-    pub fn append_messages(&self, chat_id: &str, messages: &[Message]) -> Result<(), StoreError> {
+    pub fn append_messages(
+        &self,
+        chat_id: &ChatId,
+        messages: &[Message],
+    ) -> Result<(), StoreError> {
         self.write(|tx| tx.append_messages(chat_id, messages))
     }
 
     /// See [`Tx::finish_turn`].
-    pub fn finish_turn(&self, chat_id: &str, close_task_list: bool) -> Result<(), StoreError> {
+    pub fn finish_turn(&self, chat_id: &ChatId, close_task_list: bool) -> Result<(), StoreError> {
         self.write(|tx| tx.finish_turn(chat_id, close_task_list))
     }
 }

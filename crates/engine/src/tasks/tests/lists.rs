@@ -54,11 +54,18 @@ fn wire_shape_is_id_phase_title_status_outcome_and_gate_when_recorded() {
         .apply_tool_call(&json!({"op":"init","tasks":[
             {"title":"find","phase":"dig"},{"title":"fix"}]}))
         .unwrap()
-        .apply(&Operation::Done {
-            id: 1,
-            outcome: Some("all in agent.rs".into()),
-            gate: Some(Gate { command: "rg foo".into(), exit_code: 0, evidence: "3 hits".into() }),
-        })
+        .apply_measured(
+            &Operation::Done { id: 1, outcome: Some("all in agent.rs".into()), gate: None },
+            Some(&Gate {
+                command: "rg foo".into(),
+                exit_code: 0,
+                passes: true,
+                evidence: "3 hits".into(),
+                duration_ms: 12,
+                last_run: "2026-12-01T10:00:00Z".into(),
+                timed_out: false,
+            }),
+        )
         .unwrap();
     expect![[r#"
         {
@@ -77,7 +84,11 @@ fn wire_shape_is_id_phase_title_status_outcome_and_gate_when_recorded() {
               "gate": {
                 "command": "rg foo",
                 "exit_code": 0,
-                "evidence": "3 hits"
+                "passes": true,
+                "evidence": "3 hits",
+                "duration_ms": 12,
+                "last_run": "2026-12-01T10:00:00Z",
+                "timed_out": false
               }
             }
           ],

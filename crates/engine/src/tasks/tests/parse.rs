@@ -42,7 +42,7 @@ fn the_five_ops() {
             {"op":"done","id":1,"outcome":"all in agent.rs"}
               => Done { id: 1, outcome: Some("all in agent.rs"), gate: None }
             {"op":"done","id":1,"gate":{"command":"cargo test","exit_code":0,"evidence":"41 passed"}}
-              => Done { id: 1, outcome: None, gate: Some(Gate { command: "cargo test", exit_code: 0, evidence: "41 passed" }) }
+              => Done { id: 1, outcome: None, gate: Some(GateRequest { command: "cargo test", claimed: true }) }
             {"op":"drop","id":3,"outcome":"not needed"}
               => Drop { id: 3, outcome: Some("not needed") }
             {"op":"drop","id":3}
@@ -74,7 +74,7 @@ fn tolerated_slips() {
             {"op":"add","tasks":["read the schema",{"title":"fix","phase":null}]}
               => Add { tasks: [NewTask { title: "read the schema", phase: None }, NewTask { title: "fix", phase: None }] }
             {"op":"done","id":1,"gate":{"command":"make","exit_code":"2","evidence":""}}
-              => Done { id: 1, outcome: None, gate: Some(Gate { command: "make", exit_code: 2, evidence: "" }) }
+              => Done { id: 1, outcome: None, gate: Some(GateRequest { command: "make", claimed: true }) }
         "#]],
     );
 }
@@ -142,9 +142,9 @@ fn refused_shapes() {
             {"op":"add","tasks":[3]}
               => error: bad arguments for "add": a task is a title or {"title","phase"}, not 3. Use {"op":"add","tasks":[{"title":"…","phase":"…"}]}
             {"op":"done","id":1,"gate":{"command":"make"}}
-              => error: bad arguments for "done": missing field `exit_code`. Use {"op":"done","id":2,"outcome":"…","gate":{"command":"…","exit_code":0,"evidence":"…"}}
+              => Done { id: 1, outcome: None, gate: Some(GateRequest { command: "make", claimed: false }) }
             {"op":"done","id":1,"outcome":5}
-              => error: bad arguments for "done": invalid type: integer `5`, expected a string. Use {"op":"done","id":2,"outcome":"…","gate":{"command":"…","exit_code":0,"evidence":"…"}}
+              => error: bad arguments for "done": invalid type: integer `5`, expected a string. Use {"op":"done","id":2,"outcome":"…","gate":{"command":"cargo test"}}
         "#]],
     );
 }
@@ -155,7 +155,7 @@ fn serialises_back_to_the_shape_it_parses_from() {
         r#"{"op":"init","tasks":[{"title":"a","phase":"dig"},{"title":"b"}]}"#,
         r#"{"op":"add","tasks":[{"title":"c"}]}"#,
         r#"{"op":"start","id":2}"#,
-        r#"{"op":"done","id":1,"outcome":"ok","gate":{"command":"make","exit_code":0,"evidence":"ok"}}"#,
+        r#"{"op":"done","id":1,"outcome":"ok","gate":{"command":"make"}}"#,
         r#"{"op":"drop","id":3}"#,
     ] {
         let op = Operation::from_json(input).unwrap();

@@ -7,8 +7,9 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::Json;
 use futures_util::stream::{self, Stream};
 use preflight_engine::chat::Chat;
-use preflight_engine::lifecycle::{ChatPatch, ChatView, NewChat};
+use preflight_engine::lifecycle::{ChatPatch, ChatView, NewChat, SandboxView};
 use preflight_engine::mcp::ProfileView;
+use preflight_engine::ChatId;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::Answer;
@@ -45,7 +46,7 @@ pub async fn list_chats(State(state): State<AppState>) -> Answer<Json<ChatList>>
     ))]
 pub async fn get_chat(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
 ) -> Answer<Json<ChatView>> {
     Ok(Json(state.engine.chat_view(&id)?))
 }
@@ -62,7 +63,7 @@ pub async fn get_chat(
     ))]
 pub async fn update_chat(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
     RawBody(bytes): RawBody,
 ) -> Answer<Json<Chat>> {
     state.engine.require_chat(&id)?;
@@ -78,7 +79,7 @@ pub async fn update_chat(
     ))]
 pub async fn delete_chat(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
 ) -> Answer<Json<Deleted>> {
     Ok(Json(Deleted { deleted: state.engine.delete_chat(&id).await? }))
 }
@@ -91,9 +92,22 @@ pub async fn delete_chat(
     ))]
 pub async fn profile(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
 ) -> Answer<Json<ProfileView>> {
     Ok(Json(state.engine.profile(&id).await?))
+}
+
+#[utoipa::path(get, path = "/v1/chats/{id}/sandbox", tag = "chats",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The chat's code sandbox: available, confined, its own account (sandbox_info) or why there is none", body = SandboxView),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+    ))]
+pub async fn sandbox(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<ChatId>,
+) -> Answer<Json<SandboxView>> {
+    Ok(Json(state.engine.sandbox(&id).await?))
 }
 
 /// The chat's events as `text/event-stream`: `event:` is the type, `data:` the event's JSON.
@@ -105,7 +119,7 @@ pub async fn profile(
     ))]
 pub async fn events(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
 ) -> Answer<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>> {
     let receiver = state.engine.subscribe(&id)?;
     let stream = stream::unfold(receiver, |mut receiver| async move {

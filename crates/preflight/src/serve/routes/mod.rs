@@ -29,6 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chats::create_chat, chats::list_chats))
         .routes(routes!(chats::get_chat, chats::update_chat, chats::delete_chat))
         .routes(routes!(chats::profile))
+        .routes(routes!(chats::sandbox))
         .routes(routes!(chats::events))
         .routes(routes!(turns::send_message))
         .routes(routes!(turns::edit_message))

@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use preflight_engine::lifecycle::{ApiError, ChatView, TaskPanel};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
+use preflight_engine::{ChatId, TaskId};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -31,7 +32,7 @@ pub struct RejectBody {
     ))]
 pub async fn approve_plan(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
     RawBody(bytes): RawBody,
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
@@ -50,7 +51,7 @@ pub async fn approve_plan(
     ))]
 pub async fn reject_plan(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
     RawBody(bytes): RawBody,
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
@@ -67,7 +68,7 @@ pub async fn reject_plan(
     ))]
 pub async fn cancel_plan(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
     RawBody(bytes): RawBody,
 ) -> Answer<Json<ChatView>> {
     state.engine.require_chat(&id)?;
@@ -86,7 +87,7 @@ pub async fn cancel_plan(
     ))]
 pub async fn edit_plan_doc(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
     RawBody(bytes): RawBody,
 ) -> Answer<Json<PlanDocument>> {
     state.engine.require_chat(&id)?;
@@ -102,7 +103,7 @@ pub async fn edit_plan_doc(
     ))]
 pub async fn plan_revisions(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
 ) -> Answer<Json<Revisions>> {
     Ok(Json(Revisions { revisions: state.engine.plan_revisions(&id)? }))
 }
@@ -115,7 +116,7 @@ pub async fn plan_revisions(
     ))]
 pub async fn task_list(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
 ) -> Answer<Json<TaskPanel>> {
     Ok(Json(state.engine.task_panel(&id).await?))
 }
@@ -128,7 +129,7 @@ pub async fn task_list(
     ))]
 pub async fn delete_task_list(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
 ) -> Answer<Json<Deleted>> {
     Ok(Json(Deleted { deleted: state.engine.delete_task_list(&id)? }))
 }
@@ -143,12 +144,14 @@ pub async fn delete_task_list(
     ))]
 pub async fn confirm_drop(
     State(state): State<AppState>,
-    PathParams((id, task)): PathParams<(String, String)>,
+    PathParams((id, task)): PathParams<(ChatId, String)>,
     RawBody(bytes): RawBody,
 ) -> Answer<Json<DropConfirmed>> {
     state.engine.require_chat(&id)?;
     body::no_body(&bytes)?;
-    let task: u32 =
-        task.parse().map_err(|_| ApiError::bad_request(format!("{task:?} is not a task id")))?;
+    let task: TaskId = task
+        .parse::<u32>()
+        .map(TaskId::new)
+        .map_err(|_| ApiError::bad_request(format!("{task:?} is not a task id")))?;
     Ok(Json(DropConfirmed { files: state.engine.confirm_drop(&id, task).await? }))
 }

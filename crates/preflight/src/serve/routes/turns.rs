@@ -4,6 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use preflight_engine::lifecycle::ChatView;
+use preflight_engine::{ChatId, MessageId, QuestionId};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -36,7 +37,7 @@ pub struct EditBody {
 #[serde(deny_unknown_fields)]
 pub struct AnswerBody {
     /// The id of a question of the waiting card.
-    question_id: String,
+    question_id: QuestionId,
     /// An option's text or the user's own words; not blank.
     #[schema(pattern = r"\S")]
     answer: String,
@@ -53,7 +54,7 @@ pub struct AnswerBody {
     ))]
 pub async fn send_message(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
     RawBody(bytes): RawBody,
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
@@ -72,7 +73,7 @@ pub async fn send_message(
     ))]
 pub async fn edit_message(
     State(state): State<AppState>,
-    PathParams((id, mid)): PathParams<(String, String)>,
+    PathParams((id, mid)): PathParams<(ChatId, MessageId)>,
     RawBody(bytes): RawBody,
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
@@ -91,7 +92,7 @@ pub async fn edit_message(
     ))]
 pub async fn answer(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
     RawBody(bytes): RawBody,
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
@@ -108,7 +109,7 @@ pub async fn answer(
     ))]
 pub async fn stop(
     State(state): State<AppState>,
-    PathParams(id): PathParams<String>,
+    PathParams(id): PathParams<ChatId>,
     RawBody(bytes): RawBody,
 ) -> Answer<Json<ChatView>> {
     state.engine.require_chat(&id)?;

@@ -1,0 +1,37 @@
+// The chat's word on its code sandbox once the executor works in a workspace: confined by
+// bubblewrap, or plainly UNCONFINED (never a silent downgrade, DESIGN §11).
+import { useEffect, useState } from "preact/hooks";
+
+import type { SandboxView } from "../generated/SandboxView";
+
+export interface SandboxNoticeProps {
+  /** Changes when the chat or its workspace does: the notice is asked for again. */
+  chatKey: string;
+  executing: boolean;
+  load: () => Promise<SandboxView>;
+}
+
+export function SandboxNotice({ chatKey, executing, load }: SandboxNoticeProps) {
+  const [view, setView] = useState<SandboxView | null>(null);
+  useEffect(() => setView(null), [chatKey]);
+  useEffect(() => {
+    if (!executing || view !== null) return;
+    let current = true;
+    load().then(
+      (answer) => current && setView(answer),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [executing, chatKey, view === null]);
+  if (view === null || !view.available) return null;
+  const words = view.confined
+    ? "Commands run in the code sandbox, confined by bubblewrap: only the workspace is writable."
+    : "Commands run UNCONFINED: bubblewrap is not available, so they can read and change everything your user can.";
+  return (
+    <p class={`sandbox-notice ${view.confined ? "ok" : "warn"}`} data-testid="sandbox-notice" title={view.text}>
+      {words}
+    </p>
+  );
+}

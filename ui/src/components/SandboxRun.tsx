@@ -1,0 +1,48 @@
+// A code-sandbox run as a terminal block: what ran, the exit code, stdout and stderr, a
+// timed-out mark; long output starts collapsed. The unconfined warning the sandbox gives is
+// shown on the block, never dropped.
+import { describeRun, outputLines, parseRun } from "../lib/sandbox";
+
+/** Output longer than this many lines starts collapsed. */
+export const COLLAPSE_LINES = 12;
+
+export interface SandboxRunProps {
+  tool: string;
+  args: unknown;
+  result?: string;
+  error?: string;
+  running: boolean;
+}
+
+export function SandboxRun({ tool, args, result, error, running }: SandboxRunProps) {
+  const run = result !== undefined ? parseRun(result) : null;
+  const failed = error !== undefined || (run !== null && (run.exitCode !== 0 || run.timedOut));
+  const state = running ? "running" : failed ? "failed" : "done";
+  const long = run !== null && outputLines(run) > COLLAPSE_LINES;
+  return (
+    <details class={`terminal ${state}`} data-testid="sandbox-run" open={!long}>
+      <summary>
+        <code class="terminal-command">{describeRun(tool, args)}</code>
+        {running && <span class="terminal-state">running…</span>}
+        {run && (
+          <span class={`exit-code ${run.exitCode === 0 && !run.timedOut ? "ok" : "bad"}`} data-testid="exit-code">
+            exit {run.exitCode}
+          </span>
+        )}
+        {run?.timedOut && (
+          <span class="timed-out" data-testid="timed-out">
+            timed out
+          </span>
+        )}
+        {long && <span class="terminal-state">{outputLines(run)} lines</span>}
+      </summary>
+      {run?.banner && <p class="terminal-warning" data-testid="unconfined">{run.banner}</p>}
+      {run && run.notes.map((note) => <p class="terminal-note" key={note}>{note}</p>)}
+      {run && run.stdout !== "" && <pre class="terminal-out">{run.stdout}</pre>}
+      {run && run.stderr !== "" && <pre class="terminal-err">{run.stderr}</pre>}
+      {run?.truncated && <p class="terminal-note">Output truncated: only the last 64 KiB of each stream are kept.</p>}
+      {result !== undefined && run === null && <pre class="terminal-out">{result}</pre>}
+      {error !== undefined && <pre class="terminal-err">{error}</pre>}
+    </details>
+  );
+}

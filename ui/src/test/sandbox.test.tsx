@@ -1,0 +1,80 @@
+import { fireEvent, render, screen } from "@testing-library/preact";
+import { describe, expect, it } from "vitest";
+
+import { SandboxRun } from "../components/SandboxRun";
+import { TaskPanel } from "../components/TaskPanel";
+import { SandboxSummary } from "../components/WorkspaceBar";
+import type { Task } from "../generated/Task";
+import { describeRun, parseRun, sandboxRunTool } from "../lib/sandbox";
+
+const ok = "exit code 0\nstdout:\ntiny 0.1.0\n\nstderr:\n\n";
+
+describe("sandbox results", () => {
+  it("reads the sandbox's own text back", () => {
+    expect(parseRun(ok)).toEqual({ banner: null, exitCode: 0, timedOut: false, notes: [], stdout: "tiny 0.1.0\n", stderr: "", truncated: false });
+    const install = "exit code 1\ninstalled: nothing (see pip's error below)\nstdout:\n\nstderr:\nERROR: No matching distribution\n\n";
+    const run = parseRun(install);
+    expect(run?.notes).toEqual(["installed: nothing (see pip's error below)"]);
+    expect(run?.stderr).toBe("ERROR: No matching distribution\n");
+    const timedOut = "UNCONFINED (no bubblewrap): …\nexit code -9 (timed out: the whole process group was killed)\nstdout:\na\nstderr:\n\n(output truncated: only the last 64 KiB of each stream are kept)\n";
+    const late = parseRun(timedOut);
+    expect(late?.timedOut).toBe(true);
+    expect(late?.banner).toBe("UNCONFINED (no bubblewrap): …");
+    expect(late?.truncated).toBe(true);
+    expect(parseRun("something else")).toBeNull();
+  });
+
+  it("names runs by what they did", () => {
+    expect(sandboxRunTool("mcp_code-sandbox_run_command")).toBe("run_command");
+    expect(sandboxRunTool("mcp_code-sandbox_sandbox_info")).toBeNull();
+    expect(sandboxRunTool("mcp_filesystem_read_text_file")).toBeNull();
+    expect(describeRun("run_command", { command: "pytest -q" })).toBe("$ pytest -q");
+    expect(describeRun("install_packages", '{"packages":["six","numpy>=1.26"]}')).toBe("$ pip install six numpy>=1.26");
+    expect(describeRun("run_python", { code: "print(1)" })).toBe(">>> print(1)");
+  });
+
+  it("shows a run as a terminal block with its exit code, and collapses long output", () => {
+    const { unmount } = render(<SandboxRun tool="run_command" args={{ command: "python use_tiny.py" }} result={ok} running={false} />);
+    expect(screen.getByTestId("exit-code").textContent).toBe("exit 0");
+    expect((screen.getByTestId("sandbox-run") as HTMLDetailsElement).open).toBe(true);
+    expect(screen.getByText("$ python use_tiny.py")).toBeTruthy();
+    unmount();
+    const long = `exit code 2\nstdout:\n${Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n")}\nstderr:\nboom\n`;
+    render(<SandboxRun tool="run_command" args={{ command: "make" }} result={long} running={false} />);
+    const block = screen.getByTestId("sandbox-run") as HTMLDetailsElement;
+    expect(block.open).toBe(false);
+    expect(block.className).toContain("failed");
+    expect(screen.getByText("31 lines")).toBeTruthy();
+  });
+
+  it("says plainly when the sandbox is not confined", () => {
+    const unconfined = "UNCONFINED (bubblewrap is not installed): commands run as this user\nexit code 0\nstdout:\n\nstderr:\n\n";
+    render(<SandboxRun tool="run_command" args={{ command: "true" }} result={unconfined} running={false} />);
+    expect(screen.getByTestId("unconfined").textContent).toContain("UNCONFINED");
+  });
+
+  it("shows a task's gate, measured by Preflight, with its evidence on expanding", () => {
+    const tasks: Task[] = [
+      {
+        id: 1,
+        title: "use it",
+        status: "done",
+        gate: { command: "python use_tiny.py", exit_code: 0, passes: true, evidence: "tiny 0.1.0", duration_ms: 1250, last_run: "2026-12-01T10:00:00Z", timed_out: false },
+      },
+    ];
+    render(<TaskPanel tasks={tasks} finished />);
+    const gate = screen.getByTestId("task-gate");
+    expect(gate.textContent).toContain("python use_tiny.py");
+    expect(gate.textContent).toContain("exit 0 · 1.3 s");
+    fireEvent.click(gate.querySelector("summary")!);
+    expect(screen.getByTestId("gate-evidence").textContent).toBe("tiny 0.1.0");
+  });
+
+  it("tells a confined sandbox from an unconfined one", () => {
+    const { unmount } = render(<SandboxSummary view={{ available: true, confined: true, text: "Confinement: Confined by bubblewrap", info: {} }} />);
+    expect(screen.getByTestId("sandbox-status").textContent).toBe("Confined by bubblewrap");
+    unmount();
+    render(<SandboxSummary view={{ available: true, confined: false, text: "UNCONFINED", info: {} }} />);
+    expect(screen.getByTestId("sandbox-status").textContent).toBe("UNCONFINED");
+  });
+});
