@@ -54,6 +54,8 @@ async fn the_executor_installs_runs_and_closes_tasks_with_gates_preflight_ran() 
             "mcp_code-sandbox_run_command",
             json!({"command": format!("{script_file} && python use_tiny.py")}),
         ),
+        // A command that hangs is killed at its timeout; the chat goes on.
+        call("mcp_code-sandbox_run_command", json!({"command": "sleep 60", "timeout_s": 1})),
         call(
             "turn_plan",
             json!({"op": "done", "id": 2, "gate": {"command": "python use_tiny.py | grep -q 'tiny 9.9'"}}),
@@ -92,6 +94,8 @@ async fn the_executor_installs_runs_and_closes_tasks_with_gates_preflight_ran() 
     assert_eq!(sandbox["available"], true, "{sandbox}");
     let text = sandbox["text"].as_str().unwrap();
     assert!(text.contains("preflighttiny 0.1.0"), "{text}");
+    assert!(!text.contains("{\"confined\""), "the words, not the structured copy: {text}");
+    assert_eq!(sandbox["info"]["venv"]["exists"], true, "{sandbox}");
     let confined = sandbox["confined"].as_bool().unwrap();
     assert_eq!(confined, text.contains("Confined by bubblewrap"), "{text}");
 }
@@ -138,10 +142,12 @@ fn check_the_runs(requests: &[preflight_testkit::RecordedRequest], workspace: &s
     assert!(workspace.join(".sandbox/venv/bin/python").exists());
     let ran = last_tool_result(requests, 4);
     assert!(ran.contains("exit code 0") && ran.contains("tiny 0.1.0"), "{ran}");
-    let failed = last_tool_result(requests, 5);
+    let hung = last_tool_result(requests, 5);
+    assert!(hung.contains("(timed out: the whole process group was killed)"), "{hung}");
+    let failed = last_tool_result(requests, 6);
     assert!(failed.contains("The gate failed") && failed.contains("exited with 1"), "{failed}");
     assert!(failed.contains("Task 2 stays as it was"), "{failed}");
-    let passed = last_tool_result(requests, 6);
+    let passed = last_tool_result(requests, 7);
     assert!(
         passed.contains("Preflight ran the gate `python use_tiny.py`: exit code 0"),
         "{passed}"

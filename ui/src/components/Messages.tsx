@@ -32,10 +32,7 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
   });
   const live = activeCard(view);
   const planRunning = planInProgress(view.state.phase);
-  const results = new Map<string, ToolMessage>();
-  for (const message of view.messages) {
-    if (message.role === "tool") results.set(message.tool_call_id, message);
-  }
+  const results = toolResults(view.messages);
   return (
     <div
       class="messages"
@@ -67,7 +64,7 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
               {message.content.trim() !== "" &&
                 (wasStreamed(message.id) ? <StreamingMarkdown id={message.id} text={message.content} done /> : <Markdown text={message.content} />)}
               {(message.tool_calls ?? []).map((call) => (
-                <StoredTool key={call.id} call={call} result={results.get(call.id)} />
+                <StoredTool key={call.id} call={call} result={results.get(resultKey(message.id, call.id))} />
               ))}
             </div>
           );
@@ -92,6 +89,25 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
       ]}
     </div>
   );
+}
+
+/** A tool result is its call's when it follows that call's assistant message: call ids are
+ *  unique only within one message (some providers and the scripted one reuse them). */
+export function toolResults(messages: Message[]): Map<string, ToolMessage> {
+  const results = new Map<string, ToolMessage>();
+  let owner: string | null = null;
+  for (const message of messages) {
+    if (message.role === "tool") {
+      if (owner !== null) results.set(resultKey(owner, message.tool_call_id), message);
+    } else {
+      owner = message.role === "assistant" ? message.id : null;
+    }
+  }
+  return results;
+}
+
+function resultKey(messageId: string, callId: string): string {
+  return `${messageId}\u0000${callId}`;
 }
 
 function UserMessage({ message }: { message: Extract<Message, { role: "user" }> }) {

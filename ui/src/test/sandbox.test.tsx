@@ -78,3 +78,19 @@ describe("sandbox results", () => {
     expect(screen.getByTestId("sandbox-status").textContent).toBe("UNCONFINED");
   });
 });
+
+describe("tool results", () => {
+  it("belong to the call of the message they follow, when call ids repeat across messages", async () => {
+    const { toolResults } = await import("../components/Messages");
+    const at = "2026-12-01T10:00:00Z";
+    const call = (id: string, name: string) => ({ id, name, arguments: "{}" });
+    const results = toolResults([
+      { id: "a1", created_at: at, role: "assistant", content: "", questions: null, plan: null, tool_calls: [call("call_0", "mcp_code-sandbox_run_command")] },
+      { id: "t1", created_at: at, role: "tool", tool_call_id: "call_0", name: "mcp_code-sandbox_run_command", content: "exit code 0\nstdout:\n\nstderr:\n\n", is_error: false },
+      { id: "a2", created_at: at, role: "assistant", content: "", questions: null, plan: null, tool_calls: [call("call_0", "turn_plan")] },
+      { id: "t2", created_at: at, role: "tool", tool_call_id: "call_0", name: "turn_plan", content: "plan", is_error: false },
+    ]);
+    expect(results.get("a1\u0000call_0")?.id).toBe("t1");
+    expect(results.get("a2\u0000call_0")?.id).toBe("t2");
+  });
+});

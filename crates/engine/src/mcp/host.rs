@@ -138,9 +138,10 @@ impl McpHost {
         workspace: &Path,
         cancel: &CancellationToken,
     ) -> Result<(String, Value), SandboxCallError> {
-        let result = self.call_sandbox("sandbox_info", None, workspace, cancel).await?;
+        let mut result = self.call_sandbox("sandbox_info", None, workspace, cancel).await?;
+        let structured = result.structured_content.take().unwrap_or(Value::Null);
         let text = to_tool_output(&result, self.config.max_result_bytes, "sandbox_info").content;
-        Ok((text, result.structured_content.unwrap_or(Value::Null)))
+        Ok((text, structured))
     }
 
     async fn call_sandbox(
