@@ -370,10 +370,12 @@ test("the code sandbox: a run as a terminal block, a task closed by a gate Prefl
     assert.ok(existsSync(join(app.workspace, "report.py")), "the run wrote into the workspace");
 
     // The chat and the workspace bar say whether bubblewrap confines the sandbox.
+    const notice = await (await app.find('[data-testid="sandbox-notice"]')).text();
     await app.click('[data-testid="sandbox-button"]');
     const status = await app.waitText('[data-testid="sandbox-status"]', /^(Confined by bubblewrap|UNCONFINED)$/);
     const confined = status === "Confined by bubblewrap";
     assert.equal(await app.count('[data-testid="unconfined"]') > 0, !confined, "the run's block agrees");
+    assert.equal(notice.includes("confined by bubblewrap"), confined, `the chat agrees: ${notice}`);
     publish(await app.screenshot("sandbox"), "sandbox.png");
   } finally {
     await app.stop();

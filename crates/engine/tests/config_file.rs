@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use preflight_engine::config::{Config, ConfigError, PlanModeDefaults};
+use preflight_engine::config::{Config, ConfigError, PlanModeDefaults, SandboxSettings};
 use preflight_engine::llm::{ProviderKind, RetryPolicy, ANTHROPIC_BASE_URL};
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
@@ -18,6 +18,7 @@ fn a_missing_file_is_the_defaults() {
     assert_eq!(config, Config::default());
     assert_eq!(config.provider.kind, ProviderKind::Embedded);
     assert_eq!(config.plan_mode, PlanModeDefaults { enabled: true, auto_approve: false });
+    assert_eq!(config.sandbox, SandboxSettings { enabled: true, network: true });
 }
 
 #[test]
@@ -38,6 +39,10 @@ model = "qwen2.5:32b"
 [plan_mode]           # defaults when the section is absent: enabled = true, auto_approve = false
 enabled = true
 auto_approve = false
+
+[sandbox]             # the code sandbox of chats with a workspace; defaults: both true
+enabled = true
+network = false
 "#,
     )
     .unwrap();
@@ -57,6 +62,7 @@ auto_approve = false
         "the planner retries at most twice within 10 s"
     );
     assert_eq!(config.planner_settings().model, "qwen2.5:32b");
+    assert_eq!(config.sandbox, SandboxSettings { enabled: true, network: false });
 }
 
 #[test]
@@ -88,7 +94,7 @@ fn every_mistake_names_its_line_and_key() {
             "temperature = 0.2\n",
             1,
             "temperature",
-            "unknown key; expected one of provider, planner, plan_mode",
+            "unknown key; expected one of provider, planner, plan_mode, sandbox",
         ),
         (
             "[provider]\nkind = \"gemini\"\nmodel = \"x\"\n",
@@ -134,6 +140,18 @@ fn every_mistake_names_its_line_and_key() {
             2,
             "plan_mode.auto",
             "unknown key; expected one of enabled, auto_approve",
+        ),
+        (
+            "[sandbox]\nnetwork = \"off\"\n",
+            2,
+            "sandbox.network",
+            "must be true or false, not a string",
+        ),
+        (
+            "[sandbox]\nbubblewrap = true\n",
+            2,
+            "sandbox.bubblewrap",
+            "unknown key; expected one of enabled, network",
         ),
         ("provider = \"openai\"\n", 1, "provider", "must be a table"),
         (

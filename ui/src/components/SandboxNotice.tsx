@@ -1,6 +1,6 @@
 // The chat's word on its code sandbox once the executor works in a workspace: confined by
 // bubblewrap, or plainly UNCONFINED (never a silent downgrade, DESIGN §11).
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 import type { SandboxView } from "../generated/SandboxView";
 
@@ -12,19 +12,19 @@ export interface SandboxNoticeProps {
 }
 
 export function SandboxNotice({ chatKey, executing, load }: SandboxNoticeProps) {
-  const [view, setView] = useState<SandboxView | null>(null);
-  useEffect(() => setView(null), [chatKey]);
+  const [answer, setAnswer] = useState<{ key: string; view: SandboxView } | null>(null);
+  const asked = useRef<string | null>(null);
   useEffect(() => {
-    if (!executing || view !== null) return;
-    let current = true;
+    // Asked once per chat and workspace, when the executor first works; an answer that
+    // arrives after the turn ended still shows, one for another chat does not.
+    if (!executing || asked.current === chatKey) return;
+    asked.current = chatKey;
     load().then(
-      (answer) => current && setView(answer),
+      (view) => setAnswer({ key: chatKey, view }),
       () => undefined,
     );
-    return () => {
-      current = false;
-    };
-  }, [executing, chatKey, view === null]);
+  }, [executing, chatKey]);
+  const view = answer?.key === chatKey ? answer.view : null;
   if (view === null || !view.available) return null;
   const words = view.confined
     ? "Commands run in the code sandbox, confined by bubblewrap: only the workspace is writable."

@@ -94,3 +94,22 @@ describe("tool results", () => {
     expect(results.get("a2\u0000call_0")?.id).toBe("t2");
   });
 });
+
+describe("the sandbox notice", () => {
+  it("asks once when the executor works and still shows after the turn ended", async () => {
+    const { SandboxNotice } = await import("../components/SandboxNotice");
+    const { waitFor } = await import("@testing-library/preact");
+    let calls = 0;
+    const load = () => {
+      calls += 1;
+      return Promise.resolve({ available: true, confined: false, text: "UNCONFINED (no bubblewrap)", info: null });
+    };
+    const { rerender } = render(<SandboxNotice chatKey="c1:/w" executing={true} load={load} />);
+    rerender(<SandboxNotice chatKey="c1:/w" executing={false} load={load} />);
+    await waitFor(() => expect(screen.getByTestId("sandbox-notice").textContent).toContain("UNCONFINED"));
+    rerender(<SandboxNotice chatKey="c1:/w" executing={true} load={load} />);
+    expect(calls).toBe(1);
+    rerender(<SandboxNotice chatKey="c2:/w" executing={false} load={load} />);
+    expect(screen.queryByTestId("sandbox-notice")).toBeNull();
+  });
+});

@@ -462,6 +462,42 @@ mod tests {
     }
 
     #[test]
+    fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
+        let bin = tempfile::tempdir().unwrap();
+        let program = bin.path().join("preflight-sandbox");
+        std::fs::write(&program, "").unwrap();
+        let mut config = config();
+        let sandbox = SandboxDefault {
+            program: program.clone(),
+            network: false,
+            env: vec![("PIP_NO_INDEX".into(), "1".into())],
+        };
+        config.sandbox = Some(sandbox.clone());
+        let servers = parse_servers(Path::new("/h/mcp.json"), "{}", &config).unwrap();
+        let entry = servers.iter().find(|s| s.name == CODE_SANDBOX).expect("code-sandbox");
+        assert_eq!(entry.args, ["--workspace", "${workspace}", "--no-network"]);
+        assert_eq!((entry.class, entry.missing.clone()), (ServerClass::CodeSandbox, None));
+        assert_eq!(entry.env, sandbox.env);
+        assert!(entry.uses_workspace(), "one per workspace, none without one");
+        let online = default_sandbox(&SandboxDefault { network: true, ..sandbox.clone() });
+        assert_eq!(online.args, ["--workspace", "${workspace}"]);
+        let absent = default_sandbox(&SandboxDefault { program: bin.path().join("no"), ..sandbox });
+        assert!(absent
+            .unusable()
+            .unwrap()
+            .to_string()
+            .contains("code sandbox server is not installed"));
+        let own =
+            r#"{"mcpServers":{"code-sandbox":{"command":"/opt/box","args":["${workspace}"]}}}"#;
+        let servers = parse_servers(Path::new("/h/mcp.json"), own, &config).unwrap();
+        let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["code-sandbox", "filesystem"], "the user's entry replaces ours");
+        config.sandbox = None;
+        let servers = parse_servers(Path::new("/h/mcp.json"), "{}", &config).unwrap();
+        assert_eq!(servers.len(), 1, "no sandbox when it is turned off");
+    }
+
+    #[test]
     fn a_missing_file_means_defaults_and_an_unreadable_one_is_an_error() {
         let home = tempfile::tempdir().unwrap();
         let config = McpConfig::new(home.path(), "/fs.js");
