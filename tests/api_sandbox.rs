@@ -35,16 +35,12 @@ fn the_sandbox_is_built() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_executor_installs_runs_and_closes_tasks_with_gates_preflight_ran() {
-    the_sandbox_is_built();
-    let workspace = tempfile::tempdir().unwrap();
-    // Inside the workspace: the sandbox's /tmp is its own, so a wheel in the host's is unseen.
-    let wheels = workspace.path().join("wheels");
-    build_wheel(&wheels, "preflighttiny", "0.1.0").unwrap();
+/// Install, prove it, write and run a script, a command that hangs, a failing gate, a
+/// passing one with a made-up exit code and evidence, the final answer.
+fn executor_replies() -> Vec<Reply> {
     let script_file =
         "printf 'import preflighttiny\\nprint(\"tiny\", preflighttiny.VERSION)\\n' > use_tiny.py";
-    let executor = [
+    vec![
         call("mcp_code-sandbox_install_packages", json!({"packages": ["preflighttiny"]})),
         call(
             "turn_plan",
@@ -65,7 +61,17 @@ async fn the_executor_installs_runs_and_closes_tasks_with_gates_preflight_ran() 
             json!({"op": "done", "id": 2, "gate": {"command": "python use_tiny.py", "exit_code": 3, "evidence": "all good, trust me"}}),
         ),
         Reply::text("The library is installed and the script runs."),
-    ];
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_executor_installs_runs_and_closes_tasks_with_gates_preflight_ran() {
+    the_sandbox_is_built();
+    let workspace = tempfile::tempdir().unwrap();
+    // Inside the workspace: the sandbox's /tmp is its own, so a wheel in the host's is unseen.
+    let wheels = workspace.path().join("wheels");
+    build_wheel(&wheels, "preflighttiny", "0.1.0").unwrap();
+    let executor = executor_replies();
     let script = Script::new()
         .route(planner(), [plan("Use tiny", &["Install the library", "Use it in a script"])])
         .route(anyone(), executor);

@@ -4,8 +4,10 @@
 use crate::cli::{ConfinementChoice, Options};
 use crate::error::SandboxError;
 use crate::limits::Limits;
+use crate::prepared::Launcher;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 
 /// Whether runs are confined, and if not, why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +24,9 @@ pub struct Jail {
     pub workspace: PathBuf,
     /// The user's home, replaced by an empty tmpfs inside the sandbox.
     pub home: Option<PathBuf>,
-    pub limits: Limits,
+    pub limits: Arc<Limits>,
+    /// Starts runs from a helper made ready in their cgroups ahead of time.
+    pub launcher: Launcher,
 }
 
 impl Jail {
@@ -41,8 +45,13 @@ impl Jail {
                 Err(reason) => return Err(SandboxError::ConfinementUnavailable(reason)),
             },
         };
-        let limits = Limits::detect(options.max_processes, options.memory_mib);
-        Ok(Jail { confinement, network: options.network, workspace, home, limits })
+        let limits = Arc::new(Limits::detect(options.max_processes, options.memory_mib));
+        // This binary is the helper; a library caller (tests) without it runs directly.
+        let helper = std::env::current_exe()
+            .ok()
+            .filter(|exe| exe.file_name().is_some_and(|name| name == "preflight-sandbox"));
+        let launcher = Launcher::new(helper);
+        Ok(Jail { confinement, network: options.network, workspace, home, limits, launcher })
     }
 
     pub fn is_confined(&self) -> bool {

@@ -33,6 +33,7 @@ pub mod info;
 pub mod limits;
 pub mod output;
 pub mod paths;
+pub mod prepared;
 pub mod run;
 pub mod server;
 pub mod tools;

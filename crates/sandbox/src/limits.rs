@@ -235,7 +235,20 @@ impl RunCgroups {
         notes
     }
 
-    /// Kills every process still in the groups, then removes them. Blocking (short sleeps).
+    /// SIGKILL to every process still in the groups, once: what a run leaves behind is dead
+    /// (or dying) before its result is returned. Blocking only for reading `cgroup.procs`.
+    pub fn kill_remaining(&self) {
+        for group in &self.groups {
+            let pids = fs::read_to_string(group.dir.join("cgroup.procs")).unwrap_or_default();
+            for pid in pids.lines().filter_map(|p| p.trim().parse::<libc::pid_t>().ok()) {
+                // SAFETY: kill(2) with a pid read from our own run's cgroup.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+    }
+
+    /// Kills every process still in the groups until they are empty, then removes them.
+    /// Blocking (short sleeps): run it off the result's path, after `kill_remaining`.
     pub fn finish(self) {
         for group in &self.groups {
             for _ in 0..200 {

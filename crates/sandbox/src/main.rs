@@ -9,6 +9,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some(preflight_sandbox::prepared::HELPER_ARG) {
+        return preflight_sandbox::prepared::exec_request();
+    }
     let options = match cli::parse(std::env::args().skip(1)) {
         Ok(Command::Serve(options)) => options,
         Ok(Command::Help) => {

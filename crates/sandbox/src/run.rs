@@ -1,5 +1,6 @@
-//! One run: spawn the wrapped command as a process-group leader inside its cgroups, capture
-//! both streams' tails, enforce the timeout, and leave nothing behind.
+//! One run: the wrapped command as a process-group leader inside its cgroups (handed to a
+//! helper made ready there ahead of time, `prepared.rs`, or spawned directly), both streams'
+//! tails captured, the timeout enforced, and nothing left behind.
 
 use crate::confine::Jail;
 use crate::error::SandboxError;
@@ -46,9 +47,15 @@ pub async fn run(
     cancelled: impl Future<Output = ()>,
 ) -> Result<RunOutcome, SandboxError> {
     let started = Instant::now();
-    let cgroups = jail.limits.create_run()?;
     let words = jail.wrap(&request.cwd, &request.argv);
-    let mut child = spawn(&words, request, cgroups.join_fds())?;
+    let (mut child, cgroups) = match jail.launcher.start(&words, request).await {
+        Some(ready) => ready?,
+        None => {
+            let cgroups = jail.limits.create_run()?;
+            (spawn(&words, request, cgroups.join_fds())?, cgroups)
+        }
+    };
+    jail.launcher.replenish(&jail.limits);
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     let (status, timed_out) = wait_or_kill(&mut child, request.timeout, cancelled).await?;
@@ -56,8 +63,10 @@ pub async fn run(
         kill_group(leader);
     }
     let limit_notes = cgroups.events();
-    // Anything left (a child that left the group) dies with the cgroup.
-    let _ = tokio::task::spawn_blocking(move || cgroups.finish()).await;
+    // Anything left (a child that left the process group) is killed now; waiting for the
+    // cgroups to empty and removing them happens off the result's path.
+    cgroups.kill_remaining();
+    drop(tokio::task::spawn_blocking(move || cgroups.finish()));
     let (stdout, out_cut) = collect(stdout).await;
     let (stderr, err_cut) = collect(stderr).await;
     Ok(RunOutcome {
@@ -81,6 +90,13 @@ fn spawn(
     command.current_dir(&request.cwd).stdin(Stdio::null());
     command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     command.process_group(0);
+    join_before_exec(&mut command, join_fds);
+    command.spawn().map_err(|source| SandboxError::Spawn { program: words[0].clone(), source })
+}
+
+/// Makes the child join the cgroups behind `join_fds` between fork and exec, so it is
+/// inside before it can start anything.
+pub(crate) fn join_before_exec(command: &mut Command, join_fds: Vec<i32>) {
     // SAFETY: between fork and exec the closure only calls write(2) on descriptors the parent
     // holds open, which is async-signal-safe, and allocates nothing.
     unsafe {
@@ -94,7 +110,6 @@ fn spawn(
             Ok(())
         });
     }
-    command.spawn().map_err(|source| SandboxError::Spawn { program: words[0].clone(), source })
 }
 
 /// Waits for the command; on timeout or cancellation kills its whole group and reaps it.

@@ -118,3 +118,38 @@ async fn a_command_cannot_kill_its_server() -> Result<()> {
     assert_eq!(server.run("echo still here", 30).await?.stdout, "still here\n");
     Ok(())
 }
+
+/// Runs after the first start from a helper made ready in their cgroups (`prepared.rs`):
+/// they are inside a fresh cgroup of their own, limited like the first, with none of the
+/// server's environment, and a helper left waiting dies with the server.
+#[tokio::test(flavor = "multi_thread")]
+async fn runs_from_a_ready_helper_are_confined_and_limited_like_the_first() -> Result<()> {
+    let server = start(&["--max-processes", "64"], &[("PREFLIGHT_SECRET", "s3cret")]).await?;
+    let mut groups = Vec::new();
+    for _ in 0..4 {
+        let run = server.run("grep pids /proc/self/cgroup; env", 30).await?;
+        assert_eq!(run.exit_code, 0, "{}", run.text);
+        assert!(!run.stdout.contains("s3cret"), "{}", run.stdout);
+        let group = run.stdout.lines().next().unwrap_or_default().to_owned();
+        assert!(group.contains("preflight-sandbox-"), "each run in its own cgroup: {group}");
+        groups.push(group);
+    }
+    groups.dedup();
+    assert_eq!(groups.len(), 4, "a fresh cgroup per run: {groups:?}");
+    let code = "import os, time\nn = 0\ntry:\n    for _ in range(5000):\n        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    print('refused after', n)\n";
+    for _ in 0..2 {
+        let run =
+            Run::from(server.call("run_python", json!({"code": code, "timeout_s": 60})).await?)?;
+        assert!(run.stdout.starts_with("refused after"), "{}", run.text);
+        assert!(run.text.contains("the process limit was reached"), "{}", run.text);
+    }
+    let helpers = processes_running(&[env!("CARGO_BIN_EXE_preflight-sandbox"), "--exec-helper"]);
+    assert_eq!(helpers.len(), 1, "one helper waits for the next run: {helpers:?}");
+    drop(server);
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        helpers.iter().all(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
+    });
+    assert!(gone, "the waiting helper outlived its server");
+    Ok(())
+}
