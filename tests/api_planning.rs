@@ -181,10 +181,14 @@ async fn questions_then_a_custom_answer_then_a_plan_edited_approved_and_ticked_o
             name == "plan" && !data["tasks"].as_array().unwrap().is_empty()
         })
         .await;
+    let first = &first_list["tasks"][0];
+    let seed_000 = ["id", "title", "status"].map(|key| (key, first[key].clone()));
     assert_eq!(
-        first_list["tasks"][0],
-        json!({"id": 1, "title": "Add the route", "status": "active"})
+        seed_000,
+        [("id", json!(1)), ("title", json!("Add the route")), ("status", json!("active"))]
     );
+    assert_eq!(first["origin"], "plan", "{first}");
+    assert!(first["created_at"].is_string() && first["created_at"] == first["updated_at"]);
     events
         .wait_for("a tick", |name, data| name == "plan" && data["tasks"][0]["status"] == "done")
         .await;

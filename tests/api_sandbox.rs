@@ -118,6 +118,9 @@ fn check_the_gate(seen: &[(String, Value)]) {
         .expect("a plan event with both tasks");
     let second = &last_full["tasks"][1];
     assert_eq!(second["status"], "done", "{last_full}");
+    assert_eq!(second["origin"], "plan", "a step of the approved plan: {second}");
+    let (created, updated) = (second["created_at"].as_str(), second["updated_at"].as_str());
+    assert!(created.is_some_and(|c| updated.is_some_and(|u| u > c)), "stamped: {second}");
     let gate = &second["gate"];
     assert_eq!(gate["command"], "python use_tiny.py", "{gate}");
     assert_eq!((gate["exit_code"].clone(), gate["passes"].clone()), (json!(0), json!(true)));

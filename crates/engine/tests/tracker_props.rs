@@ -13,8 +13,8 @@
 use std::collections::HashSet;
 
 use preflight_engine::tasks::{
-    Gate, GateRequest, NewTask, Operation, Task, TaskList, TaskStatus, MAX_OUTCOME_CHARS,
-    MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS,
+    Gate, GateRequest, NewTask, Operation, Priority, Task, TaskList, TaskOrigin, TaskStatus,
+    MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -99,7 +99,12 @@ fn phase() -> impl Strategy<Value = Option<String>> {
 
 fn new_tasks(sizes: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<NewTask>> {
     prop::collection::vec(
-        (title(), phase()).prop_map(|(title, phase)| NewTask { title, phase }),
+        (
+            title(),
+            phase(),
+            proptest::option::of(prop_oneof![Just(Priority::High), Just(Priority::Low)]),
+        )
+            .prop_map(|(title, phase, priority)| NewTask { title, phase, priority }),
         sizes,
     )
 }
@@ -223,6 +228,10 @@ impl Reference {
                     status,
                     outcome: None,
                     gate: None,
+                    origin: TaskOrigin::Executor,
+                    priority: task.priority,
+                    created_at: None,
+                    updated_at: None,
                 },
             );
         }

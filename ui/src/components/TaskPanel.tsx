@@ -52,9 +52,14 @@ export function TaskPanel({ tasks, finished, files = null, onOpenFolder, onConfi
             {group.phase !== null && <h3 class="task-phase">{group.phase}</h3>}
             <ul>
               {group.tasks.map((task) => (
-                <li key={task.id} class={`task ${task.status}`} data-status={task.status}>
+                <li key={task.id} class={`task ${task.status}`} data-status={task.status} title={taskTimes(task)}>
                   <span class="mark">{MARK[task.status]}</span>
                   <span class="task-text">
+                    {task.priority && task.priority !== "medium" && (
+                      <span class={`priority ${task.priority}`} data-testid="task-priority">
+                        {task.priority}
+                      </span>
+                    )}
                     <span class="task-title">{task.title}</span>
                     {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
                     {task.gate && <GateLine gate={task.gate} />}
@@ -70,6 +75,15 @@ export function TaskPanel({ tasks, finished, files = null, onOpenFolder, onConfi
       {files && <PlanFiles files={files} onOpenFolder={onOpenFolder} onConfirmDrop={onConfirmDrop} />}
     </aside>
   );
+}
+
+/** When the task was made and last changed, and whose it is (on hover). */
+export function taskTimes(task: Task): string | undefined {
+  const whose = task.origin === "plan" ? "A step of the approved plan" : "The executor's own task";
+  const parts = [whose];
+  if (task.created_at) parts.push(`added ${task.created_at}`);
+  if (task.updated_at && task.updated_at !== task.created_at) parts.push(`changed ${task.updated_at}`);
+  return parts.join(" · ");
 }
 
 /** A task's last check, which Preflight ran itself: command, exit code, time; the evidence on expanding. */

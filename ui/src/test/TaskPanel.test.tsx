@@ -5,10 +5,10 @@ import { TaskPanel } from "../components/TaskPanel";
 import type { Task } from "../generated/Task";
 
 const tasks: Task[] = [
-  { id: 1, phase: "dig", title: "find every call site", status: "done", outcome: "all in agent.rs" },
-  { id: 2, phase: "dig", title: "read the config schema", status: "active" },
-  { id: 3, phase: "build", title: "add the field", status: "pending" },
-  { id: 4, phase: "build", title: "old approach", status: "dropped" },
+  { id: 1, phase: "dig", title: "find every call site", status: "done", origin: "plan" as const, outcome: "all in agent.rs" },
+  { id: 2, phase: "dig", title: "read the config schema", status: "active", origin: "plan" as const },
+  { id: 3, phase: "build", title: "add the field", status: "pending", origin: "plan" as const },
+  { id: 4, phase: "build", title: "old approach", status: "dropped", origin: "plan" as const },
 ];
 
 describe("TaskPanel", () => {
@@ -29,7 +29,7 @@ describe("TaskPanel", () => {
     const { unmount } = render(<TaskPanel tasks={[]} finished={false} />);
     expect(screen.getByText(/No task list yet/)).toBeTruthy();
     unmount();
-    render(<TaskPanel tasks={tasks.map((t) => ({ ...t, status: "done" as const }))} finished />);
+    render(<TaskPanel tasks={tasks.map((t) => ({ ...t, status: "done" as const, origin: "plan" as const }))} finished />);
     expect(screen.getByTestId("task-count").textContent).toBe("4 of 4 done");
     expect(screen.getByTestId("tasks-finished")).toBeTruthy();
   });
@@ -56,5 +56,16 @@ describe("TaskPanel", () => {
   it("shows no folder section for a chat that does not save its plan", () => {
     render(<TaskPanel tasks={tasks} finished={false} files={null} />);
     expect(screen.queryByTestId("plan-files")).toBeNull();
+  });
+});
+
+describe("task data", () => {
+  it("marks a priority and tells on hover whose task it is and when it changed", async () => {
+    const { taskTimes } = await import("../components/TaskPanel");
+    const own = { id: 5, title: "check the logs", status: "pending" as const, origin: "executor" as const, priority: "high" as const, created_at: "2026-12-01T10:00:00Z", updated_at: "2026-12-01T10:05:00Z" };
+    render(<TaskPanel tasks={[own]} finished={false} />);
+    expect(screen.getByTestId("task-priority").textContent).toBe("high");
+    expect(taskTimes(own)).toBe("The executor's own task · added 2026-12-01T10:00:00Z · changed 2026-12-01T10:05:00Z");
+    expect(taskTimes({ ...own, origin: "plan", updated_at: own.created_at })).toBe("A step of the approved plan · added 2026-12-01T10:00:00Z");
   });
 });

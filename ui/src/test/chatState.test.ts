@@ -28,10 +28,10 @@ describe("chat state", () => {
 
   it("keeps a finished task list shown when the engine closes it, and clears a cancelled one", () => {
     let state = initialState(view([], "executing"), []);
-    state = applyEvent(state, { type: "plan", tasks: [{ id: 1, title: "a", status: "done" }, { id: 2, title: "b", status: "done" }] });
+    state = applyEvent(state, { type: "plan", tasks: [{ id: 1, title: "a", status: "done", origin: "plan" as const }, { id: 2, title: "b", status: "done", origin: "plan" as const }] });
     state = applyEvent(state, { type: "plan", tasks: [] });
     expect([state.tasks.length, state.tasksFinished]).toEqual([2, true]);
-    state = applyEvent(state, { type: "plan", tasks: [{ id: 1, title: "a", status: "active" }] });
+    state = applyEvent(state, { type: "plan", tasks: [{ id: 1, title: "a", status: "active", origin: "plan" as const }] });
     state = applyEvent(state, { type: "plan", tasks: [] });
     expect([state.tasks.length, state.tasksFinished]).toEqual([0, false]);
   });

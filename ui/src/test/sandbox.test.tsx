@@ -58,7 +58,7 @@ describe("sandbox results", () => {
       {
         id: 1,
         title: "use it",
-        status: "done",
+        status: "done", origin: "plan" as const,
         gate: { command: "python use_tiny.py", exit_code: 0, passes: true, evidence: "tiny 0.1.0", duration_ms: 1250, last_run: "2026-12-01T10:00:00Z", timed_out: false },
       },
     ];

@@ -128,6 +128,7 @@ impl TurnPlanTool {
             let current = tx.task_list(chat_id)?;
             match change(&current) {
                 Ok(next) => {
+                    let next = next.stamped(&current, &now_rfc3339());
                     tx.save_task_list(chat_id, &next)?;
                     Ok(Ok(next))
                 }

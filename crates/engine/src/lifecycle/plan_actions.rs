@@ -11,7 +11,7 @@ use crate::store::answer_text;
 use super::error::{ApiError, ErrorCode};
 use super::hub::TurnKind;
 use super::runner::{spawn_turn, TurnJob};
-use super::transitions::tasks_from_plan;
+use super::transitions::approved_tasks;
 use super::view::ChatView;
 use super::Engine;
 
@@ -54,7 +54,7 @@ impl Engine {
         self.inner.store.get_chat(chat_id)?;
         let plan = self.waiting_plan(chat_id)?;
         let guard = self.claim_turn(chat_id, TurnKind::Executor)?;
-        let tasks = tasks_from_plan(&plan.steps);
+        let tasks = approved_tasks(&plan.steps);
         self.inner.store.approve_plan(chat_id, &tasks)?;
         self.emit_plan_card(chat_id);
         self.emit(chat_id, Event::TaskList { tasks: tasks.tasks });

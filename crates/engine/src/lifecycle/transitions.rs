@@ -94,6 +94,11 @@ pub fn tasks_from_plan(steps: &[PlanStep]) -> TaskList {
     TaskList::from_steps(titles).unwrap_or_else(|_| TaskList::empty())
 }
 
+/// [`tasks_from_plan`] stamped now: the list an approval saves.
+pub fn approved_tasks(steps: &[PlanStep]) -> TaskList {
+    tasks_from_plan(steps).stamped(&TaskList::empty(), &crate::now_rfc3339())
+}
+
 fn task_title(action: &str) -> String {
     let action = action.split_whitespace().collect::<Vec<_>>().join(" ");
     if action.chars().count() <= MAX_TITLE_CHARS {

@@ -13,7 +13,7 @@ mod tracker;
 
 pub use error::TrackerError;
 pub use limits::{MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS};
-pub use model::{Gate, Task, TaskList, TaskStatus};
+pub use model::{Gate, Priority, Task, TaskList, TaskOrigin, TaskStatus};
 pub use ops::{GateRequest, NewTask, Operation};
 pub use schema::{parameters_schema, tool_description, TOOL_NAME};
 

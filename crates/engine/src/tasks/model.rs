@@ -13,6 +13,29 @@ pub enum TaskStatus {
     Dropped,
 }
 
+/// Where a task came from (DESIGN §12): a step of the approved plan, or the executor's own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum TaskOrigin {
+    Plan,
+    /// Lists stored before origins were kept read as the executor's.
+    #[default]
+    Executor,
+}
+
+/// A task's priority (seed 001), when the executor gives one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    High,
+    Medium,
+    Low,
+}
+
 /// A validation run Preflight made itself in the chat's code sandbox (DESIGN §11), recorded
 /// with the task: `passes` is `exit_code == 0`, `evidence` the output's last non-empty lines
 /// (at most 300 characters), `duration_ms` the command's own time, `last_run` when it ran.
@@ -37,7 +60,8 @@ pub struct Gate {
     pub timed_out: bool,
 }
 
-/// One task, in the wire shape `{id, phase?, title, status, outcome?}` of seed 000.
+/// One task, in the wire shape `{id, phase?, title, status, outcome?}` of seed 000, with
+/// its gate, origin, priority and times (DESIGN §12; the times are stamped when it is saved).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -54,6 +78,18 @@ pub struct Task {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub gate: Option<Gate>,
+    #[serde(default)]
+    pub origin: TaskOrigin,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub priority: Option<Priority>,
+    /// RFC 3339; absent in lists stored before tasks were stamped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub created_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub updated_at: Option<String>,
 }
 
 /// A chat's whole task list. Ids are never reused while the list lives; `init` restarts them.

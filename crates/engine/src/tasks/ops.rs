@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::marker::PhantomData;
 
-use super::TrackerError;
+use super::{Priority, TrackerError};
 
 /// One `turn_plan` call. Serialises to the wire shape it is parsed from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -57,17 +57,19 @@ impl GateRequest {
     }
 }
 
-/// A task as `init` and `add` take it: `{title, phase?}`.
+/// A task as `init` and `add` take it: `{title, phase?, priority?}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NewTask {
     pub title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<Priority>,
 }
 
 impl NewTask {
     pub fn new(title: impl Into<String>, phase: Option<&str>) -> Self {
-        NewTask { title: title.into(), phase: phase.map(str::to_owned) }
+        NewTask { title: title.into(), phase: phase.map(str::to_owned), priority: None }
     }
 }
 
@@ -202,19 +204,21 @@ impl<'de> Deserialize<'de> for NewTask {
             title: String,
             #[serde(default)]
             phase: Option<String>,
+            #[serde(default)]
+            priority: Option<Priority>,
         }
         let value = Value::deserialize(deserializer)?;
         if let Value::String(title) = value {
-            return Ok(NewTask { title, phase: None });
+            return Ok(NewTask { title, phase: None, priority: None });
         }
         if !value.is_object() {
             return Err(de::Error::custom(format!(
-                "a task is a title or {{\"title\",\"phase\"}}, not {value}"
+                "a task is a title or {{\"title\",\"phase\",\"priority\"}}, not {value}"
             )));
         }
         let task: Object = serde_json::from_value(value)
             .map_err(|error| de::Error::custom(format!("a task: {error}")))?;
-        Ok(NewTask { title: task.title, phase: task.phase })
+        Ok(NewTask { title: task.title, phase: task.phase, priority: task.priority })
     }
 }
 

@@ -14,7 +14,7 @@ pub fn tool_description() -> String {
     format!(
         "Your plan of the work at hand: phases, numbered tasks, exactly one active. \
          One operation per call, \"op\" at the top level: \
-         init {{tasks:[{{title,phase?}}]}} replaces the plan (empty tasks clears it); \
+         init {{tasks:[{{title,phase?,priority?}}]}} replaces the plan (empty tasks clears it); \
          add {{tasks}} appends (a task goes to the end of its phase); \
          start {{id}} makes a task active; done {{id,outcome?,gate?:{{command}}}} and drop \
          {{id,outcome?}} finish one (a gate's command is run by Preflight, and must pass). The next pending task starts by itself. Limits: {MAX_TASKS} tasks, \
@@ -41,6 +41,7 @@ pub fn parameters_schema() -> Value {
                         "title": { "type": "string", "maxLength": MAX_TITLE_CHARS },
                         "phase": { "type": "string", "maxLength": MAX_PHASE_CHARS,
                                    "description": "Group name; case does not matter." },
+                        "priority": { "type": "string", "enum": ["high", "medium", "low"] },
                     },
                     "required": ["title"],
                 },

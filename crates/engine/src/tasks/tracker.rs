@@ -15,7 +15,7 @@
 use serde_json::Value;
 
 use super::limits::{checked_outcome, checked_phase, checked_title, same_phase, MAX_TASKS};
-use super::{Gate, NewTask, Operation, Task, TaskList, TaskStatus, TrackerError};
+use super::{Gate, NewTask, Operation, Task, TaskList, TaskOrigin, TaskStatus, TrackerError};
 
 impl TaskList {
     /// The list as it is after `op`, or the refusal; `self` is never changed. A `done`'s
@@ -71,7 +71,38 @@ impl TaskList {
         S: Into<String>,
     {
         let tasks = titles.into_iter().map(|title| NewTask::new(title, None)).collect();
-        TaskList::empty().apply(&Operation::Init { tasks })
+        let mut list = TaskList::empty().apply(&Operation::Init { tasks })?;
+        list.tasks.iter_mut().for_each(|task| task.origin = TaskOrigin::Plan);
+        Ok(list)
+    }
+
+    /// This list with its times stamped against `previous` (the list it replaces): a task
+    /// new since then is created and updated `now`, a changed one updated `now`, an
+    /// unchanged one keeps its times. A task counts as the same when id, title and origin
+    /// match (`init` restarts ids).
+    pub fn stamped(mut self, previous: &TaskList, now: &str) -> TaskList {
+        for task in &mut self.tasks {
+            let before = previous.tasks.iter().find(|old| {
+                old.id == task.id && old.title == task.title && old.origin == task.origin
+            });
+            match before {
+                None => {
+                    task.created_at = Some(now.to_owned());
+                    task.updated_at = Some(now.to_owned());
+                }
+                Some(old) => {
+                    task.created_at = old.created_at.clone().or_else(|| Some(now.to_owned()));
+                    let same = old.status == task.status
+                        && old.phase == task.phase
+                        && old.outcome == task.outcome
+                        && old.gate == task.gate
+                        && old.priority == task.priority;
+                    task.updated_at =
+                        if same { old.updated_at.clone() } else { Some(now.to_owned()) };
+                }
+            }
+        }
+        self
     }
 
     /// A list with no task whose first task will get id 1.
@@ -127,6 +158,10 @@ impl TaskList {
                 status: TaskStatus::Pending,
                 outcome: None,
                 gate: None,
+                origin: TaskOrigin::Executor,
+                priority: new_task.priority,
+                created_at: None,
+                updated_at: None,
             };
             next.next_id += 1;
             next.tasks.push(task);

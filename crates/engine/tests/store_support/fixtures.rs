@@ -5,7 +5,7 @@ use preflight_engine::now_rfc3339;
 use preflight_engine::planner::{
     Approval, Library, PlanContext, PlanDocument, PlanStep, Question, Sandbox, SandboxPolicy,
 };
-use preflight_engine::tasks::{Task, TaskList, TaskStatus};
+use preflight_engine::tasks::{Task, TaskList, TaskOrigin, TaskStatus};
 use preflight_engine::MessageId;
 
 pub fn settings(title: &str) -> ChatSettings {
@@ -160,6 +160,10 @@ pub fn tasks_from(document: &PlanDocument) -> TaskList {
             status: if index == 0 { TaskStatus::Active } else { TaskStatus::Pending },
             outcome: None,
             gate: None,
+            origin: TaskOrigin::Plan,
+            priority: None,
+            created_at: None,
+            updated_at: None,
         })
         .collect();
     TaskList { next_id: tasks.len() as u32 + 1, tasks }

@@ -25,7 +25,7 @@ use crate::planner::{
 use crate::store::StoreError;
 
 use super::super::hub::TurnGuard;
-use super::super::transitions::{may_ask, tasks_from_plan, MAX_QUESTION_ROUNDS};
+use super::super::transitions::{approved_tasks, may_ask, MAX_QUESTION_ROUNDS};
 use super::super::Inner;
 use super::{executor, phase_event, turn_registry, Closing};
 
@@ -216,7 +216,7 @@ fn store_plan(
     let document = build_plan_document(plan, prose, &document_facts);
     let card = assistant_message(document.text.clone(), None);
     if chat.auto_approve {
-        let tasks = tasks_from_plan(&document.steps);
+        let tasks = approved_tasks(&document.steps);
         let card = inner.store.record_pre_approved_plan(&chat.id, &card, document, &tasks)?;
         inner.hub.emit(&chat.id, Event::Message { message: card });
         inner.hub.emit(&chat.id, Event::TaskList { tasks: tasks.tasks });

@@ -3,7 +3,7 @@
 use expect_test::expect;
 use serde_json::json;
 
-use crate::tasks::{Gate, Operation, TaskList, TaskStatus, TrackerError};
+use crate::tasks::{Gate, Operation, Priority, TaskList, TaskOrigin, TaskStatus, TrackerError};
 
 fn statuses(list: &TaskList) -> Vec<(u32, TaskStatus)> {
     list.tasks.iter().map(|t| (t.id, t.status)).collect()
@@ -73,7 +73,8 @@ fn wire_shape_is_id_phase_title_status_outcome_and_gate_when_recorded() {
             {
               "id": 2,
               "title": "fix",
-              "status": "active"
+              "status": "active",
+              "origin": "executor"
             },
             {
               "id": 1,
@@ -89,7 +90,8 @@ fn wire_shape_is_id_phase_title_status_outcome_and_gate_when_recorded() {
                 "duration_ms": 12,
                 "last_run": "2026-12-01T10:00:00Z",
                 "timed_out": false
-              }
+              },
+              "origin": "executor"
             }
           ],
           "next_id": 3
@@ -148,4 +150,30 @@ fn any_operation_repairs_a_stored_list() {
 fn a_default_list_hands_out_id_one_first() {
     let list = TaskList::default().apply_tool_call(&json!({"op":"add","tasks":["first"]})).unwrap();
     assert_eq!(list.tasks[0].id, 1);
+}
+
+#[test]
+fn plan_steps_and_own_tasks_are_told_apart_and_stamped_when_they_change() {
+    let t0 = "2026-12-01T10:00:00Z";
+    let t1 = "2026-12-01T10:05:00Z";
+    let plan = TaskList::from_steps(["read", "write"]).unwrap().stamped(&TaskList::empty(), t0);
+    assert!(plan.tasks.iter().all(|t| t.origin == TaskOrigin::Plan));
+    assert!(plan.tasks.iter().all(|t| t.created_at.as_deref() == Some(t0)));
+    let add = json!({"op": "add", "tasks": [{"title": "check", "priority": "high"}]});
+    let added = plan.apply_tool_call(&add).unwrap().stamped(&plan, t1);
+    let own = added.get(3).unwrap();
+    assert_eq!((own.origin, own.priority), (TaskOrigin::Executor, Some(Priority::High)));
+    assert_eq!(own.created_at.as_deref(), Some(t1));
+    assert_eq!(added.get(1).unwrap().updated_at.as_deref(), Some(t0), "unchanged keeps its time");
+    let done = added.apply(&Operation::Done { id: 1, outcome: None, gate: None }).unwrap();
+    let done = done.stamped(&added, t1);
+    let first = done.get(1).unwrap();
+    assert_eq!((first.created_at.as_deref(), first.updated_at.as_deref()), (Some(t0), Some(t1)));
+    // `init` restarts ids: a new task 1 is a new task, not the old one.
+    let init = json!({"op": "init", "tasks": ["other"]});
+    let replaced = done.apply_tool_call(&init).unwrap().stamped(&done, "2026-12-01T11:00:00Z");
+    assert_eq!(replaced.get(1).unwrap().created_at.as_deref(), Some("2026-12-01T11:00:00Z"));
+    let bad = json!({"op": "add", "tasks": [{"title": "x", "priority": "urgent"}]});
+    let refusal = plan.apply_tool_call(&bad).unwrap_err().to_string();
+    assert!(refusal.contains("unknown variant `urgent`, expected one of `high`"), "{refusal}");
 }

@@ -32,11 +32,11 @@ fn the_five_ops() {
         ],
         expect![[r#"
             {"op":"init","tasks":[{"title":"find call sites","phase":"dig"},{"title":"fix"}]}
-              => Init { tasks: [NewTask { title: "find call sites", phase: Some("dig") }, NewTask { title: "fix", phase: None }] }
+              => Init { tasks: [NewTask { title: "find call sites", phase: Some("dig"), priority: None }, NewTask { title: "fix", phase: None, priority: None }] }
             {"op":"init","tasks":[]}
               => Init { tasks: [] }
             {"op":"add","tasks":[{"title":"update the book","phase":"build"}]}
-              => Add { tasks: [NewTask { title: "update the book", phase: Some("build") }] }
+              => Add { tasks: [NewTask { title: "update the book", phase: Some("build"), priority: None }] }
             {"op":"start","id":2}
               => Start { id: 2 }
             {"op":"done","id":1,"outcome":"all in agent.rs"}
@@ -72,7 +72,7 @@ fn tolerated_slips() {
             {"op":" Done ","id":1,"outcome":null,"gate":null}
               => Done { id: 1, outcome: None, gate: None }
             {"op":"add","tasks":["read the schema",{"title":"fix","phase":null}]}
-              => Add { tasks: [NewTask { title: "read the schema", phase: None }, NewTask { title: "fix", phase: None }] }
+              => Add { tasks: [NewTask { title: "read the schema", phase: None, priority: None }, NewTask { title: "fix", phase: None, priority: None }] }
             {"op":"done","id":1,"gate":{"command":"make","exit_code":"2","evidence":""}}
               => Done { id: 1, outcome: None, gate: Some(GateRequest { command: "make", claimed: true }) }
         "#]],
@@ -136,11 +136,11 @@ fn refused_shapes() {
             {"op":"add","tasks":{"title":"one"}}
               => error: bad arguments for "add": invalid type: map, expected a sequence. Use {"op":"add","tasks":[{"title":"…","phase":"…"}]}
             {"op":"add","tasks":[{"name":"one"}]}
-              => error: bad arguments for "add": a task: unknown field `name`, expected `title` or `phase`. Use {"op":"add","tasks":[{"title":"…","phase":"…"}]}
+              => error: bad arguments for "add": a task: unknown field `name`, expected one of `title`, `phase`, `priority`. Use {"op":"add","tasks":[{"title":"…","phase":"…"}]}
             {"op":"add","tasks":[{"title":"one","status":"done"}]}
-              => error: bad arguments for "add": a task: unknown field `status`, expected `title` or `phase`. Use {"op":"add","tasks":[{"title":"…","phase":"…"}]}
+              => error: bad arguments for "add": a task: unknown field `status`, expected one of `title`, `phase`, `priority`. Use {"op":"add","tasks":[{"title":"…","phase":"…"}]}
             {"op":"add","tasks":[3]}
-              => error: bad arguments for "add": a task is a title or {"title","phase"}, not 3. Use {"op":"add","tasks":[{"title":"…","phase":"…"}]}
+              => error: bad arguments for "add": a task is a title or {"title","phase","priority"}, not 3. Use {"op":"add","tasks":[{"title":"…","phase":"…"}]}
             {"op":"done","id":1,"gate":{"command":"make"}}
               => Done { id: 1, outcome: None, gate: Some(GateRequest { command: "make", claimed: false }) }
             {"op":"done","id":1,"outcome":5}
