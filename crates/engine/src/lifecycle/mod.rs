@@ -257,7 +257,7 @@ pub struct SandboxView {
     /// `sandbox_info`'s structured facts (`confinement`, `network`, `limits`, `python`,
     /// `venv`, `packages`); `null` without a sandbox.
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub info: serde_json::Value,
 }
 
