@@ -32,7 +32,7 @@ fn check_questions(questions: &[Question]) {
     let mut ids = HashSet::new();
     let mut texts = HashSet::new();
     for question in questions {
-        assert!(!question.id.is_empty(), "an empty id: {question:?}");
+        assert!(!question.id.as_str().is_empty(), "an empty id: {question:?}");
         assert!(ids.insert(question.id.as_str()), "id {:?} repeated", question.id);
         assert!(is_trimmed_text(&question.question), "question text {:?}", question.question);
         assert!(texts.insert(folded(&question.question)), "question repeated: {question:?}");
