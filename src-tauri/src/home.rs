@@ -1,14 +1,10 @@
-//! Where the desktop app keeps its data and finds the filesystem MCP server, resolved once
-//! at start (the engine takes paths as values). The same rules as the `preflight` binary's
-//! `home.rs`: `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else
-//! `~/.local/share/preflight`; `$PREFLIGHT_FS_SERVER`, else the repository's `runtime/`;
-//! `$PREFLIGHT_SANDBOX_SERVER`, else `preflight-sandbox` beside the binary.
+//! Where the desktop app keeps its data, resolved once at start (the engine takes paths as
+//! values). The same rules as the `preflight` binary's `home.rs`: `$PREFLIGHT_HOME`, else
+//! `$XDG_DATA_HOME/preflight`, else `~/.local/share/preflight`. The filesystem server and the
+//! code sandbox are found by `preflight_engine::bundled`, as for `preflight`.
 //! The models folder is the one `preflight model fetch` fills.
 
 use std::path::{Path, PathBuf};
-
-use preflight_engine::bundled;
-use preflight_engine::mcp::config::SandboxDefault;
 
 /// The data folder, created (0700) when absent.
 pub fn data_home() -> Result<PathBuf, String> {
@@ -55,23 +51,6 @@ pub fn cache_dir() -> Option<PathBuf> {
     preflight_embedded::catalog::cache_dir(|name| {
         std::env::var_os(name).filter(|value| Path::new(value).is_absolute())
     })
-}
-
-/// `$PREFLIGHT_FS_SERVER`, else `runtime/node_modules/…` in a folder above the binary
-/// (`bundled::fs_server`). `None` when neither: the engine then reports it as not installed
-/// and runs nothing in its place.
-pub fn fs_server() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok();
-    bundled::fs_server(std::env::var_os("PREFLIGHT_FS_SERVER"), exe.as_deref())
-}
-
-/// The code sandbox: `$PREFLIGHT_SANDBOX_SERVER`, else `preflight-sandbox` beside this
-/// binary, with this process's `PIP_*` settings (`bundled::sandbox_default`).
-pub fn sandbox() -> SandboxDefault {
-    let exe = std::env::current_exe().ok();
-    let program =
-        bundled::sandbox_server(std::env::var_os("PREFLIGHT_SANDBOX_SERVER"), exe.as_deref());
-    bundled::sandbox_default(program, std::env::vars_os())
 }
 
 /// The embedded models' folder (shared with the `preflight` binary): `$PREFLIGHT_MODELS_DIR`,

@@ -63,7 +63,7 @@ impl Shell {
             single::Claim::First(lock) => (Some(lock), None),
             single::Claim::HeldElsewhere(error) => (None, Some(Err(error.to_string()))),
         };
-        let fs_server = home::fs_server();
+        let fs_server = preflight_engine::bundled::fs_server_of_this_process();
         let models = Arc::new(LlamaModels::new(home::models_dir().map_err(StartError::Fatal)?));
         let engine = engine.unwrap_or_else(|| {
             tauri::async_runtime::block_on(open(&home, fs_server.clone(), &models, &home_lock))
@@ -140,7 +140,7 @@ async fn open(
     options.local_models = Some(Arc::clone(models) as _);
     options.program = single::PROGRAM.to_owned();
     options.home_lock = home_lock.clone();
-    options.mcp.sandbox = Some(home::sandbox());
+    options.mcp.sandbox = Some(preflight_engine::bundled::sandbox_of_this_process());
     // MCP servers are not WebKit's: they get the library path without the speech stand-in.
     #[cfg(target_os = "linux")]
     {

@@ -1,7 +1,8 @@
 //! The programs Preflight runs beside itself: the filesystem MCP server (an npm package
 //! set-up installs under `runtime/node_modules`) and the code sandbox (`preflight-sandbox`,
-//! built beside the binary). Found once by the adapters, which pass their environment and
-//! their own path in: nothing here reads the environment.
+//! built beside the binary). The rules take an environment variable's value and the binary's
+//! path as arguments; the `*_of_this_process` functions apply them to the running process,
+//! once at start, for both adapters (`preflight` and the desktop shell).
 //!
 //! A path found here is absolute: a relative one would be looked up in the chat's workspace
 //! (a cloned repository) when the server starts.
@@ -55,6 +56,20 @@ pub fn sandbox_default(
         .collect();
     env.sort();
     SandboxDefault { program, network: true, env }
+}
+
+/// [`fs_server`] for this process: `$PREFLIGHT_FS_SERVER` and its own path.
+pub fn fs_server_of_this_process() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok();
+    fs_server(std::env::var_os("PREFLIGHT_FS_SERVER"), exe.as_deref())
+}
+
+/// [`sandbox_default`] for this process: `$PREFLIGHT_SANDBOX_SERVER` or the binary beside
+/// its own, with its `PIP_*` settings.
+pub fn sandbox_of_this_process() -> SandboxDefault {
+    let exe = std::env::current_exe().ok();
+    let program = sandbox_server(std::env::var_os("PREFLIGHT_SANDBOX_SERVER"), exe.as_deref());
+    sandbox_default(program, std::env::vars_os())
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use preflight_engine::bundled;
 use preflight_engine::lifecycle::EngineOptions;
-use preflight_engine::mcp::config::SandboxDefault;
 
 /// `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else `~/.local/share/preflight`;
 /// created (0700) when absent.
@@ -41,27 +40,11 @@ fn create_private_dir(path: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("creating the data folder {}", path.display()))
 }
 
-/// The filesystem MCP server set-up installed: `$PREFLIGHT_FS_SERVER`, else the
-/// repository's `runtime/node_modules` above the built binary (`bundled::fs_server`).
-pub fn fs_server() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok();
-    bundled::fs_server(std::env::var_os("PREFLIGHT_FS_SERVER"), exe.as_deref())
-}
-
-/// The code sandbox: `$PREFLIGHT_SANDBOX_SERVER`, else `preflight-sandbox` beside this
-/// binary, with this process's `PIP_*` settings (`bundled::sandbox_default`).
-pub fn sandbox() -> SandboxDefault {
-    let exe = std::env::current_exe().ok();
-    let program =
-        bundled::sandbox_server(std::env::var_os("PREFLIGHT_SANDBOX_SERVER"), exe.as_deref());
-    bundled::sandbox_default(program, std::env::vars_os())
-}
-
 /// The engine's options for `home`, with the embedded model (llama.cpp) from the models
 /// folder for `kind = "embedded"`, the default.
 pub fn engine_options(home: &Path) -> anyhow::Result<EngineOptions> {
-    let mut options = EngineOptions::new(home.to_owned(), fs_server());
-    options.mcp.sandbox = Some(sandbox());
+    let mut options = EngineOptions::new(home.to_owned(), bundled::fs_server_of_this_process());
+    options.mcp.sandbox = Some(bundled::sandbox_of_this_process());
     let models = preflight_embedded::LlamaModels::new(crate::models::models_dir()?);
     options.local_models = Some(std::sync::Arc::new(models));
     Ok(options)
