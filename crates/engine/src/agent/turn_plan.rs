@@ -20,8 +20,8 @@ use crate::mcp::SandboxRun;
 use crate::now_rfc3339;
 use crate::store::{Store, StoreError};
 use crate::tasks::{
-    parameters_schema, tool_description, Gate, GateRequest, Operation, TaskList, TrackerError,
-    TOOL_NAME,
+    parameters_schema, tool_description, Gate, GateRequest, Operation, TaskList, TaskStatus,
+    TrackerError, TOOL_NAME,
 };
 use crate::tool::{ToolOutput, ToolSpec};
 
@@ -107,7 +107,10 @@ impl TurnPlanTool {
             return Ok(gate);
         }
         let saved = self.save(chat_id, |list| list.with_gate_run(*id, &gate), context).await;
-        if let Some(link) = &self.plan_files {
+        // The save's sync files the run of a task already done (its completion is withdrawn);
+        // an open task's run is filed here, once.
+        let was_done = current.get(*id).is_some_and(|task| task.status == TaskStatus::Done);
+        if let (Some(link), false) = (&self.plan_files, was_done) {
             record_failing_gate(link, chat_id, *id, &gate).await;
         }
         let shown = saved.as_ref().map_or_else(|_| current.render(), TaskList::render);
