@@ -73,7 +73,10 @@ async fn chats_are_created_listed_shown_and_deleted() {
     let shown = serve.chat(&second).await;
     assert_eq!(shown["plan_mode"], true, "config default");
     assert_eq!(shown["messages"], json!([]));
-    assert_eq!(shown["state"], json!({"phase": "idle", "plan_pending": null, "plan": null}));
+    assert_eq!(
+        shown["state"],
+        json!({"phase": "idle", "plan_pending": null, "plan": null, "completion": null, "changes": []})
+    );
     let (status, patched) = serve
         .request(
             "PATCH",
@@ -150,7 +153,9 @@ async fn bad_input_is_refused_with_a_clear_code_and_changes_nothing() {
         ("PATCH", format!("/v1/chats/{id}"), r#"{"plan": false}"#, 400, "ERR_BAD_REQUEST"),
         ("PATCH", format!("/v1/chats/{id}"), "", 400, "ERR_BAD_REQUEST"),
         ("PATCH", "/v1/chats/nope".into(), r#"{"title": "x"}"#, 404, "ERR_NOT_FOUND"),
-        ("POST", format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), "", 400, "ERR_BAD_REQUEST"),
+        ("POST", format!("/v1/chats/{id}/plan/changes/nope/approve"), "", 404, "ERR_NOT_FOUND"),
+        ("POST", format!("/v1/chats/{id}/plan/changes/nope/reject"), "{", 400, "ERR_BAD_REQUEST"),
+        ("GET", "/v1/chats/nope/plan/changes".into(), "", 404, "ERR_NOT_FOUND"),
         (
             "PUT",
             format!("/v1/chats/{id}/messages/nope"),

@@ -69,7 +69,7 @@ async fn an_undecodable_path_segment_is_a_bad_request_in_the_error_shape() {
         ("DELETE", "/v1/chats/%FF".to_owned(), ""),
         ("POST", "/v1/chats/%FF/messages".to_owned(), r#"{"content": "hi"}"#),
         ("PUT", format!("/v1/chats/{id}/messages/%FF"), r#"{"content": "hi"}"#),
-        ("POST", format!("/v1/chats/{id}/plan/tasks/%FF/confirm-drop"), ""),
+        ("POST", format!("/v1/chats/{id}/plan/changes/%FF/approve"), ""),
         ("GET", "/v1/chats/%C3%28/events".to_owned(), ""),
     ];
     for (method, path, body) in cases {

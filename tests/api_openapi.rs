@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 use support::{openai_config, Serve};
 
-/// DESIGN §9's table, plus the chat's PATCH and the `.dwp` confirm-drop the router serves.
+/// DESIGN §9's table, plus the chat's PATCH, the sandbox and the plan changes of DESIGN §12.
 const ROUTES: &[&str] = &[
     "GET /v1/chats",
     "POST /v1/chats",
@@ -28,7 +28,9 @@ const ROUTES: &[&str] = &[
     "PATCH /v1/chats/{id}/plan/doc",
     "POST /v1/chats/{id}/plan/reject",
     "GET /v1/chats/{id}/plan/revisions",
-    "POST /v1/chats/{id}/plan/tasks/{task}/confirm-drop",
+    "GET /v1/chats/{id}/plan/changes",
+    "POST /v1/chats/{id}/plan/changes/{cid}/approve",
+    "POST /v1/chats/{id}/plan/changes/{cid}/reject",
     "GET /v1/chats/{id}/profile",
     "GET /v1/chats/{id}/sandbox",
     "POST /v1/chats/{id}/stop",

@@ -73,7 +73,6 @@ async fn an_approved_plan_is_written_and_done_needs_a_passing_gate() {
     let name = folder.file_name().unwrap().to_string_lossy();
     assert_eq!(view["files"]["dir"], format!(".dwp/plans/{name}"), "{view}");
     assert_eq!(view["files"]["path"], folder.to_string_lossy().as_ref(), "{view}");
-    assert_eq!(view["files"]["awaiting_drop"], json!([]), "{view}");
     assert_eq!(view["tasks"].as_array().unwrap().len(), 2, "{view}");
 }
 
@@ -92,10 +91,8 @@ fn check_gates(state: &Value, requests: &[preflight_testkit::RecordedRequest]) {
     assert_eq!(last["evidence"], "test result: ok. 3 passed", "measured, not claimed");
 }
 
-#[tokio::test]
-async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
-    let workspace = tempfile::tempdir().unwrap();
-    std::fs::create_dir(workspace.path().join(".git")).unwrap();
+/// A drop of a plan step, an own task added and dropped, the other step done with a gate.
+fn drop_script() -> Script {
     let drop_first = Answer::new()
         .tool_call(
             "turn_plan",
@@ -108,12 +105,26 @@ async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
             json!({"op": "done", "id": 2, "gate": {"command": "echo 'all 4 checks passed'"}}),
         )
         .into();
-    let script = Script::new()
+    let own = |op: Value| Answer::new().tool_call("turn_plan", op).into();
+    Script::new()
         .route(planner(), [plan("Two steps", &["Add the setting", "Use the setting"])])
         .route(
             anyone(),
-            [drop_first, finish_second, Reply::text("Done; step one was not needed.")],
-        );
+            [
+                drop_first,
+                own(json!({"op": "add", "tasks": ["Try a second approach"]})),
+                own(json!({"op": "drop", "id": 3, "outcome": "the first one works"})),
+                finish_second,
+                Reply::text("Done; step one was not needed."),
+            ],
+        )
+}
+
+#[tokio::test]
+async fn a_dropped_step_waits_for_the_user_and_its_approval_skips_it_and_completes_the_plan() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join(".git")).unwrap();
+    let script = drop_script();
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
@@ -125,63 +136,59 @@ async fn a_dropped_task_is_blocked_until_the_user_confirms_the_drop() {
     serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
     events.wait_for_phase("idle").await;
 
+    // The plan step's drop waits: the task is untouched in the files. The executor's own
+    // task left the plan by itself.
     let folder = plan_folder(workspace.path());
     let read_state = || -> Value {
         serde_json::from_str(&std::fs::read_to_string(folder.join("state.json")).unwrap()).unwrap()
     };
     let state = read_state();
-    assert_eq!(state["tasks"][0]["status"], "blocked", "{state:#}");
-    assert_eq!(state["tasks"][0]["block"]["reason"], "the config already has it", "{state:#}");
+    assert_eq!(state["tasks"][0]["status"], "in_progress", "{state:#}");
     assert_eq!(state["tasks"][1]["status"], "completed", "{state:#}");
-    let (_, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
-    let awaiting =
-        json!([{"id": 1, "title": "Add the setting", "reason": "the config already has it"}]);
-    assert_eq!(view["files"]["awaiting_drop"], awaiting, "{view}");
+    assert_eq!(state["tasks"][2]["status"], "skipped", "{state:#}");
+    assert_eq!(state["status"], "in_progress", "{state:#}");
+    let (_, changes) = serve.get(&format!("/v1/chats/{id}/plan/changes")).await;
+    let change = &changes["changes"][0];
+    assert_eq!(
+        (change["kind"].clone(), change["status"].clone()),
+        (json!("drop"), json!("pending"))
+    );
 
-    // Only a drop the executor made can be confirmed; a refusal changes no file.
-    let before = std::fs::read(folder.join("state.json")).unwrap();
-    for (task, wanted) in
-        [("2", "task 2 is completed, not dropped"), ("9", "no task 9"), ("one", "not a task id")]
-    {
-        let (status, error) = serve
-            .post(&format!("/v1/chats/{id}/plan/tasks/{task}/confirm-drop"), json!(null))
-            .await;
-        assert_eq!(status, 400, "{error}");
-        assert_eq!(error["error"]["code"], "ERR_BAD_REQUEST", "{error}");
-        assert!(error["error"]["message"].as_str().unwrap().contains(wanted), "{error}");
-    }
-    assert_eq!(std::fs::read(folder.join("state.json")).unwrap(), before);
-
-    let (status, confirmed) =
-        serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
-    assert_eq!(status, 200, "{confirmed}");
-    assert_eq!(confirmed["files"]["awaiting_drop"], json!([]), "{confirmed}");
+    let cid = change["id"].as_str().unwrap();
+    let (status, _) =
+        serve.post(&format!("/v1/chats/{id}/plan/changes/{cid}/approve"), json!(null)).await;
+    assert_eq!(status, 202);
+    events.wait_for("the completion", |name, _| name == "completion").await;
     let state = read_state();
     assert_eq!(state["tasks"][0]["status"], "skipped", "{state:#}");
+    assert_eq!(state["status"], "completed", "completed and skipped-by-the-user: {state:#}");
     assert!(state["blocked"].is_null(), "{state:#}");
+    check_completed_files(&folder);
+    // Answering twice is refused and writes nothing.
+    let before = std::fs::read(folder.join("state.json")).unwrap();
+    let (status, error) =
+        serve.post(&format!("/v1/chats/{id}/plan/changes/{cid}/reject"), json!(null)).await;
+    assert_eq!((status, error["error"]["code"].clone()), (409, json!("ERR_CHANGE_ANSWERED")));
+    assert_eq!(std::fs::read(folder.join("state.json")).unwrap(), before);
+}
+
+/// The approved drop and the completion record, as PROGRESS.md and README.md show them.
+fn check_completed_files(folder: &std::path::Path) {
     let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
     let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
-    assert!(progress.contains("drop confirmed: the config already has it"), "{progress}");
+    assert!(progress.contains("approved: the config already has it"), "{progress}");
+    assert!(progress.contains("added by the executor, dropped: the first one works"), "{progress}");
+    assert!(
+        progress.contains(
+            "Plan completed: 1 of 2 steps done as planned, 0 reworded, 1 dropped, 1 added"
+        ),
+        "{progress}"
+    );
+    assert!(progress.contains("Summary: Done; step one was not needed."), "{progress}");
     assert!(
         readme.contains("~~**1.** Add the setting~~") && readme.contains("Status: skipped"),
         "{readme}"
     );
-
-    // Confirming twice is refused: the task is skipped already.
-    let (status, error) =
-        serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
-    assert_eq!(status, 400, "{error}");
-
-    // A state.json broken by hand hides the folder from the view, not the task list; a
-    // confirmation then fails and writes nothing.
-    std::fs::write(folder.join("state.json"), "{ broken").unwrap();
-    let (status, view) = serve.get(&format!("/v1/chats/{id}/plan")).await;
-    assert_eq!(status, 200, "{view}");
-    assert!(view["files"].is_null(), "{view}");
-    let (status, error) =
-        serve.post(&format!("/v1/chats/{id}/plan/tasks/1/confirm-drop"), json!(null)).await;
-    assert_eq!(status, 500, "{error}");
-    assert_eq!(std::fs::read_to_string(folder.join("state.json")).unwrap(), "{ broken");
 }
 
 #[tokio::test]

@@ -234,7 +234,10 @@ async fn cancel_returns_the_chat_to_right_after_its_first_message() {
     let (status, cancelled) =
         world.serve.post(&format!("/v1/chats/{id}/plan/cancel"), json!(null)).await;
     assert_eq!(status, 200);
-    assert_eq!(cancelled["state"], json!({"phase": "idle", "plan_pending": null, "plan": null}));
+    assert_eq!(
+        cancelled["state"],
+        json!({"phase": "idle", "plan_pending": null, "plan": null, "completion": null, "changes": []})
+    );
     assert_eq!(roles(&cancelled), ["user"]);
     let (_, profile) = world.serve.get(&format!("/v1/chats/{id}/profile")).await;
     assert_eq!(profile["name"], "execution", "the managed profile is back");

@@ -43,11 +43,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
     ),
     ("tests/api_basics.rs", "bad_input_is_refused_with_a_clear_code_and_changes_nothing", TABLE),
     (
-        "tests/api_plan_files.rs",
-        "a_dropped_task_is_blocked_until_the_user_confirms_the_drop",
-        SCENARIO,
-    ),
-    (
         "tests/api_planning.rs",
         "questions_then_a_custom_answer_then_a_plan_edited_approved_and_ticked_off",
         SCENARIO,

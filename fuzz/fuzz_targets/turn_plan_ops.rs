@@ -72,6 +72,10 @@ fn check_effect(before: &TaskList, op: &Operation, after: &TaskList) {
         Operation::Start { id } => assert_eq!(status_of(*id), Some(TaskStatus::Active)),
         Operation::Done { id, .. } => assert_eq!(status_of(*id), Some(TaskStatus::Done)),
         Operation::Drop { id, .. } => assert_eq!(status_of(*id), Some(TaskStatus::Dropped)),
+        Operation::Modify { id, title, .. } => {
+            let folded = title.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(after.get(*id).map(|task| task.title.as_str()), Some(folded.as_str()));
+        }
     }
     if !matches!(op, Operation::Init { .. } | Operation::Add { .. }) {
         assert_eq!(after.tasks.len(), before.tasks.len(), "{} changed the count", op.name());

@@ -154,6 +154,7 @@ export function App() {
             state={state}
             actions={{
               onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
+              onAnswerChange: (changeId, approve) => void run(() => api.answerPlanChange(id, changeId, approve)),
               onApprove: () => void run(() => api.approvePlan(id)),
               onRevise: (feedback) => void run(() => api.rejectPlan(id, feedback)),
               onCancel: () => void run(() => api.cancelPlan(id)),
@@ -201,8 +202,8 @@ export function App() {
         tasks={state?.tasks ?? []}
         finished={state?.tasksFinished ?? false}
         files={chat.files}
+        changes={state?.view.state.changes ?? []}
         onOpenFolder={() => void run(() => api.openPlanFolder(id))}
-        onConfirmDrop={(taskId) => void run(() => api.confirmDrop(id, taskId))}
       />
     </div>
   );

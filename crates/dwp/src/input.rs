@@ -48,6 +48,22 @@ pub struct TrackedTask {
     pub outcome: Option<String>,
     /// The validation run a `done` carried.
     pub gate: Option<GateInput>,
+    /// Whether a drop of this task needs nobody's confirmation: the executor added it
+    /// itself (it leaves the plan as its own), or the user approved the drop already. Any
+    /// other drop is `blocked` until the user confirms it.
+    pub drop_settled: DropSettled,
+}
+
+/// How a dropped task leaves the plan files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DropSettled {
+    /// It waits for the user's confirmation (`blocked`).
+    #[default]
+    No,
+    /// The executor's own task: `skipped` as its drop.
+    OwnTask,
+    /// A plan step whose drop the user approved: `skipped` by the user.
+    Approved,
 }
 
 /// The tracker's statuses (seed 000), not the seed 002 words of `state.json`.

@@ -28,7 +28,9 @@ pub use disk::folder::{read_state, PlanDir, StateSnapshot};
 pub use disk::lock::LockOptions;
 pub use disk::protocol::{changes_for, SyncReport};
 pub use disk::request::{UpdateAction, UpdateReport, UpdateRequest};
-pub use input::{LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus, TrackedTask};
+pub use input::{
+    DropSettled, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus, TrackedTask,
+};
 pub use rules::documents::{
     ApprovalState, Author, Blocked, Checkpoint, GateRecord, Locator, LocatorKind, Outcome,
     PlanState, Status, TaskBlock, TaskEntry,

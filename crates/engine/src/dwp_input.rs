@@ -4,11 +4,12 @@
 //! the whole seam (trait impls, so the engine's tests use them too).
 
 use preflight_dwp::{
-    GateInput, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus, TrackedTask,
+    DropSettled, GateInput, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus,
+    TrackedTask,
 };
 
 use crate::planner::{Approval, PlanDocument};
-use crate::tasks::{Gate, Task, TaskList, TaskStatus, MAX_TITLE_CHARS};
+use crate::tasks::{Gate, Task, TaskList, TaskOrigin, TaskStatus, MAX_TITLE_CHARS};
 
 // The plan files hold titles to the tracker's limit: a title the tracker took is never refused.
 const _: () = assert!(MAX_TITLE_CHARS == preflight_dwp::MAX_TITLE_CHARS);
@@ -35,6 +36,12 @@ impl From<&Task> for TrackedTask {
             status,
             outcome: task.outcome.clone(),
             gate: task.gate.as_ref().map(GateInput::from),
+            // The engine's list drops a plan step only once the user approved (DESIGN §12);
+            // the executor's own tasks are its own to drop.
+            drop_settled: match task.origin {
+                TaskOrigin::Plan => DropSettled::Approved,
+                TaskOrigin::Executor => DropSettled::OwnTask,
+            },
         }
     }
 }

@@ -49,6 +49,10 @@ error_codes! {
     NoQuestions => "ERR_NO_QUESTIONS",
     /// No plan card waits for approval.
     NoPlan => "ERR_NO_PLAN",
+    /// The plan change was approved or rejected already.
+    ChangeAnswered => "ERR_CHANGE_ANSWERED",
+    /// The plan change no longer fits the task list (what it is about is gone or finished).
+    ChangeStale => "ERR_CHANGE_STALE",
     /// No model provider could be built from the settings: the turn cannot start.
     ProviderSetup => "ERR_PROVIDER",
     ProviderRateLimited => "ERR_PROVIDER_RATE_LIMITED",

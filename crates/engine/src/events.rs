@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::chat::{Message, Phase};
 use crate::error_code::ErrorCode;
 use crate::ids::MessageId;
-use crate::tasks::Task;
+use crate::tasks::{Completion, PlanChange, Task};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -42,6 +42,15 @@ pub enum Event {
     TaskList {
         tasks: Vec<Task>,
     },
+    /// A change request of the executor, when it is asked for and when it is answered
+    /// (DESIGN §12).
+    PlanChange {
+        change: PlanChange,
+    },
+    /// The plan's completion record, when its last step finished (DESIGN §12).
+    Completion {
+        completion: Completion,
+    },
     Error {
         code: ErrorCode,
         message: String,
@@ -57,6 +66,8 @@ impl Event {
             Event::Delta { .. } => "delta",
             Event::Tool { .. } => "tool",
             Event::TaskList { .. } => "plan",
+            Event::PlanChange { .. } => "plan_change",
+            Event::Completion { .. } => "completion",
             Event::Error { .. } => "error",
         }
     }

@@ -1,4 +1,4 @@
-//! The typed ids of the API: chats, messages and questions (opaque strings, DESIGN §9) and
+//! The typed ids of the API: chats, messages, questions and plan changes (opaque strings, DESIGN §9) and
 //! tasks (the task list's JSON integers).
 //!
 //! **Invariant:** each id is transparent on the wire, in SQLite and in the generated
@@ -115,6 +115,11 @@ string_id! {
     QuestionId
 }
 
+string_id! {
+    /// A plan change request's id (DESIGN §12): opaque, made by [`ChangeId::new`].
+    ChangeId
+}
+
 // A fresh id is not a default value: `new` makes a different one each call.
 #[cfg(feature = "host")]
 #[allow(clippy::new_without_default)]
@@ -131,6 +136,15 @@ impl MessageId {
     /// A new random id.
     pub fn new() -> MessageId {
         MessageId(random())
+    }
+}
+
+#[cfg(feature = "host")]
+#[allow(clippy::new_without_default)]
+impl ChangeId {
+    /// A new random id.
+    pub fn new() -> ChangeId {
+        ChangeId(random())
     }
 }
 

@@ -42,4 +42,4 @@ mod dwp_input;
 
 #[cfg(feature = "host")]
 pub use clock::now_rfc3339;
-pub use ids::{ChatId, MessageId, QuestionId, TaskId};
+pub use ids::{ChangeId, ChatId, MessageId, QuestionId, TaskId};

@@ -8,8 +8,8 @@ mod dwp {
     use std::time::Duration;
 
     use preflight_dwp::{
-        verify_plan, Author, DwpError, GateInput, LockOptions, PlanDir, PlanFiles, PlanInput,
-        TrackedTask, DROP_NEEDS,
+        verify_plan, Author, DropSettled, DwpError, GateInput, LockOptions, PlanDir, PlanFiles,
+        PlanInput, TrackedTask, DROP_NEEDS,
     };
     use preflight_engine::planner::{
         build_plan_document, Approval, Plan, PlanDocument, PlanFacts, PlanStep, SandboxPolicy,
@@ -132,7 +132,11 @@ mod dwp {
                 outcome: Some("the queue needs a Redis licence".into()),
             })
             .unwrap();
-        files.sync(&dir, &tracked(&dropped), &at(20)).unwrap();
+        // The engine's own drops are approved before they reach the files (DESIGN §12); a
+        // drop nobody approved yet (another writer's) waits as a blocker in the seed's shape.
+        let mut unapproved = tracked(&dropped);
+        unapproved[1].drop_settled = DropSettled::No;
+        files.sync(&dir, &unapproved, &at(20)).unwrap();
         files.checkpoint(&dir, "instructions:2", "half the pages written", &at(25)).unwrap();
 
         let state = read_json(&dir.file(STATE_FILE));

@@ -137,6 +137,8 @@ fn operation() -> impl Strategy<Value = Operation> {
         4 => task_id().prop_map(|id| Operation::Start { id }),
         5 => done.prop_map(|(id, outcome, gate)| Operation::Done { id, outcome, gate }),
         3 => (task_id(), outcome()).prop_map(|(id, outcome)| Operation::Drop { id, outcome }),
+        2 => (task_id(), title(), outcome())
+            .prop_map(|(id, title, reason)| Operation::Modify { id, title, reason }),
     ]
 }
 
@@ -184,6 +186,7 @@ impl Reference {
             Operation::Drop { id, outcome } => {
                 (self.finished(*id, TaskStatus::Dropped, outcome, &None)?, self.highest_id)
             }
+            Operation::Modify { id, title, .. } => (self.retitled(*id, title)?, self.highest_id),
         };
         let any_active = tasks.iter().any(|t| t.status == TaskStatus::Active);
         if let Some(first) = tasks.iter_mut().find(|t| t.status == TaskStatus::Pending) {
@@ -251,6 +254,13 @@ impl Reference {
                 task.status = TaskStatus::Pending;
             }
         }
+        Some(list)
+    }
+
+    fn retitled(&self, id: u32, title: &str) -> Option<Vec<Task>> {
+        let mut list = self.list.clone();
+        let task = list.iter_mut().find(|t| t.id == id)?;
+        task.title = fold(title).filter(|t| t.chars().count() <= MAX_TITLE_CHARS)?;
         Some(list)
     }
 

@@ -34,7 +34,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         plan::edit_plan,
         plan::plan_revisions,
         plan::plan_view,
-        plan::confirm_drop,
+        plan::plan_changes,
+        plan::answer_plan_change,
         plan::open_plan_folder,
     ]
 }

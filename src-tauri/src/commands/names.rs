@@ -26,6 +26,7 @@ pub const COMMANDS: &[&str] = &[
     "edit_plan",
     "plan_revisions",
     "plan_view",
-    "confirm_drop",
+    "plan_changes",
+    "answer_plan_change",
     "open_plan_folder",
 ];

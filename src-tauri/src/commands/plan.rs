@@ -1,10 +1,11 @@
 //! Plan mode's actions: answer a question, approve, revise or cancel the plan, edit it
-//! before approval, read its revisions and the `turn_plan` task list, and the plan folder in
-//! the workspace (confirm a drop, show the folder).
+//! before approval, read its revisions and the `turn_plan` task list, answer the executor's
+//! plan changes, and show the plan folder in the workspace.
 
 use preflight_engine::lifecycle::{ApiError, ChatView, PlanFolder, TaskPanel};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
-use preflight_engine::{ChatId, QuestionId, TaskId};
+use preflight_engine::tasks::PlanChange;
+use preflight_engine::{ChangeId, ChatId, QuestionId};
 use tauri::State;
 
 use crate::shell::Shell;
@@ -61,14 +62,22 @@ pub async fn plan_view(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<TaskP
     shell.engine()?.task_panel(&chat_id).await
 }
 
-/// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.
+/// The executor's requests to change the approved plan, oldest first (DESIGN §12).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn confirm_drop(
+pub async fn plan_changes(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<Vec<PlanChange>> {
+    shell.engine()?.plan_changes(&chat_id)
+}
+
+/// The user answers a change request: approve applies it, reject keeps the plan; either
+/// resumes the executor when work is left.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn answer_plan_change(
     shell: State<'_, Shell>,
     chat_id: ChatId,
-    task_id: TaskId,
-) -> Answer<PlanFolder> {
-    shell.engine()?.confirm_drop(&chat_id, task_id).await
+    change_id: ChangeId,
+    approve: bool,
+) -> Answer<ChatView> {
+    shell.engine()?.answer_plan_change(&chat_id, &change_id, approve).await
 }
 
 /// Shows the chat's plan folder in the system's file manager. The path comes from the

@@ -8,12 +8,15 @@ import type { PlanEdit } from "../generated/PlanEdit";
 import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
 import { sandboxRunTool } from "../lib/sandbox";
+import { ChangeCard } from "./ChangeCard";
+import { CompletionCard } from "./CompletionCard";
 import { PlanCard } from "./PlanCard";
 import { SandboxRun } from "./SandboxRun";
 import { QuestionCard } from "./QuestionCard";
 
 export interface CardActions {
   onAnswer: (questionId: string, answer: string) => void;
+  onAnswerChange: (changeId: string, approve: boolean) => void;
   onApprove: () => void;
   onRevise: (feedback: string) => void;
   onCancel: () => void;
@@ -44,7 +47,9 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
       }}
     >
       {[
-        ...view.messages.map((message) => {
+        ...interleave(view.messages, cardsOf(state, actions)).map((item) => {
+          if (!("role" in item)) return item.node;
+          const message = item;
           if (message.role === "tool") return null;
           if (message.role === "user") return <UserMessage key={message.id} message={message} />;
           if (message.questions) {
@@ -89,6 +94,35 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
       ]}
     </div>
   );
+}
+
+interface TimedCard {
+  at: string;
+  node: preact.JSX.Element;
+}
+
+/** The change requests and the completion record, each placed at its time. */
+function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
+  const { changes, completion, phase } = state.view.state;
+  const busy = phase === "executing" || phase === "planning";
+  const cards: TimedCard[] = changes.map((change) => ({
+    at: change.requested_at,
+    node: <ChangeCard key={`change-${change.id}`} change={change} busy={busy} onAnswer={actions.onAnswerChange} />,
+  }));
+  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} /> });
+  return cards.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+/** Messages in order with each card after the messages stored before it (RFC 3339 times in
+ *  one format compare as text). */
+export function interleave<T extends { created_at: string }, C extends { at: string }>(messages: T[], cards: C[]): (T | C)[] {
+  const out: (T | C)[] = [];
+  let next = 0;
+  for (const message of messages) {
+    while (next < cards.length && cards[next]!.at < message.created_at) out.push(cards[next++]!);
+    out.push(message);
+  }
+  return out.concat(cards.slice(next));
 }
 
 /** A tool result is its call's when it follows that call's assistant message: call ids are

@@ -1,8 +1,9 @@
 // The live `turn_plan` list beside the chat: phases, [ ] [>] [x] [~] marks, "3 of 7 done",
-// each task's last gate (run by Preflight in the sandbox: command, exit code, evidence);
-// and, for a chat that saves its plan into the workspace, the link to that `.dwp` folder and
-// the executor's drops that wait for the user's confirmation.
+// each task's last gate (run by Preflight in the sandbox: command, exit code, evidence), a
+// mark on plan steps whose change waits for the user; and, for a chat that saves its plan
+// into the workspace, the link to that `.dwp` folder.
 import type { Gate } from "../generated/Gate";
+import type { PlanChange } from "../generated/PlanChange";
 import type { PlanFolder } from "../generated/PlanFolder";
 import type { Task } from "../generated/Task";
 import type { TaskStatus } from "../generated/TaskStatus";
@@ -27,12 +28,14 @@ export interface TaskPanelProps {
   finished: boolean;
   /** The chat's plan folder, when it writes one. */
   files?: PlanFolder | null;
+  /** The chat's plan change requests: a waiting one marks its step. */
+  changes?: PlanChange[];
   onOpenFolder?: () => void;
-  onConfirmDrop?: (taskId: number) => void;
 }
 
-export function TaskPanel({ tasks, finished, files = null, onOpenFolder, onConfirmDrop }: TaskPanelProps) {
+export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenFolder }: TaskPanelProps) {
   const counts = taskCounts(tasks);
+  const asked = new Set(changes.filter((change) => change.status === "pending").map((change) => change.task));
   return (
     <aside class="task-panel" data-testid="task-panel" aria-label="Task list">
       <header class="panel-title">
@@ -61,6 +64,12 @@ export function TaskPanel({ tasks, finished, files = null, onOpenFolder, onConfi
                       </span>
                     )}
                     <span class="task-title">{task.title}</span>
+                    {asked.has(task.id) && (
+                      <span class="change-asked small" data-testid="change-asked" title="The executor asked to change this step: answer in the chat">
+                        {" "}
+                        change asked
+                      </span>
+                    )}
                     {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
                     {task.gate && <GateLine gate={task.gate} />}
                     {!task.gate && task.status === "done" && <span class="gate-none small muted"> (done without a check)</span>}
@@ -72,7 +81,7 @@ export function TaskPanel({ tasks, finished, files = null, onOpenFolder, onConfi
         ))
       )}
       {finished && <p class="muted" data-testid="tasks-finished">Every task is finished.</p>}
-      {files && <PlanFiles files={files} onOpenFolder={onOpenFolder} onConfirmDrop={onConfirmDrop} />}
+      {files && <PlanFiles files={files} onOpenFolder={onOpenFolder} />}
     </aside>
   );
 }
@@ -109,7 +118,7 @@ export function formatDuration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-function PlanFiles({ files, onOpenFolder, onConfirmDrop }: { files: PlanFolder } & Pick<TaskPanelProps, "onOpenFolder" | "onConfirmDrop">) {
+function PlanFiles({ files, onOpenFolder }: { files: PlanFolder } & Pick<TaskPanelProps, "onOpenFolder">) {
   return (
     <section class="plan-files" data-testid="plan-files" aria-label="Plan folder">
       <p class="small">
@@ -118,24 +127,6 @@ function PlanFiles({ files, onOpenFolder, onConfirmDrop }: { files: PlanFolder }
           {files.dir}
         </button>
       </p>
-      {files.awaiting_drop.length > 0 && (
-        <div class="awaiting-drop">
-          <p class="small">The executor dropped these; they stay blocked in the plan until you confirm:</p>
-          <ul>
-            {files.awaiting_drop.map((task) => (
-              <li key={task.id} data-testid={`awaiting-drop-${task.id}`}>
-                <span class="task-title">
-                  {task.id}. {task.title}
-                </span>
-                <span class="task-outcome"> — {task.reason}</span>
-                <button type="button" class="secondary small" data-testid={`confirm-drop-${task.id}`} onClick={() => onConfirmDrop?.(task.id)}>
-                  Confirm drop
-                </button>
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
     </section>
   );
 }

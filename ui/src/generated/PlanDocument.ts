@@ -4,6 +4,7 @@ import type { Library } from "./Library";
 import type { PlanContext } from "./PlanContext";
 import type { PlanStep } from "./PlanStep";
 import type { Question } from "./Question";
+import type { RevisionAuthor } from "./RevisionAuthor";
 import type { Sandbox } from "./Sandbox";
 
 /**
@@ -18,4 +19,10 @@ text: string, title: string, aim: string, steps: Array<PlanStep>, libraries: Arr
 /**
  * Always null: a plan document never carries questions (kept for seed 003's shape).
  */
-questions: Array<Question> | null, files: Array<string>, context: PlanContext, created_at: string, approval: Approval, revision: number, };
+questions: Array<Question> | null, files: Array<string>, context: PlanContext, created_at: string, approval: Approval, revision: number, 
+/**
+ * Who made this revision: the planner, the user's edit, or the executor's change that
+ * the user approved (DESIGN §12). Revisions stored before it was kept read as the
+ * planner's.
+ */
+author: RevisionAuthor, };

@@ -14,6 +14,7 @@ import type { Event } from "../generated/Event";
 import type { NewChat } from "../generated/NewChat";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
+import type { PlanChange } from "../generated/PlanChange";
 import type { PlanFolder } from "../generated/PlanFolder";
 import type { SandboxView } from "../generated/SandboxView";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
@@ -88,7 +89,9 @@ export const api = {
   editPlan: (chat_id: string, edit: PlanEdit) => call<PlanDocument>("edit_plan", { chat_id, edit }),
   planRevisions: (chat_id: string) => call<PlanDocument[]>("plan_revisions", { chat_id }),
   taskPanel: (chat_id: string) => call<TaskPanel>("plan_view", { chat_id }),
-  confirmDrop: (chat_id: string, task_id: number) => call<PlanFolder>("confirm_drop", { chat_id, task_id }),
+  planChanges: (chat_id: string) => call<PlanChange[]>("plan_changes", { chat_id }),
+  answerPlanChange: (chat_id: string, change_id: string, approve: boolean) =>
+    call<ChatView>("answer_plan_change", { chat_id, change_id, approve }),
   openPlanFolder: (chat_id: string) => call<PlanFolder>("open_plan_folder", { chat_id }),
 };
 

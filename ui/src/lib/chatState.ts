@@ -110,6 +110,13 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
       return { ...state, tools: applyTool(state.tools, event) };
     case "plan":
       return applyTasks(state, event.tasks);
+    case "plan_change": {
+      const changes = state.view.state.changes.filter((change) => change.id !== event.change.id).concat(event.change);
+      changes.sort((a, b) => (a.requested_at < b.requested_at ? -1 : a.requested_at > b.requested_at ? 1 : 0));
+      return { ...state, view: { ...state.view, state: { ...state.view.state, changes } } };
+    }
+    case "completion":
+      return { ...state, view: { ...state.view, state: { ...state.view.state, completion: event.completion } } };
     case "error":
       return { ...state, error: { code: event.code, message: event.message } };
   }

@@ -34,23 +34,30 @@ describe("TaskPanel", () => {
     expect(screen.getByTestId("tasks-finished")).toBeTruthy();
   });
 
-  it("links the plan folder and confirms the executor's drops one by one", () => {
+  it("links the plan folder and marks only the step whose change waits", () => {
     const openFolder = vi.fn();
-    const confirmDrop = vi.fn();
-    const files = {
-      dir: ".dwp/plans/PLAN_add-login",
-      path: "/work/app/.dwp/plans/PLAN_add-login",
-      awaiting_drop: [{ id: 4, title: "old approach", reason: "the new API covers it" }],
-    };
-    render(<TaskPanel tasks={tasks} finished={false} files={files} onOpenFolder={openFolder} onConfirmDrop={confirmDrop} />);
+    const files = { dir: ".dwp/plans/PLAN_add-login", path: "/work/app/.dwp/plans/PLAN_add-login" };
+    const change = (task: number, status: "pending" | "rejected") => ({
+      id: `c${task}`,
+      kind: "drop" as const,
+      task,
+      title: "old approach",
+      reason: "the new API covers it",
+      status,
+      requested_at: "2026-12-01T10:00:00.000Z",
+      auto_approved: false,
+    });
+    render(
+      <TaskPanel tasks={tasks} finished={false} files={files} changes={[change(4, "pending"), change(2, "rejected")]} onOpenFolder={openFolder} />,
+    );
     const link = screen.getByTestId("open-plan-folder");
     expect(link.textContent).toBe(".dwp/plans/PLAN_add-login");
     expect(link.getAttribute("title")).toBe("/work/app/.dwp/plans/PLAN_add-login");
     fireEvent.click(link);
     expect(openFolder).toHaveBeenCalledTimes(1);
-    expect(screen.getByTestId("awaiting-drop-4").textContent).toContain("the new API covers it");
-    fireEvent.click(screen.getByTestId("confirm-drop-4"));
-    expect(confirmDrop).toHaveBeenCalledWith(4);
+    const asked = screen.getAllByTestId("change-asked");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.closest("li")?.textContent).toContain(tasks.find((t) => t.id === 4)!.title);
   });
 
   it("shows no folder section for a chat that does not save its plan", () => {

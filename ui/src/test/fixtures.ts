@@ -28,6 +28,7 @@ export function plan(overrides: Partial<PlanDocument> = {}): PlanDocument {
     created_at: "2026-11-30T10:00:00Z",
     approval: "pending",
     revision: 1,
+    author: "planner",
     ...overrides,
   };
 }
@@ -51,6 +52,6 @@ export function view(messages: Message[], phase: ChatView["state"]["phase"] = "i
     created_at: "2026-11-30T10:00:00Z",
     updated_at: "2026-11-30T10:00:00Z",
     messages,
-    state: { phase, plan_pending: null, plan: planDoc },
+    state: { phase, plan_pending: null, plan: planDoc, completion: null, changes: [] },
   };
 }

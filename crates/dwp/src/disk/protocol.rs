@@ -9,7 +9,7 @@ use crate::input::TrackedTask;
 use crate::rules::documents::{PlanState, Status};
 use crate::rules::evidence::GateInput;
 use crate::rules::tracker;
-use crate::rules::transition::Change;
+use crate::rules::transition::{Applied, Change};
 use crate::PlanFiles;
 
 /// The protocol points a sync wrote, and the ones the rules refused (the task then stays
@@ -97,6 +97,20 @@ impl PlanFiles {
         )
     }
 
+    /// The plan's completion record (DESIGN §12): `lines` appended to PROGRESS.md as one
+    /// protocol point. `state.json` keeps its tasks; its `status` follows from them.
+    pub fn record_completion(
+        &self,
+        dir: &PlanDir,
+        lines: &[String],
+        now: &str,
+    ) -> Result<(), DwpError> {
+        let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
+        writer.ensure_in_sync()?;
+        let applied = Applied { state: writer.state().clone(), log: lines.to_vec() };
+        writer.write(applied, now).map(drop)
+    }
+
     fn apply_one(&self, dir: &PlanDir, change: &Change, now: &str) -> Result<(), DwpError> {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         writer.ensure_in_sync()?;
@@ -114,6 +128,7 @@ fn task_of(change: &Change) -> String {
         | Change::ResolveBlocker { task }
         | Change::Reopen { task, .. }
         | Change::Skip { task, .. }
+        | Change::Retire { task, .. }
         | Change::Checkpoint { task, .. } => *task,
     };
     format!("task {task}")

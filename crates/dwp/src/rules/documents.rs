@@ -281,8 +281,10 @@ impl PlanState {
 
     /// Recomputes `status`, `completed_count`, `task_count` and `blocked` from the tasks.
     ///
-    /// The plan is `completed` only when every task is: "Pominięta praca nigdy nie może
-    /// uczynić planu completed" (skipped work never makes a plan completed).
+    /// The plan is `completed` only when every task is completed with its gate or skipped
+    /// by the user's decision, and at least one is completed (DESIGN §12, which refines seed
+    /// 002's "Pominięta praca nigdy nie może uczynić planu completed": skipped work alone
+    /// never completes a plan, and a skip is always the user's approved change).
     pub(crate) fn refresh_derived(&mut self) {
         self.task_count = self.tasks.len() as u32;
         self.completed_count =
@@ -291,7 +293,9 @@ impl PlanState {
         let all = |status: Status| self.tasks.iter().all(|t| t.status == status);
         self.status = if self.blocked.is_some() {
             Status::Blocked
-        } else if !self.tasks.is_empty() && all(Status::Completed) {
+        } else if self.tasks.iter().any(|t| t.status == Status::Completed)
+            && self.tasks.iter().all(|t| matches!(t.status, Status::Completed | Status::Skipped))
+        {
             Status::Completed
         } else if all(Status::Pending) {
             Status::Pending

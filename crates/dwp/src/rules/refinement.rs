@@ -111,6 +111,31 @@ pub(crate) fn skip(
     Ok(())
 }
 
+/// The executor's own task leaves the plan (`skipped`, said as its drop, not the user's).
+pub(crate) fn retire(
+    state: &mut PlanState,
+    id: u32,
+    reason: &str,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    let reason = checked_text("the drop reason", reason, MAX_NOTE_CHARS)?;
+    let task = task_in_mut(state, id)?;
+    match task.status {
+        Status::Completed => return Err(Refusal::AlreadyCompleted { task: id }),
+        Status::Skipped => return Err(Refusal::TaskSkipped { task: id }),
+        Status::Pending | Status::InProgress | Status::Blocked => {}
+    }
+    log.push(format!("Task {id}, added by the executor, dropped: {reason}."));
+    task.status = Status::Skipped;
+    task.block = None;
+    task.outcome.get_or_insert_with(Outcome::default).notes =
+        Some(format!("dropped by the executor (its own task): {reason}"));
+    if state.blocked.as_ref().is_some_and(|blocked| blocked.task == id) {
+        state.blocked = None;
+    }
+    Ok(())
+}
+
 pub(crate) fn checkpoint(
     state: &mut PlanState,
     id: u32,

@@ -4,12 +4,13 @@
 //!
 //! Mapping (DESIGN §6): pending → pending, active → in_progress, done with a passing gate
 //! → completed, dropped → blocked (reason: its outcome) until the user confirms the drop
-//! (`confirm_drop`), then skipped.
+//! (`confirm_drop`), then skipped; a drop that needs no confirmation (`DropSettled`: the
+//! executor's own task, or a drop the user approved as a plan change) → skipped at once.
 
 use super::documents::{GateRecord, Outcome, PlanState, Status, EPOCH};
 use super::evidence::GateInput;
 use super::transition::Change;
-use crate::input::{TrackedStatus, TrackedTask};
+use crate::input::{DropSettled, TrackedStatus, TrackedTask};
 
 /// What a dropped task waits for.
 pub const DROP_NEEDS: &str = "the user's confirmation of the drop, or a way forward";
@@ -113,7 +114,8 @@ fn same_run(record: &GateRecord, gate: &GateInput) -> bool {
 }
 
 fn drop_task(task: &TrackedTask, current: Status, changes: &mut Vec<Change>) {
-    if matches!(current, Status::Blocked | Status::Skipped) {
+    let settled = task.drop_settled != DropSettled::No;
+    if current == Status::Skipped || (current == Status::Blocked && !settled) {
         return;
     }
     if current == Status::Completed {
@@ -123,7 +125,14 @@ fn drop_task(task: &TrackedTask, current: Status, changes: &mut Vec<Change>) {
         });
     }
     let reason = task.outcome.clone().unwrap_or_else(|| "dropped by the executor".to_owned());
-    changes.push(Change::Block { task: task.id, reason, needs: DROP_NEEDS.to_owned() });
+    changes.push(match task.drop_settled {
+        DropSettled::No => Change::Block { task: task.id, reason, needs: DROP_NEEDS.to_owned() },
+        DropSettled::OwnTask => Change::Retire { task: task.id, reason },
+        DropSettled::Approved => Change::Skip {
+            task: task.id,
+            reason: format!("the executor's drop, approved: {reason}"),
+        },
+    });
 }
 
 fn start(task: &TrackedTask, current: Status, starts: &mut Vec<Change>) {

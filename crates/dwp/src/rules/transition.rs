@@ -61,6 +61,12 @@ pub enum Change {
         task: u32,
         reason: String,
     },
+    /// A task the executor added itself and then dropped: it leaves the plan without the
+    /// user, since it was never part of what the user approved (DESIGN §12).
+    Retire {
+        task: u32,
+        reason: String,
+    },
     Checkpoint {
         task: u32,
         step: String,
@@ -80,6 +86,7 @@ impl Change {
             Change::ResolveBlocker { .. } => "blocker resolved",
             Change::Reopen { .. } => "reopen",
             Change::Skip { .. } => "skip",
+            Change::Retire { .. } => "own task dropped",
             Change::Checkpoint { .. } => "checkpoint",
         }
     }
@@ -120,6 +127,7 @@ pub fn apply(
         }
         Change::Reopen { task, reason } => refine::reopen(&mut next, *task, reason, now, &mut log)?,
         Change::Skip { task, reason } => refine::skip(&mut next, *task, reason, &mut log)?,
+        Change::Retire { task, reason } => refine::retire(&mut next, *task, reason, &mut log)?,
         Change::Checkpoint { task, step, note } => {
             refine::checkpoint(&mut next, *task, step, note, now, &mut log)?
         }

@@ -51,6 +51,7 @@ pub(crate) fn from_steps(steps: &[&str]) -> Vec<TrackedTask> {
             status: if id == 1 { TrackedStatus::Active } else { TrackedStatus::Pending },
             outcome: None,
             gate: None,
+            drop_settled: Default::default(),
         })
         .collect()
 }

@@ -141,7 +141,7 @@ fn a_reopen_logs_and_invalidates_the_evidence_first() {
 }
 
 #[test]
-fn skipped_only_by_the_user_and_never_makes_the_plan_completed() {
+fn skipped_only_by_the_user_and_completes_a_plan_only_beside_completed_work() {
     run(
         plan(&["a", "b"]),
         &[
@@ -158,7 +158,7 @@ fn skipped_only_by_the_user_and_never_makes_the_plan_completed() {
                 log: Task 1 gate `make`: passes (exit 0) — 12 passed, 0 failed.
                 log: Task 1 completed: a.
             skip             refused: task 1 is already completed; reopen it with a reason first
-            skip             1:completed 2:skipped | plan in_progress
+            skip             1:completed 2:skipped | plan completed
                 log: Task 2 skipped by the user: out of scope after all.
             task start       refused: task 2 was skipped by the user; reopen it with a reason first
             completion       refused: task 2 was skipped by the user; reopen it with a reason first
@@ -167,6 +167,23 @@ fn skipped_only_by_the_user_and_never_makes_the_plan_completed() {
             completion       1:completed 2:completed | plan completed
                 log: Task 2 gate `make`: passes (exit 0) — 12 passed, 0 failed.
                 log: Task 2 completed: b.
+        "#]],
+    );
+}
+
+#[test]
+fn skipped_work_alone_never_completes_a_plan() {
+    run(
+        plan(&["a", "b"]),
+        &[
+            Change::Skip { task: 1, reason: "no".into() },
+            Change::Retire { task: 2, reason: "the executor's own, not needed".into() },
+        ],
+        expect![[r#"
+            skip             1:skipped 2:pending | plan in_progress
+                log: Task 1 skipped by the user: no.
+            own task dropped 1:skipped 2:skipped | plan in_progress
+                log: Task 2, added by the executor, dropped: the executor's own, not needed.
         "#]],
     );
 }

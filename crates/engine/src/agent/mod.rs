@@ -10,6 +10,7 @@
 
 mod r#loop;
 mod nag;
+mod plan_change;
 mod prompt;
 mod record;
 mod registry;
@@ -29,6 +30,7 @@ pub use registry::{
     Agent, Availability, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope,
 };
 pub use sink::{EventSink, NoEvents};
+pub(crate) use turn_plan::sync_plan_files;
 pub use turn_plan::{GateRunner, PlanFilesLink, TurnPlanTool, GATE_TIMEOUT_S};
 
 use crate::store::Store;

@@ -41,11 +41,13 @@ pub trait GateRunner: Send + Sync {
 }
 
 pub struct TurnPlanTool {
-    store: Arc<Store>,
+    pub(super) store: Arc<Store>,
     /// The chat's plan folder, when the chat writes `.dwp` files (DESIGN §6).
-    plan_files: Option<PlanFilesLink>,
+    pub(super) plan_files: Option<PlanFilesLink>,
     /// The chat's code sandbox; `None`: a gate is refused (nothing could prove it).
     gates: Option<Arc<dyn GateRunner>>,
+    /// The chat approves plan changes itself (its auto-approve setting, DESIGN §12).
+    pub(super) auto_approve: bool,
 }
 
 /// Where a `.dwp` chat's task list is mirrored: every change becomes a protocol point, and
@@ -58,12 +60,18 @@ pub struct PlanFilesLink {
 
 impl TurnPlanTool {
     pub fn new(store: Arc<Store>) -> TurnPlanTool {
-        TurnPlanTool { store, plan_files: None, gates: None }
+        TurnPlanTool { store, plan_files: None, gates: None, auto_approve: false }
     }
 
     /// The tool of a chat that writes its plan into the workspace.
     pub fn with_plan_files(store: Arc<Store>, link: PlanFilesLink) -> TurnPlanTool {
-        TurnPlanTool { store, plan_files: Some(link), gates: None }
+        TurnPlanTool { store, plan_files: Some(link), gates: None, auto_approve: false }
+    }
+
+    /// Plan changes apply at once and are recorded (an auto-approve chat).
+    pub fn with_auto_approve(mut self, auto_approve: bool) -> TurnPlanTool {
+        self.auto_approve = auto_approve;
+        self
     }
 
     /// Gates run through `runner` (the chat's code sandbox).
@@ -207,6 +215,9 @@ impl Tool for TurnPlanTool {
                 return ToolOutput::error(format!("{refusal}\n\n{}", current.render()));
             }
         };
+        if let Some(answer) = self.plan_change(chat_id, &op, context).await {
+            return answer;
+        }
         let (measured, claimed) = match &op {
             Operation::Done { gate: Some(request), .. } => {
                 match self.prove(chat_id, &op, request, context).await {
@@ -268,7 +279,7 @@ async fn record_failing_gate(link: &PlanFilesLink, chat_id: &ChatId, id: u32, ga
 }
 
 /// Mirrors the saved list into the plan folder; a failure is logged, never lost work.
-async fn sync_plan_files(link: &PlanFilesLink, chat_id: &ChatId, next: &TaskList) {
+pub(crate) async fn sync_plan_files(link: &PlanFilesLink, chat_id: &ChatId, next: &TaskList) {
     let (link, next): (_, Vec<TrackedTask>) = (link.clone(), next.into());
     match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339()))
         .await

@@ -95,14 +95,15 @@ fn tracker_statuses_map_to_the_seeds_words() {
     );
     assert_eq!(state.tasks[0].outcome.as_ref().unwrap().worked.as_deref(), Some("all in agent.rs"));
 
+    // A plan step reaches the list as dropped only once the user approved (DESIGN §12):
+    // skipped at once, with the executor's reason.
     let dropped =
         done.apply(&Operation::Drop { id: 2, outcome: Some("needs a licence".into()) }).unwrap();
     let (state, _) = sync(&state, &dropped);
-    assert_eq!(statuses(&state), vec![Completed, Blocked, InProgress]);
-    assert_eq!(
-        state.blocked.as_ref().map(|b| (b.task, b.reason.as_str())),
-        Some((2, "needs a licence"))
-    );
+    assert_eq!(statuses(&state), vec![Completed, Skipped, InProgress]);
+    assert_eq!(state.blocked, None);
+    let notes = state.tasks[1].outcome.as_ref().and_then(|o| o.notes.as_deref());
+    assert!(notes.is_some_and(|n| n.contains("approved: needs a licence")), "{notes:?}");
 
     let (again, points) = sync(&state, &dropped);
     assert_eq!(
@@ -170,14 +171,18 @@ fn added_tasks_are_added_and_a_replaced_list_is_refused() {
 }
 
 #[test]
-fn a_user_confirmed_drop_stays_skipped() {
+fn a_skipped_drop_stays_skipped_and_an_own_task_leaves_as_the_executors() {
     let list = TaskList::from_steps(["a", "b"]).unwrap();
     let dropped = list.apply(&Operation::Drop { id: 1, outcome: None }).unwrap();
     let (state, _) = sync(&plan(&["a", "b"]), &dropped);
-    let skip = Change::Skip { task: 1, reason: "drop confirmed".into() };
-    let state = apply(&state, &skip, &at(2), &by()).unwrap().state;
-    let (state, points) = sync(&state, &dropped);
-    assert_eq!(points, Vec::<String>::new());
     assert_eq!(state.tasks[0].status, Status::Skipped);
+    let (state, points) = sync(&state, &dropped);
+    assert_eq!(points, Vec::<String>::new(), "a sync is idempotent");
     assert_eq!(state.blocked, None);
+
+    let own = dropped.apply(&Operation::Add { tasks: vec![NewTask::new("c", None)] }).unwrap();
+    let own = own.apply(&Operation::Drop { id: 3, outcome: Some("not needed".into()) }).unwrap();
+    let (state, points) = sync(&state, &own);
+    assert_eq!(points, vec!["task added", "own task dropped"]);
+    assert_eq!(state.tasks[2].status, Status::Skipped);
 }

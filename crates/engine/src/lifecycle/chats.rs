@@ -65,6 +65,8 @@ impl Engine {
                 phase: snapshot.state.phase,
                 plan_pending: snapshot.state.plan_pending,
                 plan: snapshot.state.plan,
+                completion: snapshot.state.completion,
+                changes: snapshot.changes,
             },
         })
     }

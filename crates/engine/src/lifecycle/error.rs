@@ -57,6 +57,9 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound { entity: Entity::Message, id } => {
                 ApiError::new(ErrorCode::NotFound, format!("no message {id} in this chat"))
             }
+            StoreError::NotFound { entity: Entity::PlanChange, id } => {
+                ApiError::new(ErrorCode::NotFound, format!("no plan change {id} in this chat"))
+            }
             StoreError::WrongState { conflict, .. } => from_conflict(conflict),
             _ => ApiError::internal(error.to_string()),
         }
@@ -71,6 +74,8 @@ fn from_conflict(conflict: &Conflict) -> ApiError {
         Conflict::NoPendingPlan => ErrorCode::NoPlan,
         Conflict::PlanAwaitingApproval | Conflict::NotPlanning { .. } => ErrorCode::TurnActive,
         Conflict::NotEditable { .. } => ErrorCode::BadRequest,
+        Conflict::ChangeAnswered { .. } => ErrorCode::ChangeAnswered,
+        Conflict::ChangeStale { .. } => ErrorCode::ChangeStale,
     };
     ApiError::new(code, conflict.to_string())
 }

@@ -16,6 +16,7 @@ mod hub;
 mod messages;
 mod notify;
 mod plan_actions;
+mod plan_changes;
 mod plan_files;
 mod recovery;
 mod runner;
@@ -37,7 +38,7 @@ pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
 pub use error::{ApiError, ErrorCode};
 pub use notify::phase_text;
-pub use plan_files::{DroppedTask, PlanFolder, TaskPanel};
+pub use plan_files::{PlanFolder, TaskPanel};
 pub use transitions::MAX_QUESTION_ROUNDS;
 pub use view::{ChatView, StateView};
 // `SandboxView` is defined below, beside `Engine::sandbox`.

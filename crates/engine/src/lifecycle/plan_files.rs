@@ -1,17 +1,16 @@
 //! A chat's plan folder in its workspace (`.dwp/plans/PLAN_<slug>/`, DESIGN §6) as the
-//! adapters see it: where it is, which dropped tasks wait for the user, and the user's
-//! confirmation of a drop (the one way a task becomes `skipped`).
+//! adapters see it: where it is, and the checkpoint a paused turn leaves in it. A plan
+//! step leaves the folder (`skipped`) only through an approved plan change (DESIGN §12).
 
 use std::path::{Path, PathBuf};
 
-use preflight_dwp::{
-    read_state, Author, DwpError, PlanDir, PlanFiles, Status, TaskEntry, DROP_NEEDS, MAX_NOTE_CHARS,
-};
+use preflight_dwp::{Author, DwpError, PlanDir, PlanFiles, MAX_NOTE_CHARS};
 use serde::Serialize;
 
+use crate::agent::PlanFilesLink;
 use crate::chat::Chat;
 use crate::events::Event;
-use crate::ids::{ChatId, TaskId};
+use crate::ids::ChatId;
 use crate::now_rfc3339;
 use crate::tasks::{Task, TaskStatus};
 
@@ -26,20 +25,6 @@ pub struct PlanFolder {
     pub dir: String,
     /// The same folder as an absolute path.
     pub path: String,
-    /// Tasks the executor dropped that stay `blocked` in `state.json` until the user
-    /// confirms the drop (then `skipped`).
-    pub awaiting_drop: Vec<DroppedTask>,
-}
-
-/// A task of the plan folder that the executor dropped, waiting for the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct DroppedTask {
-    pub id: TaskId,
-    pub title: String,
-    /// The executor's reason (its outcome for the drop).
-    pub reason: String,
 }
 
 /// `GET /v1/chats/{id}/plan`: the task list, and the plan folder that mirrors it.
@@ -73,39 +58,6 @@ impl Engine {
     /// The chat's plan folder, found again in its workspace.
     pub async fn plan_folder(&self, chat_id: &ChatId) -> Result<Option<PlanFolder>, ApiError> {
         folder_of(&self.inner.store.get_chat(chat_id)?).await
-    }
-
-    /// The user confirms that task `task_id`, which the executor dropped, leaves the plan:
-    /// `skipped` in `state.json`, the reason being the executor's. Refused (and nothing
-    /// written) for a task that does not wait for that confirmation, and in a chat without
-    /// a plan folder. The plan folder decides, not the task list, which a finished turn
-    /// closes.
-    pub async fn confirm_drop(
-        &self,
-        chat_id: &ChatId,
-        task_id: TaskId,
-    ) -> Result<PlanFolder, ApiError> {
-        let chat = self.inner.store.get_chat(chat_id)?;
-        let Some(workspace) = plan_workspace(&chat) else {
-            return Err(ApiError::bad_request("this chat does not save its plan to the workspace"));
-        };
-        let files = plan_files(&self.inner);
-        blocking(move || {
-            let dir = PlanFiles::locate(&workspace, chat.id.as_str())
-                .map_err(files_error)?
-                .ok_or_else(|| ApiError::bad_request("this chat has no plan folder in its workspace"))?;
-            let state = read_state(&dir).map_err(files_error)?.state;
-            let task = state.task(task_id.get()).ok_or_else(|| ApiError::bad_request(format!("the plan has no task {task_id}")))?;
-            let reason = dropped_by_executor(task).ok_or_else(|| {
-                ApiError::bad_request(format!(
-                    "task {task_id} is {}, not dropped by the executor: only such a drop can be confirmed",
-                    task.status.as_str()
-                ))
-            })?;
-            files.confirm_drop(&dir, task_id.get(), reason, &now_rfc3339()).map_err(files_error)?;
-            folder(&workspace, &dir).map_err(files_error)
-        })
-        .await
     }
 }
 
@@ -158,32 +110,31 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &ChatId, why: 
     }
 }
 
-/// The folder's view: paths and the drops awaiting the user.
-fn folder(workspace: &Path, dir: &PlanDir) -> Result<PlanFolder, DwpError> {
-    let state = read_state(dir)?.state;
-    let awaiting_drop = state
-        .tasks
-        .iter()
-        .filter_map(|task| {
-            let reason = dropped_by_executor(task)?.to_owned();
-            Some(DroppedTask { id: TaskId::new(task.id), title: task.title.clone(), reason })
-        })
-        .collect();
+/// The folder's view: where it is.
+fn folder(workspace: &Path, dir: &PlanDir) -> PlanFolder {
     let relative = dir.path().strip_prefix(workspace).unwrap_or(dir.path());
-    Ok(PlanFolder {
+    PlanFolder {
         dir: relative.to_string_lossy().into_owned(),
         path: dir.path().to_string_lossy().into_owned(),
-        awaiting_drop,
-    })
+    }
 }
 
-/// The executor's reason for a drop that waits for the user's confirmation.
-fn dropped_by_executor(task: &TaskEntry) -> Option<&str> {
-    let block = task
-        .block
-        .as_ref()
-        .filter(|block| task.status == Status::Blocked && block.needs == DROP_NEEDS)?;
-    Some(&block.reason)
+/// The chat's plan folder as `turn_plan` writes it, when the chat has one.
+pub(super) async fn plan_files_link(inner: &Inner, chat_id: &ChatId) -> Option<PlanFilesLink> {
+    let chat = inner.store.get_chat(chat_id).ok()?;
+    let workspace = plan_workspace(&chat)?;
+    let files = plan_files(inner);
+    let located =
+        tokio::task::spawn_blocking(move || PlanFiles::locate(&workspace, chat.id.as_str())).await;
+    match located {
+        Ok(Ok(Some(dir))) => Some(PlanFilesLink { files, dir }),
+        Ok(Ok(None)) => None,
+        Ok(Err(error)) => {
+            tracing::warn!(%chat_id, %error, "the plan folder cannot be found");
+            None
+        }
+        Err(_) => None,
+    }
 }
 
 /// The workspace whose `.dwp/plans` holds the chat's plan, when the chat saves one there.
@@ -205,7 +156,7 @@ async fn folder_of(chat: &Chat) -> Result<Option<PlanFolder>, ApiError> {
     let chat_id = chat.id.clone();
     blocking(move || {
         match PlanFiles::locate(&workspace, chat_id.as_str()).map_err(files_error)? {
-            Some(dir) => folder(&workspace, &dir).map(Some).map_err(files_error),
+            Some(dir) => Ok(Some(folder(&workspace, &dir))),
             None => Ok(None),
         }
     })

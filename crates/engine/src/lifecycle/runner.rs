@@ -144,6 +144,8 @@ async fn turn_registry(
         Some(link) => crate::agent::TurnPlanTool::with_plan_files(store, link),
         None => crate::agent::TurnPlanTool::new(store),
     };
+    let auto_approve = inner.store.get_chat(chat_id).is_ok_and(|chat| chat.auto_approve);
+    turn_plan = turn_plan.with_auto_approve(auto_approve);
     if let Some(folder) = &workspace {
         let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone() };
         turn_plan = turn_plan.with_gates(Arc::new(gates));

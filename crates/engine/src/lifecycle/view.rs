@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::chat::{Chat, Message, Phase, PlanPending};
 use crate::planner::PlanDocument;
+use crate::tasks::{Completion, PlanChange};
 
 /// `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -23,4 +24,8 @@ pub struct StateView {
     pub phase: Phase,
     pub plan_pending: Option<PlanPending>,
     pub plan: Option<PlanDocument>,
+    /// The plan's completion record (DESIGN §12), once its steps are all finished.
+    pub completion: Option<Completion>,
+    /// The executor's requests to change the approved plan, oldest first, with their answers.
+    pub changes: Vec<PlanChange>,
 }

@@ -1,8 +1,11 @@
 //! Builds the plan document (DESIGN §3) from a parsed plan and what the engine knows of
 //! the chat. Pure: whether the sandbox exists is looked up by the caller.
 
-use super::document::{Approval, Plan, PlanContext, PlanDocument, Sandbox, SandboxPolicy};
+use super::document::{
+    Approval, Plan, PlanContext, PlanDocument, PlanStep, RevisionAuthor, Sandbox, SandboxPolicy,
+};
 use super::markdown::plan_markdown;
+use crate::tasks::{Task, TaskOrigin, TaskStatus};
 
 /// The folder, under a workspace, where plans run their experiments.
 pub const SANDBOX_DIR: &str = ".sandbox";
@@ -50,6 +53,7 @@ pub fn build_plan_document(plan: &Plan, prose: &str, facts: &PlanFacts) -> PlanD
         created_at: facts.created_at.clone(),
         approval: facts.approval,
         revision: facts.revision,
+        author: RevisionAuthor::Planner,
     }
 }
 
@@ -85,7 +89,45 @@ pub fn edited_plan_document(
     document.libraries = plan.libraries;
     document.created_at = created_at.to_string();
     document.revision = current.revision + 1;
+    document.author = RevisionAuthor::User;
     Ok(document)
+}
+
+/// The revision an approved change of the executor makes (DESIGN §12): the steps are the
+/// plan steps of `tasks` that still stand (a dropped step is gone, a reworded one has its
+/// new action), each keeping the expected result of the step it was; the approval carries
+/// over, since the plan is being carried out.
+pub fn executor_revision(current: &PlanDocument, tasks: &[Task], created_at: &str) -> PlanDocument {
+    let steps: Vec<PlanStep> = tasks
+        .iter()
+        .filter(|task| task.origin == TaskOrigin::Plan && task.status != TaskStatus::Dropped)
+        .map(|task| {
+            let same = |step: &&PlanStep| one_line(&step.action) == task.title;
+            let expected = current.steps.iter().find(same).map(|step| step.expected.clone());
+            PlanStep { action: task.title.clone(), expected: expected.unwrap_or_default() }
+        })
+        .collect();
+    let plan = Plan {
+        title: current.title.clone(),
+        aim: current.aim.clone(),
+        steps,
+        libraries: current.libraries.clone(),
+        sandbox: super::SandboxSpec {
+            policy: current.sandbox.policy,
+            notes: current.sandbox.notes.clone(),
+        },
+    };
+    let mut document = current.clone();
+    document.text = plan_markdown("", &plan, &current.sandbox);
+    document.steps = plan.steps;
+    document.created_at = created_at.to_string();
+    document.revision = current.revision + 1;
+    document.author = RevisionAuthor::Executor;
+    document
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Why a user's edit of a plan was refused (the message is what the user reads).

@@ -112,4 +112,22 @@ pub struct PlanDocument {
     pub created_at: String,
     pub approval: Approval,
     pub revision: u32,
+    /// Who made this revision: the planner, the user's edit, or the executor's change that
+    /// the user approved (DESIGN §12). Revisions stored before it was kept read as the
+    /// planner's.
+    #[serde(default)]
+    pub author: RevisionAuthor,
+}
+
+/// Who made a plan revision.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum RevisionAuthor {
+    #[default]
+    Planner,
+    User,
+    /// The executor asked for it; the user (or the chat's auto-approve) approved it.
+    Executor,
 }

@@ -10,12 +10,12 @@ mod parse;
 mod prompt;
 
 pub use builder::{
-    build_plan_document, edited_plan_document, sandbox_dir, PlanEdit, PlanEditError, PlanFacts,
-    SANDBOX_DIR,
+    build_plan_document, edited_plan_document, executor_revision, sandbox_dir, PlanEdit,
+    PlanEditError, PlanFacts, SANDBOX_DIR,
 };
 pub use document::{
-    Approval, Library, Plan, PlanContext, PlanDocument, PlanStep, Question, Sandbox, SandboxPolicy,
-    SandboxSpec,
+    Approval, Library, Plan, PlanContext, PlanDocument, PlanStep, Question, RevisionAuthor,
+    Sandbox, SandboxPolicy, SandboxSpec,
 };
 pub use markdown::{plan_markdown, questions_markdown};
 pub use normalize::{MAX_OPTIONS, MAX_QUESTIONS};

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::chat::Phase;
-use crate::ids::{ChatId, MessageId, QuestionId};
+use crate::ids::{ChangeId, ChatId, MessageId, QuestionId};
 
 /// An error of the store. A step that fails leaves the database as it was.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +54,7 @@ pub enum StoreError {
 pub enum Entity {
     Chat,
     Message,
+    PlanChange,
 }
 
 impl fmt::Display for Entity {
@@ -61,6 +62,7 @@ impl fmt::Display for Entity {
         f.write_str(match self {
             Entity::Chat => "chat",
             Entity::Message => "message",
+            Entity::PlanChange => "plan change",
         })
     }
 }
@@ -86,6 +88,12 @@ pub enum Conflict {
     /// The step belongs to the planning phase and the chat is elsewhere.
     #[error("the chat is not planning (phase {})", .phase.as_str())]
     NotPlanning { phase: Phase },
+    /// The plan change was answered already (`ERR_CHANGE_ANSWERED`).
+    #[error("plan change {change_id} is already {status}")]
+    ChangeAnswered { change_id: ChangeId, status: &'static str },
+    /// The task list no longer has what the change is about (`ERR_CHANGE_STALE`).
+    #[error("plan change {change_id} no longer applies: {detail}; keep the plan instead")]
+    ChangeStale { change_id: ChangeId, detail: String },
     /// Only the user's own messages can be edited: not answers, not the assistant's.
     #[error("message {message_id} is not a user message that can be edited")]
     NotEditable { message_id: MessageId },

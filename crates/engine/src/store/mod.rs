@@ -11,6 +11,7 @@
 //!
 //! The schema is described in `schema.rs`.
 
+mod changes;
 mod chats;
 mod codec;
 mod error;
@@ -33,7 +34,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 pub use error::{Conflict, Entity, StoreError};
 pub use session::ChatState;
 pub use snapshot::ChatSnapshot;
-pub use steps::{answer_text, AnswerRecorded};
+pub use steps::{answer_text, AnswerRecorded, ChangeAnswer, ChangeAsked};
 pub use tx::Tx;
 
 /// How long a write waits for another connection (another process) to finish its own.

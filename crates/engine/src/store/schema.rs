@@ -20,10 +20,18 @@
 //! - `task_lists`: the chat's `turn_plan` task list, whole, as JSON. No row = no list;
 //!   an empty list is never stored.
 //!
+//! Schema version 2 (DESIGN §12) adds:
+//! - `plan_changes`: the executor's requests to change the approved plan, each with its
+//!   `status` (`pending | approved | rejected`) beside the request's JSON (`PlanChange`);
+//!   `seq` orders them. Answered requests are kept: they are the plan's history.
+//! - `chat_state.completion`: the completion record of the chat's plan (JSON of
+//!   `Completion`), NULL until its steps are all finished.
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
-pub(super) const MIGRATIONS: &[&str] = &[r#"
+pub(super) const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE chats (
     seq          INTEGER PRIMARY KEY AUTOINCREMENT,
     id           TEXT NOT NULL UNIQUE,
@@ -67,4 +75,17 @@ CREATE TABLE task_lists (
     chat_id TEXT PRIMARY KEY REFERENCES chats (id) ON DELETE CASCADE,
     list    TEXT NOT NULL
 ) WITHOUT ROWID;
-"#];
+"#,
+    r#"
+CREATE TABLE plan_changes (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+    id      TEXT NOT NULL UNIQUE,
+    chat_id TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+    status  TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'rejected')),
+    change  TEXT NOT NULL
+);
+CREATE INDEX plan_changes_by_chat ON plan_changes (chat_id, seq);
+
+ALTER TABLE chat_state ADD COLUMN completion TEXT;
+"#,
+];

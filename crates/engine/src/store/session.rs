@@ -9,6 +9,7 @@ use super::{Store, Tx};
 use crate::chat::{Phase, PlanPending};
 use crate::ids::ChatId;
 use crate::planner::PlanDocument;
+use crate::tasks::Completion;
 
 const TABLE: &str = "chat_state";
 
@@ -20,6 +21,9 @@ pub struct ChatState {
     pub plan_pending: Option<PlanPending>,
     /// The current plan document: the latest revision.
     pub plan: Option<PlanDocument>,
+    /// The plan's completion record, once its steps are all finished (DESIGN §12).
+    #[serde(default)]
+    pub completion: Option<Completion>,
 }
 
 impl Tx<'_> {
@@ -58,7 +62,8 @@ impl Tx<'_> {
     /// Phase, waiting card and current plan, read together.
     pub fn state(&self, chat_id: &ChatId) -> Result<ChatState, StoreError> {
         let (phase, plan_pending) = self.session(chat_id)?;
-        Ok(ChatState { phase, plan_pending, plan: self.latest_plan(chat_id)? })
+        let plan = self.latest_plan(chat_id)?;
+        Ok(ChatState { phase, plan_pending, plan, completion: self.completion(chat_id)? })
     }
 
     fn session(&self, chat_id: &ChatId) -> Result<(Phase, Option<PlanPending>), StoreError> {

@@ -7,7 +7,7 @@ use super::{ChatState, Store, Tx};
 use crate::chat::{Chat, Message};
 use crate::ids::ChatId;
 use crate::planner::PlanDocument;
-use crate::tasks::TaskList;
+use crate::tasks::{PlanChange, TaskList};
 
 /// A chat with its messages, state, plan revisions and task list, as of one instant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,6 +18,9 @@ pub struct ChatSnapshot {
     /// Oldest first; the last one is `state.plan`.
     pub revisions: Vec<PlanDocument>,
     pub task_list: TaskList,
+    /// The executor's requests to change the plan, oldest first.
+    #[serde(default)]
+    pub changes: Vec<PlanChange>,
 }
 
 impl Tx<'_> {
@@ -28,6 +31,7 @@ impl Tx<'_> {
             state: self.state(chat_id)?,
             revisions: self.plan_revisions(chat_id)?,
             task_list: self.task_list(chat_id)?,
+            changes: self.plan_changes(chat_id)?,
         })
     }
 }

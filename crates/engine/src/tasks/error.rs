@@ -2,8 +2,8 @@
 
 use thiserror::Error;
 
-/// The five operations, in the order the messages list them.
-pub(crate) const OP_NAMES: &str = "init, add, start, done, drop";
+/// The six operations, in the order the messages list them.
+pub(crate) const OP_NAMES: &str = "init, add, start, done, drop, modify";
 
 /// A refused `turn_plan` call. The task list is never changed by a refused call.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

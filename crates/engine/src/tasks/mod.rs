@@ -3,7 +3,10 @@
 //! `Operation::from_value` parses a tool call, `TaskList::apply` computes the whole new list
 //! (a refusal leaves the old one as it was), `TaskList::render` gives the `[plan]` tree.
 
+mod change;
+mod completion;
 mod error;
+mod history;
 mod limits;
 mod model;
 mod ops;
@@ -11,9 +14,12 @@ mod render;
 mod schema;
 mod tracker;
 
+pub use change::{ChangeKind, ChangeRequest, ChangeStatus, PlanChange};
+pub use completion::{Adherence, Completion, Deviation, DeviationKind, PlannedStep};
 pub use error::TrackerError;
+pub use history::MAX_HISTORY;
 pub use limits::{MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS};
-pub use model::{Gate, Priority, Task, TaskList, TaskOrigin, TaskStatus};
+pub use model::{Gate, Priority, Task, TaskEvent, TaskEventKind, TaskList, TaskOrigin, TaskStatus};
 pub use ops::{GateRequest, NewTask, Operation};
 pub use schema::{parameters_schema, tool_description, TOOL_NAME};
 

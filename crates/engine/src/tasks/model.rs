@@ -98,4 +98,33 @@ pub struct TaskList {
     pub tasks: Vec<Task>,
     /// The id the next added task gets.
     pub next_id: u32,
+    /// The ids of the approved plan's steps, as the approval made them (DESIGN §12): what
+    /// the completion record measures the work against. Empty for the executor's own list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub planned: Vec<u32>,
+    /// What happened to each task, in order, as saves found it (`TaskList::stamped`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<TaskEvent>,
+}
+
+/// One entry of a list's history: a task was added, started, finished, dropped, reopened or
+/// reworded at `at`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskEvent {
+    pub at: String,
+    pub task: u32,
+    pub kind: TaskEventKind,
+    /// The task's title after the event.
+    pub title: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskEventKind {
+    Added,
+    Started,
+    Done,
+    Dropped,
+    Reopened,
+    Modified,
 }

@@ -39,6 +39,13 @@ pub enum Operation {
         #[serde(skip_serializing_if = "Option::is_none")]
         outcome: Option<String>,
     },
+    /// Reword a task; `reason` says why (a plan step's rewording asks the user, DESIGN §12).
+    Modify {
+        id: u32,
+        title: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
 }
 
 /// A `done`'s gate as the model asks for it: the command Preflight is to run. An
@@ -59,11 +66,15 @@ impl GateRequest {
 
 /// A task as `init` and `add` take it: `{title, phase?, priority?}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NewTask {
     pub title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub phase: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub priority: Option<Priority>,
 }
 
@@ -101,6 +112,11 @@ impl Operation {
             }),
             "drop" => args::<DropArgs>("drop", rest)
                 .map(|a| Operation::Drop { id: a.id.0, outcome: a.outcome }),
+            "modify" => args::<ModifyArgs>("modify", rest).map(|a| Operation::Modify {
+                id: a.id.0,
+                title: a.title,
+                reason: a.reason,
+            }),
             _ => Err(TrackerError::UnknownOp { op }),
         }
     }
@@ -113,6 +129,7 @@ impl Operation {
             Operation::Start { .. } => "start",
             Operation::Done { .. } => "done",
             Operation::Drop { .. } => "drop",
+            Operation::Modify { .. } => "modify",
         }
     }
 }
@@ -143,6 +160,7 @@ pub(crate) fn usage(op: &str) -> &'static str {
         "add" => r#"{"op":"add","tasks":[{"title":"…","phase":"…"}]}"#,
         "start" => r#"{"op":"start","id":2}"#,
         "done" => r#"{"op":"done","id":2,"outcome":"…","gate":{"command":"cargo test"}}"#,
+        "modify" => r#"{"op":"modify","id":2,"title":"…","reason":"…"}"#,
         _ => r#"{"op":"drop","id":2,"outcome":"…"}"#,
     }
 }
@@ -175,6 +193,15 @@ struct DropArgs {
     id: TaskId,
     #[serde(default)]
     outcome: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModifyArgs {
+    id: TaskId,
+    title: String,
+    #[serde(default)]
+    reason: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -17,7 +17,10 @@ pub fn tool_description() -> String {
          init {{tasks:[{{title,phase?,priority?}}]}} replaces the plan (empty tasks clears it); \
          add {{tasks}} appends (a task goes to the end of its phase); \
          start {{id}} makes a task active; done {{id,outcome?,gate?:{{command}}}} and drop \
-         {{id,outcome?}} finish one (a gate's command is run by Preflight, and must pass). The next pending task starts by itself. Limits: {MAX_TASKS} tasks, \
+         {{id,outcome?}} finish one (a gate's command is run by Preflight, and must pass); \
+         modify {{id,title,reason?}} rewords one. The next pending task starts by itself. \
+         Tasks from the approved plan are a contract with the user: dropping, rewording or \
+         replacing (init) one asks the user, and waits for the answer. Limits: {MAX_TASKS} tasks, \
          {MAX_TITLE_CHARS} characters a title, {MAX_PHASE_CHARS} a phase, \
          {MAX_OUTCOME_CHARS} an outcome. Returns the plan as it now stands."
     )
@@ -30,7 +33,7 @@ pub fn parameters_schema() -> Value {
         "properties": {
             "op": {
                 "type": "string",
-                "enum": ["init", "add", "start", "done", "drop"],
+                "enum": ["init", "add", "start", "done", "drop", "modify"],
             },
             "tasks": {
                 "type": "array",
@@ -46,7 +49,11 @@ pub fn parameters_schema() -> Value {
                     "required": ["title"],
                 },
             },
-            "id": { "type": "integer", "description": "For start, done and drop." },
+            "id": { "type": "integer", "description": "For start, done, drop and modify." },
+            "title": { "type": "string", "maxLength": MAX_TITLE_CHARS,
+                       "description": "For modify: the task's new wording." },
+            "reason": { "type": "string", "maxLength": MAX_OUTCOME_CHARS,
+                        "description": "For modify: why the task changes." },
             "outcome": { "type": "string", "maxLength": MAX_OUTCOME_CHARS,
                          "description": "For done and drop: one line on how it ended." },
             "gate": {
@@ -80,7 +87,7 @@ mod tests {
                 "{op} is in the schema but the parser does not know it: {refusal}"
             );
         }
-        assert_eq!(ops.len(), 5);
+        assert_eq!(ops.len(), 6);
     }
 
     #[test]

@@ -44,6 +44,7 @@ impl TaskList {
             Operation::Drop { id, outcome } => {
                 self.with_finished(*id, TaskStatus::Dropped, outcome.as_deref(), None)?
             }
+            Operation::Modify { id, title, .. } => self.with_title(*id, title)?,
         };
         next.hold_invariants();
         Ok(next)
@@ -73,41 +74,13 @@ impl TaskList {
         let tasks = titles.into_iter().map(|title| NewTask::new(title, None)).collect();
         let mut list = TaskList::empty().apply(&Operation::Init { tasks })?;
         list.tasks.iter_mut().for_each(|task| task.origin = TaskOrigin::Plan);
+        list.planned = list.tasks.iter().map(|task| task.id).collect();
         Ok(list)
-    }
-
-    /// This list with its times stamped against `previous` (the list it replaces): a task
-    /// new since then is created and updated `now`, a changed one updated `now`, an
-    /// unchanged one keeps its times. A task counts as the same when id, title and origin
-    /// match (`init` restarts ids).
-    pub fn stamped(mut self, previous: &TaskList, now: &str) -> TaskList {
-        for task in &mut self.tasks {
-            let before = previous.tasks.iter().find(|old| {
-                old.id == task.id && old.title == task.title && old.origin == task.origin
-            });
-            match before {
-                None => {
-                    task.created_at = Some(now.to_owned());
-                    task.updated_at = Some(now.to_owned());
-                }
-                Some(old) => {
-                    task.created_at = old.created_at.clone().or_else(|| Some(now.to_owned()));
-                    let same = old.status == task.status
-                        && old.phase == task.phase
-                        && old.outcome == task.outcome
-                        && old.gate == task.gate
-                        && old.priority == task.priority;
-                    task.updated_at =
-                        if same { old.updated_at.clone() } else { Some(now.to_owned()) };
-                }
-            }
-        }
-        self
     }
 
     /// A list with no task whose first task will get id 1.
     pub fn empty() -> TaskList {
-        TaskList { tasks: Vec::new(), next_id: 1 }
+        TaskList { tasks: Vec::new(), next_id: 1, planned: Vec::new(), history: Vec::new() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -169,6 +142,13 @@ impl TaskList {
         Ok(next)
     }
 
+    fn with_title(&self, id: u32, title: &str) -> Result<TaskList, TrackerError> {
+        let index = self.position_of(id)?;
+        let mut next = self.clone();
+        next.tasks[index].title = checked_title(1, title)?;
+        Ok(next)
+    }
+
     fn with_started(&self, id: u32) -> Result<TaskList, TrackerError> {
         self.position_of(id)?;
         let mut next = self.clone();
@@ -218,7 +198,7 @@ impl TaskList {
     }
 
     /// The next id to hand out; guards against a stored `next_id` behind the ids in use.
-    fn fresh_id(&self) -> u32 {
+    pub(super) fn fresh_id(&self) -> u32 {
         let past_highest = self.tasks.iter().map(|t| t.id.saturating_add(1)).max().unwrap_or(1);
         self.next_id.max(past_highest).max(1)
     }

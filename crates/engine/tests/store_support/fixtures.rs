@@ -134,6 +134,7 @@ pub fn plan_document(title: &str, steps: usize) -> PlanDocument {
         created_at: now_rfc3339(),
         approval: Approval::Pending,
         revision: 0,
+        author: Default::default(),
     }
 }
 
@@ -166,7 +167,7 @@ pub fn tasks_from(document: &PlanDocument) -> TaskList {
             updated_at: None,
         })
         .collect();
-    TaskList { next_id: tasks.len() as u32 + 1, tasks }
+    TaskList { next_id: tasks.len() as u32 + 1, tasks, ..TaskList::default() }
 }
 
 /// The list after finishing its active task: it is done, the next pending one active.

@@ -2,8 +2,9 @@
 //! `{deleted:…}`, …), typed so that the OpenAPI document is generated from them.
 
 use preflight_engine::chat::Chat;
-use preflight_engine::lifecycle::{ApiError, PlanFolder};
+use preflight_engine::lifecycle::ApiError;
 use preflight_engine::planner::PlanDocument;
+use preflight_engine::tasks::PlanChange;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -25,10 +26,10 @@ pub struct Revisions {
     pub revisions: Vec<PlanDocument>,
 }
 
-/// `POST …/plan/tasks/{task}/confirm-drop`: the plan folder after the drop.
+/// `GET /v1/chats/{id}/plan/changes`: the executor's change requests, oldest first.
 #[derive(Serialize, ToSchema)]
-pub struct DropConfirmed {
-    pub files: PlanFolder,
+pub struct Changes {
+    pub changes: Vec<PlanChange>,
 }
 
 /// `GET /v1/health`.

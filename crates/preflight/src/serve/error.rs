@@ -38,6 +38,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::TurnActive
         | ErrorCode::NoQuestions
         | ErrorCode::NoPlan
+        | ErrorCode::ChangeAnswered
+        | ErrorCode::ChangeStale
         | ErrorCode::Cancelled => StatusCode::CONFLICT,
         ErrorCode::ContextTooLong => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::ProviderRateLimited => StatusCode::TOO_MANY_REQUESTS,

@@ -23,6 +23,7 @@ use crate::planner::{Approval, PlanDocument};
 use crate::store::StoreError;
 use crate::tasks::TaskList;
 
+use super::super::plan_changes::complete_if_done;
 use super::super::plan_files::{checkpoint_unfinished, plan_files, plan_workspace};
 use super::super::transitions::offers_turn_plan;
 use super::super::Inner;
@@ -33,16 +34,19 @@ use super::{phase_event, turn_registry, ChatEvents, Closing};
 const EXECUTOR_MAX_ROUNDS: u32 = 40;
 
 pub async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Closing {
-    let why = match execute(inner, chat_id, cancel).await {
-        Ok(()) if cancel.is_cancelled() => "stopped by the user".to_owned(),
-        Ok(()) => "the executor answered".to_owned(),
+    let (why, answer) = match execute(inner, chat_id, cancel).await {
+        Ok(_) if cancel.is_cancelled() => ("stopped by the user".to_owned(), None),
+        Ok(answer) => ("the executor answered".to_owned(), Some(answer)),
         Err(failure) => {
             report_failure(inner, chat_id, &failure);
-            format!("{}: {}", failure.code, failure.message)
+            (format!("{}: {}", failure.code, failure.message), None)
         }
     };
     checkpoint_unfinished(inner, chat_id, &why).await;
-    finish(inner, chat_id)
+    let completed = complete_if_done(inner, chat_id, answer.as_deref()).await;
+    let mut closing = finish(inner, chat_id);
+    closing.splice(0..0, completed);
+    closing
 }
 
 /// Why a turn could not do its work, said in the chat.
@@ -51,11 +55,12 @@ struct Failure {
     message: String,
 }
 
+/// Runs the turn; its final answer, when it gave one.
 async fn execute(
     inner: &Inner,
     chat_id: &ChatId,
     cancel: &CancellationToken,
-) -> Result<(), Failure> {
+) -> Result<String, Failure> {
     let chat = inner.store.get_chat(chat_id).map_err(store_failure)?;
     let provider = inner.executor.as_ref().map_err(|error| Failure {
         code: ErrorCode::ProviderSetup,
@@ -106,7 +111,7 @@ async fn execute(
             ),
         });
     }
-    Ok(())
+    Ok(outcome.text)
 }
 
 fn store_failure(error: StoreError) -> Failure {

@@ -7,11 +7,14 @@
 //! - `turns.rs`: a user turn begins, is edited, executor messages, the turn ends.
 //! - `questions.rs`: the question card and its answers.
 //! - `plan.rs`: the plan card, its edits, approval, rejection, cancellation, fallback.
+//! - `changes.rs`: the executor's requests to change the approved plan and their answers.
 
+mod changes;
 mod plan;
 mod questions;
 mod turns;
 
+pub use changes::{ChangeAnswer, ChangeAsked};
 pub use questions::{answer_text, AnswerRecorded};
 
 use super::error::{Conflict, StoreError};
@@ -22,11 +25,14 @@ use crate::ids::ChatId;
 use crate::planner::PlanDocument;
 
 impl Tx<'_> {
-    /// Forgets the chat's planning: waiting card, every plan revision, the task list.
+    /// Forgets the chat's planning: waiting card, every plan revision, the task list, the
+    /// plan's change requests and its completion record.
     fn clear_planning(&mut self, chat_id: &ChatId) -> Result<(), StoreError> {
         self.set_plan_pending(chat_id, None)?;
         self.delete_plan(chat_id)?;
         self.delete_task_list(chat_id)?;
+        self.sql.execute("DELETE FROM plan_changes WHERE chat_id = ?1", [chat_id])?;
+        self.set_completion(chat_id, None)?;
         Ok(())
     }
 

@@ -41,6 +41,7 @@ impl Tx<'_> {
         document.approval = Approval::PreApproved;
         let card = self.store_plan_card(chat_id, card, document, Phase::Executing)?;
         self.save_task_list(chat_id, tasks)?;
+        self.set_completion(chat_id, None)?;
         Ok(card)
     }
 
@@ -70,6 +71,7 @@ impl Tx<'_> {
         require_tasks(tasks)?;
         let document = self.decide_plan(chat_id, card, Approval::Approved)?;
         self.save_task_list(chat_id, tasks)?;
+        self.set_completion(chat_id, None)?;
         self.set_phase(chat_id, Phase::Executing)?;
         Ok(document)
     }

@@ -110,13 +110,13 @@ fn refused_shapes() {
             not json
               => error: turn_plan arguments are not valid JSON (expected ident at line 1 column 2); send one object such as {"op":"start","id":2}
             {"id":1}
-              => error: missing "op"; use one of: init, add, start, done, drop
+              => error: missing "op"; use one of: init, add, start, done, drop, modify
             {"op":null,"id":1}
-              => error: missing "op"; use one of: init, add, start, done, drop
+              => error: missing "op"; use one of: init, add, start, done, drop, modify
             {"op":7}
-              => error: unknown op "7"; use one of: init, add, start, done, drop
+              => error: unknown op "7"; use one of: init, add, start, done, drop, modify
             {"op":"finish","id":1}
-              => error: unknown op "finish"; use one of: init, add, start, done, drop
+              => error: unknown op "finish"; use one of: init, add, start, done, drop, modify
             {"op":"start"}
               => error: bad arguments for "start": missing field `id`. Use {"op":"start","id":2}
             {"op":"start","id":"three"}
@@ -170,6 +170,6 @@ fn serde_deserialize_reports_the_trackers_message() {
     let refusal = serde_json::from_str::<Operation>(r#"{"op":"finish"}"#).unwrap_err();
     assert_eq!(
         refusal.to_string(),
-        r#"unknown op "finish"; use one of: init, add, start, done, drop"#
+        r#"unknown op "finish"; use one of: init, add, start, done, drop, modify"#
     );
 }

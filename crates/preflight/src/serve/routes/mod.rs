@@ -1,6 +1,7 @@
 //! The routes of DESIGN §9, each a few lines over the engine's API, and the router built
 //! with utoipa-axum's `routes!`, which hands the same declarations to the OpenAPI document.
 
+mod changes;
 mod chats;
 mod meta;
 
@@ -41,7 +42,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(plan::edit_plan_doc))
         .routes(routes!(plan::plan_revisions))
         .routes(routes!(plan::task_list, plan::delete_task_list))
-        .routes(routes!(plan::confirm_drop))
+        .routes(routes!(changes::plan_changes))
+        .routes(routes!(changes::approve_change))
+        .routes(routes!(changes::reject_change))
 }
 
 /// A 202: the chat as `GET` shows it at that moment.

@@ -3,14 +3,14 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use preflight_engine::lifecycle::{ApiError, ChatView, TaskPanel};
+use preflight_engine::lifecycle::{ChatView, TaskPanel};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
-use preflight_engine::{ChatId, TaskId};
+use preflight_engine::ChatId;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::{accepted, Answer};
-use crate::serve::answers::{Deleted, DropConfirmed, ErrorBody, Revisions};
+use crate::serve::answers::{Deleted, ErrorBody, Revisions};
 use crate::serve::body;
 use crate::serve::extract::{PathParams, RawBody};
 use crate::serve::AppState;
@@ -132,26 +132,4 @@ pub async fn delete_task_list(
     PathParams(id): PathParams<ChatId>,
 ) -> Answer<Json<Deleted>> {
     Ok(Json(Deleted { deleted: state.engine.delete_task_list(&id)? }))
-}
-
-/// The user confirms a drop the executor made: the task becomes `skipped` in the plan folder.
-#[utoipa::path(post, path = "/v1/chats/{id}/plan/tasks/{task}/confirm-drop", tag = "plan",
-    params(("id" = String, Path, description = "The chat's id"), ("task" = u32, Path, description = "A task's id")),
-    responses(
-        (status = 200, description = "The task is `skipped` in the plan folder", body = DropConfirmed),
-        (status = 400, description = "`ERR_BAD_REQUEST`: not a task id, no plan folder, no drop of that task waits", body = ErrorBody),
-        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
-    ))]
-pub async fn confirm_drop(
-    State(state): State<AppState>,
-    PathParams((id, task)): PathParams<(ChatId, String)>,
-    RawBody(bytes): RawBody,
-) -> Answer<Json<DropConfirmed>> {
-    state.engine.require_chat(&id)?;
-    body::no_body(&bytes)?;
-    let task: TaskId = task
-        .parse::<u32>()
-        .map(TaskId::new)
-        .map_err(|_| ApiError::bad_request(format!("{task:?} is not a task id")))?;
-    Ok(Json(DropConfirmed { files: state.engine.confirm_drop(&id, task).await? }))
 }
