@@ -53,7 +53,7 @@ fn tool_results(request: &preflight_testkit::RecordedRequest) -> String {
 /// The first test's change after its first turn: not applied, the step still open, the
 /// model told so, the chat's view carrying it.
 async fn waiting_drop(serve: &Serve, id: &str, provider: &ScriptedServer) -> Value {
-    let waiting = changes(&serve, &id).await;
+    let waiting = changes(serve, id).await;
     assert_eq!(waiting.len(), 1, "{waiting:?}");
     let change = waiting[0].clone();
     assert_eq!((change["kind"].clone(), change["task"].clone()), (json!("drop"), json!(2)));
@@ -61,12 +61,12 @@ async fn waiting_drop(serve: &Serve, id: &str, provider: &ScriptedServer) -> Val
     assert_eq!(change["reason"], "not needed after all");
     assert_eq!(change["title"], "Change");
     assert_eq!(
-        statuses(&serve, &id).await,
+        statuses(serve, id).await,
         [(1, "done".into()), (2, "active".into()), (3, "pending".into())]
     );
     let told = tool_results(&provider.requests()[2]);
     assert!(told.contains("waits for the user"), "{told}");
-    let view = serve.chat(&id).await;
+    let view = serve.chat(id).await;
     assert_eq!(view["state"]["changes"][0]["id"], change["id"], "the chat view carries it");
     change
 }
@@ -147,6 +147,7 @@ async fn reworded_and_dropped_steps_make_revisions_and_the_record_counts_every_d
         (json!("executor"), json!("high"))
     );
     assert_eq!(panel["tasks"][0]["origin"], "plan");
+    check_terminal_drawing(&serve, &id);
     let modify = changes(&serve, &id).await.remove(0);
     assert_eq!(modify["kind"], "modify");
     assert_eq!(modify["new_title"], "Fix the parser and its tests");
@@ -172,6 +173,34 @@ async fn reworded_and_dropped_steps_make_revisions_and_the_record_counts_every_d
 
     check_departures(&record["completion"]);
     check_executor_revisions(&serve, &id).await;
+}
+
+/// `preflight tasks` beside the running server: the list as seed 001 draws it, in plain text
+/// on a pipe (and with `NO_COLOR`), the step whose rewording waits marked.
+fn check_terminal_drawing(serve: &Serve, id: &str) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_preflight"))
+        .args(["tasks", id])
+        .env("PREFLIGHT_HOME", serve.home_path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let drawn = String::from_utf8(output.stdout).unwrap();
+    assert!(!drawn.contains('\x1b'), "no escape codes on a pipe: {drawn:?}");
+    let lines: Vec<&str> = drawn.lines().map(str::trim_end).collect();
+    assert_eq!(
+        lines[1..],
+        [
+            "  ✓ Read the logs",
+            "  ▶ Fix the parser [change asked: waits for the user]",
+            "  ✓ Write the docs",
+            "  ○ Tag the release",
+            "  ○ Fix the flaky test (high priority; added by the executor)",
+            "",
+            "2 of 5 done",
+        ],
+        "{drawn}"
+    );
 }
 
 /// The second test's record: every departure counted, each named.
@@ -291,7 +320,7 @@ async fn answer_waits_for_the_running_turn(serve: &Serve, id: &str, events: &mut
             name == "plan_change" && data["change"]["reason"] == "second try"
         })
         .await;
-    let second = changes(&serve, &id).await.pop().unwrap();
+    let second = changes(serve, id).await.pop().unwrap();
     let cid = second["id"].as_str().unwrap().to_owned();
     let (status, error) =
         serve.post(&format!("/v1/chats/{id}/plan/changes/{cid}/approve"), json!(null)).await;
@@ -300,7 +329,7 @@ async fn answer_waits_for_the_running_turn(serve: &Serve, id: &str, events: &mut
         (409, json!("ERR_TURN_ACTIVE")),
         "{error}"
     );
-    assert_eq!(changes(&serve, &id).await.last().unwrap()["status"], "pending", "unchanged");
+    assert_eq!(changes(serve, id).await.last().unwrap()["status"], "pending", "unchanged");
     serve.post(&format!("/v1/chats/{id}/stop"), json!(null)).await;
     let (status, _) =
         serve.post(&format!("/v1/chats/{id}/plan/changes/{cid}/approve"), json!(null)).await;

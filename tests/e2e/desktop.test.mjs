@@ -220,7 +220,7 @@ test("a reply carrying <img onerror> and <script> is rendered inert", async () =
   }
 });
 
-test("chats are renamed and deleted; a chat's own switches; the plan folder, its link and a confirmed drop", async () => {
+test("chats are renamed and deleted; a chat's own switches; the plan folder, its link, an auto-approved drop and the completion", async () => {
   const PLAN_FILES = {
     title: "Settings page",
     aim: "Users can change their e-mail address",
@@ -292,23 +292,24 @@ test("chats are renamed and deleted; a chat's own switches; the plan folder, its
     await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
     assert.equal(await app.count('[data-testid="approve-plan"]'), 0, "no approval was asked for");
 
-    // The task panel names the plan folder and holds the executor's drop for the user.
+    // This chat approves its own changes: the drop was applied at once and recorded, the
+    // plan completed, and the folder says so.
+    await app.byText('[data-testid="change-answer"]', "Applied by this chat's auto-approve");
+    await app.byText('[data-testid="adherence"]', "1 of 2 steps as planned · 1 dropped · in order");
     const plans = join(app.workspace, ".dwp/plans");
     const [folder] = readdirSync(plans);
-    const link = await app.byText('[data-testid="open-plan-folder"]', `.dwp/plans/${folder}`);
-    await app.byText('[data-testid="awaiting-drop-1"]', "the users table already has the column");
     const stateOf = () => JSON.parse(readFileSync(join(plans, folder, "state.json"), "utf8"));
-    assert.deepEqual(stateOf().tasks.map((task) => task.status), ["blocked", "completed"]);
-    publish(await app.screenshot("plan-files"), "plan-folder.png");
+    assert.deepEqual(stateOf().tasks.map((task) => task.status), ["skipped", "completed"]);
+    assert.equal(stateOf().status, "completed");
+    assert.match(readFileSync(join(plans, folder, "PROGRESS.md"), "utf8"), /Plan completed: 1 of 2 steps done as planned/);
 
+    // The finished list closed, the task panel still names the plan folder.
+    const link = await app.byText('[data-testid="open-plan-folder"]', `.dwp/plans/${folder}`);
+    publish(await app.screenshot("plan-files"), "plan-folder.png");
     await link.click();
     const opened = join(app.dir, "opened.txt");
     await waitFor(() => existsSync(opened), "the file manager to be started");
     assert.equal(readFileSync(opened, "utf8"), join(plans, folder));
-
-    await app.click('[data-testid="confirm-drop-1"]');
-    await waitFor(async () => (await app.count('[data-testid="awaiting-drop-1"]')) === 0, "the drop to be confirmed");
-    assert.deepEqual(stateOf().tasks.map((task) => task.status), ["skipped", "completed"]);
 
     // Deleting the last chat empties the sidebar; the plan stays in the workspace.
     await app.click('.chat-item [aria-label^="Delete"]');
@@ -316,6 +317,68 @@ test("chats are renamed and deleted; a chat's own switches; the plan folder, its
     await waitFor(async () => (await app.count(".chat-item")) === 0, "the chat to be deleted");
     await app.byText("main.chat.empty", "No chats yet.");
     assert.ok(existsSync(join(plans, folder, "README.md")));
+  } finally {
+    await app.stop();
+  }
+});
+
+test("the executor asks to change the plan: the change card, Keep the plan resumes the work, the completion card", async () => {
+  const PLAN_CHANGE = {
+    title: "Release notes",
+    aim: "The release has its notes",
+    steps: [
+      { action: "Collect the merged changes", expected: "a list of changes" },
+      { action: "Write the notes", expected: "NOTES.md is written" },
+      { action: "Announce the release", expected: "the announcement is out" },
+    ],
+    libraries: [],
+    sandbox: { policy: "reuse", notes: "" },
+  };
+  const app = await startApp({
+    name: "plan-change",
+    config: (url) => openaiConfig(url),
+    script: () => ({
+      routes: [
+        { when: PLANNER, replies: [planReply(PLAN_CHANGE)] },
+        {
+          replies: [
+            toolCall("turn_plan", { op: "done", id: 1, outcome: "14 merged changes" }),
+            toolCall("turn_plan", { op: "drop", id: 3, outcome: "the team announces releases itself" }),
+            toolCall("turn_plan", { op: "add", tasks: [{ title: "Check the links in the notes", priority: "high" }] }),
+            text("The notes come next; dropping the announcement waits for your answer."),
+            toolCall("turn_plan", { op: "done", id: 2 }),
+            toolCall("turn_plan", { op: "done", id: 4 }),
+            toolCall("turn_plan", { op: "done", id: 3, outcome: "posted in #releases" }),
+            text("The notes are written and the release is **announced**."),
+          ],
+        },
+      ],
+    }),
+  });
+  try {
+    await app.click('[data-testid="new-chat"]');
+    const box = await waitFor(() => app.find('[data-testid="message-box"]'), "the message box");
+    await box.type("Write the release notes and announce the release" + KEYS.enter);
+    await app.click('[data-testid="approve-plan"]');
+
+    // The drop of a plan step is not applied: it waits as a card; the panel marks the step.
+    await app.find('[data-testid="change-card"][data-status="pending"]');
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
+    await app.byText('[data-testid="change-what"]', "Drop step 3: “Announce the release”");
+    await app.byText('[data-testid="change-card"]', "the team announces releases itself");
+    await app.find('[data-testid="change-asked"]');
+    assert.equal(await app.count('[data-testid="completion-card"]'), 0);
+    publish(await app.screenshot("change-card"), "change-card.png");
+
+    // Keep the plan: the executor reads the answer, does every step, and the plan completes.
+    await app.click('[data-testid="change-reject"]');
+    await app.byText('[data-testid="change-answer"]', "You kept the plan");
+    await app.byText('[data-testid="adherence"]', "3 of 3 steps as planned · 1 added · in order");
+    await app.byText('[data-testid="completion-steps"]', "posted in #releases");
+    await app.byText('[data-testid="deviations"]', "Added step 4 “Check the links in the notes”");
+    await app.byText(".completion-summary", "announced");
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the resumed turn to end");
+    publish(await app.screenshot("completion-card"), "completion-card.png");
   } finally {
     await app.stop();
   }

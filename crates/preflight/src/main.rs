@@ -104,9 +104,12 @@ fn init_logging() {
         .init();
 }
 
-/// `preflight tasks CHAT_ID`: the chat's task list as the executor sees it, from the store
-/// opened read-only, so it works while another process holds the data folder.
+/// `preflight tasks CHAT_ID`: the chat's task list as a person reads it (seed 001's
+/// drawing), from the store opened read-only, so it works while the window or `serve` holds
+/// the data folder. ANSI styles on a terminal unless `NO_COLOR` is set; plain text otherwise.
 fn print_task_list(args: &[String]) -> anyhow::Result<()> {
+    use preflight_engine::tasks::{draw_completion, draw_task_list, ChangeStatus, Style};
+    use std::io::IsTerminal;
     let [chat_id] = args else { bail!("usage: preflight tasks CHAT_ID") };
     let chat_id = preflight_engine::ChatId::from(chat_id.as_str());
     let home = home::data_home()?;
@@ -115,12 +118,21 @@ fn print_task_list(args: &[String]) -> anyhow::Result<()> {
         bail!("no chats yet: {} does not exist", database.display());
     }
     let store = preflight_engine::store::Store::open_read_only(&database)?;
-    store.get_chat(&chat_id).with_context(|| format!("chat {chat_id}"))?;
-    let list = store.task_list(&chat_id)?;
-    if list.is_empty() {
-        println!("no task list in this chat");
-    } else {
-        println!("{}", list.render());
+    let snapshot = store.snapshot(&chat_id).with_context(|| format!("chat {chat_id}"))?;
+    let no_colour = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    let style =
+        if std::io::stdout().is_terminal() && !no_colour { Style::Ansi } else { Style::Plain };
+    let asked: Vec<u32> = snapshot
+        .changes
+        .iter()
+        .filter(|change| change.status == ChangeStatus::Pending)
+        .filter_map(|change| change.request.task)
+        .collect();
+    println!("{}", snapshot.chat.title);
+    match (&snapshot.task_list, &snapshot.state.completion) {
+        (list, _) if !list.is_empty() => println!("{}", draw_task_list(list, &asked, style)),
+        (_, Some(completion)) => println!("{}", draw_completion(completion, style)),
+        _ => println!("no task list in this chat"),
     }
     Ok(())
 }
