@@ -380,3 +380,53 @@ async fn editing_the_first_message_runs_plan_mode_again() {
     assert_eq!(roles(&chat), ["user", "plan"]);
     assert_eq!(chat["messages"][0]["content"], "Do it properly");
 }
+
+/// A plan of `count` steps, the second one's action `second` long.
+fn big_plan(count: usize, second: usize) -> Reply {
+    let steps: Vec<String> = (1..=count)
+        .map(|n| if n == 2 { "s".repeat(second) } else { format!("step {n}") })
+        .collect();
+    let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+    plan("Big job", &steps)
+}
+
+#[tokio::test]
+async fn a_plan_over_the_task_limits_is_sent_back_to_the_planner_never_cut() {
+    let script = Script::new().route(planner(), [big_plan(41, 8), big_plan(12, 8)]);
+    let world = world(script, "").await;
+    let id = world.chat(json!({})).await;
+    let mut events = world.serve.events(&id).await;
+    world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Do it all"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    let requests = world.provider.requests();
+    let repair = requests[1].body["messages"].to_string();
+    assert!(repair.contains("the plan has 41 steps, and a task list holds at most 40"), "{repair}");
+    let view = world.serve.chat(&id).await;
+    assert_eq!(view["state"]["plan"]["steps"].as_array().unwrap().len(), 12);
+}
+
+#[tokio::test]
+async fn a_plan_that_still_does_not_fit_waits_and_cannot_be_approved_even_automatically() {
+    let script = Script::new().route(planner(), [big_plan(3, 130), big_plan(3, 125)]);
+    let world = world(script, "").await;
+    let id = world.chat(json!({"auto_approve": true})).await;
+    let mut events = world.serve.events(&id).await;
+    world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Do it"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    let before = world.serve.chat(&id).await;
+    assert_eq!(before["state"]["plan"]["approval"], "pending", "not pre-approved");
+    let action = before["state"]["plan"]["steps"][1]["action"].as_str().unwrap();
+    assert_eq!(action.chars().count(), 125, "kept whole on the card");
+    let (status, error) =
+        world.serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    assert_eq!(
+        (status, error["error"]["code"].clone()),
+        (400, json!("ERR_BAD_REQUEST")),
+        "{error}"
+    );
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("step 2 has 125 characters"), "{message}");
+    assert_eq!(world.serve.chat(&id).await, before, "nothing changed");
+    let (_, panel) = world.serve.get(&format!("/v1/chats/{id}/plan")).await;
+    assert_eq!(panel["tasks"], json!([]));
+}

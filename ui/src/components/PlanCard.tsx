@@ -31,6 +31,18 @@ export function sandboxLine(plan: PlanDocument): string {
   return plan.sandbox.notes.trim() ? `${what} — ${plan.sandbox.notes.trim()}` : what;
 }
 
+/** The task list's limits (DESIGN §5): a plan over them is never cut, so it cannot be approved. */
+export const MAX_STEPS = 40;
+export const MAX_ACTION_CHARS = 120;
+
+/** Why the plan cannot become a task list as it is, or null when it fits. */
+export function overLimit(steps: PlanStep[]): string | null {
+  if (steps.length > MAX_STEPS) return `This plan has ${steps.length} steps; a task list holds at most ${MAX_STEPS}.`;
+  const index = steps.findIndex((step) => [...step.action.trim().split(/\s+/).join(" ")].length > MAX_ACTION_CHARS);
+  if (index === -1) return null;
+  return `Step ${index + 1} is longer than ${MAX_ACTION_CHARS} characters, the most a task title holds.`;
+}
+
 export function PlanCard(props: PlanCardProps) {
   const { plan, active, planRunning } = props;
   const [mode, setMode] = useState<"view" | "edit" | "revise">("view");
@@ -88,7 +100,12 @@ export function PlanCard(props: PlanCardProps) {
       <footer class="card-actions">
         {active && mode === "view" && (
           <>
-            <button type="button" class="primary" data-testid="approve-plan" onClick={props.onApprove}>
+            {overLimit(plan.steps) !== null && (
+              <p class="error small" data-testid="plan-over-limit">
+                {overLimit(plan.steps)} Edit the steps, or revise the plan to shorten it.
+              </p>
+            )}
+            <button type="button" class="primary" data-testid="approve-plan" disabled={overLimit(plan.steps) !== null} onClick={props.onApprove}>
               Approve
             </button>
             <button type="button" class="secondary" data-testid="revise-plan" onClick={() => setMode("revise")}>

@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, within } from "@testing-library/preact";
 import { describe, expect, it, vi } from "vitest";
 
-import { PlanCard, sandboxLine } from "../components/PlanCard";
+import { PlanCard, overLimit, sandboxLine } from "../components/PlanCard";
 import { plan } from "./fixtures";
 
 function setup(active = true) {
@@ -63,5 +63,17 @@ describe("PlanCard", () => {
     expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
     expect(screen.queryByRole("button", { name: "Edit steps" })).toBeNull();
     expect(screen.getByRole("button", { name: "Cancel plan" })).toHaveProperty("disabled", true);
+  });
+});
+
+describe("a plan over the task list's limits", () => {
+  it("says why and cannot be approved, but can be edited or revised", () => {
+    const steps = Array.from({ length: 41 }, (_, i) => ({ action: `step ${i + 1}`, expected: "" }));
+    render(<PlanCard plan={plan({ steps })} active planRunning={false} onApprove={() => {}} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
+    expect(screen.getByTestId("plan-over-limit").textContent).toContain("41 steps");
+    expect((screen.getByTestId("approve-plan") as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId("edit-steps") as HTMLButtonElement).disabled).toBe(false);
+    expect(overLimit([{ action: "x".repeat(121), expected: "" }])).toContain("Step 1");
+    expect(overLimit([{ action: `${"x".repeat(60)}   \n ${"y".repeat(59)}`, expected: "" }])).toBeNull();
   });
 });

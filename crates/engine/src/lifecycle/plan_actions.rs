@@ -53,8 +53,13 @@ impl Engine {
         let _serial = self.serialize();
         self.inner.store.get_chat(chat_id)?;
         let plan = self.waiting_plan(chat_id)?;
+        let tasks = approved_tasks(&plan.steps).map_err(|limit| {
+            ApiError::bad_request(format!(
+                "This plan cannot be approved as it is: {limit}. Edit its steps, or ask the \
+                 planner for a shorter plan."
+            ))
+        })?;
         let guard = self.claim_turn(chat_id, TurnKind::Executor)?;
-        let tasks = approved_tasks(&plan.steps);
         self.inner.store.approve_plan(chat_id, &tasks)?;
         self.emit_plan_card(chat_id);
         self.emit(chat_id, Event::TaskList { tasks: tasks.tasks });

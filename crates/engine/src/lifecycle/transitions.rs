@@ -85,30 +85,50 @@ pub fn may_ask(round: u32) -> bool {
     round <= MAX_QUESTION_ROUNDS
 }
 
-/// The task list an approved plan starts: one task per step (ids 1…n, task 1 active).
-/// A step's action longer than a task title is shortened with an ellipsis (the whole step
-/// stays in the executor's directive); a plan of more than 40 steps tracks the first 40.
-pub fn tasks_from_plan(steps: &[PlanStep]) -> TaskList {
-    let titles: Vec<String> =
-        steps.iter().take(MAX_TASKS).map(|step| task_title(&step.action)).collect();
-    TaskList::from_steps(titles).unwrap_or_else(|_| TaskList::empty())
+/// Why a plan's steps cannot become a task list as they are (the limits of DESIGN §5). A
+/// plan is never cut to fit: the planner is asked to shorten it, and approval is refused
+/// until it fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum StepsOverLimit {
+    #[error("the plan has {steps} steps, and a task list holds at most {MAX_TASKS}")]
+    TooMany { steps: usize },
+    #[error(
+        "the action of step {step} has {chars} characters, and a task title holds at most \
+         {MAX_TITLE_CHARS}"
+    )]
+    LongAction { step: usize, chars: usize },
+}
+
+/// Whether every step can be one task of the list, as it is.
+pub fn check_steps(steps: &[PlanStep]) -> Result<(), StepsOverLimit> {
+    if steps.len() > MAX_TASKS {
+        return Err(StepsOverLimit::TooMany { steps: steps.len() });
+    }
+    for (index, step) in steps.iter().enumerate() {
+        let chars = task_title(&step.action).chars().count();
+        if chars > MAX_TITLE_CHARS {
+            return Err(StepsOverLimit::LongAction { step: index + 1, chars });
+        }
+    }
+    Ok(())
+}
+
+/// The task list an approved plan starts: one task per step (ids 1…n, task 1 active), each
+/// titled with its step's action. Refused, never cut, when the steps do not fit.
+pub fn tasks_from_plan(steps: &[PlanStep]) -> Result<TaskList, StepsOverLimit> {
+    check_steps(steps)?;
+    let titles: Vec<String> = steps.iter().map(|step| task_title(&step.action)).collect();
+    // Checked above: the tracker takes every title.
+    Ok(TaskList::from_steps(titles).unwrap_or_else(|_| TaskList::empty()))
 }
 
 /// [`tasks_from_plan`] stamped now: the list an approval saves.
-pub fn approved_tasks(steps: &[PlanStep]) -> TaskList {
-    tasks_from_plan(steps).stamped(&TaskList::empty(), &crate::now_rfc3339())
+pub fn approved_tasks(steps: &[PlanStep]) -> Result<TaskList, StepsOverLimit> {
+    Ok(tasks_from_plan(steps)?.stamped(&TaskList::empty(), &crate::now_rfc3339()))
 }
 
 fn task_title(action: &str) -> String {
-    let action = action.split_whitespace().collect::<Vec<_>>().join(" ");
-    if action.chars().count() <= MAX_TITLE_CHARS {
-        return action;
-    }
-    let mut title: String = action.chars().take(MAX_TITLE_CHARS - 1).collect();
-    if let Some(space) = title.rfind(' ').filter(|at| *at > MAX_TITLE_CHARS / 2) {
-        title.truncate(space);
-    }
-    format!("{}…", title.trim_end())
+    action.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -172,22 +192,31 @@ mod tests {
         }
     }
 
+    fn steps(count: usize) -> Vec<PlanStep> {
+        (0..count)
+            .map(|i| PlanStep { action: format!("step  {i}\n"), expected: String::new() })
+            .collect()
+    }
+
     #[test]
     fn a_plan_starts_its_task_list_with_the_first_step_active() {
-        let long = "word ".repeat(40);
-        let steps: Vec<PlanStep> = (0..45)
-            .map(|i| PlanStep {
-                action: if i == 1 { long.clone() } else { format!("step {i}") },
-                expected: String::new(),
-            })
-            .collect();
-        let list = tasks_from_plan(&steps);
+        let list = tasks_from_plan(&steps(MAX_TASKS)).unwrap();
         assert_eq!(list.tasks.len(), MAX_TASKS);
-        assert_eq!(list.tasks[0].status, TaskStatus::Active);
-        assert_eq!(list.tasks[0].id, 1);
-        assert!(list.tasks[1].title.ends_with('…'));
-        assert!(list.tasks[1].title.chars().count() <= MAX_TITLE_CHARS);
-        assert!(list.tasks[2..].iter().all(|task| task.status == TaskStatus::Pending));
+        assert_eq!((list.tasks[0].status, list.tasks[0].id), (TaskStatus::Active, 1));
+        assert_eq!(list.tasks[0].title, "step 0", "whitespace folded, nothing cut");
+        assert!(list.tasks[1..].iter().all(|task| task.status == TaskStatus::Pending));
+    }
+
+    #[test]
+    fn a_plan_over_the_limits_is_refused_never_cut() {
+        assert_eq!(tasks_from_plan(&steps(41)), Err(StepsOverLimit::TooMany { steps: 41 }));
+        let mut long = steps(3);
+        long[1].action = format!("{} end", "word ".repeat(24));
+        let refused = tasks_from_plan(&long).unwrap_err();
+        assert_eq!(refused, StepsOverLimit::LongAction { step: 2, chars: 123 });
+        assert!(refused.to_string().contains("step 2 has 123 characters"), "{refused}");
+        long[1].action = "x".repeat(MAX_TITLE_CHARS);
+        assert!(tasks_from_plan(&long).is_ok(), "exactly at the limit fits");
     }
 
     #[test]

@@ -20,7 +20,10 @@ pub use document::{
 pub use markdown::{plan_markdown, questions_markdown};
 pub use normalize::{MAX_OPTIONS, MAX_QUESTIONS};
 pub use parse::{parse_planner_reply, PlannerReply, ReplyKind};
-pub use prompt::{planner_system_prompt, repair_request, PlannerFacts, DEFAULT_PLANNER_PROMPT};
+pub use prompt::{
+    plan_limits_request, planner_system_prompt, repair_request, PlannerFacts,
+    DEFAULT_PLANNER_PROMPT,
+};
 
 #[cfg(test)]
 mod parse_tests;

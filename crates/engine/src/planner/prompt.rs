@@ -98,6 +98,16 @@ pub fn repair_request(error: &str) -> String {
     )
 }
 
+/// The repair for a plan whose steps do not fit the executor's task list (DESIGN §5
+/// limits): it is never cut, the planner gives it again within them.
+pub fn plan_limits_request(limit: &str) -> String {
+    format!(
+        "Your plan cannot be tracked as it is: {limit}. Give the whole plan again in one \
+         `plan` fence with at most 40 steps, each action at most 120 characters (put the \
+         detail into the step's `expected`, or merge small steps)."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,14 +18,14 @@ use crate::mcp::Profile;
 use crate::now_rfc3339;
 use crate::paths::ensure_planner_prompt;
 use crate::planner::{
-    build_plan_document, parse_planner_reply, planner_system_prompt, questions_markdown,
-    repair_request, Approval, Plan, PlanFacts, PlannerFacts, PlannerReply, Question, ReplyKind,
-    SANDBOX_DIR,
+    build_plan_document, parse_planner_reply, plan_limits_request, planner_system_prompt,
+    questions_markdown, repair_request, Approval, Plan, PlanFacts, PlannerFacts, PlannerReply,
+    Question, ReplyKind, SANDBOX_DIR,
 };
 use crate::store::StoreError;
 
 use super::super::hub::TurnGuard;
-use super::super::transitions::{approved_tasks, may_ask, MAX_QUESTION_ROUNDS};
+use super::super::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use super::super::Inner;
 use super::{executor, phase_event, turn_registry, Closing};
 
@@ -138,11 +138,18 @@ async fn plan(
             return Ok(Planned::Stopped);
         }
         let reply = parse_planner_reply(&outcome.text);
-        match (&reply.kind, &reply.error) {
-            (ReplyKind::None, Some(error)) if !repaired => {
+        let repair = match (&reply.kind, &reply.error) {
+            (ReplyKind::None, Some(error)) => Some(repair_request(error)),
+            (ReplyKind::Plan(plan), _) => {
+                check_steps(&plan.steps).err().map(|limit| plan_limits_request(&limit.to_string()))
+            }
+            _ => None,
+        };
+        match repair {
+            Some(request) if !repaired => {
                 repaired = true;
                 history = outcome.history;
-                history.push(ModelMessage::user(repair_request(error)));
+                history.push(ModelMessage::user(request));
             }
             _ => return store_reply(inner, &chat, &facts, reply),
         }
@@ -203,7 +210,11 @@ fn store_plan(
     plan: &Plan,
 ) -> Result<Planned, PlanError> {
     let (_, files) = original_task(&inner.store.messages(&chat.id)?);
-    let approval = if chat.auto_approve { Approval::PreApproved } else { Approval::Pending };
+    // A plan that does not fit a task list waits for the user even in an auto-approve chat:
+    // it is never cut to fit.
+    let fits = check_steps(&plan.steps).is_ok();
+    let pre_approve = chat.auto_approve && fits;
+    let approval = if pre_approve { Approval::PreApproved } else { Approval::Pending };
     let document_facts = PlanFacts {
         workspace: facts.workspace.clone(),
         sandbox_exists: facts.sandbox_exists,
@@ -215,8 +226,7 @@ fn store_plan(
     };
     let document = build_plan_document(plan, prose, &document_facts);
     let card = assistant_message(document.text.clone(), None);
-    if chat.auto_approve {
-        let tasks = approved_tasks(&document.steps);
+    if let (true, Ok(tasks)) = (pre_approve, approved_tasks(&document.steps)) {
         let card = inner.store.record_pre_approved_plan(&chat.id, &card, document, &tasks)?;
         inner.hub.emit(&chat.id, Event::Message { message: card });
         inner.hub.emit(&chat.id, Event::TaskList { tasks: tasks.tasks });
