@@ -46,7 +46,7 @@ async fn printing_a_task_list_works_beside_the_holder() {
     let printed = preflight(serve.home_path(), &["tasks", id]);
     let stdout = String::from_utf8_lossy(&printed.stdout);
     assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
-    assert_eq!(stdout.trim(), "no task list in this chat");
+    assert_eq!(stdout.trim(), "t\nno task list in this chat", "the title, then the list");
 
     let unknown = preflight(serve.home_path(), &["tasks", "no-such-chat"]);
     assert!(!unknown.status.success());
