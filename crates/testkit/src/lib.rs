@@ -19,7 +19,7 @@ mod wheel;
 
 pub use children::child_binary;
 pub use recorded::RecordedRequest;
-pub use render::{error_body, frames, Api, Frame};
+pub use render::{context_error_body, count_tokens, error_body, frames, Api, Frame};
 pub use script::{Answer, Matcher, Reply, Route, Script, Step};
 pub use server::ScriptedServer;
 pub use wheel::build_wheel;

@@ -13,6 +13,9 @@ pub struct RecordedRequest {
     /// Header names in lower case.
     pub headers: Vec<(String, String)>,
     pub body: Value,
+    /// Refused with the context-length error: the request was over the script's limit.
+    #[serde(default)]
+    pub too_long: bool,
 }
 
 impl RecordedRequest {

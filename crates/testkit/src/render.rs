@@ -219,6 +219,33 @@ pub fn error_body(api: Api, status: u16) -> String {
     }
 }
 
+/// The API's real answer to a request over the context window (HTTP 400): OpenAI's
+/// `context_length_exceeded`, Anthropic's "prompt is too long".
+pub fn context_error_body(api: Api, tokens: u64, limit: u64) -> String {
+    match api {
+        Api::OpenAi => json!({"error": {
+            "message": format!("This model's maximum context length is {limit} tokens. However, your messages resulted in {tokens} tokens. Please reduce the length of the messages."),
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }})
+        .to_string(),
+        Api::Anthropic => json!({"type": "error", "error": {
+            "type": "invalid_request_error",
+            "message": format!("prompt is too long: {tokens} tokens > {limit} maximum"),
+        }})
+        .to_string(),
+    }
+}
+
+/// The tokens of a request as the scripted server counts them: about three bytes a token
+/// over the system prompt, the messages and the tools (a little heavier than the engine's
+/// own estimate, as real tokenizers often are).
+pub fn count_tokens(body: &Value) -> u64 {
+    let part = |key: &str| body.get(key).map_or(0, |value| value.to_string().len());
+    ((part("system") + part("messages") + part("tools")) as u64).div_ceil(3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

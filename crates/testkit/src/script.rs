@@ -10,6 +10,11 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Script {
     pub routes: Vec<Route>,
+    /// The model's context window in tokens, as the server counts them
+    /// ([`crate::count_tokens`]): a larger request gets the API's real context-length error,
+    /// and every answer reports the request's count as its input tokens.
+    #[serde(default)]
+    pub context_limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -98,6 +103,12 @@ impl Script {
             replies: replies.into_iter().collect(),
             repeat_last: false,
         });
+        self
+    }
+
+    /// Enforces a context window of `tokens` (see [`Script::context_limit`]).
+    pub fn context_limit(mut self, tokens: u64) -> Script {
+        self.context_limit = Some(tokens);
         self
     }
 

@@ -36,6 +36,7 @@ pub struct ScriptedServer {
 
 struct State {
     routes: Vec<LiveRoute>,
+    context_limit: Option<u64>,
     requests: Vec<RecordedRequest>,
     /// Appends each request as a JSON line (the binary's `--requests`).
     log: Option<std::fs::File>,
@@ -72,6 +73,7 @@ impl ScriptedServer {
         let received = Arc::new(tokio::sync::Notify::new());
         let state = Arc::new(Mutex::new(State {
             routes,
+            context_limit: script.context_limit,
             requests: Vec::new(),
             log,
             received: received.clone(),
@@ -171,9 +173,32 @@ async fn handle(
         Err(error) => return Ok(plain(StatusCode::BAD_REQUEST, error.to_string())),
     };
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    let recorded = RecordedRequest { api, path, headers, body };
+    let tokens = crate::render::count_tokens(&body);
+    let limit = lock(&state).context_limit;
+    let too_long = limit.is_some_and(|limit| tokens > limit);
+    let recorded = RecordedRequest { api, path, headers, body, too_long };
+    if too_long {
+        record(&state, &recorded);
+        let error = crate::render::context_error_body(api, tokens, limit.unwrap_or_default());
+        return Ok(plain(StatusCode::BAD_REQUEST, error));
+    }
     let reply = record_and_choose(&state, &recorded);
+    let reply = match (reply, limit) {
+        (Some(Reply::Answer(mut answer)), Some(_)) => {
+            let output = answer.usage.map_or(answer.steps.len() as u64, |(_, output)| output);
+            answer.usage = Some((tokens, output));
+            Some(Reply::Answer(answer))
+        }
+        (reply, _) => reply,
+    };
     Ok(respond(api, &recorded.body, reply, shutdown))
+}
+
+/// Records a request that gets no scripted reply.
+fn record(state: &Mutex<State>, request: &RecordedRequest) {
+    let mut state = lock(state);
+    state.requests.push(request.clone());
+    state.received.notify_waiters();
 }
 
 /// Records the request and takes the reply of the first matching route with one left.

@@ -12,6 +12,7 @@
 
 use tokio_util::sync::CancellationToken;
 
+use super::compact::ContextState;
 use super::nag::{Nag, REMINDER};
 use super::prompt::state_tail;
 use super::{EventSink, NoEvents, OfferedTools, RoundRecorder, TaskListSource, ToolContext};
@@ -41,6 +42,9 @@ pub struct Turn<'a> {
     pub system: &'a str,
     /// The conversation so far, ending with the user's message.
     pub history: Vec<ModelMessage>,
+    /// The stored id of each message of `history` (none for one that is not stored); empty
+    /// when unknown. A compaction records which stored messages it covers by them.
+    pub history_ids: Vec<Option<MessageId>>,
     pub tools: &'a OfferedTools,
     pub mode: TurnMode,
     /// Tool rounds allowed; a model still asking for tools after them ends the turn.
@@ -97,9 +101,13 @@ pub async fn run_turn(
         tail: None,
         ..ModelRequest::default()
     };
+    let mut ids = std::mem::take(&mut turn.history_ids);
+    ids.resize(request.messages.len(), None);
     let run = Run {
         turn: &turn,
         request,
+        ids,
+        context: ContextState::new(turn.provider.budget()),
         usage: Usage::default(),
         rounds: 0,
         nag: Nag::default(),
@@ -111,22 +119,26 @@ pub async fn run_turn(
 
 /// A model's answer of one round.
 #[derive(Default)]
-struct Reply {
-    text: String,
-    calls: Vec<ToolCall>,
-    usage: Usage,
+pub(super) struct Reply {
+    pub(super) text: String,
+    pub(super) calls: Vec<ToolCall>,
+    pub(super) usage: Usage,
 }
 
-enum Interrupt {
+pub(super) enum Interrupt {
     /// Stopped while the answer streamed; the text so far.
     Stopped(String),
-    Failed(LlmError),
+    Failed(AgentError),
 }
 
-struct Run<'t, 'a> {
-    turn: &'t Turn<'a>,
+pub(super) struct Run<'t, 'a> {
+    pub(super) turn: &'t Turn<'a>,
     /// The request of every call: the history grows in it, the tail changes per call.
-    request: ModelRequest,
+    pub(super) request: ModelRequest,
+    /// The stored id of each message of `request.messages`.
+    pub(super) ids: Vec<Option<MessageId>>,
+    /// The budget and the estimates that keep each request within it (DESIGN §13).
+    pub(super) context: ContextState,
     usage: Usage,
     rounds: u32,
     nag: Nag,
@@ -144,10 +156,10 @@ impl Run<'_, '_> {
             }
             self.set_tail()?;
             let id = MessageId::new();
-            let reply = match self.model_reply(&id, cancel).await {
+            let reply = match self.fitted_reply(&id, cancel).await {
                 Ok(reply) => reply,
                 Err(Interrupt::Stopped(text)) => return self.stop_while_answering(id, text),
-                Err(Interrupt::Failed(error)) => return Err(error.into()),
+                Err(Interrupt::Failed(error)) => return Err(error),
             };
             self.usage.add(reply.usage);
             if reply.calls.is_empty() {
@@ -167,7 +179,7 @@ impl Run<'_, '_> {
         }
     }
 
-    fn events(&self) -> &dyn EventSink {
+    pub(super) fn events(&self) -> &dyn EventSink {
         match self.turn.mode {
             TurnMode::Streaming => self.turn.events,
             TurnMode::Quiet => &NoEvents,
@@ -191,7 +203,9 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    async fn model_reply(
+    /// One model call on the request as it stands. A provider's failure before anything
+    /// streamed is `Failed` with the provider's error.
+    pub(super) async fn model_reply(
         &self,
         id: &MessageId,
         cancel: &CancellationToken,
@@ -199,7 +213,7 @@ impl Run<'_, '_> {
         let mut stream = match self.turn.provider.stream(&self.request, cancel).await {
             Ok(stream) => stream,
             Err(LlmError::Cancelled) => return Err(Interrupt::Stopped(String::new())),
-            Err(error) => return Err(Interrupt::Failed(error)),
+            Err(error) => return Err(Interrupt::Failed(error.into())),
         };
         let mut reply = Reply::default();
         while let Some(event) = stream.next().await {
@@ -213,12 +227,12 @@ impl Run<'_, '_> {
                 Ok(StreamEvent::Usage(usage)) => reply.usage.add(usage),
                 Ok(StreamEvent::Finished(_)) => return Ok(reply),
                 Err(LlmError::Cancelled) => return Err(Interrupt::Stopped(reply.text)),
-                Err(error) => return Err(Interrupt::Failed(error)),
+                Err(error) => return Err(Interrupt::Failed(error.into())),
             }
         }
-        Err(Interrupt::Failed(LlmError::StreamCut {
-            detail: "the answer ended without finishing".into(),
-        }))
+        Err(Interrupt::Failed(
+            LlmError::StreamCut { detail: "the answer ended without finishing".into() }.into(),
+        ))
     }
 
     /// Runs the calls in order; once stopped, the rest get "stopped" results unrun.
@@ -322,6 +336,7 @@ impl Run<'_, '_> {
         }
         for message in messages {
             self.request.messages.push(ModelMessage::from_stored(&message));
+            self.ids.push(Some(message.id.clone()));
             self.events().emit(Event::Message { message });
         }
         Ok(())

@@ -8,6 +8,8 @@
 //! **Boundary:** no lifecycle here (phases, cards, profiles, the planner's fences): the
 //! caller decides the prompt, the history, the offered tools and where rounds are stored.
 
+mod compact;
+mod context;
 mod r#loop;
 mod nag;
 mod plan_change;
@@ -19,6 +21,8 @@ mod turn_plan;
 
 use std::sync::Arc;
 
+pub use compact::{transcript, view_of, SUMMARY_PROMPT};
+pub use context::{compaction_span, elide_old_results, rounds, Estimator};
 pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
 pub use prompt::{
     executor_system_prompt, load_workspace_instructions, state_tail, workspace_instructions,

@@ -13,6 +13,9 @@ use crate::tasks::TaskList;
 /// tool calls followed by one tool message per call, or a final answer alone.
 pub trait RoundRecorder: Send + Sync {
     fn record(&self, messages: &[Message]) -> Result<(), StoreError>;
+
+    /// Stores a compaction record (DESIGN §13) beside the rounds it covers.
+    fn record_compaction(&self, record: &Message) -> Result<(), StoreError>;
 }
 
 /// Where the loop reads the chat's task list, for the `[state]` tail and the nag.
@@ -37,6 +40,10 @@ impl ChatLedger {
 impl RoundRecorder for ChatLedger {
     fn record(&self, messages: &[Message]) -> Result<(), StoreError> {
         self.store.append_messages(&self.chat_id, messages)
+    }
+
+    fn record_compaction(&self, record: &Message) -> Result<(), StoreError> {
+        self.store.append_compaction(&self.chat_id, record)
     }
 }
 

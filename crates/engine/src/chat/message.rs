@@ -12,6 +12,7 @@ pub enum Role {
     User,
     Assistant,
     Tool,
+    Compaction,
 }
 
 /// A message of a chat. `body` carries the role and the role's fields.
@@ -51,6 +52,9 @@ pub enum MessageBody {
     },
     /// The result of one tool call of the assistant message before it.
     Tool { tool_call_id: String, name: String, content: String, is_error: bool },
+    /// A compaction record (DESIGN §13): the summary that stands, in the model's view, for
+    /// the messages `covers[0]..=covers[1]` of that view. Those messages stay stored.
+    Compaction { content: String, covers: [MessageId; 2] },
 }
 
 /// One tool call as the model made it; `arguments` is the JSON text the model produced.
@@ -69,6 +73,7 @@ impl Message {
             MessageBody::User { .. } => Role::User,
             MessageBody::Assistant { .. } => Role::Assistant,
             MessageBody::Tool { .. } => Role::Tool,
+            MessageBody::Compaction { .. } => Role::Compaction,
         }
     }
 
@@ -76,7 +81,8 @@ impl Message {
         match &self.body {
             MessageBody::User { content, .. }
             | MessageBody::Assistant { content, .. }
-            | MessageBody::Tool { content, .. } => content,
+            | MessageBody::Tool { content, .. }
+            | MessageBody::Compaction { content, .. } => content,
         }
     }
 

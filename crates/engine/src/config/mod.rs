@@ -33,6 +33,22 @@ pub struct Config {
     pub planner: Option<ProviderSettings>,
     pub plan_mode: PlanModeDefaults,
     pub sandbox: SandboxSettings,
+    pub executor: ExecutorSettings,
+}
+
+/// `[executor]`: how long one executor turn may work. A long run's history is kept within
+/// the model's context by compaction (DESIGN §13), so the limit is about cost and runaway
+/// loops, not the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecutorSettings {
+    /// Tool rounds one turn may run before it stops and says so (`ERR_STEP_LIMIT`).
+    pub max_rounds: u32,
+}
+
+impl Default for ExecutorSettings {
+    fn default() -> ExecutorSettings {
+        ExecutorSettings { max_rounds: 40 }
+    }
 }
 
 /// `[sandbox]` (DESIGN §11): whether chats with a workspace get Preflight's code sandbox,
@@ -70,6 +86,7 @@ impl Default for Config {
             planner: None,
             plan_mode: PlanModeDefaults::default(),
             sandbox: SandboxSettings::default(),
+            executor: ExecutorSettings::default(),
         }
     }
 }

@@ -8,21 +8,23 @@ use std::time::Duration;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::{Config, ConfigError, PlanModeDefaults, SandboxSettings};
+use super::{Config, ConfigError, ExecutorSettings, PlanModeDefaults, SandboxSettings};
 use crate::llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy};
 
-const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode", "sandbox"];
+const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode", "sandbox", "executor"];
 const PROVIDER_KEYS: &[&str] = &[
     "kind",
     "base_url",
     "model",
     "api_key_env",
     "max_tokens",
+    "context_window",
     "connect_timeout_secs",
     "idle_timeout_secs",
 ];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
 const SANDBOX_KEYS: &[&str] = &["enabled", "network"];
+const EXECUTOR_KEYS: &[&str] = &["max_rounds"];
 
 /// One table being read: where it is, its dotted name, the file's text for line numbers.
 struct Section<'a> {
@@ -58,7 +60,11 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         Some(section) => section.sandbox()?,
         None => SandboxSettings::default(),
     };
-    Ok(Config { provider, planner, plan_mode, sandbox })
+    let executor = match root.section("executor")? {
+        Some(section) => section.executor()?,
+        None => ExecutorSettings::default(),
+    };
+    Ok(Config { provider, planner, plan_mode, sandbox, executor })
 }
 
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
@@ -170,6 +176,13 @@ impl<'a> Section<'a> {
         })
     }
 
+    fn executor(&self) -> Result<ExecutorSettings, ConfigError> {
+        self.only_keys(EXECUTOR_KEYS)?;
+        let defaults = ExecutorSettings::default();
+        let max_rounds = self.positive_integer("max_rounds")?.unwrap_or(defaults.max_rounds);
+        Ok(ExecutorSettings { max_rounds })
+    }
+
     fn sandbox(&self) -> Result<SandboxSettings, ConfigError> {
         self.only_keys(SANDBOX_KEYS)?;
         let defaults = SandboxSettings::default();
@@ -206,6 +219,8 @@ impl<'a> Section<'a> {
         settings.api_key_env =
             self.string("api_key_env")?.map(|(name, _)| name).or(settings.api_key_env);
         settings.max_tokens = self.positive_integer("max_tokens")?.or(settings.max_tokens);
+        settings.context_window =
+            self.positive_integer("context_window")?.or(settings.context_window);
         settings.timeouts.connect =
             self.seconds("connect_timeout_secs")?.unwrap_or(settings.timeouts.connect);
         settings.timeouts.idle =

@@ -134,6 +134,8 @@ pub(crate) struct Inner {
     /// The executor's model, or why there is none (shown in the chat when a turn needs it).
     executor: Result<Arc<dyn Provider>, SetupError>,
     planner: Result<Arc<dyn Provider>, SetupError>,
+    /// `[executor] max_rounds`: tool rounds one executor turn may run.
+    executor_max_rounds: u32,
     /// Held for the engine's life: no other process runs turns on this data folder.
     _home_lock: Arc<HomeLock>,
 }
@@ -174,6 +176,7 @@ impl Engine {
             context7_configured,
             executor,
             planner,
+            executor_max_rounds: config.executor.max_rounds,
             _home_lock: home_lock,
         };
         recovery::settle_interrupted_turns(&inner.store)?;

@@ -23,6 +23,10 @@ impl Provider for Constrained<'_> {
         self.inner.model()
     }
 
+    fn budget(&self) -> super::Budget {
+        self.inner.budget()
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

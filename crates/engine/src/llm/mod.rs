@@ -12,6 +12,7 @@
 
 mod anthropic;
 mod assemble;
+mod budget;
 mod constrained;
 mod error;
 mod http;
@@ -31,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use anthropic::{format as anthropic_format, AnthropicProvider};
 pub use assemble::{ToolCallAssembler, ToolCallDelta};
+pub use budget::{known_window, Budget, DEFAULT_CONTEXT_WINDOW};
 pub use constrained::Constrained;
 pub use error::{LlmError, SetupError};
 pub use local::LocalModels;
@@ -41,7 +43,7 @@ pub use settings::{
 };
 pub use types::{
     FinishReason, ModelMessage, ModelRequest, ModelResponse, OutputConstraint, StreamEvent,
-    Timeouts, Usage,
+    Timeouts, Usage, SUMMARY_HEADER,
 };
 
 /// A model behind some API. Implementations are cheap to share (`Arc<dyn Provider>`).
@@ -57,6 +59,11 @@ pub trait Provider: Send + Sync {
         request: &ModelRequest,
         cancel: &CancellationToken,
     ) -> Result<ResponseStream, LlmError>;
+
+    /// The tokens a request may take (DESIGN §13); by default the model's known window.
+    fn budget(&self) -> Budget {
+        Budget::for_model(None, self.model(), None)
+    }
 
     /// The whole answer at once.
     async fn complete(

@@ -61,6 +61,8 @@ pub struct ProviderSettings {
     /// The environment variable holding the key when no key store has it.
     pub api_key_env: Option<String>,
     pub max_tokens: Option<u32>,
+    /// `context_window`: the model's window in tokens, when the settings give it (DESIGN §13).
+    pub context_window: Option<u32>,
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
 }
@@ -77,6 +79,7 @@ impl ProviderSettings {
             model: model.into(),
             api_key_env: None,
             max_tokens: None,
+            context_window: None,
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
         }
@@ -98,6 +101,11 @@ impl ProviderSettings {
             }
             ProviderKind::Embedded => false,
         }
+    }
+
+    /// The tokens a request to this model may take.
+    pub fn budget(&self) -> super::Budget {
+        super::Budget::for_model(self.context_window, &self.model, self.max_tokens)
     }
 
     /// The key store account the key lives under: the provider kind and the origin of the

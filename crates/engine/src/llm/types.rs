@@ -89,9 +89,15 @@ impl ModelMessage {
                 content: content.clone(),
                 is_error: *is_error,
             },
+            MessageBody::Compaction { content, .. } => {
+                ModelMessage::user(format!("{}\n{content}", crate::llm::SUMMARY_HEADER))
+            }
         }
     }
 }
+
+/// How a compaction's summary opens where it stands in the model's view (DESIGN §13).
+pub const SUMMARY_HEADER: &str = "[Summary by Preflight of earlier messages of this conversation, which no longer fit the model's context]";
 
 /// What a provider's stream yields, in order: text deltas, then whole tool calls (their
 /// argument fragments already joined), then usage, and `Finished` last, exactly once.

@@ -25,6 +25,8 @@ pub(super) enum MessageKind {
     /// An executor round, a final answer or a notice.
     Assistant,
     Tool,
+    /// A compaction record: a summary standing for earlier messages in the model's view.
+    Compaction,
 }
 
 impl MessageKind {
@@ -39,6 +41,7 @@ impl MessageKind {
             MessageBody::Assistant { plan: Some(_), .. } => MessageKind::PlanCard,
             MessageBody::Assistant { .. } => MessageKind::Assistant,
             MessageBody::Tool { .. } => MessageKind::Tool,
+            MessageBody::Compaction { .. } => MessageKind::Compaction,
         })
     }
 
@@ -50,6 +53,7 @@ impl MessageKind {
             MessageKind::PlanCard => "plan_card",
             MessageKind::Assistant => "assistant",
             MessageKind::Tool => "tool",
+            MessageKind::Compaction => "compaction",
         }
     }
 }

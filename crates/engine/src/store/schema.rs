@@ -27,6 +27,11 @@
 //! - `chat_state.completion`: the completion record of the chat's plan (JSON of
 //!   `Completion`), NULL until its steps are all finished.
 //!
+//! Schema version 3 (DESIGN §13) rebuilds `messages` so that `role` and `kind` also take
+//! `compaction`: a summary that stands for earlier messages in the model's view, stored
+//! beside them (the rows keep their `seq`, and the counter continues, so order and the
+//! never-reused rule survive).
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
@@ -87,5 +92,31 @@ CREATE TABLE plan_changes (
 CREATE INDEX plan_changes_by_chat ON plan_changes (chat_id, seq);
 
 ALTER TABLE chat_state ADD COLUMN completion TEXT;
+"#,
+    r#"
+CREATE TABLE messages_v3 (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    chat_id    TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+    role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool', 'compaction')),
+    kind       TEXT NOT NULL
+               CHECK (kind IN ('user', 'answer', 'question_card', 'plan_card', 'assistant', 'tool', 'compaction')),
+    content    TEXT NOT NULL,
+    body       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+INSERT INTO messages_v3 (seq, id, chat_id, role, kind, content, body, created_at)
+    SELECT seq, id, chat_id, role, kind, content, body, created_at FROM messages;
+-- A seq is never reused, even after deletions: the new table continues the old counter.
+UPDATE sqlite_sequence
+    SET seq = (SELECT max(seq) FROM sqlite_sequence WHERE name IN ('messages', 'messages_v3'))
+    WHERE name = 'messages_v3';
+INSERT INTO sqlite_sequence (name, seq)
+    SELECT 'messages_v3', seq FROM sqlite_sequence
+    WHERE name = 'messages'
+      AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'messages_v3');
+DROP TABLE messages;
+ALTER TABLE messages_v3 RENAME TO messages;
+CREATE INDEX messages_by_chat ON messages (chat_id, seq);
 "#,
 ];

@@ -15,7 +15,7 @@ use crate::agent::{
 use crate::chat::{Chat, Message, MessageBody, Phase};
 use crate::error_code::ErrorCode;
 use crate::events::Event;
-use crate::ids::ChatId;
+use crate::ids::{ChatId, MessageId};
 use crate::llm::ModelMessage;
 use crate::mcp::Profile;
 use crate::now_rfc3339;
@@ -29,9 +29,6 @@ use super::super::transitions::offers_turn_plan;
 use super::super::Inner;
 use super::planner::assistant_message;
 use super::{phase_event, turn_registry, ChatEvents, Closing};
-
-/// Tool rounds an executor turn may run before it stops and says so.
-const EXECUTOR_MAX_ROUNDS: u32 = 40;
 
 pub async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Closing {
     let (why, answer) = match execute(inner, chat_id, cancel).await {
@@ -84,7 +81,7 @@ async fn execute(
     let scope =
         TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
-    let history = executor_history(&messages);
+    let (history, history_ids) = executor_history(&messages);
     let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id.clone());
     let events = ChatEvents { hub: Arc::clone(&inner.hub), chat_id: chat_id.to_owned() };
     let turn = Turn {
@@ -92,9 +89,10 @@ async fn execute(
         provider: provider.as_ref(),
         system: &system,
         history,
+        history_ids,
         tools: &tools,
         mode: TurnMode::Streaming,
-        max_rounds: EXECUTOR_MAX_ROUNDS,
+        max_rounds: inner.executor_max_rounds,
         task_list: Some(&ledger),
         recorder: Some(&ledger),
         events: &events,
@@ -107,7 +105,8 @@ async fn execute(
         return Err(Failure {
             code: ErrorCode::StepLimit,
             message: format!(
-                "Stopped after {EXECUTOR_MAX_ROUNDS} tool rounds without a final answer."
+                "Stopped after {} tool rounds without a final answer.",
+                inner.executor_max_rounds
             ),
         });
     }
@@ -223,14 +222,15 @@ fn directive_text(plan: Option<&PlanDocument>, messages: &[Message]) -> Option<S
 
 /// The executor's conversation: the user's messages and the executor's own rounds. Cards
 /// and answers to the planner stay out (the approved plan is in the directive).
-fn executor_history(messages: &[Message]) -> Vec<ModelMessage> {
-    messages
+/// Compactions stand in for the messages they cover (DESIGN §13). With each message's id.
+fn executor_history(messages: &[Message]) -> (Vec<ModelMessage>, Vec<Option<MessageId>>) {
+    let shown: Vec<&Message> = messages
         .iter()
         .filter(|message| match &message.body {
             MessageBody::User { plan_answer, .. } => !plan_answer,
             MessageBody::Assistant { questions, plan, .. } => questions.is_none() && plan.is_none(),
-            MessageBody::Tool { .. } => true,
+            MessageBody::Tool { .. } | MessageBody::Compaction { .. } => true,
         })
-        .map(ModelMessage::from_stored)
-        .collect()
+        .collect();
+    crate::agent::view_of(&shown)
 }

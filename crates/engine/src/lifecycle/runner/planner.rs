@@ -123,6 +123,7 @@ async fn plan(
             provider: &Constrained::new(provider.as_ref(), OutputConstraint::PlannerFence),
             system: &system,
             history: history.clone(),
+            history_ids: Vec::new(),
             tools: &tools,
             mode: TurnMode::Quiet,
             max_rounds: PLANNER_MAX_ROUNDS,

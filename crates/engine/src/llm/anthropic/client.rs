@@ -18,6 +18,7 @@ pub struct AnthropicProvider {
     endpoint: Endpoint,
     model: String,
     max_tokens: u32,
+    budget: crate::llm::Budget,
 }
 
 impl AnthropicProvider {
@@ -32,6 +33,11 @@ impl AnthropicProvider {
             endpoint: Endpoint::new(settings, "/v1/messages", headers, WIRE)?,
             model: settings.model.clone(),
             max_tokens: settings.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS),
+            budget: crate::llm::Budget::for_model(
+                settings.context_window,
+                &settings.model,
+                Some(settings.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS)),
+            ),
         })
     }
 }
@@ -40,6 +46,10 @@ impl AnthropicProvider {
 impl Provider for AnthropicProvider {
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn budget(&self) -> crate::llm::Budget {
+        self.budget
     }
 
     async fn stream(

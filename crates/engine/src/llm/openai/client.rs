@@ -6,7 +6,7 @@ use tokio_util::sync::CancellationToken;
 use super::format;
 use crate::llm::http::{secret_header, Endpoint, Wire};
 use crate::llm::{
-    ApiKey, LlmError, ModelRequest, Provider, ProviderSettings, ResponseStream, SetupError,
+    ApiKey, Budget, LlmError, ModelRequest, Provider, ProviderSettings, ResponseStream, SetupError,
 };
 
 const WIRE: Wire = Wire { decoder: format::Decoder::boxed, error: format::parse_error };
@@ -16,6 +16,7 @@ pub struct OpenAiProvider {
     endpoint: Endpoint,
     model: String,
     max_tokens: Option<u32>,
+    budget: Budget,
 }
 
 impl OpenAiProvider {
@@ -32,6 +33,7 @@ impl OpenAiProvider {
             endpoint: Endpoint::new(settings, "/chat/completions", headers, WIRE)?,
             model: settings.model.clone(),
             max_tokens: settings.max_tokens,
+            budget: settings.budget(),
         })
     }
 }
@@ -40,6 +42,10 @@ impl OpenAiProvider {
 impl Provider for OpenAiProvider {
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn budget(&self) -> Budget {
+        self.budget
     }
 
     async fn stream(

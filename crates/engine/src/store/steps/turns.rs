@@ -67,6 +67,22 @@ impl Tx<'_> {
         messages.iter().try_for_each(|message| self.insert_message(chat_id, message))
     }
 
+    /// A compaction record of the running turn (DESIGN §13): a summary that stands for
+    /// stored messages in the model's view; they stay stored.
+    pub fn append_compaction(
+        &mut self,
+        chat_id: &ChatId,
+        record: &Message,
+    ) -> Result<(), StoreError> {
+        require_kind(record, &[MessageKind::Compaction], "a compaction record")?;
+        if let MessageBody::Compaction { covers, .. } = &record.body {
+            for id in covers {
+                self.message(chat_id, id)?;
+            }
+        }
+        self.insert_message(chat_id, record)
+    }
+
     /// The turn is over: phase `idle`, and the task list closed (deleted) when
     /// `close_task_list` (it has no pending or active task left, DESIGN §5).
     ///
@@ -134,6 +150,11 @@ impl Store {
         messages: &[Message],
     ) -> Result<(), StoreError> {
         self.write(|tx| tx.append_messages(chat_id, messages))
+    }
+
+    /// See [`Tx::append_compaction`].
+    pub fn append_compaction(&self, chat_id: &ChatId, record: &Message) -> Result<(), StoreError> {
+        self.write(|tx| tx.append_compaction(chat_id, record))
     }
 
     /// See [`Tx::finish_turn`].
