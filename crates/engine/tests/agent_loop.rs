@@ -69,6 +69,7 @@ async fn an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail() {
             MessageBody::Assistant { .. } => "round",
             MessageBody::Tool { .. } => "tool",
             MessageBody::User { .. } => "user",
+            MessageBody::Compaction { .. } => "compaction",
         })
         .collect();
     assert_eq!(roles, ["round", "tool", "round", "tool", "answer"]);

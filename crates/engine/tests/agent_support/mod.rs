@@ -84,6 +84,7 @@ impl Harness {
             provider: self.provider.as_ref(),
             system,
             history: self.history(),
+            history_ids: Vec::new(),
             tools,
             mode: TurnMode::Streaming,
             max_rounds,
@@ -139,7 +140,9 @@ pub fn assert_whole_rounds(messages: &[Message]) {
                 assert!(expected.is_empty(), "a round without all its results in {messages:#?}");
                 expected = tool_calls.iter().map(|call| call.id.clone()).collect();
             }
-            MessageBody::User { .. } => assert!(expected.is_empty()),
+            MessageBody::User { .. } | MessageBody::Compaction { .. } => {
+                assert!(expected.is_empty())
+            }
         }
     }
     assert!(expected.is_empty(), "the last round misses results: {messages:#?}");
