@@ -52,6 +52,7 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
           const message = item;
           if (message.role === "tool") return null;
           if (message.role === "user") return <UserMessage key={message.id} message={message} />;
+          if (message.role === "compaction") return <CompactionDivider key={message.id} message={message} />;
           if (message.questions) {
             const active = live?.id === message.id;
             const questions = active && view.state.plan_pending ? view.state.plan_pending.questions : message.questions;
@@ -157,6 +158,22 @@ function UserMessage({ message }: { message: Extract<Message, { role: "user" }> 
     <div class="message user" data-message-id={message.id}>
       <p class="user-text">{message.content}</p>
     </div>
+  );
+}
+
+/** Where the history was summarised for the model (DESIGN §13): the messages above stay
+ *  readable here; the model sees the summary instead of them. */
+export function CompactionDivider({ message }: { message: Extract<Message, { role: "compaction" }> }) {
+  return (
+    <details class="compaction" data-testid="compaction" data-message-id={message.id}>
+      <summary>
+        <span class="compaction-rule" aria-hidden="true" />
+        <span class="compaction-label">Earlier messages summarised</span>
+        <span class="compaction-rule" aria-hidden="true" />
+      </summary>
+      <p class="small muted">The model now sees this summary instead of the messages above, which no longer fit its context. They stay here for you.</p>
+      <Markdown text={message.content} />
+    </details>
   );
 }
 

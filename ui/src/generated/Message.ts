@@ -7,4 +7,4 @@ import type { ToolCall } from "./ToolCall";
 /**
  * A message of a chat. `body` carries the role and the role's fields.
  */
-export type Message = { id: MessageId, created_at: string, } & ({ "role": "user", content: string, files: Array<string>, plan_answer: boolean, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, });
+export type Message = { id: MessageId, created_at: string, } & ({ "role": "user", content: string, files: Array<string>, plan_answer: boolean, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });

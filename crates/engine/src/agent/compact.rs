@@ -226,3 +226,63 @@ impl Run<'_, '_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: &str, body: MessageBody) -> Message {
+        Message { id: id.into(), created_at: "t".into(), body }
+    }
+
+    fn user(id: &str) -> Message {
+        message(id, MessageBody::User { content: id.into(), files: vec![], plan_answer: false })
+    }
+
+    fn compaction(id: &str, first: &str, last: &str) -> Message {
+        let content = format!("summary {id}");
+        message(id, MessageBody::Compaction { content, covers: [first.into(), last.into()] })
+    }
+
+    #[test]
+    fn compactions_stand_for_what_they_cover_in_the_order_they_were_made() {
+        let stored = [
+            user("u1"),
+            user("m2"),
+            user("m3"),
+            compaction("k1", "m2", "m3"),
+            user("m4"),
+            user("m5"),
+            compaction("k2", "k1", "m4"),
+            compaction("gone", "x", "y"),
+        ];
+        let refs: Vec<&Message> = stored.iter().collect();
+        let (view, ids) = view_of(&refs);
+        let ids: Vec<String> = ids.into_iter().map(|id| id.unwrap().into_string()).collect();
+        assert_eq!(ids, ["u1", "k2", "m5"]);
+        assert!(
+            matches!(&view[1], ModelMessage::User { content } if content.starts_with(SUMMARY_HEADER) && content.ends_with("summary k2"))
+        );
+    }
+
+    #[test]
+    fn the_transcript_cuts_long_messages_and_names_every_call() {
+        let call = crate::chat::ToolCall {
+            id: "c".into(),
+            name: "read".into(),
+            arguments: "{\"path\":\"a\"}".into(),
+        };
+        let messages = [
+            ModelMessage::Assistant { content: "reading".into(), tool_calls: vec![call] },
+            ModelMessage::Tool {
+                call_id: "c".into(),
+                name: "read".into(),
+                content: "y".repeat(10_000),
+                is_error: false,
+            },
+        ];
+        let text = transcript(&messages);
+        assert!(text.contains("calls read({\"path\":\"a\"})"), "{text}");
+        assert!(text.contains("… (6000 more bytes)"), "{text}");
+    }
+}

@@ -181,3 +181,103 @@ pub fn compaction_span(
     let worth = messages[first..end].iter().any(|m| matches!(m, ModelMessage::Assistant { .. }));
     (end > first && worth).then_some(first..end)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::ToolCall;
+
+    fn call(id: &str, path: &str) -> ModelMessage {
+        let arguments = format!("{{\"path\":\"{path}\"}}");
+        let tool_calls = vec![ToolCall { id: id.into(), name: "read".into(), arguments }];
+        ModelMessage::Assistant { content: String::new(), tool_calls }
+    }
+
+    fn result(id: &str, bytes: usize) -> ModelMessage {
+        ModelMessage::Tool {
+            call_id: id.into(),
+            name: "read".into(),
+            content: "x".repeat(bytes),
+            is_error: false,
+        }
+    }
+
+    fn history() -> Vec<ModelMessage> {
+        vec![
+            ModelMessage::user("read them"),
+            call("c1", "a.rs"),
+            result("c1", 12_000),
+            call("c2", "b.rs"),
+            result("c2", 300),
+            call("c3", "c.rs"),
+            result("c3", 12_000),
+        ]
+    }
+
+    #[test]
+    fn rounds_keep_a_call_with_its_results() {
+        assert_eq!(rounds(&history()), [0..1, 1..3, 3..5, 5..7]);
+    }
+
+    #[test]
+    fn elision_goes_oldest_first_never_touches_the_last_round_and_names_the_call() {
+        let mut messages = history();
+        let estimator = Estimator::default();
+        let shed = elide_old_results(&mut messages, &estimator, u64::MAX);
+        let ModelMessage::Tool { content, .. } = &messages[2] else { panic!() };
+        assert!(content.contains("output of read {\"path\":\"a.rs\"}, 12 KB"), "{content}");
+        assert!(shed > 2_900, "{shed}");
+        assert!(
+            matches!(&messages[4], ModelMessage::Tool { content, .. } if content.len() == 300),
+            "small results stay"
+        );
+        assert!(
+            matches!(&messages[6], ModelMessage::Tool { content, .. } if content.len() == 12_000),
+            "the last round stays"
+        );
+        let again = elide_old_results(&mut messages, &estimator, u64::MAX);
+        assert_eq!(again, 0, "a stub is never elided again");
+    }
+
+    #[test]
+    fn a_compaction_span_is_whole_rounds_after_the_task_and_before_the_last_round() {
+        let messages = history();
+        let estimator = Estimator::default();
+        assert_eq!(compaction_span(&messages, &estimator, 1, 1), Some(1..3));
+        assert_eq!(compaction_span(&messages, &estimator, 1, u64::MAX), Some(1..5));
+        let summary_only = vec![
+            ModelMessage::user("task"),
+            ModelMessage::user("summary"),
+            call("c", "x"),
+            result("c", 10),
+        ];
+        assert_eq!(compaction_span(&summary_only, &estimator, 1, u64::MAX), None);
+    }
+
+    #[test]
+    fn estimates_learn_from_the_providers_count() {
+        let request = ModelRequest { system: "s".repeat(4000), ..ModelRequest::default() };
+        let mut estimator = Estimator::default();
+        assert_eq!(estimator.request(&request), 1000);
+        estimator.correct(1000, 1500);
+        assert_eq!(estimator.request(&request), 1500);
+        estimator.correct(1500, 1_000_000);
+        assert_eq!(estimator.request(&request), 4000, "bounded at 4×");
+    }
+
+    #[test]
+    fn the_budget_comes_from_the_settings_then_the_model_then_the_default() {
+        use crate::llm::Budget;
+        assert_eq!(
+            Budget::for_model(Some(16_000), "gpt-4o", None),
+            Budget { window: 16_000, reserve: 4_000 }
+        );
+        assert_eq!(Budget::for_model(None, "openai/gpt-4o-mini", Some(1000)).window, 128_000);
+        assert_eq!(Budget::for_model(None, "my-local-model", None).window, 32_768);
+        assert_eq!(
+            Budget::for_model(Some(1000), "x", Some(4000)).reserve,
+            500,
+            "a reserve never takes over half"
+        );
+    }
+}
