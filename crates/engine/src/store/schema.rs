@@ -120,3 +120,54 @@ ALTER TABLE messages_v3 RENAME TO messages;
 CREATE INDEX messages_by_chat ON messages (chat_id, seq);
 "#,
 ];
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::MIGRATIONS;
+    use crate::store::migrations::migrate;
+
+    #[test]
+    fn version_3_keeps_every_message_its_order_and_the_never_reused_counter() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let mut sql = Connection::open(&path).unwrap();
+        migrate(&mut sql, &path, &MIGRATIONS[..2]).unwrap();
+        sql.execute_batch(
+            "INSERT INTO chats (id, title, plan_mode, auto_approve, save_plans, created_at, updated_at)
+                 VALUES ('c', 't', 1, 0, 0, 'now', 'now');
+             INSERT INTO chat_state (chat_id, phase) VALUES ('c', 'idle');
+             INSERT INTO messages (id, chat_id, role, kind, content, body, created_at)
+                 VALUES ('m1', 'c', 'user', 'user', 'a', '{}', 'now'),
+                        ('m2', 'c', 'assistant', 'assistant', 'b', '{}', 'now'),
+                        ('m3', 'c', 'tool', 'tool', 'c', '{}', 'now');
+             DELETE FROM messages WHERE id = 'm3';",
+        )
+        .unwrap();
+        migrate(&mut sql, &path, MIGRATIONS).unwrap();
+        sql.execute(
+            "INSERT INTO messages (id, chat_id, role, kind, content, body, created_at)
+                 VALUES ('k', 'c', 'compaction', 'compaction', 's', '{}', 'now')",
+            [],
+        )
+        .unwrap();
+        let mut rows = sql.prepare("SELECT seq, id FROM messages ORDER BY seq").unwrap();
+        let rows: Vec<(i64, String)> = rows
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            rows,
+            [(1, "m1".into()), (2, "m2".into()), (4, "k".into())],
+            "seq 3 is never reused"
+        );
+        let bad = sql.execute(
+            "INSERT INTO messages (id, chat_id, role, kind, content, body, created_at)
+                 VALUES ('x', 'c', 'robot', 'user', 's', '{}', 'now')",
+            [],
+        );
+        assert!(bad.is_err(), "the roles are still checked");
+    }
+}
