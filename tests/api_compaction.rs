@@ -196,7 +196,7 @@ async fn a_restart_in_the_middle_resumes_with_the_compaction_in_place() {
         serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go on"})).await;
     assert_eq!(status, 202);
     events.wait_for_phase("idle").await;
-    let after = executor_requests(&provider).into_iter().filter(|r| !r.too_long).last().unwrap();
+    let after = executor_requests(&provider).into_iter().rev().find(|r| !r.too_long).unwrap();
     let body = after.body["messages"].to_string();
     assert!(
         body.contains(HEADER) && body.contains("big.txt was read 45 times"),

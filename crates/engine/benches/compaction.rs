@@ -177,7 +177,8 @@ fn report(managed: &Curve, unmanaged: &Curve) {
         "  prompt tokens, whole    {:>12.0}  {:>12.0}   {:>8.2}×   (the largest managed request: {} tokens)",
         u_tokens.0,
         u_tokens.1,
-        u_tokens.1 / u_tokens.0
+        u_tokens.1 / u_tokens.0,
+        managed.tokens.iter().max().copied().unwrap_or_default()
     );
     println!(
         "  ms per round, managed   {:>12.2}  {:>12.2}   {:>8.2}×",

@@ -30,6 +30,7 @@ pub enum Kind {
     PlanCard,
     Assistant,
     Tool,
+    Compaction,
 }
 
 pub fn kind(message: &Message) -> Kind {
@@ -40,6 +41,7 @@ pub fn kind(message: &Message) -> Kind {
         MessageBody::Assistant { plan: Some(_), .. } => Kind::PlanCard,
         MessageBody::Assistant { .. } => Kind::Assistant,
         MessageBody::Tool { .. } => Kind::Tool,
+        MessageBody::Compaction { .. } => Kind::Compaction,
     }
 }
 
