@@ -39,13 +39,34 @@ export function App() {
   const [selected, setSelected] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const [banner, setBanner] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const chat = useChat(selected, generation);
+  const phaseNow = chat.state?.view.state.phase ?? "idle";
+
 
   const loadChats = useCallback(async (select?: string) => {
     const list = await api.listChats();
     setChats(list);
     setSelected((current) => select ?? (current && list.some((c) => c.id === current) ? current : (list[0]?.id ?? null)));
   }, []);
+
+  // Ctrl+N: a new chat; Esc with the focus in the chat: stop the running turn.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "n" && (event.ctrlKey || event.metaKey) && !event.altKey) {
+        event.preventDefault();
+        void api.createChat({}).then((created) => loadChats(created.id));
+      } else if (event.key === "Escape" && selected && (phaseNow === "planning" || phaseNow === "executing")) {
+        const target = event.target instanceof Element ? event.target : null;
+        if (target?.closest("main.chat") && !target.closest('[data-testid="edit-box"]')) {
+          event.preventDefault();
+          void chat.act(() => api.stopTurn(selected));
+        }
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [selected, phaseNow, loadChats, chat]);
 
   useEffect(() => {
     (async () => {
@@ -119,6 +140,7 @@ export function App() {
         selectedId={selected}
         onSelect={(chatId) => {
           setBanner(null);
+          setEditing(null);
           setSelected(chatId);
         }}
         onNew={async () => {
@@ -152,6 +174,16 @@ export function App() {
           )}
           <Messages
             state={state}
+            edits={{
+              editing,
+              onEditStart: setEditing,
+              onEditCancel: () => setEditing(null),
+              onEditSend: (messageId, text) => {
+                setEditing(null);
+                void run(() => api.editMessage(id, messageId, text), refreshChats);
+              },
+              onShowTasks: () => document.querySelector<HTMLElement>('[data-testid="task-panel"]')?.focus(),
+            }}
             actions={{
               onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
               onAnswerChange: (changeId, approve) => void run(() => api.answerPlanChange(id, changeId, approve)),
@@ -180,6 +212,10 @@ export function App() {
             awaitingApproval={activeCard(state.view)?.kind === "plan"}
             onSend={(text) => run(() => api.sendMessage(id, text), refreshChats)}
             onStop={() => void run(() => api.stopTurn(id))}
+            onEditLast={() => {
+              const last = [...state.view.messages].reverse().find((m) => m.role === "user" && !m.plan_answer);
+              if (last && phase !== "planning" && phase !== "executing") setEditing(last.id);
+            }}
           />
         </main>
       ) : (

@@ -71,7 +71,8 @@ struct Curve {
     refused: usize,
 }
 
-async fn run(window: Option<u32>) -> Curve {
+/// 200 reads and the answer; summary calls answered; the window enforced when managed.
+fn script(window: Option<u32>) -> Script {
     let mut replies: Vec<Reply> = (0..ROUNDS)
         .map(|n| {
             Answer::new().text(&format!("Reading {n}. ")).tool_call("read", json!({"n": n})).into()
@@ -87,7 +88,11 @@ async fn run(window: Option<u32>) -> Curve {
     if let Some(window) = window {
         script = script.context_limit(u64::from(window));
     }
-    let server = ScriptedServer::start(script).await.unwrap();
+    script
+}
+
+async fn run(window: Option<u32>) -> Curve {
+    let server = ScriptedServer::start(script(window)).await.unwrap();
     let mut settings = ProviderSettings::new(ProviderKind::OpenAi, server.openai_url(), "bench");
     settings.context_window = Some(window.unwrap_or(100_000_000));
     let provider = build_provider(&settings, None).unwrap();

@@ -14,9 +14,11 @@ export interface ComposerProps {
   /** Resolves true when the message was taken (the box is then cleared). */
   onSend: (text: string) => Promise<boolean>;
   onStop: () => void;
+  /** ↑ in the empty box: edit the last message. */
+  onEditLast?: () => void;
 }
 
-export function Composer({ locked, running, awaitingApproval, onSend, onStop }: ComposerProps) {
+export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast }: ComposerProps) {
   const [text, setText] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
   const send = async () => {
@@ -60,6 +62,9 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop }: 
             if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
               event.preventDefault();
               void send();
+            } else if (event.key === "ArrowUp" && text === "" && onEditLast) {
+              event.preventDefault();
+              onEditLast();
             }
           }}
         />

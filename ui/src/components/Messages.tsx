@@ -11,6 +11,7 @@ import { sandboxRunTool } from "../lib/sandbox";
 import { ChangeCard } from "./ChangeCard";
 import { CompletionCard } from "./CompletionCard";
 import { PlanCard } from "./PlanCard";
+import { ToolGroup, type GroupedCall } from "./ToolGroup";
 import { SandboxRun } from "./SandboxRun";
 import { QuestionCard } from "./QuestionCard";
 
@@ -23,9 +24,20 @@ export interface CardActions {
   onEdit: (edit: PlanEdit) => Promise<void>;
 }
 
+/** Editing and re-sending the user's messages (issue 18). */
+export interface EditActions {
+  /** The message being edited, if any. */
+  editing: string | null;
+  onEditStart: (messageId: string) => void;
+  onEditCancel: () => void;
+  /** Re-sends `text` as the message: later messages go; the first one plans again. */
+  onEditSend: (messageId: string, text: string) => void;
+  onShowTasks?: () => void;
+}
+
 type ToolMessage = Extract<Message, { role: "tool" }>;
 
-export function Messages({ state, actions }: { state: ChatState; actions: CardActions }) {
+export function Messages({ state, actions, edits }: { state: ChatState; actions: CardActions; edits?: EditActions }) {
   const { view } = state;
   const list = useRef<HTMLDivElement>(null);
   // Follows new output while the view is at the bottom; a user who scrolled up stays put.
@@ -36,6 +48,10 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
   const live = activeCard(view);
   const planRunning = planInProgress(view.state.phase);
   const results = toolResults(view.messages);
+  const running = view.state.phase === "planning" || view.state.phase === "executing";
+  const firstUser = view.messages.find((message) => message.role === "user" && !message.plan_answer);
+  // After a cancel the chat is as right after its first message: it can be planned again.
+  const planAgain = view.plan_mode && view.state.phase === "idle" && view.messages.every((m) => m.role === "user") ? firstUser?.id : undefined;
   return (
     <div
       class="messages"
@@ -47,11 +63,24 @@ export function Messages({ state, actions }: { state: ChatState; actions: CardAc
       }}
     >
       {[
-        ...interleave(view.messages, cardsOf(state, actions)).map((item) => {
+        ...grouped(interleave(view.messages, cardsOf(state, actions))).map((item) => {
+          if ("group" in item) {
+            return (
+              <div class="message assistant" key={`group-${item.group[0]!.id}`}>
+                <ToolGroup
+                  calls={item.group.flatMap((message) => groupCalls(message, results))}
+                  onShowTasks={edits?.onShowTasks}
+                  renderCall={(call, index) => <StoredTool key={index} call={call.call} result={results.get(resultKey(call.owner ?? "", call.call.id))} />}
+                />
+              </div>
+            );
+          }
           if (!("role" in item)) return item.node;
           const message = item;
           if (message.role === "tool") return null;
-          if (message.role === "user") return <UserMessage key={message.id} message={message} />;
+          if (message.role === "user") {
+            return <UserMessage key={message.id} message={message} edits={edits} running={running} planAgain={planAgain === message.id} />;
+          }
           if (message.role === "compaction") return <CompactionDivider key={message.id} message={message} />;
           if (message.questions) {
             const active = live?.id === message.id;
@@ -145,7 +174,65 @@ function resultKey(messageId: string, callId: string): string {
   return `${messageId}\u0000${callId}`;
 }
 
-function UserMessage({ message }: { message: Extract<Message, { role: "user" }> }) {
+type AssistantMessage = Extract<Message, { role: "assistant" }>;
+type Item<C> = Message | C | { group: AssistantMessage[] };
+
+/** Whether a stored assistant message is only tool calls (no text, no card, no terminal
+ *  block): such messages in a row are shown as one group. */
+function groupable(message: Message): message is AssistantMessage {
+  return (
+    message.role === "assistant" &&
+    !message.questions &&
+    !message.plan &&
+    message.content.trim() === "" &&
+    (message.tool_calls ?? []).length > 0 &&
+    (message.tool_calls ?? []).every((call) => sandboxRunTool(call.name) === null)
+  );
+}
+
+/** Runs of two or more tool-call-only messages become one group (tool results, shown with
+ *  their calls, do not break a run; a card or any text does). */
+export function grouped<C>(items: (Message | C)[]): Item<C>[] {
+  const out: Item<C>[] = [];
+  let run: AssistantMessage[] = [];
+  const flush = () => {
+    if (run.length >= 2) out.push({ group: run });
+    else out.push(...run);
+    run = [];
+  };
+  for (const item of items) {
+    if (typeof item === "object" && item !== null && "role" in item) {
+      const message = item as Message;
+      if (groupable(message)) {
+        run.push(message);
+        continue;
+      }
+      if (message.role === "tool") {
+        out.push(message);
+        continue;
+      }
+    }
+    flush();
+    out.push(item);
+  }
+  flush();
+  return out;
+}
+
+function groupCalls(message: AssistantMessage, results: Map<string, ToolMessage>): GroupedCall[] {
+  return (message.tool_calls ?? []).map((call) => {
+    const result = results.get(resultKey(message.id, call.id));
+    return {
+      call,
+      owner: message.id,
+      result: result && !result.is_error ? result.content : undefined,
+      error: result && result.is_error ? result.content : undefined,
+      running: result === undefined,
+    };
+  });
+}
+
+function UserMessage({ message, edits, running, planAgain }: { message: Extract<Message, { role: "user" }>; edits?: EditActions; running: boolean; planAgain: boolean }) {
   if (message.plan_answer) {
     const [question, answer] = message.content.split("\nUser's answer: ");
     return (
@@ -154,9 +241,53 @@ function UserMessage({ message }: { message: Extract<Message, { role: "user" }> 
       </div>
     );
   }
+  if (edits?.editing === message.id) return <EditBox message={message} edits={edits} />;
   return (
     <div class="message user" data-message-id={message.id}>
       <p class="user-text">{message.content}</p>
+      {message.files.length > 0 && (
+        <ul class="message-files small">
+          {message.files.map((file) => (
+            <li key={file}>{file}</li>
+          ))}
+        </ul>
+      )}
+      {edits && !running && (
+        <button type="button" class="edit-message" data-testid="edit-message" aria-label="Edit and re-send" title="Edit and re-send" onClick={() => edits.onEditStart(message.id)}>
+          ✎
+        </button>
+      )}
+      {edits && planAgain && !running && (
+        <button type="button" class="secondary small plan-again" data-testid="plan-again" onClick={() => edits.onEditSend(message.id, message.content)}>
+          Plan again
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A user message being edited: Enter re-sends, Shift+Enter is a new line, Esc cancels. */
+function EditBox({ message, edits }: { message: Extract<Message, { role: "user" }>; edits: EditActions }) {
+  return (
+    <div class="message user editing" data-message-id={message.id}>
+      <textarea
+        data-testid="edit-box"
+        aria-label="Edit the message"
+        rows={3}
+        defaultValue={message.content}
+        ref={(element) => element?.focus()}
+        onKeyDown={(event) => {
+          const text = event.currentTarget.value;
+          if (event.key === "Escape") {
+            event.preventDefault();
+            edits.onEditCancel();
+          } else if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+            event.preventDefault();
+            if (text.trim() !== "") edits.onEditSend(message.id, text);
+          }
+        }}
+      />
+      <p class="small muted">Enter re-sends (later messages go), Esc cancels.</p>
     </div>
   );
 }

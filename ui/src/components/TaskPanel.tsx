@@ -37,7 +37,7 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
   const counts = taskCounts(tasks);
   const asked = new Set(changes.filter((change) => change.status === "pending").map((change) => change.task));
   return (
-    <aside class="task-panel" data-testid="task-panel" aria-label="Task list">
+    <aside class="task-panel" data-testid="task-panel" aria-label="Task list" tabIndex={-1}>
       <header class="panel-title">
         <span>Plan</span>
         {tasks.length > 0 && (
