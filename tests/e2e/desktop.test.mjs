@@ -166,11 +166,66 @@ test("cancel plan: the chat is as right after its first message; the box is lock
 
     await app.click('[data-testid="question-card"].active [data-testid="cancel-plan"]');
     await waitFor(async () => (await app.count('[data-testid="question-card"]')) === 0, "the card to go");
-    assert.equal(await app.text('[data-testid="chat"] .message.user'), "Add a CSV export");
+    assert.equal(await app.text('[data-testid="chat"] .message.user .user-text'), "Add a CSV export");
     assert.equal(await app.count('[data-testid="messages"] > *'), 1, "only the original message is left");
+    await app.find('[data-testid="plan-again"]');
     assert.equal(await (await app.find('[data-testid="message-box"]')).property("readOnly"), false, "unlocked again");
     assert.equal(await (await app.find('[data-testid="chat"]')).attribute("data-phase"), "idle");
     await app.screenshot("cancelled");
+  } finally {
+    await app.stop();
+  }
+});
+
+test("edit and re-send: Plan again after a cancel, tool calls grouped, an edited first message plans anew", async () => {
+  const planOf = (title) => ({ ...PLAN, title });
+  const app = await startApp({
+    name: "edit-resend",
+    config: (url) => openaiConfig(url),
+    script: () => ({
+      routes: [
+        { when: PLANNER, replies: [planReply(planOf("First plan")), planReply(planOf("Second plan")), planReply(planOf("Third plan"))] },
+        {
+          replies: [
+            toolCall("turn_plan", { op: "done", id: 1 }),
+            toolCall("turn_plan", { op: "done", id: 2 }),
+            toolCall("turn_plan", { op: "done", id: 3 }),
+            text("All three steps are done."),
+          ],
+        },
+      ],
+    }),
+  });
+  try {
+    await app.click('[data-testid="new-chat"]');
+    const box = await waitFor(() => app.find('[data-testid="message-box"]'), "the message box");
+    await box.type("Add a CSV export" + KEYS.enter);
+    await app.byText('[data-testid="plan-card"].active', "First plan");
+    await app.click('[data-testid="plan-card"].active [data-testid="cancel-plan"]');
+
+    // The kept message offers to plan again: the planner runs anew on it.
+    await app.click('[data-testid="plan-again"]');
+    await app.byText('[data-testid="plan-card"].active', "Second plan");
+    await app.click('[data-testid="approve-plan"]');
+    await app.byText(".message.assistant", "All three steps are done.");
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
+
+    // Three turn_plan calls in a row: one block, one line for the task list.
+    assert.equal(await app.count('[data-testid="tool-group"]'), 1);
+    await app.byText('[data-testid="tool-count"]', "3 tool calls");
+    await app.byText('[data-testid="task-summary"]', "task list: done 3");
+    publish(await app.screenshot("tool-group"), "tool-group.png");
+
+    // ↑ in the empty box edits the last message; Enter re-sends it: the first message plans again.
+    await (await app.find('[data-testid="message-box"]')).click();
+    await app.session.press(KEYS.up);
+    const edit = await app.find('[data-testid="edit-box"]');
+    await edit.clear();
+    await edit.type("Add a CSV export of the orders" + KEYS.enter);
+    await app.byText('[data-testid="plan-card"].active', "Third plan");
+    assert.equal(await app.text('[data-testid="chat"] .message.user .user-text'), "Add a CSV export of the orders");
+    assert.equal(await app.count('[data-testid="tool-group"]'), 0, "the later messages went");
+    publish(await app.screenshot("edited"), "edit-resend.png");
   } finally {
     await app.stop();
   }
