@@ -193,6 +193,7 @@ export function App() {
               onEdit: async (edit) => {
                 await run(() => api.editPlan(id, edit));
               },
+              loadRevisions: () => api.planRevisions(id),
             }}
           />
           {state.status && (

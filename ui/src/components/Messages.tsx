@@ -4,6 +4,7 @@ import { useLayoutEffect, useRef } from "preact/hooks";
 
 import type { Message } from "../generated/Message";
 import type { ToolCall } from "../generated/ToolCall";
+import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
@@ -22,6 +23,7 @@ export interface CardActions {
   onRevise: (feedback: string) => void;
   onCancel: () => void;
   onEdit: (edit: PlanEdit) => Promise<void>;
+  loadRevisions?: () => Promise<PlanDocument[]>;
 }
 
 /** Editing and re-sending the user's messages (issue 18). */

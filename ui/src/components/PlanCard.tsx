@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanStep } from "../generated/PlanStep";
+import { RevisionDiff } from "./RevisionDiff";
 
 export interface PlanCardProps {
   plan: PlanDocument;
@@ -16,6 +17,8 @@ export interface PlanCardProps {
   onRevise: (feedback: string) => void;
   onCancel: () => void;
   onEdit: (edit: PlanEdit) => Promise<void> | void;
+  /** Every revision of the chat's plan, for "Compare with…". */
+  loadRevisions?: () => Promise<PlanDocument[]>;
 }
 
 const APPROVAL: Record<PlanDocument["approval"], string> = {
@@ -97,6 +100,7 @@ export function PlanCard(props: PlanCardProps) {
         <strong>Sandbox:</strong> {sandboxLine(plan)}
       </p>
       {mode === "revise" && <Feedback onCancel={() => setMode("view")} onSend={(text) => { props.onRevise(text); setMode("view"); }} />}
+      {props.loadRevisions && <RevisionDiff current={plan} load={props.loadRevisions} />}
       <footer class="card-actions">
         {active && mode === "view" && (
           <>

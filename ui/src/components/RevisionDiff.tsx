@@ -1,0 +1,115 @@
+// "Compare with…" on a plan card (issue 18): any earlier revision against this one — steps
+// added, removed, changed (word by word), and title, aim, libraries and sandbox changes —
+// with who made each revision (the planner, your edit, an approved executor change).
+import { useState } from "preact/hooks";
+
+import type { PlanDocument } from "../generated/PlanDocument";
+import { authorOf, diffPlans, type Piece } from "../lib/planDiff";
+
+export interface RevisionDiffProps {
+  current: PlanDocument;
+  /** Loads every revision of the chat's plan, oldest first. */
+  load: () => Promise<PlanDocument[]>;
+}
+
+function Pieces({ pieces }: { pieces: Piece[] }) {
+  return (
+    <>
+      {pieces.map((piece, index) =>
+        piece.kind === "same" ? (
+          <span key={index}>{piece.text}</span>
+        ) : piece.kind === "added" ? (
+          <ins key={index}>{piece.text}</ins>
+        ) : (
+          <del key={index}>{piece.text}</del>
+        ),
+      )}
+    </>
+  );
+}
+
+export function RevisionDiff({ current, load }: RevisionDiffProps) {
+  const [revisions, setRevisions] = useState<PlanDocument[] | null>(null);
+  const [against, setAgainst] = useState<number | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const earlier = (revisions ?? []).filter((plan) => plan.revision < current.revision);
+  const base = earlier.find((plan) => plan.revision === against) ?? null;
+  const diff = base ? diffPlans(base, current) : null;
+  if (current.revision <= 1) return null;
+  if (revisions === null) {
+    return (
+      <p class="small">
+        <button
+          type="button"
+          class="link"
+          data-testid="compare-revisions"
+          onClick={() =>
+            void load().then(
+              (all) => {
+                setRevisions(all);
+                setAgainst(all.filter((plan) => plan.revision < current.revision).at(-1)?.revision ?? null);
+              },
+              (error: unknown) => setProblem(String((error as { message?: string })?.message ?? error)),
+            )
+          }
+        >
+          Compare with…
+        </button>
+        {problem && <span class="error"> {problem}</span>}
+      </p>
+    );
+  }
+  return (
+    <div class="revision-diff" data-testid="revision-diff">
+      <label class="small">
+        Compare revision {current.revision} ({authorOf(current)}) with{" "}
+        <select data-testid="compare-with" value={against ?? ""} onChange={(event) => setAgainst(Number(event.currentTarget.value))}>
+          {earlier.map((plan) => (
+            <option key={plan.revision} value={plan.revision}>
+              revision {plan.revision} — {authorOf(plan)}
+            </option>
+          ))}
+        </select>
+      </label>
+      {diff && (
+        <ul class="diff-lines">
+          {diff.title && (
+            <li data-testid="diff-title">
+              <strong>Title:</strong> <Pieces pieces={diff.title} />
+            </li>
+          )}
+          {diff.aim && (
+            <li>
+              <strong>Aim:</strong> <Pieces pieces={diff.aim} />
+            </li>
+          )}
+          {diff.steps.map((change, index) => {
+            if (change.kind === "same") return null;
+            if (change.kind === "changed") {
+              return (
+                <li key={index} class="diff-changed" data-kind="changed">
+                  <span class="diff-mark">~</span> <Pieces pieces={change.action} /> → <Pieces pieces={change.expected} />
+                </li>
+              );
+            }
+            return (
+              <li key={index} class={`diff-${change.kind}`} data-kind={change.kind}>
+                <span class="diff-mark">{change.kind === "added" ? "+" : "−"}</span> {change.step.action} → {change.step.expected}
+              </li>
+            );
+          })}
+          {diff.librariesAdded.length > 0 && <li data-kind="libraries">Libraries added: {diff.librariesAdded.join(", ")}</li>}
+          {diff.librariesRemoved.length > 0 && <li data-kind="libraries">Libraries removed: {diff.librariesRemoved.join(", ")}</li>}
+          {diff.sandbox && (
+            <li>
+              Sandbox: <del>{diff.sandbox[0]}</del> → <ins>{diff.sandbox[1]}</ins>
+            </li>
+          )}
+          {!diff.title && !diff.aim && diff.steps.every((s) => s.kind === "same") && !diff.sandbox && diff.librariesAdded.length + diff.librariesRemoved.length === 0 && (
+            <li class="muted">No differences.</li>
+          )}
+        </ul>
+      )}
+    </div>
+  );
+}
