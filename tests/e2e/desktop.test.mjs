@@ -120,6 +120,14 @@ test("first run: settings, then questions → own answer → plan → edit → a
     await app.byText('[data-testid="plan-card"].active .step-action', "Read how orders are stored in orders.csv");
     publish(await app.screenshot("plan-card"), "plan-card.png");
 
+    // What the edit changed, against the planner's revision.
+    await app.click('[data-testid="compare-revisions"]');
+    await app.byText('[data-testid="revision-diff"]', "Compare revision 2 (your edit) with");
+    await app.byText('[data-testid="revision-diff"] ins', "in orders.csv");
+    publish(await app.screenshot("plan-diff"), "plan-diff.png");
+    // The comparison made the card taller: scroll down to its buttons, as a user would.
+    await app.session.execute("document.querySelector('[data-testid=\"messages\"]').scrollTop = 1e9");
+
     // Approve: the task list starts from the steps and ticks to done.
     await app.session.execute(WATCH_TASK_COUNT);
     await app.click('[data-testid="approve-plan"]');
@@ -226,6 +234,15 @@ test("edit and re-send: Plan again after a cancel, tool calls grouped, an edited
     assert.equal(await app.text('[data-testid="chat"] .message.user .user-text'), "Add a CSV export of the orders");
     assert.equal(await app.count('[data-testid="tool-group"]'), 0, "the later messages went");
     publish(await app.screenshot("edited"), "edit-resend.png");
+
+    // Ctrl+K finds the chat by what its messages say.
+    await app.session.chord(KEYS.control, "k");
+    const search = await app.find('[data-testid="search-input"]');
+    await search.type("of the orders");
+    await app.byText('[data-testid="search-hit"]', "Add a CSV export of the orders");
+    publish(await app.screenshot("search"), "search.png");
+    await search.type(KEYS.enter);
+    await waitFor(async () => (await app.count('[data-testid="search"]')) === 0, "the search to close");
   } finally {
     await app.stop();
   }

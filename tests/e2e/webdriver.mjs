@@ -3,7 +3,7 @@
 // come from the X display instead (harness.mjs).
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
-export const KEYS = { enter: "\uE007", backspace: "\uE003", up: "\uE013" };
+export const KEYS = { enter: "\uE007", backspace: "\uE003", up: "\uE013", control: "\uE009" };
 
 export class WebDriverError extends Error {
   constructor(status, value) {
@@ -91,6 +91,17 @@ export class Session {
    */
   executeAsync(script, args = []) {
     return this.command("POST", "/execute/async", { script, args });
+  }
+
+  /** `modifier`+`key` (e.g. Control+K) wherever the focus is. */
+  chord(modifier, key) {
+    const steps = [
+      { type: "keyDown", value: modifier },
+      { type: "keyDown", value: key },
+      { type: "keyUp", value: key },
+      { type: "keyUp", value: modifier },
+    ];
+    return this.command("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions: steps }] });
   }
 
   /** Presses and releases `key` wherever the focus is. */

@@ -15,6 +15,7 @@ import { Composer, LOCKED_NOTICE } from "./components/Composer";
 import { Messages } from "./components/Messages";
 import { ModelNotice } from "./components/ModelNotice";
 import { Settings } from "./components/Settings";
+import { SearchChats } from "./components/SearchChats";
 import { Sidebar } from "./components/Sidebar";
 import { TaskPanel } from "./components/TaskPanel";
 import { SandboxNotice } from "./components/SandboxNotice";
@@ -40,6 +41,7 @@ export function App() {
   const [generation, setGeneration] = useState(0);
   const [banner, setBanner] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
+  const [searching, setSearching] = useState(false);
   const chat = useChat(selected, generation);
   const phaseNow = chat.state?.view.state.phase ?? "idle";
 
@@ -53,7 +55,10 @@ export function App() {
   // Ctrl+N: a new chat; Esc with the focus in the chat: stop the running turn.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === "n" && (event.ctrlKey || event.metaKey) && !event.altKey) {
+      if (event.key === "k" && (event.ctrlKey || event.metaKey) && !event.altKey) {
+        event.preventDefault();
+        setSearching(true);
+      } else if (event.key === "n" && (event.ctrlKey || event.metaKey) && !event.altKey) {
         event.preventDefault();
         void api.createChat({}).then((created) => loadChats(created.id));
       } else if (event.key === "Escape" && selected && (phaseNow === "planning" || phaseNow === "executing")) {
@@ -135,6 +140,18 @@ export function App() {
 
   return (
     <div class="app">
+      {searching && (
+        <SearchChats
+          search={api.searchChats}
+          onClose={() => setSearching(false)}
+          onOpen={(chatId) => {
+            setSearching(false);
+            setBanner(null);
+            setEditing(null);
+            setSelected(chatId);
+          }}
+        />
+      )}
       <Sidebar
         chats={chats}
         selectedId={selected}

@@ -41,6 +41,7 @@ fn export_all(dir: &Path) {
     ChatView::export_all(&config).unwrap();
     Event::export_all(&config).unwrap();
     Chat::export_all(&config).unwrap();
+    preflight_engine::lifecycle::ChatHit::export_all(&config).unwrap();
     ApiError::export_all(&config).unwrap();
     NewChat::export_all(&config).unwrap();
     ChatPatch::export_all(&config).unwrap();

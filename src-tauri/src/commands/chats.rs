@@ -3,7 +3,7 @@
 
 use preflight_engine::chat::Chat;
 use preflight_engine::events::Event;
-use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, SandboxView};
+use preflight_engine::lifecycle::{ApiError, ChatHit, ChatPatch, ChatView, NewChat, SandboxView};
 use preflight_engine::{ChatId, MessageId};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
@@ -17,6 +17,12 @@ type Answer<T> = Result<T, ApiError>;
 #[tauri::command(rename_all = "snake_case")]
 pub async fn list_chats(shell: State<'_, Shell>) -> Answer<Vec<Chat>> {
     shell.engine()?.list_chats()
+}
+
+/// Chats by title and content, each with an excerpt of where it matched (Ctrl+K).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn search_chats(shell: State<'_, Shell>, query: String) -> Answer<Vec<ChatHit>> {
+    shell.engine()?.search_chats(&query)
 }
 
 #[tauri::command(rename_all = "snake_case")]

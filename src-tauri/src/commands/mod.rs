@@ -17,6 +17,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         app::get_settings,
         app::save_settings,
         chats::list_chats,
+        chats::search_chats,
         chats::create_chat,
         chats::chat_view,
         chats::sandbox_info,

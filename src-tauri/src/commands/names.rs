@@ -9,6 +9,7 @@ pub const COMMANDS: &[&str] = &[
     "get_settings",
     "save_settings",
     "list_chats",
+    "search_chats",
     "create_chat",
     "chat_view",
     "sandbox_info",

@@ -8,6 +8,7 @@ import type { ErrorCode } from "../generated/ErrorCode";
 import { ERROR_CODES } from "../generated/errorCodes";
 import type { AppSettings } from "../generated/AppSettings";
 import type { Chat } from "../generated/Chat";
+import type { ChatHit } from "../generated/ChatHit";
 import type { ChatPatch } from "../generated/ChatPatch";
 import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
@@ -67,6 +68,7 @@ export const api = {
   getSettings: () => call<AppSettings>("get_settings"),
   saveSettings: (update: SettingsUpdate) => call<AppSettings>("save_settings", { update }),
   listChats: () => call<Chat[]>("list_chats"),
+  searchChats: (query: string) => call<ChatHit[]>("search_chats", { query }),
   createChat: (request: NewChat) => call<Chat>("create_chat", { request }),
   chatView: (chat_id: string) => call<ChatView>("chat_view", { chat_id }),
   sandboxInfo: (chat_id: string) => call<SandboxView>("sandbox_info", { chat_id }),

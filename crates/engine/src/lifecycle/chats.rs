@@ -56,6 +56,20 @@ impl Engine {
         Ok(self.inner.store.list_chats()?)
     }
 
+    /// Chats by title and content (the window's Ctrl+K), newest first, each with an excerpt
+    /// around the first message that matched. A blank query finds every chat.
+    pub fn search_chats(&self, query: &str) -> Result<Vec<ChatHit>, ApiError> {
+        let query = query.trim();
+        if query.chars().count() > 200 {
+            return Err(ApiError::bad_request("a search is at most 200 characters"));
+        }
+        let found = self.inner.store.read(|tx| tx.search_chats(query, SEARCH_LIMIT))?;
+        Ok(found
+            .into_iter()
+            .map(|(chat, hit)| ChatHit { excerpt: hit.map(|text| excerpt(&text, query)), chat })
+            .collect())
+    }
+
     pub fn chat_view(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
         let snapshot = self.inner.store.snapshot(chat_id)?;
         Ok(ChatView {
@@ -129,4 +143,55 @@ pub(super) fn checked_workspace(workspace: &str) -> Result<String, ApiError> {
 
 pub(super) fn is_git_repository(workspace: &str) -> bool {
     Path::new(workspace).join(".git").exists()
+}
+
+/// The most chats a search returns.
+const SEARCH_LIMIT: usize = 50;
+
+/// A chat a search found, with where its messages matched.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ChatHit {
+    pub chat: Chat,
+    /// About 100 characters of the first message that matched, around the match.
+    pub excerpt: Option<String>,
+}
+
+/// Up to 100 characters of `text` around the first match of `query` (ASCII case folded),
+/// on one line.
+fn excerpt(text: &str, query: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let chars: Vec<char> = line.chars().collect();
+    let lower: String = line.to_ascii_lowercase();
+    let at =
+        lower.find(&query.to_ascii_lowercase()).map_or(0, |byte| lower[..byte].chars().count());
+    let start = at.saturating_sub(40);
+    let end = (start + 100).min(chars.len());
+    let mut shown: String = chars[start..end].iter().collect();
+    if start > 0 {
+        shown.insert(0, '…');
+    }
+    if end < chars.len() {
+        shown.push('…');
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::excerpt;
+
+    #[test]
+    fn an_excerpt_is_one_line_around_the_first_match() {
+        let text = format!(
+            "{}\n\nthe CSV export of the orders{}",
+            "intro ".repeat(20),
+            " and more".repeat(20)
+        );
+        let shown = excerpt(&text, "csv");
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        assert!(shown.contains("the CSV export of the orders") && !shown.contains('\n'), "{shown}");
+        assert!(shown.chars().count() <= 102);
+        assert_eq!(excerpt("short", "none"), "short");
+    }
 }

@@ -35,7 +35,7 @@ use crate::mcp::{McpConfig, McpError, McpHost, ProfileView};
 use crate::store::{Store, StoreError};
 
 pub use chat_edit::ChatPatch;
-pub use chats::{NewChat, DEFAULT_TITLE};
+pub use chats::{ChatHit, NewChat, DEFAULT_TITLE};
 pub use error::{ApiError, ErrorCode};
 pub use notify::phase_text;
 pub use plan_files::{PlanFolder, TaskPanel};
