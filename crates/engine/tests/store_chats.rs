@@ -124,9 +124,9 @@ mod store {
             let hits = store.read(|tx| tx.search_chats(text, 50)).unwrap();
             hits.into_iter().map(|(chat, _)| chat.id).collect()
         };
-        assert_eq!(found("csv"), [first.clone()], "titles, case folded");
-        assert_eq!(found("100%"), [second.clone()]);
-        assert_eq!(found("the_rows"), [second.clone()]);
+        assert_eq!(found("csv"), std::slice::from_ref(&first), "titles, case folded");
+        assert_eq!(found("100%"), std::slice::from_ref(&second));
+        assert_eq!(found("the_rows"), std::slice::from_ref(&second));
         assert!(found("1_0").is_empty(), "_ is no wildcard");
         assert_eq!(found("%").len(), 1, "% is no wildcard");
         let hits = store.read(|tx| tx.search_chats("rows", 50)).unwrap();
