@@ -122,7 +122,11 @@ async function startProvider(dir, script) {
 }
 
 async function startDriver(dir, home, extraEnv = {}) {
-  const [port, nativePort] = [await freePort(), await freePort()];
+  // Two lookups may hand out the same free port (each closes its probe before the next):
+  // tauri-driver and WebKitWebDriver on one port never connect, and the test would hang.
+  const port = await freePort();
+  let nativePort = await freePort();
+  while (nativePort === port) nativePort = await freePort();
   const log = createWriteStream(join(dir, "app.log"));
   const env = { ...process.env, PREFLIGHT_HOME: home, PREFLIGHT_FS_SERVER: FS_SERVER, RUST_LOG: process.env.RUST_LOG ?? "info", ...extraEnv };
   const child = spawn(TAURI_DRIVER, ["--port", String(port), "--native-port", String(nativePort)], { env, stdio: ["ignore", "pipe", "pipe"] });
