@@ -94,21 +94,8 @@ pub(crate) fn skip(
     log: &mut Vec<String>,
 ) -> Result<(), Refusal> {
     let reason = checked_text("the skip reason", reason, MAX_NOTE_CHARS)?;
-    let task = task_in_mut(state, id)?;
-    match task.status {
-        Status::Completed => return Err(Refusal::AlreadyCompleted { task: id }),
-        Status::Skipped => return Err(Refusal::TaskSkipped { task: id }),
-        Status::Pending | Status::InProgress | Status::Blocked => {}
-    }
-    log.push(format!("Task {id} skipped by the user: {reason}."));
-    task.status = Status::Skipped;
-    task.block = None;
-    task.outcome.get_or_insert_with(Outcome::default).notes =
-        Some(format!("skipped by the user: {reason}"));
-    if state.blocked.as_ref().is_some_and(|blocked| blocked.task == id) {
-        state.blocked = None;
-    }
-    Ok(())
+    let line = format!("Task {id} skipped by the user: {reason}.");
+    leave_plan(state, id, line, format!("skipped by the user: {reason}"), log)
 }
 
 /// The executor's own task leaves the plan (`skipped`, said as its drop, not the user's).
@@ -119,17 +106,29 @@ pub(crate) fn retire(
     log: &mut Vec<String>,
 ) -> Result<(), Refusal> {
     let reason = checked_text("the drop reason", reason, MAX_NOTE_CHARS)?;
+    let line = format!("Task {id}, added by the executor, dropped: {reason}.");
+    leave_plan(state, id, line, format!("dropped by the executor (its own task): {reason}"), log)
+}
+
+/// Task `id` becomes `skipped` (refused when it is completed or skipped already): `line`
+/// goes into PROGRESS.md, `note` into its outcome, and a blocker it held is cleared.
+fn leave_plan(
+    state: &mut PlanState,
+    id: u32,
+    line: String,
+    note: String,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
     let task = task_in_mut(state, id)?;
     match task.status {
         Status::Completed => return Err(Refusal::AlreadyCompleted { task: id }),
         Status::Skipped => return Err(Refusal::TaskSkipped { task: id }),
         Status::Pending | Status::InProgress | Status::Blocked => {}
     }
-    log.push(format!("Task {id}, added by the executor, dropped: {reason}."));
+    log.push(line);
     task.status = Status::Skipped;
     task.block = None;
-    task.outcome.get_or_insert_with(Outcome::default).notes =
-        Some(format!("dropped by the executor (its own task): {reason}"));
+    task.outcome.get_or_insert_with(Outcome::default).notes = Some(note);
     if state.blocked.as_ref().is_some_and(|blocked| blocked.task == id) {
         state.blocked = None;
     }

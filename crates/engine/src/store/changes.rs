@@ -7,7 +7,7 @@ use super::codec::{corrupt, from_json, to_json};
 use super::error::{Entity, StoreError};
 use super::{Store, Tx};
 use crate::ids::{ChangeId, ChatId};
-use crate::tasks::{ChangeStatus, Completion, PlanChange};
+use crate::tasks::{Completion, PlanChange};
 
 const TABLE: &str = "plan_changes";
 
@@ -110,17 +110,5 @@ impl Store {
     /// The chat's change requests, oldest first.
     pub fn plan_changes(&self, chat_id: &ChatId) -> Result<Vec<PlanChange>, StoreError> {
         self.read(|tx| tx.plan_changes(chat_id))
-    }
-
-    /// The change request that waits for the user about task `task`, if any.
-    pub fn pending_change_for(
-        &self,
-        chat_id: &ChatId,
-        task: Option<u32>,
-    ) -> Result<Option<PlanChange>, StoreError> {
-        let changes = self.plan_changes(chat_id)?;
-        Ok(changes
-            .into_iter()
-            .find(|change| change.status == ChangeStatus::Pending && change.request.task == task))
     }
 }
