@@ -16,16 +16,15 @@ use preflight_engine::agent::{
     run_turn, Agent, Availability, ChatLedger, EventSink, RoundRecorder, TaskListSource, Tool,
     ToolContext, ToolRegistry, Turn, TurnMode, TurnScope, SUMMARY_PROMPT,
 };
-use preflight_engine::chat::{ChatSettings, Message, MessageBody, Phase};
 use preflight_engine::events::Event;
 use preflight_engine::llm::{build_provider, ModelMessage, ProviderKind, ProviderSettings};
-use preflight_engine::store::Store;
-use preflight_engine::tasks::TaskList;
 use preflight_engine::tool::{ToolOutput, ToolSpec};
-use preflight_engine::{ChatId, MessageId};
 use preflight_testkit::{count_tokens, Answer, Matcher, Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
+
+mod support;
+use support::chat;
 
 const ROUNDS: usize = 200;
 const WINDOW: u32 = 16_000;
@@ -139,23 +138,6 @@ async fn run(window: Option<u32>) -> Curve {
         summaries: requests.iter().filter(|r| summary(&r.body)).count(),
         refused: requests.iter().filter(|r| r.too_long).count(),
     }
-}
-
-fn chat(home: &std::path::Path) -> (Arc<Store>, ChatId) {
-    let store = Arc::new(Store::open(home.join("preflight.db")).unwrap());
-    let settings = ChatSettings {
-        title: "bench".into(),
-        workspace: None,
-        plan_mode: true,
-        auto_approve: false,
-        save_plans: false,
-    };
-    let chat_id = store.create_chat(&settings).unwrap().id;
-    let body = MessageBody::User { content: "go".into(), files: vec![], plan_answer: false };
-    let user = Message { id: MessageId::new(), created_at: preflight_engine::now_rfc3339(), body };
-    store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();
-    store.save_task_list(&chat_id, &TaskList::from_steps(["read", "write"]).unwrap()).unwrap();
-    (store, chat_id)
 }
 
 /// The mean of the first and of the last tenth of `values`.
