@@ -236,7 +236,15 @@ mod tests {
     }
 
     fn user(id: &str) -> Message {
-        message(id, MessageBody::User { content: id.into(), files: vec![], plan_answer: false })
+        message(
+            id,
+            MessageBody::User {
+                content: id.into(),
+                files: vec![],
+                attachments: vec![],
+                plan_answer: false,
+            },
+        )
     }
 
     fn compaction(id: &str, first: &str, last: &str) -> Message {

@@ -8,6 +8,7 @@
 //! **Boundary:** no lifecycle here (phases, cards, profiles, the planner's fences): the
 //! caller decides the prompt, the history, the offered tools and where rounds are stored.
 
+mod attachment_tool;
 mod compact;
 mod context;
 mod r#loop;
@@ -21,6 +22,7 @@ mod turn_plan;
 
 use std::sync::Arc;
 
+pub use attachment_tool::{ReadAttachmentTool, PAGE_BYTES, READ_ATTACHMENT};
 pub use compact::{transcript, view_of, SUMMARY_PROMPT};
 pub use context::{compaction_span, elide_old_results, rounds, Estimator};
 pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Attachment;
 use crate::ids::MessageId;
 use crate::planner::{PlanDocument, Question};
 
@@ -37,6 +38,10 @@ pub enum MessageBody {
         content: String,
         #[serde(default)]
         files: Vec<String>,
+        /// The files of `files` as copied for the chat (DESIGN §2; `chat/attachment.rs`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "ts", ts(as = "Option<Vec<Attachment>>", optional))]
+        attachments: Vec<Attachment>,
         #[serde(default)]
         plan_answer: bool,
     },

@@ -1,7 +1,9 @@
 //! The chat's data model: chats, stored messages in the shapes of DESIGN §2, phases.
 
+mod attachment;
 mod message;
 mod model;
 
+pub use attachment::{attachments_note, human_size, Attachment};
 pub use message::{Message, MessageBody, Role, ToolCall};
 pub use model::{Chat, ChatSettings, Phase, PlanPending};

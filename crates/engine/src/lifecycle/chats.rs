@@ -91,6 +91,9 @@ impl Engine {
         self.inner.hub.stop_turn(chat_id).await;
         let deleted = self.inner.store.delete_chat(chat_id)?;
         self.inner.hub.forget(chat_id);
+        // The copies of its attachments go with it; one left behind harms nothing.
+        let _ =
+            std::fs::remove_dir_all(super::attachments::attachments_dir(&self.inner.home, chat_id));
         Ok(deleted)
     }
 

@@ -18,7 +18,9 @@ const TITLE_CHARS: usize = 60;
 impl Engine {
     /// Sends a user message. The first message of a plan-mode chat starts a planner turn
     /// (phase `planning` before this returns); a message while a plan card waits is
-    /// revision feedback; otherwise the executor runs.
+    /// revision feedback; otherwise the executor runs. `files` are attached: copied into
+    /// the chat's attachments folder first (`attachments.rs`); a file that cannot be
+    /// attached refuses the whole message.
     pub fn send(
         &self,
         chat_id: &ChatId,
@@ -33,6 +35,11 @@ impl Engine {
         let facts = self.facts(&chat)?;
         let route = route_send(&facts)?;
         if route == SendRoute::Revise {
+            if !files.is_empty() {
+                return Err(ApiError::bad_request(
+                    "files go with a task or a message to the executor, not with plan feedback",
+                ));
+            }
             return self.revise_plan(chat_id, content);
         }
         let (kind, phase) = match route {
@@ -40,8 +47,13 @@ impl Engine {
             _ => (TurnKind::Executor, Phase::Executing),
         };
         let guard = self.claim_turn(chat_id, kind)?;
-        let message = user_message(content, files);
+        let copies = self.copy_attachments(&chat, &files)?;
+        let mut message = user_message(content, files);
+        if let MessageBody::User { attachments, .. } = &mut message.body {
+            attachments.clone_from(&copies.attachments);
+        }
         self.inner.store.begin_user_turn(chat_id, &message, phase)?;
+        copies.keep();
         self.name_chat_after(&chat, content);
         self.announce(chat_id, &message, phase);
         let job = if kind == TurnKind::Planner { TurnJob::Plan } else { TurnJob::Execute };
@@ -82,6 +94,17 @@ impl Engine {
         self.inner.store.get_chat(chat_id)?;
         self.inner.hub.stop_turn(chat_id).await;
         self.chat_view(chat_id)
+    }
+
+    fn copy_attachments(
+        &self,
+        chat: &Chat,
+        files: &[String],
+    ) -> Result<super::attachments::Copies, ApiError> {
+        let taken = super::attachments::chat_attachments(&self.inner.store.messages(&chat.id)?);
+        let dir = super::attachments::attachments_dir(&self.inner.home, &chat.id);
+        let workspace = chat.workspace.as_deref().map(std::path::Path::new);
+        super::attachments::copy_attachments(files, workspace, &dir, &taken)
     }
 
     /// What the lifecycle's decisions need to know of a chat.
@@ -127,6 +150,11 @@ pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
     Message {
         id: MessageId::new(),
         created_at: now_rfc3339(),
-        body: MessageBody::User { content: content.to_owned(), files, plan_answer: false },
+        body: MessageBody::User {
+            content: content.to_owned(),
+            files,
+            attachments: Vec::new(),
+            plan_answer: false,
+        },
     }
 }

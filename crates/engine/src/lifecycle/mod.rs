@@ -9,6 +9,7 @@
 //! **Boundary:** no HTTP, no Tauri. Errors are [`ApiError`] (`{code, message}`); events go
 //! to per-chat subscribers ([`Engine::subscribe`]).
 
+pub mod attachments;
 mod chat_edit;
 mod chats;
 mod error;

@@ -169,6 +169,7 @@ fn feedback_message(feedback: &str) -> Message {
         body: MessageBody::User {
             content: answer_text("What should change in the plan?", feedback),
             files: Vec::new(),
+            attachments: Vec::new(),
             plan_answer: true,
         },
     }

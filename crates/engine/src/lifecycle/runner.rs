@@ -152,6 +152,16 @@ async fn turn_registry(
     }
     let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools };
     let mut registry = ToolRegistry::with_turn_plan(turn_plan);
+    let attachments = inner
+        .store
+        .messages(chat_id)
+        .map(|messages| super::attachments::chat_attachments(&messages))
+        .unwrap_or_default();
+    if !attachments.is_empty() {
+        let dir = super::attachments::attachments_dir(&inner.home, chat_id);
+        let tool = crate::agent::ReadAttachmentTool::new(dir, attachments);
+        registry.register(Arc::new(tool), crate::agent::Availability::BOTH);
+    }
     registry.register_source(Arc::new(source), crate::agent::Availability::BOTH);
     registry
 }

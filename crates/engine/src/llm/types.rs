@@ -79,6 +79,16 @@ impl ModelMessage {
     /// messages a turn shows the model at all is the caller's choice.
     pub fn from_stored(message: &Message) -> ModelMessage {
         match &message.body {
+            MessageBody::User { content, attachments, .. } if !attachments.is_empty() => {
+                ModelMessage::user(format!(
+                    "{content}{}",
+                    crate::chat::attachments_note(attachments)
+                ))
+            }
+            // Stored before attachments were copied: the paths as sent.
+            MessageBody::User { content, files, .. } if !files.is_empty() => {
+                ModelMessage::user(format!("{content}\n\nAttached files: {}", files.join(", ")))
+            }
             MessageBody::User { content, .. } => ModelMessage::user(content.clone()),
             MessageBody::Assistant { content, tool_calls, .. } => {
                 ModelMessage::Assistant { content: content.clone(), tool_calls: tool_calls.clone() }

@@ -263,7 +263,7 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
     messages
         .iter()
         .find_map(|message| match &message.body {
-            MessageBody::User { content, files, plan_answer: false } => {
+            MessageBody::User { content, files, plan_answer: false, .. } => {
                 Some((content.clone(), files.clone()))
             }
             _ => None,
@@ -274,15 +274,7 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
 /// The planner's conversation: the task, then every card and answer of this planning as
 /// the user saw them (the planner's own tool calls are not kept between its turns).
 fn planner_history(messages: &[Message]) -> Vec<ModelMessage> {
-    messages
-        .iter()
-        .map(|message| match &message.body {
-            MessageBody::User { content, files, .. } if !files.is_empty() => {
-                ModelMessage::user(format!("{content}\n\nAttached files: {}", files.join(", ")))
-            }
-            _ => ModelMessage::from_stored(message),
-        })
-        .collect()
+    messages.iter().map(ModelMessage::from_stored).collect()
 }
 
 /// A card or a notice from the assistant (never a tool round).

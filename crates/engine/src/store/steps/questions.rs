@@ -154,6 +154,7 @@ fn synthetic_answer(question: &str, answer: &str) -> Message {
         body: MessageBody::User {
             content: answer_text(question, answer),
             files: Vec::new(),
+            attachments: Vec::new(),
             plan_answer: true,
         },
     }

@@ -1,0 +1,182 @@
+//! Attaching files to a message: each file the user names is checked (a regular file of at
+//! most [`MAX_ATTACHMENT_BYTES`], at most [`MAX_ATTACHMENTS`] per message) and copied into
+//! the chat's attachments folder before the message is stored, under a name unique in the
+//! chat. The planner and the executor read the copy with the `read_attachment` tool, so a
+//! file outside the workspace is readable without widening any MCP server's roots, and the
+//! planner stays read-only.
+//!
+//! **Invariant:** a refused send leaves no copy behind ([`Copies`] removes them unless the
+//! message was stored), and a copy is published by rename, never half-written.
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::chat::{human_size, Attachment, Message, MessageBody};
+use crate::ids::ChatId;
+
+use super::error::ApiError;
+
+/// Files one message may carry.
+pub const MAX_ATTACHMENTS: usize = 10;
+/// The largest file that may be attached (25 MB).
+pub const MAX_ATTACHMENT_BYTES: u64 = 25_000_000;
+
+/// `$PREFLIGHT_HOME/attachments/<chat>`: the copies of the chat's attachments.
+pub fn attachments_dir(home: &Path, chat_id: &ChatId) -> PathBuf {
+    home.join("attachments").join(chat_id.as_str())
+}
+
+/// Every attachment of the chat's stored messages.
+pub fn chat_attachments(messages: &[Message]) -> Vec<Attachment> {
+    messages
+        .iter()
+        .flat_map(|message| match &message.body {
+            MessageBody::User { attachments, .. } => attachments.clone(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// The copies made for one message; removed on drop unless [`Copies::keep`] was called.
+pub struct Copies {
+    paths: Vec<PathBuf>,
+    pub attachments: Vec<Attachment>,
+}
+
+impl Copies {
+    pub fn keep(mut self) -> Vec<Attachment> {
+        self.paths.clear();
+        std::mem::take(&mut self.attachments)
+    }
+}
+
+impl Drop for Copies {
+    fn drop(&mut self) {
+        for path in &self.paths {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Checks and copies `files` (absolute paths, or relative to the workspace) into `dir`.
+/// `taken` holds the names the chat's attachments already use.
+pub fn copy_attachments(
+    files: &[String],
+    workspace: Option<&Path>,
+    dir: &Path,
+    taken: &[Attachment],
+) -> Result<Copies, ApiError> {
+    if files.len() > MAX_ATTACHMENTS {
+        return Err(ApiError::bad_request(format!(
+            "a message may carry at most {MAX_ATTACHMENTS} files; this one has {}",
+            files.len()
+        )));
+    }
+    let mut names: HashSet<String> = taken.iter().map(|a| a.name.clone()).collect();
+    let mut copies = Copies { paths: Vec::new(), attachments: Vec::new() };
+    if files.is_empty() {
+        return Ok(copies);
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|error| ApiError::internal(format!("cannot create {}: {error}", dir.display())))?;
+    let workspace = workspace.and_then(|folder| std::fs::canonicalize(folder).ok());
+    for file in files {
+        let source = source_path(file, workspace.as_deref())?;
+        let name = unique_name(&source, &mut names);
+        let target = dir.join(&name);
+        let size = copy_capped(&source, &target, file)?;
+        copies.paths.push(target);
+        let workspace_path = workspace.as_deref().and_then(|folder| {
+            source.strip_prefix(folder).ok().map(|path| path.to_string_lossy().into_owned())
+        });
+        let source = source.to_string_lossy().into_owned();
+        copies.attachments.push(Attachment { name, size, source, workspace_path });
+    }
+    Ok(copies)
+}
+
+/// The file `file` names, made absolute and canonical (so a workspace path is recognised).
+fn source_path(file: &str, workspace: Option<&Path>) -> Result<PathBuf, ApiError> {
+    let given = Path::new(file);
+    let path = match (given.is_absolute(), workspace) {
+        (true, _) => given.to_path_buf(),
+        (false, Some(folder)) => folder.join(given),
+        (false, None) => {
+            return Err(ApiError::bad_request(format!(
+                "attachment {file:?}: give an absolute path (this chat has no workspace)"
+            )))
+        }
+    };
+    let canonical = std::fs::canonicalize(&path)
+        .map_err(|error| ApiError::bad_request(format!("attachment {file:?}: {error}")))?;
+    let metadata = std::fs::metadata(&canonical)
+        .map_err(|error| ApiError::bad_request(format!("attachment {file:?}: {error}")))?;
+    if !metadata.is_file() {
+        return Err(ApiError::bad_request(format!("attachment {file:?} is not a regular file")));
+    }
+    if metadata.len() > MAX_ATTACHMENT_BYTES {
+        return Err(too_big(file, metadata.len()));
+    }
+    Ok(canonical)
+}
+
+fn too_big(file: &str, size: u64) -> ApiError {
+    ApiError::bad_request(format!(
+        "attachment {file:?} is {}; files of at most {} can be attached",
+        human_size(size),
+        human_size(MAX_ATTACHMENT_BYTES)
+    ))
+}
+
+/// The source's file name, with `-2`, `-3`… before the extension while it is taken.
+fn unique_name(source: &Path, names: &mut HashSet<String>) -> String {
+    let original = source.file_name().map(|n| n.to_string_lossy().into_owned());
+    let original = original.filter(|n| !n.is_empty()).unwrap_or_else(|| "file".to_owned());
+    let (stem, extension) = match original.rsplit_once('.') {
+        Some((stem, extension)) if !stem.is_empty() => (stem.to_owned(), format!(".{extension}")),
+        _ => (original.clone(), String::new()),
+    };
+    let mut name = original;
+    let mut n = 2;
+    while names.contains(&name) {
+        name = format!("{stem}-{n}{extension}");
+        n += 1;
+    }
+    names.insert(name.clone());
+    name
+}
+
+/// Copies at most the cap (a file that grew past it is refused), to a temporary name
+/// published by rename. Returns the bytes copied.
+fn copy_capped(source: &Path, target: &Path, file: &str) -> Result<u64, ApiError> {
+    let failed =
+        |error: std::io::Error| ApiError::bad_request(format!("attachment {file:?}: {error}"));
+    let reader = std::fs::File::open(source).map_err(failed)?;
+    let temp = preflight_files::temp_path_for(target);
+    let copied = (|| {
+        let mut writer = std::fs::File::create(&temp)?;
+        let copied = std::io::copy(&mut reader.take(MAX_ATTACHMENT_BYTES + 1), &mut writer)?;
+        writer.sync_all()?;
+        Ok::<u64, std::io::Error>(copied)
+    })();
+    let copied = match copied {
+        Ok(copied) if copied <= MAX_ATTACHMENT_BYTES => copied,
+        Ok(copied) => {
+            let _ = std::fs::remove_file(&temp);
+            return Err(too_big(file, copied));
+        }
+        Err(error) => {
+            let _ = std::fs::remove_file(&temp);
+            return Err(ApiError::internal(format!("copying attachment {file:?}: {error}")));
+        }
+    };
+    preflight_files::persist(&temp, target).map_err(|error| {
+        let _ = std::fs::remove_file(&temp);
+        ApiError::internal(format!("copying attachment {file:?}: {error}"))
+    })?;
+    Ok(copied)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,78 @@
+use super::*;
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| entries.map(|e| e.unwrap().file_name().to_string_lossy().into()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn files_are_copied_under_names_unique_in_the_chat() {
+    let outside = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join("src")).unwrap();
+    let a = write(outside.path(), "notes.txt", b"outside");
+    write(&workspace.path().join("src"), "notes.txt", b"inside!");
+    let dir = home.path().join("attachments/c1");
+    let taken = [Attachment {
+        name: "notes.txt".into(),
+        size: 1,
+        source: "/earlier/notes.txt".into(),
+        workspace_path: None,
+    }];
+    let files = [a.clone(), "src/notes.txt".to_owned()];
+    let copies = copy_attachments(&files, Some(workspace.path()), &dir, &taken).unwrap();
+    let attachments = copies.keep();
+    let summary: Vec<_> = attachments
+        .iter()
+        .map(|a| (a.name.as_str(), a.size, a.workspace_path.as_deref()))
+        .collect();
+    assert_eq!(summary, [("notes-2.txt", 7, None), ("notes-3.txt", 7, Some("src/notes.txt"))]);
+    assert_eq!(attachments[0].source, std::fs::canonicalize(&a).unwrap().to_string_lossy());
+    assert_eq!(names(&dir), ["notes-2.txt", "notes-3.txt"]);
+    assert_eq!(std::fs::read(dir.join("notes-3.txt")).unwrap(), b"inside!");
+}
+
+#[test]
+fn a_refused_file_leaves_no_copy_and_says_why() {
+    let outside = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("attachments/c1");
+    let good = write(outside.path(), "good.txt", b"fine");
+    let cases = [
+        (vec![good.clone(), "/no/such/file".to_owned()], "No such file"),
+        (vec![good.clone(), outside.path().to_string_lossy().into_owned()], "not a regular file"),
+        (vec!["relative.txt".to_owned()], "give an absolute path"),
+        (vec![good.clone(); MAX_ATTACHMENTS + 1], "at most 10 files"),
+    ];
+    for (files, expected) in cases {
+        let error = copy_attachments(&files, None, &dir, &[]).err().unwrap();
+        assert!(error.message.contains(expected), "{files:?}: {}", error.message);
+        assert!(names(&dir).is_empty(), "{files:?} left {:?}", names(&dir));
+    }
+}
+
+#[test]
+fn copies_not_kept_are_removed_and_big_files_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("attachments/c1");
+    let good = write(outside.path(), "good.txt", b"fine");
+    drop(copy_attachments(&[good], None, &dir, &[]).unwrap());
+    assert!(names(&dir).is_empty(), "a dropped copy is removed");
+
+    let big = outside.path().join("big.bin");
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len(MAX_ATTACHMENT_BYTES + 1).unwrap();
+    let error = copy_attachments(&[big.to_string_lossy().into()], None, &dir, &[]).err().unwrap();
+    assert!(error.message.contains("at most 25.0 MB"), "{}", error.message);
+}
