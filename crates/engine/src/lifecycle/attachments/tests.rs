@@ -1,3 +1,5 @@
+//! Checking and copying attachments on a real file system (temp folders).
+
 use super::*;
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
