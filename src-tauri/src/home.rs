@@ -60,3 +60,16 @@ pub fn models_dir() -> Result<PathBuf, String> {
         "neither PREFLIGHT_MODELS_DIR nor HOME is set: cannot tell where the models are".to_owned()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// The `.deb` holds its resources in `/usr/lib/<productName>` (Tauri's bundler) and the
+    /// engine finds the filesystem server there (`bundled::INSTALLED_RESOURCES`).
+    #[test]
+    fn the_engine_looks_for_resources_where_the_bundler_puts_them() {
+        let config: serde_json::Value =
+            serde_json::from_str(include_str!("../../tauri.conf.json")).unwrap();
+        let product = config["productName"].as_str().unwrap();
+        assert_eq!(preflight_engine::bundled::INSTALLED_RESOURCES, format!("lib/{product}"));
+    }
+}

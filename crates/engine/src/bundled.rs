@@ -1,8 +1,9 @@
 //! The programs Preflight runs beside itself: the filesystem MCP server (an npm package
-//! set-up installs under `runtime/node_modules`) and the code sandbox (`preflight-sandbox`,
-//! built beside the binary). The rules take an environment variable's value and the binary's
-//! path as arguments; the `*_of_this_process` functions apply them to the running process,
-//! once at start, for both adapters (`preflight` and the desktop shell).
+//! set-up installs under `runtime/node_modules`, the `.deb` under `/usr/lib/Preflight`) and
+//! the code sandbox (`preflight-sandbox`, built or installed beside the binary). The rules
+//! take an environment variable's value and the binary's path as arguments; the
+//! `*_of_this_process` functions apply them to the running process, once at start, for both
+//! adapters (`preflight` and the desktop shell).
 //!
 //! A path found here is absolute: a relative one would be looked up in the chat's workspace
 //! (a cloned repository) when the server starts.
@@ -16,18 +17,29 @@ use crate::mcp::config::SandboxDefault;
 pub const FS_SERVER_ENTRY: &str = "@modelcontextprotocol/server-filesystem/dist/index.js";
 /// The code sandbox's binary name.
 pub const SANDBOX_PROGRAM: &str = "preflight-sandbox";
+/// Where an installed package keeps its resources, below the prefix its binaries are in:
+/// Tauri's bundler puts `bundle.resources` in `<prefix>/lib/<productName>` beside
+/// `<prefix>/bin` (the `.deb`: `/usr/lib/Preflight`), where Tauri's own `resource_dir`
+/// looks too. The desktop shell's tests keep it in step with `tauri.conf.json`.
+pub const INSTALLED_RESOURCES: &str = "lib/Preflight";
 
-/// `$PREFLIGHT_FS_SERVER` (made absolute against the working folder now), else
+/// `$PREFLIGHT_FS_SERVER` (made absolute against the working folder now), else the installed
+/// package's `<prefix>/lib/Preflight/node_modules/…` for a binary in `<prefix>/bin`, else
 /// `runtime/node_modules/…` in a folder above the binary (`target/<profile>/preflight` in a
-/// checkout). `None` when neither: the engine reports it as not installed.
+/// checkout). `None` when none: the engine reports it as not installed. The working folder
+/// is never looked in.
 pub fn fs_server(var: Option<OsString>, exe: Option<&Path>) -> Option<PathBuf> {
     if let Some(path) = var.filter(|value| !value.is_empty()) {
         return std::path::absolute(path).ok();
     }
-    exe?.ancestors()
-        .skip(1)
-        .map(|dir| dir.join("runtime/node_modules").join(FS_SERVER_ENTRY))
-        .find(|candidate| candidate.is_file())
+    let exe = exe?;
+    let installed = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|prefix| prefix.join(INSTALLED_RESOURCES).join("node_modules").join(FS_SERVER_ENTRY));
+    let checkout =
+        exe.ancestors().skip(1).map(|dir| dir.join("runtime/node_modules").join(FS_SERVER_ENTRY));
+    installed.into_iter().chain(checkout).find(|candidate| candidate.is_file())
 }
 
 /// `$PREFLIGHT_SANDBOX_SERVER` (made absolute now), else `preflight-sandbox` in the binary's
@@ -110,5 +122,25 @@ mod tests {
         assert_eq!(fs_server(None, Some(Path::new("/nowhere/preflight"))), None);
         let given = fs_server(Some("fs.js".into()), Some(&exe)).unwrap();
         assert!(given.is_absolute() && given.ends_with("fs.js"));
+    }
+
+    /// The `.deb`'s layout: `/usr/bin/preflight` and `/usr/bin/preflight-desktop`, the
+    /// bundled npm package in `/usr/lib/Preflight/node_modules`; the sandbox in `/usr/bin`.
+    #[test]
+    fn an_installed_package_finds_its_own_resources_by_absolute_path() {
+        let root = tempfile::tempdir().unwrap();
+        let prefix = root.path().join("usr");
+        let script = prefix.join("lib/Preflight/node_modules").join(FS_SERVER_ENTRY);
+        std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(prefix.join("bin")).unwrap();
+        std::fs::write(&script, "").unwrap();
+        for program in ["preflight", "preflight-desktop"] {
+            let exe = prefix.join("bin").join(program);
+            assert_eq!(fs_server(None, Some(&exe)), Some(script.clone()), "{program}");
+            let sandbox = sandbox_server(None, Some(&exe));
+            assert_eq!(sandbox, prefix.join("bin").join(SANDBOX_PROGRAM));
+        }
+        let given = fs_server(Some("/dev/fs.js".into()), Some(&prefix.join("bin/preflight")));
+        assert_eq!(given, Some(PathBuf::from("/dev/fs.js")), "the variable still wins");
     }
 }
