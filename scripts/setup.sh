@@ -5,12 +5,13 @@
 #   scripts/setup.sh            C toolchain, Node.js, runtime/'s npm packages (the MCP servers),
 #                               the embedded model (`preflight model fetch`)
 #   scripts/setup.sh --desktop  also the Tauri/WebKit packages, Xvfb, the e2e tools (tauri-driver,
-#                               WebKitWebDriver), ui/'s npm packages
+#                               WebKitWebDriver), ui/'s npm packages, tools/'s (the Tauri bundler
+#                               scripts/package.sh runs)
 #
 # What decides "already done":
 #   - Debian packages: `dpkg-query` says installed ("ii"). `apt-get update` runs once, and only
 #     when something is missing.
-#   - runtime/ (and ui/): `npm ci` runs only when node_modules is absent or its stamp
+#   - runtime/ (and ui/, tools/): `npm ci` runs only when node_modules is absent or its stamp
 #     (node_modules/.preflight-lock.sha256) differs from the sha256 of package-lock.json.
 #     The stamp is written after a successful `npm ci`, so an interrupted install is redone.
 #   - the embedded model: its file is in the models folder ($PREFLIGHT_MODELS_DIR, default
@@ -24,7 +25,7 @@ desktop=0
 for arg in "$@"; do
   case "$arg" in
     --desktop) desktop=1 ;;
-    -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown argument: $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -109,6 +110,8 @@ fs_server="$repo/runtime/node_modules/@modelcontextprotocol/server-filesystem/di
 
 if ((desktop)); then
   npm_ci "$repo/ui"
+  # The Tauri bundler (@tauri-apps/cli, pinned): the npm package carries its prebuilt binary.
+  npm_ci "$repo/tools"
   # The WebDriver front for Tauri apps (the e2e tests); WebKitWebDriver comes from Debian.
   tauri_driver_version=2.1.0
   if PATH="$HOME/.cargo/bin:$PATH" tauri-driver --help >/dev/null 2>&1; then
