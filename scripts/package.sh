@@ -21,7 +21,8 @@
 # src-tauri/tauri.conf.json (a link to the root config) with paths relative to src-tauri/; the
 # paths that depend on this build (binaries, resources, the UI, the icons) go in a generated
 # `--config` merged over it. Binaries are packed as cargo wrote them (--no-binary-patching: the
-# bundle-type marker is only for Tauri's updater, which Preflight does not use).
+# bundle-type marker is only for Tauri's updater, which Preflight does not use), from copies:
+# the bundler never writes in cargo's target folder.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -74,7 +75,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The build-dependent part of the bundler's configuration, as absolute paths (node quotes JSON).
-node - "$repo" "$bin_dir" "$fs_modules" "$version" >"$work/package.json" <<'JS'
+node - "$repo" "$work/target/$profile" "$fs_modules" "$version" >"$work/package.json" <<'JS'
 const [repo, bin, modules, version] = process.argv.slice(2);
 const path = require("node:path");
 const base = require(path.join(repo, "tauri.conf.json"));
@@ -98,12 +99,17 @@ if (version) config.version = version;
 console.log(JSON.stringify(config, null, 2));
 JS
 
-bundle_dir="$bin_dir/bundle/deb"
-rm -rf "$bundle_dir"
+# The bundler reads the main binary from <target>/<profile>/ and, done, writes it back there
+# (even with --no-binary-patching), which fails while the binary runs (an e2e test) and would
+# touch cargo's output: it gets a target folder of its own, with copies of the binaries.
+stage="$work/target"
+mkdir -p "$stage/$profile"
+cp "$bin_dir"/{preflight-desktop,preflight,preflight-sandbox} "$stage/$profile/"
+bundle_dir="$stage/$profile/bundle/deb"
 say "bundling the $profile build${version:+ as version $version}"
 bundle_flags=(--bundles deb --no-binary-patching --ci --config "$work/package.json")
 [[ $profile == debug ]] && bundle_flags+=(--debug)
-(cd src-tauri && "$tauri" bundle "${bundle_flags[@]}" >&2)
+(cd src-tauri && CARGO_TARGET_DIR="$stage" "$tauri" bundle "${bundle_flags[@]}" >&2)
 
 built=("$bundle_dir"/*.deb)
 [[ -f "${built[0]}" && ${#built[@]} == 1 ]] || die "expected one .deb in $bundle_dir, found: ${built[*]}"

@@ -9,7 +9,9 @@
 #   4. schemathesis against a real `preflight serve` (scripts/schemathesis.sh), a bounded
 #      fuzzing run of the planner and turn_plan parsers (scripts/fuzz.sh);
 #      the UI: type check and component tests (vitest);
-#   5. the desktop app end to end in its real window under Xvfb (scripts/e2e.sh).
+#   5. the desktop app end to end in its real window under Xvfb (scripts/e2e.sh);
+#   6. the .deb of that debug build installed as a user would (scripts/install-test.sh: the
+#      window and `preflight serve` from the package, upgrade, removal), then removed.
 # With arguments, only `cargo test` runs, with the arguments (e.g.
 # `scripts/test.sh -p preflight-engine`, `scripts/test.sh -- --nocapture`).
 # A pre-set CARGO_TARGET_DIR is respected; everything shares one target/ (debug).
@@ -76,3 +78,7 @@ echo "test: ui/ type check, component tests" >&2
 
 echo "test: end to end (scripts/e2e.sh)" >&2
 E2E_SKIP_SETUP=1 E2E_SKIP_BUILD=1 bash scripts/e2e.sh
+
+# The package of the debug build just tested (no release build: CI's time), installed with apt.
+echo "test: the .deb installed, started, upgraded and removed (scripts/install-test.sh)" >&2
+PACKAGE_SKIP_BUILD=1 bash scripts/install-test.sh
