@@ -48,8 +48,9 @@ fi
 # its venvs the same way.
 base_packages=(build-essential pkg-config cmake clang libclang-dev bubblewrap python3-venv)
 # Desktop shell (Tauri v2 on WebKitGTK 4.1) and its end-to-end tests (Xvfb, WebKitWebDriver,
-# ImageMagick's `import` for screenshots). No OpenSSL: nothing in the tree links openssl-sys.
-desktop_packages=(libwebkit2gtk-4.1-dev xvfb xauth webkit2gtk-driver imagemagick)
+# ImageMagick's `import` for screenshots, xdotool to drive the native file picker as a user
+# would). No OpenSSL: nothing in the tree links openssl-sys.
+desktop_packages=(libwebkit2gtk-4.1-dev xvfb xauth webkit2gtk-driver imagemagick xdotool)
 
 wanted=("${base_packages[@]}")
 ((desktop)) && wanted+=("${desktop_packages[@]}")

@@ -11,7 +11,7 @@ import { warmUpMarkdown } from "./lib/markdown";
 import { activeCard } from "./lib/chatState";
 import { useChat } from "./lib/useChat";
 import { ChatOptions } from "./components/ChatOptions";
-import { Composer, LOCKED_NOTICE } from "./components/Composer";
+import { Composer, LOCKED_NOTICE, type FileSource } from "./components/Composer";
 import { Messages } from "./components/Messages";
 import { ModelNotice } from "./components/ModelNotice";
 import { Settings } from "./components/Settings";
@@ -31,6 +31,9 @@ function markReady() {
     warmUpMarkdown();
   });
 }
+
+/** The message box's files: the native picker, the engine's checks, the window's drops. */
+const FILES: FileSource = { pick: api.pickFiles, check: api.checkFiles, subscribe: api.onFileDrop };
 
 export function App() {
   const [screen, setScreen] = useState<Screen>({ kind: "loading" });
@@ -228,7 +231,8 @@ export function App() {
             locked={locked}
             running={phase === "planning" || phase === "executing"}
             awaitingApproval={activeCard(state.view)?.kind === "plan"}
-            onSend={(text) => run(() => api.sendMessage(id, text), refreshChats)}
+            onSend={(text, files) => run(() => api.sendMessage(id, text, files), refreshChats)}
+            files={FILES}
             onStop={() => void run(() => api.stopTurn(id))}
             onEditLast={() => {
               const last = [...state.view.messages].reverse().find((m) => m.role === "user" && !m.plan_answer);

@@ -4,6 +4,7 @@
 
 mod app;
 mod chats;
+mod files;
 #[cfg(test)]
 mod names;
 mod plan;
@@ -26,6 +27,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chats::delete_chat,
         chats::watch_chat,
         chats::send_message,
+        files::pick_files,
+        files::check_files,
         chats::edit_message,
         chats::stop_turn,
         plan::answer_question,

@@ -18,6 +18,8 @@ pub const COMMANDS: &[&str] = &[
     "delete_chat",
     "watch_chat",
     "send_message",
+    "pick_files",
+    "check_files",
     "edit_message",
     "stop_turn",
     "answer_question",

@@ -1,8 +1,24 @@
 // The message box: Enter sends, Shift+Enter is a new line. Locked while the planner's
 // questions wait ("Answer the planner's questions first"); Stop while a turn runs.
-import { useState } from "preact/hooks";
+// Files come with the paperclip (the native picker) or dropped on the window; their chips
+// show name and size and can be removed before sending.
+import { useEffect, useState } from "preact/hooks";
+
+import type { PickedFile } from "../generated/PickedFile";
+import { AttachmentChips, PaperclipIcon, mergeFiles } from "./Attachments";
 
 export const LOCKED_NOTICE = "Answer the planner's questions first";
+
+/** What dropping files on the window reports (the shell's drag-and-drop events). */
+export type DropEvent = { type: "over" } | { type: "drop"; paths: string[] } | { type: "leave" };
+
+/** Attaching files: the picker, the check of dropped paths, and the window's drops. */
+export interface FileSource {
+  pick: () => Promise<PickedFile[]>;
+  check: (paths: string[]) => Promise<PickedFile[]>;
+  /** Calls `handler` for each drag-and-drop event until the returned function is called. */
+  subscribe: (handler: (event: DropEvent) => void) => () => void;
+}
 
 export interface ComposerProps {
   /** Questions wait for answers: nothing may be sent. */
@@ -12,23 +28,45 @@ export interface ComposerProps {
   /** A plan waits for approval: a message is revision feedback. */
   awaitingApproval: boolean;
   /** Resolves true when the message was taken (the box is then cleared). */
-  onSend: (text: string) => Promise<boolean>;
+  onSend: (text: string, files: string[]) => Promise<boolean>;
   onStop: () => void;
   /** ↑ in the empty box: edit the last message. */
   onEditLast?: () => void;
+  /** Without it the box takes no files. */
+  files?: FileSource;
 }
 
-export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast }: ComposerProps) {
+export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast, files: source }: ComposerProps) {
   const [text, setText] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
+  const [files, setFiles] = useState<PickedFile[]>([]);
+  const [dragging, setDragging] = useState(false);
+  // Plan feedback carries no files (the engine refuses them): the paperclip waits.
+  const attachable = source !== undefined && !locked && !awaitingApproval;
+  const add = (added: PickedFile[]) => setFiles((current) => mergeFiles(current, added));
+  useEffect(() => {
+    if (!source || !attachable) return undefined;
+    return source.subscribe((event) => {
+      setDragging(event.type === "over");
+      if (event.type === "drop" && event.paths.length > 0) void source.check(event.paths).then(add);
+    });
+  }, [source, attachable]);
   const send = async () => {
     if (locked) {
       setNotice(LOCKED_NOTICE);
       return;
     }
     if (text.trim() === "") return;
+    const refused = files.find((file) => file.error);
+    if (refused) {
+      setNotice(`${refused.name} cannot be attached: remove it first`);
+      return;
+    }
     setNotice(null);
-    if (await onSend(text)) setText("");
+    if (await onSend(text, files.map((file) => file.path))) {
+      setText("");
+      setFiles([]);
+    }
   };
   const placeholder = locked
     ? LOCKED_NOTICE
@@ -37,7 +75,8 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
       : "Message Preflight (Enter sends, Shift+Enter for a new line)";
   return (
     <form
-      class={`composer${locked ? " locked" : ""}`}
+      class={`composer${locked ? " locked" : ""}${dragging ? " dragging" : ""}`}
+      data-testid="composer"
       onSubmit={(event) => {
         event.preventDefault();
         void send();
@@ -48,7 +87,22 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
           {notice}
         </p>
       )}
+      {dragging && <p class="drop-hint" data-testid="drop-hint">Drop to attach</p>}
+      <AttachmentChips files={files} onRemove={(path) => setFiles(files.filter((file) => file.path !== path))} />
       <div class="composer-row">
+        {source && (
+          <button
+            type="button"
+            class="secondary attach"
+            data-testid="attach"
+            aria-label="Attach files"
+            title={attachable ? "Attach files (or drop them here)" : "Files go with a task or a message, not with plan feedback"}
+            disabled={!attachable}
+            onClick={() => void source.pick().then(add)}
+          >
+            <PaperclipIcon />
+          </button>
+        )}
         <textarea
           data-testid="message-box"
           aria-label="Message"

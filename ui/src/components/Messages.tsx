@@ -9,6 +9,7 @@ import type { PlanEdit } from "../generated/PlanEdit";
 import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
 import { sandboxRunTool } from "../lib/sandbox";
+import { MessageFiles } from "./Attachments";
 import { ChangeCard } from "./ChangeCard";
 import { CompletionCard } from "./CompletionCard";
 import { PlanCard } from "./PlanCard";
@@ -247,13 +248,7 @@ function UserMessage({ message, edits, running, planAgain }: { message: Extract<
   return (
     <div class="message user" data-message-id={message.id}>
       <p class="user-text">{message.content}</p>
-      {message.files.length > 0 && (
-        <ul class="message-files small">
-          {message.files.map((file) => (
-            <li key={file}>{file}</li>
-          ))}
-        </ul>
-      )}
+      <MessageFiles attachments={message.attachments} files={message.files} />
       {edits && !running && (
         <button type="button" class="edit-message" data-testid="edit-message" aria-label="Edit and re-send" title="Edit and re-send" onClick={() => edits.onEditStart(message.id)}>
           ✎

@@ -2,10 +2,12 @@
 // and the `{code, message}` error every command rejects with. Types come from ../generated.
 import { invoke, Channel } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
 
 import type { ApiError } from "../generated/ApiError";
 import type { ErrorCode } from "../generated/ErrorCode";
 import { ERROR_CODES } from "../generated/errorCodes";
+import type { DropEvent } from "../components/Composer";
 import type { AppSettings } from "../generated/AppSettings";
 import type { Chat } from "../generated/Chat";
 import type { ChatHit } from "../generated/ChatHit";
@@ -16,6 +18,7 @@ import type { NewChat } from "../generated/NewChat";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanChange } from "../generated/PlanChange";
+import type { PickedFile } from "../generated/PickedFile";
 import type { PlanFolder } from "../generated/PlanFolder";
 import type { SandboxView } from "../generated/SandboxView";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
@@ -80,6 +83,18 @@ export const api = {
   deleteChat: (chat_id: string) => call<boolean>("delete_chat", { chat_id }),
   sendMessage: (chat_id: string, content: string, files: string[] = []) =>
     call<ChatView>("send_message", { chat_id, content, files }),
+  /** The native file picker: the files chosen, each checked ([] when cancelled). */
+  pickFiles: () => call<PickedFile[]>("pick_files", {}),
+  /** Checks dropped paths by the rules a send applies. */
+  checkFiles: (paths: string[]) => call<PickedFile[]>("check_files", { paths }),
+  /** Files dragged over and dropped on the window (the shell's drag-and-drop events). */
+  onFileDrop: (handler: (event: DropEvent) => void): (() => void) => {
+    const stop = getCurrentWebview().onDragDropEvent(({ payload }) => {
+      if (payload.type === "drop") handler({ type: "drop", paths: payload.paths });
+      else handler({ type: payload.type === "leave" ? "leave" : "over" });
+    });
+    return () => void stop.then((unlisten) => unlisten());
+  },
   editMessage: (chat_id: string, message_id: string, content: string) =>
     call<ChatView>("edit_message", { chat_id, message_id, content }),
   stopTurn: (chat_id: string) => call<ChatView>("stop_turn", { chat_id }),

@@ -38,6 +38,34 @@ pub fn chat_attachments(messages: &[Message]) -> Vec<Attachment> {
         .collect()
 }
 
+/// A file the window is about to attach (picked or dropped), checked by the rules a send
+/// applies, so the message box can show its chip, or why it cannot be attached.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PickedFile {
+    pub path: String,
+    pub name: String,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub size: u64,
+    /// Why it cannot be attached; none when it can.
+    pub error: Option<String>,
+}
+
+/// [`PickedFile`] for an absolute path.
+pub fn check_file(path: &str) -> PickedFile {
+    let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned());
+    let name = name.unwrap_or_else(|| path.to_owned());
+    match source_path(path, None) {
+        Ok(source) => {
+            let size = std::fs::metadata(&source).map(|m| m.len()).unwrap_or_default();
+            PickedFile { path: path.to_owned(), name, size, error: None }
+        }
+        Err(error) => {
+            PickedFile { path: path.to_owned(), name, size: 0, error: Some(error.message) }
+        }
+    }
+}
+
 /// The copies made for one message; removed on drop unless [`Copies::keep`] was called.
 pub struct Copies {
     paths: Vec<PathBuf>,

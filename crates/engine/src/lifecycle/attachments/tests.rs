@@ -78,3 +78,14 @@ fn copies_not_kept_are_removed_and_big_files_refused() {
     let error = copy_attachments(&[big.to_string_lossy().into()], None, &dir, &[]).err().unwrap();
     assert!(error.message.contains("at most 25.0 MB"), "{}", error.message);
 }
+
+#[test]
+fn a_picked_file_is_checked_by_the_rules_of_a_send() {
+    let outside = tempfile::tempdir().unwrap();
+    let good = write(outside.path(), "good.txt", b"fine");
+    let picked = check_file(&good);
+    assert_eq!((picked.name.as_str(), picked.size, picked.error), ("good.txt", 4, None));
+    let folder = check_file(&outside.path().to_string_lossy());
+    assert!(folder.error.unwrap().contains("not a regular file"));
+    assert!(check_file("notes.txt").error.unwrap().contains("absolute path"));
+}
