@@ -24,6 +24,11 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 say() { echo "install-test: $*" >&2; }
 die() { echo "install-test: error: $*" >&2; exit 1; }
+case "${1:-}" in
+  "") ;;
+  -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) die "unknown argument: $1 (try --help)" ;;
+esac
 
 if ((EUID == 0)); then
   as_root=()

@@ -36,7 +36,7 @@ while (($#)); do
   case "$1" in
     --debug) profile=debug ;;
     --version) (($# >= 2)) || die "--version needs a value"; version=$2; shift ;;
-    -h | --help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $1 (try --help)" ;;
   esac
   shift
