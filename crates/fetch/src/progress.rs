@@ -74,12 +74,13 @@ mod tests {
     fn the_first_and_last_bytes_are_reported_and_the_rest_at_most_every_100_ms() {
         let mut seen = Vec::new();
         let mut sink = |progress: Progress| seen.push((progress.phase, progress.done));
-        let mut meter = Meter::new(&mut sink, 30);
-        for _ in 0..3 {
-            meter.advance(10);
+        {
+            let mut meter = Meter::new(&mut sink, 30);
+            for _ in 0..3 {
+                meter.advance(10);
+            }
+            meter.report(Phase::Verifying);
         }
-        meter.report(Phase::Verifying);
-        drop(meter);
         assert_eq!(
             seen,
             [(Phase::Downloading, 10), (Phase::Downloading, 30), (Phase::Verifying, 30)]
