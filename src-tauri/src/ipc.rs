@@ -46,10 +46,39 @@ pub struct EmbeddedModel {
     pub id: String,
     pub name: String,
     pub default: bool,
-    /// The whole file is there (by size; the engine checks it loads).
+    /// The whole file is there (by size; the engine checks it loads, an install checks its
+    /// SHA-256).
     pub installed: bool,
-    /// How to install it when it is not: the command to run.
-    pub fetch_command: String,
+    /// The file's size in bytes.
+    pub size: u64,
+    /// The SHA-256 the catalog pins for the file (lowercase hex): an install is refused
+    /// unless the file has it.
+    pub sha256: String,
+}
+
+/// Where an install is, sent over the `Channel` the window passes to `install_model`: at
+/// most every 100 ms while bytes arrive, and at each change of phase.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ModelProgress {
+    pub model_id: String,
+    pub phase: InstallPhase,
+    /// Bytes downloaded, of `total`.
+    pub done: u64,
+    pub total: u64,
+    /// The average download rate so far.
+    pub bytes_per_second: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum InstallPhase {
+    Downloading,
+    /// Every byte is in; the file is being unpacked and its SHA-256 checked.
+    Verifying,
+    /// Installed and verified.
+    Done,
 }
 
 #[cfg(test)]
@@ -70,8 +99,11 @@ mod tests {
         ChatRef::export(&config).unwrap();
         AppInfo::export(&config).unwrap();
         EmbeddedModel::export(&config).unwrap();
+        ModelProgress::export(&config).unwrap();
+        InstallPhase::export(&config).unwrap();
         let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated/desktop");
-        let own = ["ChatEvent", "ChatRef", "AppInfo", "EmbeddedModel"];
+        let own =
+            ["ChatEvent", "ChatRef", "AppInfo", "EmbeddedModel", "ModelProgress", "InstallPhase"];
         for name in own.map(|name| format!("{name}.ts")) {
             // The engine's types live one folder up, with the engine's own check.
             let mut text = std::fs::read_to_string(fresh.path().join(&name))

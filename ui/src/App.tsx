@@ -14,6 +14,7 @@ import { ChatOptions } from "./components/ChatOptions";
 import { Composer, LOCKED_NOTICE, type FileSource } from "./components/Composer";
 import { Messages } from "./components/Messages";
 import { ModelNotice } from "./components/ModelNotice";
+import { useModelInstalls } from "./components/ModelManager";
 import { Settings } from "./components/Settings";
 import { SearchChats } from "./components/SearchChats";
 import { Sidebar } from "./components/Sidebar";
@@ -47,6 +48,12 @@ export function App() {
   const [searching, setSearching] = useState(false);
   const chat = useChat(selected, generation);
   const phaseNow = chat.state?.view.state.phase ?? "idle";
+  // After an install or removal: the catalog again, and the chat watched anew (an install of
+  // the model the engine runs on re-opens the engine, which ends the old watch).
+  const installs = useModelInstalls(async () => {
+    setInfo(await api.appInfo());
+    setGeneration((n) => n + 1);
+  });
 
 
   const loadChats = useCallback(async (select?: string) => {
@@ -116,6 +123,8 @@ export function App() {
       <Settings
         settings={settings}
         models={info?.models ?? []}
+        installs={installs}
+        modelsDir={info?.models_dir ?? ""}
         firstRun={screen.firstRun}
         problem={screen.problem}
         onSave={saveSettings}
@@ -138,7 +147,7 @@ export function App() {
   const refreshChats = () => void loadChats();
   const openSettings = () => setScreen({ kind: "settings", firstRun: false, problem: null });
   const notice = settings?.provider === "embedded" && (
-    <ModelNotice model={settings.model} models={info?.models ?? []} onSettings={openSettings} />
+    <ModelNotice model={settings.model} models={info?.models ?? []} installs={installs} onSettings={openSettings} />
   );
 
   return (

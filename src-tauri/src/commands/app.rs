@@ -1,29 +1,16 @@
 //! The app itself: what the window asks first, the settings screen, the start-up figure.
 
-use preflight_embedded::catalog;
 use preflight_engine::lifecycle::settings::{self, AppSettings, SettingsUpdate};
 use preflight_engine::lifecycle::ApiError;
 use tauri::State;
 
-use crate::ipc::{AppInfo, EmbeddedModel};
+use crate::ipc::AppInfo;
 use crate::shell::{since_start_ms, Shell};
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn app_info(shell: State<'_, Shell>) -> Result<AppInfo, ApiError> {
     let dir = shell.models.dir().to_owned();
-    let files = catalog::local_files(&dir).unwrap_or_default();
-    let models = catalog::MODELS
-        .iter()
-        .map(|model| EmbeddedModel {
-            id: model.id.to_owned(),
-            name: model.name.to_owned(),
-            default: model.id == catalog::DEFAULT_MODEL,
-            installed: files
-                .iter()
-                .any(|file| file.catalog == Some(model) && file.size == model.size),
-            fetch_command: format!("preflight model fetch --model {}", model.id),
-        })
-        .collect();
+    let models = super::models::embedded_models(&dir);
     Ok(AppInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         home: shell.home.to_string_lossy().into_owned(),

@@ -4,6 +4,7 @@
 
 mod app;
 mod chats;
+mod models;
 mod files;
 #[cfg(test)]
 mod names;
@@ -41,6 +42,9 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         plan::plan_changes,
         plan::answer_plan_change,
         plan::open_plan_folder,
+        models::install_model,
+        models::cancel_model_install,
+        models::remove_model,
     ]
 }
 

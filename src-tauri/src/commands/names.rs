@@ -32,4 +32,7 @@ pub const COMMANDS: &[&str] = &[
     "plan_changes",
     "answer_plan_change",
     "open_plan_folder",
+    "install_model",
+    "cancel_model_install",
+    "remove_model",
 ];

@@ -7,12 +7,16 @@ import type { AppSettings } from "../generated/AppSettings";
 import type { ProviderChoice } from "../generated/ProviderChoice";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
+import { ModelManager, isInstalled, type ModelInstalls } from "./ModelManager";
 import { embeddedModel } from "./ModelNotice";
 
 export interface SettingsProps {
   settings: AppSettings;
   /** The embedded catalog, with what the models folder holds. */
   models: EmbeddedModel[];
+  /** The window's model installs (Settings → Models). */
+  installs: ModelInstalls;
+  modelsDir: string;
   firstRun: boolean;
   /** Why the engine is not running, when it is not. */
   problem: string | null;
@@ -26,7 +30,7 @@ const PROVIDERS: { value: ProviderChoice; label: string; baseUrl: string }[] = [
   { value: "embedded", label: "Embedded model (offline)", baseUrl: "" },
 ];
 
-export function Settings({ settings, models, firstRun, problem, onSave, onClose }: SettingsProps) {
+export function Settings({ settings, models, installs, modelsDir, firstRun, problem, onSave, onClose }: SettingsProps) {
   const [form, setForm] = useState<SettingsUpdate>({
     provider: settings.provider,
     base_url: settings.base_url,
@@ -84,7 +88,7 @@ export function Settings({ settings, models, firstRun, problem, onSave, onClose 
                     <option key={entry.id} value={entry.id}>
                       {entry.name}
                       {entry.default ? " (default)" : ""}
-                      {entry.installed ? "" : " — not installed"}
+                      {isInstalled(entry, installs.states[entry.id]) ? "" : " — not installed"}
                     </option>
                   ))}
                 </select>
@@ -92,12 +96,7 @@ export function Settings({ settings, models, firstRun, problem, onSave, onClose 
               <p class="muted small" data-testid="embedded-help">
                 Runs on this computer with no account and no network. It is tiny: plans are rough and it answers without tools. A real
                 model gives far better plans.
-                {chosen && !chosen.installed && (
-                  <>
-                    {" "}
-                    Install this one with <code>{chosen.fetch_command}</code>.
-                  </>
-                )}
+                {chosen && !isInstalled(chosen, installs.states[chosen.id]) && " This one is not installed yet: install it under Models below."}
               </p>
             </>
           )}
@@ -153,6 +152,7 @@ export function Settings({ settings, models, firstRun, problem, onSave, onClose 
         </div>
         <p class="muted small">Settings are kept in {settings.config_path}.</p>
       </form>
+      <ModelManager models={models} installs={installs} modelsDir={modelsDir} />
     </main>
   );
 }

@@ -26,6 +26,8 @@ import type { TaskPanel } from "../generated/TaskPanel";
 import type { AppInfo } from "../generated/desktop/AppInfo";
 import type { ChatEvent } from "../generated/desktop/ChatEvent";
 import type { ChatRef } from "../generated/desktop/ChatRef";
+import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
+import type { ModelProgress } from "../generated/desktop/ModelProgress";
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
@@ -110,6 +112,15 @@ export const api = {
   answerPlanChange: (chat_id: string, change_id: string, approve: boolean) =>
     call<ChatView>("answer_plan_change", { chat_id, change_id, approve }),
   openPlanFolder: (chat_id: string) => call<PlanFolder>("open_plan_folder", { chat_id }),
+  /** Downloads and verifies a catalog model, reporting to `onProgress`; resolves with its entry, installed. */
+  installModel: (model_id: string, onProgress: (progress: ModelProgress) => void) => {
+    const channel = new Channel<ModelProgress>();
+    channel.onmessage = onProgress;
+    return call<EmbeddedModel>("install_model", { model_id, channel });
+  },
+  /** Stops an install (it then rejects with ERR_CANCELLED); whether one was running. */
+  cancelModelInstall: (model_id: string) => call<boolean>("cancel_model_install", { model_id }),
+  removeModel: (model_id: string) => call<EmbeddedModel>("remove_model", { model_id }),
 };
 
 export interface ChatListeners {

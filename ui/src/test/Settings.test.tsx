@@ -7,11 +7,14 @@ import { Settings } from "../components/Settings";
 import type { AppSettings } from "../generated/AppSettings";
 import type { Chat } from "../generated/Chat";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
+import type { ModelInstalls } from "../components/ModelManager";
 
 const models: EmbeddedModel[] = [
-  { id: "smollm2", name: "SmolLM2-135M-Instruct (Q4_1)", default: true, installed: true, fetch_command: "preflight model fetch --model smollm2" },
-  { id: "gemma3", name: "Gemma 3 270M (Q4_K_M)", default: false, installed: false, fetch_command: "preflight model fetch --model gemma3" },
+  { id: "smollm2", name: "SmolLM2-135M-Instruct (Q4_1)", default: true, installed: true, size: 98_362_432, sha256: "b179c952".padEnd(64, "0") },
+  { id: "gemma3", name: "Gemma 3 270M (Q4_K_M)", default: false, installed: false, size: 253_113_024, sha256: "a5fd3b62".padEnd(64, "0") },
 ];
+
+const installs = (): ModelInstalls => ({ states: {}, install: vi.fn(), cancel: vi.fn(), remove: vi.fn() });
 
 const embedded: AppSettings = {
   configured: true,
@@ -25,9 +28,9 @@ const embedded: AppSettings = {
 };
 
 describe("the embedded model in the window", () => {
-  it("the notice names the model, says a real model plans better, and tells how to install a missing one", () => {
+  it("the notice names the model, says a real model plans better, and installs a missing one", () => {
     const onSettings = vi.fn();
-    const { unmount } = render(<ModelNotice model="" models={models} onSettings={onSettings} />);
+    const { unmount } = render(<ModelNotice model="" models={models} installs={installs()} onSettings={onSettings} />);
     const notice = screen.getByTestId("model-notice").textContent ?? "";
     expect(notice).toContain("SmolLM2-135M-Instruct");
     expect(notice).toContain("far better plans");
@@ -35,13 +38,17 @@ describe("the embedded model in the window", () => {
     fireEvent.click(screen.getByTestId("notice-settings"));
     expect(onSettings).toHaveBeenCalled();
     unmount();
-    render(<ModelNotice model="gemma3" models={models} onSettings={onSettings} />);
-    expect(screen.getByTestId("model-notice").textContent).toContain("preflight model fetch --model gemma3");
+    const missing = installs();
+    render(<ModelNotice model="gemma3" models={models} installs={missing} onSettings={onSettings} />);
+    expect(screen.getByTestId("model-notice").textContent).toContain("not installed yet");
+    expect(screen.getByTestId("model-notice").textContent).not.toContain("preflight model fetch");
+    fireEvent.click(screen.getByText("Install Gemma (253 MB)"));
+    expect(missing.install).toHaveBeenCalledWith("gemma3");
   });
 
   it("settings switch from the embedded model to a provider and back, with the model list", async () => {
     const onSave = vi.fn(async () => null);
-    render(<Settings settings={embedded} models={models} firstRun={false} problem={null} onSave={onSave} onClose={null} />);
+    render(<Settings settings={embedded} models={models} installs={installs()} modelsDir="/m" firstRun={false} problem={null} onSave={onSave} onClose={null} />);
     const select = screen.getByTestId("embedded-model") as HTMLSelectElement;
     expect(select.value).toBe("smollm2");
     expect(Array.from(select.options).map((o) => o.textContent)).toEqual([
@@ -49,7 +56,7 @@ describe("the embedded model in the window", () => {
       "Gemma 3 270M (Q4_K_M) — not installed",
     ]);
     fireEvent.change(select, { target: { value: "gemma3" } });
-    expect(screen.getByTestId("embedded-help").textContent).toContain("preflight model fetch --model gemma3");
+    expect(screen.getByTestId("embedded-help").textContent).toContain("install it under Models below");
 
     fireEvent.change(screen.getByTestId("provider"), { target: { value: "openai" } });
     expect(screen.queryByTestId("embedded-model")).toBeNull();

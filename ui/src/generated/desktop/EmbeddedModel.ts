@@ -9,10 +9,16 @@ export type EmbeddedModel = {
  */
 id: string, name: string, default: boolean, 
 /**
- * The whole file is there (by size; the engine checks it loads).
+ * The whole file is there (by size; the engine checks it loads, an install checks its
+ * SHA-256).
  */
 installed: boolean, 
 /**
- * How to install it when it is not: the command to run.
+ * The file's size in bytes.
  */
-fetch_command: string, };
+size: number, 
+/**
+ * The SHA-256 the catalog pins for the file (lowercase hex): an install is refused
+ * unless the file has it.
+ */
+sha256: string, };
