@@ -68,7 +68,7 @@ function publish(file, name) {
   copyFileSync(file, join(dir, name));
 }
 
-test("Settings → Models: install with progress, cancel leaves nothing, install verified by SHA-256, remove", async () => {
+test("Settings → Models: install with progress, cancel leaves nothing, install verified by SHA-256, remove; the notice installs too", async () => {
   const index = await startIndex(installedModelsDir());
   const models = mkdtempSync(join(tmpdir(), "preflight-e2e-models-"));
   let app;
@@ -126,6 +126,15 @@ test("Settings → Models: install with progress, cancel leaves nothing, install
     await app.waitText(STATUS, /^Not installed$/);
     assert.deepEqual(readdirSync(models), []);
     await app.find('[data-testid="model-install-smollm2"]');
+
+    // The notice's button starts the same install, with its progress in the notice.
+    await app.click("button", "Close");
+    await app.click('[data-testid="model-notice"] [data-testid="model-install-smollm2"]');
+    await waitFor(async () => progressOf(await app.text(`[data-testid="model-notice"] ${STATUS}`))?.done > 0, "progress in the notice");
+    await app.screenshot("notice-installing");
+    await app.click('[data-testid="model-notice"] [data-testid="model-cancel-smollm2"]');
+    await app.waitText(`[data-testid="model-notice"] ${STATUS}`, /^Cancelled: nothing was kept\./);
+    assert.deepEqual(readdirSync(models), [], "nothing left after the notice's cancel either");
   } finally {
     await app?.stop();
     index.child.kill("SIGTERM");

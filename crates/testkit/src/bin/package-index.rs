@@ -109,7 +109,6 @@ async fn answer(
     index: Arc<Index>,
 ) -> Result<Response<Body>, Infallible> {
     let path = request.uri().path();
-    eprintln!("package-index: GET {path}");
     if path == format!("/pypi/{}/json", index.package) {
         return Ok(plain(StatusCode::OK, project_page(&index).to_string()));
     }
