@@ -108,6 +108,8 @@ npm_ci() {
 npm_ci "$repo/runtime"
 fs_server="$repo/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 [[ -f "$fs_server" ]] || die "the MCP filesystem server is missing after npm ci: $fs_server"
+# Reference MCP servers the tests run as real peers (tests/peers; never shipped).
+npm_ci "$repo/tests/peers"
 
 if ((desktop)); then
   npm_ci "$repo/ui"

@@ -44,6 +44,8 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::ChatHit::export_all(&config).unwrap();
     ApiError::export_all(&config).unwrap();
     preflight_engine::lifecycle::attachments::PickedFile::export_all(&config).unwrap();
+    preflight_engine::lifecycle::McpSettings::export_all(&config).unwrap();
+    preflight_engine::lifecycle::McpServerSave::export_all(&config).unwrap();
     NewChat::export_all(&config).unwrap();
     ChatPatch::export_all(&config).unwrap();
     TaskPanel::export_all(&config).unwrap();

@@ -18,7 +18,12 @@ pub fn chat(home: &std::path::Path) -> (Arc<Store>, ChatId) {
         save_plans: false,
     };
     let chat_id = store.create_chat(&settings).unwrap().id;
-    let body = MessageBody::User { content: "go".into(), files: vec![], plan_answer: false };
+    let body = MessageBody::User {
+        content: "go".into(),
+        files: vec![],
+        attachments: vec![],
+        plan_answer: false,
+    };
     let user = Message { id: MessageId::new(), created_at: preflight_engine::now_rfc3339(), body };
     store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();
     store.save_task_list(&chat_id, &TaskList::from_steps(["read", "write"]).unwrap()).unwrap();

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 /// The server classes of DESIGN §4's profile table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum ServerClass {
     /// `@modelcontextprotocol/server-filesystem`, rooted at the chat's workspace.

@@ -287,6 +287,14 @@ struct FileShape {
     servers: Ordered<RawEntry>,
 }
 
+/// One entry of `mcp.json` read on its own, by the rules of [`parse_servers`]: the settings
+/// screen shows each entry's own error.
+pub(crate) fn parse_entry(name: &str, entry: &serde_json::Value) -> Result<ServerEntry, String> {
+    let raw: RawEntry = serde_json::from_value(entry.clone())
+        .map_err(|error| format!("server `{name}`: {error}"))?;
+    raw.into_entry(name.to_owned())
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawEntry {

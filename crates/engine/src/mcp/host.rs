@@ -31,6 +31,8 @@ pub struct McpHost {
     config: Arc<McpConfig>,
     /// The configured servers as the adapters may show them; replaced on reload.
     servers: Arc<RwLock<Vec<ServerInfo>>>,
+    /// What every server starts from (the registry has the same).
+    base: Arc<BaseEnvironment>,
 }
 
 impl McpHost {
@@ -47,8 +49,8 @@ impl McpHost {
             shutdown_grace: config.shutdown_grace,
             retry_after: config.retry_after,
         };
-        let (requests, views) = registry::spawn(servers, limits, base);
-        Ok(McpHost { requests, views, config: Arc::new(config), servers: infos })
+        let (requests, views) = registry::spawn(servers, limits, Arc::clone(&base));
+        Ok(McpHost { requests, views, config: Arc::new(config), servers: infos, base })
     }
 
     /// The configured servers: name, class and the program or package that runs.
@@ -275,8 +277,16 @@ impl McpHost {
             self.send(Request::Dead { key: live.key.clone(), generation: live.generation }).await;
     }
 
-    async fn send(&self, request: Request) -> Result<(), McpError> {
+    pub(crate) async fn send(&self, request: Request) -> Result<(), McpError> {
         self.requests.send(request).await.map_err(|_| McpError::Stopped)
+    }
+
+    pub(crate) fn config(&self) -> &McpConfig {
+        &self.config
+    }
+
+    pub(crate) fn base(&self) -> &Arc<BaseEnvironment> {
+        &self.base
     }
 }
 

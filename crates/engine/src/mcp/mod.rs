@@ -13,6 +13,7 @@
 pub mod classify;
 pub mod config;
 mod connection;
+pub mod edit;
 mod error;
 mod host;
 pub mod launch;
@@ -23,6 +24,7 @@ mod registry;
 pub mod result;
 pub mod sandbox;
 pub mod schema;
+pub mod status;
 mod transport;
 mod view;
 

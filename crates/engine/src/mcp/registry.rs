@@ -96,6 +96,14 @@ pub(crate) enum Request {
     Running {
         reply: oneshot::Sender<Vec<RunningServer>>,
     },
+    Status {
+        reply: oneshot::Sender<Vec<super::status::ServerStatus>>,
+    },
+    /// Stops every instance of `server`; the reply counts them.
+    Restart {
+        server: String,
+        reply: oneshot::Sender<usize>,
+    },
     Shutdown {
         reply: oneshot::Sender<()>,
     },
@@ -198,6 +206,15 @@ impl Registry {
             }
             Request::Running { reply } => {
                 let _ = reply.send(self.running());
+            }
+            Request::Status { reply } => {
+                let _ = reply.send(self.status());
+            }
+            Request::Restart { server, reply } => {
+                let keys: Vec<ServerKey> =
+                    self.slots.keys().filter(|key| *key.server == *server).cloned().collect();
+                keys.iter().for_each(|key| drop(self.remove_slot(key)));
+                let _ = reply.send(keys.len());
             }
             Request::Shutdown { reply } => return ControlFlow::Break(reply),
         }
@@ -389,6 +406,31 @@ impl Registry {
         self.servers = servers;
         self.views.clear();
         self.publish();
+    }
+
+    fn status(&self) -> Vec<super::status::ServerStatus> {
+        use super::status::{ServerState, ServerStatus};
+        let mut status: Vec<ServerStatus> = self
+            .slots
+            .iter()
+            .map(|(key, slot)| {
+                let state = match slot {
+                    Slot::Starting { .. } => ServerState::Starting,
+                    Slot::Running(c) => ServerState::Running {
+                        pid: c.process.pid(),
+                        tools: c.live.tools.iter().map(|tool| tool.name.clone()).collect(),
+                    },
+                    Slot::Failed { error, .. } => ServerState::Failed { error: error.to_string() },
+                };
+                ServerStatus {
+                    server: key.server.to_string(),
+                    workspace: key.workspace.clone(),
+                    state,
+                }
+            })
+            .collect();
+        status.sort_by(|a, b| (&a.server, &a.workspace).cmp(&(&b.server, &b.workspace)));
+        status
     }
 
     fn running(&self) -> Vec<RunningServer> {

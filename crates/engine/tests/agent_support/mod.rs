@@ -55,7 +55,12 @@ impl Harness {
         let user = Message {
             id: MessageId::new(),
             created_at: preflight_engine::now_rfc3339(),
-            body: MessageBody::User { content: TASK.into(), files: vec![], plan_answer: false },
+            body: MessageBody::User {
+                content: TASK.into(),
+                files: vec![],
+                attachments: vec![],
+                plan_answer: false,
+            },
         };
         store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();
         let server = ScriptedServer::start(script).await.unwrap();

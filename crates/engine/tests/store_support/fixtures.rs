@@ -26,6 +26,7 @@ pub fn user(content: &str) -> Message {
     message(MessageBody::User {
         content: content.to_owned(),
         files: vec!["notes.txt".to_owned()],
+        attachments: vec![],
         plan_answer: false,
     })
 }
@@ -37,7 +38,12 @@ pub fn answer(question: &str, answer: &str) -> String {
 
 /// Rejection feedback (or any synthetic answer), stored like an answer.
 pub fn feedback(content: &str) -> Message {
-    message(MessageBody::User { content: content.to_owned(), files: vec![], plan_answer: true })
+    message(MessageBody::User {
+        content: content.to_owned(),
+        files: vec![],
+        attachments: vec![],
+        plan_answer: true,
+    })
 }
 
 pub fn assistant(content: &str) -> Message {

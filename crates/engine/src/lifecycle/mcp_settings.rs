@@ -1,0 +1,230 @@
+//! The MCP servers as the settings screen shows and changes them: each entry of `mcp.json`
+//! (or the one Preflight supplies) with its class, its own error, its state and which
+//! tools each profile sees; saving an entry (`mcp/edit.rs`: validated, written atomically,
+//! every other server kept), removing, restarting and testing one.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::mcp::config::{parse_entry, parse_servers, ServerEntry};
+use crate::mcp::edit::{edit_servers, ServerChange};
+use crate::mcp::profile::{server_in_profile, tool_in_profile};
+use crate::mcp::status::{ServerState, ServerStatus};
+use crate::mcp::{Profile, ServerClass};
+
+use super::error::ApiError;
+use super::Engine;
+
+/// `mcp.json` and its servers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpSettings {
+    pub path: String,
+    pub servers: Vec<McpServerView>,
+    /// Why the file as a whole cannot be read (not JSON, not the shape); each entry's own
+    /// problem is on the entry.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpServerView {
+    pub name: String,
+    /// The entry as written (to edit it).
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    pub entry: Value,
+    pub class: Option<ServerClass>,
+    /// Preflight adds it (no entry in the file runs that kind of server).
+    pub supplied: bool,
+    /// The entry's own error (the engine's words), or what it lacks to run.
+    pub error: Option<String>,
+    /// Whether planning turns see this server at all (DESIGN §4).
+    pub planning: bool,
+    pub state: McpServerState,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum McpServerState {
+    NotStarted,
+    Starting,
+    Running { tools: Vec<McpTool> },
+    Failed { error: String },
+}
+
+/// A tool of a server and whether a planning turn may see it (execution sees every one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpTool {
+    pub name: String,
+    pub planning: bool,
+}
+
+/// A server entry to save (or test): `replaces` names the entry it edits.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpServerSave {
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub replaces: Option<String>,
+    pub name: String,
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    pub entry: Value,
+}
+
+impl Engine {
+    /// The servers of `mcp.json` with their state.
+    pub async fn mcp_settings(&self) -> Result<McpSettings, ApiError> {
+        let path = self.inner.mcp.config().mcp_json();
+        let text = read_optional(&path)?;
+        let status = self.inner.mcp.status().await.unwrap_or_default();
+        let (mut servers, error) = self.entries(&path, text.as_deref());
+        for server in &mut servers {
+            server.state = state_of(&server.name, server.class, &status);
+        }
+        Ok(McpSettings { path: path.to_string_lossy().into_owned(), servers, error })
+    }
+
+    /// Puts one entry into `mcp.json` (nothing is written when the result would not load),
+    /// then reloads the servers: a changed one is stopped and starts anew on next use.
+    pub async fn save_mcp_server(&self, save: McpServerSave) -> Result<McpSettings, ApiError> {
+        let McpServerSave { replaces, name, entry } = save;
+        self.change_mcp_json(ServerChange::Put { replaces, name, entry }).await
+    }
+
+    pub async fn remove_mcp_server(&self, name: &str) -> Result<McpSettings, ApiError> {
+        self.change_mcp_json(ServerChange::Remove { name: name.to_owned() }).await
+    }
+
+    /// Stops the server's instances; chats start it afresh on their next use.
+    pub async fn restart_mcp_server(&self, name: &str) -> Result<McpSettings, ApiError> {
+        self.inner.mcp.restart(name).await.map_err(mcp_error)?;
+        self.mcp_settings().await
+    }
+
+    /// Starts the entry on its own and lists its tools (nothing is saved).
+    pub async fn test_mcp_server(&self, save: McpServerSave) -> Result<Vec<McpTool>, ApiError> {
+        let entry = parse_entry(&save.name, &save.entry).map_err(ApiError::bad_request)?;
+        let tools = self.inner.mcp.probe(&entry).await.map_err(mcp_error)?;
+        Ok(tools.into_iter().map(|name| tool(entry.class, name)).collect())
+    }
+
+    async fn change_mcp_json(&self, change: ServerChange) -> Result<McpSettings, ApiError> {
+        let config = self.inner.mcp.config();
+        let path = config.mcp_json();
+        let text = read_optional(&path)?;
+        let next = edit_servers(&path, text.as_deref(), &change, config)
+            .map_err(|error| ApiError::bad_request(error.to_string()))?;
+        preflight_files::write_atomic(&path, next.as_bytes())
+            .map_err(|error| ApiError::internal(error.to_string()))?;
+        self.inner.mcp.reload().await.map_err(mcp_error)?;
+        self.mcp_settings().await
+    }
+
+    /// Every entry of the file, each with its own error, plus the ones Preflight supplies
+    /// when the whole file loads.
+    fn entries(
+        &self,
+        path: &std::path::Path,
+        text: Option<&str>,
+    ) -> (Vec<McpServerView>, Option<String>) {
+        let config = self.inner.mcp.config();
+        let parsed: Result<Value, String> = match text {
+            None => Ok(Value::Object(Default::default())),
+            Some(text) => {
+                serde_json::from_str(text).map_err(|e| format!("{}: {e}", path.display()))
+            }
+        };
+        let raw = match parsed {
+            Ok(value) => {
+                value.get("mcpServers").and_then(Value::as_object).cloned().unwrap_or_default()
+            }
+            Err(error) => return (Vec::new(), Some(error)),
+        };
+        let mut views: Vec<McpServerView> = raw
+            .iter()
+            .map(|(name, entry)| view(name, entry.clone(), parse_entry(name, entry), false))
+            .collect();
+        let whole = parse_servers(path, text.unwrap_or("{}"), config);
+        if let Ok(loaded) = &whole {
+            for entry in loaded.iter().filter(|entry| !raw.contains_key(&entry.name)) {
+                views.push(view(&entry.name, supplied_entry(entry), Ok(entry.clone()), true));
+            }
+        }
+        let error = whole
+            .err()
+            .map(|error| error.to_string())
+            .filter(|_| views.iter().all(|v| v.error.is_none()));
+        (views, error)
+    }
+}
+
+fn view(
+    name: &str,
+    entry: Value,
+    parsed: Result<ServerEntry, String>,
+    supplied: bool,
+) -> McpServerView {
+    let (class, error) = match parsed {
+        Ok(parsed) => (Some(parsed.class), parsed.missing),
+        Err(error) => (None, Some(error)),
+    };
+    McpServerView {
+        name: name.to_owned(),
+        entry,
+        class,
+        supplied,
+        error,
+        planning: class.is_some_and(|class| server_in_profile(Profile::Planning, class)),
+        state: McpServerState::NotStarted,
+    }
+}
+
+/// The entry Preflight supplies, in the file's format (to copy into `mcp.json` and change).
+fn supplied_entry(entry: &ServerEntry) -> Value {
+    let env: serde_json::Map<String, Value> =
+        entry.env.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    serde_json::json!({"command": entry.command, "args": entry.args, "env": env})
+}
+
+/// One state for all instances of a server: running beats starting beats failed.
+fn state_of(name: &str, class: Option<ServerClass>, status: &[ServerStatus]) -> McpServerState {
+    let mine: Vec<&ServerState> =
+        status.iter().filter(|s| s.server == name).map(|s| &s.state).collect();
+    let class = class.unwrap_or(ServerClass::Other);
+    if let Some(ServerState::Running { tools, .. }) =
+        mine.iter().find(|s| matches!(s, ServerState::Running { .. }))
+    {
+        return McpServerState::Running {
+            tools: tools.iter().map(|name| tool(class, name.clone())).collect(),
+        };
+    }
+    if mine.iter().any(|s| matches!(s, ServerState::Starting)) {
+        return McpServerState::Starting;
+    }
+    match mine.iter().find_map(|s| match s {
+        ServerState::Failed { error } => Some(error.clone()),
+        _ => None,
+    }) {
+        Some(error) => McpServerState::Failed { error },
+        None => McpServerState::NotStarted,
+    }
+}
+
+fn tool(class: ServerClass, name: String) -> McpTool {
+    let planning = tool_in_profile(Profile::Planning, class, &name);
+    McpTool { name, planning }
+}
+
+fn read_optional(path: &std::path::Path) -> Result<Option<String>, ApiError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(ApiError::internal(format!("{}: {error}", path.display()))),
+    }
+}
+
+fn mcp_error(error: crate::mcp::McpError) -> ApiError {
+    ApiError::bad_request(error.to_string())
+}
