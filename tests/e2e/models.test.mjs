@@ -27,8 +27,8 @@ const SMOLLM2 = {
 const RATE = 20_000_000;
 const STATUS = '[data-testid="model-status-smollm2"]';
 
-/** The models folder scripts/setup.sh fills: where the real file comes from. */
-function installedModelsDir() {
+/** The real SmolLM2 file, in the models folder scripts/setup.sh fills. */
+function installedModelFile() {
   const dir = process.env.PREFLIGHT_MODELS_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "preflight/models");
   const file = join(dir, SMOLLM2.file);
   if (!existsSync(file)) throw new Error(`${file} is missing: run scripts/setup.sh (preflight model fetch) first`);
@@ -69,7 +69,7 @@ function publish(file, name) {
 }
 
 test("Settings → Models: install with progress, cancel leaves nothing, install verified by SHA-256, remove; the notice installs too", async () => {
-  const index = await startIndex(installedModelsDir());
+  const index = await startIndex(installedModelFile());
   const models = mkdtempSync(join(tmpdir(), "preflight-e2e-models-"));
   let app;
   try {

@@ -46,7 +46,11 @@ pub async fn install_model(
     drop(install);
     tracing::info!(model = model.id, ?fetched, "model installed");
     if matches!(fetched, Fetched::Downloaded(_)) && engine_wants(&shell, model) {
-        shell.reopen().await?;
+        // The model is installed either way; an engine that fails to open says why in
+        // `app_info`'s start-up error, which the window shows.
+        if let Err(error) = shell.reopen().await {
+            tracing::error!(%error, "the engine did not re-open on the installed model");
+        }
     }
     Ok(embedded_model(model, &catalog::local_files(&dir).unwrap_or_default()))
 }
