@@ -15,6 +15,7 @@ import { Composer, LOCKED_NOTICE, type FileSource } from "./components/Composer"
 import { Messages } from "./components/Messages";
 import { ModelNotice } from "./components/ModelNotice";
 import { useModelInstalls } from "./components/ModelManager";
+import type { McpSource } from "./components/McpServers";
 import { Settings } from "./components/Settings";
 import { SearchChats } from "./components/SearchChats";
 import { Sidebar } from "./components/Sidebar";
@@ -35,6 +36,8 @@ function markReady() {
 
 /** The message box's files: the native picker, the engine's checks, the window's drops. */
 const FILES: FileSource = { pick: api.pickFiles, check: api.checkFiles, subscribe: api.onFileDrop };
+/** Settings → MCP servers: the engine's commands. */
+const MCP: McpSource = { load: api.mcpSettings, save: api.saveMcpServer, remove: api.removeMcpServer, restart: api.restartMcpServer, test: api.testMcpServer };
 
 export function App() {
   const [screen, setScreen] = useState<Screen>({ kind: "loading" });
@@ -124,6 +127,7 @@ export function App() {
         settings={settings}
         models={info?.models ?? []}
         installs={installs}
+        mcp={MCP}
         modelsDir={info?.models_dir ?? ""}
         firstRun={screen.firstRun}
         problem={screen.problem}

@@ -4,8 +4,9 @@
 
 mod app;
 mod chats;
-mod models;
 mod files;
+mod mcp;
+mod models;
 #[cfg(test)]
 mod names;
 mod plan;
@@ -42,6 +43,11 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         plan::plan_changes,
         plan::answer_plan_change,
         plan::open_plan_folder,
+        mcp::mcp_settings,
+        mcp::save_mcp_server,
+        mcp::remove_mcp_server,
+        mcp::restart_mcp_server,
+        mcp::test_mcp_server,
         models::install_model,
         models::cancel_model_install,
         models::remove_model,

@@ -7,6 +7,7 @@ import type { AppSettings } from "../generated/AppSettings";
 import type { ProviderChoice } from "../generated/ProviderChoice";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
+import { McpServers, type McpSource } from "./McpServers";
 import { ModelManager, isInstalled, type ModelInstalls } from "./ModelManager";
 import { embeddedModel } from "./ModelNotice";
 
@@ -16,6 +17,8 @@ export interface SettingsProps {
   models: EmbeddedModel[];
   /** The window's model installs (Settings → Models). */
   installs: ModelInstalls;
+  /** Settings → MCP servers, while the engine runs. */
+  mcp?: McpSource;
   modelsDir: string;
   firstRun: boolean;
   /** Why the engine is not running, when it is not. */
@@ -30,7 +33,7 @@ const PROVIDERS: { value: ProviderChoice; label: string; baseUrl: string }[] = [
   { value: "embedded", label: "Embedded model (offline)", baseUrl: "" },
 ];
 
-export function Settings({ settings, models, installs, modelsDir, firstRun, problem, onSave, onClose }: SettingsProps) {
+export function Settings({ settings, models, installs, mcp, modelsDir, firstRun, problem, onSave, onClose }: SettingsProps) {
   const [form, setForm] = useState<SettingsUpdate>({
     provider: settings.provider,
     base_url: settings.base_url,
@@ -153,6 +156,7 @@ export function Settings({ settings, models, installs, modelsDir, firstRun, prob
         <p class="muted small">Settings are kept in {settings.config_path}.</p>
       </form>
       <ModelManager models={models} installs={installs} modelsDir={modelsDir} />
+      {mcp && !firstRun && !problem && <McpServers source={mcp} />}
     </main>
   );
 }

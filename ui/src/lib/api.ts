@@ -14,6 +14,9 @@ import type { ChatHit } from "../generated/ChatHit";
 import type { ChatPatch } from "../generated/ChatPatch";
 import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
+import type { McpServerSave } from "../generated/McpServerSave";
+import type { McpSettings } from "../generated/McpSettings";
+import type { McpTool } from "../generated/McpTool";
 import type { NewChat } from "../generated/NewChat";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
@@ -112,6 +115,12 @@ export const api = {
   answerPlanChange: (chat_id: string, change_id: string, approve: boolean) =>
     call<ChatView>("answer_plan_change", { chat_id, change_id, approve }),
   openPlanFolder: (chat_id: string) => call<PlanFolder>("open_plan_folder", { chat_id }),
+  mcpSettings: () => call<McpSettings>("mcp_settings", {}),
+  saveMcpServer: (save: McpServerSave) => call<McpSettings>("save_mcp_server", { save }),
+  removeMcpServer: (name: string) => call<McpSettings>("remove_mcp_server", { name }),
+  restartMcpServer: (name: string) => call<McpSettings>("restart_mcp_server", { name }),
+  /** Starts the entry on its own and lists its tools; nothing is saved. */
+  testMcpServer: (save: McpServerSave) => call<McpTool[]>("test_mcp_server", { save }),
   /** Downloads and verifies a catalog model, reporting to `onProgress`; resolves with its entry, installed. */
   installModel: (model_id: string, onProgress: (progress: ModelProgress) => void) => {
     const channel = new Channel<ModelProgress>();

@@ -1,0 +1,252 @@
+// Settings → MCP servers: the servers of mcp.json (and the ones Preflight supplies) with
+// their class, state and which tools planning and execution see; add one (fields, or an
+// entry pasted from another client), edit, remove, restart, and test (start it on its own
+// and list its tools). The engine validates every save by its start-up rules and shows its
+// own error (file, key) when an entry is wrong; nothing is then written.
+import { useEffect, useState } from "preact/hooks";
+
+import type { McpServerSave } from "../generated/McpServerSave";
+import type { McpServerView } from "../generated/McpServerView";
+import type { McpSettings } from "../generated/McpSettings";
+import type { McpTool } from "../generated/McpTool";
+import type { ServerClass } from "../generated/ServerClass";
+import { entryFromFields, fieldsFromEntry, pastedEntry, type EntryFields, type Parsed } from "../lib/mcpEntry";
+
+/** What the section calls (the desktop commands; a test passes its own). */
+export interface McpSource {
+  load: () => Promise<McpSettings>;
+  save: (save: McpServerSave) => Promise<McpSettings>;
+  remove: (name: string) => Promise<McpSettings>;
+  restart: (name: string) => Promise<McpSettings>;
+  test: (save: McpServerSave) => Promise<McpTool[]>;
+}
+
+const CLASS_LABEL: Record<ServerClass, string> = { filesystem: "files", context7: "library docs", "code-sandbox": "code sandbox", other: "other" };
+
+/** "Planning and execution: a, b" / "Execution only: c" */
+export function ToolAccess({ tools }: { tools: McpTool[] }) {
+  const both = tools.filter((tool) => tool.planning).map((tool) => tool.name);
+  const execution = tools.filter((tool) => !tool.planning).map((tool) => tool.name);
+  return (
+    <div class="tool-access small" data-testid="tool-access">
+      {both.length > 0 && (
+        <p data-testid="planning-tools">
+          <strong>Planning and execution:</strong> {both.join(", ")}
+        </p>
+      )}
+      {execution.length > 0 && (
+        <p data-testid="execution-tools">
+          <strong>Execution only:</strong> {execution.join(", ")}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function stateText(server: McpServerView): string {
+  switch (server.state.state) {
+    case "running":
+      return `running · ${server.state.tools.length} tools`;
+    case "starting":
+      return "starting";
+    case "failed":
+      return "failed to start";
+    default:
+      return "not started (starts when a chat uses it)";
+  }
+}
+
+type Editing = { replaces: string | null; fields: EntryFields; paste: string; mode: "fields" | "paste" };
+
+const EMPTY: EntryFields = { name: "", command: "", args: "", env: "" };
+
+export function McpServers({ source }: { source: McpSource }) {
+  const [settings, setSettings] = useState<McpSettings | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const [tested, setTested] = useState<{ name: string; tools: McpTool[] } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const act = async (action: () => Promise<McpSettings | void>, after?: () => void) => {
+    setBusy(true);
+    try {
+      const next = await action();
+      if (next) setSettings(next);
+      setError(null);
+      after?.();
+    } catch (caught) {
+      setError((caught as { message?: string }).message ?? String(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  useEffect(() => void act(source.load), [source]);
+  const openEditor = (next: Editing) => {
+    setTested(null);
+    setError(null);
+    setEditing(next);
+  };
+  const parsed = (): Parsed | null => (editing ? (editing.mode === "paste" ? pastedEntry(editing.paste, editing.fields.name) : entryFromFields(editing.fields)) : null);
+  const toSave = (): McpServerSave | null => {
+    const result = parsed();
+    if (!result) return null;
+    if (!result.ok) {
+      setError(result.error);
+      return null;
+    }
+    return { replaces: editing?.replaces ?? undefined, name: result.name, entry: result.entry };
+  };
+  const test = (save: McpServerSave) =>
+    act(async () => {
+      setTested(null);
+      setTested({ name: save.name, tools: await source.test(save) });
+    });
+  return (
+    <section class="mcp-servers" data-testid="mcp-servers" aria-label="MCP servers">
+      <h2>MCP servers</h2>
+      <p class="muted small">
+        Kept in {settings?.path ?? "mcp.json"}. While planning, only the read tools of file and library-docs servers are offered; execution gets every tool.
+      </p>
+      {settings?.error && (
+        <p class="error" role="alert" data-testid="mcp-file-error">
+          {settings.error}
+        </p>
+      )}
+      <ul class="mcp-list">
+        {settings?.servers.map((server) => (
+          <li key={server.name} class="mcp-server" data-testid="mcp-server" data-name={server.name}>
+            <div class="row">
+              <strong>{server.name}</strong>
+              <span class="badge">{server.class ? CLASS_LABEL[server.class] : "invalid"}</span>
+              {server.supplied && <span class="badge muted">added by Preflight</span>}
+              <span class={`mcp-state ${server.state.state}`} data-testid="mcp-state">
+                {stateText(server)}
+              </span>
+            </div>
+            {server.error && (
+              <p class="error small" data-testid="mcp-entry-error">
+                {server.error}
+              </p>
+            )}
+            {server.state.state === "failed" && <pre class="mcp-stderr small">{server.state.error}</pre>}
+            {server.state.state === "running" && <ToolAccess tools={server.state.tools} />}
+            {tested?.name === server.name && !editing && <ToolAccess tools={tested.tools} />}
+            <div class="row">
+              <button type="button" class="secondary small" disabled={busy} data-testid="mcp-edit" onClick={() => openEditor({ replaces: server.supplied ? null : server.name, fields: fieldsFromEntry(server.name, server.entry), paste: JSON.stringify({ [server.name]: server.entry }, null, 2), mode: "fields" })}>
+                {server.supplied ? "Customise" : "Edit"}
+              </button>
+              {!server.error && (
+                <button type="button" class="secondary small" disabled={busy} data-testid="mcp-test" onClick={() => void test({ name: server.name, entry: server.entry })}>
+                  Test
+                </button>
+              )}
+              <button type="button" class="secondary small" disabled={busy} data-testid="mcp-restart" onClick={() => void act(() => source.restart(server.name))}>
+                Restart
+              </button>
+              {!server.supplied && (
+                <button type="button" class="secondary small" disabled={busy} data-testid="mcp-remove" onClick={() => void act(() => source.remove(server.name))}>
+                  Remove
+                </button>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {error && (
+        <p class="error" role="alert" data-testid="mcp-error">
+          {error}
+        </p>
+      )}
+      {editing ? (
+        <EntryEditor
+          editing={editing}
+          busy={busy}
+          tested={tested?.tools ?? null}
+          onChange={setEditing}
+          onTest={() => {
+            const save = toSave();
+            if (save) void test(save);
+          }}
+          onSave={() => {
+            const save = toSave();
+            if (save) void act(() => source.save(save), () => setEditing(null));
+          }}
+          onCancel={() => {
+            setEditing(null);
+            setError(null);
+          }}
+        />
+      ) : (
+        <button type="button" class="secondary" data-testid="mcp-add" onClick={() => openEditor({ replaces: null, fields: EMPTY, paste: "", mode: "fields" })}>
+          Add a server…
+        </button>
+      )}
+    </section>
+  );
+}
+
+interface EditorProps {
+  editing: Editing;
+  busy: boolean;
+  tested: McpTool[] | null;
+  onChange: (editing: Editing) => void;
+  onTest: () => void;
+  onSave: () => void;
+  onCancel: () => void;
+}
+
+function EntryEditor({ editing, busy, tested, onChange, onTest, onSave, onCancel }: EditorProps) {
+  const field = (key: keyof EntryFields) => ({
+    value: editing.fields[key],
+    onInput: (event: { currentTarget: { value: string } }) => onChange({ ...editing, fields: { ...editing.fields, [key]: event.currentTarget.value } }),
+  });
+  return (
+    <fieldset class="mcp-editor" data-testid="mcp-editor">
+      <legend>{editing.replaces ? `Edit ${editing.replaces}` : "Add a server"}</legend>
+      <div class="row" role="tablist">
+        <button type="button" role="tab" aria-selected={editing.mode === "fields"} class={editing.mode === "fields" ? "primary small" : "secondary small"} onClick={() => onChange({ ...editing, mode: "fields" })}>
+          Command
+        </button>
+        <button type="button" role="tab" aria-selected={editing.mode === "paste"} data-testid="mcp-paste-tab" class={editing.mode === "paste" ? "primary small" : "secondary small"} onClick={() => onChange({ ...editing, mode: "paste" })}>
+          Paste JSON
+        </button>
+      </div>
+      <label>
+        Name
+        <input data-testid="mcp-name" {...field("name")} placeholder="everything" />
+      </label>
+      {editing.mode === "fields" ? (
+        <>
+          <label>
+            Command
+            <input data-testid="mcp-command" {...field("command")} placeholder="npx" />
+          </label>
+          <label>
+            Arguments (one per line; ${"{workspace}"} is the chat's folder)
+            <textarea data-testid="mcp-args" rows={3} {...field("args")} placeholder={"-y\n@modelcontextprotocol/server-everything"} />
+          </label>
+          <label>
+            Environment (NAME=value per line)
+            <textarea data-testid="mcp-env" rows={2} {...field("env")} />
+          </label>
+        </>
+      ) : (
+        <label>
+          An entry as other clients write it
+          <textarea data-testid="mcp-paste" rows={6} value={editing.paste} onInput={(event) => onChange({ ...editing, paste: event.currentTarget.value })} placeholder={'{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}'} />
+        </label>
+      )}
+      {tested && <ToolAccess tools={tested} />}
+      <div class="row">
+        <button type="button" class="primary" disabled={busy} data-testid="mcp-save" onClick={onSave}>
+          Save
+        </button>
+        <button type="button" class="secondary" disabled={busy} data-testid="mcp-editor-test" onClick={onTest}>
+          {busy ? "Working…" : "Test"}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,72 @@
+// An `mcp.json` server entry as the settings editor handles it: the fields a user fills in
+// (command, one argument per line, NAME=value per line), and an entry pasted in the format
+// other clients use. The engine checks the result again when it is saved or tested.
+
+export interface EntryFields {
+  name: string;
+  command: string;
+  /** One argument per line. */
+  args: string;
+  /** One `NAME=value` per line. */
+  env: string;
+}
+
+export type Parsed = { ok: true; name: string; entry: Record<string, unknown> } | { ok: false; error: string };
+
+/** The entry the fields describe, or what is wrong with them. */
+export function entryFromFields(fields: EntryFields): Parsed {
+  const name = fields.name.trim();
+  if (name === "") return { ok: false, error: "A server needs a name." };
+  const command = fields.command.trim();
+  if (command === "") return { ok: false, error: "A server needs a command." };
+  const args = fields.args.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const env: Record<string, string> = {};
+  for (const line of fields.env.split("\n").map((l) => l.trim()).filter((l) => l !== "")) {
+    const at = line.indexOf("=");
+    if (at <= 0) return { ok: false, error: `Environment line "${line}" is not NAME=value.` };
+    env[line.slice(0, at).trim()] = line.slice(at + 1);
+  }
+  const entry: Record<string, unknown> = { command, args };
+  if (Object.keys(env).length > 0) entry.env = env;
+  return { ok: true, name, entry };
+}
+
+/** The fields of a stored entry (an entry with other keys is edited as JSON instead). */
+export function fieldsFromEntry(name: string, entry: Record<string, unknown>): EntryFields {
+  const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
+  const env = entry.env && typeof entry.env === "object" ? Object.entries(entry.env as Record<string, unknown>) : [];
+  return {
+    name,
+    command: typeof entry.command === "string" ? entry.command : "",
+    args: args.join("\n"),
+    env: env.map(([key, value]) => `${key}=${String(value)}`).join("\n"),
+  };
+}
+
+/**
+ * An entry pasted as `{"mcpServers": {"name": {…}}}`, `{"name": {…}}` or a bare
+ * `{"command": …}` (named `fallback`).
+ */
+export function pastedEntry(text: string, fallback: string): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `Not JSON: ${(error as Error).message}` };
+  }
+  if (!isObject(value)) return { ok: false, error: "Not a JSON object." };
+  let servers = value;
+  if (isObject(value.mcpServers)) servers = value.mcpServers;
+  else if ("command" in value || "url" in value) {
+    return fallback.trim() ? { ok: true, name: fallback.trim(), entry: value } : { ok: false, error: "Give the server a name." };
+  }
+  const entries = Object.entries(servers);
+  if (entries.length > 1) return { ok: false, error: "It holds more than one server: paste one at a time." };
+  const [first] = entries;
+  if (!first || !isObject(first[1])) return { ok: false, error: "It holds no server entry." };
+  return { ok: true, name: first[0], entry: first[1] };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+
+import { entryFromFields, fieldsFromEntry, pastedEntry } from "../lib/mcpEntry";
+
+describe("mcp.json entries in the editor", () => {
+  it("fields make an entry: one argument per line, NAME=value per line", () => {
+    const parsed = entryFromFields({ name: " docs ", command: "npx", args: "-y\n\n@scope/server\n", env: "TOKEN=a=b\nMODE=fast" });
+    expect(parsed).toEqual({ ok: true, name: "docs", entry: { command: "npx", args: ["-y", "@scope/server"], env: { TOKEN: "a=b", MODE: "fast" } } });
+    expect(fieldsFromEntry("docs", { command: "npx", args: ["-y", "@scope/server"], env: { TOKEN: "a=b" } })).toEqual({ name: "docs", command: "npx", args: "-y\n@scope/server", env: "TOKEN=a=b" });
+  });
+
+  it("says what is missing or wrong", () => {
+    expect(entryFromFields({ name: "", command: "x", args: "", env: "" })).toEqual({ ok: false, error: "A server needs a name." });
+    expect(entryFromFields({ name: "a", command: " ", args: "", env: "" })).toEqual({ ok: false, error: "A server needs a command." });
+    expect(entryFromFields({ name: "a", command: "x", args: "", env: "JUSTANAME" })).toEqual({ ok: false, error: 'Environment line "JUSTANAME" is not NAME=value.' });
+  });
+
+  it("takes an entry pasted in the formats other clients use", () => {
+    const entry = { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] };
+    expect(pastedEntry(JSON.stringify({ mcpServers: { everything: entry } }), "")).toEqual({ ok: true, name: "everything", entry });
+    expect(pastedEntry(JSON.stringify({ everything: entry }), "")).toEqual({ ok: true, name: "everything", entry });
+    expect(pastedEntry(JSON.stringify(entry), "mine")).toEqual({ ok: true, name: "mine", entry });
+    expect(pastedEntry(JSON.stringify(entry), "")).toEqual({ ok: false, error: "Give the server a name." });
+    expect(pastedEntry('{"a": {}, "b": {}}', "")).toMatchObject({ ok: false, error: expect.stringContaining("more than one") });
+    expect(pastedEntry("[1]", "")).toEqual({ ok: false, error: "Not a JSON object." });
+    expect(pastedEntry("{nope", "")).toMatchObject({ ok: false, error: expect.stringContaining("Not JSON") });
+  });
+});
