@@ -67,6 +67,16 @@ async fn a_server_is_added_tested_restarted_and_removed_and_a_bad_entry_changes_
     let failed = engine.test_mcp_server(save(None, "failing", failing)).await.unwrap_err();
     assert!(failed.message.contains("no token given"), "its stderr is shown: {}", failed.message);
 
+    let marked =
+        json!({"command": "node", "args": [everything(), "stdio"], "readWhilePlanning": true});
+    let tools = engine.test_mcp_server(save(None, "everything", marked)).await.unwrap();
+    let planning: Vec<&str> =
+        tools.iter().filter(|t| t.planning).map(|t| t.name.as_str()).collect();
+    assert!(
+        planning.contains(&"echo") && !planning.contains(&"toggle-simulated-logging"),
+        "{planning:?}"
+    );
+
     let restarted = engine.restart_mcp_server("everything").await.unwrap();
     let server = restarted.servers.iter().find(|s| s.name == "everything").unwrap();
     assert_eq!(server.state, McpServerState::NotStarted);

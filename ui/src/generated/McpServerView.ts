@@ -18,4 +18,8 @@ error: string | null,
 /**
  * Whether planning turns see this server at all (DESIGN §4).
  */
-planning: boolean, state: McpServerState, };
+planning: boolean, 
+/**
+ * `readWhilePlanning`: the planner sees its read-only tools.
+ */
+read_while_planning: boolean, state: McpServerState, };

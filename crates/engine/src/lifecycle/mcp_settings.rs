@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::mcp::config::{parse_entry, parse_servers, ServerEntry};
 use crate::mcp::edit::{edit_servers, ServerChange};
-use crate::mcp::profile::{server_in_profile, tool_in_profile};
-use crate::mcp::status::{ServerState, ServerStatus};
+use crate::mcp::profile::{planning_uses, tool_in_profile};
+use crate::mcp::status::{ProbedTool, ServerState, ServerStatus};
 use crate::mcp::{Profile, ServerClass};
 
 use super::error::ApiError;
@@ -40,6 +40,8 @@ pub struct McpServerView {
     pub error: Option<String>,
     /// Whether planning turns see this server at all (DESIGN §4).
     pub planning: bool,
+    /// `readWhilePlanning`: the planner sees its read-only tools.
+    pub read_while_planning: bool,
     pub state: McpServerState,
 }
 
@@ -81,7 +83,7 @@ impl Engine {
         let status = self.inner.mcp.status().await.unwrap_or_default();
         let (mut servers, error) = self.entries(&path, text.as_deref());
         for server in &mut servers {
-            server.state = state_of(&server.name, server.class, &status);
+            server.state = state_of(server, &status);
         }
         Ok(McpSettings { path: path.to_string_lossy().into_owned(), servers, error })
     }
@@ -107,7 +109,8 @@ impl Engine {
     pub async fn test_mcp_server(&self, save: McpServerSave) -> Result<Vec<McpTool>, ApiError> {
         let entry = parse_entry(&save.name, &save.entry).map_err(ApiError::bad_request)?;
         let tools = self.inner.mcp.probe(&entry).await.map_err(mcp_error)?;
-        Ok(tools.into_iter().map(|name| tool(entry.class, name)).collect())
+        let marked = entry.read_while_planning;
+        Ok(tools.iter().map(|probed| tool(entry.class, marked, probed)).collect())
     }
 
     async fn change_mcp_json(&self, change: ServerChange) -> Result<McpSettings, ApiError> {
@@ -166,9 +169,9 @@ fn view(
     parsed: Result<ServerEntry, String>,
     supplied: bool,
 ) -> McpServerView {
-    let (class, error) = match parsed {
-        Ok(parsed) => (Some(parsed.class), parsed.missing),
-        Err(error) => (None, Some(error)),
+    let (class, error, marked) = match parsed {
+        Ok(parsed) => (Some(parsed.class), parsed.missing, parsed.read_while_planning),
+        Err(error) => (None, Some(error), false),
     };
     McpServerView {
         name: name.to_owned(),
@@ -176,7 +179,8 @@ fn view(
         class,
         supplied,
         error,
-        planning: class.is_some_and(|class| server_in_profile(Profile::Planning, class)),
+        planning: class.is_some_and(|class| planning_uses(class, marked)),
+        read_while_planning: marked,
         state: McpServerState::NotStarted,
     }
 }
@@ -189,15 +193,15 @@ fn supplied_entry(entry: &ServerEntry) -> Value {
 }
 
 /// One state for all instances of a server: running beats starting beats failed.
-fn state_of(name: &str, class: Option<ServerClass>, status: &[ServerStatus]) -> McpServerState {
+fn state_of(server: &McpServerView, status: &[ServerStatus]) -> McpServerState {
     let mine: Vec<&ServerState> =
-        status.iter().filter(|s| s.server == name).map(|s| &s.state).collect();
-    let class = class.unwrap_or(ServerClass::Other);
+        status.iter().filter(|s| s.server == server.name).map(|s| &s.state).collect();
+    let (class, marked) = (server.class.unwrap_or(ServerClass::Other), server.read_while_planning);
     if let Some(ServerState::Running { tools, .. }) =
         mine.iter().find(|s| matches!(s, ServerState::Running { .. }))
     {
         return McpServerState::Running {
-            tools: tools.iter().map(|name| tool(class, name.clone())).collect(),
+            tools: tools.iter().map(|probed| tool(class, marked, probed)).collect(),
         };
     }
     if mine.iter().any(|s| matches!(s, ServerState::Starting)) {
@@ -212,9 +216,9 @@ fn state_of(name: &str, class: Option<ServerClass>, status: &[ServerStatus]) -> 
     }
 }
 
-fn tool(class: ServerClass, name: String) -> McpTool {
-    let planning = tool_in_profile(Profile::Planning, class, &name);
-    McpTool { name, planning }
+fn tool(class: ServerClass, marked: bool, probed: &ProbedTool) -> McpTool {
+    let by_class = tool_in_profile(Profile::Planning, class, &probed.name);
+    McpTool { name: probed.name.clone(), planning: by_class || marked && probed.read_only }
 }
 
 fn read_optional(path: &std::path::Path) -> Result<Option<String>, ApiError> {

@@ -3,7 +3,9 @@
 //!
 //! `mcp.json` has the shape other MCP clients use:
 //! `{"mcpServers": {"<name>": {"command": "…", "args": ["…"], "env": {"K": "V"}}}}`.
-//! `"type": "stdio"` is accepted (some clients write it); any other key, an HTTP (`url`)
+//! `"type": "stdio"` is accepted (some clients write it), and Preflight's own
+//! `"readWhilePlanning": true` lets planning turns see the server's tools annotated
+//! `readOnlyHint: true` and not `destructiveHint` (`profile.rs`); any other key, an HTTP (`url`)
 //! server, a duplicate name or a missing command is an error naming the file and the
 //! problem, and a file with an error changes nothing. The literal `${workspace}` in `args`
 //! becomes the chat's workspace folder; a server using it runs once per workspace (never *in*
@@ -116,6 +118,8 @@ pub struct ServerEntry {
     /// Why the entry cannot run: what is missing (the default filesystem server when the
     /// set-up did not install it).
     pub missing: Option<String>,
+    /// `"readWhilePlanning": true`: planning turns see its read-only tools (DESIGN §4).
+    pub read_while_planning: bool,
 }
 
 /// Makes the `changes` of [`McpConfig::inherited_env`] to what `command` inherits: a value
@@ -255,6 +259,7 @@ pub fn default_sandbox(sandbox: &SandboxDefault) -> ServerEntry {
         env: sandbox.env.clone(),
         class: ServerClass::CodeSandbox,
         missing,
+        read_while_planning: false,
     }
 }
 
@@ -277,6 +282,7 @@ pub fn default_filesystem(config: &McpConfig) -> ServerEntry {
         args,
         env: Vec::new(),
         missing,
+        read_while_planning: false,
     }
 }
 
@@ -305,6 +311,8 @@ struct RawEntry {
     env: Ordered<String>,
     #[serde(rename = "type")]
     kind: Option<String>,
+    #[serde(rename = "readWhilePlanning", default)]
+    read_while_planning: bool,
     url: Option<de::IgnoredAny>,
 }
 
@@ -323,7 +331,9 @@ impl RawEntry {
             _ => return Err(format!("server `{name}`: `command` is missing or empty")),
         };
         let class = classify(&name, &command, &self.args);
-        Ok(ServerEntry { name, command, args: self.args, env: self.env.0, class, missing: None })
+        let read_while_planning = self.read_while_planning;
+        let (args, env) = (self.args, self.env.0);
+        Ok(ServerEntry { name, command, args, env, class, missing: None, read_while_planning })
     }
 }
 

@@ -32,6 +32,8 @@ pub(crate) struct Live {
     pub pid: u32,
     pub peer: Peer<RoleClient>,
     pub tools: Arc<[RemoteTool]>,
+    /// The entry's `readWhilePlanning` (set by the registry once started).
+    pub marked: bool,
 }
 
 impl Live {
@@ -49,6 +51,8 @@ pub(crate) struct RemoteTool {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
+    /// Annotated `readOnlyHint: true` and not `destructiveHint: true`.
+    pub read_only: bool,
 }
 
 /// A running server, owned by the registry.
@@ -93,7 +97,11 @@ pub(crate) async fn start(
     let peer = service.peer().clone();
     let tools: Arc<[RemoteTool]> = tools.iter().map(remote_tool).collect();
     let pid = process.pid();
-    Ok(Connection { live: Live { key, class, generation, pid, peer, tools }, process, service })
+    Ok(Connection {
+        live: Live { key, class, generation, pid, peer, tools, marked: false },
+        process,
+        service,
+    })
 }
 
 async fn handshake(
@@ -135,6 +143,9 @@ fn remote_tool(tool: &Tool) -> RemoteTool {
         name: tool.name.to_string(),
         description: tool.description.as_deref().unwrap_or_default().to_string(),
         input_schema: clean_schema(&tool.input_schema),
+        read_only: tool.annotations.as_ref().is_some_and(|hints| {
+            hints.read_only_hint == Some(true) && hints.destructive_hint != Some(true)
+        }),
     }
 }
 

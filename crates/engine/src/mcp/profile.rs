@@ -68,6 +68,22 @@ pub struct ServerTools<'a> {
     pub server: &'a str,
     pub class: ServerClass,
     pub tools: Vec<&'a str>,
+    /// The user marked the server "may be read while planning" (`readWhilePlanning`).
+    pub marked: bool,
+    /// Its tools the server annotates `readOnlyHint: true` and not `destructiveHint`.
+    pub read_only: Vec<&'a str>,
+}
+
+/// Whether a planning turn uses a server of `class` the user may have `marked` readable.
+pub fn planning_uses(class: ServerClass, marked: bool) -> bool {
+    server_in_profile(Profile::Planning, class) || marked
+}
+
+/// Whether `profile` sees `tool` of `server`: the class's rule, and while planning also a
+/// marked server's read-only tools (DESIGN §4 stands for every unmarked server).
+fn sees(profile: Profile, server: &ServerTools<'_>, tool: &str) -> bool {
+    tool_in_profile(profile, server.class, tool)
+        || (profile == Profile::Planning && server.marked && server.read_only.contains(&tool))
 }
 
 /// A tool of a server, by their own names.
@@ -81,11 +97,13 @@ pub struct ToolRef<'a> {
 pub fn visible_tools<'a>(profile: Profile, servers: &[ServerTools<'a>]) -> Vec<ToolRef<'a>> {
     servers
         .iter()
-        .filter(|s| server_in_profile(profile, s.class))
+        .filter(|s| {
+            server_in_profile(profile, s.class) || (profile == Profile::Planning && s.marked)
+        })
         .flat_map(|s| {
             s.tools
                 .iter()
-                .filter(move |tool| tool_in_profile(profile, s.class, tool))
+                .filter(move |tool| sees(profile, s, tool))
                 .map(move |tool| ToolRef { server: s.server, tool })
         })
         .collect()
@@ -160,15 +178,53 @@ mod tests {
 
     fn realistic() -> Vec<ServerTools<'static>> {
         vec![
-            ServerTools { server: "filesystem", class: Filesystem, tools: FS_TOOLS.to_vec() },
+            ServerTools {
+                server: "filesystem",
+                class: Filesystem,
+                tools: FS_TOOLS.to_vec(),
+                marked: false,
+                read_only: vec![],
+            },
             ServerTools {
                 server: "context7",
                 class: Context7,
                 tools: vec!["resolve-library-id", "query-docs"],
+                marked: false,
+                read_only: vec![],
             },
-            ServerTools { server: "code-sandbox", class: CodeSandbox, tools: vec!["run_code"] },
-            ServerTools { server: "github", class: Other, tools: vec!["create_issue"] },
+            ServerTools {
+                server: "code-sandbox",
+                class: CodeSandbox,
+                tools: vec!["run_code"],
+                marked: false,
+                read_only: vec![],
+            },
+            ServerTools {
+                server: "github",
+                class: Other,
+                tools: vec!["create_issue"],
+                marked: false,
+                read_only: vec![],
+            },
         ]
+    }
+
+    #[test]
+    fn a_marked_server_offers_the_planner_its_read_only_tools_and_nothing_else() {
+        let tracker = |marked| ServerTools {
+            server: "tracker",
+            class: Other,
+            tools: vec!["list_issues", "create_issue", "get_issue"],
+            marked,
+            read_only: vec!["list_issues", "get_issue"],
+        };
+        let seen = |servers: &[ServerTools<'static>], profile| -> Vec<&'static str> {
+            visible_tools(profile, servers).into_iter().map(|t| t.tool).collect()
+        };
+        assert_eq!(seen(&[tracker(true)], Profile::Planning), ["list_issues", "get_issue"]);
+        assert!(seen(&[tracker(false)], Profile::Planning).is_empty(), "unmarked: absent");
+        assert_eq!(seen(&[tracker(true)], Profile::Execution).len(), 3);
+        assert!(planning_uses(Other, true) && !planning_uses(Other, false));
     }
 
     #[test]
@@ -229,7 +285,7 @@ mod tests {
                     if with_extra && *class != Context7 {
                         list.extend(extra.iter().map(String::as_str).filter(|t| !READ_ONLY_ALLOWLIST.contains(t)));
                     }
-                    ServerTools { server: name, class: *class, tools: list }
+                    ServerTools { server: name, class: *class, tools: list, marked: false, read_only: vec![] }
                 }).collect()
             };
             let plain = build(false);

@@ -239,7 +239,8 @@ impl Registry {
     fn keys_of(&self, profile: Profile, workspace: Option<&PathBuf>) -> Vec<(usize, ServerKey)> {
         let mut keys = Vec::new();
         for (index, entry) in self.servers.iter().enumerate() {
-            if !server_in_profile(profile, entry.class) {
+            let planning_marked = profile == Profile::Planning && entry.read_while_planning;
+            if !server_in_profile(profile, entry.class) && !planning_marked {
                 continue;
             }
             let workspace = match (entry.uses_workspace(), workspace) {
@@ -330,9 +331,14 @@ impl Registry {
             max_message_bytes: self.limits.max_message_bytes,
         };
         let (class, started_tx, task_key) = (entry.class, self.started_tx.clone(), key.clone());
+        let marked = entry.read_while_planning;
         let task = tokio::spawn(async move {
-            let outcome =
-                connection::start(task_key.clone(), class, launch, generation, limits).await;
+            let outcome = connection::start(task_key.clone(), class, launch, generation, limits)
+                .await
+                .map(|mut connection| {
+                    connection.live.marked = marked;
+                    connection
+                });
             // When the registry is gone the connection is dropped here, killing its group.
             let _ = started_tx.send(Started { key: task_key, generation, outcome });
         });
@@ -418,7 +424,7 @@ impl Registry {
                     Slot::Starting { .. } => ServerState::Starting,
                     Slot::Running(c) => ServerState::Running {
                         pid: c.process.pid(),
-                        tools: c.live.tools.iter().map(|tool| tool.name.clone()).collect(),
+                        tools: c.live.tools.iter().map(super::status::ProbedTool::of).collect(),
                     },
                     Slot::Failed { error, .. } => ServerState::Failed { error: error.to_string() },
                 };

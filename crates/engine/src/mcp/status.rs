@@ -22,12 +22,26 @@ pub struct ServerStatus {
     pub state: ServerState,
 }
 
+/// A tool a server lists, and whether it is annotated read-only (`readOnlyHint: true`, not
+/// `destructiveHint`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbedTool {
+    pub name: String,
+    pub read_only: bool,
+}
+
+impl ProbedTool {
+    pub(crate) fn of(tool: &super::connection::RemoteTool) -> ProbedTool {
+        ProbedTool { name: tool.name.clone(), read_only: tool.read_only }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerState {
     Starting,
     Running {
         pid: u32,
-        tools: Vec<String>,
+        tools: Vec<ProbedTool>,
     },
     /// The start failed: the error says why, with the server's last stderr lines.
     Failed {
@@ -53,7 +67,7 @@ impl McpHost {
 
     /// Starts `entry` on its own (a server using `${workspace}` gets an empty scratch
     /// folder), lists its tools, and stops it. The servers chats use are not touched.
-    pub async fn probe(&self, entry: &ServerEntry) -> Result<Vec<String>, McpError> {
+    pub async fn probe(&self, entry: &ServerEntry) -> Result<Vec<ProbedTool>, McpError> {
         if let Some(error) = entry.unusable() {
             return Err(error);
         }
@@ -77,7 +91,7 @@ impl McpHost {
         &self,
         entry: &ServerEntry,
         workspace: Option<PathBuf>,
-    ) -> Result<Vec<String>, McpError> {
+    ) -> Result<Vec<ProbedTool>, McpError> {
         let Some(mut launch) = entry.launch(workspace.as_deref()) else {
             let message = "it needs a workspace".to_owned();
             return Err(McpError::Spawn { server: entry.name.clone(), message });
@@ -90,7 +104,7 @@ impl McpHost {
         };
         let key = ServerKey { server: entry.name.as_str().into(), workspace };
         let started = connection::start(key, entry.class, launch, 0, limits).await?;
-        let tools = started.live.tools.iter().map(|tool| tool.name.clone()).collect();
+        let tools = started.live.tools.iter().map(ProbedTool::of).collect();
         drop(started.service);
         started.process.shutdown(config.shutdown_grace).await;
         Ok(tools)

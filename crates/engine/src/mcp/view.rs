@@ -64,6 +64,13 @@ impl TurnView {
                 server: &l.key.server,
                 class: l.class,
                 tools: l.tools.iter().map(|t| t.name.as_str()).collect(),
+                marked: l.marked,
+                read_only: l
+                    .tools
+                    .iter()
+                    .filter(|t| t.read_only)
+                    .map(|t| t.name.as_str())
+                    .collect(),
             })
             .collect();
         let names = NameMap::build(visible_tools(profile, &lists));

@@ -88,6 +88,7 @@ fn workspace_is_substituted_in_args_and_required_by_servers_that_use_it() {
         env: vec![("K".into(), "${workspace}".into())],
         class: ServerClass::Other,
         missing: None,
+        read_while_planning: false,
     };
     assert!(entry.uses_workspace());
     assert_eq!(entry.launch(None), None);
