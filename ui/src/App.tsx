@@ -8,10 +8,12 @@ import type { SettingsUpdate } from "./generated/SettingsUpdate";
 import type { AppInfo } from "./generated/desktop/AppInfo";
 import { api, asApiError } from "./lib/api";
 import { warmUpMarkdown } from "./lib/markdown";
-import { activeCard } from "./lib/chatState";
+import { activeCard, statusText } from "./lib/chatState";
+import { describeError } from "./lib/errorText";
+import { t, useLanguage } from "./lib/i18n";
 import { useChat } from "./lib/useChat";
 import { ChatOptions } from "./components/ChatOptions";
-import { Composer, LOCKED_NOTICE, type FileSource } from "./components/Composer";
+import { Composer, lockedNotice, type FileSource } from "./components/Composer";
 import { Messages } from "./components/Messages";
 import { ModelNotice } from "./components/ModelNotice";
 import { useModelInstalls } from "./components/ModelManager";
@@ -40,6 +42,8 @@ const FILES: FileSource = { pick: api.pickFiles, check: api.checkFiles, subscrib
 const MCP: McpSource = { load: api.mcpSettings, save: api.saveMcpServer, remove: api.removeMcpServer, restart: api.restartMcpServer, test: api.testMcpServer };
 
 export function App() {
+  // Settings → Language re-renders the whole window in the new language.
+  useLanguage();
   const [screen, setScreen] = useState<Screen>({ kind: "loading" });
   const [settings, setSettings] = useState<AppSettings | null>(null);
   const [info, setInfo] = useState<AppInfo | null>(null);
@@ -100,7 +104,7 @@ export function App() {
           setScreen({ kind: "chats" });
         }
       } catch (error) {
-        setScreen({ kind: "settings", firstRun: false, problem: asApiError(error).message });
+        setScreen({ kind: "settings", firstRun: false, problem: describeError(asApiError(error)) });
       }
       markReady();
     })();
@@ -115,11 +119,11 @@ export function App() {
       setScreen({ kind: "chats" });
       return null;
     } catch (error) {
-      return asApiError(error).message;
+      return describeError(asApiError(error));
     }
   };
 
-  if (screen.kind === "loading") return <main class="loading">Starting…</main>;
+  if (screen.kind === "loading") return <main class="loading">{t("app.starting")}</main>;
   if (screen.kind === "settings" && settings) {
     const close = screen.firstRun || screen.problem ? null : () => setScreen({ kind: "chats" });
     return (
@@ -143,7 +147,7 @@ export function App() {
   const locked = phase === "questions";
   const run = async (action: () => Promise<unknown>, after?: () => void) => {
     const error = await chat.act(action);
-    setBanner(error ? (error.code === "ERR_PLAN_PENDING" ? LOCKED_NOTICE : error.message) : null);
+    setBanner(error ? (error.code === "ERR_PLAN_PENDING" ? lockedNotice() : describeError(error)) : null);
     after?.();
     return error === null;
   };
@@ -229,14 +233,14 @@ export function App() {
               loadRevisions: () => api.planRevisions(id),
             }}
           />
-          {state.status && (
+          {statusText(phase) !== "" && (
             <p class="status-line" data-testid="status-line" aria-live="polite">
-              {(phase === "planning" || phase === "executing") && <span class="spinner" aria-hidden="true" />} {state.status}
+              {(phase === "planning" || phase === "executing") && <span class="spinner" aria-hidden="true" />} {statusText(phase)}
             </p>
           )}
           {(banner ?? state.error) && (
             <p class="error" role="alert" data-testid="error-banner">
-              {banner ?? state.error?.message}
+              {banner ?? (state.error && describeError(state.error))}
             </p>
           )}
           <Composer
@@ -256,7 +260,7 @@ export function App() {
       ) : (
         <main class="chat empty">
           {notice}
-          <p class="muted">{chats.length === 0 ? "No chats yet." : "Choose a chat."}</p>
+          <p class="muted">{chats.length === 0 ? t("app.noChats") : t("app.chooseChat")}</p>
           <button
             type="button"
             class="primary"
@@ -265,7 +269,7 @@ export function App() {
               await loadChats(created.id);
             }}
           >
-            New chat
+            {t("app.newChat")}
           </button>
         </main>
       )}

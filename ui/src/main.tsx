@@ -2,6 +2,8 @@
 import { render } from "preact";
 
 import { App } from "./App";
+import { t } from "./lib/i18n";
+import { applyTheme, storedThemeChoice } from "./lib/theme";
 import "./styles.css";
 
 const root = document.getElementById("app");
@@ -17,7 +19,7 @@ function showFatal(message: string) {
     banner.setAttribute("role", "alert");
     document.body.prepend(banner);
   }
-  banner.textContent = `Something went wrong: ${message}`;
+  banner.textContent = t("app.fatal", { message });
 }
 window.addEventListener("error", (event) => showFatal(`${event.message}\n${String(event.error?.stack ?? "")}`));
 window.addEventListener("unhandledrejection", (event) => {
@@ -25,4 +27,5 @@ window.addEventListener("unhandledrejection", (event) => {
   showFatal(`${reason?.message ?? JSON.stringify(event.reason)}\n${reason?.stack ?? ""}`);
 });
 
+applyTheme(storedThemeChoice());
 render(<App />, root);

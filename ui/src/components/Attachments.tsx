@@ -3,6 +3,7 @@
 // sent), and the list on a sent message's bubble.
 import type { Attachment } from "../generated/Attachment";
 import type { PickedFile } from "../generated/PickedFile";
+import { formatNumber, t } from "../lib/i18n";
 
 /** A paperclip, drawn (the window has no emoji font to rely on). */
 export function PaperclipIcon() {
@@ -13,11 +14,11 @@ export function PaperclipIcon() {
   );
 }
 
-/** `512 B`, `12.3 kB`, `4.5 MB`: the engine's units (chat/attachment.rs). */
+/** `512 B`, `12.3 kB`, `4.5 MB` (Russian: `12,3 кБ`): the engine's units (chat/attachment.rs). */
 export function humanSize(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+  if (bytes < 1000) return t("units.B", { value: formatNumber(bytes) });
+  if (bytes < 1_000_000) return t("units.kB", { value: formatNumber(bytes / 1000, 1) });
+  return t("units.MB", { value: formatNumber(bytes / 1_000_000, 1) });
 }
 
 /** Adds files to the chips, once per path. */
@@ -29,12 +30,12 @@ export function mergeFiles(current: PickedFile[], added: PickedFile[]): PickedFi
 export function AttachmentChips({ files, onRemove }: { files: PickedFile[]; onRemove: (path: string) => void }) {
   if (files.length === 0) return null;
   return (
-    <ul class="attachment-chips" data-testid="attachment-chips" aria-label="Attached files">
+    <ul class="attachment-chips" data-testid="attachment-chips" aria-label={t("composer.attached")}>
       {files.map((file) => (
         <li key={file.path} class={`chip${file.error ? " refused" : ""}`} title={file.error ?? file.path} data-testid="attachment-chip">
           <span class="chip-name">{file.name}</span>
           <span class="chip-size muted">{file.error ? file.error : humanSize(file.size)}</span>
-          <button type="button" class="chip-remove" aria-label={`Remove ${file.name}`} data-testid="remove-attachment" onClick={() => onRemove(file.path)}>
+          <button type="button" class="chip-remove" aria-label={t("composer.removeFile", { name: file.name })} data-testid="remove-attachment" onClick={() => onRemove(file.path)}>
             ×
           </button>
         </li>

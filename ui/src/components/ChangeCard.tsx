@@ -1,6 +1,7 @@
 // The executor's request to change the approved plan (DESIGN §12): what it would change and
 // why, with Approve / Keep the plan while it waits; once answered, how it was answered.
 import type { PlanChange } from "../generated/PlanChange";
+import { t } from "../lib/i18n";
 
 export interface ChangeCardProps {
   change: PlanChange;
@@ -14,29 +15,28 @@ export function describeChange(change: PlanChange): string {
   const title = change.title ?? "";
   switch (change.kind) {
     case "drop":
-      return `Drop step ${change.task}: “${title}”`;
+      return t("change.drop", { task: change.task ?? "", title });
     case "modify":
-      return `Reword step ${change.task}: “${title}” → “${change.new_title ?? ""}”`;
+      return t("change.modify", { task: change.task ?? "", title, newTitle: change.new_title ?? "" });
     case "replace": {
-      const count = change.tasks?.length ?? 0;
-      return `Replace the open steps with ${count} new ${count === 1 ? "one" : "ones"}`;
+      return t("change.replace", { count: change.tasks?.length ?? 0 });
     }
   }
 }
 
 function answerText(change: PlanChange): string {
   if (change.status === "approved") {
-    const revision = change.revision ? ` (plan revision ${change.revision})` : "";
-    return change.auto_approved ? `Applied by this chat's auto-approve${revision}` : `Approved${revision}`;
+    const revision = change.revision ? t("change.revision", { revision: change.revision }) : "";
+    return change.auto_approved ? t("change.autoApproved", { revision }) : t("change.approved", { revision });
   }
-  return "You kept the plan";
+  return t("change.kept");
 }
 
 export function ChangeCard({ change, busy, onAnswer }: ChangeCardProps) {
   const pending = change.status === "pending";
   return (
-    <section class={`card change-card ${change.status}`} data-testid="change-card" data-status={change.status} aria-label="Plan change">
-      <h3 class="card-title">{pending ? "The executor asks to change the plan" : "The executor changed the plan"}</h3>
+    <section class={`card change-card ${change.status}`} data-testid="change-card" data-status={change.status} aria-label={t("change.label")}>
+      <h3 class="card-title">{pending ? t("change.asks") : t("change.changed")}</h3>
       <p class="change-what" data-testid="change-what">
         {describeChange(change)}
       </p>
@@ -48,18 +48,18 @@ export function ChangeCard({ change, busy, onAnswer }: ChangeCardProps) {
         </ol>
       )}
       <p class="change-why">
-        <span class="muted">Why: </span>
+        <span class="muted">{t("change.why")} </span>
         {change.reason}
       </p>
       {pending ? (
         <div class="card-actions">
           <button type="button" class="primary" data-testid="change-approve" disabled={busy} onClick={() => onAnswer(change.id, true)}>
-            Approve
+            {t("change.approve")}
           </button>
           <button type="button" class="secondary" data-testid="change-reject" disabled={busy} onClick={() => onAnswer(change.id, false)}>
-            Keep the plan
+            {t("change.keep")}
           </button>
-          {busy && <span class="small muted">You can answer when the executor stops.</span>}
+          {busy && <span class="small muted">{t("change.wait")}</span>}
         </div>
       ) : (
         <p class="small muted" data-testid="change-answer">

@@ -2,6 +2,7 @@
 // chat is made): plan first, approve plans automatically, save plans into the workspace.
 import type { Chat } from "../generated/Chat";
 import type { ChatPatch } from "../generated/ChatPatch";
+import { t } from "../lib/i18n";
 
 export interface ChatOptionsProps {
   chat: Chat;
@@ -10,15 +11,11 @@ export interface ChatOptionsProps {
 
 type Switch = "plan_mode" | "auto_approve" | "save_plans";
 
-const SWITCHES: { key: Switch; label: string; hint: string; testId: string }[] = [
-  { key: "plan_mode", label: "Plan first", hint: "The planner asks its questions and proposes a plan before anything is done", testId: "chat-plan-mode" },
-  { key: "auto_approve", label: "Approve automatically", hint: "A plan goes to the executor without waiting for your approval", testId: "chat-auto-approve" },
-  {
-    key: "save_plans",
-    label: "Save plans to the workspace",
-    hint: "An approved plan is written to .dwp/plans/ in the workspace, and kept up to date as tasks finish",
-    testId: "chat-save-plans",
-  },
+/** The switches, in the window's language (made at each render so a language change shows). */
+const switches = (): { key: Switch; label: string; hint: string; testId: string }[] => [
+  { key: "plan_mode", label: t("chatOptions.planMode"), hint: t("chatOptions.planModeHint"), testId: "chat-plan-mode" },
+  { key: "auto_approve", label: t("chatOptions.autoApprove"), hint: t("chatOptions.autoApproveHint"), testId: "chat-auto-approve" },
+  { key: "save_plans", label: t("chatOptions.savePlans"), hint: t("chatOptions.savePlansHint"), testId: "chat-save-plans" },
 ];
 
 /** A switch that cannot apply to the chat as it is. */
@@ -31,7 +28,7 @@ function disabled(chat: Chat, key: Switch): boolean {
 export function ChatOptions({ chat, onChange }: ChatOptionsProps) {
   return (
     <div class="chat-options" data-testid="chat-options">
-      {SWITCHES.map(({ key, label, hint, testId }) => (
+      {switches().map(({ key, label, hint, testId }) => (
         <label class="check" title={hint} key={key}>
           <input
             type="checkbox"

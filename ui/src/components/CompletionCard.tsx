@@ -4,23 +4,30 @@
 import type { Completion } from "../generated/Completion";
 import type { Deviation } from "../generated/Deviation";
 import type { Task } from "../generated/Task";
+import { t } from "../lib/i18n";
 import { Markdown } from "./Markdown";
 
-const DEVIATION: Record<Deviation["kind"], string> = {
-  dropped: "Dropped",
-  modified: "Reworded",
-  added: "Added",
-  out_of_order: "Out of order",
-};
+function deviationText(kind: Deviation["kind"]): string {
+  switch (kind) {
+    case "dropped":
+      return t("completion.deviation.dropped");
+    case "modified":
+      return t("completion.deviation.modified");
+    case "added":
+      return t("completion.deviation.added");
+    case "out_of_order":
+      return t("completion.deviation.outOfOrder");
+  }
+}
 
 /** "3 of 4 steps as planned · 1 reworded · 1 dropped · 1 added · in order" */
 export function adherenceLine(completion: Completion): string {
   const a = completion.adherence;
-  const parts = [`${a.done_as_planned} of ${a.steps} ${a.steps === 1 ? "step" : "steps"} as planned`];
-  if (a.modified > 0) parts.push(`${a.modified} reworded`);
-  if (a.dropped > 0) parts.push(`${a.dropped} dropped`);
-  if (a.added > 0) parts.push(`${a.added} added`);
-  parts.push(a.in_order ? "in order" : "not in the planned order");
+  const parts = [t("completion.asPlanned", { done: a.done_as_planned, count: a.steps })];
+  if (a.modified > 0) parts.push(t("completion.reworded", { count: a.modified }));
+  if (a.dropped > 0) parts.push(t("completion.dropped", { count: a.dropped }));
+  if (a.added > 0) parts.push(t("completion.added", { count: a.added }));
+  parts.push(a.in_order ? t("completion.inOrder") : t("completion.outOfOrder"));
   return parts.join(" · ");
 }
 
@@ -34,8 +41,8 @@ export function CompletionCard({ completion }: { completion: Completion }) {
   const planned = new Set(completion.planned.map((step) => step.id));
   const added = completion.tasks.filter((task) => !planned.has(task.id));
   return (
-    <section class="card completion-card" data-testid="completion-card" aria-label="Plan completed">
-      <h3 class="card-title">Plan completed</h3>
+    <section class="card completion-card" data-testid="completion-card" aria-label={t("completion.title")}>
+      <h3 class="card-title">{t("completion.title")}</h3>
       <p class="adherence" data-testid="adherence">
         {adherenceLine(completion)}
       </p>
@@ -44,14 +51,14 @@ export function CompletionCard({ completion }: { completion: Completion }) {
           <Markdown text={completion.summary} />
         </div>
       )}
-      <h4>Planned and done</h4>
+      <h4>{t("completion.planned")}</h4>
       <ol class="completion-steps" data-testid="completion-steps">
         {completion.planned.map((step) => {
           const task = byId.get(step.id);
           return (
             <li key={step.id} class={task?.status ?? "dropped"}>
               <span class="mark">{mark(task)}</span> <span class={task?.status === "dropped" ? "struck" : ""}>{step.title}</span>
-              {task && task.title !== step.title && <span class="small muted"> → now “{task.title}”</span>}
+              {task && task.title !== step.title && <span class="small muted"> {t("completion.nowTitled", { title: task.title })}</span>}
               {task?.outcome && <span class="task-outcome"> — {task.outcome}</span>}
               {task?.gate && <GateEvidence task={task} />}
             </li>
@@ -60,7 +67,7 @@ export function CompletionCard({ completion }: { completion: Completion }) {
       </ol>
       {added.length > 0 && (
         <>
-          <h4>Added by the executor</h4>
+          <h4>{t("completion.addedByExecutor")}</h4>
           <ul class="completion-added">
             {added.map((task) => (
               <li key={task.id}>
@@ -73,17 +80,17 @@ export function CompletionCard({ completion }: { completion: Completion }) {
       )}
       {completion.deviations.length > 0 && (
         <>
-          <h4>What changed</h4>
+          <h4>{t("completion.whatChanged")}</h4>
           <ul class="deviations" data-testid="deviations">
             {completion.deviations.map((deviation, index) => (
               <li key={index} data-kind={deviation.kind}>
-                <strong>{DEVIATION[deviation.kind]}</strong> step {deviation.task} “{deviation.title}” — {deviation.detail}
+                <strong>{deviationText(deviation.kind)}</strong> {t("completion.deviationLine", { task: deviation.task, title: deviation.title, detail: deviation.detail })}
               </li>
             ))}
           </ul>
         </>
       )}
-      <p class="small muted">Finished {completion.finished_at}</p>
+      <p class="small muted">{t("completion.finishedAt", { time: completion.finished_at })}</p>
     </section>
   );
 }
@@ -93,7 +100,7 @@ function GateEvidence({ task }: { task: Task }) {
   return (
     <details class={`gate ${gate.passes ? "passed" : "failed"}`} data-testid="completion-gate">
       <summary>
-        <span class="gate-mark">{gate.passes ? "✓" : "✗"}</span> <code>{gate.command}</code> <span class="small muted">exit {gate.exit_code}</span>
+        <span class="gate-mark">{gate.passes ? "✓" : "✗"}</span> <code>{gate.command}</code> <span class="small muted">{t("gate.exit", { code: gate.exit_code })}</span>
       </summary>
       <pre class="gate-evidence">{gate.evidence}</pre>
     </details>

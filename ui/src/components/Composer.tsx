@@ -5,9 +5,13 @@
 import { useEffect, useState } from "preact/hooks";
 
 import type { PickedFile } from "../generated/PickedFile";
+import { t } from "../lib/i18n";
 import { AttachmentChips, PaperclipIcon, mergeFiles } from "./Attachments";
 
-export const LOCKED_NOTICE = "Answer the planner's questions first";
+/** What the box says while the planner's questions wait (ERR_PLAN_PENDING too). */
+export function lockedNotice(): string {
+  return t("composer.locked");
+}
 
 /** What dropping files on the window reports (the shell's drag-and-drop events). */
 export type DropEvent = { type: "over" } | { type: "drop"; paths: string[] } | { type: "leave" };
@@ -53,13 +57,13 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
   }, [source, attachable]);
   const send = async () => {
     if (locked) {
-      setNotice(LOCKED_NOTICE);
+      setNotice(lockedNotice());
       return;
     }
     if (text.trim() === "") return;
     const refused = files.find((file) => file.error);
     if (refused) {
-      setNotice(`${refused.name} cannot be attached: remove it first`);
+      setNotice(t("composer.refused", { name: refused.name }));
       return;
     }
     setNotice(null);
@@ -69,10 +73,10 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
     }
   };
   const placeholder = locked
-    ? LOCKED_NOTICE
+    ? lockedNotice()
     : awaitingApproval
-      ? "Describe what should change in the plan, or approve it above"
-      : "Message Preflight (Enter sends, Shift+Enter for a new line)";
+      ? t("composer.feedbackPlaceholder")
+      : t("composer.placeholder");
   return (
     <form
       class={`composer${locked ? " locked" : ""}${dragging ? " dragging" : ""}`}
@@ -87,7 +91,7 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
           {notice}
         </p>
       )}
-      {dragging && <p class="drop-hint" data-testid="drop-hint">Drop to attach</p>}
+      {dragging && <p class="drop-hint" data-testid="drop-hint">{t("composer.dropHint")}</p>}
       <AttachmentChips files={files} onRemove={(path) => setFiles(files.filter((file) => file.path !== path))} />
       <div class="composer-row">
         {source && (
@@ -95,8 +99,8 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
             type="button"
             class="secondary attach"
             data-testid="attach"
-            aria-label="Attach files"
-            title={attachable ? "Attach files (or drop them here)" : "Files go with a task or a message, not with plan feedback"}
+            aria-label={t("composer.attach")}
+            title={attachable ? t("composer.attachHint") : t("composer.attachNotNow")}
             disabled={!attachable}
             onClick={() => void source.pick().then(add)}
           >
@@ -105,7 +109,7 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
         )}
         <textarea
           data-testid="message-box"
-          aria-label="Message"
+          aria-label={t("composer.message")}
           rows={2}
           readOnly={locked}
           aria-disabled={locked}
@@ -124,11 +128,11 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
         />
         {running ? (
           <button type="button" class="secondary" data-testid="stop" onClick={onStop}>
-            Stop
+            {t("composer.stop")}
           </button>
         ) : (
           <button type="submit" class="primary" data-testid="send">
-            Send
+            {t("composer.send")}
           </button>
         )}
       </div>

@@ -10,6 +10,9 @@ import type { McpServerView } from "../generated/McpServerView";
 import type { McpSettings } from "../generated/McpSettings";
 import type { McpTool } from "../generated/McpTool";
 import type { ServerClass } from "../generated/ServerClass";
+import { asApiError } from "../lib/api";
+import { describeError } from "../lib/errorText";
+import { t } from "../lib/i18n";
 import { entryFromFields, fieldsFromEntry, pastedEntry, type EntryFields, type Parsed } from "../lib/mcpEntry";
 
 /** What the section calls (the desktop commands; a test passes its own). */
@@ -21,7 +24,18 @@ export interface McpSource {
   test: (save: McpServerSave) => Promise<McpTool[]>;
 }
 
-const CLASS_LABEL: Record<ServerClass, string> = { filesystem: "files", context7: "library docs", "code-sandbox": "code sandbox", other: "other" };
+function classLabel(serverClass: ServerClass): string {
+  switch (serverClass) {
+    case "filesystem":
+      return t("mcp.class.filesystem");
+    case "context7":
+      return t("mcp.class.context7");
+    case "code-sandbox":
+      return t("mcp.class.codeSandbox");
+    case "other":
+      return t("mcp.class.other");
+  }
+}
 
 /** "Planning and execution: a, b" / "Execution only: c" */
 export function ToolAccess({ tools }: { tools: McpTool[] }) {
@@ -31,12 +45,12 @@ export function ToolAccess({ tools }: { tools: McpTool[] }) {
     <div class="tool-access small" data-testid="tool-access">
       {both.length > 0 && (
         <p data-testid="planning-tools">
-          <strong>Planning and execution:</strong> {both.join(", ")}
+          <strong>{t("mcp.planningTools")}</strong> {both.join(", ")}
         </p>
       )}
       {execution.length > 0 && (
         <p data-testid="execution-tools">
-          <strong>Execution only:</strong> {execution.join(", ")}
+          <strong>{t("mcp.executionTools")}</strong> {execution.join(", ")}
         </p>
       )}
     </div>
@@ -46,13 +60,13 @@ export function ToolAccess({ tools }: { tools: McpTool[] }) {
 function stateText(server: McpServerView): string {
   switch (server.state.state) {
     case "running":
-      return `running · ${server.state.tools.length} tools`;
+      return t("mcp.state.running", { count: server.state.tools.length });
     case "starting":
-      return "starting";
+      return t("mcp.state.starting");
     case "failed":
-      return "failed to start";
+      return t("mcp.state.failed");
     default:
-      return "not started (starts when a chat uses it)";
+      return t("mcp.state.notStarted");
   }
 }
 
@@ -74,7 +88,7 @@ export function McpServers({ source }: { source: McpSource }) {
       setError(null);
       after?.();
     } catch (caught) {
-      setError((caught as { message?: string }).message ?? String(caught));
+      setError(describeError(asApiError(caught)));
     } finally {
       setBusy(false);
     }
@@ -101,10 +115,10 @@ export function McpServers({ source }: { source: McpSource }) {
       setTested({ name: save.name, tools: await source.test(save) });
     });
   return (
-    <section class="mcp-servers" data-testid="mcp-servers" aria-label="MCP servers">
-      <h2>MCP servers</h2>
+    <section class="mcp-servers" data-testid="mcp-servers" aria-label={t("mcp.title")}>
+      <h2>{t("mcp.title")}</h2>
       <p class="muted small">
-        Kept in {settings?.path ?? "mcp.json"}. While planning, only the read tools of file and library-docs servers are offered; execution gets every tool.
+        {t("mcp.intro", { path: settings?.path ?? "mcp.json" })}
       </p>
       {settings?.error && (
         <p class="error" role="alert" data-testid="mcp-file-error">
@@ -116,8 +130,8 @@ export function McpServers({ source }: { source: McpSource }) {
           <li key={server.name} class="mcp-server" data-testid="mcp-server" data-name={server.name}>
             <div class="row">
               <strong>{server.name}</strong>
-              <span class="badge">{server.class ? CLASS_LABEL[server.class] : "invalid"}</span>
-              {server.supplied && <span class="badge muted">added by Preflight</span>}
+              <span class="badge">{server.class ? classLabel(server.class) : t("mcp.invalid")}</span>
+              {server.supplied && <span class="badge muted">{t("mcp.supplied")}</span>}
               <span class={`mcp-state ${server.state.state}`} data-testid="mcp-state">
                 {stateText(server)}
               </span>
@@ -132,19 +146,19 @@ export function McpServers({ source }: { source: McpSource }) {
             {tested?.name === server.name && !editing && <ToolAccess tools={tested.tools} />}
             <div class="row">
               <button type="button" class="secondary small" disabled={busy} data-testid="mcp-edit" onClick={() => openEditor({ replaces: server.supplied ? null : server.name, fields: fieldsFromEntry(server.name, server.entry), paste: JSON.stringify({ [server.name]: server.entry }, null, 2), mode: "fields" })}>
-                {server.supplied ? "Customise" : "Edit"}
+                {server.supplied ? t("mcp.customise") : t("mcp.edit")}
               </button>
               {!server.error && (
                 <button type="button" class="secondary small" disabled={busy} data-testid="mcp-test" onClick={() => void test({ name: server.name, entry: server.entry })}>
-                  Test
+                  {t("mcp.test")}
                 </button>
               )}
               <button type="button" class="secondary small" disabled={busy} data-testid="mcp-restart" onClick={() => void act(() => source.restart(server.name))}>
-                Restart
+                {t("mcp.restart")}
               </button>
               {!server.supplied && (
                 <button type="button" class="secondary small" disabled={busy} data-testid="mcp-remove" onClick={() => void act(() => source.remove(server.name))}>
-                  Remove
+                  {t("mcp.remove")}
                 </button>
               )}
             </div>
@@ -177,7 +191,7 @@ export function McpServers({ source }: { source: McpSource }) {
         />
       ) : (
         <button type="button" class="secondary" data-testid="mcp-add" onClick={() => openEditor({ replaces: null, fields: EMPTY, paste: "", mode: "fields" })}>
-          Add a server…
+          {t("mcp.add")}
         </button>
       )}
     </section>
@@ -201,50 +215,50 @@ function EntryEditor({ editing, busy, tested, onChange, onTest, onSave, onCancel
   });
   return (
     <fieldset class="mcp-editor" data-testid="mcp-editor">
-      <legend>{editing.replaces ? `Edit ${editing.replaces}` : "Add a server"}</legend>
+      <legend>{editing.replaces ? t("mcp.editNamed", { name: editing.replaces }) : t("mcp.addTitle")}</legend>
       <div class="row" role="tablist">
         <button type="button" role="tab" aria-selected={editing.mode === "fields"} class={editing.mode === "fields" ? "primary small" : "secondary small"} onClick={() => onChange({ ...editing, mode: "fields" })}>
-          Command
+          {t("mcp.commandTab")}
         </button>
         <button type="button" role="tab" aria-selected={editing.mode === "paste"} data-testid="mcp-paste-tab" class={editing.mode === "paste" ? "primary small" : "secondary small"} onClick={() => onChange({ ...editing, mode: "paste" })}>
-          Paste JSON
+          {t("mcp.pasteTab")}
         </button>
       </div>
       <label>
-        Name
+        {t("mcp.name")}
         <input data-testid="mcp-name" {...field("name")} placeholder="everything" />
       </label>
       {editing.mode === "fields" ? (
         <>
           <label>
-            Command
+            {t("mcp.command")}
             <input data-testid="mcp-command" {...field("command")} placeholder="npx" />
           </label>
           <label>
-            Arguments (one per line; ${"{workspace}"} is the chat's folder)
+            {t("mcp.args", { workspace: "${workspace}" })}
             <textarea data-testid="mcp-args" rows={3} {...field("args")} placeholder={"-y\n@modelcontextprotocol/server-everything"} />
           </label>
           <label>
-            Environment (NAME=value per line)
+            {t("mcp.env")}
             <textarea data-testid="mcp-env" rows={2} {...field("env")} />
           </label>
         </>
       ) : (
         <label>
-          An entry as other clients write it
+          {t("mcp.paste")}
           <textarea data-testid="mcp-paste" rows={6} value={editing.paste} onInput={(event) => onChange({ ...editing, paste: event.currentTarget.value })} placeholder={'{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}'} />
         </label>
       )}
       {tested && <ToolAccess tools={tested} />}
       <div class="row">
         <button type="button" class="primary" disabled={busy} data-testid="mcp-save" onClick={onSave}>
-          Save
+          {t("mcp.save")}
         </button>
         <button type="button" class="secondary" disabled={busy} data-testid="mcp-editor-test" onClick={onTest}>
-          {busy ? "Working…" : "Test"}
+          {busy ? t("mcp.working") : t("mcp.test")}
         </button>
         <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
+          {t("mcp.cancel")}
         </button>
       </div>
     </fieldset>

@@ -16,6 +16,7 @@ import { PlanCard } from "./PlanCard";
 import { ToolGroup, type GroupedCall } from "./ToolGroup";
 import { SandboxRun } from "./SandboxRun";
 import { QuestionCard } from "./QuestionCard";
+import { t } from "../lib/i18n";
 
 export interface CardActions {
   onAnswer: (questionId: string, answer: string) => void;
@@ -250,13 +251,13 @@ function UserMessage({ message, edits, running, planAgain }: { message: Extract<
       <p class="user-text">{message.content}</p>
       <MessageFiles attachments={message.attachments} files={message.files} />
       {edits && !running && (
-        <button type="button" class="edit-message" data-testid="edit-message" aria-label="Edit and re-send" title="Edit and re-send" onClick={() => edits.onEditStart(message.id)}>
+        <button type="button" class="edit-message" data-testid="edit-message" aria-label={t("messages.editResend")} title={t("messages.editResend")} onClick={() => edits.onEditStart(message.id)}>
           ✎
         </button>
       )}
       {edits && planAgain && !running && (
         <button type="button" class="secondary small plan-again" data-testid="plan-again" onClick={() => edits.onEditSend(message.id, message.content)}>
-          Plan again
+          {t("messages.planAgain")}
         </button>
       )}
     </div>
@@ -269,7 +270,7 @@ function EditBox({ message, edits }: { message: Extract<Message, { role: "user" 
     <div class="message user editing" data-message-id={message.id}>
       <textarea
         data-testid="edit-box"
-        aria-label="Edit the message"
+        aria-label={t("messages.editBox")}
         rows={3}
         defaultValue={message.content}
         ref={(element) => element?.focus()}
@@ -284,7 +285,7 @@ function EditBox({ message, edits }: { message: Extract<Message, { role: "user" 
           }
         }}
       />
-      <p class="small muted">Enter re-sends (later messages go), Esc cancels.</p>
+      <p class="small muted">{t("messages.editHint")}</p>
     </div>
   );
 }
@@ -296,10 +297,10 @@ export function CompactionDivider({ message }: { message: Extract<Message, { rol
     <details class="compaction" data-testid="compaction" data-message-id={message.id}>
       <summary>
         <span class="compaction-rule" aria-hidden="true" />
-        <span class="compaction-label">Earlier messages summarised</span>
+        <span class="compaction-label">{t("messages.compacted")}</span>
         <span class="compaction-rule" aria-hidden="true" />
       </summary>
-      <p class="small muted">The model now sees this summary instead of the messages above, which no longer fit its context. They stay here for you.</p>
+      <p class="small muted">{t("messages.compactedHint")}</p>
       <Markdown text={message.content} />
     </details>
   );
@@ -323,13 +324,18 @@ function ToolBlock(props: { name: string; args: unknown; result?: string; error?
   return (
     <details class={`tool ${state}`} data-testid="tool-block">
       <summary>
-        <span class="tool-name">{props.name}</span> <span class="tool-state">{state}</span>
+        <span class="tool-name">{props.name}</span> <span class="tool-state">{toolState(state)}</span>
       </summary>
       <pre class="tool-args">{prettyArgs(props.args)}</pre>
       {props.result !== undefined && <pre class="tool-result">{props.result}</pre>}
       {props.error !== undefined && <pre class="tool-error">{props.error}</pre>}
     </details>
   );
+}
+
+function toolState(state: "running" | "failed" | "done"): string {
+  if (state === "running") return t("tool.running");
+  return state === "failed" ? t("tool.failed") : t("tool.done");
 }
 
 function StoredTool({ call, result }: { call: ToolCall; result: ToolMessage | undefined }) {

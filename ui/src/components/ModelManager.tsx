@@ -6,6 +6,7 @@ import { useCallback, useState } from "preact/hooks";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
 import type { ModelProgress } from "../generated/desktop/ModelProgress";
 import { api, asApiError } from "../lib/api";
+import { formatNumber, t } from "../lib/i18n";
 
 /** What this window knows of a model's install beyond what `installed` says. */
 export type InstallState =
@@ -59,9 +60,9 @@ export function useModelInstalls(onChanged: () => unknown, client: ModelClient =
   return { states, install, cancel, remove };
 }
 
-/** `98.4 MB` */
+/** `98.4 MB` (Russian: `98,4 МБ`) */
 export function megabytes(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
+  return t("units.MB", { value: formatNumber(bytes / 1e6, 1) });
 }
 
 /** The first 8 hex digits and an ellipsis. */
@@ -85,7 +86,7 @@ export function InstallStatus({ model, state }: { model: EmbeddedModel; state: I
       return (
         <div class="install-status" data-testid={testid}>
           <progress data-testid={`model-progress-${model.id}`} />
-          <span>Asking the package index…</span>
+          <span>{t("models.asking")}</span>
         </div>
       );
     }
@@ -99,8 +100,8 @@ export function InstallStatus({ model, state }: { model: EmbeddedModel; state: I
         )}
         <span>
           {downloading
-            ? `${(progress.done / 1e6).toFixed(1)} of ${megabytes(progress.total)} · ${megabytes(progress.bytes_per_second)}/s`
-            : "Verifying SHA-256…"}
+            ? t("models.progress", { done: formatNumber(progress.done / 1e6, 1), total: megabytes(progress.total), speed: megabytes(progress.bytes_per_second) })
+            : t("models.verifying")}
         </span>
       </div>
     );
@@ -108,16 +109,16 @@ export function InstallStatus({ model, state }: { model: EmbeddedModel; state: I
   const line =
     state?.kind === "failed" ? (
       <span class="install-error" role="alert">
-        Could not install: {state.message}
+        {t("models.failed", { detail: state.message })}
       </span>
     ) : state?.kind === "installed" ? (
-      `Installed and verified (SHA-256 ${shortHash(model.sha256)})`
+      t("models.verified", { hash: shortHash(model.sha256) })
     ) : state?.kind === "cancelled" ? (
-      "Cancelled: nothing was kept. Not installed."
+      t("models.cancelled")
     ) : isInstalled(model, state) ? (
-      "Installed"
+      t("models.installed")
     ) : (
-      "Not installed"
+      t("models.notInstalled")
     );
   return (
     <div class="install-status" data-testid={testid} data-state={state?.kind ?? (model.installed ? "installed" : "absent")}>
@@ -132,20 +133,20 @@ export function InstallButton({ model, installs, label }: { model: EmbeddedModel
   if (state?.kind === "installing") {
     return (
       <button type="button" class="secondary small" data-testid={`model-cancel-${model.id}`} onClick={() => installs.cancel(model.id)}>
-        Cancel
+        {t("models.cancel")}
       </button>
     );
   }
   if (isInstalled(model, state)) {
     return (
       <button type="button" class="secondary small" data-testid={`model-remove-${model.id}`} onClick={() => installs.remove(model.id)}>
-        Remove
+        {t("models.remove")}
       </button>
     );
   }
   return (
     <button type="button" class="primary small" data-testid={`model-install-${model.id}`} onClick={() => installs.install(model.id)}>
-      {label ?? "Install"}
+      {label ?? t("models.install")}
     </button>
   );
 }
@@ -161,10 +162,10 @@ function Hash({ sha256 }: { sha256: string }) {
       <button
         type="button"
         class="icon small"
-        title="Copy the full SHA-256"
+        title={t("models.copyHash")}
         onClick={() => void navigator.clipboard?.writeText(sha256).then(() => setCopied(true), () => {})}
       >
-        {copied ? "Copied" : "Copy"}
+        {copied ? t("models.copied") : t("models.copy")}
       </button>
     </span>
   );
@@ -180,10 +181,9 @@ export interface ModelManagerProps {
 export function ModelManager({ models, installs, modelsDir }: ModelManagerProps) {
   return (
     <section class="model-manager" data-testid="models-section" aria-labelledby="models-heading">
-      <h2 id="models-heading">Models</h2>
+      <h2 id="models-heading">{t("models.title")}</h2>
       <p class="muted small">
-        The embedded models, downloaded from the Python package index and checked against the SHA-256 Preflight pins, into{" "}
-        <code>{modelsDir}</code>.
+        {t("models.intro")} <code>{modelsDir}</code>
       </p>
       <ul class="model-list">
         {models.map((model) => (
@@ -191,7 +191,7 @@ export function ModelManager({ models, installs, modelsDir }: ModelManagerProps)
             <div class="model-head">
               <span class="model-name">
                 {model.name}
-                {model.default ? " (default)" : ""}
+                {model.default ? t("models.default") : ""}
               </span>
               <span class="muted small">{megabytes(model.size)}</span>
               <InstallButton model={model} installs={installs} />

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanStep } from "../generated/PlanStep";
+import { t } from "../lib/i18n";
 import { RevisionDiff } from "./RevisionDiff";
 
 export interface PlanCardProps {
@@ -21,17 +22,23 @@ export interface PlanCardProps {
   loadRevisions?: () => Promise<PlanDocument[]>;
 }
 
-const APPROVAL: Record<PlanDocument["approval"], string> = {
-  pending: "Waiting for approval",
-  approved: "Approved",
-  pre_approved: "Approved automatically",
-  rejected: "Replaced",
-};
+function approvalText(approval: PlanDocument["approval"]): string {
+  switch (approval) {
+    case "pending":
+      return t("plan.approval.pending");
+    case "approved":
+      return t("plan.approval.approved");
+    case "pre_approved":
+      return t("plan.approval.preApproved");
+    case "rejected":
+      return t("plan.approval.rejected");
+  }
+}
 
 export function sandboxLine(plan: PlanDocument): string {
-  const where = plan.sandbox.dir ?? ".sandbox (no workspace yet)";
-  const what = plan.sandbox.policy === "reuse" ? `Reuse the existing sandbox ${where}` : `Create a sandbox in ${where}`;
-  return plan.sandbox.notes.trim() ? `${what} — ${plan.sandbox.notes.trim()}` : what;
+  const where = plan.sandbox.dir ?? t("plan.sandbox.noWorkspace");
+  const what = plan.sandbox.policy === "reuse" ? t("plan.sandbox.reuse", { where }) : t("plan.sandbox.create", { where });
+  return plan.sandbox.notes.trim() ? t("plan.sandbox.withNotes", { what, notes: plan.sandbox.notes.trim() }) : what;
 }
 
 /** The task list's limits (DESIGN §5): a plan over them is never cut, so it cannot be approved. */
@@ -40,25 +47,25 @@ export const MAX_ACTION_CHARS = 120;
 
 /** Why the plan cannot become a task list as it is, or null when it fits. */
 export function overLimit(steps: PlanStep[]): string | null {
-  if (steps.length > MAX_STEPS) return `This plan has ${steps.length} steps; a task list holds at most ${MAX_STEPS}.`;
+  if (steps.length > MAX_STEPS) return t("plan.tooManySteps", { count: steps.length, max: MAX_STEPS });
   const index = steps.findIndex((step) => [...step.action.trim().split(/\s+/).join(" ")].length > MAX_ACTION_CHARS);
   if (index === -1) return null;
-  return `Step ${index + 1} is longer than ${MAX_ACTION_CHARS} characters, the most a task title holds.`;
+  return t("plan.stepTooLong", { step: index + 1, max: MAX_ACTION_CHARS });
 }
 
 export function PlanCard(props: PlanCardProps) {
   const { plan, active, planRunning } = props;
   const [mode, setMode] = useState<"view" | "edit" | "revise">("view");
   return (
-    <section class={`card plan-card${active ? " active" : " history"}`} data-testid="plan-card" aria-label="The plan">
+    <section class={`card plan-card${active ? " active" : " history"}`} data-testid="plan-card" aria-label={t("plan.label")}>
       <header class="card-title">
         <span class="plan-title">{plan.title}</span>
         <span class="badge">
-          {APPROVAL[plan.approval]} · revision {plan.revision}
+          {t("plan.badge", { approval: approvalText(plan.approval), revision: plan.revision })}
         </span>
       </header>
       <p class="plan-aim">
-        <strong>Aim:</strong> {plan.aim}
+        <strong>{t("plan.aim")}</strong> {plan.aim}
       </p>
       {mode === "edit" ? (
         <StepEditor steps={plan.steps} onCancel={() => setMode("view")} onSave={async (steps) => {
@@ -78,9 +85,9 @@ export function PlanCard(props: PlanCardProps) {
         <table class="libraries">
           <thead>
             <tr>
-              <th>Library</th>
-              <th>Purpose</th>
-              <th>Usage</th>
+              <th>{t("plan.library")}</th>
+              <th>{t("plan.purpose")}</th>
+              <th>{t("plan.usage")}</th>
             </tr>
           </thead>
           <tbody>
@@ -97,7 +104,7 @@ export function PlanCard(props: PlanCardProps) {
         </table>
       )}
       <p class="sandbox-line">
-        <strong>Sandbox:</strong> {sandboxLine(plan)}
+        <strong>{t("plan.sandboxLabel")}</strong> {sandboxLine(plan)}
       </p>
       {mode === "revise" && <Feedback onCancel={() => setMode("view")} onSend={(text) => { props.onRevise(text); setMode("view"); }} />}
       {props.loadRevisions && <RevisionDiff current={plan} load={props.loadRevisions} />}
@@ -106,22 +113,22 @@ export function PlanCard(props: PlanCardProps) {
           <>
             {overLimit(plan.steps) !== null && (
               <p class="error small" data-testid="plan-over-limit">
-                {overLimit(plan.steps)} Edit the steps, or revise the plan to shorten it.
+                {overLimit(plan.steps)} {t("plan.shorten")}
               </p>
             )}
             <button type="button" class="primary" data-testid="approve-plan" disabled={overLimit(plan.steps) !== null} onClick={props.onApprove}>
-              Approve
+              {t("plan.approve")}
             </button>
             <button type="button" class="secondary" data-testid="revise-plan" onClick={() => setMode("revise")}>
-              Revise…
+              {t("plan.revise")}
             </button>
             <button type="button" class="secondary" data-testid="edit-steps" onClick={() => setMode("edit")}>
-              Edit steps
+              {t("plan.editSteps")}
             </button>
           </>
         )}
         <button type="button" class="secondary" data-testid="cancel-plan" disabled={!planRunning} onClick={props.onCancel}>
-          Cancel plan
+          {t("plan.cancel")}
         </button>
       </footer>
     </section>
@@ -139,13 +146,13 @@ function Feedback({ onSend, onCancel }: { onSend: (text: string) => void; onCanc
         if (ready) onSend(text.trim());
       }}
     >
-      <textarea aria-label="What should change in the plan?" placeholder="What should change in the plan?" value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      <textarea aria-label={t("plan.feedback")} placeholder={t("plan.feedback")} value={text} onInput={(event) => setText(event.currentTarget.value)} />
       <div class="row">
         <button type="submit" class="primary" disabled={!ready}>
-          Send feedback
+          {t("plan.sendFeedback")}
         </button>
         <button type="button" class="secondary" onClick={onCancel}>
-          Back
+          {t("plan.back")}
         </button>
       </div>
     </form>
@@ -168,23 +175,23 @@ function StepEditor({ steps, onSave, onCancel }: { steps: PlanStep[]; onSave: (s
       {draft.map((step, index) => (
         <div class="step-row" key={index}>
           <span class="step-number">{index + 1}</span>
-          <input aria-label={`Step ${index + 1} action`} class="step-action-input" value={step.action} onInput={(event) => set(index, "action", event.currentTarget.value)} />
+          <input aria-label={t("plan.stepAction", { step: index + 1 })} class="step-action-input" value={step.action} onInput={(event) => set(index, "action", event.currentTarget.value)} />
           <span class="arrow">→</span>
-          <input aria-label={`Step ${index + 1} expected`} class="step-expected-input" value={step.expected} onInput={(event) => set(index, "expected", event.currentTarget.value)} />
-          <button type="button" class="icon" aria-label={`Remove step ${index + 1}`} onClick={() => setDraft(draft.filter((_, at) => at !== index))}>
+          <input aria-label={t("plan.stepExpected", { step: index + 1 })} class="step-expected-input" value={step.expected} onInput={(event) => set(index, "expected", event.currentTarget.value)} />
+          <button type="button" class="icon" aria-label={t("plan.removeStep", { step: index + 1 })} onClick={() => setDraft(draft.filter((_, at) => at !== index))}>
             ×
           </button>
         </div>
       ))}
       <div class="row">
         <button type="button" class="secondary" onClick={() => setDraft([...draft, { action: "", expected: "" }])}>
-          Add step
+          {t("plan.addStep")}
         </button>
         <button type="submit" class="primary" data-testid="save-steps" disabled={kept.length === 0}>
-          Save steps
+          {t("plan.saveSteps")}
         </button>
         <button type="button" class="secondary" onClick={onCancel}>
-          Back
+          {t("plan.back")}
         </button>
       </div>
     </form>

@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 
 import type { Question } from "../generated/Question";
+import { t } from "../lib/i18n";
 
 export interface QuestionCardProps {
   questions: Question[];
@@ -36,14 +37,14 @@ export function QuestionCard({ questions, active, planRunning, onAnswer, onCance
   }, [active, questions, onAnswer]);
 
   return (
-    <section class={`card question-card${active ? " active" : " history"}`} data-testid="question-card" aria-label="The planner's questions">
-      <header class="card-title">{active ? "The planner asks" : "The planner asked"}</header>
+    <section class={`card question-card${active ? " active" : " history"}`} data-testid="question-card" aria-label={t("questions.label")}>
+      <header class="card-title">{active ? t("questions.asks") : t("questions.asked")}</header>
       {questions.map((question, index) => (
         <QuestionItem key={question.id} number={index + 1} question={question} active={active} onAnswer={onAnswer} />
       ))}
       <footer class="card-actions">
         <button type="button" class="secondary" data-testid="cancel-plan" disabled={!planRunning} onClick={onCancel}>
-          Cancel plan
+          {t("plan.cancel")}
         </button>
       </footer>
     </section>
@@ -84,10 +85,10 @@ function QuestionItem(props: { number: number; question: Question; active: boole
           </button>
         ))}
         <button type="button" class={`option own${chosenOwn ? " chosen" : ""}`} disabled={!active} aria-expanded={ownOpen} onClick={() => setOwnOpen(!ownOpen)}>
-          Your own answer
+          {t("questions.own")}
         </button>
       </div>
-      {chosenOwn && <p class="own-answer">Your answer: {question.answer}</p>}
+      {chosenOwn && <p class="own-answer">{t("questions.yourAnswer", { answer: question.answer ?? "" })}</p>}
       {active && ownOpen && (
         <form
           class="own-form"
@@ -99,14 +100,14 @@ function QuestionItem(props: { number: number; question: Question; active: boole
           <input
             type="text"
             class="own-input"
-            aria-label={`Your own answer to question ${number}`}
-            placeholder="Type your answer"
+            aria-label={t("questions.ownLabel", { number })}
+            placeholder={t("questions.ownPlaceholder")}
             value={own}
             onInput={(event) => setOwn(event.currentTarget.value)}
             ref={input}
           />
           <button type="submit" class="primary" disabled={!ready}>
-            Answer
+            {t("questions.answer")}
           </button>
         </form>
       )}

@@ -4,6 +4,7 @@
 import { useState } from "preact/hooks";
 
 import type { PlanDocument } from "../generated/PlanDocument";
+import { t } from "../lib/i18n";
 import { authorOf, diffPlans, type Piece } from "../lib/planDiff";
 
 export interface RevisionDiffProps {
@@ -53,7 +54,7 @@ export function RevisionDiff({ current, load }: RevisionDiffProps) {
             )
           }
         >
-          Compare with…
+          {t("diff.compare")}
         </button>
         {problem && <span class="error"> {problem}</span>}
       </p>
@@ -62,11 +63,11 @@ export function RevisionDiff({ current, load }: RevisionDiffProps) {
   return (
     <div class="revision-diff" data-testid="revision-diff">
       <label class="small">
-        Compare revision {current.revision} ({authorOf(current)}) with{" "}
+        {t("diff.compareRevision", { revision: current.revision, author: authorOf(current) })}{" "}
         <select data-testid="compare-with" value={against ?? ""} onChange={(event) => setAgainst(Number(event.currentTarget.value))}>
           {earlier.map((plan) => (
             <option key={plan.revision} value={plan.revision}>
-              revision {plan.revision} — {authorOf(plan)}
+              {t("diff.revision", { revision: plan.revision, author: authorOf(plan) })}
             </option>
           ))}
         </select>
@@ -75,12 +76,12 @@ export function RevisionDiff({ current, load }: RevisionDiffProps) {
         <ul class="diff-lines">
           {diff.title && (
             <li data-testid="diff-title">
-              <strong>Title:</strong> <Pieces pieces={diff.title} />
+              <strong>{t("diff.title")}</strong> <Pieces pieces={diff.title} />
             </li>
           )}
           {diff.aim && (
             <li>
-              <strong>Aim:</strong> <Pieces pieces={diff.aim} />
+              <strong>{t("plan.aim")}</strong> <Pieces pieces={diff.aim} />
             </li>
           )}
           {diff.steps.map((change, index) => {
@@ -98,15 +99,15 @@ export function RevisionDiff({ current, load }: RevisionDiffProps) {
               </li>
             );
           })}
-          {diff.librariesAdded.length > 0 && <li data-kind="libraries">Libraries added: {diff.librariesAdded.join(", ")}</li>}
-          {diff.librariesRemoved.length > 0 && <li data-kind="libraries">Libraries removed: {diff.librariesRemoved.join(", ")}</li>}
+          {diff.librariesAdded.length > 0 && <li data-kind="libraries">{t("diff.librariesAdded", { names: diff.librariesAdded.join(", ") })}</li>}
+          {diff.librariesRemoved.length > 0 && <li data-kind="libraries">{t("diff.librariesRemoved", { names: diff.librariesRemoved.join(", ") })}</li>}
           {diff.sandbox && (
             <li>
-              Sandbox: <del>{diff.sandbox[0]}</del> → <ins>{diff.sandbox[1]}</ins>
+              {t("plan.sandboxLabel")} <del>{diff.sandbox[0]}</del> → <ins>{diff.sandbox[1]}</ins>
             </li>
           )}
           {!diff.title && !diff.aim && diff.steps.every((s) => s.kind === "same") && !diff.sandbox && diff.librariesAdded.length + diff.librariesRemoved.length === 0 && (
-            <li class="muted">No differences.</li>
+            <li class="muted">{t("diff.none")}</li>
           )}
         </ul>
       )}

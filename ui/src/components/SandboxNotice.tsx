@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 
 import type { SandboxView } from "../generated/SandboxView";
+import { t } from "../lib/i18n";
 
 export interface SandboxNoticeProps {
   /** Changes when the chat or its workspace does: the notice is asked for again. */
@@ -26,9 +27,7 @@ export function SandboxNotice({ chatKey, executing, load }: SandboxNoticeProps) 
   }, [executing, chatKey]);
   const view = answer?.key === chatKey ? answer.view : null;
   if (view === null || !view.available) return null;
-  const words = view.confined
-    ? "Commands run in the code sandbox, confined by bubblewrap: only the workspace is writable."
-    : "Commands run UNCONFINED: bubblewrap is not available, so they can read and change everything your user can.";
+  const words = view.confined ? t("sandbox.noticeConfined") : t("sandbox.noticeUnconfined");
   return (
     <p class={`sandbox-notice ${view.confined ? "ok" : "warn"}`} data-testid="sandbox-notice" title={view.text}>
       {words}

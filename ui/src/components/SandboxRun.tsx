@@ -1,6 +1,7 @@
 // A code-sandbox run as a terminal block: what ran, the exit code, stdout and stderr, a
 // timed-out mark; long output starts collapsed. The unconfined warning the sandbox gives is
 // shown on the block, never dropped.
+import { t } from "../lib/i18n";
 import { describeRun, outputLines, parseRun } from "../lib/sandbox";
 
 /** Output longer than this many lines starts collapsed. */
@@ -23,24 +24,24 @@ export function SandboxRun({ tool, args, result, error, running }: SandboxRunPro
     <details class={`terminal ${state}`} data-testid="sandbox-run" open={!long}>
       <summary>
         <code class="terminal-command">{describeRun(tool, args)}</code>
-        {running && <span class="terminal-state">running…</span>}
+        {running && <span class="terminal-state">{t("sandbox.running")}</span>}
         {run && (
           <span class={`exit-code ${run.exitCode === 0 && !run.timedOut ? "ok" : "bad"}`} data-testid="exit-code">
-            exit {run.exitCode}
+            {t("gate.exit", { code: run.exitCode })}
           </span>
         )}
         {run?.timedOut && (
           <span class="timed-out" data-testid="timed-out">
-            timed out
+            {t("sandbox.timedOut")}
           </span>
         )}
-        {long && <span class="terminal-state">{outputLines(run)} lines</span>}
+        {long && <span class="terminal-state">{t("sandbox.lines", { count: outputLines(run) })}</span>}
       </summary>
       {run?.banner && <p class="terminal-warning" data-testid="unconfined">{run.banner}</p>}
       {run && run.notes.map((note) => <p class="terminal-note" key={note}>{note}</p>)}
       {run && run.stdout !== "" && <pre class="terminal-out">{run.stdout}</pre>}
       {run && run.stderr !== "" && <pre class="terminal-err">{run.stderr}</pre>}
-      {run?.truncated && <p class="terminal-note">Output truncated: only the last 64 KiB of each stream are kept.</p>}
+      {run?.truncated && <p class="terminal-note">{t("sandbox.truncated")}</p>}
       {result !== undefined && run === null && <pre class="terminal-out">{result}</pre>}
       {error !== undefined && <pre class="terminal-err">{error}</pre>}
     </details>

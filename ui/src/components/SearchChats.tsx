@@ -3,6 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 
 import type { ChatHit } from "../generated/ChatHit";
+import { t } from "../lib/i18n";
 
 export interface SearchChatsProps {
   search: (query: string) => Promise<ChatHit[]>;
@@ -38,11 +39,11 @@ export function SearchChats({ search, onOpen, onClose }: SearchChatsProps) {
   };
   return (
     <div class="search-backdrop" onClick={onClose}>
-      <div class="search" role="dialog" aria-label="Search chats" data-testid="search" onClick={(event) => event.stopPropagation()}>
+      <div class="search" role="dialog" aria-label={t("search.label")} data-testid="search" onClick={(event) => event.stopPropagation()}>
         <input
           data-testid="search-input"
-          aria-label="Search chats by title and content"
-          placeholder="Search chats…"
+          aria-label={t("search.input")}
+          placeholder={t("search.placeholder")}
           value={query}
           ref={(element) => element?.focus()}
           onInput={(event) => setQuery(event.currentTarget.value)}
@@ -69,7 +70,7 @@ export function SearchChats({ search, onOpen, onClose }: SearchChatsProps) {
               {hit.excerpt && <span class="search-excerpt small muted">{hit.excerpt}</span>}
             </li>
           ))}
-          {hits.length === 0 && <li class="muted small">No chat matches.</li>}
+          {hits.length === 0 && <li class="muted small">{t("search.none")}</li>}
         </ul>
       </div>
     </div>

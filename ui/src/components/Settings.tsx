@@ -1,6 +1,6 @@
-// The settings screen (first run, and from the sidebar): the model provider (kind, base
-// URL, model, API key — which goes to the OS key store, never a file) and plan mode.
-// Sections are separate so the screen can grow (MCP servers, planner model, themes).
+// The settings screen (first run, and from the sidebar): the window's language and theme
+// (applied at once, kept by the window), the model provider (kind, base URL, model, API key —
+// which goes to the OS key store, never a file) and plan mode; then models and MCP servers.
 import { useState } from "preact/hooks";
 
 import type { AppSettings } from "../generated/AppSettings";
@@ -10,6 +10,8 @@ import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
 import { McpServers, type McpSource } from "./McpServers";
 import { ModelManager, isInstalled, type ModelInstalls } from "./ModelManager";
 import { embeddedModel } from "./ModelNotice";
+import { storedLanguageChoice, setLanguageChoice, t, type LanguageChoice } from "../lib/i18n";
+import { storedThemeChoice, setThemeChoice, type ThemeChoice } from "../lib/theme";
 
 export interface SettingsProps {
   settings: AppSettings;
@@ -27,11 +29,54 @@ export interface SettingsProps {
   onClose: (() => void) | null;
 }
 
-const PROVIDERS: { value: ProviderChoice; label: string; baseUrl: string }[] = [
-  { value: "openai", label: "OpenAI-compatible (OpenAI, Ollama, llama.cpp, vLLM, LM Studio)", baseUrl: "http://127.0.0.1:11434/v1" },
+const providers = (): { value: ProviderChoice; label: string; baseUrl: string }[] => [
+  { value: "openai", label: t("settings.providerOpenai"), baseUrl: "http://127.0.0.1:11434/v1" },
   { value: "anthropic", label: "Anthropic", baseUrl: "https://api.anthropic.com" },
-  { value: "embedded", label: "Embedded model (offline)", baseUrl: "" },
+  { value: "embedded", label: t("settings.providerEmbedded"), baseUrl: "" },
 ];
+
+/** Settings → Language and theme: each applies at once and is kept by the window. */
+function WindowChoices() {
+  const [language, setLanguage] = useState<LanguageChoice>(storedLanguageChoice());
+  const [theme, setTheme] = useState<ThemeChoice>(storedThemeChoice());
+  return (
+    <fieldset data-testid="window-choices">
+      <legend>{t("settings.window")}</legend>
+      <label>
+        {t("settings.language")}
+        <select
+          data-testid="language"
+          value={language}
+          onChange={(event) => {
+            const choice = event.currentTarget.value as LanguageChoice;
+            setLanguage(choice);
+            setLanguageChoice(choice);
+          }}
+        >
+          <option value="system">{t("settings.system")}</option>
+          <option value="en">English</option>
+          <option value="ru">Русский</option>
+        </select>
+      </label>
+      <label>
+        {t("settings.theme")}
+        <select
+          data-testid="theme"
+          value={theme}
+          onChange={(event) => {
+            const choice = event.currentTarget.value as ThemeChoice;
+            setTheme(choice);
+            setThemeChoice(choice);
+          }}
+        >
+          <option value="system">{t("settings.system")}</option>
+          <option value="light">{t("settings.light")}</option>
+          <option value="dark">{t("settings.dark")}</option>
+        </select>
+      </label>
+    </fieldset>
+  );
+}
 
 export function Settings({ settings, models, installs, mcp, modelsDir, firstRun, problem, onSave, onClose }: SettingsProps) {
   const [form, setForm] = useState<SettingsUpdate>({
@@ -42,18 +87,18 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
     auto_approve: settings.auto_approve,
     api_key: "",
   });
-  const [error, setError] = useState<string | null>(problem);
+  const [error, setError] = useState<string | null>(problem && t("settings.notRunning", { detail: problem }));
   const [saving, setSaving] = useState(false);
   const remote = form.provider !== "embedded";
   const update = (change: Partial<SettingsUpdate>) => setForm({ ...form, ...change });
   const chosen = embeddedModel(form.model, models);
   // A model name typed for a remote provider means nothing to the embedded one: its default then.
   const embeddedValue = chosen?.id ?? models.find((entry) => entry.default)?.id ?? "";
-  const provider = PROVIDERS.find((entry) => entry.value === form.provider);
+  const provider = providers().find((entry) => entry.value === form.provider);
   return (
     <main class="settings" data-testid="settings">
-      <h1>{firstRun ? "Welcome to Preflight" : "Settings"}</h1>
-      {firstRun && <p class="muted">Choose the model Preflight talks to. You can change this later in Settings.</p>}
+      <h1>{firstRun ? t("settings.welcome") : t("settings.title")}</h1>
+      {firstRun && <p class="muted">{t("settings.welcomeHint")}</p>}
       <form
         onSubmit={async (event) => {
           event.preventDefault();
@@ -62,10 +107,11 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
           setSaving(false);
         }}
       >
+        <WindowChoices />
         <fieldset>
-          <legend>Model provider</legend>
+          <legend>{t("settings.modelProvider")}</legend>
           <label>
-            Provider
+            {t("settings.provider")}
             <select
               data-testid="provider"
               value={form.provider}
@@ -75,7 +121,7 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
                 update({ provider: next, model: next === settings.provider ? settings.model : "", base_url: next === settings.provider ? settings.base_url : "" });
               }}
             >
-              {PROVIDERS.map((entry) => (
+              {providers().map((entry) => (
                 <option key={entry.value} value={entry.value}>
                   {entry.label}
                 </option>
@@ -85,41 +131,40 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
           {!remote && (
             <>
               <label>
-                Model
+                {t("settings.model")}
                 <select data-testid="embedded-model" value={embeddedValue} onChange={(event) => update({ model: event.currentTarget.value })}>
                   {models.map((entry) => (
                     <option key={entry.id} value={entry.id}>
                       {entry.name}
-                      {entry.default ? " (default)" : ""}
-                      {isInstalled(entry, installs.states[entry.id]) ? "" : " — not installed"}
+                      {entry.default ? t("models.default") : ""}
+                      {isInstalled(entry, installs.states[entry.id]) ? "" : t("settings.notInstalledSuffix")}
                     </option>
                   ))}
                 </select>
               </label>
               <p class="muted small" data-testid="embedded-help">
-                Runs on this computer with no account and no network. It is tiny: plans are rough and it answers without tools. A real
-                model gives far better plans.
-                {chosen && !isInstalled(chosen, installs.states[chosen.id]) && " This one is not installed yet: install it under Models below."}
+                {t("settings.embeddedHelp")}
+                {chosen && !isInstalled(chosen, installs.states[chosen.id]) && ` ${t("settings.embeddedMissing")}`}
               </p>
             </>
           )}
           {remote && (
             <>
               <label>
-                Base URL
+                {t("settings.baseUrl")}
                 <input data-testid="base-url" placeholder={provider?.baseUrl} value={form.base_url} onInput={(event) => update({ base_url: event.currentTarget.value })} />
               </label>
               <label>
-                Model
-                <input data-testid="model" placeholder="e.g. qwen2.5:7b" value={form.model} onInput={(event) => update({ model: event.currentTarget.value })} />
+                {t("settings.model")}
+                <input data-testid="model" placeholder={t("settings.modelPlaceholder")} value={form.model} onInput={(event) => update({ model: event.currentTarget.value })} />
               </label>
               <label>
-                API key
+                {t("settings.apiKey")}
                 <input
                   data-testid="api-key"
                   type="password"
                   autocomplete="off"
-                  placeholder={settings.api_key_stored_in ? `Stored in ${settings.api_key_stored_in}; type to replace` : "Not needed for a local server"}
+                  placeholder={settings.api_key_stored_in ? t("settings.apiKeyStored", { store: settings.api_key_stored_in }) : t("settings.apiKeyNone")}
                   value={form.api_key ?? ""}
                   onInput={(event) => update({ api_key: event.currentTarget.value })}
                 />
@@ -128,14 +173,14 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
           )}
         </fieldset>
         <fieldset>
-          <legend>Plan mode</legend>
+          <legend>{t("settings.planMode")}</legend>
           <label class="check">
             <input type="checkbox" data-testid="plan-mode" checked={form.plan_mode} onChange={(event) => update({ plan_mode: event.currentTarget.checked })} />
-            Plan before acting in new chats (the planner may ask questions, then proposes a plan)
+            {t("settings.planModeHint")}
           </label>
           <label class="check">
             <input type="checkbox" data-testid="auto-approve" checked={form.auto_approve} disabled={!form.plan_mode} onChange={(event) => update({ auto_approve: event.currentTarget.checked })} />
-            Approve plans automatically
+            {t("settings.autoApprove")}
           </label>
         </fieldset>
         {error && (
@@ -145,15 +190,15 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
         )}
         <div class="row">
           <button type="submit" class="primary" data-testid="save-settings" disabled={saving}>
-            {saving ? "Saving…" : firstRun ? "Start" : "Save"}
+            {saving ? t("settings.saving") : firstRun ? t("settings.start") : t("settings.save")}
           </button>
           {onClose && (
             <button type="button" class="secondary" onClick={onClose}>
-              Close
+              {t("settings.close")}
             </button>
           )}
         </div>
-        <p class="muted small">Settings are kept in {settings.config_path}.</p>
+        <p class="muted small">{t("settings.keptIn", { path: settings.config_path })}</p>
       </form>
       <ModelManager models={models} installs={installs} modelsDir={modelsDir} />
       {mcp && !firstRun && !problem && <McpServers source={mcp} />}

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 
 import type { Chat } from "../generated/Chat";
+import { t } from "../lib/i18n";
 
 export interface SidebarProps {
   chats: Chat[];
@@ -15,11 +16,11 @@ export interface SidebarProps {
 
 export function Sidebar(props: SidebarProps) {
   return (
-    <nav class="sidebar" aria-label="Chats">
+    <nav class="sidebar" aria-label={t("sidebar.label")}>
       <div class="sidebar-head">
         <span class="brand">Preflight</span>
         <button type="button" class="primary" data-testid="new-chat" onClick={props.onNew}>
-          New chat
+          {t("app.newChat")}
         </button>
       </div>
       <ul class="chat-list">
@@ -28,7 +29,7 @@ export function Sidebar(props: SidebarProps) {
         ))}
       </ul>
       <button type="button" class="secondary settings-button" data-testid="open-settings" onClick={props.onSettings}>
-        Settings
+        {t("sidebar.settings")}
       </button>
     </nav>
   );
@@ -49,7 +50,7 @@ function ChatItem({ chat, selected, onSelect, onRename, onDelete }: SidebarProps
         >
           <input
             class="rename-input"
-            aria-label="Chat title"
+            aria-label={t("sidebar.chatTitle")}
             value={title}
             ref={(input) => input?.focus()}
             onInput={(event) => setTitle(event.currentTarget.value)}
@@ -66,20 +67,20 @@ function ChatItem({ chat, selected, onSelect, onRename, onDelete }: SidebarProps
       </button>
       {mode === "delete" ? (
         <span class="confirm">
-          Delete?
+          {t("sidebar.deleteConfirm")}
           <button type="button" class="danger" onClick={() => onDelete(chat.id)}>
-            Yes
+            {t("sidebar.yes")}
           </button>
           <button type="button" class="icon" onClick={() => setMode("show")}>
-            No
+            {t("sidebar.no")}
           </button>
         </span>
       ) : (
         <span class="chat-actions">
-          <button type="button" class="icon" aria-label={`Rename ${chat.title}`} onClick={() => { setTitle(chat.title); setMode("rename"); }}>
+          <button type="button" class="icon" aria-label={t("sidebar.rename", { title: chat.title })} onClick={() => { setTitle(chat.title); setMode("rename"); }}>
             ✎
           </button>
-          <button type="button" class="icon" aria-label={`Delete ${chat.title}`} onClick={() => setMode("delete")}>
+          <button type="button" class="icon" aria-label={t("sidebar.delete", { title: chat.title })} onClick={() => setMode("delete")}>
             🗑
           </button>
         </span>

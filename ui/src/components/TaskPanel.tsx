@@ -8,6 +8,7 @@ import type { PlanFolder } from "../generated/PlanFolder";
 import type { Task } from "../generated/Task";
 import type { TaskStatus } from "../generated/TaskStatus";
 import { taskCounts } from "../lib/chatState";
+import { formatNumber, t } from "../lib/i18n";
 
 const MARK: Record<TaskStatus, string> = { pending: "[ ]", active: "[>]", done: "[x]", dropped: "[~]" };
 
@@ -37,18 +38,18 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
   const counts = taskCounts(tasks);
   const asked = new Set(changes.filter((change) => change.status === "pending").map((change) => change.task));
   return (
-    <aside class="task-panel" data-testid="task-panel" aria-label="Task list" tabIndex={-1}>
+    <aside class="task-panel" data-testid="task-panel" aria-label={t("tasks.label")} tabIndex={-1}>
       <header class="panel-title">
-        <span>Plan</span>
+        <span>{t("tasks.title")}</span>
         {tasks.length > 0 && (
           <span class="task-count" data-testid="task-count">
-            {counts.done} of {counts.total} done
-            {counts.dropped > 0 ? `, ${counts.dropped} dropped` : ""}
+            {t("tasks.count", { done: counts.done, total: counts.total })}
+            {counts.dropped > 0 ? t("tasks.dropped", { count: counts.dropped }) : ""}
           </span>
         )}
       </header>
       {tasks.length === 0 ? (
-        <p class="muted">No task list yet. Approving a plan starts one.</p>
+        <p class="muted">{t("tasks.empty")}</p>
       ) : (
         groupByPhase(tasks).map((group, index) => (
           <div class="task-group" key={`${group.phase ?? ""}-${index}`}>
@@ -60,19 +61,19 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
                   <span class="task-text">
                     {task.priority && task.priority !== "medium" && (
                       <span class={`priority ${task.priority}`} data-testid="task-priority">
-                        {task.priority}
+                        {task.priority === "high" ? t("tasks.priorityHigh") : t("tasks.priorityLow")}
                       </span>
                     )}
                     <span class="task-title">{task.title}</span>
                     {asked.has(task.id) && (
-                      <span class="change-asked small" data-testid="change-asked" title="The executor asked to change this step: answer in the chat">
+                      <span class="change-asked small" data-testid="change-asked" title={t("tasks.changeAskedHint")}>
                         {" "}
-                        change asked
+                        {t("tasks.changeAsked")}
                       </span>
                     )}
                     {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
                     {task.gate && <GateLine gate={task.gate} />}
-                    {!task.gate && task.status === "done" && <span class="gate-none small muted"> (done without a check)</span>}
+                    {!task.gate && task.status === "done" && <span class="gate-none small muted"> {t("tasks.noCheck")}</span>}
                   </span>
                 </li>
               ))}
@@ -80,7 +81,7 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
           </div>
         ))
       )}
-      {finished && <p class="muted" data-testid="tasks-finished">Every task is finished.</p>}
+      {finished && <p class="muted" data-testid="tasks-finished">{t("tasks.finished")}</p>}
       {files && <PlanFiles files={files} onOpenFolder={onOpenFolder} />}
     </aside>
   );
@@ -88,10 +89,10 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
 
 /** When the task was made and last changed, and whose it is (on hover). */
 export function taskTimes(task: Task): string | undefined {
-  const whose = task.origin === "plan" ? "A step of the approved plan" : "The executor's own task";
+  const whose = task.origin === "plan" ? t("tasks.planStep") : t("tasks.ownTask");
   const parts = [whose];
-  if (task.created_at) parts.push(`added ${task.created_at}`);
-  if (task.updated_at && task.updated_at !== task.created_at) parts.push(`changed ${task.updated_at}`);
+  if (task.created_at) parts.push(t("tasks.added", { time: task.created_at }));
+  if (task.updated_at && task.updated_at !== task.created_at) parts.push(t("tasks.changed", { time: task.updated_at }));
   return parts.join(" · ");
 }
 
@@ -103,26 +104,26 @@ function GateLine({ gate }: { gate: Gate }) {
       <summary>
         <span class="gate-mark">{passed ? "✓" : "✗"}</span> <code>{gate.command}</code>{" "}
         <span class="small muted">
-          exit {gate.exit_code}
-          {gate.timed_out ? ", timed out" : ""}
+          {t("gate.exit", { code: gate.exit_code })}
+          {gate.timed_out ? t("gate.timedOut") : ""}
           {gate.duration_ms > 0 ? ` · ${formatDuration(gate.duration_ms)}` : ""}
         </span>
       </summary>
       <pre class="gate-evidence" data-testid="gate-evidence">{gate.evidence}</pre>
-      {gate.last_run && <p class="small muted">Run by Preflight in the sandbox at {gate.last_run}</p>}
+      {gate.last_run && <p class="small muted">{t("gate.ranAt", { time: gate.last_run })}</p>}
     </details>
   );
 }
 
 export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+  return ms < 1000 ? t("units.ms", { value: formatNumber(ms) }) : t("units.s", { value: formatNumber(ms / 1000, 1) });
 }
 
 function PlanFiles({ files, onOpenFolder }: { files: PlanFolder } & Pick<TaskPanelProps, "onOpenFolder">) {
   return (
-    <section class="plan-files" data-testid="plan-files" aria-label="Plan folder">
+    <section class="plan-files" data-testid="plan-files" aria-label={t("tasks.folder")}>
       <p class="small">
-        Saved in the workspace:{" "}
+        {t("tasks.savedIn")}{" "}
         <button type="button" class="link" data-testid="open-plan-folder" title={files.path} onClick={onOpenFolder}>
           {files.dir}
         </button>

@@ -2,6 +2,7 @@
 // a run of twenty `turn_plan` calls is one line ("task list: done 12 · started 3"), not a
 // wall of boxes; a failed call makes the block stand out and opens it.
 import type { ToolCall } from "../generated/ToolCall";
+import { t } from "../lib/i18n";
 
 export interface GroupedCall {
   call: ToolCall;
@@ -15,7 +16,6 @@ export interface GroupedCall {
 /** "done 2 · started 3" for the task list changes among `calls`, or null without any. */
 export function taskListSummary(calls: GroupedCall[]): string | null {
   const counts = new Map<string, number>();
-  const WORDS: Record<string, string> = { start: "started", done: "done", drop: "dropped", add: "added", init: "new list", modify: "reworded" };
   for (const { call } of calls) {
     if (call.name !== "turn_plan") continue;
     let op = "?";
@@ -25,11 +25,31 @@ export function taskListSummary(calls: GroupedCall[]): string | null {
     } catch {
       // Unreadable arguments: counted as a change of unknown kind.
     }
-    const word = WORDS[op] ?? "changed";
+    const word = operationWord(op);
     counts.set(word, (counts.get(word) ?? 0) + 1);
   }
   if (counts.size === 0) return null;
   return [...counts.entries()].map(([word, n]) => `${word} ${n}`).join(" · ");
+}
+
+/** A `turn_plan` operation as the summary names it. */
+function operationWord(op: string): string {
+  switch (op) {
+    case "start":
+      return t("toolGroup.op.start");
+    case "done":
+      return t("toolGroup.op.done");
+    case "drop":
+      return t("toolGroup.op.drop");
+    case "add":
+      return t("toolGroup.op.add");
+    case "init":
+      return t("toolGroup.op.init");
+    case "modify":
+      return t("toolGroup.op.modify");
+    default:
+      return t("toolGroup.op.other");
+  }
 }
 
 export interface ToolGroupProps {
@@ -48,7 +68,7 @@ export function ToolGroup({ calls, renderCall, onShowTasks }: ToolGroupProps) {
     <details class={`tool-group${failed > 0 ? " failed" : ""}`} data-testid="tool-group" open={failed > 0}>
       <summary>
         <span class="tool-count" data-testid="tool-count">
-          {calls.length} tool calls
+          {t("toolGroup.calls", { count: calls.length })}
         </span>
         {tasks && (
           <>
@@ -57,24 +77,24 @@ export function ToolGroup({ calls, renderCall, onShowTasks }: ToolGroupProps) {
               type="button"
               class="link small"
               data-testid="task-summary"
-              title="Show the task list"
+              title={t("toolGroup.showTasks")}
               onClick={(event) => {
                 event.preventDefault();
                 onShowTasks?.();
               }}
             >
-              task list: {tasks}
+              {t("toolGroup.taskList", { summary: tasks })}
             </button>
           </>
         )}
-        {others > 0 && tasks && <span class="small muted"> · {others} other</span>}
+        {others > 0 && tasks && <span class="small muted"> · {t("toolGroup.others", { count: others })}</span>}
         {failed > 0 && (
           <span class="tool-failed" data-testid="tool-failed">
             {" "}
-            · {failed} failed
+            · {t("toolGroup.failed", { count: failed })}
           </span>
         )}
-        {running && <span class="small muted"> · running</span>}
+        {running && <span class="small muted"> · {t("toolGroup.running")}</span>}
       </summary>
       <div class="tool-group-calls">{calls.map(renderCall)}</div>
     </details>

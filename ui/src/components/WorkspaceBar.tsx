@@ -6,6 +6,8 @@ import { useEffect, useState } from "preact/hooks";
 import type { Chat } from "../generated/Chat";
 import type { SandboxView } from "../generated/SandboxView";
 import { asApiError } from "../lib/api";
+import { describeError } from "../lib/errorText";
+import { t } from "../lib/i18n";
 
 export interface WorkspaceBarProps {
   chat: Chat;
@@ -26,16 +28,16 @@ export function WorkspaceBar({ chat, onSet, onChoose, loadSandbox }: WorkspaceBa
         onSet(path.trim() === "" ? null : path.trim());
       }}
     >
-      <label for="workspace-path">Workspace</label>
+      <label for="workspace-path">{t("workspace.label")}</label>
       <input
         id="workspace-path"
         data-testid="workspace-path"
-        placeholder="No folder: the chat has no file tools"
+        placeholder={t("workspace.none")}
         value={path}
         onInput={(event) => setPath(event.currentTarget.value)}
       />
       <button type="button" class="secondary" data-testid="choose-workspace" onClick={onChoose}>
-        Choose…
+        {t("workspace.choose")}
       </button>
       {chat.workspace && loadSandbox && <SandboxButton key={`${chat.id}:${chat.workspace}`} load={loadSandbox} />}
     </form>
@@ -52,16 +54,16 @@ function SandboxButton({ load }: { load: () => Promise<SandboxView> }) {
     setOpen(opening);
     if (!opening) return;
     setError(null);
-    load().then(setView, (failure: unknown) => setError(asApiError(failure).message));
+    load().then(setView, (failure: unknown) => setError(describeError(asApiError(failure))));
   };
   return (
     <div class="sandbox-info">
       <button type="button" class="secondary" data-testid="sandbox-button" aria-expanded={open} onClick={toggle}>
-        Sandbox
+        {t("workspace.sandbox")}
       </button>
       {open && (
-        <div class="sandbox-popover" role="dialog" aria-label="Code sandbox" data-testid="sandbox-info">
-          {view === null && error === null && <p class="muted">Starting the sandbox…</p>}
+        <div class="sandbox-popover" role="dialog" aria-label={t("workspace.sandboxLabel")} data-testid="sandbox-info">
+          {view === null && error === null && <p class="muted">{t("workspace.sandboxStarting")}</p>}
           {error !== null && <p class="error">{error}</p>}
           {view !== null && <SandboxSummary view={view} />}
         </div>
@@ -71,7 +73,7 @@ function SandboxButton({ load }: { load: () => Promise<SandboxView> }) {
 }
 
 export function SandboxSummary({ view }: { view: SandboxView }) {
-  const status = !view.available ? "No code sandbox" : view.confined ? "Confined by bubblewrap" : "UNCONFINED";
+  const status = !view.available ? t("workspace.noSandbox") : view.confined ? t("workspace.confined") : t("workspace.unconfined");
   return (
     <>
       <p class={`sandbox-status ${view.available && view.confined ? "ok" : "warn"}`} data-testid="sandbox-status">

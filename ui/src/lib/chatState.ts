@@ -7,6 +7,7 @@ import type { Event } from "../generated/Event";
 import type { Message } from "../generated/Message";
 import type { Phase } from "../generated/Phase";
 import type { Task } from "../generated/Task";
+import { t } from "./i18n";
 
 export interface LiveTool {
   name: string;
@@ -29,17 +30,18 @@ export interface ChatState {
   error: ApiError | null;
 }
 
-/** The status line of each phase (the engine's `plan_status` texts, for a chat just opened). */
+/** The status line of each phase, in the window's language (the engine's `plan_status` text
+ *  is its English for the same phase, so the window says it by phase). */
 export function statusText(phase: Phase): string {
   switch (phase) {
     case "planning":
-      return "Drafting a plan…";
+      return t("status.planning");
     case "questions":
-      return "Waiting for your answers";
+      return t("status.questions");
     case "awaiting_approval":
-      return "Waiting for your approval";
+      return t("status.awaitingApproval");
     case "executing":
-      return "Working…";
+      return t("status.executing");
     case "idle":
       return "";
   }
@@ -99,7 +101,7 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
     case "delta":
       return applyDelta(state, event.message_id, event.text);
     case "plan_status":
-      return { ...state, status: event.text, view: { ...state.view, state: { ...state.view.state, phase: event.phase } } };
+      return { ...state, status: statusText(event.phase), view: { ...state.view, state: { ...state.view.state, phase: event.phase } } };
     case "message":
       return {
         ...state,

@@ -1,6 +1,7 @@
 // An `mcp.json` server entry as the settings editor handles it: the fields a user fills in
 // (command, one argument per line, NAME=value per line), and an entry pasted in the format
 // other clients use. The engine checks the result again when it is saved or tested.
+import { t } from "./i18n";
 
 export interface EntryFields {
   name: string;
@@ -16,14 +17,14 @@ export type Parsed = { ok: true; name: string; entry: Record<string, unknown> } 
 /** The entry the fields describe, or what is wrong with them. */
 export function entryFromFields(fields: EntryFields): Parsed {
   const name = fields.name.trim();
-  if (name === "") return { ok: false, error: "A server needs a name." };
+  if (name === "") return { ok: false, error: t("mcp.needsName") };
   const command = fields.command.trim();
-  if (command === "") return { ok: false, error: "A server needs a command." };
+  if (command === "") return { ok: false, error: t("mcp.needsCommand") };
   const args = fields.args.split("\n").map((line) => line.trim()).filter((line) => line !== "");
   const env: Record<string, string> = {};
   for (const line of fields.env.split("\n").map((l) => l.trim()).filter((l) => l !== "")) {
     const at = line.indexOf("=");
-    if (at <= 0) return { ok: false, error: `Environment line "${line}" is not NAME=value.` };
+    if (at <= 0) return { ok: false, error: t("mcp.badEnvLine", { line }) };
     env[line.slice(0, at).trim()] = line.slice(at + 1);
   }
   const entry: Record<string, unknown> = { command, args };
@@ -52,18 +53,18 @@ export function pastedEntry(text: string, fallback: string): Parsed {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, error: `Not JSON: ${(error as Error).message}` };
+    return { ok: false, error: t("mcp.notJson", { detail: (error as Error).message }) };
   }
-  if (!isObject(value)) return { ok: false, error: "Not a JSON object." };
+  if (!isObject(value)) return { ok: false, error: t("mcp.notObject") };
   let servers = value;
   if (isObject(value.mcpServers)) servers = value.mcpServers;
   else if ("command" in value || "url" in value) {
-    return fallback.trim() ? { ok: true, name: fallback.trim(), entry: value } : { ok: false, error: "Give the server a name." };
+    return fallback.trim() ? { ok: true, name: fallback.trim(), entry: value } : { ok: false, error: t("mcp.giveName") };
   }
   const entries = Object.entries(servers);
-  if (entries.length > 1) return { ok: false, error: "It holds more than one server: paste one at a time." };
+  if (entries.length > 1) return { ok: false, error: t("mcp.manyServers") };
   const [first] = entries;
-  if (!first || !isObject(first[1])) return { ok: false, error: "It holds no server entry." };
+  if (!first || !isObject(first[1])) return { ok: false, error: t("mcp.noEntry") };
   return { ok: true, name: first[0], entry: first[1] };
 }
 

@@ -3,6 +3,7 @@
 // libraries and sandbox. Pure, tested in vitest.
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanStep } from "../generated/PlanStep";
+import { t } from "./i18n";
 
 export type Piece = { kind: "same" | "added" | "removed"; text: string };
 
@@ -114,10 +115,10 @@ export function diffPlans(before: PlanDocument, after: PlanDocument): PlanDiff {
 export function authorOf(plan: PlanDocument): string {
   switch (plan.author ?? "planner") {
     case "user":
-      return "your edit";
+      return t("diff.author.user");
     case "executor":
-      return "the executor's approved change";
+      return t("diff.author.executor");
     default:
-      return "the planner";
+      return t("diff.author.planner");
   }
 }

@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/preact";
 import { describe, expect, it, vi } from "vitest";
 
-import { Composer, LOCKED_NOTICE, type DropEvent, type FileSource } from "../components/Composer";
+import { Composer, lockedNotice, type DropEvent, type FileSource } from "../components/Composer";
 import type { PickedFile } from "../generated/PickedFile";
 
 describe("Composer", () => {
@@ -25,7 +25,7 @@ describe("Composer", () => {
     fireEvent.keyDown(box, { key: "Enter" });
     fireEvent.click(screen.getByRole("button", { name: "Send" }));
     expect(onSend).not.toHaveBeenCalled();
-    expect(screen.getByRole("alert").textContent).toBe(LOCKED_NOTICE);
+    expect(screen.getByRole("alert").textContent).toBe(lockedNotice());
   });
 
   it("never sends an empty message, and offers Stop while a turn runs", () => {

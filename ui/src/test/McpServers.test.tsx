@@ -12,6 +12,7 @@ const filesystem: McpServerView = {
   supplied: true,
   error: null,
   planning: true,
+  read_while_planning: false,
   state: { state: "running", tools: [{ name: "read_text_file", planning: true }, { name: "write_file", planning: false }] },
 };
 
@@ -27,7 +28,7 @@ function source(initial: McpSettings): McpSource & { saved: unknown[] } {
     save: vi.fn(async (save) => {
       saved.push(save);
       if (JSON.stringify(save.entry).includes("comand")) throw { code: "ERR_BAD_REQUEST", message: "/home/u/.preflight/mcp.json: server `bad`: unknown field `comand`" };
-      const added: McpServerView = { name: save.name, entry: save.entry, class: "other", supplied: false, error: null, planning: false, state: { state: "not_started" } };
+      const added: McpServerView = { name: save.name, entry: save.entry, class: "other", supplied: false, error: null, planning: false, read_while_planning: false, state: { state: "not_started" } };
       return settings([filesystem, added]);
     }),
     remove: vi.fn(async () => settings([filesystem])),
