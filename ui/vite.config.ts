@@ -17,5 +17,7 @@ export default defineConfig({
     environment: "jsdom",
     include: ["src/**/*.test.{ts,tsx}"],
     setupFiles: ["src/test/setup.ts"],
+    // The theme test reads styles.css as text (`?raw`), which Vitest otherwise empties.
+    css: { include: [/styles\.css/] },
   },
 });
