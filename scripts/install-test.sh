@@ -16,6 +16,7 @@
 # Prints the package's size, the install and upgrade times and the first-start times.
 #
 #   scripts/install-test.sh          package.sh builds first (a no-op when the build is current)
+#   scripts/install-test.sh --release  the same on the release package (what users install)
 #   PACKAGE_SKIP_BUILD=1 scripts/install-test.sh   package what is built (scripts/test.sh)
 # A `preflight` package already installed is refused: this test removes what it installs.
 set -euo pipefail
@@ -24,9 +25,11 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 say() { echo "install-test: $*" >&2; }
 die() { echo "install-test: error: $*" >&2; exit 1; }
+profile=(--debug)
 case "${1:-}" in
   "") ;;
-  -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --release) profile=() ;;
+  -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) die "unknown argument: $1 (try --help)" ;;
 esac
 
@@ -67,10 +70,10 @@ seconds_since() { echo "$(( ($(date +%s%N) - $1) / 100000000 ))" | sed 's/.$/.&/
 
 # --- 1. the packages --------------------------------------------------------------------------
 started=$(date +%s%N)
-older=$(PACKAGE_OUT="$work/older" bash scripts/package.sh --debug)
+older=$(PACKAGE_OUT="$work/older" bash scripts/package.sh "${profile[@]}")
 version=$(dpkg-deb -f "$older" Version)
 newer_version=$(echo "$version" | awk -F. '{ printf "%d.%d.%d", $1, $2, $3 + 1 }')
-newer=$(PACKAGE_SKIP_BUILD=1 PACKAGE_OUT="$work/newer" bash scripts/package.sh --debug --version "$newer_version")
+newer=$(PACKAGE_SKIP_BUILD=1 PACKAGE_OUT="$work/newer" bash scripts/package.sh "${profile[@]}" --version "$newer_version")
 say "packaged $version and $newer_version in $(seconds_since "$started") s"
 dpkg-deb -c "$older" >"$work/contents.txt"
 grep -q 'usr/lib/Preflight/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js$' "$work/contents.txt" ||
