@@ -75,7 +75,7 @@ impl LlamaModels {
 fn not_installed(choice: &ModelChoice, path: &Path) -> String {
     match choice {
         ModelChoice::Catalog(model) => format!(
-            "{} is not installed (looked for {}); run `preflight model fetch{}` to download it",
+            "{} is not installed (looked for {}); install it in Settings → Models, or run `preflight model fetch{}` to download it",
             model.name,
             path.display(),
             if model.id == catalog::DEFAULT_MODEL { String::new() } else { format!(" --model {}", model.id) }

