@@ -128,8 +128,7 @@ async function startDriver(dir, home, extraEnv = {}) {
   let nativePort = await freePort();
   while (nativePort === port) nativePort = await freePort();
   const log = createWriteStream(join(dir, "app.log"));
-  // LC_ALL: the window takes its language from the locale (WebKit reads LC_CTYPE); the tests read English.
-  const env = { ...process.env, PREFLIGHT_HOME: home, PREFLIGHT_FS_SERVER: FS_SERVER, RUST_LOG: process.env.RUST_LOG ?? "info", LC_ALL: "C.UTF-8", ...extraEnv };
+  const env = { ...process.env, PREFLIGHT_HOME: home, PREFLIGHT_FS_SERVER: FS_SERVER, RUST_LOG: process.env.RUST_LOG ?? "info", ...extraEnv };
   const child = spawn(TAURI_DRIVER, ["--port", String(port), "--native-port", String(nativePort)], { env, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);

@@ -62,7 +62,7 @@ test("Russian from Settings, kept across a restart: questions → own answer →
   });
   const options = { config: (url) => openaiConfig(url), script, env: () => ({ XDG_DATA_HOME: data }) };
   try {
-    // The first run of this window: English (the harness's locale), switched to Russian.
+    // The first run of this window: English (the C locale), switched to Russian.
     const first = await startApp({ name: "i18n-switch", ...options });
     try {
       await first.byText('[data-testid="new-chat"]', "New chat");
