@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { PLANNER, REPO, openaiConfig, planReply, startApp, toolCall, waitFor } from "./harness.mjs";
+import { ARTIFACTS, PLANNER, REPO, openaiConfig, planReply, startApp, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const ORDERS = "id,total\n1,9.50\n2,12.00\n";
@@ -29,16 +29,31 @@ function xdotool(...args) {
   return result.stdout.trim();
 }
 
-/** Picks `path` in the open GTK file chooser titled `title`, with the keyboard. */
+/** The id of the open window titled `title`, or null. */
+function windowNamed(title) {
+  const found = spawnSync("xdotool", ["search", "--onlyvisible", "--name", `^${title}$`], { encoding: "utf8" });
+  return found.status === 0 ? found.stdout.trim().split("\n").pop() : null;
+}
+
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * Picks `path` in the open GTK file chooser titled `title`, with the keyboard. GTK takes the
+ * keys asynchronously (and completes the path as it goes): Enter is pressed once the typing
+ * has settled, and again while the dialog is still open.
+ */
 async function pickInDialog(title, path) {
-  const window = await waitFor(() => {
-    const found = spawnSync("xdotool", ["search", "--name", `^${title}$`], { encoding: "utf8" });
-    return found.status === 0 ? found.stdout.trim().split("\n").pop() : null;
-  }, `the "${title}" dialog`);
+  const window = await waitFor(() => windowNamed(title), `the "${title}" dialog`);
   xdotool("windowfocus", "--sync", window);
   xdotool("key", "--clearmodifiers", "ctrl+l");
   xdotool("type", "--delay", "20", path);
-  xdotool("key", "Return");
+  for (let attempt = 0; attempt < 5 && windowNamed(title); attempt++) {
+    await pause(700);
+    xdotool("key", "Return");
+    await pause(1300);
+  }
+  if (windowNamed(title)) spawnSync("import", ["-window", "root", join(ARTIFACTS, "attachments-dialog-stuck.png")]);
+  assert.equal(windowNamed(title), null, "the file chooser took the path and closed");
 }
 
 test("attach a file with the native picker: its chip, the bubble, and the planner reading it", async () => {
