@@ -72,7 +72,7 @@ function stateText(server: McpServerView): string {
 
 type Editing = { replaces: string | null; fields: EntryFields; paste: string; mode: "fields" | "paste" };
 
-const EMPTY: EntryFields = { name: "", command: "", args: "", env: "" };
+const EMPTY: EntryFields = { name: "", command: "", args: "", env: "", readWhilePlanning: false };
 
 export function McpServers({ source }: { source: McpSource }) {
   const [settings, setSettings] = useState<McpSettings | null>(null);
@@ -132,6 +132,11 @@ export function McpServers({ source }: { source: McpSource }) {
               <strong>{server.name}</strong>
               <span class="badge">{server.class ? classLabel(server.class) : t("mcp.invalid")}</span>
               {server.supplied && <span class="badge muted">{t("mcp.supplied")}</span>}
+              {server.read_while_planning && (
+                <span class="badge" data-testid="mcp-read-badge">
+                  {t("mcp.readWhilePlanningBadge")}
+                </span>
+              )}
               <span class={`mcp-state ${server.state.state}`} data-testid="mcp-state">
                 {stateText(server)}
               </span>
@@ -209,7 +214,7 @@ interface EditorProps {
 }
 
 function EntryEditor({ editing, busy, tested, onChange, onTest, onSave, onCancel }: EditorProps) {
-  const field = (key: keyof EntryFields) => ({
+  const field = (key: "name" | "command" | "args" | "env") => ({
     value: editing.fields[key],
     onInput: (event: { currentTarget: { value: string } }) => onChange({ ...editing, fields: { ...editing.fields, [key]: event.currentTarget.value } }),
   });
@@ -241,6 +246,15 @@ function EntryEditor({ editing, busy, tested, onChange, onTest, onSave, onCancel
           <label>
             {t("mcp.env")}
             <textarea data-testid="mcp-env" rows={2} {...field("env")} />
+          </label>
+          <label class="checkbox">
+            <input
+              type="checkbox"
+              data-testid="mcp-read-while-planning"
+              checked={editing.fields.readWhilePlanning}
+              onChange={(event) => onChange({ ...editing, fields: { ...editing.fields, readWhilePlanning: event.currentTarget.checked } })}
+            />
+            {t("mcp.readWhilePlanning")}
           </label>
         </>
       ) : (

@@ -10,6 +10,8 @@ export interface EntryFields {
   args: string;
   /** One `NAME=value` per line. */
   env: string;
+  /** `readWhilePlanning`: the planner gets the server's read-only tools. */
+  readWhilePlanning: boolean;
 }
 
 export type Parsed = { ok: true; name: string; entry: Record<string, unknown> } | { ok: false; error: string };
@@ -29,6 +31,7 @@ export function entryFromFields(fields: EntryFields): Parsed {
   }
   const entry: Record<string, unknown> = { command, args };
   if (Object.keys(env).length > 0) entry.env = env;
+  if (fields.readWhilePlanning) entry.readWhilePlanning = true;
   return { ok: true, name, entry };
 }
 
@@ -41,6 +44,7 @@ export function fieldsFromEntry(name: string, entry: Record<string, unknown>): E
     command: typeof entry.command === "string" ? entry.command : "",
     args: args.join("\n"),
     env: env.map(([key, value]) => `${key}=${String(value)}`).join("\n"),
+    readWhilePlanning: entry.readWhilePlanning === true,
   };
 }
 

@@ -91,4 +91,17 @@ describe("McpServers", () => {
     fireEvent.click(screen.getByTestId("mcp-restart"));
     await waitFor(() => expect(screen.getByTestId("mcp-state").textContent).toContain("not started"));
   });
+
+  it("marks a server readable while planning, and shows the mark", async () => {
+    const mcp = source(settings([filesystem]));
+    render(<McpServers source={mcp} />);
+    await waitFor(() => screen.getByTestId("mcp-add"));
+    fireEvent.click(screen.getByTestId("mcp-add"));
+    fireEvent.input(screen.getByTestId("mcp-name"), { target: { value: "tracker" } });
+    fireEvent.input(screen.getByTestId("mcp-command"), { target: { value: "tracker-mcp" } });
+    fireEvent.click(screen.getByTestId("mcp-read-while-planning"));
+    fireEvent.click(screen.getByTestId("mcp-save"));
+    await waitFor(() => expect(mcp.saved).toHaveLength(1));
+    expect(mcp.saved[0]).toEqual({ replaces: undefined, name: "tracker", entry: { command: "tracker-mcp", args: [], readWhilePlanning: true } });
+  });
 });

@@ -4,15 +4,15 @@ import { entryFromFields, fieldsFromEntry, pastedEntry } from "../lib/mcpEntry";
 
 describe("mcp.json entries in the editor", () => {
   it("fields make an entry: one argument per line, NAME=value per line", () => {
-    const parsed = entryFromFields({ name: " docs ", command: "npx", args: "-y\n\n@scope/server\n", env: "TOKEN=a=b\nMODE=fast" });
-    expect(parsed).toEqual({ ok: true, name: "docs", entry: { command: "npx", args: ["-y", "@scope/server"], env: { TOKEN: "a=b", MODE: "fast" } } });
-    expect(fieldsFromEntry("docs", { command: "npx", args: ["-y", "@scope/server"], env: { TOKEN: "a=b" } })).toEqual({ name: "docs", command: "npx", args: "-y\n@scope/server", env: "TOKEN=a=b" });
+    const parsed = entryFromFields({ name: " docs ", command: "npx", args: "-y\n\n@scope/server\n", env: "TOKEN=a=b\nMODE=fast", readWhilePlanning: true });
+    expect(parsed).toEqual({ ok: true, name: "docs", entry: { command: "npx", args: ["-y", "@scope/server"], env: { TOKEN: "a=b", MODE: "fast" }, readWhilePlanning: true } });
+    expect(fieldsFromEntry("docs", { command: "npx", args: ["-y", "@scope/server"], env: { TOKEN: "a=b" } })).toEqual({ name: "docs", command: "npx", args: "-y\n@scope/server", env: "TOKEN=a=b", readWhilePlanning: false });
   });
 
   it("says what is missing or wrong", () => {
-    expect(entryFromFields({ name: "", command: "x", args: "", env: "" })).toEqual({ ok: false, error: "A server needs a name." });
-    expect(entryFromFields({ name: "a", command: " ", args: "", env: "" })).toEqual({ ok: false, error: "A server needs a command." });
-    expect(entryFromFields({ name: "a", command: "x", args: "", env: "JUSTANAME" })).toEqual({ ok: false, error: 'Environment line "JUSTANAME" is not NAME=value.' });
+    expect(entryFromFields({ name: "", command: "x", args: "", env: "", readWhilePlanning: false })).toEqual({ ok: false, error: "A server needs a name." });
+    expect(entryFromFields({ name: "a", command: " ", args: "", env: "", readWhilePlanning: false })).toEqual({ ok: false, error: "A server needs a command." });
+    expect(entryFromFields({ name: "a", command: "x", args: "", env: "JUSTANAME", readWhilePlanning: false })).toEqual({ ok: false, error: 'Environment line "JUSTANAME" is not NAME=value.' });
   });
 
   it("takes an entry pasted in the formats other clients use", () => {
