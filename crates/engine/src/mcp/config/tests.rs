@@ -50,7 +50,7 @@ fn bad_files_are_clear_errors_naming_the_file() {
         (r#"{"mcpServers":[]}"#, "/h/mcp.json: invalid type: sequence, expected an object at line 1 column 14"),
         (r#"{"servers":{}}"#, "/h/mcp.json: unknown field `servers`, expected `mcpServers` at line 1 column 10"),
         (r#"{"mcpServers":{"a":{"command":"x","cwd":"/"}}}"#,
-         "/h/mcp.json: unknown field `cwd`, expected one of `command`, `args`, `env`, `type`, `url` at line 1 column 39"),
+         "/h/mcp.json: unknown field `cwd`, expected one of `command`, `args`, `env`, `type`, `readWhilePlanning`, `url` at line 1 column 39"),
         (r#"{"mcpServers":{"a":{"args":["x"]}}}"#, "/h/mcp.json: server `a`: `command` is missing or empty"),
         (r#"{"mcpServers":{"a":{"command":" "}}}"#, "/h/mcp.json: server `a`: `command` is missing or empty"),
         (r#"{"mcpServers":{"a":{"url":"http://x"}}}"#,
