@@ -4,12 +4,12 @@
 // with read_attachment, and the scripted model server sees both the note and the content.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { ARTIFACTS, PLANNER, REPO, openaiConfig, planReply, startApp, toolCall, waitFor } from "./harness.mjs";
+import { ARTIFACTS, openaiConfig, PLANNER, planReply, publish, startApp, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const ORDERS = "id,total\n1,9.50\n2,12.00\n";
@@ -86,8 +86,7 @@ test("attach a file with the native picker: its chip, the bubble, and the planne
     assert.ok(JSON.stringify(second.body.messages).includes("2,12.00"), "the planner read the copy");
     const copy = join(app.home, "attachments");
     assert.ok(spawnSync("find", [copy, "-name", "orders.csv"], { encoding: "utf8" }).stdout.includes("orders.csv"), "copied into the data folder");
-    mkdirSync(join(REPO, "docs/screenshots"), { recursive: true });
-    copyFileSync(shot, join(REPO, "docs/screenshots/attachments.png"));
+    publish(shot, "attachments.png");
   } finally {
     await app.stop();
   }

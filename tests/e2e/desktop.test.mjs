@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { PLANNER, REPO, descendants, openaiConfig, planReply, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { CSV_EXPORT_PLAN as PLAN, descendants, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const QUESTIONS = [
@@ -15,27 +15,7 @@ const QUESTIONS = [
   { id: "q2", question: "Which orders belong in it?", options: ["All of them", "Last month only", "Archived too"] },
 ];
 
-const PLAN = {
-  title: "CSV export of orders",
-  aim: "Orders can be downloaded as a CSV file from /export",
-  steps: [
-    { action: "Read how orders are stored", expected: "the orders.csv layout is known" },
-    { action: "Add the /export route", expected: "GET /export answers with CSV" },
-    { action: "Write the test", expected: "the export test passes" },
-  ],
-  libraries: [
-    { name: "csv", purpose: "write the rows", usage: "csv::Writer::from_writer(response)" },
-    { name: "axum", purpose: "serve the route", usage: "Router::route(\"/export\", get(export))" },
-  ],
-  sandbox: { policy: "create", notes: "a copy of orders.csv with sample rows" },
-};
 
-/** Keeps the README's screenshots (docs/screenshots) in step with the last e2e run. */
-function publish(file, name) {
-  const dir = join(REPO, "docs/screenshots");
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(file, join(dir, name));
-}
 
 /** Records every text the task count shows, so a test can see the list tick. */
 const WATCH_TASK_COUNT = `

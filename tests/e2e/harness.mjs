@@ -3,7 +3,7 @@
 // WebKitWebDriver) and the real desktop binary, which spawns the real npm filesystem MCP
 // server. Screenshots go to $E2E_ARTIFACTS (default target/e2e-artifacts).
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -282,3 +282,26 @@ export const PLANNER = { system_contains: "plan-questions" };
 export function openaiConfig(url, extra = "") {
   return `[provider]\nkind = "openai"\nbase_url = "${url}"\nmodel = "scripted"\n${extra}`;
 }
+
+/** Keeps the README's screenshots (docs/screenshots) in step with the last e2e run. */
+export function publish(file, name) {
+  const dir = join(REPO, "docs/screenshots");
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(file, join(dir, name));
+}
+
+/** The plan the tests' scripted planner proposes: a CSV export in three steps. */
+export const CSV_EXPORT_PLAN = {
+  title: "CSV export of orders",
+  aim: "Orders can be downloaded as a CSV file from /export",
+  steps: [
+    { action: "Read how orders are stored", expected: "the orders.csv layout is known" },
+    { action: "Add the /export route", expected: "GET /export answers with CSV" },
+    { action: "Write the test", expected: "the export test passes" },
+  ],
+  libraries: [
+    { name: "csv", purpose: "write the rows", usage: "csv::Writer::from_writer(response)" },
+    { name: "axum", purpose: "serve the route", usage: 'Router::route("/export", get(export))' },
+  ],
+  sandbox: { policy: "create", notes: "a copy of orders.csv with sample rows" },
+};

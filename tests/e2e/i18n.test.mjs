@@ -5,12 +5,12 @@
 // choice) is the test's own. Screenshots go to $E2E_ARTIFACTS and docs/screenshots.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { PLANNER, REPO, openaiConfig, planReply, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const QUESTIONS = [
@@ -30,12 +30,6 @@ const PLAN = {
   sandbox: { policy: "create", notes: "копия orders.csv с примерами строк" },
 };
 
-/** Keeps the README's screenshots (docs/screenshots) in step with the last e2e run. */
-function publish(file, name) {
-  const dir = join(REPO, "docs/screenshots");
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(file, join(dir, name));
-}
 
 /** Settings → Language → `value`, then back to the chats. */
 async function chooseLanguage(app, value, close) {

@@ -3,11 +3,11 @@
 // execution-only), saved into mcp.json; then a broken entry refused with the engine's own
 // error, and mcp.json left as it was.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { REPO, openaiConfig, startApp, waitFor } from "./harness.mjs";
+import { openaiConfig, publish, REPO, startApp, waitFor } from "./harness.mjs";
 
 const EVERYTHING = join(REPO, "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
@@ -43,8 +43,7 @@ test("MCP servers in Settings: add the everything server by pasting its entry, t
     assert.match(await error.text(), /mcp\.json: unknown field `comand`, expected one of `command`.* at line \d+ column \d+/);
     assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), entry, "mcp.json unchanged");
     await app.screenshot("mcp-error");
-    mkdirSync(join(REPO, "docs/screenshots"), { recursive: true });
-    copyFileSync(shot, join(REPO, "docs/screenshots/mcp-servers.png"));
+    publish(shot, "mcp-servers.png");
     await waitFor(async () => (await app.count('[data-testid="mcp-editor"]')) === 1, "the editor to stay open");
   } finally {
     await app.stop();

@@ -5,13 +5,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { test } from "node:test";
 
-import { REPO, startApp, text, waitFor } from "./harness.mjs";
+import { publish, REPO, startApp, text, waitFor } from "./harness.mjs";
 
 const TARGET = process.env.CARGO_TARGET_DIR ?? join(REPO, "target");
 const PACKAGE_INDEX = process.env.PACKAGE_INDEX_BIN ?? join(TARGET, "debug/package-index");
@@ -62,11 +62,6 @@ function progressOf(line) {
   return match ? { done: Number(match[1]), rate: Number(match[2]) } : null;
 }
 
-function publish(file, name) {
-  const dir = join(REPO, "docs/screenshots");
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(file, join(dir, name));
-}
 
 test("Settings → Models: install with progress, cancel leaves nothing, install verified by SHA-256, remove; the notice installs too", async () => {
   const index = await startIndex(installedModelFile());

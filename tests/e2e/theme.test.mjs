@@ -2,35 +2,16 @@
 // planned chat (plan card, task panel, highlighted code) is shown in both, and "System"
 // follows the system's preference again. The screenshots are the README's dark.png/light.png.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync } from "node:fs";
+
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { PLANNER, REPO, openaiConfig, planReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { CSV_EXPORT_PLAN as PLAN, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
-const PLAN = {
-  title: "CSV export of orders",
-  aim: "Orders can be downloaded as a CSV file from /export",
-  steps: [
-    { action: "Read how orders are stored", expected: "the orders.csv layout is known" },
-    { action: "Add the /export route", expected: "GET /export answers with CSV" },
-    { action: "Write the test", expected: "the export test passes" },
-  ],
-  libraries: [
-    { name: "csv", purpose: "write the rows", usage: "csv::Writer::from_writer(response)" },
-    { name: "axum", purpose: "serve the route", usage: 'Router::route("/export", get(export))' },
-  ],
-  sandbox: { policy: "create", notes: "a copy of orders.csv with sample rows" },
-};
 
 const ANSWER = 'Done: `GET /export` now answers with CSV.\n\n```rust\n// One row per order.\nasync fn export(State(db): State<Db>) -> String {\n    let rows = db.orders().await;\n    format!("id,total\\n{}", rows.len())\n}\n```\n';
 
-function publish(file, name) {
-  const dir = join(REPO, "docs/screenshots");
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(file, join(dir, name));
-}
 
 async function chooseTheme(app, value) {
   await app.click('[data-testid="open-settings"]');
