@@ -73,6 +73,11 @@ pub struct Copies {
 }
 
 impl Copies {
+    /// No files, no copies.
+    pub fn none() -> Copies {
+        Copies { paths: Vec::new(), attachments: Vec::new() }
+    }
+
     pub fn keep(mut self) -> Vec<Attachment> {
         self.paths.clear();
         std::mem::take(&mut self.attachments)
@@ -102,7 +107,7 @@ pub fn copy_attachments(
         )));
     }
     let mut names: HashSet<String> = taken.iter().map(|a| a.name.clone()).collect();
-    let mut copies = Copies { paths: Vec::new(), attachments: Vec::new() };
+    let mut copies = Copies::none();
     if files.is_empty() {
         return Ok(copies);
     }

@@ -101,6 +101,10 @@ impl Engine {
         chat: &Chat,
         files: &[String],
     ) -> Result<super::attachments::Copies, ApiError> {
+        if files.is_empty() {
+            // Most messages carry none: no need to read the chat's earlier ones.
+            return Ok(super::attachments::Copies::none());
+        }
         let taken = super::attachments::chat_attachments(&self.inner.store.messages(&chat.id)?);
         let dir = super::attachments::attachments_dir(&self.inner.home, &chat.id);
         let workspace = chat.workspace.as_deref().map(std::path::Path::new);
