@@ -35,45 +35,40 @@ const providers = (): { value: ProviderChoice; label: string; baseUrl: string }[
   { value: "embedded", label: t("settings.providerEmbedded"), baseUrl: "" },
 ];
 
+/** One choice of the window: the stored value, applied (and kept) when changed. */
+function WindowChoice<T extends string>({ label, testId, initial, apply, options }: { label: string; testId: string; initial: T; apply: (choice: T) => void; options: [T, string][] }) {
+  const [value, setValue] = useState<T>(initial);
+  return (
+    <label>
+      {label}
+      <select
+        data-testid={testId}
+        value={value}
+        onChange={(event) => {
+          const choice = event.currentTarget.value as T;
+          setValue(choice);
+          apply(choice);
+        }}
+      >
+        {options.map(([option, text]) => (
+          <option key={option} value={option}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** Settings → Language and theme: each applies at once and is kept by the window. */
 function WindowChoices() {
-  const [language, setLanguage] = useState<LanguageChoice>(storedLanguageChoice());
-  const [theme, setTheme] = useState<ThemeChoice>(storedThemeChoice());
+  const languages: [LanguageChoice, string][] = [["system", t("settings.system")], ["en", "English"], ["ru", "Русский"]];
+  const themes: [ThemeChoice, string][] = [["system", t("settings.system")], ["light", t("settings.light")], ["dark", t("settings.dark")]];
   return (
     <fieldset data-testid="window-choices">
       <legend>{t("settings.window")}</legend>
-      <label>
-        {t("settings.language")}
-        <select
-          data-testid="language"
-          value={language}
-          onChange={(event) => {
-            const choice = event.currentTarget.value as LanguageChoice;
-            setLanguage(choice);
-            setLanguageChoice(choice);
-          }}
-        >
-          <option value="system">{t("settings.system")}</option>
-          <option value="en">English</option>
-          <option value="ru">Русский</option>
-        </select>
-      </label>
-      <label>
-        {t("settings.theme")}
-        <select
-          data-testid="theme"
-          value={theme}
-          onChange={(event) => {
-            const choice = event.currentTarget.value as ThemeChoice;
-            setTheme(choice);
-            setThemeChoice(choice);
-          }}
-        >
-          <option value="system">{t("settings.system")}</option>
-          <option value="light">{t("settings.light")}</option>
-          <option value="dark">{t("settings.dark")}</option>
-        </select>
-      </label>
+      <WindowChoice label={t("settings.language")} testId="language" initial={storedLanguageChoice()} apply={setLanguageChoice} options={languages} />
+      <WindowChoice label={t("settings.theme")} testId="theme" initial={storedThemeChoice()} apply={setThemeChoice} options={themes} />
     </fieldset>
   );
 }
