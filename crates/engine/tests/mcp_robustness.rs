@@ -149,7 +149,7 @@ async fn shutdown_leaves_no_process_of_any_group_alive() {
         .content
         .parse()
         .unwrap();
-    let groups: Vec<u32> = host.running_servers().await.unwrap().iter().map(|r| r.pid).collect();
+    let groups: Vec<u32> = host.running_servers().await.unwrap().iter().filter_map(|r| r.pid).collect();
     assert_eq!(groups.len(), 2, "the fixture and the filesystem server");
     assert!(group_members(pid_of(&host, "stubborn").await).contains(&helper));
     let members: Vec<u32> = groups.iter().flat_map(|g| group_members(*g)).collect();
@@ -181,7 +181,7 @@ async fn a_host_dropped_with_its_runtime_leaves_no_orphans() {
             let host = McpHost::start(config).unwrap();
             host.tools(Profile::Execution, Some(&ws)).await.unwrap();
             let groups = host.running_servers().await.unwrap();
-            groups.iter().flat_map(|r| group_members(r.pid)).collect::<Vec<u32>>()
+            groups.iter().filter_map(|r| r.pid).flat_map(group_members).collect::<Vec<u32>>()
         })
     })
     .join()

@@ -5,8 +5,9 @@
 //! `{"mcpServers": {"<name>": {"command": "…", "args": ["…"], "env": {"K": "V"}}}}`.
 //! `"type": "stdio"` is accepted (some clients write it), and Preflight's own
 //! `"readWhilePlanning": true` lets planning turns see the server's tools annotated
-//! `readOnlyHint: true` and not `destructiveHint` (`profile.rs`); any other key, an HTTP (`url`)
-//! server, a duplicate name or a missing command is an error naming the file and the
+//! `readOnlyHint: true` and not `destructiveHint` (`profile.rs`). A remote server is
+//! `{"url": "…", "headers": {…}}` (`remote.rs`). Any other key, a duplicate name, an entry
+//! with neither or both of `command` and `url` is an error naming the file and the
 //! problem, and a file with an error changes nothing. The literal `${workspace}` in `args`
 //! becomes the chat's workspace folder; a server using it runs once per workspace (never *in*
 //! it: see `launch`), and a chat without a workspace does not have it. Without an entry
@@ -31,6 +32,9 @@ use serde::Deserialize;
 use super::classify::{classify, program_of, ServerClass};
 use super::error::McpError;
 use super::launch::BaseEnvironment;
+
+mod remote;
+pub use remote::{PreRegistered, Remote, RemoteKind};
 
 /// The file the servers are read from, in the data folder.
 pub const MCP_JSON: &str = "mcp.json";
@@ -82,6 +86,10 @@ pub struct McpConfig {
     pub inherited_env: Vec<(String, Option<OsString>)>,
     /// The `code-sandbox` entry supplied when `mcp.json` has none; `None`: no sandbox.
     pub sandbox: Option<SandboxDefault>,
+    /// Where remote servers' OAuth tokens are kept; `None`: signing in is not offered.
+    pub tokens: Option<super::auth::TokenVault>,
+    /// What Preflight says about itself when it signs in (`auth.rs`).
+    pub client_identity: super::auth::ClientIdentity,
 }
 
 impl McpConfig {
@@ -99,6 +107,8 @@ impl McpConfig {
             retry_after: Duration::from_secs(30),
             inherited_env: Vec::new(),
             sandbox: None,
+            tokens: None,
+            client_identity: super::auth::ClientIdentity::default(),
         }
     }
 
@@ -120,6 +130,8 @@ pub struct ServerEntry {
     pub missing: Option<String>,
     /// `"readWhilePlanning": true`: planning turns see its read-only tools (DESIGN §4).
     pub read_while_planning: bool,
+    /// A remote server (`url`): `command`, `args` and `env` are then empty.
+    pub remote: Option<Remote>,
 }
 
 /// Makes the `changes` of [`McpConfig::inherited_env`] to what `command` inherits: a value
@@ -147,7 +159,10 @@ pub struct ServerInfo {
 
 impl From<&ServerEntry> for ServerInfo {
     fn from(entry: &ServerEntry) -> ServerInfo {
-        let program = program_of(&entry.command, &entry.args).to_owned();
+        let program = match &entry.remote {
+            Some(remote) => remote.url.clone(),
+            None => program_of(&entry.command, &entry.args).to_owned(),
+        };
         ServerInfo { name: entry.name.clone(), class: entry.class, program }
     }
 }
@@ -188,6 +203,21 @@ impl ServerEntry {
             workspace,
             base: Arc::default(),
         })
+    }
+
+    /// What to start for a chat in `workspace`: the process ([`ServerEntry::launch`]), or the
+    /// remote server.
+    pub(crate) fn target(
+        &self,
+        workspace: Option<&Path>,
+        base: &Arc<BaseEnvironment>,
+    ) -> Option<super::connection::Target> {
+        if let Some(remote) = &self.remote {
+            return Some(super::connection::Target::Remote(remote.clone()));
+        }
+        let mut launch = self.launch(workspace)?;
+        launch.base = Arc::clone(base);
+        Some(super::connection::Target::Process(launch))
     }
 
     /// The error of using an entry that cannot run ([`ServerEntry::missing`]).
@@ -260,6 +290,7 @@ pub fn default_sandbox(sandbox: &SandboxDefault) -> ServerEntry {
         class: ServerClass::CodeSandbox,
         missing,
         read_while_planning: false,
+        remote: None,
     }
 }
 
@@ -283,6 +314,7 @@ pub fn default_filesystem(config: &McpConfig) -> ServerEntry {
         env: Vec::new(),
         missing,
         read_while_planning: false,
+        remote: None,
     }
 }
 
@@ -313,7 +345,21 @@ struct RawEntry {
     kind: Option<String>,
     #[serde(rename = "readWhilePlanning", default)]
     read_while_planning: bool,
-    url: Option<de::IgnoredAny>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: Ordered<String>,
+    oauth: Option<RawOAuth>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOAuth {
+    #[serde(rename = "clientId")]
+    client_id: Option<String>,
+    #[serde(rename = "clientSecret")]
+    client_secret: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
 }
 
 impl RawEntry {
@@ -321,19 +367,73 @@ impl RawEntry {
         if name.trim().is_empty() {
             return Err("a server has an empty name".into());
         }
-        if self.url.is_some() || self.kind.as_deref().is_some_and(|k| k != "stdio") {
-            return Err(format!(
-                "server `{name}`: only stdio servers (`command`, `args`, `env`) are supported, not HTTP ones"
-            ));
+        let kind = remote::remote_kind(self.kind.as_deref())
+            .map_err(|error| format!("server `{name}`: {error}"))?;
+        if self.url.is_some() || kind.is_some() {
+            return self.into_remote(name, kind.unwrap_or(RemoteKind::StreamableHttp));
+        }
+        if !self.headers.0.is_empty() || self.oauth.is_some() {
+            return Err(format!("server `{name}`: `headers` and `oauth` are for `url` servers"));
         }
         let command = match self.command {
             Some(command) if !command.trim().is_empty() => command,
-            _ => return Err(format!("server `{name}`: `command` is missing or empty")),
+            _ => return Err(format!("server `{name}`: `command` (or `url`) is missing or empty")),
         };
         let class = classify(&name, &command, &self.args);
         let read_while_planning = self.read_while_planning;
         let (args, env) = (self.args, self.env.0);
-        Ok(ServerEntry { name, command, args, env, class, missing: None, read_while_planning })
+        Ok(ServerEntry {
+            name,
+            command,
+            args,
+            env,
+            class,
+            missing: None,
+            read_while_planning,
+            remote: None,
+        })
+    }
+
+    fn into_remote(self, name: String, kind: RemoteKind) -> Result<ServerEntry, String> {
+        let error = |message: String| format!("server `{name}`: {message}");
+        if self.command.is_some() || !self.args.is_empty() || !self.env.0.is_empty() {
+            return Err(error("a `url` server has no `command`, `args` or `env`".into()));
+        }
+        let url = self.url.ok_or_else(|| error("`url` is missing".into()))?;
+        remote::check_url(&url).map_err(error)?;
+        for (header, value) in &self.headers.0 {
+            remote::check_header(header, value).map_err(error)?;
+        }
+        let (client, scopes) = match self.oauth {
+            None => (None, Vec::new()),
+            Some(oauth) => {
+                let client = match oauth.client_id {
+                    Some(id) if id.trim().is_empty() => {
+                        return Err(error("`oauth.clientId` is empty".into()))
+                    }
+                    Some(client_id) => {
+                        Some(PreRegistered { client_id, client_secret: oauth.client_secret })
+                    }
+                    None if oauth.client_secret.is_some() => {
+                        return Err(error("`oauth.clientSecret` needs `oauth.clientId`".into()))
+                    }
+                    None => None,
+                };
+                (client, oauth.scopes)
+            }
+        };
+        let headers = self.headers.0;
+        let remote = Remote { url, kind, headers, client, scopes };
+        Ok(ServerEntry {
+            name,
+            command: String::new(),
+            args: Vec::new(),
+            env: Vec::new(),
+            class: ServerClass::Other,
+            missing: None,
+            read_while_planning: self.read_while_planning,
+            remote: Some(remote),
+        })
     }
 }
 

@@ -1,21 +1,24 @@
-//! One running server as the host uses it: starting it (spawn, `initialize`, `tools/list`
-//! within the start timeout) and one `tools/call` with a timeout and a cancellation token.
+//! One running server as the host uses it: starting it (a child process over stdio, or a
+//! remote one over HTTP: `remote.rs`; then `initialize` and `tools/list`, all within the
+//! start timeout) and one `tools/call` with a timeout and a cancellation token.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotification, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientNotification, ClientRequest, Implementation,
-    JsonObject, ProtocolVersion, Request, RequestId, ServerResult, Tool,
+    ClientNotification, ClientRequest, JsonObject, ProtocolVersion, Request, RequestId,
+    ServerResult, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RunningService};
+use rmcp::transport::IntoTransport;
 use rmcp::{Peer, RoleClient, ServiceError, ServiceExt};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::classify::ServerClass;
-use super::config::Launch;
+use super::client::{Askers, HostClient};
+use super::config::{Launch, Remote};
 use super::error::McpError;
 use super::process::{self, Pipes, ServerProcess};
 use super::registry::ServerKey;
@@ -29,11 +32,14 @@ pub(crate) struct Live {
     pub class: ServerClass,
     /// Counts the starts of this (server, workspace): tells a respawned server from the old.
     pub generation: u64,
-    pub pid: u32,
+    /// The child process; `None` for a remote server.
+    pub pid: Option<u32>,
     pub peer: Peer<RoleClient>,
     pub tools: Arc<[RemoteTool]>,
     /// The entry's `readWhilePlanning` (set by the registry once started).
     pub marked: bool,
+    /// Who is asked when the server sends `elicitation/create` (`client.rs`).
+    pub askers: Arc<Askers>,
 }
 
 impl Live {
@@ -41,7 +47,8 @@ impl Live {
     /// is open and its process has not exited (rmcp's `is_closed()` stays false after the
     /// server dies, so it is not asked).
     pub(crate) fn is_open(&self) -> bool {
-        !self.peer.is_transport_closed() && !process::has_exited_without_reaping(self.pid)
+        !self.peer.is_transport_closed()
+            && self.pid.is_none_or(|pid| !process::has_exited_without_reaping(pid))
     }
 }
 
@@ -58,71 +65,121 @@ pub(crate) struct RemoteTool {
 /// A running server, owned by the registry.
 pub(crate) struct Connection {
     pub live: Live,
-    pub process: ServerProcess,
-    /// Dropping it stops rmcp's service loop and closes the server's stdin.
-    pub service: RunningService<RoleClient, ClientConfig>,
+    /// `None` for a remote server.
+    pub process: Option<ServerProcess>,
+    /// Dropping it stops rmcp's service loop and closes the server's stdin (or, remotely,
+    /// ends the HTTP session).
+    pub service: RunningService<RoleClient, HostClient>,
+}
+
+impl Connection {
+    /// Ends the session and, for a child process, stops its group (SIGTERM, then SIGKILL
+    /// after `grace`).
+    pub(crate) async fn stop(self, grace: Duration) {
+        let Connection { service, process, .. } = self;
+        let _ = tokio::time::timeout(grace, service.cancel()).await;
+        if let Some(process) = process {
+            process.shutdown(grace).await;
+        }
+    }
 }
 
 pub(crate) struct StartLimits {
     pub start_timeout: Duration,
     pub max_message_bytes: usize,
+    /// Signed-in servers' tokens.
+    pub tokens: Option<super::auth::TokenVault>,
 }
 
-/// Spawns and initialises `server`; on any failure its process group is killed.
+/// What to start: a child process, or a remote server's URL with its headers filled in.
+pub(crate) enum Target {
+    Process(Launch),
+    Remote(Remote),
+}
+
+/// The rmcp service and the tools it listed.
+type Handshake = (RunningService<RoleClient, HostClient>, Vec<Tool>);
+
+/// Starts and initialises `server`; on any failure its process group is killed.
 pub(crate) async fn start(
     key: ServerKey,
     class: ServerClass,
-    launch: Launch,
+    target: Target,
     generation: u64,
     limits: StartLimits,
 ) -> Result<Connection, McpError> {
     let server = key.server.clone();
-    let (mut process, pipes) = process::spawn(&server, &launch)?;
-    let started =
-        tokio::time::timeout(limits.start_timeout, handshake(server.clone(), pipes, &limits)).await;
-    let (service, tools) = match started {
-        Ok(Ok(done)) => done,
-        Ok(Err(message)) => {
-            let message = explain_failed_start(message, &mut process).await;
-            return Err(McpError::Initialize { server: server.to_string(), message });
+    let (service, tools, process) = match target {
+        Target::Process(launch) => {
+            let (service, tools, process) = start_process(&server, &launch, &limits).await?;
+            (service, tools, Some(process))
         }
-        Err(_) => {
-            return Err(McpError::StartTimeout {
-                server: server.to_string(),
-                timeout: limits.start_timeout,
-            })
+        Target::Remote(remote) => {
+            let tokens = limits.tokens.as_ref().map(|vault| vault.tokens(&server, &remote.url));
+            let started = super::remote::connect(&server, &remote, &limits, tokens);
+            let (service, tools) = within(&server, &limits, started).await??;
+            (service, tools, None)
         }
     };
-    tracing::info!(server = %server, pid = process.pid(), tools = tools.len(), "MCP server started");
+    let pid = process.as_ref().map(ServerProcess::pid);
+    tracing::info!(server = %server, ?pid, tools = tools.len(), "MCP server started");
     let peer = service.peer().clone();
+    let askers = Arc::clone(&service.service().askers);
     let tools: Arc<[RemoteTool]> = tools.iter().map(remote_tool).collect();
-    let pid = process.pid();
-    Ok(Connection {
-        live: Live { key, class, generation, pid, peer, tools, marked: false },
-        process,
-        service,
+    let live = Live { key, class, generation, pid, peer, tools, marked: false, askers };
+    Ok(Connection { live, process, service })
+}
+
+async fn start_process(
+    server: &Arc<str>,
+    launch: &Launch,
+    limits: &StartLimits,
+) -> Result<(RunningService<RoleClient, HostClient>, Vec<Tool>, ServerProcess), McpError> {
+    let (mut process, pipes) = process::spawn(server, launch)?;
+    let Pipes { stdin, stdout } = pipes;
+    let transport = StdioTransport::new(server.clone(), stdin, stdout, limits.max_message_bytes);
+    match within(server, limits, handshake(server, transport)).await? {
+        Ok((service, tools)) => Ok((service, tools, process)),
+        Err(McpError::Initialize { server, message }) => {
+            let message = explain_failed_start(message, &mut process).await;
+            Err(McpError::Initialize { server, message })
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// `started` within the start timeout.
+async fn within<T>(
+    server: &str,
+    limits: &StartLimits,
+    started: impl std::future::Future<Output = T>,
+) -> Result<T, McpError> {
+    tokio::time::timeout(limits.start_timeout, started).await.map_err(|_| {
+        McpError::StartTimeout { server: server.to_string(), timeout: limits.start_timeout }
     })
 }
 
-async fn handshake(
-    server: Arc<str>,
-    pipes: Pipes,
-    limits: &StartLimits,
-) -> Result<(RunningService<RoleClient, ClientConfig>, Vec<Tool>), String> {
-    let transport =
-        StdioTransport::new(server, pipes.stdin, pipes.stdout, limits.max_message_bytes);
-    let service = identity().serve(transport).await.map_err(|e| e.to_string())?;
+/// `initialize` and `tools/list` over `transport`.
+pub(crate) async fn handshake<T, E, A>(
+    server: &Arc<str>,
+    transport: T,
+) -> Result<Handshake, McpError>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let failed =
+        |message: String| McpError::Initialize { server: server.to_string(), message };
+    let client = HostClient::new(server.clone(), ProtocolVersion::LATEST_WITH_INITIALIZE);
+    let service = client.serve(transport).await.map_err(|error| {
+        match super::remote::sign_in_needed(server, &error) {
+            Some(needed) => needed,
+            None => failed(error.to_string()),
+        }
+    })?;
     let tools =
-        service.peer().list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
+        service.peer().list_all_tools().await.map_err(|e| failed(format!("tools/list failed: {e}")))?;
     Ok((service, tools))
-}
-
-/// Preflight's own name in `initialize` (rmcp would say "rmcp"), on the last protocol
-/// version that has the `initialize` handshake stdio servers expect.
-fn identity() -> ClientConfig {
-    let client = Implementation::new("preflight", env!("CARGO_PKG_VERSION"));
-    ClientConfig::new(ClientCapabilities::default(), client)
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
 }
 
 /// rmcp's reason, plus how the process ended and what it last said on stderr.
@@ -161,13 +218,17 @@ pub(crate) enum CallFailure {
     Cancelled,
     /// The server answered with a JSON-RPC error.
     Refused(String),
+    /// A remote server wants (more) authorization: the user has to sign in; `challenge` is
+    /// its `WWW-Authenticate`.
+    SignIn { message: String, challenge: String },
     Unexpected(String),
 }
 
-/// `tools/call` of `tool` with rmcp's per-request timeout; `cancel` aborts the wait and
-/// tells the server (`notifications/cancelled`).
+/// `tools/call` of `tool` on `live`, failing after `timeout` of waiting *without* an open
+/// question to the user (an elicitation pauses the clock: the user is never raced);
+/// `cancel` aborts the wait and tells the server (`notifications/cancelled`).
 pub(crate) async fn call_tool(
-    peer: &Peer<RoleClient>,
+    live: &Live,
     tool: &str,
     arguments: Option<JsonObject>,
     timeout: Duration,
@@ -176,20 +237,37 @@ pub(crate) async fn call_tool(
     if cancel.is_cancelled() {
         return Err(CallFailure::Cancelled);
     }
+    let peer = &live.peer;
     let mut params = CallToolRequestParams::new(tool.to_string());
     if let Some(arguments) = arguments {
         params = params.with_arguments(arguments);
     }
     let request = ClientRequest::CallToolRequest(Request::new(params));
-    let options = PeerRequestOptions::with_timeout(timeout);
-    let handle =
-        peer.send_request_with_option(request, options).await.map_err(|_| CallFailure::NotSent)?;
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|_| CallFailure::NotSent)?;
     let id = handle.id.clone();
-    let response = tokio::select! {
-        response = handle.await_response() => response,
-        () = cancel.cancelled() => {
-            notify_cancelled(peer, id).await;
-            return Err(CallFailure::Cancelled);
+    let response = handle.await_response();
+    tokio::pin!(response);
+    let mut waited = Duration::ZERO;
+    let tick = Duration::from_millis(250).min(timeout);
+    let response = loop {
+        tokio::select! {
+            response = &mut response => break response,
+            () = cancel.cancelled() => {
+                notify_cancelled(peer, id).await;
+                return Err(CallFailure::Cancelled);
+            }
+            () = tokio::time::sleep(tick) => {
+                if live.askers.open_questions() == 0 {
+                    waited += tick;
+                }
+                if waited >= timeout {
+                    notify_cancelled(peer, id).await;
+                    return Err(CallFailure::TimedOut(timeout));
+                }
+            }
         }
     };
     match response {
@@ -199,7 +277,13 @@ pub(crate) async fn call_tool(
             "the server answered with something other than a tool result".into(),
         )),
         Err(ServiceError::McpError(error)) => Err(CallFailure::Refused(error.message.into_owned())),
-        Err(ServiceError::TransportSend(_)) => Err(CallFailure::NotSent),
+        Err(error @ ServiceError::TransportSend(_)) => match error.auth_challenge() {
+            Some(challenge) => Err(CallFailure::SignIn {
+                challenge: challenge.to_owned(),
+                message: error.to_string(),
+            }),
+            None => Err(CallFailure::NotSent),
+        },
         Err(ServiceError::TransportClosed) => Err(CallFailure::Lost),
         Err(ServiceError::Timeout { timeout }) => Err(CallFailure::TimedOut(timeout)),
         Err(other) => Err(CallFailure::Unexpected(other.to_string())),

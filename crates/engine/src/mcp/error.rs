@@ -28,6 +28,13 @@ pub enum McpError {
     /// The server started but the MCP handshake or its tool list failed.
     #[error("MCP server `{server}` failed to initialize: {message}")]
     Initialize { server: String, message: String },
+    /// A remote server answered 401/403: the user has to sign in (again, or with more
+    /// scopes). `challenge` is its `WWW-Authenticate` header, which the sign-in starts from.
+    #[error("MCP server `{server}` needs you to sign in: open Settings → MCP servers and choose Sign in")]
+    SignInRequired { server: String, challenge: String },
+    /// Signing in to a remote server failed (discovery, registration, the code exchange).
+    #[error("signing in to MCP server `{server}` failed: {message}")]
+    SignIn { server: String, message: String },
     /// The host was shut down (or its configuration changed) before the request was served.
     #[error("the MCP host has stopped")]
     Stopped,

@@ -12,6 +12,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::classify::ServerClass;
+use super::client::{Asker, Decliner};
 use super::config::{load_servers, McpConfig, ServerEntry, ServerInfo};
 use super::connection::{call_tool, CallFailure, Live};
 use super::error::McpError;
@@ -33,6 +34,8 @@ pub struct McpHost {
     servers: Arc<RwLock<Vec<ServerInfo>>>,
     /// What every server starts from (the registry has the same).
     base: Arc<BaseEnvironment>,
+    /// Remote servers' challenges and sign-ins (`signin.rs`).
+    sign_ins: Arc<super::signin::SignIns>,
 }
 
 impl McpHost {
@@ -48,9 +51,11 @@ impl McpHost {
             max_message_bytes: config.max_message_bytes,
             shutdown_grace: config.shutdown_grace,
             retry_after: config.retry_after,
+            tokens: config.tokens.clone(),
         };
         let (requests, views) = registry::spawn(servers, limits, Arc::clone(&base));
-        Ok(McpHost { requests, views, config: Arc::new(config), servers: infos, base })
+        let sign_ins = Arc::default();
+        Ok(McpHost { requests, views, config: Arc::new(config), servers: infos, base, sign_ins })
     }
 
     /// The configured servers: name, class and the program or package that runs.
@@ -85,7 +90,8 @@ impl McpHost {
 
     /// Calls the tool a model named `name`. A name outside `profile` is refused without
     /// reaching any server, whatever the model was shown. Every failure is an error output
-    /// for the model; the host stays usable.
+    /// for the model; the host stays usable. A server's question to the user during the
+    /// call is declined (while planning, the output says so).
     pub async fn call(
         &self,
         profile: Profile,
@@ -93,6 +99,21 @@ impl McpHost {
         name: &str,
         arguments: Value,
         cancel: &CancellationToken,
+    ) -> ToolOutput {
+        self.call_asking(profile, workspace, name, arguments, cancel, None).await
+    }
+
+    /// [`McpHost::call`], where a server's `elicitation/create` during an execution call
+    /// goes to `asker` (the chat's question card). While planning every question is
+    /// declined, whatever `asker` is, and the planner is told.
+    pub async fn call_asking(
+        &self,
+        profile: Profile,
+        workspace: Option<&Path>,
+        name: &str,
+        arguments: Value,
+        cancel: &CancellationToken,
+        asker: Option<Arc<dyn Asker>>,
     ) -> ToolOutput {
         let arguments = match arguments {
             Value::Object(map) => Some(map),
@@ -103,8 +124,14 @@ impl McpHost {
                 ))
             }
         };
+        let planning = (profile == Profile::Planning).then(|| Arc::new(Decliner::default()));
+        let asker = match &planning {
+            Some(decliner) => Some(Arc::clone(decliner) as Arc<dyn Asker>),
+            None => asker,
+        };
         let limit = self.config.max_result_bytes;
-        match self.dispatch(profile, workspace, Target::Named(name), arguments, cancel).await {
+        let target = Target::Named(name);
+        let mut output = match self.dispatch(profile, workspace, target, arguments, cancel, asker).await {
             // The sandbox's text already holds its run (exit code, streams, timeout): its
             // structured copy would double every output in the model's context.
             Ok((mut result, ServerClass::CodeSandbox)) => {
@@ -113,7 +140,11 @@ impl McpHost {
             }
             Ok((result, _)) => to_tool_output(&result, limit, name),
             Err(output) => output,
+        };
+        if let Some(note) = planning.and_then(|decliner| decliner.note()) {
+            output.content.push_str(&note);
         }
+        output
     }
 
     /// Runs `command` in the chat's code sandbox (`run_command` of the execution profile's
@@ -154,7 +185,7 @@ impl McpHost {
         cancel: &CancellationToken,
     ) -> Result<CallToolResult, SandboxCallError> {
         let target = Target::Sandbox(tool);
-        match self.dispatch(Profile::Execution, Some(workspace), target, arguments, cancel).await {
+        match self.dispatch(Profile::Execution, Some(workspace), target, arguments, cancel, None).await {
             Ok((result, _)) if result.is_error == Some(true) => {
                 let limit = self.config.max_result_bytes;
                 Err(SandboxCallError::Failed(to_tool_output(&result, limit, tool).content))
@@ -200,6 +231,7 @@ impl McpHost {
         target: Target<'_>,
         arguments: Option<JsonObject>,
         cancel: &CancellationToken,
+        asker: Option<Arc<dyn Asker>>,
     ) -> Result<(CallToolResult, ServerClass), ToolOutput> {
         let name = target.name();
         let mut retried = false;
@@ -214,7 +246,9 @@ impl McpHost {
                 Target::Sandbox(tool) => view.sandbox_tool(tool).map_err(ToolOutput::error)?,
             };
             let timeout = call_timeout(self.config.call_timeout, live.class, arguments.as_ref());
-            let outcome = call_tool(&live.peer, tool, arguments.clone(), timeout, cancel).await;
+            let registration = asker.clone().map(|asker| live.askers.register(asker));
+            let outcome = call_tool(live, tool, arguments.clone(), timeout, cancel).await;
+            drop(registration);
             match outcome {
                 Ok(result) => return Ok((result, live.class)),
                 Err(CallFailure::NotSent) if !retried => {
@@ -223,6 +257,9 @@ impl McpHost {
                     retried = true;
                 }
                 Err(failure) => {
+                    if let CallFailure::SignIn { challenge, .. } = &failure {
+                        self.sign_ins.note_challenge(&live.key.server, challenge);
+                    }
                     if matches!(failure, CallFailure::NotSent | CallFailure::Lost) {
                         self.report_dead(live).await;
                     }
@@ -287,6 +324,10 @@ impl McpHost {
 
     pub(crate) fn base(&self) -> &Arc<BaseEnvironment> {
         &self.base
+    }
+
+    pub(crate) fn sign_ins(&self) -> &super::signin::SignIns {
+        &self.sign_ins
     }
 }
 
@@ -354,6 +395,10 @@ fn describe_failure(failure: CallFailure, name: &str, server: &str) -> ToolOutpu
         CallFailure::Refused(message) | CallFailure::Unexpected(message) => {
             format!("`{name}` failed: {message}")
         }
+        CallFailure::SignIn { message, .. } => format!(
+            "`{name}` failed: {message}; the user has to sign in to MCP server `{server}` \
+             (Settings → MCP servers → Sign in) before it can be used"
+        ),
     })
 }
 

@@ -3,14 +3,18 @@
 //!
 //! Pure: `config` parsing, `classify`, `profile`, `naming`, `schema`, `result`, `sandbox` (a
 //! code-sandbox run as the engine reads it), `view` (what one turn sees). I/O: `process` (one server's process group), `transport` (its stdio),
-//! `launch` (environment allowlist, program resolution), `connection` (start and call), `registry` (the one task owning every connection), `host`
+//! `launch` (environment allowlist, program resolution), `remote` (Streamable HTTP),
+//! `auth` (signing in, tokens in the key store), `client` (what servers may ask the host),
+//! `connection` (start and call), `registry` (the one task owning every connection), `host`
 //! (the cloneable handle, `McpHost`).
 //!
 //! **Invariant:** the read-only guarantee is enforced twice. A planning turn is shown only
 //! the allowlisted tools (`profile`), and `McpHost::call` resolves a name through the map of
 //! the caller's own profile, so a hidden name is refused before any server sees it.
 
+pub mod auth;
 pub mod classify;
+mod client;
 pub mod config;
 mod connection;
 pub mod edit;
@@ -21,18 +25,22 @@ pub mod naming;
 mod process;
 pub mod profile;
 mod registry;
+mod remote;
 pub mod result;
 pub mod sandbox;
 pub mod schema;
+mod signin;
 pub mod status;
 mod transport;
 mod view;
 
 pub use classify::ServerClass;
+pub use client::{Answer, Asker, Question};
 pub use config::McpConfig;
 pub use error::McpError;
 pub use host::McpHost;
 pub use profile::Profile;
 pub use registry::RunningServer;
+pub use signin::SignInState;
 pub use sandbox::SandboxRun;
 pub use view::{ProfileView, ToolSet, Unavailable};

@@ -54,7 +54,8 @@ pub(crate) struct Pending {
 pub struct RunningServer {
     pub server: String,
     pub workspace: Option<PathBuf>,
-    pub pid: u32,
+    /// `None` for a remote server.
+    pub pid: Option<u32>,
 }
 
 /// The published views: by workspace, then planning and execution.
@@ -109,12 +110,13 @@ pub(crate) enum Request {
     },
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Limits {
     pub start_timeout: Duration,
     pub max_message_bytes: usize,
     pub shutdown_grace: Duration,
     pub retry_after: Duration,
+    pub tokens: Option<super::auth::TokenVault>,
 }
 
 /// What every server starts from ([`super::launch`]).
@@ -317,23 +319,23 @@ impl Registry {
             self.slots.insert(key, Slot::Failed { error, at: Instant::now() });
             return;
         }
-        let Some(mut launch) = entry.launch(key.workspace.as_deref()) else {
+        let Some(target) = entry.target(key.workspace.as_deref(), &self.base) else {
             // `prepare` gives a key a workspace whenever its entry needs one.
             let message = "it needs a workspace".to_string();
             let _ = waiter.send(Err(McpError::Spawn { server: entry.name.clone(), message }));
             return;
         };
-        launch.base = Arc::clone(&self.base);
         let generation = self.next_generation;
         self.next_generation += 1;
         let limits = StartLimits {
             start_timeout: self.limits.start_timeout,
             max_message_bytes: self.limits.max_message_bytes,
+            tokens: self.limits.tokens.clone(),
         };
         let (class, started_tx, task_key) = (entry.class, self.started_tx.clone(), key.clone());
         let marked = entry.read_while_planning;
         let task = tokio::spawn(async move {
-            let outcome = connection::start(task_key.clone(), class, launch, generation, limits)
+            let outcome = connection::start(task_key.clone(), class, target, generation, limits)
                 .await
                 .map(|mut connection| {
                     connection.live.marked = marked;
@@ -423,7 +425,7 @@ impl Registry {
                 let state = match slot {
                     Slot::Starting { .. } => ServerState::Starting,
                     Slot::Running(c) => ServerState::Running {
-                        pid: c.process.pid(),
+                        pid: c.live.pid,
                         tools: c.live.tools.iter().map(super::status::ProbedTool::of).collect(),
                     },
                     Slot::Failed { error, .. } => ServerState::Failed { error: error.to_string() },
@@ -447,7 +449,7 @@ impl Registry {
                 Slot::Running(c) => Some(RunningServer {
                     server: key.server.to_string(),
                     workspace: key.workspace.clone(),
-                    pid: c.process.pid(),
+                    pid: c.live.pid,
                 }),
                 _ => None,
             })
@@ -487,11 +489,10 @@ impl Registry {
 fn is_healthy(connection: &mut Connection) -> bool {
     // rmcp's `is_closed()` stays false after the server dies; the transport's state and the
     // process's own exit are what tell.
-    !connection.live.peer.is_transport_closed() && !connection.process.has_exited()
+    !connection.live.peer.is_transport_closed()
+        && connection.process.as_mut().is_none_or(|process| !process.has_exited())
 }
 
 async fn stop(connection: Connection, grace: Duration) {
-    let Connection { service, process, .. } = connection;
-    let _ = tokio::time::timeout(grace, service.cancel()).await;
-    process.shutdown(grace).await;
+    connection.stop(grace).await;
 }

@@ -4,7 +4,6 @@
 //! and stops it again, without touching the servers chats use.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
@@ -40,7 +39,8 @@ impl ProbedTool {
 pub enum ServerState {
     Starting,
     Running {
-        pid: u32,
+        /// `None` for a remote server.
+        pid: Option<u32>,
         tools: Vec<ProbedTool>,
     },
     /// The start failed: the error says why, with the server's last stderr lines.
@@ -92,21 +92,20 @@ impl McpHost {
         entry: &ServerEntry,
         workspace: Option<PathBuf>,
     ) -> Result<Vec<ProbedTool>, McpError> {
-        let Some(mut launch) = entry.launch(workspace.as_deref()) else {
+        let Some(target) = entry.target(workspace.as_deref(), self.base()) else {
             let message = "it needs a workspace".to_owned();
             return Err(McpError::Spawn { server: entry.name.clone(), message });
         };
-        launch.base = Arc::clone(self.base());
         let config = self.config();
         let limits = StartLimits {
             start_timeout: config.start_timeout,
             max_message_bytes: config.max_message_bytes,
+            tokens: config.tokens.clone(),
         };
         let key = ServerKey { server: entry.name.as_str().into(), workspace };
-        let started = connection::start(key, entry.class, launch, 0, limits).await?;
+        let started = connection::start(key, entry.class, target, 0, limits).await?;
         let tools = started.live.tools.iter().map(ProbedTool::of).collect();
-        drop(started.service);
-        started.process.shutdown(config.shutdown_grace).await;
+        started.stop(config.shutdown_grace).await;
         Ok(tools)
     }
 }

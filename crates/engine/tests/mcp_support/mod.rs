@@ -123,6 +123,7 @@ pub async fn pid_of(host: &McpHost, server: &str) -> u32 {
         .find(|r| r.server == server)
         .unwrap_or_else(|| panic!("{server} in {running:?}"))
         .pid
+        .expect("a process")
 }
 
 /// (state, process group) of `pid` from /proc, or None when there is no such process.

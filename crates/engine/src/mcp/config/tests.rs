@@ -50,13 +50,25 @@ fn bad_files_are_clear_errors_naming_the_file() {
         (r#"{"mcpServers":[]}"#, "/h/mcp.json: invalid type: sequence, expected an object at line 1 column 14"),
         (r#"{"servers":{}}"#, "/h/mcp.json: unknown field `servers`, expected `mcpServers` at line 1 column 10"),
         (r#"{"mcpServers":{"a":{"command":"x","cwd":"/"}}}"#,
-         "/h/mcp.json: unknown field `cwd`, expected one of `command`, `args`, `env`, `type`, `readWhilePlanning`, `url` at line 1 column 39"),
-        (r#"{"mcpServers":{"a":{"args":["x"]}}}"#, "/h/mcp.json: server `a`: `command` is missing or empty"),
-        (r#"{"mcpServers":{"a":{"command":" "}}}"#, "/h/mcp.json: server `a`: `command` is missing or empty"),
-        (r#"{"mcpServers":{"a":{"url":"http://x"}}}"#,
-         "/h/mcp.json: server `a`: only stdio servers (`command`, `args`, `env`) are supported, not HTTP ones"),
+         "/h/mcp.json: unknown field `cwd`, expected one of `command`, `args`, `env`, `type`, `readWhilePlanning`, `url`, `headers`, `oauth` at line 1 column 39"),
+        (r#"{"mcpServers":{"a":{"args":["x"]}}}"#, "/h/mcp.json: server `a`: `command` (or `url`) is missing or empty"),
+        (r#"{"mcpServers":{"a":{"command":" "}}}"#, "/h/mcp.json: server `a`: `command` (or `url`) is missing or empty"),
+        (r#"{"mcpServers":{"a":{"url":"ftp://x"}}}"#,
+         "/h/mcp.json: server `a`: `url` must start with https:// or http://, not `ftp:`"),
+        (r#"{"mcpServers":{"a":{"url":"https://me:pw@x/mcp"}}}"#,
+         "/h/mcp.json: server `a`: `url` must not hold a user name or password; put a token in `headers`"),
         (r#"{"mcpServers":{"a":{"type":"sse","command":"x"}}}"#,
-         "/h/mcp.json: server `a`: only stdio servers (`command`, `args`, `env`) are supported, not HTTP ones"),
+         "/h/mcp.json: server `a`: a `url` server has no `command`, `args` or `env`"),
+        (r#"{"mcpServers":{"a":{"type":"websocket","url":"https://x"}}}"#,
+         "/h/mcp.json: server `a`: `type` is `websocket`; use `stdio`, `http` (Streamable HTTP) or `sse`"),
+        (r#"{"mcpServers":{"a":{"url":"https://x","headers":{"Bad Name":"v"}}}}"#,
+         "/h/mcp.json: server `a`: header `Bad Name` is not a valid HTTP header name"),
+        (r#"{"mcpServers":{"a":{"url":"https://x","headers":{"A":"${env:TOKEN"}}}}"#,
+         "/h/mcp.json: server `a`: an `${env:` is not closed with `}`"),
+        (r#"{"mcpServers":{"a":{"command":"x","headers":{"A":"b"}}}}"#,
+         "/h/mcp.json: server `a`: `headers` and `oauth` are for `url` servers"),
+        (r#"{"mcpServers":{"a":{"url":"https://x","oauth":{"clientSecret":"s"}}}}"#,
+         "/h/mcp.json: server `a`: `oauth.clientSecret` needs `oauth.clientId`"),
         (r#"{"mcpServers":{"a":{"command":"x","args":"y"}}}"#,
          "/h/mcp.json: invalid type: string \"y\", expected a sequence at line 1 column 44"),
         (r#"{"mcpServers":{"a":{"command":"x","env":{"K":1}}}}"#,
@@ -89,6 +101,7 @@ fn workspace_is_substituted_in_args_and_required_by_servers_that_use_it() {
         class: ServerClass::Other,
         missing: None,
         read_while_planning: false,
+        remote: None,
     };
     assert!(entry.uses_workspace());
     assert_eq!(entry.launch(None), None);
@@ -148,5 +161,32 @@ fn a_missing_file_means_defaults_and_an_unreadable_one_is_an_error() {
     assert!(
         error.starts_with(&format!("{}: cannot be read: ", config.mcp_json().display())),
         "{error}"
+    );
+}
+
+#[test]
+fn a_remote_entry_keeps_its_url_headers_and_client_and_fills_env_only_when_started() {
+    let text = r#"{"mcpServers":{"tracker":{"type":"http","url":"https://mcp.example.com/mcp",
+        "headers":{"Authorization":"Bearer ${env:TRACKER_TOKEN}","X-Team":"core"},
+        "oauth":{"clientId":"preflight-desktop","clientSecret":"${env:TRACKER_SECRET}","scopes":["read"]}}}}"#;
+    let config = McpConfig::new("/h", "/fs/index.js");
+    let servers = parse_servers(Path::new("/h/mcp.json"), text, &config).unwrap();
+    let remote = servers[0].remote.clone().expect("a remote entry");
+    assert_eq!(remote.url, "https://mcp.example.com/mcp");
+    assert_eq!(remote.kind, RemoteKind::StreamableHttp);
+    assert_eq!(remote.scopes, ["read"]);
+    assert_eq!(servers[0].class, ServerClass::Other);
+    let env = |name: &str| (name == "TRACKER_TOKEN").then(|| "t0k3n".to_owned());
+    let headers = remote.resolved_headers(&env).unwrap();
+    assert_eq!(headers[0], ("Authorization".to_owned(), "Bearer t0k3n".to_owned()));
+    assert_eq!(headers[1], ("X-Team".to_owned(), "core".to_owned()));
+    assert_eq!(
+        remote.resolved_secret(&env).unwrap_err(),
+        "`clientSecret` uses ${env:TRACKER_SECRET}, which is not set"
+    );
+    let nothing = |_: &str| None;
+    assert_eq!(
+        remote.resolved_headers(&nothing).unwrap_err(),
+        "header `Authorization` uses ${env:TRACKER_TOKEN}, which is not set"
     );
 }

@@ -1,0 +1,214 @@
+//! Preflight's side of each server connection (rmcp's `ClientHandler`): what it declares in
+//! `initialize`, and the requests a server sends *to* the host.
+//!
+//! - `elicitation/create` goes to whoever is calling a tool of that connection right now
+//!   (the newest call first): each call registers its [`Asker`] for as long as it runs
+//!   ([`Askers::register`]). A planning turn's asker declines and says so to the planner;
+//!   with no call running the request is declined. Nothing here answers on the user's
+//!   behalf, and no timer does: while a question is open the call's own timeout is paused
+//!   ([`Askers::open_questions`]).
+//! - `sampling/createMessage` is not declared, and rmcp's default answers it with
+//!   "method not found": servers never sample the user's models.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
+    ProtocolVersion, UrlElicitationCapability,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::Value;
+
+/// A server's question to the user, in the engine's terms.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "mode", rename_all = "camelCase")]
+pub enum Question {
+    /// Fill in a form; `schema` is the server's flat JSON Schema object (`properties` of
+    /// string, number, integer, boolean and enum fields, `required`, defaults).
+    Form { server: String, message: String, schema: Value },
+    /// Open `url` in the browser (only after the user agrees) and finish there.
+    Url { server: String, message: String, url: String },
+}
+
+impl Question {
+    pub fn server(&self) -> &str {
+        match self {
+            Question::Form { server, .. } | Question::Url { server, .. } => server,
+        }
+    }
+
+    /// The form's answer made of the schema's defaults only (what a form shows filled in
+    /// before the user changes anything).
+    pub fn defaults(&self) -> serde_json::Map<String, Value> {
+        let Question::Form { schema, .. } = self else { return serde_json::Map::new() };
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return serde_json::Map::new();
+        };
+        properties
+            .iter()
+            .filter_map(|(name, field)| Some((name.clone(), field.get("default")?.clone())))
+            .collect()
+    }
+}
+
+/// The user's answer to a [`Question`].
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub enum Answer {
+    /// `content`: the form's values (empty for a URL question).
+    Accept {
+        #[serde(default)]
+        content: serde_json::Map<String, Value>,
+    },
+    Decline,
+    Cancel,
+}
+
+/// Whoever may be asked while a tool call runs: a chat's turn, or the conformance client.
+#[async_trait::async_trait]
+pub trait Asker: Send + Sync {
+    async fn ask(&self, question: Question) -> Answer;
+}
+
+/// The askers of one connection's running calls, newest last.
+#[derive(Default)]
+pub(crate) struct Askers {
+    calls: Mutex<Vec<(u64, Arc<dyn Asker>)>>,
+    next: AtomicU64,
+    open: AtomicUsize,
+}
+
+/// Unregisters its call's asker when the call ends (dropped).
+pub(crate) struct Registration {
+    askers: Arc<Askers>,
+    id: u64,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Ok(mut calls) = self.askers.calls.lock() {
+            calls.retain(|(id, _)| *id != self.id);
+        }
+    }
+}
+
+impl Askers {
+    pub(crate) fn register(self: &Arc<Self>, asker: Arc<dyn Asker>) -> Registration {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut calls) = self.calls.lock() {
+            calls.push((id, asker));
+        }
+        Registration { askers: Arc::clone(self), id }
+    }
+
+    /// Questions of this connection waiting for the user: calls do not time out meanwhile.
+    pub(crate) fn open_questions(&self) -> usize {
+        self.open.load(Ordering::Relaxed)
+    }
+
+    fn newest(&self) -> Option<Arc<dyn Asker>> {
+        self.calls.lock().ok()?.last().map(|(_, asker)| Arc::clone(asker))
+    }
+}
+
+/// The handler of one connection.
+pub(crate) struct HostClient {
+    pub server: Arc<str>,
+    pub askers: Arc<Askers>,
+    pub protocol: ProtocolVersion,
+}
+
+impl HostClient {
+    pub(crate) fn new(server: Arc<str>, protocol: ProtocolVersion) -> HostClient {
+        HostClient { server, askers: Arc::default(), protocol }
+    }
+}
+
+impl ClientHandler for HostClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::new().with_schema_validation(true))
+                .with_url(UrlElicitationCapability::default()),
+        );
+        let client = Implementation::new("preflight", env!("CARGO_PKG_VERSION"));
+        ClientConfig::new(capabilities, client).with_protocol_version(self.protocol.clone())
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let question = question_of(&self.server, request)?;
+        let Some(asker) = self.askers.newest() else {
+            tracing::info!(server = %self.server, "elicitation declined: no tool call is running");
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        self.askers.open.fetch_add(1, Ordering::Relaxed);
+        let answer = asker.ask(question).await;
+        self.askers.open.fetch_sub(1, Ordering::Relaxed);
+        Ok(match answer {
+            Answer::Accept { content } => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+            }
+            Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
+            Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
+    }
+}
+
+fn question_of(server: &str, request: ElicitRequestParams) -> Result<Question, ErrorData> {
+    let server = server.to_owned();
+    match request {
+        ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } => {
+            let schema = serde_json::to_value(&requested_schema)
+                .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+            Ok(Question::Form { server, message, schema })
+        }
+        ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+            Ok(Question::Url { server, message, url })
+        }
+        #[allow(unreachable_patterns)]
+        _ => Err(ErrorData::invalid_params("an elicitation of an unknown mode", None)),
+    }
+}
+
+/// The asker of a planning call: declines every question, and remembers them so the
+/// planner is told (DESIGN §4: planning asks the user nothing through a server).
+#[derive(Default)]
+pub(crate) struct Decliner {
+    declined: Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl Asker for Decliner {
+    async fn ask(&self, question: Question) -> Answer {
+        let message = match &question {
+            Question::Form { message, .. } | Question::Url { message, .. } => message.clone(),
+        };
+        if let Ok(mut declined) = self.declined.lock() {
+            declined.push(format!("`{}` asked: {message}", question.server()));
+        }
+        Answer::Decline
+    }
+}
+
+impl Decliner {
+    /// What to append to the tool's output, when a question was declined.
+    pub(crate) fn note(&self) -> Option<String> {
+        let declined = self.declined.lock().ok()?;
+        (!declined.is_empty()).then(|| {
+            format!(
+                "\n\n[Preflight: the server asked the user a question, declined because this \
+                 is planning ({}). Put the step that needs the answer in the plan; the user \
+                 answers it during execution.]",
+                declined.join("; ")
+            )
+        })
+    }
+}

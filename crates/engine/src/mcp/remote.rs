@@ -1,0 +1,106 @@
+//! Remote servers over Streamable HTTP (rmcp's client transport: sessions, the GET event
+//! stream, reconnection with `Last-Event-ID` and the server's `retry`), with the entry's
+//! headers, and with the user's OAuth tokens when they signed in (`auth.rs`).
+//!
+//! TLS is rustls on the ring provider, installed once for the process
+//! ([`install_crypto`]), with the platform's verifier and roots.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Once};
+use std::time::Duration;
+
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{AuthClient, StreamableHttpClientTransport};
+
+use super::auth::Tokens;
+use super::client::HostClient;
+use super::config::{Remote, RemoteKind};
+use super::connection::{handshake, StartLimits};
+use super::error::McpError;
+
+/// How long a TCP + TLS connect to a remote server may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Makes ring the process's rustls provider (reqwest 0.13 is built without one); a provider
+/// installed before (by the embedder) is kept.
+pub(crate) fn install_crypto() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// The HTTP client remote servers and sign-in use.
+pub(crate) fn http_client(server: &str) -> Result<reqwest013::Client, McpError> {
+    install_crypto();
+    reqwest013::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .user_agent(concat!("preflight/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|error| McpError::Spawn {
+            server: server.to_owned(),
+            message: format!("no HTTP client: {error}"),
+        })
+}
+
+/// Connects to `remote`, `initialize`s and lists its tools; signed-in `tokens` go with
+/// every request (and are refreshed by rmcp when they expire).
+pub(crate) async fn connect(
+    server: &Arc<str>,
+    remote: &Remote,
+    limits: &StartLimits,
+    tokens: Option<Tokens>,
+) -> Result<(rmcp::service::RunningService<rmcp::RoleClient, HostClient>, Vec<rmcp::model::Tool>), McpError> {
+    if remote.kind == RemoteKind::Sse {
+        return Err(McpError::Spawn {
+            server: server.to_string(),
+            message: "the HTTP+SSE transport of MCP 2024-11-05 (`\"type\": \"sse\"`) is not \
+                      supported; use the server's Streamable HTTP endpoint (`\"type\": \"http\"`)"
+                .into(),
+        });
+    }
+    let config = transport_config(server, remote, limits)?;
+    let http = http_client(server)?;
+    let manager = match tokens {
+        Some(tokens) => tokens.manager(server, &remote.url).await?,
+        None => None,
+    };
+    match manager {
+        None => handshake(server, StreamableHttpClientTransport::with_client(http, config)).await,
+        Some(manager) => {
+            let client = AuthClient::new(http, manager);
+            handshake(server, StreamableHttpClientTransport::with_client(client, config)).await
+        }
+    }
+}
+
+fn transport_config(
+    server: &str,
+    remote: &Remote,
+    limits: &StartLimits,
+) -> Result<StreamableHttpClientTransportConfig, McpError> {
+    let bad = |message: String| McpError::Spawn { server: server.to_owned(), message };
+    let lookup = |name: &str| std::env::var(name).ok();
+    let mut headers = HashMap::new();
+    for (name, value) in remote.resolved_headers(&lookup).map_err(bad)? {
+        let header = http::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| bad(format!("header `{name}` is not a valid name")))?;
+        let value = http::HeaderValue::from_str(&value)
+            .map_err(|_| bad(format!("header `{name}` has a value HTTP cannot carry")))?;
+        headers.insert(header, value);
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str());
+    config.custom_headers = headers;
+    config.max_json_response_size = limits.max_message_bytes;
+    config.max_sse_event_size = limits.max_message_bytes;
+    Ok(config)
+}
+
+/// [`McpError::SignInRequired`] when `initialize` failed on a 401/403.
+pub(crate) fn sign_in_needed(
+    server: &str,
+    error: &rmcp::service::ClientInitializeError,
+) -> Option<McpError> {
+    let challenge = error.auth_challenge()?;
+    Some(McpError::SignInRequired { server: server.to_owned(), challenge: challenge.to_owned() })
+}

@@ -1,0 +1,143 @@
+//! Remote servers over Streamable HTTP, against the reference `everything` server from npm
+//! serving HTTP on loopback: its tools are listed and called like a child process's, a
+//! header's `${env:NAME}` is filled in (and a missing variable is a clear start error), and
+//! its elicitation reaches the caller's asker, is declined with no asker, and is declined
+//! (with the planner told) while planning.
+
+mod mcp_support;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_support::{call, Home};
+use preflight_engine::mcp::{Answer, Asker, Profile, Question};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+/// The everything server on a free loopback port, stopped when dropped.
+struct HttpEverything {
+    _child: tokio::process::Child,
+    url: String,
+}
+
+async fn serve_everything() -> HttpEverything {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let script =
+        repo.join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = tokio::process::Command::new("node")
+        .arg(&script)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node runs the everything server");
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return HttpEverything { _child: child, url: format!("http://localhost:{port}/mcp") };
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the everything server did not listen on {port}");
+}
+
+fn remote_entry(url: &str, marked: bool) -> serde_json::Value {
+    json!({"mcpServers": {"everything": {
+        "type": "http",
+        "url": url,
+        "headers": {"X-Preflight-Test": "${env:HOME}"},
+        "readWhilePlanning": marked,
+    }}})
+}
+
+/// Accepts every form with fixed content, and keeps the questions it was asked.
+#[derive(Default)]
+struct Accepting {
+    asked: Mutex<Vec<Question>>,
+}
+
+#[async_trait::async_trait]
+impl Asker for Accepting {
+    async fn ask(&self, question: Question) -> Answer {
+        let mut content = question.defaults();
+        content.insert("name".into(), json!("Ada Lovelace"));
+        content.insert("check".into(), json!(true));
+        self.asked.lock().unwrap().push(question);
+        Answer::Accept { content }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_http_server_is_listed_and_called_like_a_local_one() {
+    let server = serve_everything().await;
+    let home = Home::new();
+    home.write_mcp_json(&remote_entry(&server.url, false));
+    let host = home.host();
+    let tools = host.tools(Profile::Execution, Some(home.ws())).await.unwrap();
+    assert!(tools.tools.iter().any(|t| t.name == "mcp_everything_echo"), "{:?}", tools.unavailable);
+    let echo = call(
+        &host,
+        Profile::Execution,
+        Some(home.ws()),
+        "mcp_everything_echo",
+        json!({"message": "over http"}),
+    )
+    .await;
+    assert!(!echo.is_error && echo.content.contains("over http"), "{echo:?}");
+    let running = host.running_servers().await.unwrap();
+    let remote = running.iter().find(|r| r.server == "everything").expect("running");
+    assert_eq!(remote.pid, None, "a remote server has no process");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unset_header_variable_is_a_start_error_naming_it() {
+    let home = Home::new();
+    let entry = json!({"mcpServers": {"remote": {"url": "http://127.0.0.1:9/mcp",
+        "headers": {"Authorization": "Bearer ${env:PREFLIGHT_TEST_SURELY_UNSET}"}}}});
+    home.write_mcp_json(&entry);
+    let host = home.host();
+    let tools = host.tools(Profile::Execution, Some(home.ws())).await.unwrap();
+    let why = format!("{:?}", tools.unavailable);
+    assert!(why.contains("PREFLIGHT_TEST_SURELY_UNSET") && why.contains("not set"), "{why}");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_goes_to_the_asker_of_the_running_call_and_is_declined_without_one() {
+    let server = serve_everything().await;
+    let home = Home::new();
+    home.write_mcp_json(&remote_entry(&server.url, false));
+    let host = home.host();
+    let asker = Arc::new(Accepting::default());
+    let answered = host
+        .call_asking(
+            Profile::Execution,
+            Some(home.ws()),
+            "mcp_everything_trigger-elicitation-request",
+            json!({}),
+            &CancellationToken::new(),
+            Some(asker.clone()),
+        )
+        .await;
+    assert!(!answered.is_error && answered.content.contains("Ada Lovelace"), "{answered:?}");
+    let asked = asker.asked.lock().unwrap().clone();
+    let [Question::Form { server, schema, .. }] = asked.as_slice() else { panic!("{asked:?}") };
+    assert_eq!(server, "everything");
+    assert_eq!(schema["properties"]["integer"]["default"], 42);
+
+    let declined = call(
+        &host,
+        Profile::Execution,
+        Some(home.ws()),
+        "mcp_everything_trigger-elicitation-request",
+        json!({}),
+    )
+    .await;
+    assert!(declined.content.to_lowercase().contains("decline"), "{declined:?}");
+    host.shutdown().await;
+}
