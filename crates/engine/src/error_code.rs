@@ -76,6 +76,8 @@ error_codes! {
     StepLimit => "ERR_STEP_LIMIT",
     /// An MCP server the turn needs is not installed (the filesystem server above all).
     McpNotInstalled => "ERR_MCP_NOT_INSTALLED",
+    /// A remote MCP server the turn would use needs the user to sign in (Settings).
+    McpSignIn => "ERR_MCP_SIGN_IN",
     /// The chat's plan folder (`.dwp/plans/…`) could not be written; the turn went on.
     PlanFiles => "ERR_PLAN_FILES",
     /// Something no caller can fix (a store failure, a task that died).

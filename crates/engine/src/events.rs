@@ -55,6 +55,16 @@ pub enum Event {
         code: ErrorCode,
         message: String,
     },
+    /// An MCP server asks the user something during execution: a form, or a page to open.
+    Elicitation {
+        elicitation: crate::lifecycle::Elicitation,
+    },
+    /// The question was answered, or its call ended; `action` is `accept`, `decline` or
+    /// `cancel`.
+    ElicitationClosed {
+        id: String,
+        action: String,
+    },
 }
 
 impl Event {
@@ -69,6 +79,8 @@ impl Event {
             Event::PlanChange { .. } => "plan_change",
             Event::Completion { .. } => "completion",
             Event::Error { .. } => "error",
+            Event::Elicitation { .. } => "elicitation",
+            Event::ElicitationClosed { .. } => "elicitation_closed",
         }
     }
 }

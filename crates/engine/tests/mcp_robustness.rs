@@ -149,7 +149,8 @@ async fn shutdown_leaves_no_process_of_any_group_alive() {
         .content
         .parse()
         .unwrap();
-    let groups: Vec<u32> = host.running_servers().await.unwrap().iter().filter_map(|r| r.pid).collect();
+    let groups: Vec<u32> =
+        host.running_servers().await.unwrap().iter().filter_map(|r| r.pid).collect();
     assert_eq!(groups.len(), 2, "the fixture and the filesystem server");
     assert!(group_members(pid_of(&host, "stubborn").await).contains(&helper));
     let members: Vec<u32> = groups.iter().flat_map(|g| group_members(*g)).collect();

@@ -46,6 +46,8 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::attachments::PickedFile::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpSettings::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpServerSave::export_all(&config).unwrap();
+    preflight_engine::mcp::Answer::export_all(&config).unwrap();
+    preflight_engine::mcp::SignInState::export_all(&config).unwrap();
     NewChat::export_all(&config).unwrap();
     ChatPatch::export_all(&config).unwrap();
     TaskPanel::export_all(&config).unwrap();

@@ -26,6 +26,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "ERR_CANCELLED",
   "ERR_STEP_LIMIT",
   "ERR_MCP_NOT_INSTALLED",
+  "ERR_MCP_SIGN_IN",
   "ERR_PLAN_FILES",
   "ERR_INTERNAL",
 ];

@@ -43,6 +43,18 @@ pub struct McpServerView {
     /// `readWhilePlanning`: the planner sees its read-only tools.
     pub read_while_planning: bool,
     pub state: McpServerState,
+    /// A remote (`url`) server: whether the user is signed in, and a sign-in under way.
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<McpRemote>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpRemote {
+    pub url: String,
+    pub signed_in: bool,
+    pub sign_in: Option<crate::mcp::SignInState>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -84,6 +96,10 @@ impl Engine {
         let (mut servers, error) = self.entries(&path, text.as_deref());
         for server in &mut servers {
             server.state = state_of(server, &status);
+            if let Some(remote) = &mut server.remote {
+                remote.signed_in = self.inner.mcp.signed_in(&server.name).await;
+                remote.sign_in = self.inner.mcp.sign_in_state(&server.name);
+            }
         }
         Ok(McpSettings { path: path.to_string_lossy().into_owned(), servers, error })
     }
@@ -102,6 +118,18 @@ impl Engine {
     /// Stops the server's instances; chats start it afresh on their next use.
     pub async fn restart_mcp_server(&self, name: &str) -> Result<McpSettings, ApiError> {
         self.inner.mcp.restart(name).await.map_err(mcp_error)?;
+        self.mcp_settings().await
+    }
+
+    /// Starts signing in to the remote server `name`: the page to open in the browser. The
+    /// server restarts signed in when the browser comes back (`mcp_settings` tells).
+    pub async fn sign_in_mcp_server(&self, name: &str) -> Result<String, ApiError> {
+        self.inner.mcp.sign_in(name).await.map_err(mcp_error)
+    }
+
+    /// Forgets the server's tokens and restarts it.
+    pub async fn sign_out_mcp_server(&self, name: &str) -> Result<McpSettings, ApiError> {
+        self.inner.mcp.sign_out(name).await.map_err(mcp_error)?;
         self.mcp_settings().await
     }
 
@@ -169,6 +197,11 @@ fn view(
     parsed: Result<ServerEntry, String>,
     supplied: bool,
 ) -> McpServerView {
+    let remote = parsed
+        .as_ref()
+        .ok()
+        .and_then(|parsed| parsed.remote.as_ref())
+        .map(|remote| McpRemote { url: remote.url.clone(), signed_in: false, sign_in: None });
     let (class, error, marked) = match parsed {
         Ok(parsed) => (Some(parsed.class), parsed.missing, parsed.read_while_planning),
         Err(error) => (None, Some(error), false),
@@ -182,6 +215,7 @@ fn view(
         planning: class.is_some_and(|class| planning_uses(class, marked)),
         read_while_planning: marked,
         state: McpServerState::NotStarted,
+        remote,
     }
 }
 

@@ -12,6 +12,7 @@
 pub mod attachments;
 mod chat_edit;
 mod chats;
+mod elicitations;
 mod error;
 mod hub;
 mod mcp_settings;
@@ -38,8 +39,11 @@ use crate::store::{Store, StoreError};
 
 pub use chat_edit::ChatPatch;
 pub use chats::{ChatHit, NewChat, DEFAULT_TITLE};
+pub use elicitations::Elicitation;
 pub use error::{ApiError, ErrorCode};
-pub use mcp_settings::{McpServerSave, McpServerState, McpServerView, McpSettings, McpTool};
+pub use mcp_settings::{
+    McpRemote, McpServerSave, McpServerState, McpServerView, McpSettings, McpTool,
+};
 pub use notify::phase_text;
 pub use plan_files::{PlanFolder, TaskPanel};
 pub use transitions::MAX_QUESTION_ROUNDS;
@@ -139,6 +143,8 @@ pub(crate) struct Inner {
     planner: Result<Arc<dyn Provider>, SetupError>,
     /// `[executor] max_rounds`: tool rounds one executor turn may run.
     executor_max_rounds: u32,
+    /// Servers' questions waiting for the user (`elicitations.rs`).
+    elicitations: Arc<elicitations::Elicitations>,
     /// Held for the engine's life: no other process runs turns on this data folder.
     _home_lock: Arc<HomeLock>,
 }
@@ -180,6 +186,7 @@ impl Engine {
             executor,
             planner,
             executor_max_rounds: config.executor.max_rounds,
+            elicitations: Arc::default(),
             _home_lock: home_lock,
         };
         recovery::settle_interrupted_turns(&inner.store)?;

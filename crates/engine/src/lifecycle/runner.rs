@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{EventSink, ToolRegistry, ToolSource};
+use crate::error_code::ErrorCode;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::mcp::{McpHost, Profile};
@@ -75,6 +76,8 @@ struct ProfileTools {
     profile: Profile,
     workspace: Option<PathBuf>,
     tools: Vec<ToolSpec>,
+    /// Where a server's questions go during execution (`elicitations.rs`).
+    chat: (Arc<super::elicitations::Elicitations>, Arc<Hub>, ChatId),
 }
 
 #[async_trait::async_trait]
@@ -84,7 +87,17 @@ impl ToolSource for ProfileTools {
     }
 
     async fn call(&self, name: &str, arguments: Value, cancel: &CancellationToken) -> ToolOutput {
-        self.host.call(self.profile, self.workspace.as_deref(), name, arguments, cancel).await
+        let (elicitations, hub, chat_id) = &self.chat;
+        let asker = super::elicitations::ChatAsker {
+            elicitations: Arc::clone(elicitations),
+            hub: Arc::clone(hub),
+            chat_id: chat_id.clone(),
+            cancel: cancel.clone(),
+        };
+        let (profile, workspace) = (self.profile, self.workspace.as_deref());
+        self.host
+            .call_asking(profile, workspace, name, arguments, cancel, Some(Arc::new(asker)))
+            .await
     }
 }
 
@@ -121,16 +134,12 @@ async fn turn_registry(
         Ok(set) => {
             for missing in &set.unavailable {
                 tracing::warn!(server = %missing.server, error = %missing.error, "an MCP server is unavailable");
-                if matches!(missing.error, crate::mcp::McpError::NotInstalled { .. }) {
-                    let message = missing.error.to_string();
-                    inner.hub.emit(
-                        chat_id,
-                        Event::Error {
-                            code: crate::error_code::ErrorCode::McpNotInstalled,
-                            message,
-                        },
-                    );
-                }
+                let code = match missing.error {
+                    crate::mcp::McpError::NotInstalled { .. } => ErrorCode::McpNotInstalled,
+                    crate::mcp::McpError::SignInRequired { .. } => ErrorCode::McpSignIn,
+                    _ => continue,
+                };
+                inner.hub.emit(chat_id, Event::Error { code, message: missing.error.to_string() });
             }
             set.tools
         }
@@ -150,7 +159,8 @@ async fn turn_registry(
         let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone() };
         turn_plan = turn_plan.with_gates(Arc::new(gates));
     }
-    let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools };
+    let chat = (Arc::clone(&inner.elicitations), Arc::clone(&inner.hub), chat_id.clone());
+    let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools, chat };
     let mut registry = ToolRegistry::with_turn_plan(turn_plan);
     let attachments = inner
         .store

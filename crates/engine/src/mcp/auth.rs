@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::transport::auth::{
-    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    CredentialStore, OAuthState, StoredCredentials,
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest, CredentialStore,
+    OAuthState, StoredCredentials,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -234,7 +234,8 @@ pub(crate) async fn begin(
     }
     let mut state = OAuthState::Unauthorized(manager);
     state.start_authorization(request).await.map_err(|e| failed(e.to_string()))?;
-    let authorization_url = state.get_authorization_url().await.map_err(|e| failed(e.to_string()))?;
+    let authorization_url =
+        state.get_authorization_url().await.map_err(|e| failed(e.to_string()))?;
     let (report, done) = oneshot::channel();
     let server = server.to_owned();
     tokio::spawn(async move {
@@ -242,7 +243,10 @@ pub(crate) async fn begin(
         let outcome = outcome.unwrap_or_else(|_| {
             Err(McpError::SignIn {
                 server: server.clone(),
-                message: format!("it was not finished within {} minutes", SIGN_IN_WINDOW.as_secs() / 60),
+                message: format!(
+                    "it was not finished within {} minutes",
+                    SIGN_IN_WINDOW.as_secs() / 60
+                ),
             })
         });
         let _ = report.send(outcome);
@@ -251,26 +255,42 @@ pub(crate) async fn begin(
 }
 
 /// Waits for the browser's redirect, answers it with a page, exchanges the code.
-async fn finish(server: &str, listener: TcpListener, mut state: OAuthState) -> Result<(), McpError> {
+async fn finish(
+    server: &str,
+    listener: TcpListener,
+    mut state: OAuthState,
+) -> Result<(), McpError> {
     let failed = |message: String| McpError::SignIn { server: server.to_owned(), message };
     loop {
         let (mut stream, _) = listener.accept().await.map_err(|e| failed(e.to_string()))?;
         let Some(target) = read_request_target(&mut stream).await else { continue };
         if !target.starts_with("/callback") {
-            let _ = stream.write_all(page(404, "Not found", "This is Preflight's sign-in port.").as_bytes()).await;
+            let _ = stream
+                .write_all(page(404, "Not found", "This is Preflight's sign-in port.").as_bytes())
+                .await;
             continue;
         }
         let url = format!("http://127.0.0.1{target}");
         let outcome = match callback_of(&url) {
             Ok(callback) => state
-                .handle_callback_with_issuer(&callback.code, &callback.csrf_token, callback.issuer.as_deref())
+                .handle_callback_with_issuer(
+                    &callback.code,
+                    &callback.csrf_token,
+                    callback.issuer.as_deref(),
+                )
                 .await
                 .map_err(|error| error.to_string()),
             Err(message) => Err(message),
         };
         let body = match &outcome {
-            Ok(()) => page(200, "Signed in", &format!("Preflight is signed in to {server}. You can close this tab.")),
-            Err(message) => page(400, "Sign-in failed", &format!("Signing in to {server} failed: {message}")),
+            Ok(()) => page(
+                200,
+                "Signed in",
+                &format!("Preflight is signed in to {server}. You can close this tab."),
+            ),
+            Err(message) => {
+                page(400, "Sign-in failed", &format!("Signing in to {server} failed: {message}"))
+            }
         };
         let _ = stream.write_all(body.as_bytes()).await;
         let _ = stream.shutdown().await;
@@ -294,7 +314,10 @@ async fn read_request_target(stream: &mut tokio::net::TcpStream) -> Option<Strin
     let mut buffer = Vec::with_capacity(2048);
     let mut chunk = [0u8; 2048];
     while !buffer.windows(4).any(|w| w == b"\r\n\r\n") && buffer.len() < 16 * 1024 {
-        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk)).await.ok()?.ok()?;
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
+            .await
+            .ok()?
+            .ok()?;
         if read == 0 {
             break;
         }

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    ProtocolVersion, UrlElicitationCapability,
+    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, ProtocolVersion,
+    UrlElicitationCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ClientHandler, RoleClient};
@@ -24,11 +24,17 @@ use serde_json::Value;
 
 /// A server's question to the user, in the engine's terms.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ServerQuestion"))]
 #[serde(tag = "mode", rename_all = "camelCase")]
 pub enum Question {
     /// Fill in a form; `schema` is the server's flat JSON Schema object (`properties` of
     /// string, number, integer, boolean and enum fields, `required`, defaults).
-    Form { server: String, message: String, schema: Value },
+    Form {
+        server: String,
+        message: String,
+        #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+        schema: Value,
+    },
     /// Open `url` in the browser (only after the user agrees) and finish there.
     Url { server: String, message: String, url: String },
 }
@@ -56,11 +62,13 @@ impl Question {
 
 /// The user's answer to a [`Question`].
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
-#[serde(tag = "action", rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ServerAnswer"))]
+#[serde(tag = "action", rename_all = "camelCase", deny_unknown_fields)]
 pub enum Answer {
     /// `content`: the form's values (empty for a URL question).
     Accept {
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
         content: serde_json::Map<String, Value>,
     },
     Decline,

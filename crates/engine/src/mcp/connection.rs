@@ -154,8 +154,9 @@ async fn within<T>(
     limits: &StartLimits,
     started: impl std::future::Future<Output = T>,
 ) -> Result<T, McpError> {
-    tokio::time::timeout(limits.start_timeout, started).await.map_err(|_| {
-        McpError::StartTimeout { server: server.to_string(), timeout: limits.start_timeout }
+    tokio::time::timeout(limits.start_timeout, started).await.map_err(|_| McpError::StartTimeout {
+        server: server.to_string(),
+        timeout: limits.start_timeout,
     })
 }
 
@@ -168,17 +169,20 @@ where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let failed =
-        |message: String| McpError::Initialize { server: server.to_string(), message };
+    let failed = |message: String| McpError::Initialize { server: server.to_string(), message };
     let client = HostClient::new(server.clone(), ProtocolVersion::LATEST_WITH_INITIALIZE);
-    let service = client.serve(transport).await.map_err(|error| {
-        match super::remote::sign_in_needed(server, &error) {
-            Some(needed) => needed,
-            None => failed(error.to_string()),
-        }
-    })?;
-    let tools =
-        service.peer().list_all_tools().await.map_err(|e| failed(format!("tools/list failed: {e}")))?;
+    let service =
+        client.serve(transport).await.map_err(|error| {
+            match super::remote::sign_in_needed(server, &error) {
+                Some(needed) => needed,
+                None => failed(error.to_string()),
+            }
+        })?;
+    let tools = service
+        .peer()
+        .list_all_tools()
+        .await
+        .map_err(|e| failed(format!("tools/list failed: {e}")))?;
     Ok((service, tools))
 }
 
@@ -220,7 +224,10 @@ pub(crate) enum CallFailure {
     Refused(String),
     /// A remote server wants (more) authorization: the user has to sign in; `challenge` is
     /// its `WWW-Authenticate`.
-    SignIn { message: String, challenge: String },
+    SignIn {
+        message: String,
+        challenge: String,
+    },
     Unexpected(String),
 }
 

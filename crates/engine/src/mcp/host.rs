@@ -131,16 +131,17 @@ impl McpHost {
         };
         let limit = self.config.max_result_bytes;
         let target = Target::Named(name);
-        let mut output = match self.dispatch(profile, workspace, target, arguments, cancel, asker).await {
-            // The sandbox's text already holds its run (exit code, streams, timeout): its
-            // structured copy would double every output in the model's context.
-            Ok((mut result, ServerClass::CodeSandbox)) => {
-                result.structured_content = None;
-                to_tool_output(&result, limit, name)
-            }
-            Ok((result, _)) => to_tool_output(&result, limit, name),
-            Err(output) => output,
-        };
+        let mut output =
+            match self.dispatch(profile, workspace, target, arguments, cancel, asker).await {
+                // The sandbox's text already holds its run (exit code, streams, timeout): its
+                // structured copy would double every output in the model's context.
+                Ok((mut result, ServerClass::CodeSandbox)) => {
+                    result.structured_content = None;
+                    to_tool_output(&result, limit, name)
+                }
+                Ok((result, _)) => to_tool_output(&result, limit, name),
+                Err(output) => output,
+            };
         if let Some(note) = planning.and_then(|decliner| decliner.note()) {
             output.content.push_str(&note);
         }
@@ -185,7 +186,10 @@ impl McpHost {
         cancel: &CancellationToken,
     ) -> Result<CallToolResult, SandboxCallError> {
         let target = Target::Sandbox(tool);
-        match self.dispatch(Profile::Execution, Some(workspace), target, arguments, cancel, None).await {
+        match self
+            .dispatch(Profile::Execution, Some(workspace), target, arguments, cancel, None)
+            .await
+        {
             Ok((result, _)) if result.is_error == Some(true) => {
                 let limit = self.config.max_result_bytes;
                 Err(SandboxCallError::Failed(to_tool_output(&result, limit, tool).content))

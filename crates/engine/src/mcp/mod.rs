@@ -41,6 +41,6 @@ pub use error::McpError;
 pub use host::McpHost;
 pub use profile::Profile;
 pub use registry::RunningServer;
-pub use signin::SignInState;
 pub use sandbox::SandboxRun;
+pub use signin::SignInState;
 pub use view::{ProfileView, ToolSet, Unavailable};

@@ -50,7 +50,10 @@ pub(crate) async fn connect(
     remote: &Remote,
     limits: &StartLimits,
     tokens: Option<Tokens>,
-) -> Result<(rmcp::service::RunningService<rmcp::RoleClient, HostClient>, Vec<rmcp::model::Tool>), McpError> {
+) -> Result<
+    (rmcp::service::RunningService<rmcp::RoleClient, HostClient>, Vec<rmcp::model::Tool>),
+    McpError,
+> {
     if remote.kind == RemoteKind::Sse {
         return Err(McpError::Spawn {
             server: server.to_string(),

@@ -17,9 +17,13 @@ use super::host::McpHost;
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum SignInState {
     /// Waiting for the browser: `authorization_url` is the page to open.
-    Pending { authorization_url: String },
+    Pending {
+        authorization_url: String,
+    },
     SignedIn,
-    Failed { error: String },
+    Failed {
+        error: String,
+    },
 }
 
 /// What the host remembers per server.
@@ -115,7 +119,8 @@ impl McpHost {
         let servers = load_servers(self.config())?;
         let entry = servers.iter().find(|entry| entry.name == server);
         let entry = entry.ok_or_else(|| failed("there is no such server in mcp.json"))?;
-        let remote = entry.remote.clone().ok_or_else(|| failed("it is not a remote (`url`) server"))?;
+        let remote =
+            entry.remote.clone().ok_or_else(|| failed("it is not a remote (`url`) server"))?;
         let vault = self.config().tokens.as_ref();
         let vault = vault.ok_or_else(|| failed("this Preflight has no key store for tokens"))?;
         let tokens = vault.tokens(server, &remote.url);

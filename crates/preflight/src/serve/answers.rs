@@ -32,6 +32,12 @@ pub struct Changes {
     pub changes: Vec<PlanChange>,
 }
 
+/// `GET /v1/chats/{id}/elicitations`: servers' questions waiting for the user.
+#[derive(Serialize, ToSchema)]
+pub struct Elicitations {
+    pub elicitations: Vec<preflight_engine::lifecycle::Elicitation>,
+}
+
 /// `GET /v1/health`.
 #[derive(Serialize, ToSchema)]
 pub struct Health {

@@ -34,6 +34,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             StatusCode::BAD_REQUEST
         }
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::McpSignIn => StatusCode::CONFLICT,
         ErrorCode::PlanPending
         | ErrorCode::TurnActive
         | ErrorCode::NoQuestions

@@ -46,9 +46,9 @@ pub(super) fn remote_kind(kind: Option<&str>) -> Result<Option<RemoteKind>, Stri
             Ok(Some(RemoteKind::StreamableHttp))
         }
         Some("sse") => Ok(Some(RemoteKind::Sse)),
-        Some(other) => Err(format!(
-            "`type` is `{other}`; use `stdio`, `http` (Streamable HTTP) or `sse`"
-        )),
+        Some(other) => {
+            Err(format!("`type` is `{other}`; use `stdio`, `http` (Streamable HTTP) or `sse`"))
+        }
     }
 }
 
@@ -58,7 +58,10 @@ pub(super) fn remote_kind(kind: Option<&str>) -> Result<Option<RemoteKind>, Stri
 pub(super) fn check_url(url: &str) -> Result<(), String> {
     let parsed = url::Url::parse(url).map_err(|error| format!("`url` is not a URL ({error})"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(format!("`url` must start with https:// or http://, not `{}:`", parsed.scheme()));
+        return Err(format!(
+            "`url` must start with https:// or http://, not `{}:`",
+            parsed.scheme()
+        ));
     }
     if parsed.host_str().is_none_or(str::is_empty) {
         return Err("`url` has no host".into());
@@ -111,9 +114,9 @@ impl Remote {
         let Some(secret) = self.client.as_ref().and_then(|c| c.client_secret.as_deref()) else {
             return Ok(None);
         };
-        fill(secret, lookup)
-            .map(Some)
-            .map_err(|variable| format!("`clientSecret` uses ${{env:{variable}}}, which is not set"))
+        fill(secret, lookup).map(Some).map_err(|variable| {
+            format!("`clientSecret` uses ${{env:{variable}}}, which is not set")
+        })
     }
 }
 

@@ -55,7 +55,10 @@ fn a_change_that_would_not_load_is_refused_with_the_engines_error() {
         (put(None, "a", json!({"command": "again"})), "already has a server `a`"),
         (put(Some("a"), "b", json!({"command": "b"})), "already has a server `b`"),
         (put(Some("gone"), "x", json!({"command": "x"})), "has no server `gone`"),
-        (put(None, "c", json!({"args": ["no command"]})), "server `c`: `command` (or `url`) is missing"),
+        (
+            put(None, "c", json!({"args": ["no command"]})),
+            "server `c`: `command` (or `url`) is missing",
+        ),
         (put(None, "c", json!({"command": "c", "colour": "red"})), "unknown field `colour`"),
         (put(None, " ", json!({"command": "c"})), "needs a name"),
         (ServerChange::Remove { name: "nope".into() }, "has no server `nope`"),

@@ -3,6 +3,7 @@
 
 mod changes;
 mod chats;
+mod elicitations;
 mod meta;
 
 pub use meta::Document;
@@ -45,6 +46,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(changes::plan_changes))
         .routes(routes!(changes::approve_change))
         .routes(routes!(changes::reject_change))
+        .routes(routes!(elicitations::list))
+        .routes(routes!(elicitations::answer))
 }
 
 /// A 202: the chat as `GET` shows it at that moment.

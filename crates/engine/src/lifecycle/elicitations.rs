@@ -1,0 +1,195 @@
+//! A server's questions to the user during execution (MCP elicitation): each one becomes an
+//! `elicitation` event (a form card in the window, or a card asking to open a URL), waits
+//! for the user's Accept / Decline / Cancel (`POST /v1/chats/{id}/elicitations/{eid}`),
+//! and ends with `elicitation_closed`. Nothing answers on the user's behalf: no timer, no
+//! default. A stopped turn cancels its open questions.
+//!
+//! Questions live only in memory while their tool call waits; after a restart the call is
+//! gone too, so there is nothing to answer.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use crate::error_code::ErrorCode;
+use crate::events::Event;
+use crate::ids::ChatId;
+use crate::mcp::{Answer, Asker, Question};
+
+use super::error::ApiError;
+use super::hub::Hub;
+use super::Engine;
+
+/// A question waiting for the user, as listed by `GET /v1/chats/{id}/elicitations`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Elicitation {
+    pub id: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub question: Question,
+}
+
+struct Waiting {
+    chat_id: ChatId,
+    question: Question,
+    reply: oneshot::Sender<Answer>,
+}
+
+/// Every open question of the engine.
+#[derive(Default)]
+pub(crate) struct Elicitations {
+    waiting: Mutex<HashMap<String, Waiting>>,
+}
+
+impl Elicitations {
+    fn open(&self, chat_id: &ChatId, question: Question) -> (String, oneshot::Receiver<Answer>) {
+        let id = format!("el_{}", uuid::Uuid::new_v4().simple());
+        let (reply, answer) = oneshot::channel();
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.insert(id.clone(), Waiting { chat_id: chat_id.clone(), question, reply });
+        }
+        (id, answer)
+    }
+
+    fn close(&self, id: &str) -> Option<Waiting> {
+        self.waiting.lock().ok()?.remove(id)
+    }
+}
+
+/// The asker of one execution call: the chat's card.
+pub(crate) struct ChatAsker {
+    pub elicitations: Arc<Elicitations>,
+    pub hub: Arc<Hub>,
+    pub chat_id: ChatId,
+    /// The call's token: a stopped turn cancels the question.
+    pub cancel: CancellationToken,
+}
+
+#[async_trait::async_trait]
+impl Asker for ChatAsker {
+    async fn ask(&self, question: Question) -> Answer {
+        let (id, answer) = self.elicitations.open(&self.chat_id, question.clone());
+        let shown = Elicitation { id: id.clone(), question };
+        self.hub.emit(&self.chat_id, Event::Elicitation { elicitation: shown });
+        let answer = tokio::select! {
+            answer = answer => answer.unwrap_or(Answer::Cancel),
+            () = self.cancel.cancelled() => {
+                self.elicitations.close(&id);
+                Answer::Cancel
+            }
+        };
+        let action = match &answer {
+            Answer::Accept { .. } => "accept",
+            Answer::Decline => "decline",
+            Answer::Cancel => "cancel",
+        };
+        self.hub.emit(&self.chat_id, Event::ElicitationClosed { id, action: action.to_owned() });
+        answer
+    }
+}
+
+impl Engine {
+    /// The chat's questions waiting for the user.
+    pub fn elicitations(&self, chat_id: &ChatId) -> Result<Vec<Elicitation>, ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        let waiting = self.inner.elicitations.waiting.lock().map_err(|_| poisoned())?;
+        let mut open: Vec<Elicitation> = waiting
+            .iter()
+            .filter(|(_, w)| w.chat_id == *chat_id)
+            .map(|(id, w)| Elicitation { id: id.clone(), question: w.question.clone() })
+            .collect();
+        open.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(open)
+    }
+
+    /// The user's answer to question `id` of the chat. An accepted form is checked against
+    /// the server's schema first (required fields, types, enum values); a bad answer is an
+    /// `ERR_BAD_REQUEST` and the question stays open.
+    pub fn answer_elicitation(
+        &self,
+        chat_id: &ChatId,
+        id: &str,
+        answer: Answer,
+    ) -> Result<(), ApiError> {
+        self.inner.store.get_chat(chat_id)?;
+        let mut waiting = self.inner.elicitations.waiting.lock().map_err(|_| poisoned())?;
+        let not_found =
+            || ApiError::new(ErrorCode::NotFound, format!("no open question {id} in this chat"));
+        let question = match waiting.get(id) {
+            Some(w) if w.chat_id == *chat_id => &w.question,
+            _ => return Err(not_found()),
+        };
+        if let (Answer::Accept { content }, Question::Form { schema, .. }) = (&answer, question) {
+            check_content(schema, content).map_err(ApiError::bad_request)?;
+        }
+        let open = waiting.remove(id).ok_or_else(not_found)?;
+        // The call may have ended meanwhile (stopped, timed out): then nobody waits.
+        let _ = open.reply.send(answer);
+        Ok(())
+    }
+}
+
+fn poisoned() -> ApiError {
+    ApiError::internal("the open questions are unavailable (a lock was poisoned)")
+}
+
+/// Checks a form's answer against the server's flat schema.
+pub(crate) fn check_content(
+    schema: &Value,
+    content: &serde_json::Map<String, Value>,
+) -> Result<(), String> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let empty = serde_json::Map::new();
+    let properties = properties.unwrap_or(&empty);
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        for name in required.iter().filter_map(Value::as_str) {
+            if !content.contains_key(name) {
+                return Err(format!("`{name}` is required"));
+            }
+        }
+    }
+    for (name, value) in content {
+        let field =
+            properties.get(name).ok_or_else(|| format!("the form has no field `{name}`"))?;
+        check_field(name, field, value)?;
+    }
+    Ok(())
+}
+
+fn check_field(name: &str, field: &Value, value: &Value) -> Result<(), String> {
+    let kind = field.get("type").and_then(Value::as_str).unwrap_or("string");
+    let fits = match kind {
+        "string" => value.is_string(),
+        "number" => value.is_number(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        _ => true,
+    };
+    if !fits {
+        return Err(format!("`{name}` must be a {kind}"));
+    }
+    let choices =
+        field.get("enum").or_else(|| field.pointer("/items/enum")).and_then(Value::as_array);
+    let one_of: Option<Vec<Value>> = field
+        .get("oneOf")
+        .or_else(|| field.pointer("/items/anyOf"))
+        .and_then(Value::as_array)
+        .map(|options| options.iter().filter_map(|o| o.get("const").cloned()).collect());
+    let allowed: Option<Vec<Value>> = choices.cloned().or(one_of);
+    if let Some(allowed) = allowed.filter(|a| !a.is_empty()) {
+        let picked: Vec<&Value> = match value {
+            Value::Array(items) => items.iter().collect(),
+            single => vec![single],
+        };
+        if let Some(bad) = picked.iter().find(|v| !allowed.contains(v)) {
+            return Err(format!("`{name}` cannot be {bad}"));
+        }
+    }
+    Ok(())
+}
