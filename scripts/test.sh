@@ -6,7 +6,9 @@
 #   3. every cargo test: the engine, the embedded model (on the real model set-up fetched),
 #      `preflight` with the black-box tests in tests/, the testkit, the desktop shell (its
 #      command list and capability), the generated UI types (ts-rs);
-#   4. schemathesis against a real `preflight serve` (scripts/schemathesis.sh), a bounded
+#   4. the MCP conformance suite's client scenarios against the engine's MCP host
+#      (scripts/conformance.sh), schemathesis against a real `preflight serve`
+#      (scripts/schemathesis.sh), a bounded
 #      fuzzing run of the planner and turn_plan parsers (scripts/fuzz.sh);
 #      the UI: type check and component tests (vitest);
 #   5. the desktop app end to end in its real window under Xvfb (scripts/e2e.sh);
@@ -64,6 +66,11 @@ cargo build "${cargo_flags[@]}" --all-targets
 
 echo "test: cargo test (engine, embedded model, preflight, testkit, desktop shell, tidy)" >&2
 cargo test "${cargo_flags[@]}"
+
+# The official MCP conformance suite against the engine's MCP host: every client scenario of
+# the 2025-06-18 and 2025-11-25 protocol versions (each bounded to 60 s; ~20 s in all).
+echo "test: MCP conformance, client scenarios (scripts/conformance.sh)" >&2
+CONFORMANCE_SKIP_BUILD=1 bash scripts/conformance.sh
 
 # The headless API fuzzed from its generated OpenAPI document (a real server, bounded examples).
 echo "test: schemathesis (scripts/schemathesis.sh)" >&2

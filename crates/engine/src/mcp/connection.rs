@@ -178,11 +178,15 @@ where
                 None => failed(error.to_string()),
             }
         })?;
-    let tools = service
-        .peer()
-        .list_all_tools()
-        .await
-        .map_err(|e| failed(format!("tools/list failed: {e}")))?;
+    // A server may let `initialize` through and want authorization for its tools.
+    let tools =
+        service.peer().list_all_tools().await.map_err(|error| match error.auth_challenge() {
+            Some(challenge) => McpError::SignInRequired {
+                server: server.to_string(),
+                challenge: challenge.to_owned(),
+            },
+            None => failed(format!("tools/list failed: {error}")),
+        })?;
     Ok((service, tools))
 }
 
