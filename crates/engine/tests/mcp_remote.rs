@@ -1,6 +1,7 @@
 //! Remote servers over Streamable HTTP, against the reference `everything` server from npm
 //! serving HTTP on loopback: its tools are listed and called like a child process's, a
-//! header's `${env:NAME}` is filled in (and a missing variable is a clear start error), and
+//! header's `${env:NAME}` is filled in, the HTTP+SSE transport of 2024-11-05 works when
+//! asked for and as the fallback of an untyped entry, (and a missing variable is a clear start error), and
 //! its elicitation reaches the caller's asker, is declined with no asker, and is declined
 //! (with the planner told) while planning.
 
@@ -23,13 +24,17 @@ struct HttpEverything {
 }
 
 async fn serve_everything() -> HttpEverything {
+    serve_everything_as("streamableHttp", "mcp").await
+}
+
+async fn serve_everything_as(mode: &str, path: &str) -> HttpEverything {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let script =
         repo.join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let child = tokio::process::Command::new("node")
         .arg(&script)
-        .arg("streamableHttp")
+        .arg(mode)
         .env("PORT", port.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -38,7 +43,8 @@ async fn serve_everything() -> HttpEverything {
         .expect("node runs the everything server");
     for _ in 0..200 {
         if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return HttpEverything { _child: child, url: format!("http://localhost:{port}/mcp") };
+            let url = format!("http://localhost:{port}/{path}");
+            return HttpEverything { _child: child, url };
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -140,4 +146,24 @@ async fn an_elicitation_goes_to_the_asker_of_the_running_call_and_is_declined_wi
     .await;
     assert!(declined.content.to_lowercase().contains("decline"), "{declined:?}");
     host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_sse_server_works_when_asked_for_and_as_the_fallback_of_an_untyped_url() {
+    let server = serve_everything_as("sse", "sse").await;
+    for entry in [json!({"type": "sse", "url": server.url}), json!({"url": server.url})] {
+        let home = Home::new();
+        home.write_mcp_json(&json!({"mcpServers": {"old": entry}}));
+        let host = home.host();
+        let echo = call(
+            &host,
+            Profile::Execution,
+            Some(home.ws()),
+            "mcp_old_echo",
+            json!({"message": "over sse"}),
+        )
+        .await;
+        assert!(!echo.is_error && echo.content.contains("over sse"), "{entry}: {echo:?}");
+        host.shutdown().await;
+    }
 }

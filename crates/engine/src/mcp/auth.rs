@@ -122,7 +122,7 @@ impl Tokens {
     }
 
     /// Forgets the tokens; false when there were none.
-    pub async fn forget(&self) -> Result<bool, String> {
+    pub(crate) async fn forget(&self) -> Result<bool, String> {
         let tokens = self.clone();
         tokio::task::spawn_blocking(move || tokens.remove())
             .await

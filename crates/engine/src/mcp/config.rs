@@ -423,7 +423,8 @@ impl RawEntry {
             }
         };
         let headers = self.headers.0;
-        let remote = Remote { url, kind, headers, client, scopes };
+        let typed = self.kind.is_some();
+        let remote = Remote { url, kind, typed, headers, client, scopes };
         Ok(ServerEntry {
             name,
             command: String::new(),

@@ -98,7 +98,7 @@ pub(crate) enum Target {
 }
 
 /// The rmcp service and the tools it listed.
-type Handshake = (RunningService<RoleClient, HostClient>, Vec<Tool>);
+pub(crate) type Handshake = (RunningService<RoleClient, HostClient>, Vec<Tool>);
 
 /// Starts and initialises `server`; on any failure its process group is killed.
 pub(crate) async fn start(
@@ -281,6 +281,11 @@ pub(crate) async fn call_tool(
             }
         }
     };
+    outcome(response)
+}
+
+/// What a `tools/call` response means for the caller.
+fn outcome(response: Result<ServerResult, ServiceError>) -> Result<CallToolResult, CallFailure> {
     match response {
         Ok(ServerResult::CallToolResult(result)) => Ok(result),
         Ok(ServerResult::EmptyResult(_)) => Ok(CallToolResult::default()),

@@ -21,6 +21,7 @@ pub mod edit;
 mod error;
 mod host;
 pub mod launch;
+mod legacy_sse;
 pub mod naming;
 mod process;
 pub mod profile;

@@ -1,6 +1,8 @@
 //! Remote servers over Streamable HTTP (rmcp's client transport: sessions, the GET event
 //! stream, reconnection with `Last-Event-ID` and the server's `retry`), with the entry's
-//! headers, and with the user's OAuth tokens when they signed in (`auth.rs`).
+//! headers, and with the user's OAuth tokens when they signed in (`auth.rs`); the HTTP+SSE
+//! transport of 2024-11-05 (`legacy_sse.rs`) for `"type": "sse"`, and as the fallback of an
+//! untyped entry whose endpoint refuses the first POST.
 //!
 //! TLS is rustls on the ring provider, installed once for the process
 //! ([`install_crypto`]), with the platform's verifier and roots.
@@ -13,9 +15,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{AuthClient, StreamableHttpClientTransport};
 
 use super::auth::Tokens;
-use super::client::HostClient;
 use super::config::{Remote, RemoteKind};
-use super::connection::{handshake, StartLimits};
+use super::connection::{handshake, Handshake, StartLimits};
 use super::error::McpError;
 
 /// How long a TCP + TLS connect to a remote server may take.
@@ -50,17 +51,9 @@ pub(crate) async fn connect(
     remote: &Remote,
     limits: &StartLimits,
     tokens: Option<Tokens>,
-) -> Result<
-    (rmcp::service::RunningService<rmcp::RoleClient, HostClient>, Vec<rmcp::model::Tool>),
-    McpError,
-> {
+) -> Result<Handshake, McpError> {
     if remote.kind == RemoteKind::Sse {
-        return Err(McpError::Spawn {
-            server: server.to_string(),
-            message: "the HTTP+SSE transport of MCP 2024-11-05 (`\"type\": \"sse\"`) is not \
-                      supported; use the server's Streamable HTTP endpoint (`\"type\": \"http\"`)"
-                .into(),
-        });
+        return connect_legacy(server, remote, limits).await;
     }
     let config = transport_config(server, remote, limits)?;
     let http = http_client(server)?;
@@ -68,13 +61,45 @@ pub(crate) async fn connect(
         Some(tokens) => tokens.manager(server, &remote.url).await?,
         None => None,
     };
-    match manager {
+    let modern = match manager {
         None => handshake(server, StreamableHttpClientTransport::with_client(http, config)).await,
         Some(manager) => {
             let client = AuthClient::new(http, manager);
             handshake(server, StreamableHttpClientTransport::with_client(client, config)).await
         }
+    };
+    // An entry without `"type"` may be an HTTP+SSE server: its endpoint refuses the POST
+    // with a 4xx, and MCP's compatibility rule is to try the old transport's GET then.
+    match modern {
+        Err(McpError::Initialize { message, .. }) if !remote.typed && refused_post(&message) => {
+            tracing::info!(server = %server, "no Streamable HTTP here; trying HTTP+SSE");
+            connect_legacy(server, remote, limits).await
+        }
+        other => other,
     }
+}
+
+/// Whether rmcp's start error is an HTTP 4xx status of the first POST (not a sign-in).
+fn refused_post(message: &str) -> bool {
+    ["404", "405", "400"].iter().any(|status| message.contains(status))
+}
+
+async fn connect_legacy(
+    server: &Arc<str>,
+    remote: &Remote,
+    limits: &StartLimits,
+) -> Result<Handshake, McpError> {
+    let config = transport_config(server, remote, limits)?;
+    let headers: reqwest::header::HeaderMap = config.custom_headers.into_iter().collect();
+    let transport = super::legacy_sse::LegacySse::connect(
+        server.clone(),
+        &remote.url,
+        headers,
+        limits.max_message_bytes,
+    )
+    .await
+    .map_err(|message| McpError::Initialize { server: server.to_string(), message })?;
+    handshake(server, transport).await
 }
 
 fn transport_config(

@@ -31,6 +31,9 @@ pub struct PreRegistered {
 pub struct Remote {
     pub url: String,
     pub kind: RemoteKind,
+    /// Whether the entry said its `"type"` (else HTTP+SSE is tried when Streamable HTTP is
+    /// refused).
+    pub typed: bool,
     /// In file order.
     pub headers: Vec<(String, String)>,
     pub client: Option<PreRegistered>,
@@ -92,7 +95,7 @@ pub(super) fn check_header(name: &str, value: &str) -> Result<(), String> {
 impl Remote {
     /// The headers with every `${env:NAME}` filled in from `lookup` (the process
     /// environment in the host); a variable that is not set is an error naming it.
-    pub fn resolved_headers(
+    pub(crate) fn resolved_headers(
         &self,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Vec<(String, String)>, String> {
@@ -107,7 +110,7 @@ impl Remote {
     }
 
     /// The pre-registered client's secret with `${env:NAME}` filled in.
-    pub fn resolved_secret(
+    pub(crate) fn resolved_secret(
         &self,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<String>, String> {
