@@ -172,7 +172,14 @@ fn check_field(name: &str, field: &Value, value: &Value) -> Result<(), String> {
         _ => true,
     };
     if !fits {
-        return Err(format!("`{name}` must be a {kind}"));
+        let wanted = match kind {
+            "integer" => "an integer",
+            "array" => "a list",
+            "number" => "a number",
+            "boolean" => "true or false",
+            _ => "text",
+        };
+        return Err(format!("`{name}` must be {wanted}"));
     }
     let choices =
         field.get("enum").or_else(|| field.pointer("/items/enum")).and_then(Value::as_array);
@@ -192,4 +199,47 @@ fn check_field(name: &str, field: &Value, value: &Value) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::check_content;
+
+    fn form() -> serde_json::Value {
+        json!({"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"},
+            "age": {"type": "integer", "minimum": 0},
+            "ratio": {"type": "number"},
+            "agree": {"type": "boolean"},
+            "colour": {"type": "string", "enum": ["red", "blue"]},
+            "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        }})
+    }
+
+    #[test]
+    fn a_form_answer_is_checked_against_the_servers_schema() {
+        let good = json!({"name": "Ada", "age": 36, "ratio": 0.5, "agree": true,
+            "colour": "red", "size": "l", "tags": ["a", "b"]});
+        assert_eq!(check_content(&form(), good.as_object().unwrap()), Ok(()));
+        let cases = [
+            (json!({"age": 1}), "`name` is required"),
+            (json!({"name": "A", "age": "x"}), "`age` must be an integer"),
+            (json!({"name": "A", "age": 1.5}), "`age` must be an integer"),
+            (json!({"name": "A", "agree": "yes"}), "`agree` must be true or false"),
+            (json!({"name": "A", "colour": "green"}), "`colour` cannot be \"green\""),
+            (json!({"name": "A", "size": "m"}), "`size` cannot be \"m\""),
+            (json!({"name": "A", "tags": ["c"]}), "`tags` cannot be \"c\""),
+            (json!({"name": "A", "extra": 1}), "the form has no field `extra`"),
+        ];
+        for (answer, error) in cases {
+            assert_eq!(
+                check_content(&form(), answer.as_object().unwrap()),
+                Err(error.into()),
+                "{answer}"
+            );
+        }
+    }
 }

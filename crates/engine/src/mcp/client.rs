@@ -220,3 +220,39 @@ impl Decliner {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Answer, Asker, Decliner, Question};
+
+    #[test]
+    fn defaults_are_the_schemas_defaults_only() {
+        let question = Question::Form {
+            server: "s".into(),
+            message: "m".into(),
+            schema: json!({"properties": {"a": {"type": "integer", "default": 42},
+                "b": {"type": "string"}, "c": {"type": "boolean", "default": false}}}),
+        };
+        assert_eq!(serde_json::Value::Object(question.defaults()), json!({"a": 42, "c": false}));
+        let url =
+            Question::Url { server: "s".into(), message: "m".into(), url: "https://x".into() };
+        assert!(url.defaults().is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_planning_asker_declines_and_tells_the_planner_what_was_asked() {
+        let decliner = Decliner::default();
+        assert_eq!(decliner.note(), None, "nothing to say before a question");
+        let question = Question::Url {
+            server: "tracker".into(),
+            message: "Open the page to link your account".into(),
+            url: "https://tracker.example/link".into(),
+        };
+        assert_eq!(decliner.ask(question).await, Answer::Decline);
+        let note = decliner.note().unwrap();
+        assert!(note.contains("`tracker` asked: Open the page to link your account"), "{note}");
+        assert!(note.contains("planning"), "{note}");
+    }
+}
