@@ -4,6 +4,7 @@
 
 mod app;
 mod chats;
+mod elicitations;
 mod files;
 mod mcp;
 mod models;
@@ -43,11 +44,16 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         plan::plan_changes,
         plan::answer_plan_change,
         plan::open_plan_folder,
+        elicitations::list_elicitations,
+        elicitations::answer_elicitation,
+        elicitations::open_elicitation_url,
         mcp::mcp_settings,
         mcp::save_mcp_server,
         mcp::remove_mcp_server,
         mcp::restart_mcp_server,
         mcp::test_mcp_server,
+        mcp::mcp_sign_in,
+        mcp::mcp_sign_out,
         models::install_model,
         models::cancel_model_install,
         models::remove_model,
