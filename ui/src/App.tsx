@@ -25,7 +25,8 @@ import { TaskPanel } from "./components/TaskPanel";
 import { SandboxNotice } from "./components/SandboxNotice";
 import { WorkspaceBar } from "./components/WorkspaceBar";
 
-type Screen = { kind: "loading" } | { kind: "settings"; firstRun: boolean; problem: string | null } | { kind: "chats" };
+/** `mcp`: the settings screen opens at MCP servers (to sign in to one). */
+type Screen = { kind: "loading" } | { kind: "settings"; firstRun: boolean; problem: string | null; at?: "mcp" } | { kind: "chats" };
 
 /** Tells the shell (and the start-up measurement) that the first screen is interactive. */
 function markReady() {
@@ -39,7 +40,15 @@ function markReady() {
 /** The message box's files: the native picker, the engine's checks, the window's drops. */
 const FILES: FileSource = { pick: api.pickFiles, check: api.checkFiles, subscribe: api.onFileDrop };
 /** Settings → MCP servers: the engine's commands. */
-const MCP: McpSource = { load: api.mcpSettings, save: api.saveMcpServer, remove: api.removeMcpServer, restart: api.restartMcpServer, test: api.testMcpServer };
+const MCP: McpSource = {
+  load: api.mcpSettings,
+  save: api.saveMcpServer,
+  remove: api.removeMcpServer,
+  restart: api.restartMcpServer,
+  test: api.testMcpServer,
+  signIn: api.mcpSignIn,
+  signOut: api.mcpSignOut,
+};
 
 export function App() {
   // Settings → Language re-renders the whole window in the new language.
@@ -135,6 +144,7 @@ export function App() {
         modelsDir={info?.models_dir ?? ""}
         firstRun={screen.firstRun}
         problem={screen.problem}
+        at={screen.at}
         onSave={saveSettings}
         onClose={close}
       />
@@ -154,6 +164,8 @@ export function App() {
   const id = selected ?? "";
   const refreshChats = () => void loadChats();
   const openSettings = () => setScreen({ kind: "settings", firstRun: false, problem: null });
+  const openMcpSettings = () => setScreen({ kind: "settings", firstRun: false, problem: null, at: "mcp" });
+  const describeOrNull = (error: unknown) => (error === null ? null : describeError(asApiError(error)));
   const notice = settings?.provider === "embedded" && (
     <ModelNotice model={settings.model} models={info?.models ?? []} installs={installs} onSettings={openSettings} />
   );
@@ -231,6 +243,17 @@ export function App() {
                 await run(() => api.editPlan(id, edit));
               },
               loadRevisions: () => api.planRevisions(id),
+              onAnswerElicitation: async (elicitationId, answer) => {
+                const error = await chat.act(() => api.answerElicitation(id, elicitationId, answer));
+                // Closed meanwhile (its call ended): the list tells which are still open.
+                if (error?.code === "ERR_NOT_FOUND") chat.reload();
+                return describeOrNull(error);
+              },
+              onOpenElicitationUrl: (elicitationId) =>
+                api.openElicitationUrl(id, elicitationId).then(
+                  () => null,
+                  (error: unknown) => describeOrNull(error),
+                ),
             }}
           />
           {statusText(phase) !== "" && (
@@ -241,6 +264,14 @@ export function App() {
           {(banner ?? state.error) && (
             <p class="error" role="alert" data-testid="error-banner">
               {banner ?? (state.error && describeError(state.error))}
+              {!banner && state.error?.code === "ERR_MCP_SIGN_IN" && (
+                <>
+                  {" "}
+                  <button type="button" class="secondary small" data-testid="open-mcp-settings" onClick={openMcpSettings}>
+                    {t("app.signInMcp")}
+                  </button>
+                </>
+              )}
             </p>
           )}
           <Composer

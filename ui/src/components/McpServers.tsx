@@ -1,9 +1,10 @@
 // Settings → MCP servers: the servers of mcp.json (and the ones Preflight supplies) with
 // their class, state and which tools planning and execution see; add one (fields, or an
 // entry pasted from another client), edit, remove, restart, and test (start it on its own
-// and list its tools). The engine validates every save by its start-up rules and shows its
-// own error (file, key) when an entry is wrong; nothing is then written.
-import { useEffect, useState } from "preact/hooks";
+// and list its tools); a remote server's sign-in (McpSignIn.tsx). The engine validates every
+// save by its start-up rules and shows its own error (file, key) when an entry is wrong;
+// nothing is then written.
+import { useEffect, useRef, useState } from "preact/hooks";
 
 import type { McpServerSave } from "../generated/McpServerSave";
 import type { McpServerView } from "../generated/McpServerView";
@@ -13,7 +14,8 @@ import type { ServerClass } from "../generated/ServerClass";
 import { asApiError } from "../lib/api";
 import { describeError } from "../lib/errorText";
 import { t } from "../lib/i18n";
-import { entryFromFields, fieldsFromEntry, pastedEntry, type EntryFields, type Parsed } from "../lib/mcpEntry";
+import { editorMode, entryFromFields, entryFromRemote, fieldsFromEntry, pastedEntry, remoteFromEntry, type EditorMode, type EntryFields, type Parsed, type RemoteFields } from "../lib/mcpEntry";
+import { RemoteSignIn, SIGN_IN_POLL_MS, settle } from "./McpSignIn";
 
 /** What the section calls (the desktop commands; a test passes its own). */
 export interface McpSource {
@@ -22,6 +24,9 @@ export interface McpSource {
   remove: (name: string) => Promise<McpSettings>;
   restart: (name: string) => Promise<McpSettings>;
   test: (save: McpServerSave) => Promise<McpTool[]>;
+  /** Starts signing in to a remote server (the browser opens); resolves with the page. */
+  signIn: (name: string) => Promise<string>;
+  signOut: (name: string) => Promise<McpSettings>;
 }
 
 function classLabel(serverClass: ServerClass): string {
@@ -70,12 +75,24 @@ function stateText(server: McpServerView): string {
   }
 }
 
-type Editing = { replaces: string | null; fields: EntryFields; paste: string; mode: "fields" | "paste" };
+type Editing = { replaces: string | null; fields: EntryFields; remote: RemoteFields; paste: string; mode: EditorMode };
 
 const EMPTY: EntryFields = { name: "", command: "", args: "", env: "", readWhilePlanning: false };
+const NO_REMOTE: RemoteFields = { url: "", headers: "" };
 
-export function McpServers({ source }: { source: McpSource }) {
+export interface McpServersProps {
+  source: McpSource;
+  /** Scrolled into view when it appears (a chat's server asks to sign in). */
+  shown?: boolean;
+  /** How often the settings are read while a sign-in is under way. */
+  pollMs?: number;
+}
+
+export function McpServers({ source, shown = false, pollMs = SIGN_IN_POLL_MS }: McpServersProps) {
   const [settings, setSettings] = useState<McpSettings | null>(null);
+  /** The sign-ins this window began, by server: the page the browser was sent to. */
+  const [signing, setSigning] = useState<Record<string, string>>({});
+  const section = useRef<HTMLElement>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [tested, setTested] = useState<{ name: string; tools: McpTool[] } | null>(null);
@@ -94,12 +111,38 @@ export function McpServers({ source }: { source: McpSource }) {
     }
   };
   useEffect(() => void act(source.load), [source]);
-  const openEditor = (next: Editing) => {
+  useEffect(() => {
+    if (shown) section.current?.scrollIntoView?.({ block: "start" });
+  }, [shown]);
+  const signInUnderWay = Object.keys(signing).length > 0 || (settings?.servers.some((server) => server.remote?.sign_in?.state === "pending") ?? false);
+  useEffect(() => {
+    if (!signInUnderWay) return;
+    const timer = setInterval(() => {
+      source.load().then(
+        (next) => {
+          setSettings(next);
+          setSigning((current) => settle(current, next));
+        },
+        () => {},
+      );
+    }, pollMs);
+    return () => clearInterval(timer);
+  }, [signInUnderWay, source, pollMs]);
+  const signIn = (name: string) =>
+    act(async () => {
+      const page = await source.signIn(name);
+      setSigning((current) => ({ ...current, [name]: page }));
+      return source.load();
+    });  const openEditor = (next: Editing) => {
     setTested(null);
     setError(null);
     setEditing(next);
   };
-  const parsed = (): Parsed | null => (editing ? (editing.mode === "paste" ? pastedEntry(editing.paste, editing.fields.name) : entryFromFields(editing.fields)) : null);
+  const parsed = (): Parsed | null => {
+    if (!editing) return null;
+    if (editing.mode === "paste") return pastedEntry(editing.paste, editing.fields.name);
+    return editing.mode === "url" ? entryFromRemote(editing.fields, editing.remote) : entryFromFields(editing.fields);
+  };
   const toSave = (): McpServerSave | null => {
     const result = parsed();
     if (!result) return null;
@@ -115,7 +158,7 @@ export function McpServers({ source }: { source: McpSource }) {
       setTested({ name: save.name, tools: await source.test(save) });
     });
   return (
-    <section class="mcp-servers" data-testid="mcp-servers" aria-label={t("mcp.title")}>
+    <section class="mcp-servers" data-testid="mcp-servers" aria-label={t("mcp.title")} ref={section}>
       <h2>{t("mcp.title")}</h2>
       <p class="muted small">
         {t("mcp.intro", { path: settings?.path ?? "mcp.json" })}
@@ -147,10 +190,13 @@ export function McpServers({ source }: { source: McpSource }) {
               </p>
             )}
             {server.state.state === "failed" && <pre class="mcp-stderr small">{server.state.error}</pre>}
+            {server.remote && (
+              <RemoteSignIn name={server.name} remote={server.remote} started={signing[server.name]} busy={busy} onSignIn={(name) => void signIn(name)} onSignOut={(name) => void act(() => source.signOut(name))} />
+            )}
             {server.state.state === "running" && <ToolAccess tools={server.state.tools} />}
             {tested?.name === server.name && !editing && <ToolAccess tools={tested.tools} />}
             <div class="row">
-              <button type="button" class="secondary small" disabled={busy} data-testid="mcp-edit" onClick={() => openEditor({ replaces: server.supplied ? null : server.name, fields: fieldsFromEntry(server.name, server.entry), paste: JSON.stringify({ [server.name]: server.entry }, null, 2), mode: "fields" })}>
+              <button type="button" class="secondary small" disabled={busy} data-testid="mcp-edit" onClick={() => openEditor({ replaces: server.supplied ? null : server.name, fields: fieldsFromEntry(server.name, server.entry), remote: remoteFromEntry(server.entry), paste: JSON.stringify({ [server.name]: server.entry }, null, 2), mode: editorMode(server.entry) })}>
                 {server.supplied ? t("mcp.customise") : t("mcp.edit")}
               </button>
               {!server.error && (
@@ -195,7 +241,7 @@ export function McpServers({ source }: { source: McpSource }) {
           }}
         />
       ) : (
-        <button type="button" class="secondary" data-testid="mcp-add" onClick={() => openEditor({ replaces: null, fields: EMPTY, paste: "", mode: "fields" })}>
+        <button type="button" class="secondary" data-testid="mcp-add" onClick={() => openEditor({ replaces: null, fields: EMPTY, remote: NO_REMOTE, paste: "", mode: "fields" })}>
           {t("mcp.add")}
         </button>
       )}
@@ -218,16 +264,33 @@ function EntryEditor({ editing, busy, tested, onChange, onTest, onSave, onCancel
     value: editing.fields[key],
     onInput: (event: { currentTarget: { value: string } }) => onChange({ ...editing, fields: { ...editing.fields, [key]: event.currentTarget.value } }),
   });
+  const remoteField = (key: "url" | "headers") => ({
+    value: editing.remote[key],
+    onInput: (event: { currentTarget: { value: string } }) => onChange({ ...editing, remote: { ...editing.remote, [key]: event.currentTarget.value } }),
+  });
+  const tab = (mode: EditorMode, label: string) => (
+    <button type="button" role="tab" aria-selected={editing.mode === mode} data-testid={`mcp-${mode}-tab`} class={editing.mode === mode ? "primary small" : "secondary small"} onClick={() => onChange({ ...editing, mode })}>
+      {label}
+    </button>
+  );
+  const readWhilePlanning = (
+    <label class="checkbox">
+      <input
+        type="checkbox"
+        data-testid="mcp-read-while-planning"
+        checked={editing.fields.readWhilePlanning}
+        onChange={(event) => onChange({ ...editing, fields: { ...editing.fields, readWhilePlanning: event.currentTarget.checked } })}
+      />
+      {t("mcp.readWhilePlanning")}
+    </label>
+  );
   return (
     <fieldset class="mcp-editor" data-testid="mcp-editor">
       <legend>{editing.replaces ? t("mcp.editNamed", { name: editing.replaces }) : t("mcp.addTitle")}</legend>
       <div class="row" role="tablist">
-        <button type="button" role="tab" aria-selected={editing.mode === "fields"} class={editing.mode === "fields" ? "primary small" : "secondary small"} onClick={() => onChange({ ...editing, mode: "fields" })}>
-          {t("mcp.commandTab")}
-        </button>
-        <button type="button" role="tab" aria-selected={editing.mode === "paste"} data-testid="mcp-paste-tab" class={editing.mode === "paste" ? "primary small" : "secondary small"} onClick={() => onChange({ ...editing, mode: "paste" })}>
-          {t("mcp.pasteTab")}
-        </button>
+        {tab("fields", t("mcp.commandTab"))}
+        {tab("url", t("mcp.urlTab"))}
+        {tab("paste", t("mcp.pasteTab"))}
       </div>
       <label>
         {t("mcp.name")}
@@ -247,15 +310,19 @@ function EntryEditor({ editing, busy, tested, onChange, onTest, onSave, onCancel
             {t("mcp.env")}
             <textarea data-testid="mcp-env" rows={2} {...field("env")} />
           </label>
-          <label class="checkbox">
-            <input
-              type="checkbox"
-              data-testid="mcp-read-while-planning"
-              checked={editing.fields.readWhilePlanning}
-              onChange={(event) => onChange({ ...editing, fields: { ...editing.fields, readWhilePlanning: event.currentTarget.checked } })}
-            />
-            {t("mcp.readWhilePlanning")}
+          {readWhilePlanning}
+        </>
+      ) : editing.mode === "url" ? (
+        <>
+          <label>
+            {t("mcp.url")}
+            <input data-testid="mcp-url" type="url" {...remoteField("url")} placeholder="https://mcp.example.com/mcp" />
           </label>
+          <label>
+            {t("mcp.headers", { env: "${env:NAME}" })}
+            <textarea data-testid="mcp-headers" rows={2} {...remoteField("headers")} placeholder={"Authorization: Bearer ${env:EXAMPLE_TOKEN}"} />
+          </label>
+          {readWhilePlanning}
         </>
       ) : (
         <label>

@@ -1,17 +1,20 @@
 // The conversation: user messages as text, assistant messages as sanitised markdown, tool
-// calls as collapsible blocks (code-sandbox runs as terminal blocks), question and plan cards, and the executor's text streaming in.
+// calls as collapsible blocks (code-sandbox runs as terminal blocks), question and plan cards,
+// the executor's text streaming in, and last the MCP servers' open questions to the user.
 import { useLayoutEffect, useRef } from "preact/hooks";
 
 import type { Message } from "../generated/Message";
 import type { ToolCall } from "../generated/ToolCall";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
+import type { ServerAnswer } from "../generated/ServerAnswer";
 import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
 import { sandboxRunTool } from "../lib/sandbox";
 import { MessageFiles } from "./Attachments";
 import { ChangeCard } from "./ChangeCard";
 import { CompletionCard } from "./CompletionCard";
+import { ElicitationCard } from "./ElicitationCard";
 import { PlanCard } from "./PlanCard";
 import { ToolGroup, type GroupedCall } from "./ToolGroup";
 import { SandboxRun } from "./SandboxRun";
@@ -26,6 +29,10 @@ export interface CardActions {
   onCancel: () => void;
   onEdit: (edit: PlanEdit) => Promise<void>;
   loadRevisions?: () => Promise<PlanDocument[]>;
+  /** Answers an MCP server's question; resolves with the error to show, if refused. */
+  onAnswerElicitation: (id: string, answer: ServerAnswer) => Promise<string | null>;
+  /** Opens a URL question's page in the browser; resolves with the error, if any. */
+  onOpenElicitationUrl: (id: string) => Promise<string | null>;
 }
 
 /** Editing and re-sending the user's messages (issue 18). */
@@ -125,6 +132,14 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
               ))}
             </div>
           )),
+        ...state.elicitations.map((elicitation) => (
+          <ElicitationCard
+            key={`elicitation-${elicitation.id}`}
+            elicitation={elicitation}
+            onAnswer={actions.onAnswerElicitation}
+            onOpenUrl={actions.onOpenElicitationUrl}
+          />
+        )),
       ]}
     </div>
   );

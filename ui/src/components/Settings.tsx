@@ -25,6 +25,8 @@ export interface SettingsProps {
   firstRun: boolean;
   /** Why the engine is not running, when it is not. */
   problem: string | null;
+  /** `mcp`: open at MCP servers (a chat's server asks to sign in). */
+  at?: "mcp";
   onSave: (update: SettingsUpdate) => Promise<string | null>;
   onClose: (() => void) | null;
 }
@@ -73,7 +75,7 @@ function WindowChoices() {
   );
 }
 
-export function Settings({ settings, models, installs, mcp, modelsDir, firstRun, problem, onSave, onClose }: SettingsProps) {
+export function Settings({ settings, models, installs, mcp, modelsDir, firstRun, problem, at, onSave, onClose }: SettingsProps) {
   const [form, setForm] = useState<SettingsUpdate>({
     provider: settings.provider,
     base_url: settings.base_url,
@@ -196,7 +198,7 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
         <p class="muted small">{t("settings.keptIn", { path: settings.config_path })}</p>
       </form>
       <ModelManager models={models} installs={installs} modelsDir={modelsDir} />
-      {mcp && !firstRun && !problem && <McpServers source={mcp} />}
+      {mcp && !firstRun && !problem && <McpServers source={mcp} shown={at === "mcp"} />}
     </main>
   );
 }

@@ -13,6 +13,7 @@ import type { Chat } from "../generated/Chat";
 import type { ChatHit } from "../generated/ChatHit";
 import type { ChatPatch } from "../generated/ChatPatch";
 import type { ChatView } from "../generated/ChatView";
+import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
 import type { McpServerSave } from "../generated/McpServerSave";
 import type { McpSettings } from "../generated/McpSettings";
@@ -24,6 +25,7 @@ import type { PlanChange } from "../generated/PlanChange";
 import type { PickedFile } from "../generated/PickedFile";
 import type { PlanFolder } from "../generated/PlanFolder";
 import type { SandboxView } from "../generated/SandboxView";
+import type { ServerAnswer } from "../generated/ServerAnswer";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
 import type { TaskPanel } from "../generated/TaskPanel";
 import type { AppInfo } from "../generated/desktop/AppInfo";
@@ -115,12 +117,21 @@ export const api = {
   answerPlanChange: (chat_id: string, change_id: string, approve: boolean) =>
     call<ChatView>("answer_plan_change", { chat_id, change_id, approve }),
   openPlanFolder: (chat_id: string) => call<PlanFolder>("open_plan_folder", { chat_id }),
+  /** MCP servers' questions waiting for the user in the chat (after a reload). */
+  listElicitations: (chat_id: string) => call<Elicitation[]>("list_elicitations", { chat_id }),
+  /** Rejects with ERR_BAD_REQUEST (the question stays open) when the form does not fit. */
+  answerElicitation: (chat_id: string, id: string, answer: ServerAnswer) => call<void>("answer_elicitation", { chat_id, id, answer }),
+  /** Opens the page of the chat's URL question `id` in the browser; resolves with its address. */
+  openElicitationUrl: (chat_id: string, id: string) => call<string>("open_elicitation_url", { chat_id, id }),
   mcpSettings: () => call<McpSettings>("mcp_settings", {}),
   saveMcpServer: (save: McpServerSave) => call<McpSettings>("save_mcp_server", { save }),
   removeMcpServer: (name: string) => call<McpSettings>("remove_mcp_server", { name }),
   restartMcpServer: (name: string) => call<McpSettings>("restart_mcp_server", { name }),
   /** Starts the entry on its own and lists its tools; nothing is saved. */
   testMcpServer: (save: McpServerSave) => call<McpTool[]>("test_mcp_server", { save }),
+  /** Starts signing in to a remote server and opens the page in the browser; resolves with its address. */
+  mcpSignIn: (name: string) => call<string>("mcp_sign_in", { name }),
+  mcpSignOut: (name: string) => call<McpSettings>("mcp_sign_out", { name }),
   /** Downloads and verifies a catalog model, reporting to `onProgress`; resolves with its entry, installed. */
   installModel: (model_id: string, onProgress: (progress: ModelProgress) => void) => {
     const channel = new Channel<ModelProgress>();

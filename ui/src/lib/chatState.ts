@@ -1,8 +1,10 @@
 // The open chat as the window holds it: the stored view (the engine's truth, reloaded after
 // each stored change) plus what is live and not stored yet — executor text streaming in,
-// tool calls running, the task list from `plan` events. Pure functions, tested in vitest.
+// tool calls running, the task list from `plan` events, the MCP servers' open questions.
+// Pure functions, tested in vitest.
 import type { ApiError } from "../generated/ApiError";
 import type { ChatView } from "../generated/ChatView";
+import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
 import type { Message } from "../generated/Message";
 import type { Phase } from "../generated/Phase";
@@ -28,6 +30,8 @@ export interface ChatState {
   tasksFinished: boolean;
   status: string;
   error: ApiError | null;
+  /** MCP servers' questions waiting for the user, oldest first (in memory only: not stored). */
+  elicitations: Elicitation[];
 }
 
 /** The status line of each phase, in the window's language (the engine's `plan_status` text
@@ -47,8 +51,13 @@ export function statusText(phase: Phase): string {
   }
 }
 
-export function initialState(view: ChatView, tasks: Task[]): ChatState {
-  return { view, streaming: [], tools: {}, tasks, tasksFinished: false, status: statusText(view.state.phase), error: null };
+export function initialState(view: ChatView, tasks: Task[], elicitations: Elicitation[] = []): ChatState {
+  return { view, streaming: [], tools: {}, tasks, tasksFinished: false, status: statusText(view.state.phase), error: null, elicitations };
+}
+
+/** The open questions as the engine lists them (after a reload or a resync). */
+export function withElicitations(state: ChatState, elicitations: Elicitation[]): ChatState {
+  return { ...state, elicitations };
 }
 
 function isStored(view: ChatView, id: string): boolean {
@@ -121,6 +130,12 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
       return { ...state, view: { ...state.view, state: { ...state.view.state, completion: event.completion } } };
     case "error":
       return { ...state, error: { code: event.code, message: event.message } };
+    case "elicitation": {
+      const others = state.elicitations.filter((open) => open.id !== event.elicitation.id);
+      return { ...state, elicitations: [...others, event.elicitation] };
+    }
+    case "elicitation_closed":
+      return { ...state, elicitations: state.elicitations.filter((open) => open.id !== event.id) };
   }
 }
 

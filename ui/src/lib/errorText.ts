@@ -53,6 +53,8 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_STEP_LIMIT");
     case "ERR_MCP_NOT_INSTALLED":
       return t("errors.ERR_MCP_NOT_INSTALLED");
+    case "ERR_MCP_SIGN_IN":
+      return t("errors.ERR_MCP_SIGN_IN");
     case "ERR_PLAN_FILES":
       return t("errors.ERR_PLAN_FILES");
     case "ERR_INTERNAL":

@@ -1,6 +1,7 @@
 // An `mcp.json` server entry as the settings editor handles it: the fields a user fills in
-// (command, one argument per line, NAME=value per line), and an entry pasted in the format
-// other clients use. The engine checks the result again when it is saved or tested.
+// (command, one argument per line, NAME=value per line; or a remote server's URL and its
+// headers, `Name: value` per line), and an entry pasted in the format other clients use.
+// The engine checks the result again when it is saved or tested.
 import { t } from "./i18n";
 
 export interface EntryFields {
@@ -13,6 +14,16 @@ export interface EntryFields {
   /** `readWhilePlanning`: the planner gets the server's read-only tools. */
   readWhilePlanning: boolean;
 }
+
+/** A remote (`url`) server's fields; its name and `readWhilePlanning` are the `EntryFields`'. */
+export interface RemoteFields {
+  url: string;
+  /** One `Name: value` per line (`${env:NAME}` in a value is read from the environment). */
+  headers: string;
+}
+
+/** How the editor shows an entry: by its fields, or as JSON when it has keys the fields lack. */
+export type EditorMode = "fields" | "url" | "paste";
 
 export type Parsed = { ok: true; name: string; entry: Record<string, unknown> } | { ok: false; error: string };
 
@@ -35,7 +46,41 @@ export function entryFromFields(fields: EntryFields): Parsed {
   return { ok: true, name, entry };
 }
 
-/** The fields of a stored entry (an entry with other keys is edited as JSON instead). */
+/** The remote entry the fields describe, or what is wrong with them. */
+export function entryFromRemote(fields: EntryFields, remote: RemoteFields): Parsed {
+  const name = fields.name.trim();
+  if (name === "") return { ok: false, error: t("mcp.needsName") };
+  const url = remote.url.trim();
+  if (url === "") return { ok: false, error: t("mcp.needsUrl") };
+  const headers: Record<string, string> = {};
+  for (const line of remote.headers.split("\n").map((l) => l.trim()).filter((l) => l !== "")) {
+    const at = line.indexOf(":");
+    if (at <= 0) return { ok: false, error: t("mcp.badHeaderLine", { line }) };
+    headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  const entry: Record<string, unknown> = { url };
+  if (Object.keys(headers).length > 0) entry.headers = headers;
+  if (fields.readWhilePlanning) entry.readWhilePlanning = true;
+  return { ok: true, name, entry };
+}
+
+/** The remote fields of a stored entry. */
+export function remoteFromEntry(entry: Record<string, unknown>): RemoteFields {
+  const headers = isObject(entry.headers) ? Object.entries(entry.headers) : [];
+  return { url: typeof entry.url === "string" ? entry.url : "", headers: headers.map(([key, value]) => `${key}: ${String(value)}`).join("\n") };
+}
+
+const COMMAND_KEYS = new Set(["command", "args", "env", "readWhilePlanning"]);
+const REMOTE_KEYS = new Set(["url", "headers", "readWhilePlanning"]);
+
+/** The editor's tab for a stored entry: JSON when the fields would drop any of its keys. */
+export function editorMode(entry: Record<string, unknown>): EditorMode {
+  const keys = Object.keys(entry);
+  if ("url" in entry) return keys.every((key) => REMOTE_KEYS.has(key)) ? "url" : "paste";
+  return keys.every((key) => COMMAND_KEYS.has(key)) ? "fields" : "paste";
+}
+
+/** The fields of a stored entry (`editorMode` says when it is edited as JSON instead). */
 export function fieldsFromEntry(name: string, entry: Record<string, unknown>): EntryFields {
   const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
   const env = entry.env && typeof entry.env === "object" ? Object.entries(entry.env as Record<string, unknown>) : [];

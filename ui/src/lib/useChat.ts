@@ -1,7 +1,8 @@
 // The open chat: loads it, watches its events (tokens over the Channel, batched so that a
 // fast stream re-renders at most every 50 ms), reloads the stored view after each stored
-// change (and the plan folder's view after each task-list change), and wraps the user's
-// actions so each answer updates the view.
+// change (and the plan folder's view after each task-list change), lists the MCP servers'
+// open questions when it opens (and after a resync), and wraps the user's actions so each
+// answer updates the view.
 import { useEffect, useRef, useState } from "preact/hooks";
 
 import type { ApiError } from "../generated/ApiError";
@@ -9,7 +10,7 @@ import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
 import type { PlanFolder } from "../generated/PlanFolder";
 import { api, asApiError, watchChat } from "./api";
-import { applyDelta, applyEvent, initialState, withView, type ChatState } from "./chatState";
+import { applyDelta, applyEvent, initialState, withElicitations, withView, type ChatState } from "./chatState";
 
 /** How often streamed tokens are drawn at most. */
 const DELTA_FLUSH_MS = 50;
@@ -72,9 +73,18 @@ export function useChat(chatId: string | null, generation: number): ChatControll
         // As above: a deleted chat has no folder to show.
       }
     };
+    const reloadElicitations = async () => {
+      try {
+        const open = await api.listElicitations(chatId);
+        if (alive) setState((current) => (current ? withElicitations(current, open) : current));
+      } catch {
+        // As above.
+      }
+    };
     reloadRef.current = () => {
       void reload();
       void reloadFiles();
+      void reloadElicitations();
     };
     const onDelta = (event: Event) => {
       if (event.type !== "delta") return;
@@ -90,12 +100,16 @@ export function useChat(chatId: string | null, generation: number): ChatControll
 
     (async () => {
       try {
-        const unwatch = await watchChat(chatId, { onDelta, onEvent, onResync: () => void reload() });
+        const onResync = () => {
+          void reload();
+          void reloadElicitations();
+        };
+        const unwatch = await watchChat(chatId, { onDelta, onEvent, onResync });
         if (!alive) return unwatch();
         stop = unwatch;
-        const [view, panel] = await Promise.all([api.chatView(chatId), api.taskPanel(chatId)]);
+        const [view, panel, open] = await Promise.all([api.chatView(chatId), api.taskPanel(chatId), api.listElicitations(chatId).catch(() => [])]);
         if (!alive) return;
-        setState(initialState(view, panel.tasks));
+        setState(initialState(view, panel.tasks, open));
         setFiles(panel.files);
       } catch (error) {
         console.error("cannot open the chat", asApiError(error));

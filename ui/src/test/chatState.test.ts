@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { activeCard, applyDelta, applyEvent, initialState, withView } from "../lib/chatState";
+import { activeCard, applyDelta, applyEvent, initialState, withElicitations, withView } from "../lib/chatState";
 import { assistant, plan, questions, user, view } from "./fixtures";
 
 describe("chat state", () => {
@@ -51,5 +51,17 @@ describe("chat state", () => {
     expect(activeCard(view([user("u", "t"), card], "planning"))).toBeNull();
     expect(activeCard(view([user("u", "t"), card, planCard], "awaiting_approval", plan()))).toEqual({ kind: "plan", id: "p1" });
     expect(activeCard(view([user("u", "t"), card, planCard], "executing", plan({ approval: "approved" })))).toBeNull();
+  });
+
+  it("keeps the MCP servers' open questions until the engine closes them", () => {
+    const question = (id: string) => ({ id, question: { mode: "url" as const, server: "pay", message: "Confirm", url: "https://pay.example.com" } });
+    let state = initialState(view([], "executing"), [], [question("el_1")]);
+    state = applyEvent(state, { type: "elicitation", elicitation: question("el_2") });
+    state = applyEvent(state, { type: "elicitation", elicitation: question("el_1") });
+    expect(state.elicitations.map((open) => open.id)).toEqual(["el_2", "el_1"]);
+    state = applyEvent(state, { type: "elicitation_closed", id: "el_2", action: "decline" });
+    state = applyEvent(state, { type: "elicitation_closed", id: "el_9", action: "cancel" });
+    expect(state.elicitations.map((open) => open.id)).toEqual(["el_1"]);
+    expect(withElicitations(state, []).elicitations).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { entryFromFields, fieldsFromEntry, pastedEntry } from "../lib/mcpEntry";
+import { editorMode, entryFromFields, entryFromRemote, fieldsFromEntry, pastedEntry, remoteFromEntry } from "../lib/mcpEntry";
 
 describe("mcp.json entries in the editor", () => {
   it("fields make an entry: one argument per line, NAME=value per line", () => {
@@ -24,5 +24,23 @@ describe("mcp.json entries in the editor", () => {
     expect(pastedEntry('{"a": {}, "b": {}}', "")).toMatchObject({ ok: false, error: expect.stringContaining("more than one") });
     expect(pastedEntry("[1]", "")).toEqual({ ok: false, error: "Not a JSON object." });
     expect(pastedEntry("{nope", "")).toMatchObject({ ok: false, error: expect.stringContaining("Not JSON") });
+  });
+
+  it("takes a remote entry: pasted with its url and headers, or from the URL fields", () => {
+    const entry = { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${env:TOKEN}" } };
+    expect(pastedEntry(JSON.stringify(entry), "docs")).toEqual({ ok: true, name: "docs", entry });
+    expect(pastedEntry(JSON.stringify({ mcpServers: { docs: { type: "http", ...entry } } }), "")).toEqual({ ok: true, name: "docs", entry: { type: "http", ...entry } });
+    const named = { name: "docs", command: "", args: "", env: "", readWhilePlanning: false };
+    expect(entryFromRemote(named, { url: " https://mcp.example.com/mcp ", headers: "Authorization: Bearer ${env:TOKEN}\n" })).toEqual({ ok: true, name: "docs", entry });
+    expect(entryFromRemote(named, { url: "https://x", headers: "no colon" })).toEqual({ ok: false, error: 'Header line "no colon" is not Name: value.' });
+    expect(entryFromRemote(named, { url: " ", headers: "" })).toEqual({ ok: false, error: "A remote server needs a URL." });
+    expect(remoteFromEntry(entry)).toEqual({ url: "https://mcp.example.com/mcp", headers: "Authorization: Bearer ${env:TOKEN}" });
+  });
+
+  it("edits an entry by its fields only when they keep every key", () => {
+    expect(editorMode({ command: "npx", args: [], env: {} })).toBe("fields");
+    expect(editorMode({ url: "https://x", headers: {}, readWhilePlanning: true })).toBe("url");
+    expect(editorMode({ url: "https://x", oauth: { clientId: "a" } })).toBe("paste");
+    expect(editorMode({ type: "stdio", command: "x" })).toBe("paste");
   });
 });

@@ -5,6 +5,8 @@ import { fireEvent, render, screen, within } from "@testing-library/preact";
 import { describe, expect, it, vi } from "vitest";
 
 import { Composer } from "../components/Composer";
+import { ElicitationCard } from "../components/ElicitationCard";
+import { RemoteSignIn } from "../components/McpSignIn";
 import { PlanCard } from "../components/PlanCard";
 import { QuestionCard } from "../components/QuestionCard";
 import { Settings } from "../components/Settings";
@@ -69,6 +71,26 @@ describe("the window in Russian", () => {
     render(<TaskPanel tasks={tasks} finished={false} />);
     expect(screen.getByTestId("task-count").textContent).toBe("1 из 3 готово, отброшено: 1");
     expect(englishLeft(screen.getByTestId("task-panel"))).toEqual([]);
+  });
+
+  it("an MCP server's question and a remote server's sign-in", () => {
+    applyLanguage("ru");
+    const schema = { properties: { name: { type: "string", title: "Имя" }, plan: { type: "string", title: "Тариф", enum: ["базовый", "полный"] } }, required: ["name"] };
+    render(<ElicitationCard elicitation={{ id: "el_1", question: { mode: "form", server: "трекер", message: "Кто вы?", schema } }} onAnswer={vi.fn(async () => null)} onOpenUrl={vi.fn(async () => null)} />);
+    const card = screen.getByTestId("elicitation-card");
+    expect(within(card).getByRole("heading").textContent).toBe("Сервер трекер спрашивает");
+    expect(screen.getByTestId("elicitation-accept").textContent).toBe("Принять");
+    fireEvent.click(screen.getByTestId("elicitation-accept"));
+    expect(screen.getByTestId("elicitation-error").textContent).toBe("Поле «Имя» обязательно.");
+    expect(englishLeft(card)).toEqual([]);
+    const remote = { url: "https://mcp.пример.рф/mcp", signed_in: false, sign_in: { state: "pending", authorization_url: "https://вход.пример.рф/" } } as const;
+    render(<RemoteSignIn name="трекер" remote={remote} started={undefined} busy={false} onSignIn={vi.fn()} onSignOut={vi.fn()} />);
+    const signIn = screen.getByTestId("mcp-remote");
+    expect(signIn.textContent).toContain("Завершите вход в браузере.");
+    const words = signIn.cloneNode(true) as HTMLElement;
+    words.querySelectorAll("code").forEach((address) => address.remove());
+    expect(englishLeft(words), "but the addresses").toEqual([]);
+    expect(describeError({ code: "ERR_MCP_SIGN_IN", message: "" })).toBe("Удалённый MCP-сервер просит вас войти.");
   });
 
   it("the message box, the status line and an error banner", () => {
