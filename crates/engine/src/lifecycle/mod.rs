@@ -76,13 +76,15 @@ pub struct EngineOptions {
 }
 
 impl EngineOptions {
-    /// Defaults for `home`: the filesystem server at `fs_server`, keys from the system
-    /// stores and then the process environment.
+    /// Defaults for `home`: the filesystem server at `fs_server`, keys (and remote MCP
+    /// servers' tokens) from the system stores and then the process environment.
     pub fn new(home: PathBuf, fs_server: Option<PathBuf>) -> EngineOptions {
         let fs_server =
             fs_server.unwrap_or_else(|| PathBuf::from("server-filesystem-not-installed"));
+        let mut mcp = McpConfig::new(home.clone(), fs_server);
+        mcp.tokens = Some(crate::mcp::auth::TokenVault::system());
         EngineOptions {
-            mcp: McpConfig::new(home.clone(), fs_server),
+            mcp,
             keys: KeyLookup::system(|name| std::env::var(name).ok()),
             local_models: None,
             program: "preflight".to_owned(),
