@@ -75,7 +75,7 @@ function FormQuestion(props: { schema: Record<string, unknown>; sending: boolean
         ))}
         {fields.some((field) => field.required) && <p class="small muted">{t("elicitation.requiredHint")}</p>}
       </div>
-      <Actions sending={sending} acceptLabel={t("elicitation.accept")} onAccept={accept} onAnswer={onAnswer} />
+      <Actions sending={sending} acceptLabel={t("elicitation.accept")} acceptFirst onAccept={accept} onAnswer={onAnswer} />
     </>
   );
 }
@@ -117,16 +117,17 @@ function UrlQuestion(props: { url: string; sending: boolean; onOpen: () => Promi
           {openError}
         </p>
       )}
-      <Actions sending={sending} acceptLabel={t("elicitation.done")} onAccept={() => onAnswer({ action: "accept", content: {} })} onAnswer={onAnswer} />
+      <Actions sending={sending} acceptLabel={t("elicitation.done")} acceptFirst={opened} onAccept={() => onAnswer({ action: "accept", content: {} })} onAnswer={onAnswer} />
     </>
   );
 }
 
-function Actions(props: { sending: boolean; acceptLabel: string; onAccept: () => void; onAnswer: (answer: ServerAnswer) => void }) {
-  const { sending, acceptLabel, onAccept, onAnswer } = props;
+/** `acceptFirst`: Accept is the button to press next (a URL question's, once its page is open). */
+function Actions(props: { sending: boolean; acceptLabel: string; acceptFirst: boolean; onAccept: () => void; onAnswer: (answer: ServerAnswer) => void }) {
+  const { sending, acceptLabel, acceptFirst, onAccept, onAnswer } = props;
   return (
     <div class="card-actions">
-      <button type="button" class="primary" data-testid="elicitation-accept" disabled={sending} onClick={onAccept}>
+      <button type="button" class={acceptFirst ? "primary" : "secondary"} data-testid="elicitation-accept" disabled={sending} onClick={onAccept}>
         {acceptLabel}
       </button>
       <button type="button" class="secondary" data-testid="elicitation-decline" disabled={sending} onClick={() => onAnswer({ action: "decline" })}>

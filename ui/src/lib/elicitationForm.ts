@@ -25,6 +25,9 @@ export interface FormField {
   maximum: number | null;
   minLength: number | null;
   maxLength: number | null;
+  /** How many choices a `multi` field takes at least and at most. */
+  minItems: number | null;
+  maxItems: number | null;
   default: unknown;
 }
 
@@ -86,6 +89,8 @@ export function formFields(schema: Record<string, unknown>): FormField[] {
       maximum: numberOr(property.maximum),
       minLength: numberOr(property.minLength),
       maxLength: numberOr(property.maxLength),
+      minItems: numberOr(property.minItems),
+      maxItems: numberOr(property.maxItems),
       default: property.default,
     };
   });
@@ -130,6 +135,8 @@ function fieldContent(field: FormField, value: FieldValue | undefined): { value?
       return { value: picked[0] };
     }
     if (picked.length === 0 && !field.required) return {};
+    if (field.minItems !== null && picked.length < field.minItems) return { error: t("elicitation.tooFew", { field: fieldName, min: field.minItems }) };
+    if (field.maxItems !== null && picked.length > field.maxItems) return { error: t("elicitation.tooMany", { field: fieldName, max: field.maxItems }) };
     return { value: picked };
   }
   const text = typeof value === "string" ? value.trim() : "";

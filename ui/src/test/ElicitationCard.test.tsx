@@ -21,7 +21,7 @@ const schema = {
     subscribe: { type: "boolean", title: "Subscribe", default: true },
     color: { type: "string", title: "Colour", enum: ["red", "green"], default: "green" },
     size: { type: "string", title: "Size", oneOf: [{ const: "s", title: "Small" }, { const: "l", title: "Large" }] },
-    tags: { type: "array", title: "Tags", items: { type: "string", enum: ["a", "b", "c"] }, default: ["b"] },
+    tags: { type: "array", title: "Tags", minItems: 1, maxItems: 2, items: { type: "string", enum: ["a", "b", "c"] }, default: ["b"] },
     plans: { type: "array", title: "Plans", items: { anyOf: [{ const: "free", title: "Free" }, { const: "pro", title: "Pro" }] } },
     email: { type: "string", title: "Email", format: "email" },
     site: { type: "string", title: "Site", format: "uri" },
@@ -106,6 +106,10 @@ describe("the elicitation card, form mode", () => {
     fireEvent.input(input("age"), { target: { value: "2.5" } });
     fireEvent.click(screen.getByTestId("elicitation-accept"));
     expect(screen.getByTestId("elicitation-error").textContent).toBe("“Age” must be a whole number.");
+    fireEvent.input(input("age"), { target: { value: "3" } });
+    ["0", "2"].forEach((at) => fireEvent.click(screen.getByTestId(`field-tags-${at}`)));
+    fireEvent.click(screen.getByTestId("elicitation-accept"));
+    expect(screen.getByTestId("elicitation-error").textContent).toBe("“Tags”: choose at most 2.");
     expect(onAnswer).not.toHaveBeenCalled();
   });
 
@@ -177,5 +181,10 @@ describe("elicitations in the chat", () => {
     const legacy = formFields({ properties: { pick: { type: "string", enum: ["x", "y"], enumNames: ["Ex", "Why"] } }, required: ["pick"] });
     expect(legacy[0]!.choices).toEqual([{ value: "x", label: "Ex" }, { value: "y", label: "Why" }]);
     expect(formContent(legacy, initialValues(legacy))).toEqual({ ok: false, field: "pick", error: "“pick” is required." });
+    const several = formFields({ properties: { tags: { type: "array", minItems: 2, items: { enum: ["a", "b", "c"] } } }, required: ["tags"] });
+    expect(formContent(several, { tags: [1] })).toEqual({ ok: false, field: "tags", error: "“tags”: choose at least 2." });
+    expect(formContent(several, { tags: [0, 2] })).toEqual({ ok: true, content: { tags: ["a", "c"] } });
+    const optional = formFields({ properties: { tags: { type: "array", minItems: 1, items: { enum: ["a"] } } } });
+    expect(formContent(optional, { tags: [] }), "an optional list left empty is left out").toEqual({ ok: true, content: {} });
   });
 });
