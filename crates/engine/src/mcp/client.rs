@@ -63,12 +63,14 @@ impl Question {
 /// The user's answer to a [`Question`].
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ServerAnswer"))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ServerAnswer))]
 #[serde(tag = "action", rename_all = "camelCase", deny_unknown_fields)]
 pub enum Answer {
     /// `content`: the form's values (empty for a URL question).
     Accept {
         #[serde(default)]
         #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
         content: serde_json::Map<String, Value>,
     },
     Decline,

@@ -28,7 +28,7 @@ pub async fn list(
 
 #[utoipa::path(post, path = "/v1/chats/{id}/elicitations/{eid}", tag = "mcp",
     params(("id" = String, Path, description = "The chat's id"), ("eid" = String, Path, description = "The question's id")),
-    request_body(content = Object, description = "`{\"action\": \"accept\", \"content\": {…}}`, `{\"action\": \"decline\"}` or `{\"action\": \"cancel\"}`"),
+    request_body(content = UserAnswer, description = "`{\"action\": \"accept\", \"content\": {…}}` (the form's values), `{\"action\": \"decline\"}` or `{\"action\": \"cancel\"}`"),
     responses(
         (status = 204, description = "The answer went to the server"),
         (status = 400, description = "`ERR_BAD_REQUEST`: not an answer, or values the form does not take", body = ErrorBody),
