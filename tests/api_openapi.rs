@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 use support::{openai_config, Serve};
 
-/// DESIGN §9's table, plus the chat's PATCH, the sandbox and the plan changes of DESIGN §12.
+/// DESIGN §9's table, plus the chat's PATCH, the sandbox, the plan changes of DESIGN §12 and
+/// the MCP servers' questions to the user (issue 20).
 const ROUTES: &[&str] = &[
     "GET /v1/chats",
     "POST /v1/chats",
@@ -31,6 +32,8 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/plan/changes",
     "POST /v1/chats/{id}/plan/changes/{cid}/approve",
     "POST /v1/chats/{id}/plan/changes/{cid}/reject",
+    "GET /v1/chats/{id}/elicitations",
+    "POST /v1/chats/{id}/elicitations/{eid}",
     "GET /v1/chats/{id}/profile",
     "GET /v1/chats/{id}/sandbox",
     "POST /v1/chats/{id}/stop",

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { openaiConfig, REPO, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { openaiConfig, publish, REPO, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const EVERYTHING = join(REPO, "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -52,7 +52,7 @@ test("a server's form and URL questions: defaults shown, nothing sent or opened 
     assert.equal(await value("integer"), "42");
     assert.equal(await value("firstLine"), "It was a dark and stormy night.");
     assert.equal(await app.session.execute(`return document.querySelector('[data-testid="field-untitledMultipleSelectEnum-0"]').checked`), true);
-    await app.screenshot("form");
+    const formShot = await app.screenshot("form");
     await app.click('[data-testid="elicitation-accept"]');
     await app.byText('[data-testid="elicitation-error"]', "“String” is required.");
     await (await app.find('[data-testid="field-name"]')).type("Ada Lovelace");
@@ -76,6 +76,7 @@ test("a server's form and URL questions: defaults shown, nothing sent or opened 
     assert.match(results, /- Name: Ada Lovelace/);
     assert.match(results, /- Favorite Integer: 42/);
     assert.match(results, /"action": "accept"/);
+    publish(formShot, "elicitation-form.png");
   } finally {
     await app.stop();
   }
