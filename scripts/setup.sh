@@ -108,7 +108,8 @@ npm_ci() {
 npm_ci "$repo/runtime"
 fs_server="$repo/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 [[ -f "$fs_server" ]] || die "the MCP filesystem server is missing after npm ci: $fs_server"
-# Reference MCP servers the tests run as real peers (tests/peers; never shipped).
+# Real peers of the tests (tests/peers; never shipped): the reference `everything` MCP
+# server, and the MCP conformance suite with the Node.js 22 it needs (scripts/conformance.sh).
 npm_ci "$repo/tests/peers"
 
 if ((desktop)); then
