@@ -6,10 +6,10 @@
 
 mod support;
 
-use preflight_testkit::{Reply, Script, ScriptedServer};
+use preflight_testkit::{HttpEverything, Reply, Script, ScriptedServer};
 use serde_json::json;
 use support::script::{anyone, plan, planner};
-use support::{openai_config, HttpEverything, Serve};
+use support::{openai_config, Serve};
 
 #[tokio::test]
 async fn an_executor_tools_question_waits_for_the_users_answer_through_the_api() {

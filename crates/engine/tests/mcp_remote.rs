@@ -7,48 +7,16 @@
 
 mod mcp_support;
 
-use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use mcp_support::{call, Home};
 use preflight_engine::mcp::{Answer, Asker, Profile, Question};
+use preflight_testkit::HttpEverything;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-/// The everything server on a free loopback port, stopped when dropped.
-struct HttpEverything {
-    _child: tokio::process::Child,
-    url: String,
-}
-
 async fn serve_everything() -> HttpEverything {
-    serve_everything_as("streamableHttp", "mcp").await
-}
-
-async fn serve_everything_as(mode: &str, path: &str) -> HttpEverything {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let script =
-        repo.join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = tokio::process::Command::new("node")
-        .arg(&script)
-        .arg(mode)
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node runs the everything server");
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            let url = format!("http://localhost:{port}/{path}");
-            return HttpEverything { _child: child, url };
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the everything server did not listen on {port}");
+    HttpEverything::start("streamableHttp").await
 }
 
 fn remote_entry(url: &str, marked: bool) -> serde_json::Value {
@@ -150,7 +118,7 @@ async fn an_elicitation_goes_to_the_asker_of_the_running_call_and_is_declined_wi
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http_sse_server_works_when_asked_for_and_as_the_fallback_of_an_untyped_url() {
-    let server = serve_everything_as("sse", "sse").await;
+    let server = HttpEverything::start("sse").await;
     for entry in [json!({"type": "sse", "url": server.url}), json!({"url": server.url})] {
         let home = Home::new();
         home.write_mcp_json(&json!({"mcpServers": {"old": entry}}));

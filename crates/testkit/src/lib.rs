@@ -11,6 +11,7 @@
 //! [`child_binary`], which finds them; [`build_wheel`], a local wheel for pip tests.
 
 mod children;
+mod peers;
 mod recorded;
 mod render;
 mod script;
@@ -18,6 +19,7 @@ mod server;
 mod wheel;
 
 pub use children::child_binary;
+pub use peers::HttpEverything;
 pub use recorded::RecordedRequest;
 pub use render::{context_error_body, count_tokens, error_body, frames, Api, Frame};
 pub use script::{Answer, Matcher, Reply, Route, Script, Step};
