@@ -16,8 +16,11 @@
 # pinned packages, as a bundle resource; crates/engine/src/bundled.rs finds it there), the icons
 # and the .desktop entry. Its Debian dependencies are in tauri.conf.json > bundle > linux > deb.
 #
-# Nothing is compiled by the bundler: `tauri bundle` packs the binaries cargo built (same
-# package selection and features as scripts/test.sh, so nothing is rebuilt). The bundler reads
+# Nothing is compiled by the bundler: `tauri bundle` packs the binaries cargo built. The release
+# build is the plain `cargo build --release --bin …` of the three programs (the whole
+# workspace's feature set, so `cargo build --release --bin preflight` after it is a no-op);
+# --debug packs scripts/test.sh's build, with its flags (scripts/lib/dev-build.sh), so nothing
+# is rebuilt. The bundler reads
 # src-tauri/tauri.conf.json (a link to the root config) with paths relative to src-tauri/; the
 # paths that depend on this build (binaries, resources, the UI, the icons) go in a generated
 # `--config` merged over it. Binaries are packed as cargo wrote them (--no-binary-patching: the
@@ -48,24 +51,25 @@ bin_dir="$target_dir/$profile"
 out_dir=${PACKAGE_OUT:-$target_dir/package}
 tauri="$repo/tools/node_modules/.bin/tauri"
 fs_modules="$repo/runtime/node_modules"
-# What scripts/test.sh builds: one package selection and feature set for every cargo call.
-cargo_flags=(--locked --workspace --features preflight-engine/ts --bins)
+programs=(preflight-desktop preflight preflight-sandbox)
 
 if [[ "${PACKAGE_SKIP_BUILD:-0}" != 1 ]]; then
   bash scripts/setup.sh --desktop
   if [[ $profile == release ]]; then
     say "building the UI and the release binaries (a first release build takes long: LTO)"
-    (cd ui && npm run --silent build >&2)
-    cargo build --release "${cargo_flags[@]}"
+    # No clippy wrapper here (scripts/lib/dev-build.sh is the dev profile's): the plain build.
+    source scripts/lib/build-ui.sh
+    build_ui
+    cargo build --release --locked "${programs[@]/#/--bin=}"
   else
-    # The desktop shell embeds ui/dist; rebuilding it would recompile the shell for nothing.
-    [[ -f ui/dist/index.html ]] || (cd ui && npm run --silent build >&2)
-    cargo build "${cargo_flags[@]}"
+    source scripts/lib/dev-build.sh
+    build_ui
+    cargo build "${dev_cargo_flags[@]}" --bins
   fi
 fi
 
 [[ -x "$tauri" ]] || die "the Tauri bundler is missing ($tauri): run scripts/setup.sh --desktop"
-for program in preflight-desktop preflight preflight-sandbox; do
+for program in "${programs[@]}"; do
   [[ -x "$bin_dir/$program" ]] || die "$bin_dir/$program is not built (scripts/package.sh without PACKAGE_SKIP_BUILD builds it)"
 done
 [[ -f "$fs_modules/@modelcontextprotocol/server-filesystem/dist/index.js" ]] ||

@@ -17,7 +17,8 @@ export PREFLIGHT_FS_SERVER="${PREFLIGHT_FS_SERVER:-$repo/runtime/node_modules/@m
 
 if (($# > 0)); then
   bash scripts/setup.sh
-  exec cargo run --release --locked -p preflight -- "$@"
+  # --bin, not -p: the whole workspace's feature set, the one scripts/package.sh builds.
+  exec cargo run --release --locked --bin preflight -- "$@"
 fi
 
 if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
@@ -30,6 +31,6 @@ MSG
 fi
 
 bash scripts/setup.sh --desktop
-echo "run: building the UI (ui/dist)" >&2
-(cd ui && npm run --silent build >&2)
-exec cargo run --release --locked -p preflight-desktop
+source scripts/lib/build-ui.sh
+build_ui
+exec cargo run --release --locked --bin preflight-desktop

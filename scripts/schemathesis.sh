@@ -29,7 +29,9 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -qx "schemathesis, ve
 fi
 
 if [[ "${SCHEMATHESIS_SKIP_BUILD:-0}" != 1 ]]; then
-  cargo build --locked --workspace --features preflight-engine/ts --bin preflight --bin scripted-provider
+  # scripts/test.sh's build (selection, features, clippy in it), so neither rebuilds the other.
+  source "$repo/scripts/lib/dev-build.sh"
+  cargo build "${dev_cargo_flags[@]}" --bin preflight --bin scripted-provider
 fi
 
 work=$(mktemp -d)

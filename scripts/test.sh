@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # THE test command: set-up, then every test —
-#   1. the style contract: `cargo fmt --check`, clippy with warnings as errors (and the tidy
-#      test, tests/tidy.rs, among the cargo tests);
-#   2. one build of every target of the workspace (the UI first: the desktop shell embeds it);
+#   1. the style contract: `cargo fmt --check`, clippy with warnings as errors (inside the
+#      build, step 2: scripts/lib/dev-build.sh), the tidy test (tests/tidy.rs, a cargo test);
+#   2. one build of every target of the workspace (the UI first: the desktop shell embeds it),
+#      each of the workspace's crates linted by clippy as it compiles;
 #   3. every cargo test: the engine, the embedded model (on the real model set-up fetched),
 #      `preflight` with the black-box tests in tests/, the testkit, the desktop shell (its
 #      command list and capability), the generated UI types (ts-rs);
@@ -16,15 +17,52 @@
 #      window and `preflight serve` from the package, upgrade, removal), then removed.
 # With arguments, only `cargo test` runs, with the arguments (e.g.
 # `scripts/test.sh -p preflight-engine`, `scripts/test.sh -- --nocapture`).
-# A pre-set CARGO_TARGET_DIR is respected; everything shares one target/ (debug).
+# A pre-set CARGO_TARGET_DIR is respected; everything shares one target/ (debug). Each step's
+# wall time is printed when it ends and all of them at the end (also in target/test-times.txt);
+# the build's own breakdown is target/cargo-timings/cargo-timing.html.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
+source scripts/lib/dev-build.sh
+target_dir=${CARGO_TARGET_DIR:-$repo/target}
+
+# step NAME: marks the start of a step; the previous one's time is recorded.
+times=()
+step_name=
+step_start=
+run_start=$SECONDS
+end_step() {
+  [[ -n "$step_name" ]] || return 0
+  local took=$((SECONDS - step_start))
+  times+=("$(printf '%4dm%02ds  %s' $((took / 60)) $((took % 60)) "$step_name")")
+  echo "test: ${step_name}: $((took / 60))m$((took % 60))s" >&2
+  step_name=
+}
+step() {
+  end_step
+  step_name=$1
+  step_start=$SECONDS
+  echo "test: $1" >&2
+}
+summary() {
+  local status=$?
+  end_step
+  ((${#times[@]})) || return 0
+  local total=$((SECONDS - run_start))
+  {
+    echo "test: step times ($([[ $status == 0 ]] && echo passed || echo "FAILED, exit $status")):"
+    printf '  %s\n' "${times[@]}"
+    printf '  %4dm%02ds  total\n' $((total / 60)) $((total % 60))
+  } | tee "$target_dir/test-times.txt" >&2 2>/dev/null || true
+}
 
 if (($# > 0)); then
   bash scripts/setup.sh
 else
+  trap summary EXIT
+  mkdir -p "$target_dir"
+  step "set-up (scripts/setup.sh --desktop)"
   bash scripts/setup.sh --desktop
 fi
 
@@ -42,50 +80,43 @@ if (($# > 0)); then
   exec cargo test --locked "$@"
 fi
 
-# The style contract: formatting and lints fail the run (the tidy test runs with cargo test).
-echo "test: cargo fmt --check" >&2
+# The style contract: formatting here, lints in the build (clippy-driver), tidy among the tests.
+step "cargo fmt --check"
 cargo fmt --all -- --check
 
-# One package selection and one feature set for every cargo call below (the whole workspace,
-# the engine's `ts` feature for the generated-types check): a call that selected fewer
-# packages would resolve features anew and compile shared dependencies (llama.cpp) again.
-cargo_flags=(--locked --workspace --features preflight-engine/ts)
+# The desktop shell embeds ui/dist when it compiles, so the UI is built first.
+step "ui/ build"
+build_ui
 
-# The desktop shell embeds ui/dist when it compiles, so the UI is built first: before clippy,
-# whose check of the shell runs its build script too.
-echo "test: ui/ build" >&2
-(cd ui && npm run --silent build)
+# Every target at once, linted as it compiles (scripts/lib/dev-build.sh): tests, the binaries
+# the e2e tests start, and the benchmarks (compiled in the dev profile so they cannot rot;
+# `cargo bench --no-run` would build all in release). One feature set for all of it, so
+# llama.cpp is compiled once.
+step "cargo build --all-targets, clippy -D warnings"
+cargo build "${dev_cargo_flags[@]}" --all-targets --timings
 
-echo "test: cargo clippy --all-targets -D warnings" >&2
-cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
-
-# Every target at once: tests, the binaries the e2e tests start, and the benchmarks (compiled
-# in the dev profile so they cannot rot; `cargo bench --no-run` would build all in release).
-echo "test: cargo build --all-targets" >&2
-cargo build "${cargo_flags[@]}" --all-targets
-
-echo "test: cargo test (engine, embedded model, preflight, testkit, desktop shell, tidy)" >&2
-cargo test "${cargo_flags[@]}"
+step "cargo test (engine, embedded model, preflight, testkit, desktop shell, tidy)"
+cargo test "${dev_cargo_flags[@]}"
 
 # The official MCP conformance suite against the engine's MCP host: every client scenario of
 # the 2025-06-18 and 2025-11-25 protocol versions (each bounded to 60 s; ~20 s in all).
-echo "test: MCP conformance, client scenarios (scripts/conformance.sh)" >&2
+step "MCP conformance, client scenarios (scripts/conformance.sh)"
 CONFORMANCE_SKIP_BUILD=1 bash scripts/conformance.sh
 
 # The headless API fuzzed from its generated OpenAPI document (a real server, bounded examples).
-echo "test: schemathesis (scripts/schemathesis.sh)" >&2
+step "schemathesis (scripts/schemathesis.sh)"
 SCHEMATHESIS_SKIP_BUILD=1 bash scripts/schemathesis.sh
 
 # A short, bounded fuzzing run of the pure parsers (its own build, without the engine's I/O).
-echo "test: fuzz the planner and turn_plan parsers (scripts/fuzz.sh, 20 s each)" >&2
+step "fuzz the planner and turn_plan parsers (scripts/fuzz.sh, 20 s each)"
 bash scripts/fuzz.sh 20
 
-echo "test: ui/ type check, component tests" >&2
+step "ui/ type check, component tests (vitest)"
 (cd ui && npm run --silent typecheck && npx vitest run)
 
-echo "test: end to end (scripts/e2e.sh)" >&2
+step "end to end (scripts/e2e.sh)"
 E2E_SKIP_SETUP=1 E2E_SKIP_BUILD=1 bash scripts/e2e.sh
 
 # The package of the debug build just tested (no release build: CI's time), installed with apt.
-echo "test: the .deb installed, started, upgraded and removed (scripts/install-test.sh)" >&2
+step "the .deb installed, started, upgraded and removed (scripts/install-test.sh)"
 PACKAGE_SKIP_BUILD=1 bash scripts/install-test.sh

@@ -4,8 +4,9 @@
 //! the UI calls exactly the commands the desktop shell registers.
 //!
 //! Exceptions are named with the reason they stand; an exception that is no longer needed
-//! fails too, so the lists only shrink. Formatting (`cargo fmt --check`) and lints
-//! (`cargo clippy -- -D warnings`) run beside this test in `scripts/test.sh`.
+//! fails too, so the lists only shrink. Formatting (`cargo fmt --check`) and lints (clippy
+//! with warnings as errors, inside the build: `scripts/lib/dev-build.sh`) run beside this
+//! test in `scripts/test.sh`.
 
 mod tidy_support;
 
