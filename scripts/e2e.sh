@@ -6,20 +6,40 @@
 # the app spawns the real filesystem MCP server. Screenshots go to $E2E_ARTIFACTS (default
 # target/e2e-artifacts/); the README's three are copied to docs/screenshots/.
 #
+# A failed test's last look at each window (screenshot, page text, chat HTML, app log, model
+# requests) goes to $E2E_ARTIFACTS/failures/<app>/, and the test names those files on stderr.
+#
 #   scripts/e2e.sh              set up (--desktop), build, run
+#   scripts/e2e.sh --repeat N   build once, run the whole suite N times, stop at the first failure
 #   E2E_SKIP_BUILD=1 scripts/e2e.sh   run against what is built
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 
+runs=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --repeat)
+      [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "e2e: --repeat takes a number of runs (1 or more)" >&2; exit 2; }
+      runs=$2
+      shift 2
+      ;;
+    *)
+      echo "usage: scripts/e2e.sh [--repeat N]" >&2
+      exit 2
+      ;;
+  esac
+done
+
 if [[ -z "${E2E_SKIP_BUILD:-}" ]]; then
   [[ -n "${E2E_SKIP_SETUP:-}" ]] || bash scripts/setup.sh --desktop
+  # scripts/test.sh's build (selection, features, clippy in it), so neither rebuilds the other.
+  source scripts/lib/dev-build.sh
   echo "e2e: building the UI" >&2
-  (cd ui && npm run --silent build >&2)
+  build_ui
   echo "e2e: cargo build (desktop app, scripted provider)" >&2
-  # The package selection and features of scripts/test.sh, so shared dependencies are reused.
-  cargo build --locked --workspace --features preflight-engine/ts --bins
+  cargo build "${dev_cargo_flags[@]}" --bins
 fi
 
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -28,5 +48,12 @@ export E2E_ARTIFACTS="${E2E_ARTIFACTS:-${CARGO_TARGET_DIR:-$repo/target}/e2e-art
 rm -rf "$E2E_ARTIFACTS"
 mkdir -p "$E2E_ARTIFACTS"
 
-echo "e2e: running tests/e2e under Xvfb (artifacts: $E2E_ARTIFACTS)" >&2
-xvfb-run -a -s "-screen 0 1280x900x24" node --test --test-concurrency=1 --test-reporter=spec tests/e2e/
+for ((run = 1; run <= runs; run++)); do
+  echo "e2e: running tests/e2e under Xvfb, run $run/$runs (artifacts: $E2E_ARTIFACTS)" >&2
+  if ! xvfb-run -a -s "-screen 0 1280x900x24" node --test --test-concurrency=1 --test-reporter=spec tests/e2e/; then
+    echo "e2e: run $run/$runs failed; $((run - 1)) of $runs passed before it (evidence: $E2E_ARTIFACTS/failures)" >&2
+    exit 1
+  fi
+  echo "e2e: run $run/$runs passed" >&2
+done
+echo "e2e: all $runs of $runs runs passed" >&2

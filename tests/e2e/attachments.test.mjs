@@ -9,8 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { ARTIFACTS, openaiConfig, PLANNER, planReply, publish, startApp, toolCall, waitFor } from "./harness.mjs";
+import { ARTIFACTS, explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
+
+explainFailures();
 
 const ORDERS = "id,total\n1,9.50\n2,12.00\n";
 
@@ -35,12 +37,13 @@ function windowNamed(title) {
   return found.status === 0 ? found.stdout.trim().split("\n").pop() : null;
 }
 
-const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+/** How long one Enter is given to close the file chooser before it is pressed again. */
+const DIALOG_CLOSE_MS = 3_000;
 
 /**
- * Picks `path` in the open GTK file chooser titled `title`, with the keyboard. GTK takes the
- * keys asynchronously (and completes the path as it goes): Enter is pressed once the typing
- * has settled, and again while the dialog is still open.
+ * Picks `path` in the open GTK file chooser titled `title`, with the keyboard. GTK completes
+ * the path as it is typed, and an Enter that lands on a completion only accepts it: Enter is
+ * pressed, and pressed again while the dialog stays open.
  */
 async function pickInDialog(title, path) {
   const window = await waitFor(() => windowNamed(title), `the "${title}" dialog`);
@@ -48,9 +51,8 @@ async function pickInDialog(title, path) {
   xdotool("key", "--clearmodifiers", "ctrl+l");
   xdotool("type", "--delay", "20", path);
   for (let attempt = 0; attempt < 5 && windowNamed(title); attempt++) {
-    await pause(700);
     xdotool("key", "Return");
-    await pause(1300);
+    await waitFor(() => windowNamed(title) === null, `the "${title}" dialog to close`, DIALOG_CLOSE_MS).catch(() => {});
   }
   if (windowNamed(title)) spawnSync("import", ["-window", "root", join(ARTIFACTS, "attachments-dialog-stuck.png")]);
   assert.equal(windowNamed(title), null, "the file chooser took the path and closed");

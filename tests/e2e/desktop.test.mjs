@@ -7,8 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { CSV_EXPORT_PLAN as PLAN, descendants, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { CSV_EXPORT_PLAN as PLAN, descendants, explainFailures, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
+
+explainFailures();
 
 const QUESTIONS = [
   { id: "q1", question: "Which format should the export use?", options: ["CSV", "JSON", "Excel"] },
@@ -199,8 +201,8 @@ test("edit and re-send: Plan again after a cancel, tool calls grouped, an edited
     await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
 
     // Three turn_plan calls in a row: one block, one line for the task list.
-    assert.equal(await app.count('[data-testid="tool-group"]'), 1);
     await app.byText('[data-testid="tool-count"]', "3 tool calls");
+    assert.equal(await app.count('[data-testid="tool-group"]'), 1);
     await app.byText('[data-testid="task-summary"]', "task list: done 3");
     publish(await app.screenshot("tool-group"), "tool-group.png");
 

@@ -8,8 +8,10 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { openaiConfig, publish, REPO, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { explainFailures, openaiConfig, publish, REPO, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
+
+explainFailures();
 
 const EVERYTHING = join(REPO, "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const PAGE = "https://example.com/confirm?session=42";

@@ -1,13 +1,15 @@
 // End-to-end harness: for each test a temp PREFLIGHT_HOME and workspace, the scripted model
 // server (crates/testkit's `scripted-provider`) on loopback, `tauri-driver` (in front of
 // WebKitWebDriver) and the real desktop binary, which spawns the real npm filesystem MCP
-// server. Screenshots go to $E2E_ARTIFACTS (default target/e2e-artifacts).
+// server. Screenshots go to $E2E_ARTIFACTS (default target/e2e-artifacts); a failed test's
+// last look at each of its windows goes to its `failures/` folder (`explainFailures`).
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { afterEach } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { Session } from "./webdriver.mjs";
@@ -20,6 +22,9 @@ const TAURI_DRIVER = process.env.TAURI_DRIVER ?? "tauri-driver";
 export const ARTIFACTS = process.env.E2E_ARTIFACTS ?? join(TARGET, "e2e-artifacts");
 const FS_SERVER =
   process.env.PREFLIGHT_FS_SERVER ?? join(REPO, "runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+
+/** Where a failed test's evidence goes: a folder per app, by the app's name. */
+const FAILURES = join(ARTIFACTS, "failures");
 
 /** The window's size in tauri.conf.json, at the display's origin. */
 const WINDOW_SIZE = "1200x800+0+0";
@@ -36,6 +41,18 @@ const PAINTED = `
   const done = arguments[arguments.length - 1];
   requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))));
 `;
+
+/** The page's text as a user reads it, and the chat's HTML (the whole body without a chat). */
+const PAGE_TEXT = `
+  const chat = document.querySelector('[data-testid="chat"]') ?? document.body;
+  return { text: document.body.innerText, html: chat.outerHTML };
+`;
+
+/** The window from the X display as a PNG at `file` (see `App.screenshot`). */
+function grabWindow(file) {
+  const result = spawnSync("import", ["-window", "root", "-crop", WINDOW_SIZE, "+repage", file], { stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`import failed (${result.status ?? result.error})`);
+}
 
 async function freePort() {
   return new Promise((done, fail) => {
@@ -107,6 +124,43 @@ export async function waitFor(probe, what, timeoutMs = 20_000) {
   }
 }
 
+/** Whether apps keep a last look when they stop (a test file that called `explainFailures`). */
+let keepingLastLooks = false;
+/** The apps the running test started: `{ name, dir, evidence }`, `evidence` once it stopped. */
+const appsOfThisTest = [];
+
+/**
+ * Makes every failing test of this file explain itself: each app keeps a last look when it
+ * stops (a screenshot, the page's text, the chat's HTML, the app's log and the model requests
+ * the provider saw), removed after a test that passed and named on stderr after one that
+ * failed, so that CI's log says where to look. Call once at the top of a test file.
+ */
+export function explainFailures() {
+  keepingLastLooks = true;
+  afterEach((t) => {
+    const apps = appsOfThisTest.splice(0);
+    if (t.passed) {
+      for (const app of apps) rmSync(join(FAILURES, app.name), { recursive: true, force: true });
+      return;
+    }
+    // An app that never got as far as a window left only its log.
+    const files = apps.flatMap((app) => app.evidence ?? keepLogs(app.name, app.dir));
+    console.error(`e2e: "${t.name}" failed; what its windows showed:\n${files.map((file) => `  ${file}`).join("\n") || "  (no app was started)"}`);
+  });
+}
+
+/** Copies the app's log and the provider's requests into the app's failure folder. */
+function keepLogs(name, dir) {
+  const folder = join(FAILURES, name);
+  mkdirSync(folder, { recursive: true });
+  return ["app.log", "requests.jsonl"]
+    .filter((file) => existsSync(join(dir, file)))
+    .map((file) => {
+      copyFileSync(join(dir, file), join(folder, file));
+      return join(folder, file);
+    });
+}
+
 /** Starts `scripted-provider` on `script`; resolves with its base URL. */
 async function startProvider(dir, script) {
   const scriptPath = join(dir, "script.json");
@@ -144,6 +198,8 @@ async function startDriver(dir, home, extraEnv = {}) {
  */
 export async function startApp({ name, script, config, env }) {
   const dir = mkdtempSync(join(tmpdir(), `preflight-e2e-${name}-`));
+  const record = { name, dir, evidence: null };
+  appsOfThisTest.push(record);
   const home = join(dir, "home");
   const workspace = join(dir, "workspace");
   mkdirSync(home, { recursive: true });
@@ -155,8 +211,13 @@ export async function startApp({ name, script, config, env }) {
   const driver = await startDriver(dir, home, env ? env(dir) : {});
   const started = Date.now();
   const session = await Session.start(driver.base, APP);
-  const app = new App({ name, dir, home, workspace, openaiUrl, provider, driver, session });
-  await app.waitReady();
+  const app = new App({ name, dir, home, workspace, openaiUrl, provider, driver, session, record });
+  try {
+    await app.waitReady();
+  } catch (error) {
+    await app.stop();
+    throw error;
+  }
   app.startupMs = Date.now() - started;
   return app;
 }
@@ -177,12 +238,22 @@ export class App {
 
   /** The first element matching `selector` whose text contains `text`. */
   async byText(selector, text) {
-    return waitFor(async () => {
-      for (const element of await this.session.findAll(selector)) {
-        if ((await element.text()).includes(text)) return element;
-      }
-      return null;
-    }, `${selector} with text ${JSON.stringify(text)}`);
+    // What the matching elements said last: a timeout tells "none there" from "wrong text".
+    let seen = [];
+    try {
+      return await waitFor(async () => {
+        seen = [];
+        for (const element of await this.session.findAll(selector)) {
+          const said = await element.text();
+          if (said.includes(text)) return element;
+          seen.push(said);
+        }
+        return null;
+      }, `${selector} with text ${JSON.stringify(text)}`);
+    } catch (error) {
+      error.message += seen.length === 0 ? `; no element matched ${selector}` : `; the ${seen.length} matching said ${JSON.stringify(seen)}`;
+      throw error;
+    }
   }
 
   async click(selector, text) {
@@ -216,9 +287,34 @@ export class App {
     mkdirSync(ARTIFACTS, { recursive: true });
     const file = join(ARTIFACTS, `${this.name}-${label}.png`);
     await this.painted();
-    const result = spawnSync("import", ["-window", "root", "-crop", WINDOW_SIZE, "+repage", file], { stdio: "inherit" });
-    if (result.status !== 0) throw new Error(`import failed (${result.status ?? result.error})`);
+    grabWindow(file);
     return file;
+  }
+
+  /**
+   * What the window shows as it stops, kept in its failure folder: a screenshot, the page's
+   * text and the chat's HTML (the logs follow once the app has exited). Never throws: a
+   * window too broken to answer is itself what the files then say.
+   */
+  async keepLastLook() {
+    const folder = join(FAILURES, this.name);
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder, { recursive: true });
+    const files = [];
+    const keep = (file, write) => {
+      try {
+        write(join(folder, file));
+      } catch (error) {
+        writeFileSync(join(folder, file), `not kept: ${error.message}\n`);
+      }
+      files.push(join(folder, file));
+    };
+    const page = await within(this.session.execute(PAGE_TEXT), "the page's text", 10_000).catch((error) => ({ error: error.message }));
+    keep("page.txt", (file) => writeFileSync(file, page.error ?? page.text));
+    keep("chat.html", (file) => writeFileSync(file, page.error ?? page.html));
+    await this.painted().catch(() => {});
+    keep("window.png", (file) => grabWindow(file));
+    return files;
   }
 
   /** Waits until the window has painted every change made so far. */
@@ -231,6 +327,7 @@ export class App {
    * removes the test's folder once every process that could still write in it has exited.
    */
   async stop() {
+    const lastLook = keepingLastLooks ? await this.keepLastLook() : null;
     const processes = [this.driver.child.pid, ...descendants(this.driver.child.pid), this.provider.child.pid];
     await this.session.end();
     this.driver.child.kill("SIGTERM");
@@ -250,6 +347,7 @@ export class App {
       }
       await waitGone(processes, what, 5_000);
     }
+    if (lastLook) this.record.evidence = [...lastLook, ...keepLogs(this.name, this.dir)];
     if (!process.env.E2E_KEEP) rmSync(this.dir, { recursive: true, force: true });
   }
 }

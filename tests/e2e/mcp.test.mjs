@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { openaiConfig, publish, REPO, startApp, waitFor } from "./harness.mjs";
+import { explainFailures, openaiConfig, publish, REPO, startApp, waitFor } from "./harness.mjs";
+
+explainFailures();
 
 const EVERYTHING = join(REPO, "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 

@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { test } from "node:test";
 
-import { publish, REPO, startApp, text, waitFor } from "./harness.mjs";
+import { explainFailures, publish, REPO, startApp, text, waitFor } from "./harness.mjs";
+
+explainFailures();
 
 const TARGET = process.env.CARGO_TARGET_DIR ?? join(REPO, "target");
 const PACKAGE_INDEX = process.env.PACKAGE_INDEX_BIN ?? join(TARGET, "debug/package-index");

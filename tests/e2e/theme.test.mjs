@@ -6,8 +6,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { CSV_EXPORT_PLAN as PLAN, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { CSV_EXPORT_PLAN as PLAN, explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
+
+explainFailures();
 
 
 const ANSWER = 'Done: `GET /export` now answers with CSV.\n\n```rust\n// One row per order.\nasync fn export(State(db): State<Db>) -> String {\n    let rows = db.orders().await;\n    format!("id,total\\n{}", rows.len())\n}\n```\n';

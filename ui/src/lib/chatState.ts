@@ -74,10 +74,38 @@ export function applyDelta(state: ChatState, messageId: string, text: string): C
   return { ...state, streaming };
 }
 
-/** A newer stored view: live text of messages now stored is dropped. */
+/** A newer stored view: live text and tool calls of messages now stored are dropped (the
+ *  stored message shows them); those of messages not stored yet stay. */
 export function withView(state: ChatState, view: ChatView): ChatState {
   const streaming = state.streaming.filter((entry) => !isStored(view, entry.id));
-  return { ...state, view, streaming, status: statusText(view.state.phase) };
+  const tools = Object.fromEntries(Object.entries(state.tools).filter(([id]) => !isStored(view, id)));
+  return { ...state, view, streaming, tools, status: statusText(view.state.phase) };
+}
+
+/**
+ * Orders the engine's snapshots of the chat (the views a reload, an action or a turn's end
+ * reads): each is numbered when it is asked for and shown only if no snapshot asked for
+ * later has been shown. A command's answer and the chat's events reach the window by
+ * different paths (the answer over the IPC protocol, events as scripts the shell runs in the
+ * page), so an action's view, read while the turn it started ran, can land after the turn's
+ * last event and the reload that followed it.
+ */
+export class SnapshotOrder {
+  private asked = 0;
+  private shown = 0;
+
+  /** The number of a snapshot about to be asked for. */
+  ask(): number {
+    this.asked += 1;
+    return this.asked;
+  }
+
+  /** Whether snapshot `ticket` is newer than every one shown; if so it is now the shown one. */
+  show(ticket: number): boolean {
+    if (ticket <= this.shown) return false;
+    this.shown = ticket;
+    return true;
+  }
 }
 
 function upsertMessage(view: ChatView, message: Message): ChatView {
@@ -98,7 +126,9 @@ function applyTool(tools: Record<string, LiveTool[]>, event: Extract<Event, { ty
   return { ...tools, [event.message_id]: list };
 }
 
-function applyTasks(state: ChatState, tasks: Task[]): ChatState {
+/** The task list as the engine has it now (a `plan` event, or the task panel re-read at a
+ *  turn's end): a list closed with every task finished stays shown, as complete. */
+export function withTasks(state: ChatState, tasks: Task[]): ChatState {
   if (tasks.length > 0) return { ...state, tasks, tasksFinished: false };
   const finished = state.tasks.length > 0 && state.tasks.every((task) => task.status === "done" || task.status === "dropped");
   return finished ? { ...state, tasksFinished: true } : { ...state, tasks: [], tasksFinished: false };
@@ -120,7 +150,7 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
     case "tool":
       return { ...state, tools: applyTool(state.tools, event) };
     case "plan":
-      return applyTasks(state, event.tasks);
+      return withTasks(state, event.tasks);
     case "plan_change": {
       const changes = state.view.state.changes.filter((change) => change.id !== event.change.id).concat(event.change);
       changes.sort((a, b) => (a.requested_at < b.requested_at ? -1 : a.requested_at > b.requested_at ? 1 : 0));
@@ -154,6 +184,12 @@ export function activeCard(view: ChatView): Card | null {
     }
   }
   return null;
+}
+
+/** Whether a turn runs in this phase (the planner's or the executor's); any other phase
+ *  is where a turn ended and the user acts. */
+export function turnRunning(phase: Phase): boolean {
+  return phase === "planning" || phase === "executing";
 }
 
 /** Whether plan mode is under way (a card or the planner): "Cancel plan" applies. */

@@ -1,8 +1,9 @@
 // The open chat: loads it, watches its events (tokens over the Channel, batched so that a
 // fast stream re-renders at most every 50 ms), reloads the stored view after each stored
-// change (and the plan folder's view after each task-list change), lists the MCP servers'
-// open questions when it opens (and after a resync), and wraps the user's actions so each
-// answer updates the view.
+// change (and the plan folder's view after each task-list change), reads the whole chat
+// again (view, task panel, the MCP servers' open questions) when it opens, when a turn ends
+// and after a resync, and wraps the user's actions so each answer updates the view. Views
+// are shown newest first by when they were asked for, never by when they arrived.
 import { useEffect, useRef, useState } from "preact/hooks";
 
 import type { ApiError } from "../generated/ApiError";
@@ -10,7 +11,7 @@ import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
 import type { PlanFolder } from "../generated/PlanFolder";
 import { api, asApiError, watchChat } from "./api";
-import { applyDelta, applyEvent, initialState, withElicitations, withView, type ChatState } from "./chatState";
+import { applyDelta, applyEvent, initialState, SnapshotOrder, turnRunning, withElicitations, withTasks, withView, type ChatState } from "./chatState";
 
 /** How often streamed tokens are drawn at most. */
 const DELTA_FLUSH_MS = 50;
@@ -28,6 +29,8 @@ export function useChat(chatId: string | null, generation: number): ChatControll
   const [state, setState] = useState<ChatState | null>(null);
   const [files, setFiles] = useState<PlanFolder | null>(null);
   const reloadRef = useRef<() => void>(() => {});
+  /** The open chat's snapshots in the order they were asked for (see `SnapshotOrder`). */
+  const orderRef = useRef(new SnapshotOrder());
 
   useEffect(() => {
     setState(null);
@@ -39,6 +42,12 @@ export function useChat(chatId: string | null, generation: number): ChatControll
     let flushTimer: ReturnType<typeof setTimeout> | null = null;
     let reloading = false;
     let reloadAgain = false;
+    // Until the first snapshot is shown there is no state to apply events to: one that
+    // arrives meanwhile may be newer than that snapshot, so the chat is read again.
+    let opened = false;
+    let missedWhileOpening = false;
+    const order = new SnapshotOrder();
+    orderRef.current = order;
 
     const flush = () => {
       flushTimer = null;
@@ -46,6 +55,7 @@ export function useChat(chatId: string | null, generation: number): ChatControll
       pending = [];
       setState((current) => current && batch.reduce((next, delta) => applyDelta(next, delta.id, delta.text), current));
     };
+    /** Re-reads the stored view (after each stored change); one read at a time. */
     const reload = async () => {
       if (reloading) {
         reloadAgain = true;
@@ -53,8 +63,9 @@ export function useChat(chatId: string | null, generation: number): ChatControll
       }
       reloading = true;
       try {
+        const ticket = order.ask();
         const view = await api.chatView(chatId);
-        if (alive) setState((current) => (current ? withView(current, view) : current));
+        if (alive && opened && order.show(ticket)) setState((current) => (current ? withView(current, view) : current));
       } catch {
         // The chat was deleted meanwhile: the sidebar's reload takes care of it.
       } finally {
@@ -81,6 +92,30 @@ export function useChat(chatId: string | null, generation: number): ChatControll
         // As above.
       }
     };
+    /**
+     * Reads the whole chat again and shows it as the engine has it: the view (messages, tool
+     * groups, cards), the task panel and the open questions. Run when the chat opens, when a
+     * turn ends and when the window fell behind, so that an event it missed is made good.
+     */
+    const refresh = async () => {
+      const ticket = order.ask();
+      try {
+        const [view, panel, open] = await Promise.all([api.chatView(chatId), api.taskPanel(chatId), api.listElicitations(chatId).catch(() => [])]);
+        if (!alive) return;
+        const newest = order.show(ticket);
+        setState((current) => {
+          if (!current) return initialState(view, panel.tasks, open);
+          return withElicitations(withTasks(newest ? withView(current, view) : current, panel.tasks), open);
+        });
+        setFiles(panel.files);
+        if (!opened) {
+          opened = true;
+          if (missedWhileOpening) void refresh();
+        }
+      } catch (error) {
+        if (!opened) console.error("cannot open the chat", asApiError(error));
+      }
+    };
     reloadRef.current = () => {
       void reload();
       void reloadFiles();
@@ -88,29 +123,30 @@ export function useChat(chatId: string | null, generation: number): ChatControll
     };
     const onDelta = (event: Event) => {
       if (event.type !== "delta") return;
+      if (!opened) missedWhileOpening = true;
       pending.push({ id: event.message_id, text: event.text });
       flushTimer ??= setTimeout(flush, DELTA_FLUSH_MS);
     };
     const onEvent = (event: Event) => {
+      if (!opened) missedWhileOpening = true;
       if (pending.length > 0) flush();
       setState((current) => current && applyEvent(current, event));
+      if (event.type === "plan_status" && !turnRunning(event.phase)) {
+        void refresh();
+        return;
+      }
       if (event.type === "message" || event.type === "plan_status") void reload();
       if (event.type === "plan" || event.type === "plan_status") void reloadFiles();
     };
 
     (async () => {
       try {
-        const onResync = () => {
-          void reload();
-          void reloadElicitations();
-        };
+        const onResync = () => void refresh();
+        // Watch first, then read: an event sent after the read is applied to it.
         const unwatch = await watchChat(chatId, { onDelta, onEvent, onResync });
         if (!alive) return unwatch();
         stop = unwatch;
-        const [view, panel, open] = await Promise.all([api.chatView(chatId), api.taskPanel(chatId), api.listElicitations(chatId).catch(() => [])]);
-        if (!alive) return;
-        setState(initialState(view, panel.tasks, open));
-        setFiles(panel.files);
+        await refresh();
       } catch (error) {
         console.error("cannot open the chat", asApiError(error));
       }
@@ -123,11 +159,17 @@ export function useChat(chatId: string | null, generation: number): ChatControll
   }, [chatId, generation]);
 
   const act = async (action: () => Promise<ChatView | unknown>): Promise<ApiError | null> => {
+    const order = orderRef.current;
+    const ticket = order.ask();
     try {
       const result = await action();
       if (result && typeof result === "object" && "messages" in result && "state" in result) {
         const view = result as ChatView;
-        setState((current) => (current && current.view.id === view.id ? withView(current, view) : current));
+        // An answer older than a view already shown is dropped, and the chat read again: the
+        // action's own change is then in the view, whichever of the two was newer.
+        if (order !== orderRef.current) return null;
+        if (order.show(ticket)) setState((current) => (current && current.view.id === view.id ? withView(current, view) : current));
+        else reloadRef.current();
       } else {
         reloadRef.current();
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { activeCard, applyDelta, applyEvent, initialState, withElicitations, withView } from "../lib/chatState";
+import { activeCard, applyDelta, applyEvent, initialState, SnapshotOrder, withElicitations, withView } from "../lib/chatState";
 import { assistant, plan, questions, user, view } from "./fixtures";
 
 describe("chat state", () => {
@@ -42,6 +42,20 @@ describe("chat state", () => {
     expect([state.status, state.view.state.phase]).toEqual(["Drafting a plan…", "planning"]);
     state = withView(state, view([user("u1", "task")], "idle"));
     expect(state.status).toBe("");
+  });
+
+  it("drops a stored message's live tool calls with a newer view, and keeps those still running", () => {
+    let state = initialState(view([], "executing"), []);
+    state = applyEvent(state, { type: "tool", message_id: "a1", name: "turn_plan", args: {}, result: "[plan]" });
+    state = applyEvent(state, { type: "tool", message_id: "a2", name: "turn_plan", args: {} });
+    state = withView(state, view([assistant("a1", "", { tool_calls: [{ id: "c", name: "turn_plan", arguments: "{}" }] })], "executing"));
+    expect(Object.keys(state.tools)).toEqual(["a2"]);
+  });
+
+  it("shows a snapshot only when none asked for later was shown", () => {
+    const order = new SnapshotOrder();
+    const [action, reload, lastReload] = [order.ask(), order.ask(), order.ask()];
+    expect([order.show(reload), order.show(action), order.show(lastReload), order.show(lastReload)]).toEqual([true, false, true, false]);
   });
 
   it("makes only the latest card active, and only in its phase", () => {
