@@ -57,7 +57,8 @@ fn main() -> Result<(), Error> {
 async fn measure(home: &Path, ws: &Path, iterations: usize) -> Result<(Duration, Duration), Error> {
     let mut config = McpConfig::new(home, home.join("no-filesystem-server"));
     let program = PathBuf::from(env!("CARGO_BIN_EXE_preflight-sandbox"));
-    config.sandbox = Some(SandboxDefault { program, network: false, env: Vec::new() });
+    config.sandbox =
+        Some(SandboxDefault { program, network: false, max_file_mib: None, env: Vec::new() });
     let host = McpHost::start(config)?;
     let store = Arc::new(Store::open(home.join("bench.db"))?);
     let settings = ChatSettings {

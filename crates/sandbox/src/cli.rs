@@ -4,18 +4,25 @@ use crate::error::SandboxError;
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
-usage: preflight-sandbox --workspace DIR [--no-network] [--confinement auto|bubblewrap|none]
-                         [--max-processes N] [--memory-mib N] [--python PATH]
+usage: preflight-sandbox --workspace DIR [--network] [--confinement auto|bubblewrap|none]
+                         [--max-processes N] [--memory-mib N] [--max-file-mib N]
+                         [--python PATH]
+                         [--state-dir DIR]
 
 Serves the code-sandbox MCP tools (run_command, run_python, install_packages, sandbox_info)
 over stdio for the workspace DIR.
   --workspace DIR     the folder commands run in (read-write); state lives in DIR/.sandbox
-  --no-network        no network inside the sandbox (bubblewrap's --unshare-net)
+  --network           commands and Python get the host's network too (by default only
+                      install_packages has it, for pip; --no-network, the default, is accepted)
   --confinement MODE  auto (default): bubblewrap when it works here, else unconfined and said
                       so; bubblewrap: refuse to start without it; none: unconfined on purpose
   --max-processes N   processes and threads a run may hold at once (default 512)
   --memory-mib N      memory a run may use, in MiB (default 2048)
-  --python PATH       the interpreter that creates the venv (default /usr/bin/python3)";
+  --max-file-mib N    the largest file a run may write, in MiB (default 4096)
+  --python PATH       the interpreter that creates the venv (default /usr/bin/python3)
+  --state-dir DIR     where the venvs this sandbox made are recorded, outside every
+                      workspace (default $XDG_STATE_HOME/preflight/sandbox); a venv not
+                      recorded there (one a repository brought) is never used";
 
 /// What `--confinement` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +43,10 @@ pub struct Options {
     pub confinement: ConfinementChoice,
     pub max_processes: u32,
     pub memory_mib: u64,
+    /// The largest file a run may write (`RLIMIT_FSIZE`), in MiB.
+    pub max_file_mib: u64,
     pub python: Option<PathBuf>,
+    pub state_dir: Option<PathBuf>,
 }
 
 /// What the command line asks for: serve, or print the usage.
@@ -52,11 +62,13 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
     let mut workspace = None;
     let mut options = Options {
         workspace: PathBuf::new(),
-        network: true,
+        network: false,
         confinement: ConfinementChoice::Auto,
         max_processes: 512,
         memory_mib: 2048,
+        max_file_mib: 4096,
         python: None,
+        state_dir: None,
     };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -65,11 +77,14 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
         match arg.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
             "--workspace" => workspace = Some(PathBuf::from(value("--workspace")?)),
+            "--network" => options.network = true,
             "--no-network" => options.network = false,
             "--confinement" => options.confinement = confinement(&value("--confinement")?)?,
             "--max-processes" => options.max_processes = number(&value("--max-processes")?)?,
             "--memory-mib" => options.memory_mib = number(&value("--memory-mib")?)?,
+            "--max-file-mib" => options.max_file_mib = number(&value("--max-file-mib")?)?,
             "--python" => options.python = Some(PathBuf::from(value("--python")?)),
+            "--state-dir" => options.state_dir = Some(PathBuf::from(value("--state-dir")?)),
             other => return Err(SandboxError::Usage(format!("unknown argument {other:?}"))),
         }
     }
@@ -109,8 +124,10 @@ mod tests {
         let Command::Serve(o) = parse_words("--workspace /w").unwrap() else { panic!() };
         assert_eq!(
             (o.network, o.confinement, o.max_processes, o.memory_mib),
-            (true, ConfinementChoice::Auto, 512, 2048)
+            (false, ConfinementChoice::Auto, 512, 2048)
         );
+        let Command::Serve(o) = parse_words("--workspace /w --network").unwrap() else { panic!() };
+        assert!(o.network);
         let line = "--workspace /w --no-network --confinement none --max-processes 9 --memory-mib 64 --python /p";
         let Command::Serve(o) = parse_words(line).unwrap() else { panic!() };
         assert_eq!(o.workspace, PathBuf::from("/w"));

@@ -17,6 +17,8 @@ pub enum Confinement {
 }
 
 /// Everything about how a run is wrapped: confinement, network, home, limits.
+/// `network` is whether commands and Python get the host's network (`--network`); pip's
+/// installs always do (see [`Reach`]).
 #[derive(Debug)]
 pub struct Jail {
     pub confinement: Confinement,
@@ -32,12 +34,15 @@ pub struct Jail {
 impl Jail {
     /// Decides the confinement for `options` (workspace already canonical), probing bubblewrap.
     pub fn detect(options: &Options, workspace: PathBuf) -> Result<Jail, SandboxError> {
-        let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| hideable_home(h));
+        // Canonical, so the empty tmpfs does not also make the folders of a `..` path inside.
+        let home = std::env::var_os("HOME")
+            .and_then(|home| PathBuf::from(home).canonicalize().ok())
+            .filter(|home| hideable_home(home));
         let confinement = match options.confinement {
             ConfinementChoice::None => {
                 Confinement::Unconfined { reason: "started with --confinement none".into() }
             }
-            choice => match probe_bubblewrap(options.network) {
+            choice => match probe_bubblewrap() {
                 Ok(bwrap) => Confinement::Bubblewrap { bwrap },
                 Err(reason) if choice == ConfinementChoice::Auto => {
                     Confinement::Unconfined { reason }
@@ -45,7 +50,11 @@ impl Jail {
                 Err(reason) => return Err(SandboxError::ConfinementUnavailable(reason)),
             },
         };
-        let limits = Arc::new(Limits::detect(options.max_processes, options.memory_mib));
+        let limits = Arc::new(Limits::detect(
+            options.max_processes,
+            options.memory_mib,
+            options.max_file_mib,
+        ));
         // This binary is the helper; a library caller (tests) without it runs directly.
         let helper = std::env::current_exe()
             .ok()
@@ -58,12 +67,13 @@ impl Jail {
         matches!(self.confinement, Confinement::Bubblewrap { .. })
     }
 
-    /// The full argument list for running `argv` in `cwd`: limits wrapper, bubblewrap, command.
-    pub fn wrap(&self, cwd: &Path, argv: &[String]) -> Vec<String> {
+    /// The full argument list for running `argv` in `cwd` with `reach`: limits wrapper,
+    /// bubblewrap, command.
+    pub fn wrap(&self, cwd: &Path, reach: &Reach, argv: &[String]) -> Vec<String> {
         let mut words = self.limits.wrapper();
         if let Confinement::Bubblewrap { bwrap } = &self.confinement {
             words.push(bwrap.display().to_string());
-            words.extend(bubblewrap_args(self, cwd));
+            words.extend(bubblewrap_args(self, cwd, reach));
             words.push("--".into());
         }
         words.extend(argv.iter().cloned());
@@ -74,15 +84,17 @@ impl Jail {
     pub fn describe(&self) -> String {
         let network = match (self.network, self.is_confined()) {
             (true, _) => "the network is on",
-            (false, true) => "the network is off",
+            (false, true) => "commands and Python have no network (install_packages has, for pip)",
             (false, false) => "the network was asked to be off but cannot be switched off without bubblewrap: it is on",
         };
         let limits = self.limits.describe();
         match &self.confinement {
             Confinement::Bubblewrap { .. } => format!(
-                "Confined by bubblewrap: the system is read-only, only the workspace {} is writable, \
-                 /tmp is private, the home folder is empty, processes outside the sandbox are invisible \
-                 and nothing a command starts outlives the call; {network}; {limits}.",
+                "Confined by bubblewrap: only the system folders (/usr, /etc) are visible, read-only; \
+                 only the workspace {} is writable, its .git read-only; /tmp and /run are private, \
+                 the home folder is empty, no socket of the host is reachable, processes outside \
+                 the sandbox are invisible and nothing a command starts outlives the call; \
+                 {network}; {limits}.",
                 self.workspace.display()
             ),
             Confinement::Unconfined { reason } => format!(
@@ -104,24 +116,87 @@ impl Jail {
     }
 }
 
-/// bubblewrap's options: read-only root, fresh /dev and /proc, private /tmp, empty home,
-/// then the workspace bound read-write (after the tmpfs mounts that would hide it).
-fn bubblewrap_args(jail: &Jail, cwd: &Path) -> Vec<String> {
-    let workspace = jail.workspace.display().to_string();
-    let mut args: Vec<String> =
-        ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-            .map(String::from)
-            .to_vec();
+/// What one run may reach beyond the jail's fixed view.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// The host's network (else a network namespace of its own: no interface but a downed
+    /// loopback, and no abstract unix socket of the host).
+    pub network: bool,
+    /// Host folders bound read-only at their own path (pip's local `--find-links`).
+    pub read_only: Vec<PathBuf>,
+}
+
+/// The top-level folders programs need, bound read-only (or recreated as the links they are
+/// on a merged-/usr system). Nothing else of the host is inside: no `/home`, `/root`, `/run`,
+/// `/var`, `/mnt`, `/media`, `/srv` or `/opt`, so no host socket path exists in the jail.
+const SYSTEM_DIRS: [&str; 8] =
+    ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
+
+/// bubblewrap's options, by allowlist: the system folders read-only, fresh `/dev`, `/proc`,
+/// `/tmp`, `/run` and `/var/tmp`, an empty home, the workspace read-write with its `.git`
+/// read-only again on top, every namespace unshared (the network's too unless `reach` asks).
+fn bubblewrap_args(jail: &Jail, cwd: &Path, reach: &Reach) -> Vec<String> {
+    let mut args = system_view();
+    // The home first: a workspace or a wheel folder inside it is bound over the empty tmpfs.
     if let Some(home) = &jail.home {
         args.extend(["--tmpfs".into(), home.display().to_string()]);
     }
-    args.extend(["--bind".into(), workspace.clone(), workspace]);
-    args.extend(["--unshare-pid", "--die-with-parent", "--new-session"].map(String::from));
-    if !jail.network {
-        args.push("--unshare-net".into());
+    let mut binds: Vec<(&str, PathBuf)> = Vec::new();
+    if let (true, Some(resolver)) = (reach.network, resolver_outside_etc()) {
+        binds.push(("--ro-bind", resolver));
+    }
+    binds.extend(reach.read_only.iter().map(|folder| ("--ro-bind-try", folder.clone())));
+    binds.push(("--bind", jail.workspace.clone()));
+    binds.extend(protected_in(&jail.workspace).into_iter().map(|path| ("--ro-bind", path)));
+    for (how, path) in binds {
+        let path = path.display().to_string();
+        args.extend([how.to_owned(), path.clone(), path]);
+    }
+    args.extend(["--unshare-all", "--die-with-parent", "--new-session"].map(String::from));
+    if reach.network {
+        args.push("--share-net".into());
     }
     args.extend(["--chdir".into(), cwd.display().to_string()]);
     args
+}
+
+/// The fixed part of the view: system folders, then the private scratch folders.
+fn system_view() -> Vec<String> {
+    let mut args = Vec::new();
+    for dir in SYSTEM_DIRS {
+        let path = Path::new(dir);
+        match std::fs::read_link(path) {
+            // `/bin -> usr/bin` and the like: the same link inside, pointing into our /usr.
+            Ok(target) => {
+                args.extend(["--symlink".into(), target.display().to_string(), dir.into()])
+            }
+            Err(_) if path.is_dir() => args.extend(["--ro-bind".into(), dir.into(), dir.into()]),
+            Err(_) => {}
+        }
+    }
+    for scratch in ["/tmp", "/run", "/var/tmp"] {
+        args.extend(["--tmpfs".into(), scratch.into()]);
+    }
+    args.extend(["--dev", "/dev", "--proc", "/proc"].map(String::from));
+    args
+}
+
+/// `/etc/resolv.conf` when it links out of `/etc` (systemd-resolved's file under `/run`):
+/// the one file bound, not its folder (which holds resolved's socket), so names resolve.
+fn resolver_outside_etc() -> Option<PathBuf> {
+    let resolved = Path::new("/etc/resolv.conf").canonicalize().ok()?;
+    (!resolved.starts_with("/etc") && resolved.is_file()).then_some(resolved)
+}
+
+/// What stays read-only inside the writable workspace: its `.git` (a hook or a
+/// `core.fsmonitor` planted there would run unconfined at the user's next `git status`),
+/// when it is the workspace's own (a link leaving the workspace is not followed).
+pub fn protected_in(workspace: &Path) -> Vec<PathBuf> {
+    let git = workspace.join(".git");
+    match git.canonicalize() {
+        Ok(real) if real.starts_with(workspace) && real != workspace => vec![real],
+        _ => Vec::new(),
+    }
 }
 
 /// A home worth hiding: absolute, existing, not the root and not /tmp (already private).
@@ -130,14 +205,10 @@ fn hideable_home(home: &Path) -> bool {
 }
 
 /// Finds `bwrap` and checks it can build the namespaces we use; the error says why not.
-fn probe_bubblewrap(network: bool) -> Result<PathBuf, String> {
+fn probe_bubblewrap() -> Result<PathBuf, String> {
     let bwrap = find_on_path("bwrap").ok_or("bubblewrap (bwrap) is not installed")?;
     let mut probe = Command::new(&bwrap);
-    probe.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"]);
-    probe.args(["--die-with-parent", "--new-session"]);
-    if !network {
-        probe.arg("--unshare-net");
-    }
+    probe.args(system_view()).args(["--unshare-all", "--die-with-parent", "--new-session"]);
     probe.args(["--", "/bin/true"]).stdin(Stdio::null()).stdout(Stdio::null());
     match probe.output() {
         Ok(out) if out.status.success() => Ok(bwrap),

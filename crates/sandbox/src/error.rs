@@ -23,6 +23,8 @@ pub enum SandboxError {
     PythonMissing(String),
     #[error("{0} exists but holds no bin/python; Preflight never deletes it: move it away or delete it yourself, and the next run creates a fresh one")]
     VenvBroken(PathBuf),
+    #[error("{0} was not made by Preflight's sandbox (it came with the workspace, or was replaced): its programs would run with the user's rights, so it is not used. Move it away or delete it yourself, and the next run creates a fresh one")]
+    VenvForeign(PathBuf),
     #[error("could not create the virtual environment {dir}: {detail}")]
     VenvCreate { dir: PathBuf, detail: String },
     #[error("--confinement bubblewrap was asked for, but {0}")]

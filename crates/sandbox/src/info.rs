@@ -19,15 +19,13 @@ pub struct Package {
 
 /// The venv's packages, or `None` when there is no venv or pip could not list them.
 pub async fn installed(sandbox: &Sandbox, cx: &RequestContext<RoleServer>) -> Option<Vec<Package>> {
-    let python = venv::venv_python(&sandbox.venv());
-    if !python.exists() {
-        return None;
-    }
+    let python = venv::venv_python(&sandbox.usable_venv()?);
     let argv = [python.display().to_string(), "-m".into(), "pip".into(), "list".into()];
     let mut argv = argv.to_vec();
     argv.extend(["--format=json".into(), "--disable-pip-version-check".into()]);
     let cwd = sandbox.workspace().to_path_buf();
-    let outcome = sandbox.run_argv(argv, cwd, Duration::from_secs(120), cx).await.ok()?;
+    let request = sandbox.request(argv, cwd, Duration::from_secs(120));
+    let outcome = sandbox.execute(request, cx).await.ok()?;
     let mut packages: Vec<Package> = serde_json::from_str(outcome.stdout.trim()).ok()?;
     packages.sort_by_key(|p| p.name.to_lowercase());
     Some(packages)
@@ -51,6 +49,7 @@ pub async fn sandbox_info(sandbox: &Sandbox, cx: &RequestContext<RoleServer>) ->
     let version = python.version().await;
     let venv = sandbox.venv();
     let venv_exists = venv::venv_python(&venv).exists();
+    let venv_ours = sandbox.usable_venv().is_some();
     let packages = installed(sandbox, cx).await;
     let mut text = String::new();
     if let Some(banner) = jail.result_banner() {
@@ -63,7 +62,11 @@ pub async fn sandbox_info(sandbox: &Sandbox, cx: &RequestContext<RoleServer>) ->
         python.interpreter.display(),
         python.chosen_because
     ));
-    let state = if venv_exists { "exists" } else { "not created yet: made on the first run" };
+    let state = match (venv_exists, venv_ours) {
+        (true, true) => "exists",
+        (true, false) => "NOT USED: it was not made by this sandbox (it came with the workspace)",
+        (false, _) => "not created yet: made on the first run",
+    };
     text.push_str(&format!("Venv: {} ({state})\n", venv.display()));
     let listed = packages.as_deref().map(names_and_versions);
     text.push_str(&format!(
@@ -77,7 +80,7 @@ pub async fn sandbox_info(sandbox: &Sandbox, cx: &RequestContext<RoleServer>) ->
         "network": jail.network,
         "limits": jail.limits.describe(),
         "python": {"interpreter": python.interpreter, "chosen_because": python.chosen_because, "version": version},
-        "venv": {"path": venv, "exists": venv_exists},
+        "venv": {"path": venv, "exists": venv_exists, "ours": venv_ours},
         "packages": packages.unwrap_or_default(),
     }));
     result

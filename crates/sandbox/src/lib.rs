@@ -4,13 +4,19 @@
 //! The engine runs it as the `code-sandbox` entry of a chat with a workspace:
 //!
 //! ```text
-//! preflight-sandbox --workspace DIR [--no-network] [--confinement auto|bubblewrap|none]
+//! preflight-sandbox --workspace DIR [--network] [--confinement auto|bubblewrap|none]
 //!                   [--max-processes N] [--memory-mib N] [--python PATH]
 //! ```
 //!
 //! - `--workspace DIR` (required): commands run there, read-write; the venv lives in
 //!   `DIR/.sandbox/venv`, created on first need with `/usr/bin/python3 -m venv` and reused.
-//! - `--no-network`: bubblewrap's `--unshare-net` (only loopback, down). Default: network on.
+//! - The network: `install_packages` has the host's; commands and Python have none (a network
+//!   namespace of their own) unless `--network` gives it to them too (`[sandbox] network`).
+//!   `--no-network`, once the switch, is the default and still accepted.
+//! - The view (`confine.rs`): an allowlist, not the host's root with parts hidden: `/usr`,
+//!   `/etc` and the `/bin`, `/lib*` links read-only, fresh `/dev`, `/proc`, `/tmp`, `/run` and
+//!   `/var/tmp`, an empty home, the workspace read-write with its `.git` read-only on top. No
+//!   host socket path exists inside.
 //! - `--confinement auto` (default) uses bubblewrap when it is installed and can build its
 //!   namespaces here, otherwise runs unconfined and says so in every tool description, in
 //!   `sandbox_info` and on the first line of every result. `bubblewrap` refuses to start
@@ -19,6 +25,9 @@
 //!   a child cgroup (v1 `pids`/`memory`, or v2), or a systemd user scope; `sandbox_info` says
 //!   which hold.
 //! - `--python PATH`: the interpreter that creates the venv (default Debian's `/usr/bin/python3`).
+//! - `--state-dir DIR`: where the venvs it made are recorded (the engine gives the data
+//!   folder's `sandbox/`); a `.sandbox/venv` not recorded there came with the workspace and is
+//!   neither run nor put on PATH (`venv.rs`).
 //!
 //! Tools: `run_command {command, timeout_s?, cwd?}`, `run_python {code, timeout_s?}`,
 //! `install_packages {packages, timeout_s?}`, `sandbox_info {}`. Runs return text and

@@ -32,12 +32,15 @@ pub struct Limits {
     pub mechanism: LimitMechanism,
     pub max_processes: u32,
     pub memory_bytes: u64,
+    /// The largest file a run may write (`RLIMIT_FSIZE`, set on every run whatever the
+    /// mechanism): the cap on what one command puts on the disk in one file.
+    pub file_bytes: u64,
     next_run: AtomicU64,
 }
 
 impl Limits {
     /// Finds the first mechanism that works here: cgroup v1, cgroup v2, a systemd user scope.
-    pub fn detect(max_processes: u32, memory_mib: u64) -> Limits {
+    pub fn detect(max_processes: u32, memory_mib: u64, file_mib: u64) -> Limits {
         let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
         let pids = v1_dir(&own, "pids");
         let memory = v1_dir(&own, "memory");
@@ -52,11 +55,32 @@ impl Limits {
             LimitMechanism::None { reason: reason.into() }
         };
         let memory_bytes = memory_mib.saturating_mul(1024 * 1024);
-        Limits { mechanism, max_processes, memory_bytes, next_run: AtomicU64::new(0) }
+        let file_bytes = file_mib.saturating_mul(1024 * 1024);
+        Limits { mechanism, max_processes, memory_bytes, file_bytes, next_run: AtomicU64::new(0) }
+    }
+
+    /// The note for a run that hit the file cap: killed by `SIGXFSZ` (exit 153), or told
+    /// "File too large" (`EFBIG`, which Python and programs ignoring the signal get).
+    pub fn file_cap_note(&self, exit_code: i32, stderr: &str) -> Option<String> {
+        let hit = exit_code == 128 + libc::SIGXFSZ
+            || stderr.contains("File too large")
+            || stderr.contains("File size limit exceeded");
+        hit.then(|| {
+            format!(
+                "the file size cap was reached: no file may grow past {} MiB in the sandbox \
+                 ([sandbox] max_file_mib)",
+                self.file_bytes / (1024 * 1024)
+            )
+        })
     }
 
     /// Which limits hold, in plain words.
     pub fn describe(&self) -> String {
+        let files = format!("files of at most {} MiB", self.file_bytes / (1024 * 1024));
+        format!("{}, {files}", self.describe_cgroups())
+    }
+
+    fn describe_cgroups(&self) -> String {
         let (procs, mib) = (self.max_processes, self.memory_bytes / (1024 * 1024));
         match &self.mechanism {
             LimitMechanism::CgroupV1 { pids, memory } => {

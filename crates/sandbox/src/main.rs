@@ -2,7 +2,7 @@
 
 use preflight_sandbox::cli::{self, Command};
 use preflight_sandbox::confine::Jail;
-use preflight_sandbox::venv::Python;
+use preflight_sandbox::venv::{Python, Records};
 use preflight_sandbox::{Sandbox, SandboxError, SandboxServer};
 use rmcp::ServiceExt;
 use std::process::ExitCode;
@@ -40,7 +40,9 @@ fn main() -> ExitCode {
     let server_env = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .collect();
-    let sandbox = Sandbox::new(jail, Python::resolve(options.python.clone()), server_env);
+    let python = Python::resolve(options.python.clone());
+    let records = Records::resolve(options.state_dir.clone());
+    let sandbox = Sandbox::new(jail, python, records, server_env);
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
     let runtime = match runtime {

@@ -2,7 +2,7 @@
 //! helper made ready there ahead of time, `prepared.rs`, or spawned directly), both streams'
 //! tails captured, the timeout enforced, and nothing left behind.
 
-use crate::confine::Jail;
+use crate::confine::{Jail, Reach};
 use crate::error::SandboxError;
 use crate::output::{TailBuffer, STREAM_CAP};
 use std::future::Future;
@@ -11,20 +11,23 @@ use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 use tokio::task::JoinHandle;
 
 /// How long to wait for the streams to close once the command and its group are gone.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
-/// What to run, where, for how long, with which environment.
+/// What to run, where, for how long, with which environment, reaching what.
 #[derive(Debug, Clone)]
 pub struct RunRequest {
     pub argv: Vec<String>,
     pub cwd: PathBuf,
     pub timeout: Duration,
     pub env: Vec<(String, String)>,
+    pub reach: Reach,
+    /// Bytes for the command's stdin (`run_python`'s program), else it reads nothing.
+    pub stdin: Option<Vec<u8>>,
 }
 
 /// A finished run (DESIGN §11's `structuredContent`, plus what the limits did).
@@ -47,30 +50,38 @@ pub async fn run(
     cancelled: impl Future<Output = ()>,
 ) -> Result<RunOutcome, SandboxError> {
     let started = Instant::now();
-    let words = jail.wrap(&request.cwd, &request.argv);
-    let (mut child, cgroups) = match jail.launcher.start(&words, request).await {
+    let words = jail.wrap(&request.cwd, &request.reach, &request.argv);
+    // A ready helper's stdin carries its order, so a run with input of its own starts directly.
+    let ready = match request.stdin {
+        None => jail.launcher.start(&words, request).await,
+        Some(_) => None,
+    };
+    let (mut child, cgroups) = match ready {
         Some(ready) => ready?,
         None => {
             let cgroups = jail.limits.create_run()?;
-            (spawn(&words, request, cgroups.join_fds())?, cgroups)
+            (spawn(&words, request, cgroups.join_fds(), jail.limits.file_bytes)?, cgroups)
         }
     };
     jail.launcher.replenish(&jail.limits);
+    feed(&mut child, request.stdin.clone());
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     let (status, timed_out) = wait_or_kill(&mut child, request.timeout, cancelled).await?;
     if let Some(leader) = child.id() {
         kill_group(leader);
     }
-    let limit_notes = cgroups.events();
+    let mut limit_notes = cgroups.events();
     // Anything left (a child that left the process group) is killed now; waiting for the
     // cgroups to empty and removing them happens off the result's path.
     cgroups.kill_remaining();
     drop(tokio::task::spawn_blocking(move || cgroups.finish()));
     let (stdout, out_cut) = collect(stdout).await;
     let (stderr, err_cut) = collect(stderr).await;
+    let exit_code = exit_code(status);
+    limit_notes.extend(jail.limits.file_cap_note(exit_code, &stderr));
     Ok(RunOutcome {
-        exit_code: exit_code(status),
+        exit_code,
         stdout,
         stderr,
         timed_out,
@@ -84,23 +95,39 @@ fn spawn(
     words: &[String],
     request: &RunRequest,
     join_fds: Vec<i32>,
+    file_bytes: u64,
 ) -> Result<Child, SandboxError> {
     let mut command = Command::new(&words[0]);
     command.args(&words[1..]).env_clear().envs(request.env.iter().cloned());
-    command.current_dir(&request.cwd).stdin(Stdio::null());
+    let stdin = if request.stdin.is_some() { Stdio::piped() } else { Stdio::null() };
+    command.current_dir(&request.cwd).stdin(stdin);
     command.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     command.process_group(0);
-    join_before_exec(&mut command, join_fds);
+    join_before_exec(&mut command, join_fds, file_bytes);
     command.spawn().map_err(|source| SandboxError::Spawn { program: words[0].clone(), source })
 }
 
+/// Writes `input` to the child's stdin in the background and closes it; a command that exits
+/// without reading it all only ends the write.
+fn feed(child: &mut Child, input: Option<Vec<u8>>) {
+    let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) else { return };
+    tokio::spawn(async move {
+        let _ = stdin.write_all(&input).await;
+    });
+}
+
 /// Makes the child join the cgroups behind `join_fds` between fork and exec, so it is
-/// inside before it can start anything.
-pub(crate) fn join_before_exec(command: &mut Command, join_fds: Vec<i32>) {
+/// inside before it can start anything, and caps the files it (and all it starts) may write
+/// at `file_bytes`.
+pub(crate) fn join_before_exec(command: &mut Command, join_fds: Vec<i32>, file_bytes: u64) {
     // SAFETY: between fork and exec the closure only calls write(2) on descriptors the parent
-    // holds open, which is async-signal-safe, and allocates nothing.
+    // holds open and setrlimit(2), both async-signal-safe, and allocates nothing.
     unsafe {
         command.pre_exec(move || {
+            let cap = libc::rlimit { rlim_cur: file_bytes, rlim_max: file_bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &cap) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             for fd in &join_fds {
                 // "0" moves the writing process: the child joins before it can fork.
                 if libc::write(*fd, b"0".as_ptr().cast(), 1) < 0 {

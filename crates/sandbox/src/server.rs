@@ -1,11 +1,11 @@
 //! The MCP server: lists the four tools and runs them for one workspace. One `Sandbox` owns
 //! the jail, the interpreter choice and the venv's creation lock.
 
-use crate::confine::Jail;
+use crate::confine::{Jail, Reach};
 use crate::error::SandboxError;
 use crate::run::{run, RunOutcome, RunRequest};
 use crate::tools::{self, InstallPackagesArgs, RunCommandArgs, RunPythonArgs};
-use crate::venv::{self, Python};
+use crate::venv::{self, Python, Records};
 use crate::{env, info, paths};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -14,7 +14,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,10 +22,11 @@ use std::time::Duration;
 pub struct Sandbox {
     pub jail: Jail,
     pub python: Python,
+    /// The venvs this sandbox made (only those are used).
+    pub records: Records,
     /// The server's environment, read once at start; runs see only its allowlist.
     pub server_env: Vec<(String, String)>,
     venv_creation: tokio::sync::Mutex<()>,
-    next_script: AtomicU64,
 }
 
 /// The rmcp handler around a shared [`Sandbox`].
@@ -34,9 +34,14 @@ pub struct Sandbox {
 pub struct SandboxServer(pub Arc<Sandbox>);
 
 impl Sandbox {
-    pub fn new(jail: Jail, python: Python, server_env: Vec<(String, String)>) -> Sandbox {
-        let (venv_creation, next_script) = (tokio::sync::Mutex::new(()), AtomicU64::new(0));
-        Sandbox { jail, python, server_env, venv_creation, next_script }
+    pub fn new(
+        jail: Jail,
+        python: Python,
+        records: Records,
+        server_env: Vec<(String, String)>,
+    ) -> Sandbox {
+        let venv_creation = tokio::sync::Mutex::new(());
+        Sandbox { jail, python, records, server_env, venv_creation }
     }
 
     pub fn workspace(&self) -> &Path {
@@ -50,19 +55,54 @@ impl Sandbox {
     /// Creates the venv on first need; concurrent first calls create it once.
     pub async fn ensure_venv(&self) -> Result<(), SandboxError> {
         let _creating = self.venv_creation.lock().await;
-        venv::ensure(&self.python, &self.venv()).await
+        venv::ensure(&self.python, &self.venv(), &self.records).await
     }
 
-    /// Runs `argv` confined, in `cwd`, with the allowlisted environment.
-    pub async fn run_argv(
+    /// The venv when it is there and this sandbox made it: only then is its `bin` on PATH
+    /// and its interpreter run (a repository's own `.sandbox/venv` could fake any program).
+    pub fn usable_venv(&self) -> Option<PathBuf> {
+        let venv = self.venv();
+        (venv::venv_python(&venv).exists() && self.records.is_ours(&venv)).then_some(venv)
+    }
+
+    /// A run of `argv` in `cwd`: the allowlisted environment without pip's settings, the
+    /// network only when the server was started with it, nothing on stdin.
+    pub fn request(&self, argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> RunRequest {
+        let env = self.environment(false);
+        let reach = Reach { network: self.jail.network, read_only: Vec::new() };
+        RunRequest { argv, cwd, timeout, env, reach, stdin: None }
+    }
+
+    /// The allowlisted environment, its `HOME` the empty home the jail made (at the home's
+    /// canonical path, so a `HOME` through a link still names a folder that exists inside).
+    fn environment(&self, pip: bool) -> Vec<(String, String)> {
+        let venv = self.usable_venv();
+        let mut env = env::allowlisted(self.server_env.iter().cloned(), venv.as_deref(), pip);
+        if let (true, Some(home)) = (self.jail.is_confined(), &self.jail.home) {
+            for (key, value) in &mut env {
+                if key == "HOME" {
+                    *value = home.display().to_string();
+                }
+            }
+        }
+        env
+    }
+
+    /// A run of pip: its `PIP_*` settings, the network, and its local `find-links` folders
+    /// visible read-only.
+    pub fn pip_request(&self, argv: Vec<String>, timeout: Duration) -> RunRequest {
+        let mut request = self.request(argv, self.workspace().to_path_buf(), timeout);
+        request.env = self.environment(true);
+        request.reach = Reach { network: true, read_only: env::local_find_links(&request.env) };
+        request
+    }
+
+    /// Runs `request` confined, ending it when the call is cancelled.
+    pub async fn execute(
         &self,
-        argv: Vec<String>,
-        cwd: PathBuf,
-        timeout: Duration,
+        request: RunRequest,
         context: &RequestContext<RoleServer>,
     ) -> Result<RunOutcome, SandboxError> {
-        let env = env::allowlisted(self.server_env.iter().cloned(), &self.venv());
-        let request = RunRequest { argv, cwd, timeout, env };
         run(&self.jail, &request, context.ct.cancelled()).await
     }
 
@@ -79,7 +119,7 @@ impl Sandbox {
             Err(e) => vec![format!("note: no Python venv on PATH: {e}")],
         };
         let argv = vec!["/bin/sh".into(), "-c".into(), args.command];
-        let outcome = self.run_argv(argv, cwd, timeout, cx).await?;
+        let outcome = self.execute(self.request(argv, cwd, timeout), cx).await?;
         Ok(tools::run_result(self.jail.result_banner().as_deref(), &outcome, &notes))
     }
 
@@ -90,19 +130,15 @@ impl Sandbox {
     ) -> Result<CallToolResult, SandboxError> {
         let timeout = tools::timeout(args.timeout_s)?;
         self.ensure_venv().await?;
-        // A transient file of ours, removed after the run (the rest of .sandbox is never deleted).
-        let dir = self.workspace().join(".sandbox").join("tmp");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| SandboxError::io(format!("creating {}", dir.display()), e))?;
-        let n = self.next_script.fetch_add(1, Ordering::Relaxed);
-        let script = dir.join(format!("run_python-{}-{n}.py", std::process::id()));
-        std::fs::write(&script, &args.code)
-            .map_err(|e| SandboxError::io(format!("writing {}", script.display()), e))?;
+        // The code goes in on the run's stdin (`python -` reads the whole program, then runs
+        // it): nothing is written in the workspace from out here, where a link planted by an
+        // earlier run could point a write at any file of the user's.
         let python = venv::venv_python(&self.venv()).display().to_string();
-        let argv = vec![python, script.display().to_string()];
-        let outcome = self.run_argv(argv, self.workspace().to_path_buf(), timeout, cx).await;
-        let _ = std::fs::remove_file(&script);
-        Ok(tools::run_result(self.jail.result_banner().as_deref(), &outcome?, &[]))
+        let argv = vec![python, "-".into()];
+        let mut request = self.request(argv, self.workspace().to_path_buf(), timeout);
+        request.stdin = Some(args.code.into_bytes());
+        let outcome = self.execute(request, cx).await?;
+        Ok(tools::run_result(self.jail.result_banner().as_deref(), &outcome, &[]))
     }
 
     async fn install_packages(
@@ -121,7 +157,7 @@ impl Sandbox {
         let mut argv = vec![python, "-m".into(), "pip".into(), "install".into()];
         argv.extend(["--disable-pip-version-check".into(), "--no-input".into(), "--".into()]);
         argv.extend(args.packages);
-        let outcome = self.run_argv(argv, self.workspace().to_path_buf(), timeout, cx).await?;
+        let outcome = self.execute(self.pip_request(argv, timeout), cx).await?;
         let after = info::installed(self, cx).await.unwrap_or_default();
         let changed = info::changed(&before, &after);
         let line = match (outcome.exit_code, changed.is_empty()) {

@@ -62,11 +62,69 @@ pub fn venv_python(venv: &Path) -> PathBuf {
     venv.join("bin").join("python")
 }
 
+/// The venvs this sandbox made, recorded outside every workspace (`--state-dir`): a venv a
+/// repository brings along (`.sandbox/venv` committed, or copied in) is not one of them, and
+/// its programs are never run or put on PATH. A record names the venv folder's and its
+/// `pyvenv.cfg`'s device and inode, which a clone or a copy cannot reproduce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Records {
+    pub dir: PathBuf,
+}
+
+impl Records {
+    /// `--state-dir`, else `$XDG_STATE_HOME/preflight/sandbox` (`~/.local/state/…`).
+    pub fn resolve(explicit: Option<PathBuf>) -> Records {
+        let state = || {
+            let xdg = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from);
+            let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state"));
+            xdg.filter(|p| p.is_absolute()).or(home).unwrap_or_else(std::env::temp_dir)
+        };
+        Records { dir: explicit.unwrap_or_else(|| state().join("preflight/sandbox")) }
+    }
+
+    fn file_of(&self, venv: &Path) -> PathBuf {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(venv.as_os_str().as_encoded_bytes());
+        let name: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+        self.dir.join("venvs").join(name)
+    }
+
+    /// Whether `venv` is the one this sandbox made.
+    pub fn is_ours(&self, venv: &Path) -> bool {
+        let recorded = std::fs::read_to_string(self.file_of(venv)).unwrap_or_default();
+        identity(venv).is_some_and(|now| recorded.lines().next() == Some(now.as_str()))
+    }
+
+    fn record(&self, venv: &Path) -> Result<(), SandboxError> {
+        let file = self.file_of(venv);
+        let failed =
+            |e| SandboxError::io(format!("recording the new venv in {}", file.display()), e);
+        let now = identity(venv)
+            .ok_or_else(|| failed(std::io::Error::other("the new venv has no pyvenv.cfg")))?;
+        std::fs::create_dir_all(file.parent().unwrap_or(&self.dir)).map_err(failed)?;
+        let temporary = file.with_extension("new");
+        std::fs::write(&temporary, format!("{now}\n{}\n", venv.display())).map_err(failed)?;
+        std::fs::rename(&temporary, &file).map_err(failed)
+    }
+}
+
+/// `dev:ino dev:ino` of the venv folder and its `pyvenv.cfg` (links not followed).
+fn identity(venv: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let folder = std::fs::symlink_metadata(venv).ok().filter(|m| m.is_dir())?;
+    let config = std::fs::symlink_metadata(venv.join("pyvenv.cfg")).ok().filter(|m| m.is_file())?;
+    Some(format!("{}:{} {}:{}", folder.dev(), folder.ino(), config.dev(), config.ino()))
+}
+
 /// Creates the venv unless it exists; an existing folder without `bin/python` is refused, not
-/// replaced. A missing interpreter or venv module names what to install.
-pub async fn ensure(python: &Python, venv: &Path) -> Result<(), SandboxError> {
-    if venv_python(venv).exists() {
-        return Ok(());
+/// replaced, and so is one this sandbox did not make. A missing interpreter or venv module
+/// names what to install.
+pub async fn ensure(python: &Python, venv: &Path, records: &Records) -> Result<(), SandboxError> {
+    if venv_python(venv).exists() || std::fs::symlink_metadata(venv_python(venv)).is_ok() {
+        return match records.is_ours(venv) {
+            true => Ok(()),
+            false => Err(SandboxError::VenvForeign(venv.to_path_buf())),
+        };
     }
     if venv.exists() {
         return Err(SandboxError::VenvBroken(venv.to_path_buf()));
@@ -87,7 +145,7 @@ pub async fn ensure(python: &Python, venv: &Path) -> Result<(), SandboxError> {
     if !out.status.success() {
         return Err(failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
     }
-    Ok(())
+    records.record(venv)
 }
 
 async fn check_venv_module(python: &Python) -> Result<(), SandboxError> {

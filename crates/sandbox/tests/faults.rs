@@ -127,11 +127,26 @@ async fn runs_from_a_ready_helper_are_confined_and_limited_like_the_first() -> R
     let server = start(&["--max-processes", "64"], &[("PREFLIGHT_SECRET", "s3cret")]).await?;
     let mut groups = Vec::new();
     for _ in 0..4 {
-        let run = server.run("grep pids /proc/self/cgroup; env", 30).await?;
+        // Inside, a cgroup namespace shows the run's own group as the root; the host sees it.
+        let seconds = format!("1.{}", marker());
+        let command = format!("grep pids /proc/self/cgroup; env; sleep {seconds}");
+        let seen_from_host = async {
+            for _ in 0..3000 {
+                if let Some(pid) = processes_running(&["sleep", &seconds]).first() {
+                    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup"));
+                    return text.unwrap_or_default();
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            String::new()
+        };
+        let (run, host) = tokio::join!(server.run(&command, 30), seen_from_host);
+        let run = run?;
         assert_eq!(run.exit_code, 0, "{}", run.text);
         assert!(!run.stdout.contains("s3cret"), "{}", run.stdout);
-        let group = run.stdout.lines().next().unwrap_or_default().to_owned();
-        assert!(group.contains("preflight-sandbox-"), "each run in its own cgroup: {group}");
+        assert!(run.stdout.lines().next().is_some_and(|l| l.ends_with(":/")), "{}", run.stdout);
+        let group = host.lines().find(|l| l.contains("pids")).unwrap_or_default().to_owned();
+        assert!(group.contains("preflight-sandbox-"), "each run in its own cgroup: {host}");
         groups.push(group);
     }
     groups.dedup();
@@ -151,5 +166,26 @@ async fn runs_from_a_ready_helper_are_confined_and_limited_like_the_first() -> R
         helpers.iter().all(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
     });
     assert!(gone, "the waiting helper outlived its server");
+    Ok(())
+}
+
+/// A run cannot fill the disk with one file: past `--max-file-mib` the write fails (a shell
+/// is killed by SIGXFSZ, Python gets "File too large") and the result says which cap it was.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_past_the_write_cap_is_refused_and_said() -> Result<()> {
+    let server = start(&["--max-file-mib", "1"], &[]).await?;
+    let run = server.run("head -c 3000000 /dev/zero > big.bin", 30).await?;
+    assert_eq!(run.exit_code, 153, "{}", run.text);
+    assert!(run.text.contains("the file size cap was reached"), "{}", run.text);
+    assert!(run.text.contains("1 MiB"), "{}", run.text);
+    let written = std::fs::metadata(server.workspace().join("big.bin"))?.len();
+    assert!(written <= 1024 * 1024, "{written} bytes written");
+    let code = "open('py.bin', 'wb').write(b'x' * 3_000_000)";
+    let run = Run::from(server.call("run_python", json!({"code": code})).await?)?;
+    assert_ne!(run.exit_code, 0, "{}", run.text);
+    assert!(run.stderr.contains("File too large"), "{}", run.text);
+    assert!(run.text.contains("the file size cap was reached"), "{}", run.text);
+    // Under the cap everything is as before.
+    assert_eq!(server.run("head -c 1000 /dev/zero | wc -c", 30).await?.stdout, "1000\n");
     Ok(())
 }

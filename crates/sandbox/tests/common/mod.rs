@@ -31,10 +31,13 @@ pub async fn start(args: &[&str], env: &[(&str, &str)]) -> Result<Server> {
 pub async fn start_in(workspace: TempDir, args: &[&str], env: &[(&str, &str)]) -> Result<Server> {
     let homes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/sandbox-test-homes");
     std::fs::create_dir_all(&homes)?;
-    let home = tempfile::tempdir_in(homes)?;
+    let home = tempfile::tempdir_in(&homes)?;
     std::fs::write(home.path().join("secret.txt"), "the user's private file")?;
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_preflight-sandbox"));
     command.arg("--workspace").arg(workspace.path()).args(args);
+    // One record of the venvs made, for every server of every test (as the data folder's is
+    // for every chat): a workspace served again finds its venv recorded.
+    command.arg("--state-dir").arg(homes.join("../sandbox-test-state"));
     command.env("HOME", home.path());
     command.env("OPENAI_API_KEY", PROVIDER_KEY).env("ANTHROPIC_API_KEY", PROVIDER_KEY);
     command.envs(env.iter().copied());
