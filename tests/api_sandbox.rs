@@ -218,3 +218,81 @@ async fn without_a_sandbox_a_gate_is_refused_and_the_chat_goes_on() {
     assert_eq!(sandbox["available"], false, "{sandbox}");
     assert!(!workspace.path().join(".sandbox").exists(), "nothing ran in the workspace");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workspace_too_wide_is_refused() {
+    let serve = Serve::start("");
+    let data = serve.home_path().to_path_buf();
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".to_owned());
+    let holder = data.parent().unwrap().to_path_buf();
+    let project = tempfile::tempdir().unwrap();
+    for (folder, why) in [
+        (std::path::PathBuf::from("/"), "the root of the file system"),
+        (std::path::PathBuf::from(&home), "your home folder"),
+        (data.clone(), "Preflight's data folder"),
+        (holder, "Preflight's data folder or holds it"),
+    ] {
+        let (status, body) = serve.post("/v1/chats", json!({"workspace": folder})).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (400, Some("ERR_BAD_REQUEST")),
+            "{body}"
+        );
+        assert!(body["error"]["message"].as_str().unwrap().contains(why), "{body}");
+    }
+    let (_, chats) = serve.get("/v1/chats").await;
+    assert_eq!(chats["chats"].as_array().map(Vec::len), Some(0), "nothing was created: {chats}");
+    // A project folder is fine; moving that chat to `/` is refused and changes nothing.
+    let id = serve.create_chat(json!({"workspace": project.path()})).await;
+    let (status, body) =
+        serve.request("PATCH", &format!("/v1/chats/{id}"), Some(json!({"workspace": "/"}))).await;
+    assert_eq!(status, 400, "{body}");
+    let chat = serve.chat(&id).await;
+    let kept = project.path().to_string_lossy().into_owned();
+    assert_eq!(
+        chat["chat"]["workspace"].as_str().or(chat["workspace"].as_str()),
+        Some(kept.as_str()),
+        "{chat}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_executor_cannot_write_into_git_through_the_filesystem_server() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(workspace.path().join(".git/hooks")).unwrap();
+    std::fs::write(workspace.path().join(".git/config"), "[core]\n").unwrap();
+    let ws = workspace.path().canonicalize().unwrap();
+    let hook = ws.join(".git/hooks/pre-commit").display().to_string();
+    let write = |path: &str| {
+        call(
+            "mcp_filesystem_write_file",
+            json!({"path": path, "content": "#!/bin/sh\ntouch /tmp/pwned\n"}),
+        )
+    };
+    let allowed = ws.join("notes.txt").display().to_string();
+    let script = Script::new().route(planner(), [plan("One step", &["Write"])]).route(
+        anyone(),
+        [
+            write(&hook),
+            write(&format!("{}/.git/config", ws.display())),
+            write(&allowed),
+            Reply::text("Tried."),
+        ],
+    );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    events.wait_for_phase("idle").await;
+    let requests = provider.requests();
+    let first = last_tool_result(&requests, 2);
+    assert!(first.contains("may not write into the workspace's `.git`"), "{first}");
+    let second = last_tool_result(&requests, 3);
+    assert!(second.contains("may not write into the workspace's `.git`"), "{second}");
+    assert!(!ws.join(".git/hooks/pre-commit").exists());
+    assert_eq!(std::fs::read_to_string(ws.join(".git/config")).unwrap(), "[core]\n");
+    assert!(ws.join("notes.txt").exists(), "{}", last_tool_result(&requests, 4));
+}

@@ -67,7 +67,7 @@ pub fn sandbox_default(
         .filter(|(name, _)| name.starts_with("PIP_"))
         .collect();
     env.sort();
-    SandboxDefault { program, network: true, env }
+    SandboxDefault { program, network: true, max_file_mib: None, env }
 }
 
 /// [`fs_server`] for this process: `$PREFLIGHT_FS_SERVER` and its own path.

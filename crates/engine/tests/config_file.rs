@@ -18,7 +18,10 @@ fn a_missing_file_is_the_defaults() {
     assert_eq!(config, Config::default());
     assert_eq!(config.provider.kind, ProviderKind::Embedded);
     assert_eq!(config.plan_mode, PlanModeDefaults { enabled: true, auto_approve: false });
-    assert_eq!(config.sandbox, SandboxSettings { enabled: true, network: true });
+    assert_eq!(
+        config.sandbox,
+        SandboxSettings { enabled: true, network: false, max_file_mib: None }
+    );
 }
 
 #[test]
@@ -40,9 +43,10 @@ model = "qwen2.5:32b"
 enabled = true
 auto_approve = false
 
-[sandbox]             # the code sandbox of chats with a workspace; defaults: both true
+[sandbox]             # the code sandbox of chats with a workspace; defaults: enabled, no network
 enabled = true
-network = false
+network = true
+max_file_mib = 512    # the largest file a run may write (default 4096)
 "#,
     )
     .unwrap();
@@ -62,7 +66,10 @@ network = false
         "the planner retries at most twice within 10 s"
     );
     assert_eq!(config.planner_settings().model, "qwen2.5:32b");
-    assert_eq!(config.sandbox, SandboxSettings { enabled: true, network: false });
+    assert_eq!(
+        config.sandbox,
+        SandboxSettings { enabled: true, network: true, max_file_mib: Some(512) }
+    );
 }
 
 #[test]

@@ -135,3 +135,52 @@ async fn an_http_sse_server_works_when_asked_for_and_as_the_fallback_of_an_untyp
         host.shutdown().await;
     }
 }
+
+/// A loopback port answering every request with a redirect to `location`.
+fn redirecting_to(location: String) -> std::net::SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut request = [0u8; 8192];
+            let _ = stream.read(&mut request);
+            let answer = format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            let _ = stream.write_all(answer.as_bytes());
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_another_origin_is_refused_and_sends_it_nothing() {
+    use std::io::Read;
+    // The other origin: records whatever reaches it (it would see the entry's key).
+    let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let elsewhere_addr = elsewhere.local_addr().unwrap();
+    let seen = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for mut stream in elsewhere.incoming().flatten() {
+            let mut bytes = [0u8; 8192];
+            let n = stream.read(&mut bytes).unwrap_or(0);
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&bytes[..n]));
+        }
+    });
+    let origin = redirecting_to(format!("http://{elsewhere_addr}/mcp"));
+    for kind in ["http", "sse"] {
+        let home = Home::new();
+        let entry = json!({"mcpServers": {"remote": {"type": kind, "url": format!("http://{origin}/mcp"),
+            "headers": {"X-Api-Key": "preflight-secret-key"}}}});
+        home.write_mcp_json(&entry);
+        let host = home.host();
+        let tools = host.tools(Profile::Execution, Some(home.ws())).await.unwrap();
+        let why = format!("{:?}", tools.unavailable);
+        // reqwest keeps the policy's own words inside its error; its message names the redirect.
+        assert!(why.contains("redirect") || why.contains("another origin"), "{kind}: {why}");
+        host.shutdown().await;
+    }
+    assert_eq!(seen.lock().unwrap().as_str(), "", "the other origin got a request");
+}

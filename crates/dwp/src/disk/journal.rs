@@ -35,11 +35,25 @@ pub(crate) struct Recovery {
     pub(crate) removed: Vec<String>,
 }
 
+/// The largest commit marker read (it names a few files).
+const MARKER_CAP: usize = 64 * 1024;
+
 /// Finishes or discards what a crashed writer left. Call with the lock held.
 pub(crate) fn recover(dir: &Path) -> Result<Recovery, DwpError> {
     let mut recovery = Recovery::default();
     let marker = dir.join(MARKER);
-    match fs::read_to_string(&marker) {
+    // The marker as a regular file of at most 64 KiB, never through a link (a planted
+    // `.commit -> /dev/zero` is an error, not a read without end).
+    let read = preflight_files::read_regular_capped(dir, Path::new(MARKER), MARKER_CAP);
+    let read = match read {
+        Ok(read) if read.truncated => Err(std::io::Error::new(
+            ErrorKind::InvalidData,
+            format!("is over {} KiB: not a commit marker", MARKER_CAP >> 10),
+        )),
+        Ok(read) => Ok(String::from_utf8_lossy(&read.bytes).into_owned()),
+        Err(error) => Err(error.source),
+    };
+    match read {
         Ok(text) => {
             let names: Vec<&str> = text.lines().filter(|name| !name.is_empty()).collect();
             recovery.rolled_forward = names.iter().map(|name| (*name).to_owned()).collect();
@@ -86,6 +100,18 @@ mod tests {
 
     fn read(dir: &Path, name: &str) -> String {
         fs::read_to_string(dir.join(name)).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_planted_marker_is_refused_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join(MARKER)).unwrap();
+        let error = recover(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        std::fs::remove_file(dir.path().join(MARKER)).unwrap();
+        fs::write(dir.path().join(MARKER), vec![b'a'; MARKER_CAP + 1]).unwrap();
+        let error = recover(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("not a commit marker"), "{error}");
     }
 
     #[test]

@@ -127,7 +127,7 @@ fn wait_for_rename(
 impl Drop for PlanLock {
     /// Releases only a lock that is still ours (a broken-and-retaken lock is someone else's).
     fn drop(&mut self) {
-        let owner = fs::read_to_string(self.path.join(OWNER_FILE)).unwrap_or_default();
+        let owner = read_owner(&self.path).unwrap_or_default();
         if owner.lines().any(|line| line.strip_prefix("token=") == Some(self.token.as_str())) {
             let _ = fs::remove_file(self.path.join(OWNER_FILE));
             let _ = fs::remove_dir(&self.path);
@@ -166,9 +166,7 @@ pub(crate) fn inspect(plan_dir: &Path, options: LockOptions) -> LockState {
         .ok()
         .and_then(|at| SystemTime::now().duration_since(at).ok())
         .unwrap_or_default();
-    let Some(owner) =
-        fs::read_to_string(path.join(OWNER_FILE)).ok().and_then(|text| Owner::parse(&text))
-    else {
+    let Some(owner) = read_owner(&path).and_then(|text| Owner::parse(&text)) else {
         if age > OWNERLESS_GRACE {
             let why = format!("no owner file after {}s", age.as_secs());
             return LockState::Stale { owner: "unknown".into(), why, confirmed_dead: false };
@@ -214,8 +212,15 @@ pub(crate) fn break_stale_lock(
     Ok(Some(owner))
 }
 
+/// The lock's owner file: a regular file of at most 4 KiB, never followed through a link (a
+/// workspace may plant `.lock/owner -> /dev/zero`).
+fn read_owner(lock: &Path) -> Option<String> {
+    let read = preflight_files::read_regular_capped(lock, Path::new(OWNER_FILE), 4096).ok()?;
+    (!read.truncated).then(|| String::from_utf8_lossy(&read.bytes).into_owned())
+}
+
 fn owner_is_local_and_alive(lock: &Path) -> bool {
-    let owner = fs::read_to_string(lock.join(OWNER_FILE)).ok().and_then(|text| Owner::parse(&text));
+    let owner = read_owner(lock).and_then(|text| Owner::parse(&text));
     owner.is_some_and(|owner| owner.host == host_name() && process_alive(owner.pid))
 }
 
@@ -284,6 +289,18 @@ fn host_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_planted_owner_file_is_never_read() {
+        let lock = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/zero", lock.path().join(OWNER_FILE)).unwrap();
+        assert_eq!(read_owner(lock.path()), None);
+        std::fs::remove_file(lock.path().join(OWNER_FILE)).unwrap();
+        fs::write(lock.path().join(OWNER_FILE), vec![b'x'; 5000]).unwrap();
+        assert_eq!(read_owner(lock.path()), None, "over the cap");
+        fs::write(lock.path().join(OWNER_FILE), "pid=1\n").unwrap();
+        assert_eq!(read_owner(lock.path()).as_deref(), Some("pid=1\n"));
+    }
 
     fn quick() -> LockOptions {
         LockOptions { wait: Duration::from_millis(30), stale_after: Duration::from_secs(120) }

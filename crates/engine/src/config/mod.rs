@@ -52,16 +52,20 @@ impl Default for ExecutorSettings {
 }
 
 /// `[sandbox]` (DESIGN §11): whether chats with a workspace get Preflight's code sandbox,
-/// and whether commands in it may use the network.
+/// and whether commands and Python in it may use the network (off by default: only pip's
+/// installs reach it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SandboxSettings {
     pub enabled: bool,
     pub network: bool,
+    /// `max_file_mib`: the largest file a run may write; `None` keeps the sandbox's own
+    /// default (4096 MiB).
+    pub max_file_mib: Option<u32>,
 }
 
 impl Default for SandboxSettings {
     fn default() -> SandboxSettings {
-        SandboxSettings { enabled: true, network: true }
+        SandboxSettings { enabled: true, network: false, max_file_mib: None }
     }
 }
 

@@ -23,7 +23,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "idle_timeout_secs",
 ];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
-const SANDBOX_KEYS: &[&str] = &["enabled", "network"];
+const SANDBOX_KEYS: &[&str] = &["enabled", "network", "max_file_mib"];
 const EXECUTOR_KEYS: &[&str] = &["max_rounds"];
 
 /// One table being read: where it is, its dotted name, the file's text for line numbers.
@@ -189,6 +189,7 @@ impl<'a> Section<'a> {
         Ok(SandboxSettings {
             enabled: self.boolean("enabled", defaults.enabled)?,
             network: self.boolean("network", defaults.network)?,
+            max_file_mib: self.positive_integer("max_file_mib")?.or(defaults.max_file_mib),
         })
     }
 

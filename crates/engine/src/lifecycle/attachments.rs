@@ -57,6 +57,9 @@ pub fn check_file(path: &str) -> PickedFile {
     let name = name.unwrap_or_else(|| path.to_owned());
     match source_path(path, None) {
         Ok(source) => {
+            // The chip names the file that is sent, not a link's harmless name.
+            let real = source.file_name().map(|n| n.to_string_lossy().into_owned());
+            let name = real.unwrap_or(name);
             let size = std::fs::metadata(&source).map(|m| m.len()).unwrap_or_default();
             PickedFile { path: path.to_owned(), name, size, error: None }
         }
@@ -129,7 +132,27 @@ pub fn copy_attachments(
     Ok(copies)
 }
 
-/// The file `file` names, made absolute and canonical (so a workspace path is recognised).
+/// Folders of the kernel's files, which are never attached (`/proc/self/environ` looks like
+/// an empty regular file and holds this process's environment).
+const KERNEL_FOLDERS: [&str; 3] = ["/proc", "/sys", "/dev"];
+
+/// `path` with `.` and `..` applied, without looking at the disk.
+fn lexical(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
+/// The file `file` names, made absolute and canonical (so a workspace path is recognised):
+/// a regular file, not the kernel's, and, when named in the workspace, inside it.
 fn source_path(file: &str, workspace: Option<&Path>) -> Result<PathBuf, ApiError> {
     let given = Path::new(file);
     let path = match (given.is_absolute(), workspace) {
@@ -141,8 +164,34 @@ fn source_path(file: &str, workspace: Option<&Path>) -> Result<PathBuf, ApiError
             )))
         }
     };
+    // A relative name climbing out (`../..`) is refused before anything is read.
+    if let Some(folder) =
+        workspace.filter(|folder| !given.is_absolute() && !lexical(&path).starts_with(folder))
+    {
+        return Err(ApiError::bad_request(format!(
+            "attachment {file:?} leads out of the workspace {}: attach that file itself",
+            folder.display()
+        )));
+    }
     let canonical = std::fs::canonicalize(&path)
         .map_err(|error| ApiError::bad_request(format!("attachment {file:?}: {error}")))?;
+    if KERNEL_FOLDERS.iter().any(|folder| canonical.starts_with(folder)) {
+        return Err(ApiError::bad_request(format!(
+            "attachment {file:?} is {}, a file of the system (/proc, /sys, /dev), not a document",
+            canonical.display()
+        )));
+    }
+    // A name in the workspace is a file of the workspace: a link there (a repository may
+    // hold one) does not lead to a file of the user's elsewhere.
+    let named_inside = |folder: &Path| !given.is_absolute() || lexical(&path).starts_with(folder);
+    if let Some(folder) = workspace.filter(|folder| named_inside(folder)) {
+        if !canonical.starts_with(folder) {
+            return Err(ApiError::bad_request(format!(
+                "attachment {file:?} leads out of the workspace (to {}): attach that file itself",
+                canonical.display()
+            )));
+        }
+    }
     let metadata = std::fs::metadata(&canonical)
         .map_err(|error| ApiError::bad_request(format!("attachment {file:?}: {error}")))?;
     if !metadata.is_file() {

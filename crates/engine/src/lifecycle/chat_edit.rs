@@ -51,7 +51,7 @@ impl Engine {
     pub fn update_chat(&self, chat_id: &ChatId, patch: &ChatPatch) -> Result<Chat, ApiError> {
         let title = patch.title.as_deref().map(checked_title).transpose()?;
         let workspace = match &patch.workspace {
-            Some(Some(folder)) => Some(Some(checked_workspace(folder)?)),
+            Some(Some(folder)) => Some(Some(checked_workspace(folder, &self.inner.home)?)),
             Some(None) => Some(None),
             None => None,
         };

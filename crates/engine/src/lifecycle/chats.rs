@@ -34,7 +34,8 @@ pub struct NewChat {
 
 impl Engine {
     pub fn create_chat(&self, request: NewChat) -> Result<Chat, ApiError> {
-        let workspace = request.workspace.as_deref().map(checked_workspace).transpose()?;
+        let workspace = request.workspace.as_deref();
+        let workspace = workspace.map(|w| checked_workspace(w, &self.inner.home)).transpose()?;
         let defaults = &self.inner.defaults;
         let settings = ChatSettings {
             title: match request.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
@@ -130,7 +131,10 @@ impl Engine {
 }
 
 /// A workspace must be an existing folder; a relative path is taken from the current one.
-pub(super) fn checked_workspace(workspace: &str) -> Result<String, ApiError> {
+/// It may not be a folder whose sharing would hand a chat's tools (the filesystem server,
+/// the code sandbox) what no chat may reach: the whole file system, the user's home folder,
+/// or the data folder `data_dir` (every chat, the API token) or a folder holding it.
+pub(super) fn checked_workspace(workspace: &str, data_dir: &Path) -> Result<String, ApiError> {
     let path = Path::new(workspace.trim());
     if workspace.trim().is_empty() || !path.is_dir() {
         return Err(ApiError::bad_request(format!(
@@ -141,7 +145,30 @@ pub(super) fn checked_workspace(workspace: &str) -> Result<String, ApiError> {
         .map_err(|error| ApiError::bad_request(format!("workspace {workspace:?}: {error}")))?;
     // Collecting the components drops a trailing slash and `.` parts.
     let normal: std::path::PathBuf = absolute.components().collect();
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    if let Some(why) = too_wide(&normal, home.as_deref(), data_dir) {
+        return Err(ApiError::bad_request(format!(
+            "workspace {workspace:?} is {why}: a chat's tools could then read and change it all; \
+             choose a project folder instead"
+        )));
+    }
     Ok(normal.to_string_lossy().into_owned())
+}
+
+/// Why `folder` is too wide to be a workspace, compared as real paths (links resolved).
+fn too_wide(folder: &Path, home: Option<&Path>, data_dir: &Path) -> Option<String> {
+    let real = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let folder = real(folder);
+    let data_dir = real(data_dir);
+    if folder == Path::new("/") {
+        Some("the root of the file system".to_owned())
+    } else if home.map(real).is_some_and(|home| home == folder) {
+        Some("your home folder".to_owned())
+    } else if data_dir.starts_with(&folder) {
+        Some(format!("Preflight's data folder or holds it ({})", data_dir.display()))
+    } else {
+        None
+    }
 }
 
 pub(super) fn is_git_repository(workspace: &str) -> bool {

@@ -91,6 +91,10 @@ impl Asker for ChatAsker {
         self.hub.emit(&self.chat_id, Event::ElicitationClosed { id, action: action.to_owned() });
         answer
     }
+
+    fn owner(&self) -> Option<String> {
+        Some(self.chat_id.to_string())
+    }
 }
 
 impl Engine {

@@ -94,14 +94,15 @@ impl EngineOptions {
     }
 }
 
-/// `[sandbox]` over the embedder's sandbox server: off removes it, `network = false` cuts
-/// the network of its runs.
+/// `[sandbox]` over the embedder's sandbox server: off removes it, `network` gives its runs
+/// the network, `max_file_mib` caps the files they write.
 fn apply_sandbox_settings(mcp: &mut McpConfig, settings: crate::config::SandboxSettings) {
     if !settings.enabled {
         mcp.sandbox = None;
     }
     if let Some(sandbox) = &mut mcp.sandbox {
         sandbox.network = settings.network;
+        sandbox.max_file_mib = settings.max_file_mib;
     }
 }
 

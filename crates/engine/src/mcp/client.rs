@@ -1,10 +1,13 @@
 //! Preflight's side of each server connection (rmcp's `ClientHandler`): what it declares in
 //! `initialize`, and the requests a server sends *to* the host.
 //!
-//! - `elicitation/create` goes to whoever is calling a tool of that connection right now
-//!   (the newest call first): each call registers its [`Asker`] for as long as it runs
-//!   ([`Askers::register`]). A planning turn's asker declines and says so to the planner;
-//!   with no call running the request is declined. Nothing here answers on the user's
+//! - `elicitation/create` goes to whoever is calling a tool of that connection right now:
+//!   each call registers its [`Asker`] for as long as it runs ([`Askers::register`]). The
+//!   protocol does not say which call a question belongs to, so it goes to a chat only when
+//!   every running call is that chat's (the newest first); when calls of two chats (or a
+//!   planning turn's and a chat's) overlap on one server, it is declined rather than shown to
+//!   a chat that may not have caused it. A planning turn's asker declines and says so to the
+//!   planner; with no call running the request is declined. Nothing here answers on the user's
 //!   behalf, and no timer does: while a question is open the call's own timeout is paused
 //!   ([`Askers::open_questions`]).
 //! - `sampling/createMessage` is not declared, and rmcp's default answers it with
@@ -81,6 +84,12 @@ pub enum Answer {
 #[async_trait::async_trait]
 pub trait Asker: Send + Sync {
     async fn ask(&self, question: Question) -> Answer;
+
+    /// Whose question it would be (a chat's id); `None` when unknown, which is nobody's but
+    /// its own.
+    fn owner(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The askers of one connection's running calls, newest last.
@@ -119,8 +128,19 @@ impl Askers {
         self.open.load(Ordering::Relaxed)
     }
 
-    fn newest(&self) -> Option<Arc<dyn Asker>> {
-        self.calls.lock().ok()?.last().map(|(_, asker)| Arc::clone(asker))
+    /// The asker a question goes to: the newest call's, when every running call has the
+    /// same owner (or only one runs); `Err` with how many calls overlap otherwise.
+    fn recipient(&self) -> Result<Option<Arc<dyn Asker>>, usize> {
+        let Ok(calls) = self.calls.lock() else { return Ok(None) };
+        let Some((_, newest)) = calls.last() else { return Ok(None) };
+        let owner = newest.owner();
+        let shared = calls.len() == 1
+            || (owner.is_some() && calls.iter().all(|(_, asker)| asker.owner() == owner));
+        if shared {
+            Ok(Some(Arc::clone(newest)))
+        } else {
+            Err(calls.len())
+        }
     }
 }
 
@@ -155,9 +175,20 @@ impl ClientHandler for HostClient {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let question = question_of(&self.server, request)?;
-        let Some(asker) = self.askers.newest() else {
-            tracing::info!(server = %self.server, "elicitation declined: no tool call is running");
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        let asker = match self.askers.recipient() {
+            Ok(Some(asker)) => asker,
+            Ok(None) => {
+                tracing::info!(server = %self.server, "elicitation declined: no tool call is running");
+                return Ok(ElicitResult::new(ElicitationAction::Decline));
+            }
+            Err(calls) => {
+                tracing::info!(
+                    server = %self.server,
+                    calls,
+                    "elicitation declined: calls of different chats overlap, so whose it is is unknown"
+                );
+                return Ok(ElicitResult::new(ElicitationAction::Decline));
+            }
         };
         self.askers.open.fetch_add(1, Ordering::Relaxed);
         let answer = asker.ask(question).await;
@@ -227,7 +258,43 @@ impl Decliner {
 mod tests {
     use serde_json::json;
 
-    use super::{Answer, Asker, Decliner, Question};
+    use std::sync::Arc;
+
+    use super::{Answer, Asker, Askers, Decliner, Question};
+
+    /// The user of one chat, who accepts every question.
+    struct ChatUser(&'static str);
+
+    #[async_trait::async_trait]
+    impl Asker for ChatUser {
+        async fn ask(&self, _question: Question) -> Answer {
+            Answer::Accept { content: serde_json::Map::new() }
+        }
+        fn owner(&self) -> Option<String> {
+            Some(self.0.to_owned())
+        }
+    }
+
+    #[test]
+    fn a_question_goes_to_a_chat_only_when_every_running_call_is_that_chats() {
+        let askers = Arc::new(Askers::default());
+        assert!(matches!(askers.recipient(), Ok(None)), "no call running: nobody");
+        let first = askers.register(Arc::new(ChatUser("chat-a")));
+        let second = askers.register(Arc::new(ChatUser("chat-a")));
+        let owner = askers.recipient().unwrap().and_then(|asker| asker.owner());
+        assert_eq!(owner.as_deref(), Some("chat-a"), "two calls of one chat: that chat");
+        let other = askers.register(Arc::new(ChatUser("chat-b")));
+        assert_eq!(askers.recipient().err(), Some(3), "calls of two chats overlap: nobody");
+        drop((first, second));
+        let owner = askers.recipient().unwrap().and_then(|asker| asker.owner());
+        assert_eq!(owner.as_deref(), Some("chat-b"), "chat-a's calls ended: chat-b's own");
+        let planning = askers.register(Arc::new(Decliner::default()));
+        assert_eq!(askers.recipient().err(), Some(2), "a planning call beside it: nobody");
+        drop((other, planning));
+        let alone = askers.register(Arc::new(Decliner::default()));
+        assert!(askers.recipient().unwrap().is_some(), "a planning call alone: its decliner");
+        drop(alone);
+    }
 
     #[test]
     fn defaults_are_the_schemas_defaults_only() {

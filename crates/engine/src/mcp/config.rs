@@ -50,8 +50,12 @@ pub const CODE_SANDBOX: &str = "code-sandbox";
 pub struct SandboxDefault {
     /// The `preflight-sandbox` binary; absolute (anything else counts as not installed).
     pub program: PathBuf,
-    /// `[sandbox] network`: `false` runs the server with `--no-network`.
+    /// `[sandbox] network`: `true` runs the server with `--network` (commands and Python get
+    /// the host's network; pip's installs always have it).
     pub network: bool,
+    /// `[sandbox] max_file_mib`: passed as `--max-file-mib` (the largest file a run may
+    /// write); `None` leaves the sandbox's default.
+    pub max_file_mib: Option<u32>,
     /// Variables the server gets besides the inherited allowlist: the embedder passes its
     /// `PIP_*` settings (index, find-links, proxies), which DESIGN §11 lets into runs.
     pub env: Vec<(String, String)>,
@@ -262,18 +266,24 @@ pub fn parse_servers(
     let has_sandbox =
         servers.iter().any(|s| s.name == CODE_SANDBOX || s.class == ServerClass::CodeSandbox);
     if let (false, Some(sandbox)) = (has_sandbox, &config.sandbox) {
-        servers.push(default_sandbox(sandbox));
+        servers.push(default_sandbox(sandbox, &config.data_dir));
     }
     Ok(servers)
 }
 
-/// Preflight's sandbox server for `${workspace}`; `missing` says why it cannot run when the
+/// Preflight's sandbox server for `${workspace}`, recording the venvs it makes in the data
+/// folder's `sandbox/` (outside every workspace); `missing` says why it cannot run when the
 /// binary is not there.
-pub fn default_sandbox(sandbox: &SandboxDefault) -> ServerEntry {
+pub fn default_sandbox(sandbox: &SandboxDefault, data_dir: &Path) -> ServerEntry {
     let program = &sandbox.program;
     let mut args = vec!["--workspace".to_owned(), WORKSPACE_VAR.to_owned()];
-    if !sandbox.network {
-        args.push("--no-network".to_owned());
+    args.push("--state-dir".to_owned());
+    args.push(data_dir.join("sandbox").to_string_lossy().into_owned());
+    if sandbox.network {
+        args.push("--network".to_owned());
+    }
+    if let Some(mib) = sandbox.max_file_mib {
+        args.extend(["--max-file-mib".to_owned(), mib.to_string()]);
     }
     let missing = if !program.is_absolute() {
         Some(format!("the sandbox server `{}` is not an absolute path", program.display()))

@@ -16,6 +16,7 @@ use super::client::{Asker, Decliner};
 use super::config::{load_servers, McpConfig, ServerEntry, ServerInfo};
 use super::connection::{call_tool, CallFailure, Live};
 use super::error::McpError;
+use super::guard;
 use super::launch::BaseEnvironment;
 use super::profile::Profile;
 use super::registry::{self, profile_index, Limits, Prepared, Request, RunningServer, Views};
@@ -249,6 +250,10 @@ impl McpHost {
                 Target::Named(name) => view.resolve(name).ok_or_else(|| view.refusal(name))?,
                 Target::Sandbox(tool) => view.sandbox_tool(tool).map_err(ToolOutput::error)?,
             };
+            if let Some(why) = guard::refused_write(live.class, tool, arguments.as_ref(), workspace)
+            {
+                return Err(ToolOutput::error(why));
+            }
             let timeout = call_timeout(self.config.call_timeout, live.class, arguments.as_ref());
             let registration = asker.clone().map(|asker| live.askers.register(asker));
             let outcome = call_tool(live, tool, arguments.clone(), timeout, cancel).await;

@@ -96,7 +96,20 @@ impl LegacySse {
         limit: usize,
     ) -> Result<LegacySse, String> {
         let base = url::Url::parse(url).map_err(|error| error.to_string())?;
+        let policy = reqwest::redirect::Policy::custom(|attempt| {
+            let verdict = match attempt.previous().first() {
+                Some(first) => {
+                    super::redirect::verdict(first, attempt.url(), attempt.previous().len())
+                }
+                None => Ok(()),
+            };
+            match verdict {
+                Ok(()) => attempt.follow(),
+                Err(why) => attempt.error(why),
+            }
+        });
         let client = reqwest::Client::builder()
+            .redirect(policy)
             .connect_timeout(std::time::Duration::from_secs(15))
             .build()
             .map_err(|error| error.to_string())?;

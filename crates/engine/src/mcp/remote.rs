@@ -18,6 +18,7 @@ use super::auth::Tokens;
 use super::config::{Remote, RemoteKind};
 use super::connection::{handshake, Handshake, StartLimits};
 use super::error::McpError;
+use super::redirect;
 
 /// How long a TCP + TLS connect to a remote server may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -31,10 +32,21 @@ pub(crate) fn install_crypto() {
     });
 }
 
-/// The HTTP client remote servers and sign-in use.
+/// The HTTP client remote servers and sign-in use: redirects only within one origin.
 pub(crate) fn http_client(server: &str) -> Result<reqwest013::Client, McpError> {
     install_crypto();
+    let policy = reqwest013::redirect::Policy::custom(|attempt| {
+        let verdict = match attempt.previous().first() {
+            Some(first) => redirect::verdict(first, attempt.url(), attempt.previous().len()),
+            None => Ok(()),
+        };
+        match verdict {
+            Ok(()) => attempt.follow(),
+            Err(why) => attempt.error(why),
+        }
+    });
     reqwest013::Client::builder()
+        .redirect(policy)
         .connect_timeout(CONNECT_TIMEOUT)
         .user_agent(concat!("preflight/", env!("CARGO_PKG_VERSION")))
         .build()

@@ -89,3 +89,33 @@ fn a_picked_file_is_checked_by_the_rules_of_a_send() {
     assert!(folder.error.unwrap().contains("not a regular file"));
     assert!(check_file("notes.txt").error.unwrap().contains("absolute path"));
 }
+
+#[test]
+fn a_link_out_of_the_workspace_and_the_kernels_files_are_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let secret = write(outside.path(), "id_ed25519", b"-----BEGIN OPENSSH PRIVATE KEY-----");
+    std::os::unix::fs::symlink(&secret, workspace.path().join("notes.txt")).unwrap();
+    let dir = home.path().join("attachments/c1");
+    let linked = workspace.path().join("notes.txt").to_string_lossy().into_owned();
+    for file in ["notes.txt".to_owned(), linked.clone(), "../x/../../etc/passwd".to_owned()] {
+        let refused =
+            copy_attachments(std::slice::from_ref(&file), Some(workspace.path()), &dir, &[]);
+        let message = refused.err().map(|e| e.message).unwrap_or_default();
+        assert!(message.contains("leads out of the workspace"), "{file}: {message}");
+    }
+    for file in ["/proc/self/environ", "/sys/kernel/mm/transparent_hugepage/enabled"] {
+        if !Path::new(file).exists() {
+            continue;
+        }
+        let refused = copy_attachments(&[file.to_owned()], Some(workspace.path()), &dir, &[]);
+        let message = refused.err().map(|e| e.message).unwrap_or_default();
+        assert!(message.contains("a file of the system"), "{file}: {message}");
+    }
+    assert_eq!(names(&dir), Vec::<String>::new(), "no copy was left");
+    // The file the user picks outside the workspace is theirs to attach; the chip names the
+    // real file, not a link's name.
+    assert!(copy_attachments(&[secret], Some(workspace.path()), &dir, &[]).is_ok());
+    assert_eq!(check_file(&linked).name, "id_ed25519");
+}

@@ -125,18 +125,32 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
     let sandbox = SandboxDefault {
         program: program.clone(),
         network: false,
+        max_file_mib: None,
         env: vec![("PIP_NO_INDEX".into(), "1".into())],
     };
     config.sandbox = Some(sandbox.clone());
+    let h = Path::new("/h");
+    config.data_dir = h.to_path_buf();
     let servers = parse_servers(Path::new("/h/mcp.json"), "{}", &config).unwrap();
     let entry = servers.iter().find(|s| s.name == CODE_SANDBOX).expect("code-sandbox");
-    assert_eq!(entry.args, ["--workspace", "${workspace}", "--no-network"]);
+    assert_eq!(entry.args, ["--workspace", "${workspace}", "--state-dir", "/h/sandbox"]);
     assert_eq!((entry.class, entry.missing.clone()), (ServerClass::CodeSandbox, None));
     assert_eq!(entry.env, sandbox.env);
     assert!(entry.uses_workspace(), "one per workspace, none without one");
-    let online = default_sandbox(&SandboxDefault { network: true, ..sandbox.clone() });
-    assert_eq!(online.args, ["--workspace", "${workspace}"]);
-    let absent = default_sandbox(&SandboxDefault { program: bin.path().join("no"), ..sandbox });
+    let online = SandboxDefault { network: true, max_file_mib: Some(64), ..sandbox.clone() };
+    assert_eq!(
+        default_sandbox(&online, h).args,
+        [
+            "--workspace",
+            "${workspace}",
+            "--state-dir",
+            "/h/sandbox",
+            "--network",
+            "--max-file-mib",
+            "64"
+        ]
+    );
+    let absent = default_sandbox(&SandboxDefault { program: bin.path().join("no"), ..sandbox }, h);
     assert!(absent
         .unusable()
         .unwrap()
