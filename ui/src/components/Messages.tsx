@@ -74,7 +74,7 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
       }}
     >
       {[
-        ...grouped(interleave(view.messages, cardsOf(state, actions))).map((item) => {
+        ...grouped(interleave(view.messages, cardsOf(state, actions), cardMayGoBefore)).map((item) => {
           if ("group" in item) {
             return (
               <div class="message assistant" key={`group-${item.group[0]!.id}`}>
@@ -163,15 +163,33 @@ function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
 }
 
 /** Messages in order with each card after the messages stored before it (RFC 3339 times in
- *  one format compare as text). */
-export function interleave<T extends { created_at: string }, C extends { at: string }>(messages: T[], cards: C[]): (T | C)[] {
+ *  one format compare as text), but only where `breaksBefore` allows: a card made while a
+ *  round of tool calls ran (the completion, made by the last `turn_plan done`) is stamped
+ *  within milliseconds of that round's messages, and must not cut it from its run. */
+export function interleave<T extends { created_at: string }, C extends { at: string }>(
+  messages: T[],
+  cards: C[],
+  breaksBefore: (message: T, previous: T | null) => boolean = () => true,
+): (T | C)[] {
   const out: (T | C)[] = [];
   let next = 0;
+  let previous: T | null = null;
   for (const message of messages) {
-    while (next < cards.length && cards[next]!.at < message.created_at) out.push(cards[next++]!);
+    if (breaksBefore(message, previous)) {
+      while (next < cards.length && cards[next]!.at < message.created_at) out.push(cards[next++]!);
+    }
     out.push(message);
+    previous = message;
   }
   return out.concat(cards.slice(next));
+}
+
+/** Where a card may go: not before a tool result (it belongs to its call) nor inside a run
+ *  of tool-call-only messages (shown as one group). */
+export function cardMayGoBefore(message: Message, previous: Message | null): boolean {
+  if (message.role === "tool") return false;
+  const inRun = previous !== null && (previous.role === "tool" || groupable(previous));
+  return !(inRun && groupable(message));
 }
 
 /** A tool result is its call's when it follows that call's assistant message: call ids are

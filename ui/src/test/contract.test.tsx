@@ -3,7 +3,8 @@ import { describe, expect, it, vi } from "vitest";
 
 import { ChangeCard, describeChange } from "../components/ChangeCard";
 import { CompletionCard, adherenceLine } from "../components/CompletionCard";
-import { interleave } from "../components/Messages";
+import { cardMayGoBefore, grouped, interleave } from "../components/Messages";
+import type { Message } from "../generated/Message";
 import type { Completion } from "../generated/Completion";
 import type { PlanChange } from "../generated/PlanChange";
 import { applyEvent, initialState } from "../lib/chatState";
@@ -109,6 +110,21 @@ describe("the chat's cards and events", () => {
     const cards = [{ at: "2026-11-30T10:00:00Z", id: "c1" }, { at: "2026-11-30T10:09:00.000Z", id: "done" }];
     const order = interleave(messages, cards).map((item) => ("role" in item ? item.id : item.id));
     expect(order).toEqual(["u1", "c1", "a1", "done"]);
+  });
+
+  it("never cuts a run of tool calls, whichever millisecond the completion got", () => {
+    const at = (ms: number) => `2026-11-30T10:00:00.${String(ms).padStart(3, "0")}Z`;
+    const call = (n: number, ms: number): Message[] => [
+      assistant(`a${n}`, "", { created_at: at(ms), tool_calls: [{ id: "call_0", name: "turn_plan", arguments: JSON.stringify({ op: "done", id: n }) }] }),
+      { id: `t${n}`, created_at: at(ms + 1), role: "tool", tool_call_id: "call_0", name: "turn_plan", content: "[plan]", is_error: false },
+    ];
+    const messages = [{ ...user("u1", "go"), created_at: at(0) }, ...call(1, 100), ...call(2, 200), ...call(3, 300), assistant("a4", "Done.", { created_at: at(400) })];
+    // The last `done` makes the completion: stamped before, between or after that round's messages.
+    for (const ms of [299, 300, 301, 302]) {
+      const items = grouped(interleave(messages, [{ at: at(ms), id: "completion" }], cardMayGoBefore));
+      const shape = items.map((item) => ("group" in item ? `group of ${item.group.length}` : "role" in item ? item.id : item.id));
+      expect(shape, `completion at .${ms}`).toEqual(["u1", "t1", "t2", "t3", "group of 3", "completion", "a4"]);
+    }
   });
 
   it("keeps a change's latest state and the completion from events", () => {
