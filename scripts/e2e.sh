@@ -34,12 +34,14 @@ done
 
 if [[ -z "${E2E_SKIP_BUILD:-}" ]]; then
   [[ -n "${E2E_SKIP_SETUP:-}" ]] || bash scripts/setup.sh --desktop
-  # scripts/test.sh's build (selection, features, clippy in it), so neither rebuilds the other.
+  # scripts/test.sh's build exactly (selection, features, clippy in it, all targets: `--bins`
+  # alone resolves dependencies' features without the dev-dependencies and rebuilds half the
+  # tree), so neither rebuilds the other.
   source scripts/lib/dev-build.sh
   echo "e2e: building the UI" >&2
   build_ui
-  echo "e2e: cargo build (desktop app, scripted provider)" >&2
-  cargo build "${dev_cargo_flags[@]}" --bins
+  echo "e2e: cargo build (test.sh's build: the desktop app, the scripted provider, the rest)" >&2
+  cargo build "${dev_cargo_flags[@]}" --all-targets
 fi
 
 export PATH="$HOME/.cargo/bin:$PATH"

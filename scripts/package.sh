@@ -62,9 +62,10 @@ if [[ "${PACKAGE_SKIP_BUILD:-0}" != 1 ]]; then
     build_ui
     cargo build --release --locked "${programs[@]/#/--bin=}"
   else
+    # scripts/test.sh's build exactly (all targets: see scripts/e2e.sh), so it is a no-op.
     source scripts/lib/dev-build.sh
     build_ui
-    cargo build "${dev_cargo_flags[@]}" --bins
+    cargo build "${dev_cargo_flags[@]}" --all-targets
   fi
 fi
 
