@@ -81,11 +81,7 @@ async fn the_executor_installs_runs_and_closes_tasks_with_gates_preflight_ran() 
     let links = wheels.display().to_string();
     let serve = Serve::start_with_env(home, &[("PIP_NO_INDEX", "1"), ("PIP_FIND_LINKS", &links)]);
     let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
-    let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Use tiny"})).await;
-    events.wait_for_phase("awaiting_approval").await;
-    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
-    events.wait_for_phase("idle").await;
+    let events = serve.plan_approve_and_run(&id, "Use tiny").await;
 
     check_the_runs(&provider.requests(), workspace.path());
 
@@ -187,11 +183,7 @@ async fn without_a_sandbox_a_gate_is_refused_and_the_chat_goes_on() {
 
     // No workspace: no sandbox.
     let id = serve.create_chat(json!({})).await;
-    let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
-    events.wait_for_phase("awaiting_approval").await;
-    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
-    events.wait_for_phase("idle").await;
+    serve.plan_approve_and_run(&id, "Go").await;
     let requests = provider.requests();
     let refusal = last_tool_result(&requests, 2);
     assert!(refusal.contains("this chat has no code sandbox"), "{refusal}");
@@ -204,11 +196,7 @@ async fn without_a_sandbox_a_gate_is_refused_and_the_chat_goes_on() {
 
     // A workspace, but `[sandbox] enabled = false`: no sandbox tools, the gate refused.
     let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
-    let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
-    events.wait_for_phase("awaiting_approval").await;
-    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
-    events.wait_for_phase("idle").await;
+    serve.plan_approve_and_run(&id, "Go").await;
     let requests = provider.requests();
     let executor = &requests[requests.len() - 2];
     assert!(!executor.body.to_string().contains("mcp_code-sandbox_"), "sandbox tools offered");
@@ -282,11 +270,7 @@ async fn the_executor_cannot_write_into_git_through_the_filesystem_server() {
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
-    let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
-    events.wait_for_phase("awaiting_approval").await;
-    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
-    events.wait_for_phase("idle").await;
+    serve.plan_approve_and_run(&id, "Go").await;
     let requests = provider.requests();
     let first = last_tool_result(&requests, 2);
     assert!(first.contains("may not write into the workspace's `.git`"), "{first}");

@@ -146,6 +146,18 @@ impl Serve {
         )
         .await
     }
+
+    /// Sends the chat's first message, approves the plan it gets and waits for the executor's
+    /// turn to end; the events it saw are returned.
+    pub async fn plan_approve_and_run(&self, id: &str, content: &str) -> EventStream {
+        let mut events = self.events(id).await;
+        self.post(&format!("/v1/chats/{id}/messages"), serde_json::json!({"content": content}))
+            .await;
+        events.wait_for_phase("awaiting_approval").await;
+        self.post(&format!("/v1/chats/{id}/plan/approve"), serde_json::json!(null)).await;
+        events.wait_for_phase("idle").await;
+        events
+    }
 }
 
 /// The first line of the child's stdout ("" when it exited first).
