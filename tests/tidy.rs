@@ -13,6 +13,7 @@ mod tidy_support;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use tidy_support::imports::{circles, ModuleFile};
 use tidy_support::{functions, public_signatures, repository, rust_files, strip_code, SourceFile};
 
 const MAX_FILE_LINES: usize = 500;
@@ -189,6 +190,94 @@ fn the_checks_themselves_see_what_they_look_for() {
     assert_eq!(signatures.len(), 1);
     assert!(returns_string_error(&signatures[0].text), "{}", signatures[0].text);
     assert!(!returns_string_error("pub fn f() -> Result<String, Error>"));
+}
+
+#[test]
+fn no_file_reaches_above_its_parent_with_super_super() {
+    let found: Vec<String> = sources()
+        .iter()
+        .flat_map(|file| {
+            let code = strip_code(&file.text);
+            let lines: Vec<usize> = code
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains("super::super"))
+                .map(|(k, _)| k + 1)
+                .collect();
+            lines.into_iter().map(move |line| format!("{}:{line}", file.relative))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "`super::super` reaches two floors up from where it is read: name the module from the \
+         crate root (`crate::…`), or move what it reaches for down beside its users: {found:#?}"
+    );
+}
+
+#[test]
+fn no_crate_has_an_import_circle() {
+    let root = repository();
+    let mut found = Vec::new();
+    for source_root in crate_sources(&root) {
+        let files: Vec<ModuleFile> = rust_files(&source_root)
+            .iter()
+            .filter_map(|path| {
+                let relative =
+                    path.strip_prefix(&source_root).ok()?.to_string_lossy().replace('\\', "/");
+                ModuleFile::new(&relative, &read(&source_root, &relative))
+            })
+            .collect();
+        let name = source_root.strip_prefix(&root).unwrap_or(&source_root).display().to_string();
+        found.extend(
+            circles(&files).into_iter().map(|circle| format!("{name}: {}", circle.join(" ↔ "))),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "these files import one another in a circle; a reader cannot start at either end. Move \
+         what both need into a file of its own below them (data on the ground floor), or pass \
+         it down as a value: {found:#?}"
+    );
+}
+
+/// Every crate's `src/` folder.
+fn crate_sources(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(root.join("crates"))
+        .expect("crates folder")
+        .map(|entry| entry.expect("crate").path().join("src"))
+        .chain([root.join("src-tauri/src")])
+        .filter(|path| path.is_dir())
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn the_circle_check_sees_a_planted_circle_and_only_that() {
+    let crate_of = |files: &[(&str, &str)]| -> Vec<Vec<String>> {
+        let files: Vec<ModuleFile> =
+            files.iter().filter_map(|(path, text)| ModuleFile::new(path, text)).collect();
+        circles(&files)
+    };
+    let facade = (
+        "mcp/mod.rs",
+        "//! f\nmod a;\nmod b;\npub use a::Alpha;\npub use b::{Beta, Gamma as G};\n",
+    );
+    let leaf = ("mcp/a.rs", "//! a\npub struct Alpha;\n");
+    let user = ("mcp/b.rs", "//! b\nuse crate::mcp::Alpha;\nuse super::a;\npub struct Beta;\npub struct Gamma;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n");
+    let root = ("lib.rs", "//! r\nmod mcp;\npub use mcp::G;\n");
+    assert_eq!(crate_of(&[facade, leaf, user, root]), Vec::<Vec<String>>::new());
+    let back = ("mcp/a.rs", "//! a\nuse crate::mcp::{\n    G,\n};\npub struct Alpha;\n");
+    assert_eq!(
+        crate_of(&[facade, back, user, root]),
+        vec![vec!["mcp::a".to_owned(), "mcp::b".to_owned()]]
+    );
+    let through_parent =
+        ("mcp/a.rs", "//! a\npub use self::super::b::Beta as B;\npub struct Alpha;\n");
+    assert_eq!(crate_of(&[facade, through_parent, user, root]).len(), 1);
+    let in_a_string =
+        ("mcp/a.rs", "//! a\nconst S: &str = \"use super::b::Beta;\";\npub struct Alpha;\n");
+    assert!(crate_of(&[facade, in_a_string, user, root]).is_empty());
 }
 
 fn returns_string_error(signature: &str) -> bool {

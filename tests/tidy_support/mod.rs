@@ -2,6 +2,8 @@
 //! (so braces and `fn` inside them are not code), the functions with their line counts, and
 //! the signatures of `pub fn`s.
 
+pub mod imports;
+
 use std::path::{Path, PathBuf};
 
 /// Folders never scanned: build output, installed packages, generated code.
