@@ -8,6 +8,7 @@ usage: preflight-sandbox --workspace DIR [--network] [--confinement auto|bubblew
                          [--max-processes N] [--memory-mib N] [--max-file-mib N]
                          [--python PATH]
                          [--state-dir DIR]
+       preflight-sandbox --probe
 
 Serves the code-sandbox MCP tools (run_command, run_python, install_packages, sandbox_info)
 over stdio for the workspace DIR.
@@ -22,7 +23,9 @@ over stdio for the workspace DIR.
   --python PATH       the interpreter that creates the venv (default /usr/bin/python3)
   --state-dir DIR     where the venvs this sandbox made are recorded, outside every
                       workspace (default $XDG_STATE_HOME/preflight/sandbox); a venv not
-                      recorded there (one a repository brought) is never used";
+                      recorded there (one a repository brought) is never used
+  --probe             print whether runs can be confined on this machine, as one JSON line
+                      (confined true, or false with the reason), and exit";
 
 /// What `--confinement` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +57,8 @@ pub struct Options {
 pub enum Command {
     Serve(Options),
     Help,
+    /// Say whether bubblewrap can confine runs here, and stop.
+    Probe,
 }
 
 /// Parses the arguments after the program name.
@@ -76,6 +81,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
         };
         match arg.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
+            "--probe" => return Ok(Command::Probe),
             "--workspace" => workspace = Some(PathBuf::from(value("--workspace")?)),
             "--network" => options.network = true,
             "--no-network" => options.network = false,
@@ -150,5 +156,6 @@ mod tests {
             assert!(matches!(parse_words(line), Err(SandboxError::Usage(_))), "{line}");
         }
         assert_eq!(parse_words("--help").unwrap(), Command::Help);
+        assert_eq!(parse_words("--probe").unwrap(), Command::Probe);
     }
 }

@@ -204,6 +204,16 @@ fn hideable_home(home: &Path) -> bool {
     home.is_absolute() && home.is_dir() && home != Path::new("/") && home != Path::new("/tmp")
 }
 
+/// `--probe`'s answer, one JSON line: whether runs would be confined here, and if not, why.
+/// The engine asks before approval, so that running unconfined is the user's choice.
+pub fn probe_report() -> String {
+    let report = match probe_bubblewrap() {
+        Ok(_) => serde_json::json!({ "confined": true }),
+        Err(reason) => serde_json::json!({ "confined": false, "reason": reason }),
+    };
+    report.to_string()
+}
+
 /// Finds `bwrap` and checks it can build the namespaces we use; the error says why not.
 fn probe_bubblewrap() -> Result<PathBuf, String> {
     let bwrap = find_on_path("bwrap").ok_or("bubblewrap (bwrap) is not installed")?;

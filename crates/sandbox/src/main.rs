@@ -18,6 +18,10 @@ fn main() -> ExitCode {
             println!("{}", cli::USAGE);
             return ExitCode::SUCCESS;
         }
+        Ok(Command::Probe) => {
+            println!("{}", preflight_sandbox::confine::probe_report());
+            return ExitCode::SUCCESS;
+        }
         Err(error) => return fail(&error),
     };
     let workspace = match options.workspace.canonicalize() {
