@@ -236,7 +236,7 @@ export function App() {
             actions={{
               onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
               onAnswerChange: (changeId, approve) => void run(() => api.answerPlanChange(id, changeId, approve)),
-              onApprove: () => void run(() => api.approvePlan(id)),
+              onApprove: (unconfined) => void run(() => api.approvePlan(id, unconfined)),
               onRevise: (feedback) => void run(() => api.rejectPlan(id, feedback)),
               onCancel: () => void run(() => api.cancelPlan(id)),
               onEdit: async (edit) => {

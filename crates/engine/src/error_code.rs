@@ -53,6 +53,9 @@ error_codes! {
     ChangeAnswered => "ERR_CHANGE_ANSWERED",
     /// The plan change no longer fits the task list (what it is about is gone or finished).
     ChangeStale => "ERR_CHANGE_STALE",
+    /// The code sandbox cannot confine runs here, and the approval did not allow it to run
+    /// unconfined (`{"unconfined": true}`, or `[sandbox] confinement = "off"`).
+    Unconfined => "ERR_UNCONFINED",
     /// No model provider could be built from the settings: the turn cannot start.
     ProviderSetup => "ERR_PROVIDER",
     ProviderRateLimited => "ERR_PROVIDER_RATE_LIMITED",

@@ -14,6 +14,8 @@ pub mod chat;
 #[cfg(feature = "host")]
 pub mod config;
 #[cfg(feature = "host")]
+pub mod confinement;
+#[cfg(feature = "host")]
 pub mod error_code;
 #[cfg(feature = "host")]
 pub mod events;

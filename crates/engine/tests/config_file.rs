@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use preflight_engine::config::{Config, ConfigError, PlanModeDefaults, SandboxSettings};
+use preflight_engine::confinement::ConfinementMode;
 use preflight_engine::llm::{ProviderKind, RetryPolicy, ANTHROPIC_BASE_URL};
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
@@ -20,7 +21,12 @@ fn a_missing_file_is_the_defaults() {
     assert_eq!(config.plan_mode, PlanModeDefaults { enabled: true, auto_approve: false });
     assert_eq!(
         config.sandbox,
-        SandboxSettings { enabled: true, network: false, max_file_mib: None }
+        SandboxSettings {
+            enabled: true,
+            network: false,
+            max_file_mib: None,
+            confinement: ConfinementMode::Auto
+        }
     );
 }
 
@@ -47,6 +53,7 @@ auto_approve = false
 enabled = true
 network = true
 max_file_mib = 512    # the largest file a run may write (default 4096)
+confinement = "off"   # auto (default) | bubblewrap | off: unconfined on purpose
 "#,
     )
     .unwrap();
@@ -68,7 +75,12 @@ max_file_mib = 512    # the largest file a run may write (default 4096)
     assert_eq!(config.planner_settings().model, "qwen2.5:32b");
     assert_eq!(
         config.sandbox,
-        SandboxSettings { enabled: true, network: true, max_file_mib: Some(512) }
+        SandboxSettings {
+            enabled: true,
+            network: true,
+            max_file_mib: Some(512),
+            confinement: ConfinementMode::Off
+        }
     );
 }
 
@@ -159,6 +171,12 @@ fn every_mistake_names_its_line_and_key() {
             2,
             "sandbox.bubblewrap",
             "unknown key; expected one of enabled, network",
+        ),
+        (
+            "[sandbox]\nconfinement = \"none\"\n",
+            2,
+            "sandbox.confinement",
+            "use \"auto\", \"bubblewrap\" or \"off\"",
         ),
         ("provider = \"openai\"\n", 1, "provider", "must be a table"),
         (

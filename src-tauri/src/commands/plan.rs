@@ -2,7 +2,7 @@
 //! before approval, read its revisions and the `turn_plan` task list, answer the executor's
 //! plan changes, and show the plan folder in the workspace.
 
-use preflight_engine::lifecycle::{ApiError, ChatView, PlanFolder, TaskPanel};
+use preflight_engine::lifecycle::{ApiError, ApproveChoice, ChatView, PlanFolder, TaskPanel};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
 use preflight_engine::tasks::PlanChange;
 use preflight_engine::{ChangeId, ChatId, QuestionId};
@@ -22,9 +22,16 @@ pub async fn answer_question(
     shell.engine()?.answer(&chat_id, &question_id, &answer)
 }
 
+/// `unconfined`: the user ticked "Run unconfined" on a plan whose code the sandbox cannot
+/// confine on this machine (DESIGN §11).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn approve_plan(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
-    shell.engine()?.approve_plan(&chat_id)
+pub async fn approve_plan(
+    shell: State<'_, Shell>,
+    chat_id: ChatId,
+    unconfined: Option<bool>,
+) -> Answer<ChatView> {
+    let choice = ApproveChoice { run_unconfined: unconfined.unwrap_or(false) };
+    shell.engine()?.approve_plan_as(&chat_id, choice)
 }
 
 /// With feedback the planner revises the plan; without, this cancels it.

@@ -24,7 +24,7 @@ import { t } from "../lib/i18n";
 export interface CardActions {
   onAnswer: (questionId: string, answer: string) => void;
   onAnswerChange: (changeId: string, approve: boolean) => void;
-  onApprove: () => void;
+  onApprove: (unconfined: boolean) => void;
   onRevise: (feedback: string) => void;
   onCancel: () => void;
   onEdit: (edit: PlanEdit) => Promise<void>;
@@ -101,7 +101,7 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
           if (message.plan) {
             const active = live?.id === message.id;
             const plan = active && view.state.plan ? view.state.plan : message.plan;
-            return <PlanCard key={message.id} plan={plan} active={active} planRunning={planRunning} {...actions} />;
+            return <PlanCard key={message.id} plan={plan} active={active} planRunning={planRunning} unconfined={view.state.unconfined} {...actions} />;
           }
           // A streamed message keeps its streamed rendering (same element, same key): storing
           // it re-parses only its last paragraph.

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanStep } from "../generated/PlanStep";
+import type { UnconfinedNotice } from "../generated/UnconfinedNotice";
 import { t } from "../lib/i18n";
 import { RevisionDiff } from "./RevisionDiff";
 
@@ -14,7 +15,10 @@ export interface PlanCardProps {
   /** The latest plan, waiting for approval. */
   active: boolean;
   planRunning: boolean;
-  onApprove: () => void;
+  /** Set when the sandbox would run this plan's code unconfined on this machine. */
+  unconfined?: UnconfinedNotice | null;
+  /** `unconfined`: the user ticked "Run unconfined" (needed when the notice asks for it). */
+  onApprove: (unconfined: boolean) => void;
   onRevise: (feedback: string) => void;
   onCancel: () => void;
   onEdit: (edit: PlanEdit) => Promise<void> | void;
@@ -56,6 +60,10 @@ export function overLimit(steps: PlanStep[]): string | null {
 export function PlanCard(props: PlanCardProps) {
   const { plan, active, planRunning } = props;
   const [mode, setMode] = useState<"view" | "edit" | "revise">("view");
+  const [allowUnconfined, setAllowUnconfined] = useState(false);
+  // Only the waiting plan asks; history shows what the approval chose.
+  const notice = active ? (props.unconfined ?? null) : null;
+  const consentMissing = notice !== null && notice.needs_consent && !allowUnconfined;
   return (
     <section class={`card plan-card${active ? " active" : " history"}`} data-testid="plan-card" aria-label={t("plan.label")}>
       <header class="card-title">
@@ -106,6 +114,26 @@ export function PlanCard(props: PlanCardProps) {
       <p class="sandbox-line">
         <strong>{t("plan.sandboxLabel")}</strong> {sandboxLine(plan)}
       </p>
+      {notice !== null && (
+        <div class="unconfined warn" data-testid="plan-unconfined">
+          <p>
+            <strong>{t("plan.unconfined.title")}</strong> {notice.reason}
+          </p>
+          {notice.needs_consent ? (
+            <label class="row">
+              <input type="checkbox" data-testid="allow-unconfined" checked={allowUnconfined} onChange={(event) => setAllowUnconfined(event.currentTarget.checked)} />
+              {t("plan.unconfined.consent")}
+            </label>
+          ) : (
+            <p class="small">{t("plan.unconfined.chosen")}</p>
+          )}
+        </div>
+      )}
+      {!active && plan.run_unconfined && (
+        <p class="small warn" data-testid="plan-ran-unconfined">
+          {t("plan.unconfined.approved")}
+        </p>
+      )}
       {mode === "revise" && <Feedback onCancel={() => setMode("view")} onSend={(text) => { props.onRevise(text); setMode("view"); }} />}
       {props.loadRevisions && <RevisionDiff current={plan} load={props.loadRevisions} />}
       <footer class="card-actions">
@@ -116,7 +144,7 @@ export function PlanCard(props: PlanCardProps) {
                 {overLimit(plan.steps)} {t("plan.shorten")}
               </p>
             )}
-            <button type="button" class="primary" data-testid="approve-plan" disabled={overLimit(plan.steps) !== null} onClick={props.onApprove}>
+            <button type="button" class="primary" data-testid="approve-plan" disabled={overLimit(plan.steps) !== null || consentMissing} onClick={() => props.onApprove(allowUnconfined)}>
               {t("plan.approve")}
             </button>
             <button type="button" class="secondary" data-testid="revise-plan" onClick={() => setMode("revise")}>

@@ -107,7 +107,7 @@ export const api = {
   stopTurn: (chat_id: string) => call<ChatView>("stop_turn", { chat_id }),
   answerQuestion: (chat_id: string, question_id: string, answer: string) =>
     call<ChatView>("answer_question", { chat_id, question_id, answer }),
-  approvePlan: (chat_id: string) => call<ChatView>("approve_plan", { chat_id }),
+  approvePlan: (chat_id: string, unconfined = false) => call<ChatView>("approve_plan", { chat_id, unconfined }),
   rejectPlan: (chat_id: string, feedback: string | null) => call<ChatView>("reject_plan", { chat_id, feedback }),
   cancelPlan: (chat_id: string) => call<ChatView>("cancel_plan", { chat_id }),
   editPlan: (chat_id: string, edit: PlanEdit) => call<PlanDocument>("edit_plan", { chat_id, edit }),

@@ -29,6 +29,8 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_CHANGE_ANSWERED");
     case "ERR_CHANGE_STALE":
       return t("errors.ERR_CHANGE_STALE");
+    case "ERR_UNCONFINED":
+      return t("errors.ERR_UNCONFINED");
     case "ERR_PROVIDER":
       return t("errors.ERR_PROVIDER");
     case "ERR_PROVIDER_RATE_LIMITED":

@@ -20,6 +20,7 @@ pub use error::ConfigError;
 pub use keys::{KernelKeyring, KeyLookup, KeyStore, SecretService};
 pub use write::{ConfigEdit, PendingConfig};
 
+use crate::confinement::ConfinementMode;
 use crate::llm::{
     build_provider, LocalModels, Provider, ProviderKind, ProviderSettings, SetupError,
 };
@@ -61,11 +62,19 @@ pub struct SandboxSettings {
     /// `max_file_mib`: the largest file a run may write; `None` keeps the sandbox's own
     /// default (4096 MiB).
     pub max_file_mib: Option<u32>,
+    /// `confinement`: `auto` (bubblewrap where it works, else the user allows unconfined runs
+    /// on each plan), `bubblewrap` (or no sandbox), `off` (unconfined on purpose).
+    pub confinement: ConfinementMode,
 }
 
 impl Default for SandboxSettings {
     fn default() -> SandboxSettings {
-        SandboxSettings { enabled: true, network: false, max_file_mib: None }
+        SandboxSettings {
+            enabled: true,
+            network: false,
+            max_file_mib: None,
+            confinement: ConfinementMode::Auto,
+        }
     }
 }
 

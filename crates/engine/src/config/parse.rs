@@ -9,6 +9,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::{Config, ConfigError, ExecutorSettings, PlanModeDefaults, SandboxSettings};
+use crate::confinement::ConfinementMode;
 use crate::llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy};
 
 const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode", "sandbox", "executor"];
@@ -23,7 +24,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "idle_timeout_secs",
 ];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
-const SANDBOX_KEYS: &[&str] = &["enabled", "network", "max_file_mib"];
+const SANDBOX_KEYS: &[&str] = &["enabled", "network", "max_file_mib", "confinement"];
 const EXECUTOR_KEYS: &[&str] = &["max_rounds"];
 
 /// One table being read: where it is, its dotted name, the file's text for line numbers.
@@ -190,6 +191,19 @@ impl<'a> Section<'a> {
             enabled: self.boolean("enabled", defaults.enabled)?,
             network: self.boolean("network", defaults.network)?,
             max_file_mib: self.positive_integer("max_file_mib")?.or(defaults.max_file_mib),
+            confinement: self.confinement()?.unwrap_or(defaults.confinement),
+        })
+    }
+
+    /// `[sandbox] confinement = "auto" | "bubblewrap" | "off"`.
+    fn confinement(&self) -> Result<Option<ConfinementMode>, ConfigError> {
+        let Some((word, at)) = self.string("confinement")? else { return Ok(None) };
+        ConfinementMode::parse(&word).map(Some).ok_or_else(|| {
+            self.error(
+                &at,
+                "confinement",
+                format!("confinement = {word:?}: use \"auto\", \"bubblewrap\" or \"off\""),
+            )
         })
     }
 

@@ -54,6 +54,7 @@ pub fn build_plan_document(plan: &Plan, prose: &str, facts: &PlanFacts) -> PlanD
         approval: facts.approval,
         revision: facts.revision,
         author: RevisionAuthor::Planner,
+        run_unconfined: false,
     }
 }
 

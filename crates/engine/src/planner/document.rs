@@ -117,6 +117,10 @@ pub struct PlanDocument {
     /// planner's.
     #[serde(default)]
     pub author: RevisionAuthor,
+    /// The user allowed this plan's code to run unconfined when approving it, because the
+    /// sandbox could not confine runs on this machine (DESIGN §11). Later revisions keep it.
+    #[serde(default)]
+    pub run_unconfined: bool,
 }
 
 /// Who made a plan revision.

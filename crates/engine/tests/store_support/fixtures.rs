@@ -141,6 +141,7 @@ pub fn plan_document(title: &str, steps: usize) -> PlanDocument {
         approval: Approval::Pending,
         revision: 0,
         author: Default::default(),
+        run_unconfined: false,
     }
 }
 

@@ -41,6 +41,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::NoPlan
         | ErrorCode::ChangeAnswered
         | ErrorCode::ChangeStale
+        | ErrorCode::Unconfined
         | ErrorCode::Cancelled => StatusCode::CONFLICT,
         ErrorCode::ContextTooLong => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::ProviderRateLimited => StatusCode::TOO_MANY_REQUESTS,

@@ -3,7 +3,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use preflight_engine::lifecycle::{ChatView, TaskPanel};
+use preflight_engine::lifecycle::{ApproveChoice, ChatView, TaskPanel};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
 use preflight_engine::ChatId;
 use serde::Deserialize;
@@ -22,13 +22,23 @@ pub struct RejectBody {
     feedback: Option<String>,
 }
 
+#[derive(Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApproveBody {
+    /// The user allows this plan's code to run unconfined: needed, and only then read, when
+    /// the chat's `state.unconfined.needs_consent` says the sandbox cannot confine it here.
+    #[serde(default)]
+    unconfined: bool,
+}
+
 #[utoipa::path(post, path = "/v1/chats/{id}/plan/approve", tag = "plan",
     params(("id" = String, Path, description = "The chat's id")),
+    request_body(content = Option<ApproveBody>, description = "Optional"),
     responses(
         (status = 202, description = "The plan was approved and execution started", body = ChatView),
-        (status = 400, description = "`ERR_BAD_REQUEST`: a body that is not JSON (none is needed)", body = ErrorBody),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field; a plan over the task list's limits", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
-        (status = 409, description = "`ERR_NO_PLAN`: no plan waits for approval", body = ErrorBody),
+        (status = 409, description = "`ERR_NO_PLAN`: no plan waits for approval; `ERR_TURN_ACTIVE`: a turn runs; `ERR_UNCONFINED`: the sandbox cannot confine runs here and the body did not say `\"unconfined\": true`", body = ErrorBody),
     ))]
 pub async fn approve_plan(
     State(state): State<AppState>,
@@ -36,8 +46,9 @@ pub async fn approve_plan(
     RawBody(bytes): RawBody,
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
-    body::no_body(&bytes)?;
-    Ok(accepted(state.engine.approve_plan(&id)?))
+    let request: ApproveBody = body::optional_json(&bytes)?;
+    let choice = ApproveChoice { run_unconfined: request.unconfined };
+    Ok(accepted(state.engine.approve_plan_as(&id, choice)?))
 }
 
 #[utoipa::path(post, path = "/v1/chats/{id}/plan/reject", tag = "plan",

@@ -1,0 +1,172 @@
+//! Running unconfined is the user's choice before approval (DESIGN §11), never a fallback:
+//! where bubblewrap cannot build namespaces (Ubuntu 24.04's AppArmor rule, containers) the
+//! plan card says so, approval needs `{"unconfined": true}`, auto-approve holds the plan,
+//! and a chat approved without that choice has its sandbox calls and gates refused.
+//!
+//! A `bwrap` that fails the way a machine without user namespaces does stands in for such a
+//! machine: it comes first on the PATH of `preflight serve`, so the sandbox's probe finds it.
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+
+use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
+use serde_json::{json, Value};
+use support::script::{anyone, plan, planner};
+use support::{openai_config, Serve};
+use tempfile::TempDir;
+
+/// A folder holding a `bwrap` that cannot make namespaces, and the PATH with it first.
+fn machine_without_namespaces() -> (TempDir, String) {
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("bwrap");
+    let words = "bwrap: setting up uid map: Permission denied";
+    std::fs::write(&fake, format!("#!/bin/sh\necho '{words}' >&2\nexit 1\n")).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    (bin, path)
+}
+
+fn call(name: &str, arguments: Value) -> Reply {
+    Answer::new().tool_call(name, arguments).into()
+}
+
+/// The tool results the executor was sent, in order.
+fn tool_results(provider: &ScriptedServer) -> Vec<String> {
+    let Some(last) = provider.requests().into_iter().last() else { return Vec::new() };
+    let messages = last.body["messages"].as_array().cloned().unwrap_or_default();
+    messages
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+async fn serve_with(provider: &ScriptedServer, extra_config: &str, path: &str) -> Serve {
+    let home = tempfile::tempdir().unwrap();
+    let config = format!("{}\n{extra_config}", openai_config(&provider.openai_url()));
+    std::fs::write(home.path().join("config.toml"), config).unwrap();
+    Serve::start_with_env(home, &[("PATH", path)])
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn approval_needs_the_users_explicit_choice_and_a_refusal_changes_nothing() {
+    let (_bin, path) = machine_without_namespaces();
+    let script = Script::new()
+        .route(planner(), [plan("Say hello", &["Print hello"])])
+        .route(
+            anyone(),
+            [
+                call("mcp_code-sandbox_run_command", json!({"command": "echo hello-from-the-run"})),
+                Reply::text("Printed."),
+            ],
+        );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = serve_with(&provider, "", &path).await;
+    let workspace = tempfile::tempdir().unwrap();
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Say hello"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+
+    let view = serve.chat(&id).await;
+    let notice = &view["state"]["unconfined"];
+    assert_eq!(notice["needs_consent"], true, "{view}");
+    assert!(notice["reason"].as_str().unwrap().contains("uid map"), "bubblewrap's words: {view}");
+
+    let approve = format!("/v1/chats/{id}/plan/approve");
+    for body in [json!(null), json!({}), json!({"unconfined": false})] {
+        let (status, error) = serve.post(&approve, body.clone()).await;
+        assert_eq!((status, error["code"].as_str()), (409, Some("ERR_UNCONFINED")), "{body}: {error}");
+        assert!(error["message"].as_str().unwrap().contains("unconfined"), "{error}");
+    }
+    let (status, error) = serve.post(&approve, json!({"unconfined": "yes"})).await;
+    assert_eq!((status, error["code"].as_str()), (400, Some("ERR_BAD_REQUEST")), "{error}");
+    let after = serve.chat(&id).await;
+    assert_eq!(after["state"]["phase"], "awaiting_approval", "nothing changed: {after}");
+    assert_eq!(after["state"]["plan"]["approval"], "pending", "{after}");
+
+    let (status, approved) = serve.post(&approve, json!({"unconfined": true})).await;
+    assert_eq!(status, 202, "{approved}");
+    events.wait_for_phase("idle").await;
+    let done = serve.chat(&id).await;
+    assert_eq!(done["state"]["plan"]["run_unconfined"], true, "{done}");
+    let results = tool_results(&provider);
+    let run = results.iter().find(|r| r.contains("hello-from-the-run")).expect("the run's output");
+    assert!(run.contains("UNCONFINED"), "the run says it was not confined: {run}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auto_approve_holds_a_plan_that_would_run_unconfined() {
+    let (_bin, path) = machine_without_namespaces();
+    let script = Script::new()
+        .route(planner(), [plan("Say hello", &["Print hello"])])
+        .route(anyone(), [Reply::text("Printed.")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = serve_with(&provider, "", &path).await;
+    let workspace = tempfile::tempdir().unwrap();
+    let body = json!({"workspace": workspace.path(), "save_plans": false, "auto_approve": true});
+    let id = serve.create_chat(body).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Say hello"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    let view = serve.chat(&id).await;
+    assert_eq!(view["state"]["plan"]["approval"], "pending", "held for the user: {view}");
+    assert_eq!(view["state"]["unconfined"]["needs_consent"], true, "{view}");
+    let (status, _) =
+        serve.post(&format!("/v1/chats/{id}/plan/approve"), json!({"unconfined": true})).await;
+    assert_eq!(status, 202);
+    events.wait_for_phase("idle").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn confinement_off_in_the_configuration_is_the_users_choice_already() {
+    let (_bin, path) = machine_without_namespaces();
+    let script = Script::new()
+        .route(planner(), [plan("Say hello", &["Print hello"])])
+        .route(anyone(), [Reply::text("Printed.")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = serve_with(&provider, "[sandbox]\nconfinement = \"off\"\n", &path).await;
+    let workspace = tempfile::tempdir().unwrap();
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Say hello"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    let view = serve.chat(&id).await;
+    assert_eq!(view["state"]["unconfined"]["needs_consent"], false, "{view}");
+    let (status, _) = serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    assert_eq!(status, 202);
+    events.wait_for_phase("idle").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chat_approved_while_confined_gets_no_unconfined_run_later() {
+    let (_bin, path) = machine_without_namespaces();
+    let script = Script::new()
+        .route(planner(), [plan("Say hello", &["Print hello"])])
+        .route(
+            anyone(),
+            [
+                Reply::text("Ready."),
+                call("mcp_code-sandbox_run_command", json!({"command": "echo should-not-run"})),
+                call("turn_plan", json!({"op": "done", "id": 1, "gate": {"command": "true"}})),
+                Reply::text("Stopped."),
+            ],
+        );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    // Approved where bubblewrap works: no choice was asked for, none recorded.
+    let serve = serve_with(&provider, "", &std::env::var("PATH").unwrap_or_default()).await;
+    let workspace = tempfile::tempdir().unwrap();
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
+    serve.plan_approve_and_run(&id, "Say hello").await;
+    let home = serve.stop();
+    // The same data folder on a machine that cannot confine: the next turn may not run code.
+    let serve = Serve::start_with_env(home, &[("PATH", &path)]);
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go on"})).await;
+    events.wait_for_phase("idle").await;
+    let results = tool_results(&provider);
+    assert!(!results.iter().any(|r| r.contains("should-not-run")), "{results:#?}");
+    let refusals = results.iter().filter(|r| r.contains("not allowed to run unconfined")).count();
+    assert_eq!(refusals, 2, "the command and the gate are both refused: {results:#?}");
+}
