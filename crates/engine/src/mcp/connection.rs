@@ -1,5 +1,5 @@
 //! One running server as the host uses it: starting it (a child process over stdio, or a
-//! remote one over HTTP: `remote.rs`; then `initialize` and `tools/list`, all within the
+//! remote one over HTTP: `remote/`; then the handshake of `handshake.rs`, all within the
 //! start timeout) and one `tools/call` with a timeout and a cancellation token.
 
 use std::sync::Arc;
@@ -24,7 +24,7 @@ use crate::mcp::remote::{self, TokenVault};
 use crate::mcp::schema::clean_schema;
 use crate::mcp::target::Target;
 
-/// A running server, owned by the registry.
+/// A running server, owned by the connections task.
 pub(crate) struct Connection {
     pub live: Live,
     /// `None` for a remote server.

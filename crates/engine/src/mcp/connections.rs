@@ -12,7 +12,7 @@
 //! group killed) and started again; a start that failed answers with its error for
 //! `retry_after` before it is tried again.
 //!
-//! When every server of a (profile, workspace) runs, the registry builds that turn view
+//! When every server of a (profile, workspace) runs, the task builds that turn view
 //! once and publishes it on a `watch` channel: immutable snapshots, written only here.
 //! Handles use a published view while all its connections look open (transport open,
 //! process not exited), which spares a call the round trip through this task; anything else

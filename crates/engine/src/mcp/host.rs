@@ -44,9 +44,9 @@ pub struct McpHost {
 }
 
 impl McpHost {
-    /// Reads `mcp.json` and starts the connections task. Servers start on first use, not here; the
-    /// environment they get is taken from this process now (`launch`). Logs each server's
-    /// class. Must be called inside a tokio runtime.
+    /// Reads `mcp.json` and starts the connections task. Servers start on first use, not here;
+    /// the environment they get is taken from this process now (`local/launch.rs`). Logs each
+    /// server's class. Must be called inside a tokio runtime.
     pub fn start(config: McpOptions) -> Result<McpHost, McpError> {
         let servers = load_servers(&config)?;
         let infos = Arc::new(RwLock::new(describe(&servers)));
@@ -282,10 +282,10 @@ impl McpHost {
         }
     }
 
-    /// The turn's view. The connections task's keys are canonical paths, so a workspace given in
-    /// exactly that form finds its published view without being resolved again; anything
-    /// else, or a caller that just reported a dead server (`published: false`: the connections task
-    /// may not have unpublished it yet), is resolved and goes through the connections task.
+    /// The turn's view. The connections task's keys are canonical paths, so a workspace given
+    /// in exactly that form finds its published view without being resolved again; anything
+    /// else, or a caller that just reported a dead server (`published: false`: the task may
+    /// not have unpublished it yet), is resolved and goes through the connections task.
     async fn view(
         &self,
         profile: Profile,
@@ -312,7 +312,8 @@ impl McpHost {
         Ok(Arc::new(TurnView::new(profile, servers)))
     }
 
-    /// The connections task's view for this turn, if it published one and its servers look alive.
+    /// The connections task's view for this turn, if it published one and its servers look
+    /// alive.
     fn published_view(
         &self,
         profile: Profile,

@@ -30,8 +30,8 @@ pub(crate) struct Live {
 }
 
 impl Live {
-    /// Whether the connection still looks usable from outside the connections task: its transport
-    /// is open and its process has not exited (rmcp's `is_closed()` stays false after the
+    /// Whether the connection still looks usable from outside the connections task: its
+    /// transport is open and its process has not exited (rmcp's `is_closed()` stays false after the
     /// server dies, so it is not asked).
     pub(crate) fn is_open(&self) -> bool {
         !self.peer.is_transport_closed()

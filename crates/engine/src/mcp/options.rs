@@ -33,8 +33,8 @@ pub struct McpOptions {
     /// After a failed start, how long uses of that server get the failure without a retry.
     pub retry_after: Duration,
     /// Changes to the environment servers inherit from this process (the allowlist of
-    /// [`ALLOWED_ENV`](crate::mcp::ALLOWED_ENV)), made before a server's own `env`: a value sets the variable,
-    /// `None` removes it. The desktop app takes its private library folder out of
+    /// [`ALLOWED_ENV`](crate::mcp::ALLOWED_ENV)), made before a server's own `env`: a value
+    /// sets the variable, `None` removes it. The desktop app takes its private library folder out of
     /// `LD_LIBRARY_PATH` here.
     pub inherited_env: Vec<(String, Option<OsString>)>,
     /// The `code-sandbox` entry supplied when `mcp.json` has none; `None`: no sandbox.

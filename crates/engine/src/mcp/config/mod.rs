@@ -7,8 +7,8 @@
 //! `"type": "stdio"` is accepted (some clients write it), and Preflight's own
 //! `"readWhilePlanning": true` lets planning turns see the server's tools annotated
 //! `readOnlyHint: true` and not `destructiveHint` (`turn/profile.rs`). A remote server is
-//! `{"url": "…", "headers": {…}}` (`config/remote.rs`). Any other key, a duplicate name, an entry
-//! with neither or both of `command` and `url` is an error naming the file and the
+//! `{"url": "…", "headers": {…}}` (`config/remote.rs`). Any other key, a duplicate name, an
+//! entry with neither or both of `command` and `url` is an error naming the file and the
 //! problem, and a file with an error changes nothing. The literal `${workspace}` in `args`
 //! becomes the chat's workspace folder; a server using it runs once per workspace (never *in*
 //! it: see `local/launch.rs`), and a chat without a workspace does not have it. Without an entry

@@ -1,6 +1,6 @@
 //! What one turn sees: the servers of its profile, the tools the profile lets through and
-//! their `mcp_…` names. Built fresh from the connections task's answer for every `tools` and every
-//! `call`, so the profile is always the turn's own and dispatch resolves names through the
+//! their `mcp_…` names. Built fresh from the connections task's answer for every `tools` and
+//! every `call`, so the profile is always the turn's own and dispatch resolves names through the
 //! same map the model was shown.
 
 use std::sync::Arc;
