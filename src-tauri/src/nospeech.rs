@@ -190,7 +190,7 @@ pub fn environment_for_other_programs() -> Vec<(String, Option<OsString>)> {
 
 /// Applies [`environment_for_other_programs`] to `command`.
 pub fn restore_for_child(command: &mut Command) {
-    preflight_engine::mcp::config::apply_inherited_env(command, &environment_for_other_programs());
+    preflight_engine::mcp::apply_inherited_env(command, &environment_for_other_programs());
 }
 
 /// This process's `LD_LIBRARY_PATH` entries. Empty entries are dropped: the dynamic linker

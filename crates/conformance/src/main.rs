@@ -15,8 +15,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use preflight_engine::mcp::auth::{ClientIdentity, TokenVault};
-use preflight_engine::mcp::{Answer, Asker, McpConfig, McpHost, Profile, Question, SignInState};
+use preflight_engine::mcp::{
+    Answer, Asker, ClientIdentity, McpHost, McpOptions, Profile, Question, SignInState, TokenVault,
+};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -54,7 +55,7 @@ async fn main() {
 async fn run(url: &str, context: &Value) -> Result<(), Failure> {
     let home = tempfile::tempdir()?;
     std::fs::write(home.path().join("mcp.json"), mcp_json(url, context).to_string())?;
-    let mut config = McpConfig::new(home.path(), "/nonexistent/server-filesystem/index.js");
+    let mut config = McpOptions::new(home.path(), "/nonexistent/server-filesystem/index.js");
     config.tokens = Some(TokenVault::system());
     config.client_identity = ClientIdentity { metadata_url: Some(CLIENT_METADATA_URL.into()) };
     config.start_timeout = Duration::from_secs(20);

@@ -24,7 +24,7 @@ use preflight_engine::config::KeyLookup;
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::{Engine, EngineOptions, NewChat};
 use preflight_engine::llm::{ModelMessage, ModelRequest, OutputConstraint};
-use preflight_engine::mcp::McpConfig;
+use preflight_engine::mcp::McpOptions;
 use preflight_engine::planner::{
     parse_planner_reply, planner_system_prompt, PlannerFacts, ReplyKind, DEFAULT_PLANNER_PROMPT,
 };
@@ -277,7 +277,7 @@ fn first_message_to_card(id: &str) -> Vec<Duration> {
         std::fs::write(home.path().join("config.toml"), config).unwrap();
         let options = EngineOptions {
             home: home.path().to_owned(),
-            mcp: McpConfig::new(home.path(), home.path().join("no-filesystem-server")),
+            mcp: McpOptions::new(home.path(), home.path().join("no-filesystem-server")),
             keys: KeyLookup::new(Vec::new(), |_| None),
             local_models: Some(Arc::new(LlamaModels::new(models_dir()))),
             program: "preflight test".to_owned(),

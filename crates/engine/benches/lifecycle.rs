@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use preflight_engine::config::KeyLookup;
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::{Engine, EngineOptions, NewChat};
-use preflight_engine::mcp::McpConfig;
+use preflight_engine::mcp::McpOptions;
 use preflight_testkit::{Answer, Matcher, Reply, Script, ScriptedServer};
 use serde_json::json;
 use tokio::sync::broadcast::Receiver;
@@ -60,7 +60,7 @@ async fn run() {
     std::fs::write(home.path().join("config.toml"), config).unwrap();
     let options = EngineOptions {
         home: home.path().to_owned(),
-        mcp: McpConfig::new(home.path(), fs_server()),
+        mcp: McpOptions::new(home.path(), fs_server()),
         keys: KeyLookup::new(Vec::new(), |_| None),
         local_models: None,
         program: "preflight test".to_owned(),

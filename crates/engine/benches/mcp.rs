@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use preflight_engine::mcp::{McpConfig, McpHost, Profile};
+use preflight_engine::mcp::{McpHost, McpOptions, Profile};
 use rmcp::model::{CallToolRequestParams, JsonObject};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
@@ -41,7 +41,7 @@ fn main() {
                 .unwrap();
         }
         let ws = std::fs::canonicalize(workspace.path()).unwrap();
-        let host = McpHost::start(McpConfig::new(data.path(), fs_server())).unwrap();
+        let host = McpHost::start(McpOptions::new(data.path(), fs_server())).unwrap();
         bench_profile_switch(&host, &ws).await;
         bench_tool_calls(&host, &ws).await;
         host.shutdown().await;

@@ -9,8 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use mcp_support::{fixture, fixture_entry, Home};
-use preflight_engine::mcp::classify::{classify, ServerClass};
-use preflight_engine::mcp::{McpConfig, McpHost, Profile};
+use preflight_engine::mcp::{classify, McpHost, McpOptions, Profile, ServerClass};
 use serde_json::json;
 
 /// Plants in `ws` what a hostile repository would: a `node` shim, a script named like the
@@ -56,7 +55,7 @@ async fn a_missing_filesystem_server_is_a_clear_error_and_runs_nothing_from_the_
     let markers = tempfile::tempdir().unwrap();
     plant(home.ws(), markers.path());
     // What an installed binary without `runtime/` passed before: a bare, relative name.
-    let mut config = McpConfig::new(home.data.path(), "server-filesystem-not-installed");
+    let mut config = McpOptions::new(home.data.path(), "server-filesystem-not-installed");
     config.inherited_env = path_with_dot();
     let host = McpHost::start(config).unwrap();
 

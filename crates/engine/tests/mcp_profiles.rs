@@ -7,8 +7,7 @@ mod mcp_support;
 use std::collections::BTreeSet;
 
 use mcp_support::{call, fixture, fixture_entry, pid_of, snapshot, Home};
-use preflight_engine::mcp::profile::READ_ONLY_ALLOWLIST;
-use preflight_engine::mcp::{naming, Profile};
+use preflight_engine::mcp::{naming, Profile, READ_ONLY_ALLOWLIST};
 use serde_json::json;
 
 /// The 14 tools of the pinned server, as `mcp_filesystem_<tool>`.

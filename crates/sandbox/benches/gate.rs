@@ -10,9 +10,7 @@ use std::time::{Duration, Instant};
 
 use preflight_engine::agent::{GateRunner, NoEvents, Tool, ToolContext, TurnPlanTool};
 use preflight_engine::chat::ChatSettings;
-use preflight_engine::mcp::config::SandboxDefault;
-use preflight_engine::mcp::sandbox::SandboxCallError;
-use preflight_engine::mcp::{McpConfig, McpHost, SandboxRun};
+use preflight_engine::mcp::{McpHost, McpOptions, SandboxCallError, SandboxDefault, SandboxRun};
 use preflight_engine::store::Store;
 use preflight_engine::tasks::TaskList;
 use serde_json::json;
@@ -55,7 +53,7 @@ fn main() -> Result<(), Error> {
 }
 
 async fn measure(home: &Path, ws: &Path, iterations: usize) -> Result<(Duration, Duration), Error> {
-    let mut config = McpConfig::new(home, home.join("no-filesystem-server"));
+    let mut config = McpOptions::new(home, home.join("no-filesystem-server"));
     let program = PathBuf::from(env!("CARGO_BIN_EXE_preflight-sandbox"));
     config.sandbox =
         Some(SandboxDefault { program, network: false, max_file_mib: None, env: Vec::new() });

@@ -14,7 +14,7 @@ use preflight_engine::chat::Phase;
 use preflight_engine::config::KeyLookup;
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::{ChatView, Engine, EngineOptions, NewChat};
-use preflight_engine::mcp::McpConfig;
+use preflight_engine::mcp::McpOptions;
 use tempfile::TempDir;
 
 /// `$PREFLIGHT_MODELS_DIR` or the cache folder, as the `preflight` binary resolves it.
@@ -51,7 +51,7 @@ pub async fn engine(model: &str) -> (Engine, TempDir) {
     }
     let options = EngineOptions {
         home: home.path().to_owned(),
-        mcp: McpConfig::new(home.path(), home.path().join("no-filesystem-server")),
+        mcp: McpOptions::new(home.path(), home.path().join("no-filesystem-server")),
         keys: KeyLookup::new(Vec::new(), |_| None),
         local_models: Some(Arc::new(LlamaModels::new(models_dir()))),
         program: "preflight test".to_owned(),

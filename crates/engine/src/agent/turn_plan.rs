@@ -15,8 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Tool, ToolContext};
 use crate::events::Event;
 use crate::ids::ChatId;
-use crate::mcp::sandbox::SandboxCallError;
-use crate::mcp::SandboxRun;
+use crate::mcp::{SandboxCallError, SandboxRun};
 use crate::now_rfc3339;
 use crate::store::{Store, StoreError};
 use crate::tasks::{

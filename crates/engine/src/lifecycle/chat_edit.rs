@@ -114,12 +114,12 @@ mod tests {
     use super::*;
     use crate::config::KeyLookup;
     use crate::lifecycle::{EngineOptions, ErrorCode, NewChat};
-    use crate::mcp::McpConfig;
+    use crate::mcp::McpOptions;
 
     async fn engine(home: &std::path::Path) -> Engine {
         let options = EngineOptions {
             home: home.to_owned(),
-            mcp: McpConfig::new(home, home.join("no-filesystem-server")),
+            mcp: McpOptions::new(home, home.join("no-filesystem-server")),
             keys: KeyLookup::new(Vec::new(), |_| None),
             local_models: None,
             program: "preflight test".to_owned(),

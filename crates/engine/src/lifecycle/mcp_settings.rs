@@ -6,11 +6,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::mcp::config::{parse_entry, parse_servers, ServerEntry};
-use crate::mcp::edit::{edit_servers, ServerChange};
-use crate::mcp::profile::{planning_uses, tool_in_profile};
-use crate::mcp::status::{ProbedTool, ServerState, ServerStatus};
-use crate::mcp::{Profile, ServerClass};
+use crate::mcp::{
+    edit_servers, parse_entry, parse_servers, planning_uses, tool_in_profile, ProbedTool, Profile,
+    ServerChange, ServerClass, ServerEntry, ServerState, ServerStatus,
+};
 
 use super::error::ApiError;
 use super::Engine;

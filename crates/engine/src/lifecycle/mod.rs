@@ -34,7 +34,7 @@ use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
 use crate::home_lock::{HomeLock, HomeLockError};
 use crate::ids::ChatId;
 use crate::llm::{LocalModels, Provider, SetupError};
-use crate::mcp::{McpConfig, McpError, McpHost, ProfileView};
+use crate::mcp::{McpError, McpHost, McpOptions, ProfileView};
 use crate::store::{Store, StoreError};
 
 pub use chat_edit::ChatPatch;
@@ -61,7 +61,7 @@ pub struct EngineOptions {
     /// `$PREFLIGHT_HOME`: config, store, prompts, `mcp.json`.
     pub home: PathBuf,
     /// The MCP host's settings (the filesystem server's path above all).
-    pub mcp: McpConfig,
+    pub mcp: McpOptions,
     /// Where API keys are found (the binary passes its environment in).
     pub keys: KeyLookup,
     /// Runs `kind = "embedded"` (the default without `config.toml`) in this process; `None`
@@ -81,8 +81,8 @@ impl EngineOptions {
     pub fn new(home: PathBuf, fs_server: Option<PathBuf>) -> EngineOptions {
         let fs_server =
             fs_server.unwrap_or_else(|| PathBuf::from("server-filesystem-not-installed"));
-        let mut mcp = McpConfig::new(home.clone(), fs_server);
-        mcp.tokens = Some(crate::mcp::auth::TokenVault::system());
+        let mut mcp = McpOptions::new(home.clone(), fs_server);
+        mcp.tokens = Some(crate::mcp::TokenVault::system());
         EngineOptions {
             mcp,
             keys: KeyLookup::system(|name| std::env::var(name).ok()),
@@ -96,7 +96,7 @@ impl EngineOptions {
 
 /// `[sandbox]` over the embedder's sandbox server: off removes it, `network` gives its runs
 /// the network, `max_file_mib` caps the files they write.
-fn apply_sandbox_settings(mcp: &mut McpConfig, settings: crate::config::SandboxSettings) {
+fn apply_sandbox_settings(mcp: &mut McpOptions, settings: crate::config::SandboxSettings) {
     if !settings.enabled {
         mcp.sandbox = None;
     }
@@ -170,7 +170,7 @@ impl Engine {
         crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
         let mut mcp_config = options.mcp;
         apply_sandbox_settings(&mut mcp_config, config.sandbox);
-        let context7_configured = crate::mcp::config::load_servers(&mcp_config)?
+        let context7_configured = crate::mcp::load_servers(&mcp_config)?
             .iter()
             .any(|server| server.class == crate::mcp::ServerClass::Context7);
         let mcp = McpHost::start(mcp_config)?;

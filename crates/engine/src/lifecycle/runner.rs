@@ -113,7 +113,7 @@ impl crate::agent::GateRunner for SandboxGates {
         &self,
         command: &str,
         cancel: &CancellationToken,
-    ) -> Result<crate::mcp::SandboxRun, crate::mcp::sandbox::SandboxCallError> {
+    ) -> Result<crate::mcp::SandboxRun, crate::mcp::SandboxCallError> {
         let timeout = crate::agent::GATE_TIMEOUT_S;
         self.host.run_in_sandbox(&self.workspace, command, timeout, cancel).await
     }

@@ -1,5 +1,5 @@
 //! One running server as the host uses it: starting it (a child process over stdio, or a
-//! remote one over HTTP: `remote.rs`; then `initialize` and `tools/list`, all within the
+//! remote one over HTTP: `remote/`; then the handshake of `handshake.rs`, all within the
 //! start timeout) and one `tools/call` with a timeout and a cancellation token.
 
 use std::sync::Arc;
@@ -7,62 +7,24 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotification, CancelledNotificationParam,
-    ClientNotification, ClientRequest, JsonObject, ProtocolVersion, Request, RequestId,
-    ServerResult, Tool,
+    ClientNotification, ClientRequest, JsonObject, Request, RequestId, ServerResult, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RunningService};
-use rmcp::transport::IntoTransport;
-use rmcp::{Peer, RoleClient, ServiceError, ServiceExt};
-use serde_json::Value;
+use rmcp::{Peer, RoleClient, ServiceError};
 use tokio_util::sync::CancellationToken;
 
-use super::classify::ServerClass;
-use super::client::{Askers, HostClient};
-use super::config::{Launch, Remote};
-use super::error::McpError;
-use super::process::{self, Pipes, ServerProcess};
-use super::registry::ServerKey;
-use super::schema::clean_schema;
-use super::transport::StdioTransport;
+use crate::mcp::classify::ServerClass;
+use crate::mcp::client::HostClient;
+use crate::mcp::error::McpError;
+use crate::mcp::handshake::handshake;
+use crate::mcp::key::ServerKey;
+use crate::mcp::live::{Live, RemoteTool};
+use crate::mcp::local::{self, Launch, Pipes, ServerProcess, StdioTransport};
+use crate::mcp::remote::{self, TokenVault};
+use crate::mcp::schema::clean_schema;
+use crate::mcp::target::Target;
 
-/// What a caller needs to use a running server; cheap to clone.
-#[derive(Clone)]
-pub(crate) struct Live {
-    pub key: ServerKey,
-    pub class: ServerClass,
-    /// Counts the starts of this (server, workspace): tells a respawned server from the old.
-    pub generation: u64,
-    /// The child process; `None` for a remote server.
-    pub pid: Option<u32>,
-    pub peer: Peer<RoleClient>,
-    pub tools: Arc<[RemoteTool]>,
-    /// The entry's `readWhilePlanning` (set by the registry once started).
-    pub marked: bool,
-    /// Who is asked when the server sends `elicitation/create` (`client.rs`).
-    pub askers: Arc<Askers>,
-}
-
-impl Live {
-    /// Whether the connection still looks usable from outside the registry: its transport
-    /// is open and its process has not exited (rmcp's `is_closed()` stays false after the
-    /// server dies, so it is not asked).
-    pub(crate) fn is_open(&self) -> bool {
-        !self.peer.is_transport_closed()
-            && self.pid.is_none_or(|pid| !process::has_exited_without_reaping(pid))
-    }
-}
-
-/// A tool as the server listed it, its schema already cleaned for provider APIs.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RemoteTool {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
-    /// Annotated `readOnlyHint: true` and not `destructiveHint: true`.
-    pub read_only: bool,
-}
-
-/// A running server, owned by the registry.
+/// A running server, owned by the connections task.
 pub(crate) struct Connection {
     pub live: Live,
     /// `None` for a remote server.
@@ -88,17 +50,8 @@ pub(crate) struct StartLimits {
     pub start_timeout: Duration,
     pub max_message_bytes: usize,
     /// Signed-in servers' tokens.
-    pub tokens: Option<super::auth::TokenVault>,
+    pub tokens: Option<TokenVault>,
 }
-
-/// What to start: a child process, or a remote server's URL with its headers filled in.
-pub(crate) enum Target {
-    Process(Launch),
-    Remote(Remote),
-}
-
-/// The rmcp service and the tools it listed.
-pub(crate) type Handshake = (RunningService<RoleClient, HostClient>, Vec<Tool>);
 
 /// Starts and initialises `server`; on any failure its process group is killed.
 pub(crate) async fn start(
@@ -116,7 +69,7 @@ pub(crate) async fn start(
         }
         Target::Remote(remote) => {
             let tokens = limits.tokens.as_ref().map(|vault| vault.tokens(&server, &remote.url));
-            let started = super::remote::connect(&server, &remote, &limits, tokens);
+            let started = remote::connect(&server, &remote, limits.max_message_bytes, tokens);
             let (service, tools) = within(&server, &limits, started).await??;
             (service, tools, None)
         }
@@ -135,7 +88,7 @@ async fn start_process(
     launch: &Launch,
     limits: &StartLimits,
 ) -> Result<(RunningService<RoleClient, HostClient>, Vec<Tool>, ServerProcess), McpError> {
-    let (mut process, pipes) = process::spawn(server, launch)?;
+    let (mut process, pipes) = local::spawn(server, launch)?;
     let Pipes { stdin, stdout } = pipes;
     let transport = StdioTransport::new(server.clone(), stdin, stdout, limits.max_message_bytes);
     match within(server, limits, handshake(server, transport)).await? {
@@ -158,36 +111,6 @@ async fn within<T>(
         server: server.to_string(),
         timeout: limits.start_timeout,
     })
-}
-
-/// `initialize` and `tools/list` over `transport`.
-pub(crate) async fn handshake<T, E, A>(
-    server: &Arc<str>,
-    transport: T,
-) -> Result<Handshake, McpError>
-where
-    T: IntoTransport<RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let failed = |message: String| McpError::Initialize { server: server.to_string(), message };
-    let client = HostClient::new(server.clone(), ProtocolVersion::LATEST_WITH_INITIALIZE);
-    let service =
-        client.serve(transport).await.map_err(|error| {
-            match super::remote::sign_in_needed(server, &error) {
-                Some(needed) => needed,
-                None => failed(error.to_string()),
-            }
-        })?;
-    // A server may let `initialize` through and want authorization for its tools.
-    let tools =
-        service.peer().list_all_tools().await.map_err(|error| match error.auth_challenge() {
-            Some(challenge) => McpError::SignInRequired {
-                server: server.to_string(),
-                challenge: challenge.to_owned(),
-            },
-            None => failed(format!("tools/list failed: {error}")),
-        })?;
-    Ok((service, tools))
 }
 
 /// rmcp's reason, plus how the process ended and what it last said on stderr.

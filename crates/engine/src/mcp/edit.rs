@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::config::{parse_servers, McpConfig};
-use super::error::McpError;
+use crate::mcp::config::{parse_servers, Supplied};
+use crate::mcp::error::McpError;
 
 /// One change to the servers of `mcp.json`.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,11 +26,11 @@ pub enum ServerChange {
 }
 
 /// The text of `mcp.json` after `change`; `current` is the file's text (`None`: absent).
-pub fn edit_servers(
+pub fn edit_servers<'a>(
     path: &Path,
     current: Option<&str>,
     change: &ServerChange,
-    config: &McpConfig,
+    supplied: impl Into<Supplied<'a>>,
 ) -> Result<String, McpError> {
     let error = |message: String| McpError::Config { path: path.to_path_buf(), message };
     let mut file: Value = match current {
@@ -48,7 +48,7 @@ pub fn edit_servers(
     };
     *servers = changed(std::mem::take(servers), change).map_err(error)?;
     let text = serde_json::to_string_pretty(&file).map_err(|e| error(e.to_string()))? + "\n";
-    parse_servers(path, &text, config)?;
+    parse_servers(path, &text, supplied)?;
     Ok(text)
 }
 

@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::mcp::classify::ServerClass;
+
 /// Cloneable because one failed start answers every caller that was waiting for it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum McpError {
@@ -20,8 +22,9 @@ pub enum McpError {
     Spawn { server: String, message: String },
     /// A server the host supplies (the filesystem server, the code sandbox) is not there;
     /// nothing was run in its place.
-    #[error("{}", not_installed(server, what))]
-    NotInstalled { server: String, what: String },
+    /// `class` tells which (the message says how to install it).
+    #[error("{}", not_installed(*class, what))]
+    NotInstalled { server: String, what: String, class: ServerClass },
     /// Spawn, `initialize` and `tools/list` did not finish within the start timeout.
     #[error("MCP server `{server}` did not finish starting within {} ms", timeout.as_millis())]
     StartTimeout { server: String, timeout: Duration },
@@ -41,8 +44,8 @@ pub enum McpError {
 }
 
 /// What to do about a supplied server that is not installed.
-fn not_installed(server: &str, what: &str) -> String {
-    if server == super::config::CODE_SANDBOX {
+fn not_installed(class: ServerClass, what: &str) -> String {
+    if class == ServerClass::CodeSandbox {
         return format!(
             "the code sandbox server is not installed ({what}): build it with `cargo build \
              --workspace` (scripts/setup.sh does), set PREFLIGHT_SANDBOX_SERVER to the absolute \

@@ -11,42 +11,47 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::classify::ServerClass;
-use super::client::{Asker, Decliner};
-use super::config::{load_servers, McpConfig, ServerEntry, ServerInfo};
-use super::connection::{call_tool, CallFailure, Live};
-use super::error::McpError;
-use super::guard;
-use super::launch::BaseEnvironment;
-use super::profile::Profile;
-use super::registry::{self, profile_index, Limits, Prepared, Request, RunningServer, Views};
-use super::result::to_tool_output;
-use super::sandbox::{SandboxCallError, SandboxRun};
-use super::view::{ProfileView, ToolSet, TurnView};
+use crate::mcp::classify::ServerClass;
+use crate::mcp::client::{Asker, Decliner};
+use crate::mcp::config::{ServerEntry, ServerInfo};
+use crate::mcp::connection::{call_tool, CallFailure};
+use crate::mcp::connections::{
+    self, profile_index, Limits, Prepared, Request, RunningServer, Views,
+};
+use crate::mcp::error::McpError;
+use crate::mcp::live::Live;
+use crate::mcp::local::BaseEnvironment;
+use crate::mcp::options::{load_servers, McpOptions};
+use crate::mcp::status::SignIns;
+use crate::mcp::turn::{
+    refused_write, to_tool_output, Profile, ProfileView, SandboxCallError, SandboxRun, ToolSet,
+    TurnView,
+};
 use crate::tool::ToolOutput;
 
 #[derive(Clone)]
 pub struct McpHost {
     requests: mpsc::Sender<Request>,
-    /// The registry's published views (read-only snapshots).
+    /// The connections task's published views (read-only snapshots).
     views: watch::Receiver<Arc<Views>>,
-    config: Arc<McpConfig>,
+    config: Arc<McpOptions>,
     /// The configured servers as the adapters may show them; replaced on reload.
     servers: Arc<RwLock<Vec<ServerInfo>>>,
-    /// What every server starts from (the registry has the same).
+    /// What every server starts from (the connections task has the same).
     base: Arc<BaseEnvironment>,
-    /// Remote servers' challenges and sign-ins (`signin.rs`).
-    sign_ins: Arc<super::signin::SignIns>,
+    /// Remote servers' challenges and sign-ins (`settings.rs`).
+    sign_ins: Arc<SignIns>,
 }
 
 impl McpHost {
-    /// Reads `mcp.json` and starts the registry. Servers start on first use, not here; the
-    /// environment they get is taken from this process now (`launch`). Logs each server's
-    /// class. Must be called inside a tokio runtime.
-    pub fn start(config: McpConfig) -> Result<McpHost, McpError> {
+    /// Reads `mcp.json` and starts the connections task. Servers start on first use, not here;
+    /// the environment they get is taken from this process now (`local/launch.rs`). Logs each
+    /// server's class. Must be called inside a tokio runtime.
+    pub fn start(config: McpOptions) -> Result<McpHost, McpError> {
         let servers = load_servers(&config)?;
         let infos = Arc::new(RwLock::new(describe(&servers)));
-        let base = Arc::new(BaseEnvironment::of_this_process(&config));
+        let base =
+            Arc::new(BaseEnvironment::of_this_process(&config.inherited_env, &config.data_dir));
         let limits = Limits {
             start_timeout: config.start_timeout,
             max_message_bytes: config.max_message_bytes,
@@ -54,7 +59,7 @@ impl McpHost {
             retry_after: config.retry_after,
             tokens: config.tokens.clone(),
         };
-        let (requests, views) = registry::spawn(servers, limits, Arc::clone(&base));
+        let (requests, views) = connections::spawn(servers, limits, Arc::clone(&base));
         let sign_ins = Arc::default();
         Ok(McpHost { requests, views, config: Arc::new(config), servers: infos, base, sign_ins })
     }
@@ -131,9 +136,9 @@ impl McpHost {
             None => asker,
         };
         let limit = self.config.max_result_bytes;
-        let target = Target::Named(name);
+        let callee = Callee::Named(name);
         let mut output =
-            match self.dispatch(profile, workspace, target, arguments, cancel, asker).await {
+            match self.dispatch(profile, workspace, callee, arguments, cancel, asker).await {
                 // The sandbox's text already holds its run (exit code, streams, timeout): its
                 // structured copy would double every output in the model's context.
                 Ok((mut result, ServerClass::CodeSandbox)) => {
@@ -186,9 +191,9 @@ impl McpHost {
         workspace: &Path,
         cancel: &CancellationToken,
     ) -> Result<CallToolResult, SandboxCallError> {
-        let target = Target::Sandbox(tool);
+        let callee = Callee::Sandbox(tool);
         match self
-            .dispatch(Profile::Execution, Some(workspace), target, arguments, cancel, None)
+            .dispatch(Profile::Execution, Some(workspace), callee, arguments, cancel, None)
             .await
         {
             Ok((result, _)) if result.is_error == Some(true) => {
@@ -221,7 +226,7 @@ impl McpHost {
     }
 
     /// Stops every server (stdin closed, SIGTERM, SIGKILL to its process group after
-    /// `shutdown_grace`) and the registry. Later calls answer `McpError::Stopped`.
+    /// `shutdown_grace`) and the connections task. Later calls answer `McpError::Stopped`.
     pub async fn shutdown(&self) {
         let (reply, answer) = oneshot::channel();
         if self.send(Request::Shutdown { reply }).await.is_ok() {
@@ -233,12 +238,12 @@ impl McpHost {
         &self,
         profile: Profile,
         workspace: Option<&Path>,
-        target: Target<'_>,
+        callee: Callee<'_>,
         arguments: Option<JsonObject>,
         cancel: &CancellationToken,
         asker: Option<Arc<dyn Asker>>,
     ) -> Result<(CallToolResult, ServerClass), ToolOutput> {
-        let name = target.name();
+        let name = callee.name();
         let mut retried = false;
         loop {
             // A server may be starting (up to the start timeout): a stop must not wait for it.
@@ -246,12 +251,11 @@ impl McpHost {
                 view = self.view(profile, workspace, !retried) => view.map_err(|e| ToolOutput::error(e.to_string()))?,
                 () = cancel.cancelled() => return Err(ToolOutput::error(format!("`{name}` was cancelled"))),
             };
-            let (live, tool) = match target {
-                Target::Named(name) => view.resolve(name).ok_or_else(|| view.refusal(name))?,
-                Target::Sandbox(tool) => view.sandbox_tool(tool).map_err(ToolOutput::error)?,
+            let (live, tool) = match callee {
+                Callee::Named(name) => view.resolve(name).ok_or_else(|| view.refusal(name))?,
+                Callee::Sandbox(tool) => view.sandbox_tool(tool).map_err(ToolOutput::error)?,
             };
-            if let Some(why) = guard::refused_write(live.class, tool, arguments.as_ref(), workspace)
-            {
+            if let Some(why) = refused_write(live.class, tool, arguments.as_ref(), workspace) {
                 return Err(ToolOutput::error(why));
             }
             let timeout = call_timeout(self.config.call_timeout, live.class, arguments.as_ref());
@@ -278,10 +282,10 @@ impl McpHost {
         }
     }
 
-    /// The turn's view. The registry's keys are canonical paths, so a workspace given in
-    /// exactly that form finds its published view without being resolved again; anything
-    /// else, or a caller that just reported a dead server (`published: false`: the registry
-    /// may not have unpublished it yet), is resolved and goes through the registry.
+    /// The turn's view. The connections task's keys are canonical paths, so a workspace given
+    /// in exactly that form finds its published view without being resolved again; anything
+    /// else, or a caller that just reported a dead server (`published: false`: the task may
+    /// not have unpublished it yet), is resolved and goes through the connections task.
     async fn view(
         &self,
         profile: Profile,
@@ -308,7 +312,8 @@ impl McpHost {
         Ok(Arc::new(TurnView::new(profile, servers)))
     }
 
-    /// The registry's view for this turn, if it published one and its servers look alive.
+    /// The connections task's view for this turn, if it published one and its servers look
+    /// alive.
     fn published_view(
         &self,
         profile: Profile,
@@ -327,7 +332,7 @@ impl McpHost {
         self.requests.send(request).await.map_err(|_| McpError::Stopped)
     }
 
-    pub(crate) fn config(&self) -> &McpConfig {
+    pub(crate) fn config(&self) -> &McpOptions {
         &self.config
     }
 
@@ -335,7 +340,7 @@ impl McpHost {
         &self.base
     }
 
-    pub(crate) fn sign_ins(&self) -> &super::signin::SignIns {
+    pub(crate) fn sign_ins(&self) -> &SignIns {
         &self.sign_ins
     }
 }
@@ -343,15 +348,15 @@ impl McpHost {
 /// What a dispatch calls: a tool by the name a model was shown, or a tool of the chat's
 /// code sandbox (what the engine itself runs: gates, `sandbox_info`).
 #[derive(Clone, Copy)]
-enum Target<'a> {
+enum Callee<'a> {
     Named(&'a str),
     Sandbox(&'static str),
 }
 
-impl Target<'_> {
+impl Callee<'_> {
     fn name(&self) -> &str {
         match self {
-            Target::Named(name) | Target::Sandbox(name) => name,
+            Callee::Named(name) | Callee::Sandbox(name) => name,
         }
     }
 }

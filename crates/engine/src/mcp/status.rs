@@ -1,17 +1,10 @@
-//! How the configured servers stand, for the settings screen: each started instance's
-//! state (starting, running with its tools, failed with the error and the server's last
-//! stderr lines), a restart, and a probe that starts an entry on its own, lists its tools
-//! and stops it again, without touching the servers chats use.
+//! What the settings screen is shown of the servers: each started instance's state, the tools
+//! a probe found, and how a remote server's sign-in stands (with the challenges it was
+//! sent). Data only; `settings.rs` fills it in.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-
-use tokio::sync::oneshot;
-
-use super::config::ServerEntry;
-use super::connection::{self, StartLimits};
-use super::error::McpError;
-use super::host::McpHost;
-use super::registry::{Request, ServerKey};
+use std::sync::Mutex;
 
 /// One started instance of a configured server (one per workspace for `${workspace}` ones).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,12 +22,6 @@ pub struct ProbedTool {
     pub read_only: bool,
 }
 
-impl ProbedTool {
-    pub(crate) fn of(tool: &super::connection::RemoteTool) -> ProbedTool {
-        ProbedTool { name: tool.name.clone(), read_only: tool.read_only }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerState {
     Starting,
@@ -49,63 +36,52 @@ pub enum ServerState {
     },
 }
 
-impl McpHost {
-    /// Every started instance, by server then workspace.
-    pub async fn status(&self) -> Result<Vec<ServerStatus>, McpError> {
-        let (reply, answer) = oneshot::channel();
-        self.send(Request::Status { reply }).await?;
-        answer.await.map_err(|_| McpError::Stopped)
+/// How a server's sign-in stands.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum SignInState {
+    /// Waiting for the browser: `authorization_url` is the page to open.
+    Pending {
+        authorization_url: String,
+    },
+    SignedIn,
+    Failed {
+        error: String,
+    },
+}
+
+/// What the host remembers per server.
+#[derive(Default)]
+pub(crate) struct SignIns {
+    challenges: Mutex<HashMap<String, String>>,
+    states: Mutex<HashMap<String, SignInState>>,
+}
+
+impl SignIns {
+    pub(crate) fn note_challenge(&self, server: &str, challenge: &str) {
+        if let Ok(mut challenges) = self.challenges.lock() {
+            challenges.insert(server.to_owned(), challenge.to_owned());
+        }
     }
 
-    /// Stops every instance of `server` (and forgets a failed start): the next use starts
-    /// it afresh. Returns how many instances there were.
-    pub async fn restart(&self, server: &str) -> Result<usize, McpError> {
-        let (reply, answer) = oneshot::channel();
-        self.send(Request::Restart { server: server.to_owned(), reply }).await?;
-        answer.await.map_err(|_| McpError::Stopped)
+    pub(crate) fn take_challenge(&self, server: &str) -> Option<String> {
+        self.challenges.lock().ok()?.remove(server)
     }
 
-    /// Starts `entry` on its own (a server using `${workspace}` gets an empty scratch
-    /// folder), lists its tools, and stops it. The servers chats use are not touched.
-    pub async fn probe(&self, entry: &ServerEntry) -> Result<Vec<ProbedTool>, McpError> {
-        if let Some(error) = entry.unusable() {
-            return Err(error);
+    pub(crate) fn set(&self, server: &str, state: SignInState) {
+        if let Ok(mut states) = self.states.lock() {
+            states.insert(server.to_owned(), state);
         }
-        let scratch =
-            std::env::temp_dir().join(format!("preflight-probe-{}", uuid::Uuid::new_v4()));
-        let workspace = entry.uses_workspace().then(|| scratch.clone());
-        if let Some(folder) = &workspace {
-            std::fs::create_dir_all(folder).map_err(|error| McpError::Workspace {
-                path: folder.clone(),
-                message: error.to_string(),
-            })?;
-        }
-        let probed = self.probe_in(entry, workspace.clone()).await;
-        if workspace.is_some() {
-            let _ = std::fs::remove_dir_all(&scratch);
-        }
-        probed
     }
 
-    async fn probe_in(
-        &self,
-        entry: &ServerEntry,
-        workspace: Option<PathBuf>,
-    ) -> Result<Vec<ProbedTool>, McpError> {
-        let Some(target) = entry.target(workspace.as_deref(), self.base()) else {
-            let message = "it needs a workspace".to_owned();
-            return Err(McpError::Spawn { server: entry.name.clone(), message });
-        };
-        let config = self.config();
-        let limits = StartLimits {
-            start_timeout: config.start_timeout,
-            max_message_bytes: config.max_message_bytes,
-            tokens: config.tokens.clone(),
-        };
-        let key = ServerKey { server: entry.name.as_str().into(), workspace };
-        let started = connection::start(key, entry.class, target, 0, limits).await?;
-        let tools = started.live.tools.iter().map(ProbedTool::of).collect();
-        started.stop(config.shutdown_grace).await;
-        Ok(tools)
+    pub(crate) fn state(&self, server: &str) -> Option<SignInState> {
+        self.states.lock().ok()?.get(server).cloned()
+    }
+
+    pub(crate) fn forget(&self, server: &str) {
+        if let Ok(mut states) = self.states.lock() {
+            states.remove(server);
+        }
     }
 }

@@ -7,7 +7,7 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use preflight_engine::mcp::{McpConfig, McpHost, Profile};
+use preflight_engine::mcp::{McpHost, McpOptions, Profile};
 use tempfile::TempDir;
 use tokio::io::unix::AsyncFd;
 use tokio_util::sync::CancellationToken;
@@ -52,8 +52,8 @@ impl Home {
     }
 
     /// Test defaults: generous starts (node on a loaded machine), short grace.
-    pub fn config(&self) -> McpConfig {
-        let mut config = McpConfig::new(self.data.path(), fs_server());
+    pub fn config(&self) -> McpOptions {
+        let mut config = McpOptions::new(self.data.path(), fs_server());
         config.start_timeout = Duration::from_secs(60);
         config.call_timeout = Duration::from_secs(60);
         config.shutdown_grace = Duration::from_millis(500);

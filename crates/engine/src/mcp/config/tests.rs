@@ -1,9 +1,13 @@
 //! `mcp.json` parsing and the entries the host supplies (filesystem, code sandbox).
 
-use super::*;
+use std::path::Path;
 
-fn config() -> McpConfig {
-    McpConfig::new("/home/u/.local/share/preflight", "/opt/p/server-filesystem/dist/index.js")
+use super::*;
+use crate::mcp::classify::ServerClass;
+use crate::mcp::McpOptions;
+
+fn config() -> McpOptions {
+    McpOptions::new("/home/u/.local/share/preflight", "/opt/p/server-filesystem/dist/index.js")
 }
 
 fn parse(text: &str) -> Result<Vec<ServerEntry>, String> {
@@ -166,24 +170,11 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
 }
 
 #[test]
-fn a_missing_file_means_defaults_and_an_unreadable_one_is_an_error() {
-    let home = tempfile::tempdir().unwrap();
-    let config = McpConfig::new(home.path(), "/fs.js");
-    assert_eq!(load_servers(&config).unwrap(), vec![default_filesystem(&config)]);
-    std::fs::create_dir(config.mcp_json()).unwrap();
-    let error = load_servers(&config).unwrap_err().to_string();
-    assert!(
-        error.starts_with(&format!("{}: cannot be read: ", config.mcp_json().display())),
-        "{error}"
-    );
-}
-
-#[test]
 fn a_remote_entry_keeps_its_url_headers_and_client_and_fills_env_only_when_started() {
     let text = r#"{"mcpServers":{"tracker":{"type":"http","url":"https://mcp.example.com/mcp",
         "headers":{"Authorization":"Bearer ${env:TRACKER_TOKEN}","X-Team":"core"},
         "oauth":{"clientId":"preflight-desktop","clientSecret":"${env:TRACKER_SECRET}","scopes":["read"]}}}}"#;
-    let config = McpConfig::new("/h", "/fs/index.js");
+    let config = McpOptions::new("/h", "/fs/index.js");
     let servers = parse_servers(Path::new("/h/mcp.json"), text, &config).unwrap();
     let remote = servers[0].remote.clone().expect("a remote entry");
     assert_eq!(remote.url, "https://mcp.example.com/mcp");

@@ -3,9 +3,10 @@
 use serde_json::json;
 
 use super::*;
+use crate::mcp::McpOptions;
 
-fn config() -> McpConfig {
-    McpConfig::new("/home", "/srv/fs/index.js")
+fn config() -> McpOptions {
+    McpOptions::new("/home", "/srv/fs/index.js")
 }
 
 fn put(replaces: Option<&str>, name: &str, entry: Value) -> ServerChange {

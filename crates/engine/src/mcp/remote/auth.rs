@@ -22,10 +22,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-use super::config::Remote;
-use super::error::McpError;
 use crate::config::keys::{KernelKeyring, KeyStore, Lookup, SecretService};
 use crate::llm::ApiKey;
+use crate::mcp::config::Remote;
+use crate::mcp::error::McpError;
+use crate::mcp::remote::http::install_crypto;
 
 /// How long the user has to finish signing in in the browser.
 pub const SIGN_IN_WINDOW: Duration = Duration::from_secs(600);
@@ -142,7 +143,7 @@ impl Tokens {
             server: server.to_owned(),
             message: error.to_string(),
         };
-        super::remote::install_crypto();
+        install_crypto();
         let mut manager = AuthorizationManager::new(url).await.map_err(failed)?;
         manager.set_credential_store(self.clone());
         match manager.initialize_from_store().await.map_err(failed)? {
@@ -212,7 +213,7 @@ pub(crate) async fn begin(
         .map_err(|error| failed(format!("no loopback port for the redirect: {error}")))?;
     let port = listener.local_addr().map_err(|error| failed(error.to_string()))?.port();
     let redirect = format!("http://127.0.0.1:{port}/callback");
-    super::remote::install_crypto();
+    install_crypto();
     let mut manager =
         AuthorizationManager::new(remote.url.as_str()).await.map_err(|e| failed(e.to_string()))?;
     manager.set_credential_store(tokens);

@@ -17,6 +17,8 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
 
+use crate::mcp::remote::redirect;
+
 type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
 
 pub(crate) struct LegacySse {
@@ -98,9 +100,7 @@ impl LegacySse {
         let base = url::Url::parse(url).map_err(|error| error.to_string())?;
         let policy = reqwest::redirect::Policy::custom(|attempt| {
             let verdict = match attempt.previous().first() {
-                Some(first) => {
-                    super::redirect::verdict(first, attempt.url(), attempt.previous().len())
-                }
+                Some(first) => redirect::verdict(first, attempt.url(), attempt.previous().len()),
                 None => Ok(()),
             };
             match verdict {

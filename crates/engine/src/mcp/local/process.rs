@@ -17,9 +17,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
-use super::config::Launch;
-use super::error::McpError;
-use super::launch::resolve_program;
+use crate::mcp::error::McpError;
+use crate::mcp::local::launch::{resolve_program, Launch};
 
 /// How many stderr lines are kept to explain a failed start, and how long each may be.
 const TAIL_LINES: usize = 12;

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::profile::ToolRef;
+use crate::mcp::turn::profile::ToolRef;
 
 /// The longest tool name provider APIs accept.
 pub const MAX_NAME_LEN: usize = 64;

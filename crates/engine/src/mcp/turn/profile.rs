@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::classify::ServerClass;
+use crate::mcp::classify::ServerClass;
 
 /// The tool set a turn runs with. It belongs to the turn (DESIGN §9): two chats with
 /// different profiles at the same moment each see their own.

@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 
 use rmcp::model::JsonObject;
 
-use super::classify::ServerClass;
+use crate::mcp::classify::ServerClass;
 
 /// The filesystem server's tools that change files.
 const WRITE_TOOLS: [&str; 4] = ["write_file", "edit_file", "create_directory", "move_file"];

@@ -4,70 +4,33 @@
 //! transport of 2024-11-05 (`legacy_sse.rs`) for `"type": "sse"`, and as the fallback of an
 //! untyped entry whose endpoint refuses the first POST.
 //!
-//! TLS is rustls on the ring provider, installed once for the process
-//! ([`install_crypto`]), with the platform's verifier and roots.
+//! TLS and redirects are `http.rs`'s.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Once};
-use std::time::Duration;
+use std::sync::Arc;
 
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{AuthClient, StreamableHttpClientTransport};
 
-use super::auth::Tokens;
-use super::config::{Remote, RemoteKind};
-use super::connection::{handshake, Handshake, StartLimits};
-use super::error::McpError;
-use super::redirect;
-
-/// How long a TCP + TLS connect to a remote server may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
-
-/// Makes ring the process's rustls provider (reqwest 0.13 is built without one); a provider
-/// installed before (by the embedder) is kept.
-pub(crate) fn install_crypto() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
-/// The HTTP client remote servers and sign-in use: redirects only within one origin.
-pub(crate) fn http_client(server: &str) -> Result<reqwest013::Client, McpError> {
-    install_crypto();
-    let policy = reqwest013::redirect::Policy::custom(|attempt| {
-        let verdict = match attempt.previous().first() {
-            Some(first) => redirect::verdict(first, attempt.url(), attempt.previous().len()),
-            None => Ok(()),
-        };
-        match verdict {
-            Ok(()) => attempt.follow(),
-            Err(why) => attempt.error(why),
-        }
-    });
-    reqwest013::Client::builder()
-        .redirect(policy)
-        .connect_timeout(CONNECT_TIMEOUT)
-        .user_agent(concat!("preflight/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|error| McpError::Spawn {
-            server: server.to_owned(),
-            message: format!("no HTTP client: {error}"),
-        })
-}
+use crate::mcp::config::{Remote, RemoteKind};
+use crate::mcp::error::McpError;
+use crate::mcp::handshake::{handshake, Handshake};
+use crate::mcp::remote::auth::Tokens;
+use crate::mcp::remote::http::http_client;
+use crate::mcp::remote::legacy_sse::LegacySse;
 
 /// Connects to `remote`, `initialize`s and lists its tools; signed-in `tokens` go with
 /// every request (and are refreshed by rmcp when they expire).
 pub(crate) async fn connect(
     server: &Arc<str>,
     remote: &Remote,
-    limits: &StartLimits,
+    max_message_bytes: usize,
     tokens: Option<Tokens>,
 ) -> Result<Handshake, McpError> {
     if remote.kind == RemoteKind::Sse {
-        return connect_legacy(server, remote, limits).await;
+        return connect_legacy(server, remote, max_message_bytes).await;
     }
-    let config = transport_config(server, remote, limits)?;
+    let config = transport_config(server, remote, max_message_bytes)?;
     let http = http_client(server)?;
     let manager = match tokens {
         Some(tokens) => tokens.manager(server, &remote.url).await?,
@@ -85,7 +48,7 @@ pub(crate) async fn connect(
     match modern {
         Err(McpError::Initialize { message, .. }) if !remote.typed && refused_post(&message) => {
             tracing::info!(server = %server, "no Streamable HTTP here; trying HTTP+SSE");
-            connect_legacy(server, remote, limits).await
+            connect_legacy(server, remote, max_message_bytes).await
         }
         other => other,
     }
@@ -99,25 +62,20 @@ fn refused_post(message: &str) -> bool {
 async fn connect_legacy(
     server: &Arc<str>,
     remote: &Remote,
-    limits: &StartLimits,
+    max_message_bytes: usize,
 ) -> Result<Handshake, McpError> {
-    let config = transport_config(server, remote, limits)?;
+    let config = transport_config(server, remote, max_message_bytes)?;
     let headers: reqwest::header::HeaderMap = config.custom_headers.into_iter().collect();
-    let transport = super::legacy_sse::LegacySse::connect(
-        server.clone(),
-        &remote.url,
-        headers,
-        limits.max_message_bytes,
-    )
-    .await
-    .map_err(|message| McpError::Initialize { server: server.to_string(), message })?;
+    let transport = LegacySse::connect(server.clone(), &remote.url, headers, max_message_bytes)
+        .await
+        .map_err(|message| McpError::Initialize { server: server.to_string(), message })?;
     handshake(server, transport).await
 }
 
 fn transport_config(
     server: &str,
     remote: &Remote,
-    limits: &StartLimits,
+    max_message_bytes: usize,
 ) -> Result<StreamableHttpClientTransportConfig, McpError> {
     let bad = |message: String| McpError::Spawn { server: server.to_owned(), message };
     let lookup = |name: &str| std::env::var(name).ok();
@@ -131,16 +89,7 @@ fn transport_config(
     }
     let mut config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str());
     config.custom_headers = headers;
-    config.max_json_response_size = limits.max_message_bytes;
-    config.max_sse_event_size = limits.max_message_bytes;
+    config.max_json_response_size = max_message_bytes;
+    config.max_sse_event_size = max_message_bytes;
     Ok(config)
-}
-
-/// [`McpError::SignInRequired`] when `initialize` failed on a 401/403.
-pub(crate) fn sign_in_needed(
-    server: &str,
-    error: &rmcp::service::ClientInitializeError,
-) -> Option<McpError> {
-    let challenge = error.auth_challenge()?;
-    Some(McpError::SignInRequired { server: server.to_owned(), challenge: challenge.to_owned() })
 }

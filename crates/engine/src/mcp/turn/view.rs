@@ -1,19 +1,19 @@
 //! What one turn sees: the servers of its profile, the tools the profile lets through and
-//! their `mcp_…` names. Built fresh from the registry's answer for every `tools` and every
-//! `call`, so the profile is always the turn's own and dispatch resolves names through the
+//! their `mcp_…` names. Built fresh from the connections task's answer for every `tools` and
+//! every `call`, so the profile is always the turn's own and dispatch resolves names through the
 //! same map the model was shown.
 
 use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::classify::ServerClass;
-use super::config::CODE_SANDBOX;
-use super::connection::{Live, RemoteTool};
-use super::error::McpError;
-use super::naming::{server_prefix, NameMap};
-use super::profile::{visible_tools, Profile, ServerTools};
-use super::registry::ServerKey;
+use crate::mcp::classify::ServerClass;
+use crate::mcp::config::{CODE_SANDBOX, FILESYSTEM};
+use crate::mcp::error::McpError;
+use crate::mcp::key::ServerKey;
+use crate::mcp::live::{Live, RemoteTool};
+use crate::mcp::turn::naming::{server_prefix, NameMap};
+use crate::mcp::turn::profile::{visible_tools, Profile, ServerTools};
 use crate::tool::{ToolOutput, ToolSpec};
 
 /// The MCP tools a turn is offered.
@@ -118,10 +118,10 @@ impl TurnView {
     /// The error of the filesystem server of this view when it is not installed (nothing ran
     /// in its place). A missing code sandbox only leaves its tools out (the chat says why).
     pub(crate) fn not_installed(&self) -> Option<&McpError> {
-        let missing = self.unavailable.iter().find(|u| {
-            u.server == super::config::FILESYSTEM
-                && matches!(u.error, McpError::NotInstalled { .. })
-        });
+        let missing = self
+            .unavailable
+            .iter()
+            .find(|u| u.server == FILESYSTEM && matches!(u.error, McpError::NotInstalled { .. }));
         missing.map(|u| &u.error)
     }
 

@@ -1,4 +1,4 @@
-//! The registry: one tokio task owns every server connection, keyed by (server, workspace),
+//! The connections: one tokio task owns every server connection, keyed by (server, workspace),
 //! and takes messages; `McpHost` handles talk to it over a channel with oneshot replies.
 //!
 //! **Invariant:** only this task touches a connection's state (start, health, respawn,
@@ -12,7 +12,7 @@
 //! group killed) and started again; a start that failed answers with its error for
 //! `retry_after` before it is tried again.
 //!
-//! When every server of a (profile, workspace) runs, the registry builds that turn view
+//! When every server of a (profile, workspace) runs, the task builds that turn view
 //! once and publishes it on a `watch` channel: immutable snapshots, written only here.
 //! Handles use a published view while all its connections look open (transport open,
 //! process not exited), which spares a call the round trip through this task; anything else
@@ -28,18 +28,16 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::config::ServerEntry;
-use super::connection::{self, Connection, Live, StartLimits};
-use super::error::McpError;
-use super::profile::{server_in_profile, Profile};
-use super::view::TurnView;
-
-/// One connection's identity: workspace-less servers are shared by every chat.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct ServerKey {
-    pub server: Arc<str>,
-    pub workspace: Option<PathBuf>,
-}
+use crate::mcp::config::ServerEntry;
+use crate::mcp::connection::{self, Connection, StartLimits};
+use crate::mcp::error::McpError;
+use crate::mcp::key::ServerKey;
+use crate::mcp::live::{Live, RemoteTool};
+use crate::mcp::local::BaseEnvironment;
+use crate::mcp::remote::TokenVault;
+use crate::mcp::status::{ServerState, ServerStatus};
+use crate::mcp::target::Target;
+use crate::mcp::turn::{server_in_profile, Profile, TurnView};
 
 pub(crate) type Ready = oneshot::Receiver<Result<Live, McpError>>;
 
@@ -98,7 +96,7 @@ pub(crate) enum Request {
         reply: oneshot::Sender<Vec<RunningServer>>,
     },
     Status {
-        reply: oneshot::Sender<Vec<super::status::ServerStatus>>,
+        reply: oneshot::Sender<Vec<ServerStatus>>,
     },
     /// Stops every instance of `server`; the reply counts them.
     Restart {
@@ -116,11 +114,11 @@ pub(crate) struct Limits {
     pub max_message_bytes: usize,
     pub shutdown_grace: Duration,
     pub retry_after: Duration,
-    pub tokens: Option<super::auth::TokenVault>,
+    pub tokens: Option<TokenVault>,
 }
 
-/// What every server starts from ([`super::launch`]).
-pub(crate) type Base = Arc<super::launch::BaseEnvironment>;
+/// What every server starts from (`local/launch.rs`).
+pub(crate) type Base = Arc<BaseEnvironment>;
 
 struct Started {
     key: ServerKey,
@@ -136,7 +134,7 @@ enum Slot {
     Failed { error: McpError, at: Instant },
 }
 
-struct Registry {
+struct Connections {
     servers: Vec<ServerEntry>,
     slots: HashMap<ServerKey, Slot>,
     /// Views over running servers, reused while their generations are unchanged, and
@@ -151,7 +149,7 @@ struct Registry {
     started_rx: mpsc::UnboundedReceiver<Started>,
 }
 
-/// Starts the registry task; it ends after `Shutdown` or when every sender is gone.
+/// Starts the connections task; it ends after `Shutdown` or when every sender is gone.
 pub(crate) fn spawn(
     servers: Vec<ServerEntry>,
     limits: Limits,
@@ -160,7 +158,7 @@ pub(crate) fn spawn(
     let (tx, requests) = mpsc::channel(256);
     let (started_tx, started_rx) = mpsc::unbounded_channel();
     let (published, views) = watch::channel(Arc::new(Views::new()));
-    let registry = Registry {
+    let connections = Connections {
         servers,
         slots: HashMap::new(),
         views: Views::new(),
@@ -172,11 +170,11 @@ pub(crate) fn spawn(
         started_tx,
         started_rx,
     };
-    tokio::spawn(registry.run());
+    tokio::spawn(connections.run());
     (tx, views)
 }
 
-impl Registry {
+impl Connections {
     async fn run(mut self) {
         loop {
             tokio::select! {
@@ -319,7 +317,7 @@ impl Registry {
             self.slots.insert(key, Slot::Failed { error, at: Instant::now() });
             return;
         }
-        let Some(target) = entry.target(key.workspace.as_deref(), &self.base) else {
+        let Some(target) = Target::of(entry, key.workspace.as_deref(), &self.base) else {
             // `prepare` gives a key a workspace whenever its entry needs one.
             let message = "it needs a workspace".to_string();
             let _ = waiter.send(Err(McpError::Spawn { server: entry.name.clone(), message }));
@@ -341,7 +339,7 @@ impl Registry {
                     connection.live.marked = marked;
                     connection
                 });
-            // When the registry is gone the connection is dropped here, killing its group.
+            // When the connections task is gone the connection is dropped here, killing its group.
             let _ = started_tx.send(Started { key: task_key, generation, outcome });
         });
         self.slots.insert(key, Slot::Starting { generation, waiters: vec![waiter], task });
@@ -416,8 +414,7 @@ impl Registry {
         self.publish();
     }
 
-    fn status(&self) -> Vec<super::status::ServerStatus> {
-        use super::status::{ServerState, ServerStatus};
+    fn status(&self) -> Vec<ServerStatus> {
         let mut status: Vec<ServerStatus> = self
             .slots
             .iter()
@@ -426,7 +423,7 @@ impl Registry {
                     Slot::Starting { .. } => ServerState::Starting,
                     Slot::Running(c) => ServerState::Running {
                         pid: c.live.pid,
-                        tools: c.live.tools.iter().map(super::status::ProbedTool::of).collect(),
+                        tools: c.live.tools.iter().map(RemoteTool::probed).collect(),
                     },
                     Slot::Failed { error, .. } => ServerState::Failed { error: error.to_string() },
                 };

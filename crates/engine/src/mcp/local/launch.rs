@@ -3,7 +3,7 @@
 //!
 //! - **Environment:** a server gets [`ALLOWED_ENV`] of this process's environment (what the
 //!   MCP SDKs pass: the TypeScript SDK's `getDefaultEnvironment`, plus the locale and the
-//!   temp folder), then the embedder's [`McpConfig::inherited_env`] changes, then the entry's
+//!   temp folder), then the embedder's [`McpOptions::inherited_env`] changes, then the entry's
 //!   own `env`. Provider keys and everything else stay here.
 //! - **Program:** resolved to an absolute path before the spawn. A bare name is looked up in
 //!   the `PATH` of that environment, skipping relative folders (`.`, an empty entry) and
@@ -12,13 +12,16 @@
 //! - **Working folder:** the data folder, never the workspace, so `npx`, `uvx` and
 //!   interpreters (which look for local packages, configuration and modules in their working
 //!   folder) cannot pick up the repository's code.
+//!
+//! [`McpOptions::inherited_env`]: crate::mcp::McpOptions::inherited_env
 
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::config::McpConfig;
-use super::error::McpError;
+use crate::mcp::config::{ServerEntry, WORKSPACE_VAR};
+use crate::mcp::error::McpError;
 
 /// The variables of this process's environment a server inherits.
 pub const ALLOWED_ENV: &[&str] =
@@ -32,31 +35,84 @@ pub struct BaseEnvironment {
 }
 
 impl BaseEnvironment {
-    /// Read once from this process when the host starts.
-    pub(crate) fn of_this_process(config: &McpConfig) -> BaseEnvironment {
-        BaseEnvironment::from_vars(std::env::vars_os(), config)
+    /// Read once from this process when the host starts: the embedder's `inherited_env`
+    /// changes, and the data folder as the working folder.
+    pub(crate) fn of_this_process(
+        inherited_env: &[(String, Option<OsString>)],
+        working_dir: &Path,
+    ) -> BaseEnvironment {
+        BaseEnvironment::from_vars(std::env::vars_os(), inherited_env, working_dir)
     }
 
-    /// [`ALLOWED_ENV`] of `vars`, then the changes of `config.inherited_env`.
+    /// [`ALLOWED_ENV`] of `vars`, then the changes of `inherited_env`.
     pub(crate) fn from_vars(
         vars: impl Iterator<Item = (OsString, OsString)>,
-        config: &McpConfig,
+        inherited_env: &[(String, Option<OsString>)],
+        working_dir: &Path,
     ) -> BaseEnvironment {
         let mut kept: Vec<(OsString, OsString)> =
             vars.filter(|(name, _)| ALLOWED_ENV.iter().any(|allowed| name == allowed)).collect();
-        for (name, value) in &config.inherited_env {
+        for (name, value) in inherited_env {
             kept.retain(|(kept_name, _)| kept_name != name.as_str());
             if let Some(value) = value {
                 kept.push((name.into(), value.clone()));
             }
         }
-        BaseEnvironment { vars: kept, working_dir: config.data_dir.clone() }
+        BaseEnvironment { vars: kept, working_dir: working_dir.to_path_buf() }
     }
 
     fn search_path(&self) -> Vec<PathBuf> {
         let path = self.vars.iter().find(|(name, _)| name == "PATH").map(|(_, value)| value);
         path.map(|value| std::env::split_paths(value).filter(|dir| dir.is_absolute()).collect())
             .unwrap_or_default()
+    }
+}
+
+/// A server's command line with `${workspace}` filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    /// As configured: resolved to an absolute path only when spawned.
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// The workspace, for servers that use it (its folders are never searched for programs).
+    pub workspace: Option<PathBuf>,
+    /// The environment and working folder every server starts from; `env` comes after it.
+    pub base: Arc<BaseEnvironment>,
+}
+
+impl ServerEntry {
+    /// The command line for a chat in `workspace`; `None` when the server needs a workspace
+    /// and the chat has none.
+    pub fn launch(&self, workspace: Option<&Path>) -> Option<Launch> {
+        let workspace = match (self.uses_workspace(), workspace) {
+            (false, _) => None,
+            (true, None) => return None,
+            (true, Some(folder)) => Some(folder.to_path_buf()),
+        };
+        let folder =
+            workspace.as_deref().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        Some(Launch {
+            program: self.command.clone(),
+            args: self.args.iter().map(|arg| arg.replace(WORKSPACE_VAR, &folder)).collect(),
+            env: self.env.clone(),
+            workspace,
+            base: Arc::default(),
+        })
+    }
+}
+
+/// Makes the `changes` of [`McpOptions::inherited_env`] to what `command` inherits: a value
+/// sets a variable, `None` removes it.
+pub fn apply_inherited_env(
+    command: &mut std::process::Command,
+    changes: &[(String, Option<OsString>)],
+) {
+    for (name, value) in changes {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
     }
 }
 
@@ -101,10 +157,12 @@ mod tests {
     use super::*;
 
     fn base(vars: &[(&str, &str)], changes: Vec<(String, Option<OsString>)>) -> BaseEnvironment {
-        let mut config = McpConfig::new("/data", "/fs.js");
-        config.inherited_env = changes;
         let vars = vars.iter().map(|(k, v)| (OsString::from(k), OsString::from(v)));
-        BaseEnvironment::from_vars(vars.collect::<Vec<_>>().into_iter(), &config)
+        BaseEnvironment::from_vars(
+            vars.collect::<Vec<_>>().into_iter(),
+            &changes,
+            Path::new("/data"),
+        )
     }
 
     #[test]
