@@ -6,14 +6,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::lifecycle::engine::Engine;
+use crate::lifecycle::error::ApiError;
 use crate::mcp::config::{parse_entry, parse_servers, ServerEntry};
 use crate::mcp::edit::{edit_servers, ServerChange};
 use crate::mcp::profile::{planning_uses, tool_in_profile};
 use crate::mcp::status::{ProbedTool, ServerState, ServerStatus};
 use crate::mcp::{Profile, ServerClass};
-
-use super::error::ApiError;
-use super::Engine;
 
 /// `mcp.json` and its servers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
