@@ -86,8 +86,7 @@ impl Event {
     }
 }
 
-/// A question waiting for the user, as listed by `GET /v1/chats/{id}/elicitations`: the
-/// payload of an `elicitation` event.
+/// A question waiting for the user, as listed by `GET /v1/chats/{id}/elicitations`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
