@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::chat::{Message, Phase};
 use crate::error_code::ErrorCode;
 use crate::ids::MessageId;
+use crate::mcp::Question;
 use crate::tasks::{Completion, PlanChange, Task};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -57,7 +58,7 @@ pub enum Event {
     },
     /// An MCP server asks the user something during execution: a form, or a page to open.
     Elicitation {
-        elicitation: crate::lifecycle::Elicitation,
+        elicitation: Elicitation,
     },
     /// The question was answered, or its call ended; `action` is `accept`, `decline` or
     /// `cancel`.
@@ -83,4 +84,14 @@ impl Event {
             Event::ElicitationClosed { .. } => "elicitation_closed",
         }
     }
+}
+
+/// A question waiting for the user, as listed by `GET /v1/chats/{id}/elicitations`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Elicitation {
+    pub id: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub question: Question,
 }

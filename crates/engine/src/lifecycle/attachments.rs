@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::chat::{human_size, Attachment, Message, MessageBody};
 use crate::ids::ChatId;
-
-use super::error::ApiError;
+use crate::lifecycle::error::ApiError;
 
 /// Files one message may carry.
 pub const MAX_ATTACHMENTS: usize = 10;

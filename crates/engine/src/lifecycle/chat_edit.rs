@@ -10,13 +10,9 @@ use serde::{Deserialize, Deserializer};
 
 use crate::chat::{Chat, ChatSettings};
 use crate::ids::ChatId;
-
-use super::chats::{checked_workspace, is_git_repository};
-use super::error::ApiError;
-use super::Engine;
-
-/// Longest title a user may give a chat.
-pub const MAX_TITLE_CHARS: usize = 200;
+use crate::lifecycle::chat_input::{checked_title, checked_workspace, is_git_repository};
+use crate::lifecycle::engine::Engine;
+use crate::lifecycle::error::ApiError;
 
 /// `PATCH /v1/chats/{id}`: the fields to change; absent ones stay. `workspace: null`
 /// clears the folder.
@@ -96,23 +92,11 @@ impl Engine {
     }
 }
 
-pub(super) fn checked_title(title: &str) -> Result<String, ApiError> {
-    let title = title.trim();
-    if title.is_empty() {
-        return Err(ApiError::bad_request("a chat needs a title"));
-    }
-    if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(ApiError::bad_request(format!(
-            "a title has at most {MAX_TITLE_CHARS} characters"
-        )));
-    }
-    Ok(title.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::KeyLookup;
+    use crate::lifecycle::chat_input::MAX_TITLE_CHARS;
     use crate::lifecycle::{EngineOptions, ErrorCode, NewChat};
     use crate::mcp::McpOptions;
 

@@ -1,17 +1,14 @@
 //! Chats as the user manages them: create, list, show, delete; the task list's own routes.
-
-use std::path::Path;
-
 use crate::chat::{Chat, ChatSettings};
 use crate::events::Event;
 use crate::ids::ChatId;
+use crate::lifecycle::attachments::attachments_dir;
+use crate::lifecycle::chat_input::{checked_title, checked_workspace, is_git_repository};
+use crate::lifecycle::engine::Engine;
+use crate::lifecycle::error::ApiError;
+use crate::lifecycle::view::{ChatView, StateView};
 use crate::planner::PlanDocument;
 use crate::tasks::{Task, TaskList};
-
-use super::chat_edit::checked_title;
-use super::error::ApiError;
-use super::view::{ChatView, StateView};
-use super::Engine;
 
 /// The title of a chat created without one, until its first message names it.
 pub const DEFAULT_TITLE: &str = "New chat";
@@ -93,8 +90,7 @@ impl Engine {
         let deleted = self.inner.store.delete_chat(chat_id)?;
         self.inner.hub.forget(chat_id);
         // The copies of its attachments go with it; one left behind harms nothing.
-        let _ =
-            std::fs::remove_dir_all(super::attachments::attachments_dir(&self.inner.home, chat_id));
+        let _ = std::fs::remove_dir_all(attachments_dir(&self.inner.home, chat_id));
         Ok(deleted)
     }
 
@@ -128,51 +124,6 @@ impl Engine {
         self.inner.store.get_chat(chat_id)?;
         Ok(self.inner.hub.subscribe(chat_id))
     }
-}
-
-/// A workspace must be an existing folder; a relative path is taken from the current one.
-/// It may not be a folder whose sharing would hand a chat's tools (the filesystem server,
-/// the code sandbox) what no chat may reach: the whole file system, the user's home folder,
-/// or the data folder `data_dir` (every chat, the API token) or a folder holding it.
-pub(super) fn checked_workspace(workspace: &str, data_dir: &Path) -> Result<String, ApiError> {
-    let path = Path::new(workspace.trim());
-    if workspace.trim().is_empty() || !path.is_dir() {
-        return Err(ApiError::bad_request(format!(
-            "workspace {workspace:?} is not an existing folder"
-        )));
-    }
-    let absolute = std::path::absolute(path)
-        .map_err(|error| ApiError::bad_request(format!("workspace {workspace:?}: {error}")))?;
-    // Collecting the components drops a trailing slash and `.` parts.
-    let normal: std::path::PathBuf = absolute.components().collect();
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    if let Some(why) = too_wide(&normal, home.as_deref(), data_dir) {
-        return Err(ApiError::bad_request(format!(
-            "workspace {workspace:?} is {why}: a chat's tools could then read and change it all; \
-             choose a project folder instead"
-        )));
-    }
-    Ok(normal.to_string_lossy().into_owned())
-}
-
-/// Why `folder` is too wide to be a workspace, compared as real paths (links resolved).
-fn too_wide(folder: &Path, home: Option<&Path>, data_dir: &Path) -> Option<String> {
-    let real = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let folder = real(folder);
-    let data_dir = real(data_dir);
-    if folder == Path::new("/") {
-        Some("the root of the file system".to_owned())
-    } else if home.map(real).is_some_and(|home| home == folder) {
-        Some("your home folder".to_owned())
-    } else if data_dir.starts_with(&folder) {
-        Some(format!("Preflight's data folder or holds it ({})", data_dir.display()))
-    } else {
-        None
-    }
-}
-
-pub(super) fn is_git_repository(workspace: &str) -> bool {
-    Path::new(workspace).join(".git").exists()
 }
 
 /// The most chats a search returns.

@@ -4,98 +4,18 @@
 //! and ends with `elicitation_closed`. Nothing answers on the user's behalf: no timer, no
 //! default. A stopped turn cancels its open questions.
 //!
-//! Questions live only in memory while their tool call waits; after a restart the call is
+//! This file is the user's side (list, answer, the answer's checks); the questions
+//! themselves wait in `open_questions.rs`, in memory only: after a restart their calls are
 //! gone too, so there is nothing to answer.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::oneshot;
-use tokio_util::sync::CancellationToken;
 
 use crate::error_code::ErrorCode;
-use crate::events::Event;
+use crate::events::Elicitation;
 use crate::ids::ChatId;
-use crate::mcp::{Answer, Asker, Question};
-
-use super::error::ApiError;
-use super::hub::Hub;
-use super::Engine;
-
-/// A question waiting for the user, as listed by `GET /v1/chats/{id}/elicitations`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Elicitation {
-    pub id: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
-    pub question: Question,
-}
-
-struct Waiting {
-    chat_id: ChatId,
-    question: Question,
-    reply: oneshot::Sender<Answer>,
-}
-
-/// Every open question of the engine.
-#[derive(Default)]
-pub(crate) struct Elicitations {
-    waiting: Mutex<HashMap<String, Waiting>>,
-}
-
-impl Elicitations {
-    fn open(&self, chat_id: &ChatId, question: Question) -> (String, oneshot::Receiver<Answer>) {
-        let id = format!("el_{}", uuid::Uuid::new_v4().simple());
-        let (reply, answer) = oneshot::channel();
-        if let Ok(mut waiting) = self.waiting.lock() {
-            waiting.insert(id.clone(), Waiting { chat_id: chat_id.clone(), question, reply });
-        }
-        (id, answer)
-    }
-
-    fn close(&self, id: &str) -> Option<Waiting> {
-        self.waiting.lock().ok()?.remove(id)
-    }
-}
-
-/// The asker of one execution call: the chat's card.
-pub(crate) struct ChatAsker {
-    pub elicitations: Arc<Elicitations>,
-    pub hub: Arc<Hub>,
-    pub chat_id: ChatId,
-    /// The call's token: a stopped turn cancels the question.
-    pub cancel: CancellationToken,
-}
-
-#[async_trait::async_trait]
-impl Asker for ChatAsker {
-    async fn ask(&self, question: Question) -> Answer {
-        let (id, answer) = self.elicitations.open(&self.chat_id, question.clone());
-        let shown = Elicitation { id: id.clone(), question };
-        self.hub.emit(&self.chat_id, Event::Elicitation { elicitation: shown });
-        let answer = tokio::select! {
-            answer = answer => answer.unwrap_or(Answer::Cancel),
-            () = self.cancel.cancelled() => {
-                self.elicitations.close(&id);
-                Answer::Cancel
-            }
-        };
-        let action = match &answer {
-            Answer::Accept { .. } => "accept",
-            Answer::Decline => "decline",
-            Answer::Cancel => "cancel",
-        };
-        self.hub.emit(&self.chat_id, Event::ElicitationClosed { id, action: action.to_owned() });
-        answer
-    }
-
-    fn owner(&self) -> Option<String> {
-        Some(self.chat_id.to_string())
-    }
-}
+use crate::lifecycle::engine::Engine;
+use crate::lifecycle::error::ApiError;
+use crate::mcp::{Answer, Question};
 
 impl Engine {
     /// The chat's questions waiting for the user.

@@ -6,13 +6,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::mcp::{
-    edit_servers, parse_entry, parse_servers, planning_uses, tool_in_profile, ProbedTool, Profile,
-    ServerChange, ServerClass, ServerEntry, ServerState, ServerStatus,
-};
-
-use super::error::ApiError;
-use super::Engine;
+use crate::lifecycle::engine::Engine;
+use crate::lifecycle::error::ApiError;
+use crate::mcp::{parse_entry, parse_servers, ServerEntry};
+use crate::mcp::{edit_servers, ServerChange};
+use crate::mcp::{planning_uses, tool_in_profile};
+use crate::mcp::{ProbedTool, ServerState, ServerStatus};
+use crate::mcp::{Profile, ServerClass};
 
 /// `mcp.json` and its servers.
 #[derive(Debug, Clone, PartialEq, Serialize)]

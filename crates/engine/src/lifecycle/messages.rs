@@ -1,155 +1,15 @@
-//! The user's messages: send (DESIGN §2 `send`), edit and re-send, stop the running turn.
+//! The messages the lifecycle writes into a chat, built in one place: the user's (a task,
+//! revision feedback, a decision on a plan change) and the assistant's cards and notices.
+//! Plain constructors: they store and send nothing.
 
-use crate::chat::{Chat, ChatSettings, Message, MessageBody, Phase};
-use crate::ids::{ChatId, MessageId};
+use crate::chat::{Message, MessageBody};
+use crate::ids::MessageId;
 use crate::now_rfc3339;
+use crate::planner::Question;
+use crate::store::answer_text;
+use crate::tasks::{ChangeStatus, PlanChange};
 
-use super::chats::DEFAULT_TITLE;
-use super::error::ApiError;
-use super::hub::{TurnGuard, TurnKind};
-use super::runner::{spawn_turn, TurnJob};
-use super::transitions::{route_edit, route_send, ChatFacts, SendRoute};
-use super::view::ChatView;
-use super::Engine;
-
-/// Longest title a chat takes from its first message.
-const TITLE_CHARS: usize = 60;
-
-impl Engine {
-    /// Sends a user message. The first message of a plan-mode chat starts a planner turn
-    /// (phase `planning` before this returns); a message while a plan card waits is
-    /// revision feedback; otherwise the executor runs. `files` are attached: copied into
-    /// the chat's attachments folder first (`attachments.rs`); a file that cannot be
-    /// attached refuses the whole message.
-    pub fn send(
-        &self,
-        chat_id: &ChatId,
-        content: &str,
-        files: Vec<String>,
-    ) -> Result<ChatView, ApiError> {
-        if content.trim().is_empty() {
-            return Err(ApiError::bad_request("a message needs some content"));
-        }
-        let _serial = self.serialize();
-        let chat = self.inner.store.get_chat(chat_id)?;
-        let facts = self.facts(&chat)?;
-        let route = route_send(&facts)?;
-        if route == SendRoute::Revise {
-            if !files.is_empty() {
-                return Err(ApiError::bad_request(
-                    "files go with a task or a message to the executor, not with plan feedback",
-                ));
-            }
-            return self.revise_plan(chat_id, content);
-        }
-        let (kind, phase) = match route {
-            SendRoute::Plan => (TurnKind::Planner, Phase::Planning),
-            _ => (TurnKind::Executor, Phase::Executing),
-        };
-        let guard = self.claim_turn(chat_id, kind)?;
-        let copies = self.copy_attachments(&chat, &files)?;
-        let mut message = user_message(content, files);
-        if let MessageBody::User { attachments, .. } = &mut message.body {
-            attachments.clone_from(&copies.attachments);
-        }
-        self.inner.store.begin_user_turn(chat_id, &message, phase)?;
-        copies.keep();
-        self.name_chat_after(&chat, content);
-        self.announce(chat_id, &message, phase);
-        let job = if kind == TurnKind::Planner { TurnJob::Plan } else { TurnJob::Execute };
-        spawn_turn(&self.inner, guard, job);
-        self.chat_view(chat_id)
-    }
-
-    /// Edits a user message and re-sends from it: every later message is deleted; editing
-    /// the first message of a plan-mode chat runs plan mode again.
-    pub fn edit_message(
-        &self,
-        chat_id: &ChatId,
-        message_id: &MessageId,
-        content: &str,
-    ) -> Result<ChatView, ApiError> {
-        if content.trim().is_empty() {
-            return Err(ApiError::bad_request("a message needs some content"));
-        }
-        let _serial = self.serialize();
-        let chat = self.inner.store.get_chat(chat_id)?;
-        self.inner.store.message(chat_id, message_id)?;
-        let first = self.inner.store.read(|tx| tx.first_user_message(chat_id))?;
-        let edits_first = first.is_some_and(|first| first.id == *message_id);
-        let phase = route_edit(&self.facts(&chat)?, edits_first)?;
-        let kind = if phase == Phase::Planning { TurnKind::Planner } else { TurnKind::Executor };
-        let guard = self.claim_turn(chat_id, kind)?;
-        let message = self.inner.store.edit_user_message(chat_id, message_id, content, phase)?;
-        self.announce(chat_id, &message, phase);
-        self.emit_task_list(chat_id);
-        let job = if kind == TurnKind::Planner { TurnJob::Plan } else { TurnJob::Execute };
-        spawn_turn(&self.inner, guard, job);
-        self.chat_view(chat_id)
-    }
-
-    /// Stops the chat's running turn and waits until it has settled in the store. A stop
-    /// during planning executes nothing. Without a running turn this changes nothing.
-    pub async fn stop(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
-        self.inner.store.get_chat(chat_id)?;
-        self.inner.hub.stop_turn(chat_id).await;
-        self.chat_view(chat_id)
-    }
-
-    fn copy_attachments(
-        &self,
-        chat: &Chat,
-        files: &[String],
-    ) -> Result<super::attachments::Copies, ApiError> {
-        if files.is_empty() {
-            // Most messages carry none: no need to read the chat's earlier ones.
-            return Ok(super::attachments::Copies::none());
-        }
-        let taken = super::attachments::chat_attachments(&self.inner.store.messages(&chat.id)?);
-        let dir = super::attachments::attachments_dir(&self.inner.home, &chat.id);
-        let workspace = chat.workspace.as_deref().map(std::path::Path::new);
-        super::attachments::copy_attachments(files, workspace, &dir, &taken)
-    }
-
-    /// What the lifecycle's decisions need to know of a chat.
-    pub(super) fn facts(&self, chat: &Chat) -> Result<ChatFacts, ApiError> {
-        let (phase, user_turns) =
-            self.inner.store.read(|tx| Ok((tx.phase(&chat.id)?, tx.user_turn_count(&chat.id)?)))?;
-        let running = self.inner.hub.turn(&chat.id).map(|turn| turn.kind);
-        Ok(ChatFacts { plan_mode: chat.plan_mode, phase, user_turns, running })
-    }
-
-    pub(super) fn claim_turn(
-        &self,
-        chat_id: &ChatId,
-        kind: TurnKind,
-    ) -> Result<TurnGuard, ApiError> {
-        self.inner.hub.begin_turn(chat_id, kind).ok_or_else(ApiError::turn_active)
-    }
-
-    /// A chat created without a title is named after its first message.
-    fn name_chat_after(&self, chat: &Chat, content: &str) {
-        if chat.title != DEFAULT_TITLE {
-            return;
-        }
-        let line =
-            content.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or(DEFAULT_TITLE);
-        let mut title: String = line.chars().take(TITLE_CHARS).collect();
-        if line.chars().count() > TITLE_CHARS {
-            title.push('…');
-        }
-        let settings = ChatSettings {
-            title,
-            workspace: chat.workspace.clone(),
-            plan_mode: chat.plan_mode,
-            auto_approve: chat.auto_approve,
-            save_plans: chat.save_plans,
-        };
-        // Naming is a courtesy: a failure here must not fail the message that was stored.
-        let _ = self.inner.store.update_chat(&chat.id, &settings);
-    }
-}
-
+/// A message from the user, with the files it names (copied in later by its sender).
 pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
     Message {
         id: MessageId::new(),
@@ -160,5 +20,43 @@ pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
             attachments: Vec::new(),
             plan_answer: false,
         },
+    }
+}
+
+/// Revision feedback, stored like an answer: `plan_answer: true`, never a user turn.
+pub(super) fn feedback_message(feedback: &str) -> Message {
+    Message {
+        id: MessageId::new(),
+        created_at: now_rfc3339(),
+        body: MessageBody::User {
+            content: answer_text("What should change in the plan?", feedback),
+            files: Vec::new(),
+            attachments: Vec::new(),
+            plan_answer: true,
+        },
+    }
+}
+
+/// The user's decision as the message the resumed executor reads.
+pub(super) fn decision_message(change: &PlanChange) -> Message {
+    let text = match change.status {
+        ChangeStatus::Approved => format!(
+            "I approve the plan change: {}. Go on with the plan as it now stands.",
+            change.describe()
+        ),
+        _ => format!(
+            "Keep the plan: I do not approve the change ({}). Go on with the plan as approved.",
+            change.describe()
+        ),
+    };
+    user_message(&text, Vec::new())
+}
+
+/// A card or a notice from the assistant (never a tool round).
+pub(super) fn assistant_message(content: String, questions: Option<Vec<Question>>) -> Message {
+    Message {
+        id: MessageId::new(),
+        created_at: now_rfc3339(),
+        body: MessageBody::Assistant { content, questions, plan: None, tool_calls: Vec::new() },
     }
 }

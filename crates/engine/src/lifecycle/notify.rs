@@ -3,8 +3,7 @@
 use crate::chat::{Message, MessageBody, Phase};
 use crate::events::Event;
 use crate::ids::ChatId;
-
-use super::Engine;
+use crate::lifecycle::engine::{Engine, Inner};
 
 /// The status line shown for each phase ("Drafting a plan…" while the planner works).
 pub fn phase_text(phase: Phase) -> &'static str {
@@ -15,6 +14,11 @@ pub fn phase_text(phase: Phase) -> &'static str {
         Phase::Executing => "Working…",
         Phase::Idle => "",
     }
+}
+
+/// The `plan_status` event of a phase.
+pub(super) fn phase_event(phase: Phase) -> Event {
+    Event::PlanStatus { phase, text: phase_text(phase).to_owned() }
 }
 
 impl Engine {
@@ -55,8 +59,8 @@ impl Engine {
     }
 }
 
-impl super::Inner {
+impl Inner {
     pub(super) fn emit_phase(&self, chat_id: &ChatId, phase: Phase) {
-        self.hub.emit(chat_id, Event::PlanStatus { phase, text: phase_text(phase).to_owned() });
+        self.hub.emit(chat_id, phase_event(phase));
     }
 }

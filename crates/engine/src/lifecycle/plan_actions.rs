@@ -1,19 +1,18 @@
 //! The user's answers to a plan-mode chat: answer questions, approve, revise, cancel, and
 //! edit a pending plan (DESIGN §2).
 
-use crate::chat::{Message, MessageBody, Phase};
+use crate::chat::{MessageBody, Phase};
 use crate::events::Event;
-use crate::ids::{ChatId, MessageId, QuestionId};
+use crate::ids::{ChatId, QuestionId};
+use crate::lifecycle::engine::Engine;
+use crate::lifecycle::error::{ApiError, ErrorCode};
+use crate::lifecycle::hub::TurnKind;
+use crate::lifecycle::messages::feedback_message;
+use crate::lifecycle::runner::{spawn_turn, TurnJob};
+use crate::lifecycle::transitions::approved_tasks;
+use crate::lifecycle::view::ChatView;
 use crate::now_rfc3339;
 use crate::planner::{edited_plan_document, PlanDocument, PlanEdit};
-use crate::store::answer_text;
-
-use super::error::{ApiError, ErrorCode};
-use super::hub::TurnKind;
-use super::runner::{spawn_turn, TurnJob};
-use super::transitions::approved_tasks;
-use super::view::ChatView;
-use super::Engine;
 
 impl Engine {
     /// Answers one question of the waiting card. When the card is complete the planner
@@ -158,19 +157,5 @@ impl Engine {
             }
             _ => Err(ApiError::no_plan()),
         }
-    }
-}
-
-/// Revision feedback, stored like an answer: `plan_answer: true`, never a user turn.
-fn feedback_message(feedback: &str) -> Message {
-    Message {
-        id: MessageId::new(),
-        created_at: now_rfc3339(),
-        body: MessageBody::User {
-            content: answer_text("What should change in the plan?", feedback),
-            files: Vec::new(),
-            attachments: Vec::new(),
-            plan_answer: true,
-        },
     }
 }

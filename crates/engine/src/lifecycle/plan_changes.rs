@@ -1,25 +1,23 @@
-//! The user's answers to the executor's plan changes, and the completion record of a plan
-//! carried out (DESIGN §12).
+//! The user's answers to the executor's plan changes (DESIGN §12).
 //!
 //! An answer is stored with the user's decision as a message in one transaction; when the
 //! task list still has work, that message resumes the executor (which reads it as the
-//! user's word). When no plan step is left, the plan's completion record is stored and the
-//! list closed.
+//! user's word). When no plan step is left, the plan is complete (`completion.rs`).
 
-use crate::chat::{Message, MessageBody, Phase};
+use crate::chat::Phase;
 use crate::events::Event;
 use crate::ids::{ChangeId, ChatId};
+use crate::lifecycle::completion::complete_if_done;
+use crate::lifecycle::engine::Engine;
+use crate::lifecycle::error::ApiError;
+use crate::lifecycle::hub::TurnKind;
+use crate::lifecycle::messages::decision_message;
+use crate::lifecycle::plan_files::plan_files_link;
+use crate::lifecycle::runner::{spawn_turn, TurnJob};
+use crate::lifecycle::view::ChatView;
 use crate::now_rfc3339;
 use crate::store::{Conflict, StoreError};
-use crate::tasks::{ChangeStatus, Completion, PlanChange, TaskList};
-
-use super::error::ApiError;
-use super::hub::TurnKind;
-use super::messages::user_message;
-use super::plan_files::plan_files_link;
-use super::runner::{spawn_turn, TurnJob};
-use super::view::ChatView;
-use super::{Engine, Inner};
+use crate::tasks::{ChangeStatus, PlanChange};
 
 impl Engine {
     /// `GET /v1/chats/{id}/plan/changes`: the chat's change requests, oldest first.
@@ -77,108 +75,4 @@ impl Engine {
         }
         self.chat_view(chat_id)
     }
-}
-
-/// The user's decision as the message the resumed executor reads.
-fn decision_message(change: &PlanChange) -> Message {
-    let text = match change.status {
-        ChangeStatus::Approved => format!(
-            "I approve the plan change: {}. Go on with the plan as it now stands.",
-            change.describe()
-        ),
-        _ => format!(
-            "Keep the plan: I do not approve the change ({}). Go on with the plan as approved.",
-            change.describe()
-        ),
-    };
-    user_message(&text, Vec::new())
-}
-
-/// When the chat's list carries out a plan and no step of it is left: the completion
-/// record stored (with `summary`, else the executor's last answer) and the list closed.
-/// Returns the events to send (none when the plan is not finished, or on a store failure,
-/// which is logged: the list then stays, and the next turn's end tries again).
-pub(super) async fn complete_if_done(
-    inner: &Inner,
-    chat_id: &ChatId,
-    summary: Option<&str>,
-) -> Vec<Event> {
-    let Ok(list) = inner.store.task_list(chat_id) else { return Vec::new() };
-    if !list.plan_finished() {
-        return Vec::new();
-    }
-    let summary = match summary {
-        Some(text) if !text.trim().is_empty() => text.to_owned(),
-        _ => last_answer(inner, chat_id),
-    };
-    let completion = list.completion(&summary, &now_rfc3339());
-    if let Err(error) = inner.store.complete_plan(chat_id, &completion) {
-        tracing::error!(%chat_id, %error, "the completion record could not be stored");
-        return Vec::new();
-    }
-    record_in_plan_files(inner, chat_id, &list, &completion).await;
-    vec![Event::Completion { completion }, Event::TaskList { tasks: TaskList::empty().tasks }]
-}
-
-/// The executor's last final answer in the chat (its text without tool calls).
-fn last_answer(inner: &Inner, chat_id: &ChatId) -> String {
-    let messages = inner.store.messages(chat_id).unwrap_or_default();
-    messages
-        .iter()
-        .rev()
-        .find_map(|message| match &message.body {
-            MessageBody::Assistant { content, questions: None, plan: None, tool_calls }
-                if tool_calls.is_empty() && !content.trim().is_empty() =>
-            {
-                Some(content.clone())
-            }
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
-/// A `.dwp` chat writes the record into PROGRESS.md (DESIGN §12).
-async fn record_in_plan_files(
-    inner: &Inner,
-    chat_id: &ChatId,
-    list: &TaskList,
-    completion: &Completion,
-) {
-    let Some(link) = plan_files_link(inner, chat_id).await else { return };
-    crate::agent::sync_plan_files(&link, chat_id, list).await;
-    let (lines, link) = (completion_lines(completion), link.clone());
-    let written = tokio::task::spawn_blocking(move || {
-        link.files.record_completion(&link.dir, &lines, &now_rfc3339())
-    })
-    .await;
-    if let Ok(Err(error)) = written {
-        tracing::warn!(%chat_id, %error, "the completion could not be written to the plan folder");
-    }
-}
-
-/// The record as PROGRESS.md lines.
-fn completion_lines(completion: &Completion) -> Vec<String> {
-    let a = &completion.adherence;
-    let mut lines = vec![format!(
-        "Plan completed: {} of {} steps done as planned, {} reworded, {} dropped, {} added; {}.",
-        a.done_as_planned,
-        a.steps,
-        a.modified,
-        a.dropped,
-        a.added,
-        if a.in_order { "in the planned order" } else { "not in the planned order" }
-    )];
-    for deviation in &completion.deviations {
-        let kind = serde_json::to_value(deviation.kind).unwrap_or_default();
-        let kind = kind.as_str().unwrap_or("deviation").replace('_', " ");
-        lines.push(format!(
-            "- {kind}: task {} “{}” — {}",
-            deviation.task, deviation.title, deviation.detail
-        ));
-    }
-    let summary = completion.summary.split_whitespace().collect::<Vec<_>>().join(" ");
-    if !summary.is_empty() {
-        lines.push(format!("Summary: {summary}"));
-    }
-    lines
 }

@@ -11,10 +11,10 @@ use crate::agent::PlanFilesLink;
 use crate::chat::Chat;
 use crate::events::Event;
 use crate::ids::ChatId;
+use crate::lifecycle::engine::{Engine, Inner};
+use crate::lifecycle::error::{ApiError, ErrorCode};
 use crate::now_rfc3339;
 use crate::tasks::{Task, TaskStatus};
-
-use super::{ApiError, Engine, Inner};
 
 /// `files` of `GET /v1/chats/{id}/plan`: the chat's plan folder, when it writes one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,7 +46,7 @@ impl Engine {
         let tasks = self.inner.store.task_list(chat_id)?.tasks;
         let files = match folder_of(&chat).await {
             Ok(files) => files,
-            Err(error) if error.code == super::ErrorCode::Internal => {
+            Err(error) if error.code == ErrorCode::Internal => {
                 tracing::warn!(%chat_id, message = %error.message, "the plan folder cannot be read");
                 None
             }
@@ -105,7 +105,7 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &ChatId, why: 
             tracing::warn!(chat_id = %chat.id, message = %error.message, "the checkpoint could not be written");
             let message =
                 format!("The plan folder's checkpoint could not be written: {}", error.message);
-            inner.hub.emit(&chat.id, Event::Error { code: super::ErrorCode::PlanFiles, message });
+            inner.hub.emit(&chat.id, Event::Error { code: ErrorCode::PlanFiles, message });
         }
     }
 }

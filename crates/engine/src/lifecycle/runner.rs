@@ -1,28 +1,33 @@
 //! Runs a chat's turn in its own task: the planner (quiet, read-only profile) and the
 //! executor (streaming, managed profile), and the hand-over between them (DESIGN §2).
 //!
+//! **Invariant:** this file is the one place that decides what runs next. The planner and
+//! the executor each run one turn and return an outcome (`runner/outcome.rs`); neither
+//! calls the other. The hand-over planner → executor, and the plan's completion after an
+//! executor turn, happen here, in that order.
+//!
 //! **Invariant:** whatever ends a turn — an answer, an error, a stop — it ends with the
 //! chat in a phase where the user can act, and the turn's guard released. The planning
 //! profile exists only as the argument of the planner's own tool calls.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
-
-use crate::agent::{EventSink, ToolRegistry, ToolSource};
-use crate::error_code::ErrorCode;
+use crate::chat::Phase;
 use crate::events::Event;
 use crate::ids::ChatId;
-use crate::mcp::{McpHost, Profile};
-use crate::tool::{ToolOutput, ToolSpec};
+use crate::lifecycle::completion::complete_if_done;
+use crate::lifecycle::engine::Inner;
+use crate::lifecycle::hub::{TurnGuard, TurnKind};
+use crate::lifecycle::messages::assistant_message;
+use crate::lifecycle::notify::phase_event;
+use crate::store::StoreError;
 
-use super::hub::{Hub, TurnGuard, TurnKind};
-use super::Inner;
+use outcome::{Closing, Planned};
 
 mod executor;
+mod outcome;
 mod planner;
+mod turn_tools;
 
 /// What a turn is started to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,17 +37,15 @@ pub enum TurnJob {
     Execute,
 }
 
-/// Starts `job` for the guard's chat in a task of its own. The guard is released when the
-/// turn has settled in the store, and only then are the closing events sent (the card, the
-/// phase that hands control back): a user who acts on them finds the chat free.
+/// Starts `job` for the guard's chat in a task of its own: the only place a turn's task
+/// is spawned. The guard is released when the turn has settled in the store, and only then
+/// are the closing events sent (the card, the phase that hands control back): a user who
+/// acts on them finds the chat free.
 pub fn spawn_turn(inner: &Arc<Inner>, guard: TurnGuard, job: TurnJob) {
     let inner = Arc::clone(inner);
     tokio::spawn(async move {
         let chat_id = guard.chat_id().to_owned();
-        let closing = match job {
-            TurnJob::Plan => planner::run(&inner, &chat_id, &guard).await,
-            TurnJob::Execute => executor::run(&inner, &chat_id, &guard.cancel).await,
-        };
+        let closing = run_job(&inner, &chat_id, &guard, job).await;
         drop(guard);
         for event in closing {
             inner.hub.emit(&chat_id, event);
@@ -50,130 +53,78 @@ pub fn spawn_turn(inner: &Arc<Inner>, guard: TurnGuard, job: TurnJob) {
     });
 }
 
-/// Events sent after a turn has released its chat.
-type Closing = Vec<Event>;
-
-fn phase_event(phase: crate::chat::Phase) -> Event {
-    Event::PlanStatus { phase, text: super::notify::phase_text(phase).to_owned() }
-}
-
-/// A chat's events as the agent loop's sink.
-struct ChatEvents {
-    hub: Arc<Hub>,
-    chat_id: ChatId,
-}
-
-impl EventSink for ChatEvents {
-    fn emit(&self, event: Event) {
-        self.hub.emit(&self.chat_id, event);
+/// A planner turn (when `job` asks for one), then the executor when the planner hands
+/// over; the closing events of whichever ended the turn.
+async fn run_job(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard, job: TurnJob) -> Closing {
+    if job == TurnJob::Plan {
+        if let Some(closing) = plan(inner, chat_id, guard).await {
+            return closing;
+        }
     }
+    execute(inner, chat_id, guard).await
 }
 
-/// The MCP tools of one turn, seen through that turn's profile: what the registry offers
-/// and what it dispatches. A hidden name is refused by the host itself.
-struct ProfileTools {
-    host: McpHost,
-    profile: Profile,
-    workspace: Option<PathBuf>,
-    tools: Vec<ToolSpec>,
-    /// Where a server's questions go during execution (`elicitations.rs`).
-    chat: (Arc<super::elicitations::Elicitations>, Arc<Hub>, ChatId),
-}
-
-#[async_trait::async_trait]
-impl ToolSource for ProfileTools {
-    async fn tools(&self) -> Vec<ToolSpec> {
-        self.tools.clone()
-    }
-
-    async fn call(&self, name: &str, arguments: Value, cancel: &CancellationToken) -> ToolOutput {
-        let (elicitations, hub, chat_id) = &self.chat;
-        let asker = super::elicitations::ChatAsker {
-            elicitations: Arc::clone(elicitations),
-            hub: Arc::clone(hub),
-            chat_id: chat_id.clone(),
-            cancel: cancel.clone(),
-        };
-        let (profile, workspace) = (self.profile, self.workspace.as_deref());
-        self.host
-            .call_asking(profile, workspace, name, arguments, cancel, Some(Arc::new(asker)))
-            .await
-    }
-}
-
-/// A chat's gates, run in the code sandbox of its workspace (DESIGN §11).
-struct SandboxGates {
-    host: McpHost,
-    workspace: PathBuf,
-}
-
-#[async_trait::async_trait]
-impl crate::agent::GateRunner for SandboxGates {
-    async fn run(
-        &self,
-        command: &str,
-        cancel: &CancellationToken,
-    ) -> Result<crate::mcp::SandboxRun, crate::mcp::SandboxCallError> {
-        let timeout = crate::agent::GATE_TIMEOUT_S;
-        self.host.run_in_sandbox(&self.workspace, command, timeout, cancel).await
-    }
-}
-
-/// The registry of one turn: built-in tools (gated to the executor; `turn_plan` linked to
-/// the chat's plan folder when it has one) and the MCP tools of `profile` in the chat's
-/// workspace. A server that cannot start leaves its tools out.
-async fn turn_registry(
-    inner: &Inner,
-    chat_id: &ChatId,
-    profile: Profile,
-    workspace: Option<&str>,
-    plan_files: Option<crate::agent::PlanFilesLink>,
-) -> ToolRegistry {
-    let workspace = workspace.map(PathBuf::from);
-    let tools = match inner.mcp.tools(profile, workspace.as_deref()).await {
-        Ok(set) => {
-            for missing in &set.unavailable {
-                tracing::warn!(server = %missing.server, error = %missing.error, "an MCP server is unavailable");
-                let code = match missing.error {
-                    crate::mcp::McpError::NotInstalled { .. } => ErrorCode::McpNotInstalled,
-                    crate::mcp::McpError::SignInRequired { .. } => ErrorCode::McpSignIn,
-                    _ => continue,
-                };
-                inner.hub.emit(chat_id, Event::Error { code, message: missing.error.to_string() });
+/// The planner's turn and what follows it: `Some` closing events when the chat waits for
+/// the user again, `None` when the executor runs next (the guard already handed over).
+async fn plan(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Option<Closing> {
+    match planner::run(inner, chat_id, &guard.cancel).await {
+        Planned::Card(closing) => Some(closing),
+        Planned::Stopped => Some(planner::settle_stop(inner, chat_id)),
+        Planned::PreApproved => {
+            guard.hand_over_to_executor();
+            None
+        }
+        Planned::HandOver(notice) => {
+            if guard.cancel.is_cancelled() {
+                return Some(planner::settle_stop(inner, chat_id));
             }
-            set.tools
+            guard.hand_over_to_executor();
+            match hand_over(inner, chat_id, notice) {
+                Ok(()) => None,
+                Err(error) => {
+                    tracing::error!(%chat_id, %error, "cannot hand over to the executor");
+                    Some(planner::settle_stop(inner, chat_id))
+                }
+            }
         }
-        Err(error) => {
-            tracing::warn!(%error, "no MCP tools for this turn");
-            Vec::new()
-        }
-    };
-    let store = Arc::clone(&inner.store);
-    let mut turn_plan = match plan_files {
-        Some(link) => crate::agent::TurnPlanTool::with_plan_files(store, link),
-        None => crate::agent::TurnPlanTool::new(store),
-    };
-    let auto_approve = inner.store.get_chat(chat_id).is_ok_and(|chat| chat.auto_approve);
-    turn_plan = turn_plan.with_auto_approve(auto_approve);
-    if let Some(folder) = &workspace {
-        let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone() };
-        turn_plan = turn_plan.with_gates(Arc::new(gates));
     }
-    let chat = (Arc::clone(&inner.elicitations), Arc::clone(&inner.hub), chat_id.clone());
-    let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools, chat };
-    let mut registry = ToolRegistry::with_turn_plan(turn_plan);
-    let attachments = inner
-        .store
-        .messages(chat_id)
-        .map(|messages| super::attachments::chat_attachments(&messages))
-        .unwrap_or_default();
-    if !attachments.is_empty() {
-        let dir = super::attachments::attachments_dir(&inner.home, chat_id);
-        let tool = crate::agent::ReadAttachmentTool::new(dir, attachments);
-        registry.register(Arc::new(tool), crate::agent::Availability::BOTH);
+}
+
+/// The planner gave no card: the chat goes on in execution, after the notice if any.
+fn hand_over(inner: &Inner, chat_id: &ChatId, notice: Option<String>) -> Result<(), StoreError> {
+    let notice = notice.map(|text| assistant_message(text, None));
+    inner.store.fall_back_to_execution(chat_id, notice.as_ref())?;
+    if let Some(notice) = notice {
+        inner.hub.emit(chat_id, Event::Message { message: notice });
     }
-    registry.register_source(Arc::new(source), crate::agent::Availability::BOTH);
-    registry
+    inner.emit_phase(chat_id, Phase::Executing);
+    Ok(())
+}
+
+/// The executor's turn, then the plan's completion when its last step is done, then the
+/// turn's end: the completion's events come first among the closing ones.
+async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing {
+    let executed = executor::run(inner, chat_id, &guard.cancel).await;
+    let completed = complete_if_done(inner, chat_id, executed.answer.as_deref()).await;
+    let mut closing = finish(inner, chat_id);
+    closing.splice(0..0, completed);
+    closing
+}
+
+/// Ends an executor turn: a task list with nothing left is closed (a `plan` event with no
+/// tasks), and the chat is `idle`.
+fn finish(inner: &Inner, chat_id: &ChatId) -> Closing {
+    let finished = inner.store.task_list(chat_id).is_ok_and(|list| list.is_finished());
+    if let Err(error) = inner.store.finish_turn(chat_id, finished) {
+        tracing::error!(%chat_id, %error, "cannot finish the turn");
+        return Vec::new();
+    }
+    let mut closing = Vec::new();
+    if finished {
+        closing.push(Event::TaskList { tasks: Vec::new() });
+    }
+    closing.push(phase_event(Phase::Idle));
+    closing
 }
 
 impl TurnGuard {

@@ -18,9 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::keys::{KernelKeyring, KeyStore, Lookup, SecretService};
 use crate::config::{Config, ConfigEdit, ConfigError, PendingConfig, PlanModeDefaults};
+use crate::lifecycle::error::ApiError;
 use crate::llm::{ApiKey, ProviderKind};
-
-use super::error::ApiError;
 
 /// The provider kinds of `[provider] kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,12 +2,11 @@
 //! message goes, which profile a turn gets, what a plan's task list starts as.
 
 use crate::chat::Phase;
+use crate::lifecycle::error::ApiError;
+use crate::lifecycle::hub::TurnKind;
+use crate::mcp::Profile;
 use crate::planner::PlanStep;
 use crate::tasks::{TaskList, MAX_TASKS, MAX_TITLE_CHARS};
-
-use super::error::ApiError;
-use super::hub::TurnKind;
-use crate::mcp::Profile;
 
 /// Question rounds a planner may ask before it must give a plan.
 pub const MAX_QUESTION_ROUNDS: u32 = 3;

@@ -1,6 +1,6 @@
 //! The executor turn: streaming, on the managed profile, with `turn_plan` where a plan makes
-//! sense and the approved plan as its directive. Every round is stored whole; the turn
-//! ends with the chat `idle` and a finished task list closed.
+//! sense and the approved plan as its directive. Every round is stored whole; the runner
+//! then ends the turn (the chat `idle`, a finished task list closed).
 
 use std::sync::Arc;
 
@@ -12,10 +12,16 @@ use crate::agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
     Turn, TurnEnd, TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
 };
-use crate::chat::{Chat, Message, MessageBody, Phase};
+use crate::chat::{Chat, Message, MessageBody};
 use crate::error_code::ErrorCode;
 use crate::events::Event;
 use crate::ids::{ChatId, MessageId};
+use crate::lifecycle::engine::Inner;
+use crate::lifecycle::messages::assistant_message;
+use crate::lifecycle::plan_files::{checkpoint_unfinished, plan_files, plan_workspace};
+use crate::lifecycle::runner::outcome::Executed;
+use crate::lifecycle::runner::turn_tools::{turn_registry, ChatEvents};
+use crate::lifecycle::transitions::offers_turn_plan;
 use crate::llm::ModelMessage;
 use crate::mcp::Profile;
 use crate::now_rfc3339;
@@ -23,14 +29,9 @@ use crate::planner::{Approval, PlanDocument};
 use crate::store::StoreError;
 use crate::tasks::TaskList;
 
-use super::super::plan_changes::complete_if_done;
-use super::super::plan_files::{checkpoint_unfinished, plan_files, plan_workspace};
-use super::super::transitions::offers_turn_plan;
-use super::super::Inner;
-use super::planner::assistant_message;
-use super::{phase_event, turn_registry, ChatEvents, Closing};
-
-pub async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Closing {
+/// One executor turn, its failure said in the chat, and a checkpoint in the plan folder
+/// when work is left; the runner completes the plan and ends the turn from its outcome.
+pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Executed {
     let (why, answer) = match execute(inner, chat_id, cancel).await {
         Ok(_) if cancel.is_cancelled() => ("stopped by the user".to_owned(), None),
         Ok(answer) => ("the executor answered".to_owned(), Some(answer)),
@@ -40,10 +41,7 @@ pub async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) ->
         }
     };
     checkpoint_unfinished(inner, chat_id, &why).await;
-    let completed = complete_if_done(inner, chat_id, answer.as_deref()).await;
-    let mut closing = finish(inner, chat_id);
-    closing.splice(0..0, completed);
-    closing
+    Executed { answer }
 }
 
 /// Why a turn could not do its work, said in the chat.
@@ -133,22 +131,6 @@ fn report_failure(inner: &Inner, chat_id: &ChatId, failure: &Failure) {
         inner.hub.emit(chat_id, Event::Message { message: notice });
     }
     inner.hub.emit(chat_id, Event::Error { code: failure.code, message: failure.message.clone() });
-}
-
-/// Ends the turn: a task list with nothing left is closed (a `plan` event with no tasks),
-/// and the chat is `idle`.
-fn finish(inner: &Inner, chat_id: &ChatId) -> Closing {
-    let finished = inner.store.task_list(chat_id).is_ok_and(|list| list.is_finished());
-    if let Err(error) = inner.store.finish_turn(chat_id, finished) {
-        tracing::error!(%chat_id, %error, "cannot finish the turn");
-        return Vec::new();
-    }
-    let mut closing = Vec::new();
-    if finished {
-        closing.push(Event::TaskList { tasks: Vec::new() });
-    }
-    closing.push(phase_event(Phase::Idle));
-    closing
 }
 
 /// The chat's `.dwp` plan folder (DESIGN §6), when it writes one: found again, or written

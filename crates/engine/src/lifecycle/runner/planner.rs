@@ -1,5 +1,6 @@
 //! The planner turn (DESIGN §2, §3): quiet, on the planning profile, ending in a question
-//! card, a plan card, or the hand-over to the executor ("neither").
+//! card, a plan card, or "neither", which the runner hands over to the executor. It never
+//! starts the executor itself.
 
 use std::path::Path;
 use std::time::Duration;
@@ -12,7 +13,13 @@ use crate::agent::{
 };
 use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
 use crate::events::Event;
-use crate::ids::{ChatId, MessageId};
+use crate::ids::ChatId;
+use crate::lifecycle::engine::Inner;
+use crate::lifecycle::messages::assistant_message;
+use crate::lifecycle::notify::phase_event;
+use crate::lifecycle::runner::outcome::{Closing, Planned};
+use crate::lifecycle::runner::turn_tools::turn_registry;
+use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use crate::llm::{Constrained, ModelMessage, OutputConstraint};
 use crate::mcp::Profile;
 use crate::now_rfc3339;
@@ -24,57 +31,23 @@ use crate::planner::{
 };
 use crate::store::StoreError;
 
-use super::super::hub::TurnGuard;
-use super::super::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
-use super::super::Inner;
-use super::{executor, phase_event, turn_registry, Closing};
-
 /// The longest a planner turn may take, tool calls included, before execution takes over.
 const PLANNER_DEADLINE: Duration = Duration::from_secs(600);
 
-/// How a planner turn ended.
-enum Planned {
-    /// A card is stored and the user acts next; its events close the turn.
-    Card(Closing),
-    PreApproved,
-    /// No card: execution takes over, after the notice if there is one.
-    HandOver(Option<String>),
-    Stopped,
-}
-
-pub async fn run(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing {
-    let outcome = match plan(inner, chat_id, &guard.cancel).await {
+/// One planner turn; how it ended, for the runner to decide what runs next. A planner
+/// that fails hands over to the executor without a plan.
+pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Planned {
+    match plan(inner, chat_id, cancel).await {
         Ok(outcome) => outcome,
         Err(error) => {
             tracing::warn!(%chat_id, %error, "planning failed; executing without a plan");
             Planned::HandOver(None)
         }
-    };
-    match outcome {
-        Planned::Card(closing) => closing,
-        Planned::Stopped => settle_stop(inner, chat_id),
-        Planned::PreApproved => {
-            guard.hand_over_to_executor();
-            executor::run(inner, chat_id, &guard.cancel).await
-        }
-        Planned::HandOver(notice) => {
-            if guard.cancel.is_cancelled() {
-                return settle_stop(inner, chat_id);
-            }
-            guard.hand_over_to_executor();
-            match hand_over(inner, chat_id, notice) {
-                Ok(()) => executor::run(inner, chat_id, &guard.cancel).await,
-                Err(error) => {
-                    tracing::error!(%chat_id, %error, "cannot hand over to the executor");
-                    settle_stop(inner, chat_id)
-                }
-            }
-        }
     }
 }
 
 /// The read-only profile ends with the turn: the chat waits for the user again.
-fn settle_stop(inner: &Inner, chat_id: &ChatId) -> Closing {
+pub(super) fn settle_stop(inner: &Inner, chat_id: &ChatId) -> Closing {
     match inner.store.settle_interrupted_planning(chat_id) {
         Ok(phase) => {
             let tasks = inner.store.task_list(chat_id).map(|list| list.tasks).unwrap_or_default();
@@ -85,16 +58,6 @@ fn settle_stop(inner: &Inner, chat_id: &ChatId) -> Closing {
             Vec::new()
         }
     }
-}
-
-fn hand_over(inner: &Inner, chat_id: &ChatId, notice: Option<String>) -> Result<(), StoreError> {
-    let notice = notice.map(|text| assistant_message(text, None));
-    inner.store.fall_back_to_execution(chat_id, notice.as_ref())?;
-    if let Some(notice) = notice {
-        inner.hub.emit(chat_id, Event::Message { message: notice });
-    }
-    inner.emit_phase(chat_id, Phase::Executing);
-    Ok(())
 }
 
 /// One planner turn, with one repair attempt for an unreadable fence.
@@ -275,13 +238,4 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
 /// the user saw them (the planner's own tool calls are not kept between its turns).
 fn planner_history(messages: &[Message]) -> Vec<ModelMessage> {
     messages.iter().map(ModelMessage::from_stored).collect()
-}
-
-/// A card or a notice from the assistant (never a tool round).
-pub(super) fn assistant_message(content: String, questions: Option<Vec<Question>>) -> Message {
-    Message {
-        id: MessageId::new(),
-        created_at: now_rfc3339(),
-        body: MessageBody::Assistant { content, questions, plan: None, tool_calls: Vec::new() },
-    }
 }

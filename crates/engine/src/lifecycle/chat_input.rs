@@ -1,0 +1,69 @@
+//! The checks of what a user gives a chat, shared by creating it (`chats.rs`) and changing
+//! it (`chat_edit.rs`): its title and its workspace folder. Each refusal is an
+//! `ERR_BAD_REQUEST` that names what to fix.
+
+use std::path::Path;
+
+use crate::lifecycle::error::ApiError;
+
+/// Longest title a user may give a chat.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// A title trimmed, not blank and not too long.
+pub(super) fn checked_title(title: &str) -> Result<String, ApiError> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(ApiError::bad_request("a chat needs a title"));
+    }
+    if title.chars().count() > MAX_TITLE_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "a title has at most {MAX_TITLE_CHARS} characters"
+        )));
+    }
+    Ok(title.to_owned())
+}
+
+/// A workspace must be an existing folder; a relative path is taken from the current one.
+/// It may not be a folder whose sharing would hand a chat's tools (the filesystem server,
+/// the code sandbox) what no chat may reach: the whole file system, the user's home folder,
+/// or the data folder `data_dir` (every chat, the API token) or a folder holding it.
+pub(super) fn checked_workspace(workspace: &str, data_dir: &Path) -> Result<String, ApiError> {
+    let path = Path::new(workspace.trim());
+    if workspace.trim().is_empty() || !path.is_dir() {
+        return Err(ApiError::bad_request(format!(
+            "workspace {workspace:?} is not an existing folder"
+        )));
+    }
+    let absolute = std::path::absolute(path)
+        .map_err(|error| ApiError::bad_request(format!("workspace {workspace:?}: {error}")))?;
+    // Collecting the components drops a trailing slash and `.` parts.
+    let normal: std::path::PathBuf = absolute.components().collect();
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    if let Some(why) = too_wide(&normal, home.as_deref(), data_dir) {
+        return Err(ApiError::bad_request(format!(
+            "workspace {workspace:?} is {why}: a chat's tools could then read and change it all; \
+             choose a project folder instead"
+        )));
+    }
+    Ok(normal.to_string_lossy().into_owned())
+}
+
+/// Why `folder` is too wide to be a workspace, compared as real paths (links resolved).
+fn too_wide(folder: &Path, home: Option<&Path>, data_dir: &Path) -> Option<String> {
+    let real = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let folder = real(folder);
+    let data_dir = real(data_dir);
+    if folder == Path::new("/") {
+        Some("the root of the file system".to_owned())
+    } else if home.map(real).is_some_and(|home| home == folder) {
+        Some("your home folder".to_owned())
+    } else if data_dir.starts_with(&folder) {
+        Some(format!("Preflight's data folder or holds it ({})", data_dir.display()))
+    } else {
+        None
+    }
+}
+
+pub(super) fn is_git_repository(workspace: &str) -> bool {
+    Path::new(workspace).join(".git").exists()
+}

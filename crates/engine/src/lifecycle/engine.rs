@@ -1,0 +1,186 @@
+//! The engine itself: what it holds ([`Inner`]), what it needs from its host
+//! ([`EngineOptions`]), how it opens a data folder and shuts down.
+//!
+//! **Invariant:** opening settles every chat a previous process left mid-turn before any
+//! user action can run; the data folder's lock is held for the engine's whole life.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
+use crate::home_lock::{HomeLock, HomeLockError};
+use crate::ids::ChatId;
+use crate::lifecycle::error::ApiError;
+use crate::lifecycle::hub::Hub;
+use crate::lifecycle::open_questions::Elicitations;
+use crate::lifecycle::recovery::settle_interrupted_turns;
+use crate::llm::{LocalModels, Provider, SetupError};
+use crate::mcp::{McpOptions, McpError, McpHost};
+use crate::store::{Store, StoreError};
+
+/// The file of the store in the data folder.
+pub const DATABASE_FILE: &str = "preflight.db";
+
+/// What the engine needs from its host process.
+pub struct EngineOptions {
+    /// `$PREFLIGHT_HOME`: config, store, prompts, `mcp.json`.
+    pub home: PathBuf,
+    /// The MCP host's settings (the filesystem server's path above all).
+    pub mcp: McpOptions,
+    /// Where API keys are found (the binary passes its environment in).
+    pub keys: KeyLookup,
+    /// Runs `kind = "embedded"` (the default without `config.toml`) in this process; `None`
+    /// makes that kind a clear error. The `preflight` binary passes llama.cpp's.
+    pub local_models: Option<Arc<dyn LocalModels>>,
+    /// Who this process is, for the data folder's lock ("preflight serve", "the Preflight
+    /// window"): a second process on the folder is told who holds it.
+    pub program: String,
+    /// The data folder's lock when the host holds it already (the window keeps one across
+    /// re-opening the engine); `None` makes `open` take it.
+    pub home_lock: Option<Arc<HomeLock>>,
+}
+
+impl EngineOptions {
+    /// Defaults for `home`: the filesystem server at `fs_server`, keys (and remote MCP
+    /// servers' tokens) from the system stores and then the process environment.
+    pub fn new(home: PathBuf, fs_server: Option<PathBuf>) -> EngineOptions {
+        let fs_server =
+            fs_server.unwrap_or_else(|| PathBuf::from("server-filesystem-not-installed"));
+        let mut mcp = McpOptions::new(home.clone(), fs_server);
+        mcp.tokens = Some(crate::mcp::TokenVault::system());
+        EngineOptions {
+            mcp,
+            keys: KeyLookup::system(|name| std::env::var(name).ok()),
+            local_models: None,
+            program: "preflight".to_owned(),
+            home_lock: None,
+            home,
+        }
+    }
+}
+
+/// `[sandbox]` over the embedder's sandbox server: off removes it, `network` gives its runs
+/// the network, `max_file_mib` caps the files they write.
+fn apply_sandbox_settings(mcp: &mut McpOptions, settings: crate::config::SandboxSettings) {
+    if !settings.enabled {
+        mcp.sandbox = None;
+    }
+    if let Some(sandbox) = &mut mcp.sandbox {
+        sandbox.network = settings.network;
+        sandbox.max_file_mib = settings.max_file_mib;
+    }
+}
+
+/// Why the engine could not start: each names what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("cannot create the data folder {path}: {source}")]
+    Home { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Busy(#[from] HomeLockError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Mcp(#[from] McpError),
+    #[error("cannot write the planner prompt: {0}")]
+    Prompt(preflight_files::FileError),
+}
+
+/// The product without a window. Cheap to clone: clones share one engine.
+#[derive(Clone)]
+pub struct Engine {
+    pub(super) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    /// Serialises the synchronous part of user actions (check state, store, claim the
+    /// turn), so that two requests racing on a chat see each other's result. Never held
+    /// across an `.await`.
+    pub(super) actions: std::sync::Mutex<()>,
+    pub(super) home: PathBuf,
+    pub(super) store: Arc<Store>,
+    pub(super) hub: Arc<Hub>,
+    pub(super) defaults: crate::config::PlanModeDefaults,
+    pub(super) mcp: McpHost,
+    /// Whether `mcp.json` configures Context7 (a fact the planner is told).
+    pub(super) context7_configured: bool,
+    /// The executor's model, or why there is none (shown in the chat when a turn needs it).
+    pub(super) executor: Result<Arc<dyn Provider>, SetupError>,
+    pub(super) planner: Result<Arc<dyn Provider>, SetupError>,
+    /// `[executor] max_rounds`: tool rounds one executor turn may run.
+    pub(super) executor_max_rounds: u32,
+    /// Servers' questions waiting for the user (`elicitations.rs`).
+    pub(super) elicitations: Arc<Elicitations>,
+    /// Held for the engine's life: no other process runs turns on this data folder.
+    _home_lock: Arc<HomeLock>,
+}
+
+impl Engine {
+    /// Opens the data folder: takes its lock (another process holding it is an error naming
+    /// that process, before anything is read), reads `config.toml` (a bad one is an error
+    /// naming file, line and key), opens the store, writes `prompts/planner.md` when absent, starts the MCP
+    /// host, and settles chats a previous process left mid-turn. Needs a tokio runtime.
+    pub async fn open(options: EngineOptions) -> Result<Engine, EngineError> {
+        let home = options.home;
+        std::fs::create_dir_all(&home)
+            .map_err(|source| EngineError::Home { path: home.clone(), source })?;
+        let home_lock = match options.home_lock {
+            Some(lock) if lock.home() == home => lock,
+            _ => Arc::new(HomeLock::acquire(&home, &options.program)?),
+        };
+        let config = Config::load(&home)?;
+        let store = Arc::new(Store::open(home.join(DATABASE_FILE))?);
+        crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
+        let mut mcp_config = options.mcp;
+        apply_sandbox_settings(&mut mcp_config, config.sandbox);
+        let context7_configured = crate::mcp::load_servers(&mcp_config)?
+            .iter()
+            .any(|server| server.class == crate::mcp::ServerClass::Context7);
+        let mcp = McpHost::start(mcp_config)?;
+        let local = options.local_models.as_deref();
+        let executor = connect_provider(&config.provider, &options.keys, local);
+        let planner = connect_provider(&config.planner_settings(), &options.keys, local);
+        let hub = Arc::new(Hub::default());
+        let inner = Inner {
+            actions: std::sync::Mutex::new(()),
+            home,
+            store,
+            hub,
+            defaults: config.plan_mode,
+            mcp,
+            context7_configured,
+            executor,
+            planner,
+            executor_max_rounds: config.executor.max_rounds,
+            elicitations: Arc::default(),
+            _home_lock: home_lock,
+        };
+        settle_interrupted_turns(&inner.store)?;
+        Ok(Engine { inner: Arc::new(inner) })
+    }
+
+    /// Stops every running turn and every MCP server.
+    pub async fn shutdown(&self) {
+        for chat in self.inner.store.list_chats().unwrap_or_default() {
+            self.inner.hub.stop_turn(&chat.id).await;
+        }
+        self.inner.mcp.shutdown().await;
+    }
+
+    /// The data folder this engine runs on.
+    pub fn home(&self) -> &Path {
+        &self.inner.home
+    }
+
+    /// Held while a user action checks and changes a chat (see `Inner::actions`).
+    pub(super) fn serialize(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.inner.actions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `ERR_NOT_FOUND` unless the chat exists.
+    pub fn require_chat(&self, chat_id: &ChatId) -> Result<(), ApiError> {
+        self.inner.store.get_chat(chat_id).map(drop).map_err(ApiError::from)
+    }
+}

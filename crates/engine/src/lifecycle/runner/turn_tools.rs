@@ -1,0 +1,143 @@
+//! The tools of one turn: the built-in ones and the MCP tools its profile lets it see, in
+//! the chat's workspace, with the chat's gates and the chat as the asker of servers'
+//! questions. Built for the planner and the executor alike; it decides nothing about turns.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{
+    Availability, EventSink, GateRunner, PlanFilesLink, ReadAttachmentTool, ToolRegistry,
+    ToolSource, TurnPlanTool, GATE_TIMEOUT_S,
+};
+use crate::error_code::ErrorCode;
+use crate::events::Event;
+use crate::ids::ChatId;
+use crate::lifecycle::attachments::{attachments_dir, chat_attachments};
+use crate::lifecycle::engine::Inner;
+use crate::lifecycle::hub::Hub;
+use crate::lifecycle::open_questions::{ChatAsker, Elicitations};
+use crate::mcp::SandboxCallError;
+use crate::mcp::{McpError, McpHost, Profile, SandboxRun};
+use crate::tool::{ToolOutput, ToolSpec};
+
+/// A chat's events as the agent loop's sink.
+pub(super) struct ChatEvents {
+    pub(super) hub: Arc<Hub>,
+    pub(super) chat_id: ChatId,
+}
+
+impl EventSink for ChatEvents {
+    fn emit(&self, event: Event) {
+        self.hub.emit(&self.chat_id, event);
+    }
+}
+
+/// The MCP tools of one turn, seen through that turn's profile: what the registry offers
+/// and what it dispatches. A hidden name is refused by the host itself.
+struct ProfileTools {
+    host: McpHost,
+    profile: Profile,
+    workspace: Option<PathBuf>,
+    tools: Vec<ToolSpec>,
+    /// Where a server's questions go during execution (`elicitations.rs`).
+    chat: (Arc<Elicitations>, Arc<Hub>, ChatId),
+}
+
+#[async_trait::async_trait]
+impl ToolSource for ProfileTools {
+    async fn tools(&self) -> Vec<ToolSpec> {
+        self.tools.clone()
+    }
+
+    async fn call(&self, name: &str, arguments: Value, cancel: &CancellationToken) -> ToolOutput {
+        let (elicitations, hub, chat_id) = &self.chat;
+        let asker = ChatAsker {
+            elicitations: Arc::clone(elicitations),
+            hub: Arc::clone(hub),
+            chat_id: chat_id.clone(),
+            cancel: cancel.clone(),
+        };
+        let (profile, workspace) = (self.profile, self.workspace.as_deref());
+        self.host
+            .call_asking(profile, workspace, name, arguments, cancel, Some(Arc::new(asker)))
+            .await
+    }
+}
+
+/// A chat's gates, run in the code sandbox of its workspace (DESIGN §11).
+struct SandboxGates {
+    host: McpHost,
+    workspace: PathBuf,
+}
+
+#[async_trait::async_trait]
+impl GateRunner for SandboxGates {
+    async fn run(
+        &self,
+        command: &str,
+        cancel: &CancellationToken,
+    ) -> Result<SandboxRun, SandboxCallError> {
+        let timeout = GATE_TIMEOUT_S;
+        self.host.run_in_sandbox(&self.workspace, command, timeout, cancel).await
+    }
+}
+
+/// The registry of one turn: built-in tools (gated to the executor; `turn_plan` linked to
+/// the chat's plan folder when it has one) and the MCP tools of `profile` in the chat's
+/// workspace. A server that cannot start leaves its tools out.
+pub(super) async fn turn_registry(
+    inner: &Inner,
+    chat_id: &ChatId,
+    profile: Profile,
+    workspace: Option<&str>,
+    plan_files: Option<PlanFilesLink>,
+) -> ToolRegistry {
+    let workspace = workspace.map(PathBuf::from);
+    let tools = match inner.mcp.tools(profile, workspace.as_deref()).await {
+        Ok(set) => {
+            for missing in &set.unavailable {
+                tracing::warn!(server = %missing.server, error = %missing.error, "an MCP server is unavailable");
+                let code = match missing.error {
+                    McpError::NotInstalled { .. } => ErrorCode::McpNotInstalled,
+                    McpError::SignInRequired { .. } => ErrorCode::McpSignIn,
+                    _ => continue,
+                };
+                inner.hub.emit(chat_id, Event::Error { code, message: missing.error.to_string() });
+            }
+            set.tools
+        }
+        Err(error) => {
+            tracing::warn!(%error, "no MCP tools for this turn");
+            Vec::new()
+        }
+    };
+    let store = Arc::clone(&inner.store);
+    let mut turn_plan = match plan_files {
+        Some(link) => TurnPlanTool::with_plan_files(store, link),
+        None => TurnPlanTool::new(store),
+    };
+    let auto_approve = inner.store.get_chat(chat_id).is_ok_and(|chat| chat.auto_approve);
+    turn_plan = turn_plan.with_auto_approve(auto_approve);
+    if let Some(folder) = &workspace {
+        let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone() };
+        turn_plan = turn_plan.with_gates(Arc::new(gates));
+    }
+    let chat = (Arc::clone(&inner.elicitations), Arc::clone(&inner.hub), chat_id.clone());
+    let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools, chat };
+    let mut registry = ToolRegistry::with_turn_plan(turn_plan);
+    let attachments = inner
+        .store
+        .messages(chat_id)
+        .map(|messages| chat_attachments(&messages))
+        .unwrap_or_default();
+    if !attachments.is_empty() {
+        let dir = attachments_dir(&inner.home, chat_id);
+        let tool = ReadAttachmentTool::new(dir, attachments);
+        registry.register(Arc::new(tool), Availability::BOTH);
+    }
+    registry.register_source(Arc::new(source), Availability::BOTH);
+    registry
+}

@@ -1,0 +1,81 @@
+//! What a chat's turns work with, as the user may look at it: the profile of its tools
+//! and its code sandbox (DESIGN §4, §11).
+
+use std::path::Path;
+
+use crate::ids::ChatId;
+use crate::lifecycle::engine::Engine;
+use crate::lifecycle::error::ApiError;
+use crate::lifecycle::transitions::{offers_turn_plan, profile_for};
+use crate::mcp::ProfileView;
+
+impl Engine {
+    /// The profile of the chat's running turn, or of the one that would run next, with
+    /// the tool names its model sees.
+    pub async fn profile(&self, chat_id: &ChatId) -> Result<ProfileView, ApiError> {
+        let chat = self.inner.store.get_chat(chat_id)?;
+        let profile = profile_for(&self.facts(&chat)?);
+        let workspace = chat.workspace.as_deref().map(Path::new);
+        let mut view = self
+            .inner
+            .mcp
+            .profile_view(profile, workspace)
+            .await
+            .map_err(|error| ApiError::internal(error.to_string()))?;
+        let list = self.inner.store.task_list(chat_id)?;
+        if profile == crate::mcp::Profile::Execution && offers_turn_plan(chat.plan_mode, &list) {
+            view.tools.push(crate::tasks::TOOL_NAME.to_owned());
+        }
+        Ok(view)
+    }
+
+    /// The chat's code sandbox as it describes itself (`sandbox_info`, DESIGN §11), started
+    /// if it is not running; a chat without one says why, in the same shape.
+    pub async fn sandbox(&self, chat_id: &ChatId) -> Result<SandboxView, ApiError> {
+        let chat = self.inner.store.get_chat(chat_id)?;
+        let Some(workspace) = chat.workspace.as_deref().map(Path::new) else {
+            return Ok(SandboxView::absent(
+                "this chat has no workspace, so it has no code sandbox",
+            ));
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        Ok(match self.inner.mcp.sandbox_info(workspace, &cancel).await {
+            Ok((text, info)) => SandboxView {
+                available: true,
+                confined: info["confined"].as_bool().unwrap_or(false),
+                text,
+                info,
+            },
+            Err(why) => SandboxView::absent(&why.to_string()),
+        })
+    }
+}
+
+/// `GET /v1/chats/{id}/sandbox`: whether the chat has a code sandbox, whether bubblewrap
+/// confines it, and its own words (`sandbox_info`) or why there is none.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SandboxView {
+    pub available: bool,
+    /// Confined by bubblewrap; `false` when commands run unconfined (or there is no sandbox).
+    pub confined: bool,
+    /// The sandbox's account of itself in plain words, or why the chat has none.
+    pub text: String,
+    /// `sandbox_info`'s structured facts (`confinement`, `network`, `limits`, `python`,
+    /// `venv`, `packages`); `null` without a sandbox.
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub info: serde_json::Value,
+}
+
+impl SandboxView {
+    fn absent(why: &str) -> SandboxView {
+        SandboxView {
+            available: false,
+            confined: false,
+            text: why.to_owned(),
+            info: serde_json::Value::Null,
+        }
+    }
+}
