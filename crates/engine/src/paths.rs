@@ -1,6 +1,8 @@
-//! The files of the data folder (`$PREFLIGHT_HOME`, DESIGN §10). Every function takes the
-//! folder as an argument: the adapters resolve it once, nothing here reads the environment.
+//! The data folder (`$PREFLIGHT_HOME`, DESIGN §10) and its files. Every function takes the
+//! folder as an argument: the adapters resolve it once with [`data_home`], handing in how to
+//! read their environment, so nothing here reads the environment itself.
 
+use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -42,6 +44,53 @@ pub fn ensure_planner_prompt(home: &Path) -> Result<String, FileError> {
         Err(error) if error.is_already_exists() => read(&path),
         Err(error) => Err(error),
     }
+}
+
+/// Why the data folder cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum DataHomeError {
+    #[error("neither PREFLIGHT_HOME nor HOME is set: cannot tell where to keep data")]
+    NoHome,
+    /// The io error is in the message (not a `source`): the desktop shows the message alone,
+    /// and the CLI's `{:#}` would otherwise print it twice.
+    #[error("creating the data folder {}: {error}", path.display())]
+    Create { path: PathBuf, error: io::Error },
+}
+
+/// The data folder of the CLI and the desktop app alike: `$PREFLIGHT_HOME`, else
+/// `$XDG_DATA_HOME/preflight`, else `~/.local/share/preflight`, made absolute and created
+/// (0700) when absent. `var` reads one environment variable (the adapters pass
+/// `std::env::var_os`); an empty value counts as unset.
+pub fn data_home(var: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf, DataHomeError> {
+    let non_empty = |name: &str| var(name).filter(|value| !value.is_empty());
+    let home = match non_empty("PREFLIGHT_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => platform_data_dir(non_empty)?.join("preflight"),
+    };
+    create_private_dir(&home)?;
+    Ok(std::path::absolute(&home).unwrap_or(home))
+}
+
+fn platform_data_dir(var: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf, DataHomeError> {
+    if let Some(data) = var("XDG_DATA_HOME") {
+        return Ok(PathBuf::from(data));
+    }
+    match var("HOME") {
+        Some(home) => Ok(PathBuf::from(home).join(".local/share")),
+        None => Err(DataHomeError::NoHome),
+    }
+}
+
+fn create_private_dir(path: &Path) -> Result<(), DataHomeError> {
+    use std::os::unix::fs::DirBuilderExt;
+    if path.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .map_err(|error| DataHomeError::Create { path: path.to_owned(), error })
 }
 
 #[cfg(test)]
