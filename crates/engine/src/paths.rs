@@ -116,4 +116,34 @@ mod tests {
         let leftovers: Vec<_> = std::fs::read_dir(prompts_dir(home.path())).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temp file is left behind");
     }
+
+    #[test]
+    fn the_data_home_follows_preflight_home_then_xdg_then_home() {
+        let root = tempfile::tempdir().unwrap();
+        let at = |name: &str| root.path().join(name);
+        // (the variables set, the data folder they give; `None`: refused).
+        type Case<'a> = (&'a [(&'a str, &'a str)], Option<PathBuf>);
+        let cases: [Case; 5] = [
+            (&[("PREFLIGHT_HOME", "own"), ("XDG_DATA_HOME", "xdg")], Some(at("own"))),
+            (&[("PREFLIGHT_HOME", ""), ("XDG_DATA_HOME", "xdg")], Some(at("xdg/preflight"))),
+            (&[("XDG_DATA_HOME", ""), ("HOME", "home")], Some(at("home/.local/share/preflight"))),
+            (&[("HOME", "home")], Some(at("home/.local/share/preflight"))),
+            (&[("PREFLIGHT_HOME", ""), ("HOME", "")], None),
+        ];
+        for (vars, expected) in cases {
+            let var = |name: &str| {
+                let value = vars.iter().find(|(key, _)| *key == name)?.1;
+                // An empty value stays empty (unset, to `data_home`); others are folders.
+                Some(if value.is_empty() { OsString::new() } else { at(value).into_os_string() })
+            };
+            match (data_home(var), expected) {
+                (Ok(home), Some(expected)) => {
+                    assert_eq!(home, expected, "{vars:?}");
+                    assert!(home.is_dir(), "{vars:?}: created");
+                }
+                (Err(DataHomeError::NoHome), None) => {}
+                (other, expected) => panic!("{vars:?}: {other:?}, expected {expected:?}"),
+            }
+        }
+    }
 }
