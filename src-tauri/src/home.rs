@@ -1,47 +1,15 @@
 //! Where the desktop app keeps its data, resolved once at start (the engine takes paths as
-//! values). The same rules as the `preflight` binary's `home.rs`: `$PREFLIGHT_HOME`, else
-//! `$XDG_DATA_HOME/preflight`, else `~/.local/share/preflight`. The filesystem server and the
-//! code sandbox are found by `preflight_engine::bundled`, as for `preflight`.
-//! The models folder is the one `preflight model fetch` fills.
+//! values). The engine's rules (`preflight_engine::paths::data_home`), as for the `preflight`
+//! binary: `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else
+//! `~/.local/share/preflight`. The filesystem server and the code sandbox are found by
+//! `preflight_engine::bundled`, as for `preflight`. The models folder is the one
+//! `preflight model fetch` fills.
 
 use std::path::{Path, PathBuf};
 
-/// The data folder, created (0700) when absent.
+/// The data folder (`preflight_engine::paths::data_home`), from this process's environment.
 pub fn data_home() -> Result<PathBuf, String> {
-    let home = match non_empty_var("PREFLIGHT_HOME") {
-        Some(home) => PathBuf::from(home),
-        None => platform_data_dir()?.join("preflight"),
-    };
-    create_private_dir(&home)?;
-    Ok(std::path::absolute(&home).unwrap_or(home))
-}
-
-fn non_empty_var(name: &str) -> Option<std::ffi::OsString> {
-    std::env::var_os(name).filter(|value| !value.is_empty())
-}
-
-fn platform_data_dir() -> Result<PathBuf, String> {
-    if let Some(data) = non_empty_var("XDG_DATA_HOME") {
-        return Ok(PathBuf::from(data));
-    }
-    match non_empty_var("HOME") {
-        Some(home) => Ok(PathBuf::from(home).join(".local/share")),
-        None => {
-            Err("neither PREFLIGHT_HOME nor HOME is set: cannot tell where to keep data".into())
-        }
-    }
-}
-
-pub fn create_private_dir(path: &Path) -> Result<(), String> {
-    use std::os::unix::fs::DirBuilderExt;
-    if path.is_dir() {
-        return Ok(());
-    }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)
-        .map_err(|error| format!("creating the folder {}: {error}", path.display()))
+    preflight_engine::paths::data_home(|name| std::env::var_os(name)).map_err(|e| e.to_string())
 }
 
 /// The cache folder the models folder is in (`preflight_embedded::catalog::cache_dir`).

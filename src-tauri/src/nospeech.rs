@@ -23,59 +23,34 @@
 //! this off. Folders of earlier builds are left in the cache (each is 30 kB).
 
 mod folder;
+mod library_path;
 mod linker;
+mod names;
+mod refusal;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use library_path::{join_entries, library_path, LIBRARY_PATH};
 use linker::{check, Verdict};
+use names::{file_name, short_digest, CHECKING};
+use refusal::Refusal;
 
 /// The stand-in library, built by `build.rs`.
 const STUB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libpreflight-nospeech.so"));
-const STUB_NAME: &str = "libpreflight-nospeech.so";
 const FOLDER_PREFIX: &str = "webkit-nospeech-";
-/// The dynamic linker's verdict for one set of programs (see [`Verdict`]).
-const VERDICT_PREFIX: &str = "verified-";
-const VERDICT_HEADER: &str = "preflight-nospeech 2";
 const OPT_OUT: &str = "PREFLIGHT_WEBKIT_SPEECH";
 /// Set for the one execution of this program again, so it can never loop.
 const REEXECUTED: &str = "PREFLIGHT_NOSPEECH_REEXECUTED";
-/// Set on the programs the check traces: should a loader run one instead of tracing it, this
-/// program exits at once rather than check (and start) again.
-const CHECKING: &str = "PREFLIGHT_NOSPEECH_CHECKING";
-/// One program's check; a linker that traces takes milliseconds.
-const CHECK_TIMEOUT: Duration = Duration::from_secs(10);
-const LIBRARY_PATH: &str = "LD_LIBRARY_PATH";
 /// GStreamer 1.x reads the versioned name first.
 const GST_REGISTRIES: [&str; 2] = ["GST_REGISTRY_1_0", "GST_REGISTRY"];
 /// In GStreamer's own cache folder (beside ours), which WebKit's bubblewrap sandbox binds
 /// writable when it exists, where it binds `LD_LIBRARY_PATH` folders read-only.
 const GST_CACHE: &str = "gstreamer-1.0";
 const GST_REGISTRY_FILE: &str = "registry.preflight.bin";
-
-/// Why the stand-in is not used; the real flite is then.
-#[derive(Debug, thiserror::Error)]
-enum Refusal {
-    #[error("no program to check the stand-in against")]
-    NoPrograms,
-    #[error("the way to the stand-in's folder is not safe: {0}")]
-    UnsafePlace(folder::Untrusted),
-    #[error("the stand-in's folder is not as Preflight made it: {0}")]
-    NotAsMade(folder::Untrusted),
-    #[error(transparent)]
-    File(#[from] preflight_files::FileError),
-    #[error("the library path cannot hold the folder")]
-    LibraryPathFull,
-    #[error("checking {}: {why}", program.display())]
-    CheckFailed { program: PathBuf, why: String },
-    #[error("the dynamic linker refused it for {}: {why}", program.display())]
-    LinkerRefused { program: PathBuf, why: String },
-    #[error("{} vanished during the check", path.display())]
-    Vanished { path: PathBuf },
-}
 
 /// What [`apply`] put in the environment, for [`environment_for_other_programs`].
 static APPLIED: OnceLock<Applied> = OnceLock::new();
@@ -193,29 +168,6 @@ pub fn restore_for_child(command: &mut Command) {
     preflight_engine::mcp::apply_inherited_env(command, &environment_for_other_programs());
 }
 
-/// This process's `LD_LIBRARY_PATH` entries. Empty entries are dropped: the dynamic linker
-/// reads one as the current folder, which must never creep in through this module.
-fn library_path() -> Vec<PathBuf> {
-    entries(std::env::var_os(LIBRARY_PATH).as_deref())
-}
-
-fn entries(value: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
-    value
-        .into_iter()
-        .flat_map(std::env::split_paths)
-        .filter(|path| !path.as_os_str().is_empty())
-        .collect()
-}
-
-/// `None` for no entries.
-fn join_entries(entries: impl IntoIterator<Item = PathBuf>) -> Option<OsString> {
-    let entries: Vec<PathBuf> = entries.into_iter().collect();
-    if entries.is_empty() {
-        return None;
-    }
-    std::env::join_paths(entries).ok()
-}
-
 /// With the stand-in turned off, a folder inherited from a parent Preflight is dropped too.
 fn forget_inherited_folders() {
     let entries = library_path();
@@ -264,13 +216,6 @@ fn folder(cache: &Path, stub: &[u8]) -> PathBuf {
     cache.join(format!("{FOLDER_PREFIX}{}", short_digest(stub)))
 }
 
-/// The first 16 hex digits of `bytes`' SHA-256: enough to tell builds and program sets apart.
-fn short_digest(bytes: &[u8]) -> String {
-    let mut digest = preflight_embedded::catalog::sha256_hex(bytes).unwrap_or_default();
-    digest.truncate(16);
-    digest
-}
-
 /// Makes `dir` hold `stub` under every name in `flite`, verified for `programs`: created, or
 /// made afresh when not exactly as made (see `folder`), checked again when what it was checked
 /// against changed. A passed check whose verdict cannot be saved (a read-only cache) still
@@ -297,17 +242,6 @@ fn prepare(
     Ok(())
 }
 
-/// A name for a file or folder being built beside its final place, unique to this process
-/// and moment (two instances may share one cache across PID namespaces).
-fn staging_name(final_name: &str) -> String {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |time| time.subsec_nanos());
-    let count = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    format!(".{final_name}.{}.{nanos}.{count}", std::process::id())
-}
-
 /// WebKit's helper executables: the web and network processes (both, or none) and the GPU
 /// process when installed, in `webkit2gtk-<api>/` beside its library (Debian) or in
 /// `libexec/webkit2gtk-<api>/` under the same prefix (Fedora).
@@ -332,10 +266,6 @@ fn helper_executables(loaded: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     Vec::new()
-}
-
-fn file_name(path: &Path) -> Option<String> {
-    Some(path.file_name()?.to_string_lossy().into_owned())
 }
 
 /// Every shared object loaded in this process, by the path the dynamic linker found it at

@@ -38,10 +38,9 @@ pub mod tasks;
 pub mod tool;
 
 #[cfg(feature = "host")]
-mod clock;
-#[cfg(feature = "host")]
 mod dwp_input;
 
-#[cfg(feature = "host")]
-pub use clock::now_rfc3339;
 pub use ids::{ChangeId, ChatId, MessageId, QuestionId, TaskId};
+/// The plan files and the API stamp times alike (RFC 3339, UTC, milliseconds): one clock.
+#[cfg(feature = "host")]
+pub use preflight_dwp::now_rfc3339;

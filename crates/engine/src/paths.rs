@@ -1,6 +1,8 @@
-//! The files of the data folder (`$PREFLIGHT_HOME`, DESIGN §10). Every function takes the
-//! folder as an argument: the adapters resolve it once, nothing here reads the environment.
+//! The data folder (`$PREFLIGHT_HOME`, DESIGN §10) and its files. Every function takes the
+//! folder as an argument: the adapters resolve it once with [`data_home`], handing in how to
+//! read their environment, so nothing here reads the environment itself.
 
+use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -44,6 +46,53 @@ pub fn ensure_planner_prompt(home: &Path) -> Result<String, FileError> {
     }
 }
 
+/// Why the data folder cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum DataHomeError {
+    #[error("neither PREFLIGHT_HOME nor HOME is set: cannot tell where to keep data")]
+    NoHome,
+    /// The io error is in the message (not a `source`): the desktop shows the message alone,
+    /// and the CLI's `{:#}` would otherwise print it twice.
+    #[error("creating the data folder {}: {error}", path.display())]
+    Create { path: PathBuf, error: io::Error },
+}
+
+/// The data folder of the CLI and the desktop app alike: `$PREFLIGHT_HOME`, else
+/// `$XDG_DATA_HOME/preflight`, else `~/.local/share/preflight`, made absolute and created
+/// (0700) when absent. `var` reads one environment variable (the adapters pass
+/// `std::env::var_os`); an empty value counts as unset.
+pub fn data_home(var: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf, DataHomeError> {
+    let non_empty = |name: &str| var(name).filter(|value| !value.is_empty());
+    let home = match non_empty("PREFLIGHT_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => platform_data_dir(non_empty)?.join("preflight"),
+    };
+    create_private_dir(&home)?;
+    Ok(std::path::absolute(&home).unwrap_or(home))
+}
+
+fn platform_data_dir(var: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf, DataHomeError> {
+    if let Some(data) = var("XDG_DATA_HOME") {
+        return Ok(PathBuf::from(data));
+    }
+    match var("HOME") {
+        Some(home) => Ok(PathBuf::from(home).join(".local/share")),
+        None => Err(DataHomeError::NoHome),
+    }
+}
+
+fn create_private_dir(path: &Path) -> Result<(), DataHomeError> {
+    use std::os::unix::fs::DirBuilderExt;
+    if path.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .map_err(|error| DataHomeError::Create { path: path.to_owned(), error })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +115,35 @@ mod tests {
         );
         let leftovers: Vec<_> = std::fs::read_dir(prompts_dir(home.path())).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temp file is left behind");
+    }
+
+    #[test]
+    fn the_data_home_follows_preflight_home_then_xdg_then_home() {
+        let root = tempfile::tempdir().unwrap();
+        let at = |name: &str| root.path().join(name);
+        // (the variables set, the data folder they give; `None`: refused).
+        type Case<'a> = (&'a [(&'a str, &'a str)], Option<PathBuf>);
+        let cases: [Case; 5] = [
+            (&[("PREFLIGHT_HOME", "own"), ("XDG_DATA_HOME", "xdg")], Some(at("own"))),
+            (&[("PREFLIGHT_HOME", ""), ("XDG_DATA_HOME", "xdg")], Some(at("xdg/preflight"))),
+            (&[("XDG_DATA_HOME", ""), ("HOME", "home")], Some(at("home/.local/share/preflight"))),
+            (&[("HOME", "home")], Some(at("home/.local/share/preflight"))),
+            (&[("PREFLIGHT_HOME", ""), ("HOME", "")], None),
+        ];
+        for (vars, expected) in cases {
+            let var = |name: &str| {
+                let value = vars.iter().find(|(key, _)| *key == name)?.1;
+                // An empty value stays empty (unset, to `data_home`); others are folders.
+                Some(if value.is_empty() { OsString::new() } else { at(value).into_os_string() })
+            };
+            match (data_home(var), expected) {
+                (Ok(home), Some(expected)) => {
+                    assert_eq!(home, expected, "{vars:?}");
+                    assert!(home.is_dir(), "{vars:?}: created");
+                }
+                (Err(DataHomeError::NoHome), None) => {}
+                (other, expected) => panic!("{vars:?}: {other:?}, expected {expected:?}"),
+            }
+        }
     }
 }

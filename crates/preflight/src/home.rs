@@ -3,41 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
 use preflight_engine::bundled;
 use preflight_engine::lifecycle::EngineOptions;
 
-/// `$PREFLIGHT_HOME`, else `$XDG_DATA_HOME/preflight`, else `~/.local/share/preflight`;
-/// created (0700) when absent.
+/// The data folder (`preflight_engine::paths::data_home`), from this process's environment.
 pub fn data_home() -> anyhow::Result<PathBuf> {
-    let home = match std::env::var_os("PREFLIGHT_HOME").filter(|value| !value.is_empty()) {
-        Some(home) => PathBuf::from(home),
-        None => platform_data_dir()?.join("preflight"),
-    };
-    create_private_dir(&home)?;
-    Ok(std::path::absolute(&home).unwrap_or(home))
-}
-
-fn platform_data_dir() -> anyhow::Result<PathBuf> {
-    if let Some(data) = std::env::var_os("XDG_DATA_HOME").filter(|value| !value.is_empty()) {
-        return Ok(PathBuf::from(data));
-    }
-    match std::env::var_os("HOME").filter(|value| !value.is_empty()) {
-        Some(home) => Ok(PathBuf::from(home).join(".local/share")),
-        None => bail!("neither PREFLIGHT_HOME nor HOME is set: cannot tell where to keep data"),
-    }
-}
-
-fn create_private_dir(path: &Path) -> anyhow::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    if path.is_dir() {
-        return Ok(());
-    }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)
-        .with_context(|| format!("creating the data folder {}", path.display()))
+    Ok(preflight_engine::paths::data_home(|name| std::env::var_os(name))?)
 }
 
 /// The engine's options for `home`, with the embedded model (llama.cpp) from the models

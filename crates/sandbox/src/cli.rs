@@ -76,9 +76,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
         state_dir: None,
     };
     while let Some(arg) = args.next() {
-        let mut value = |name: &str| {
-            args.next().ok_or_else(|| SandboxError::Usage(format!("{name} needs a value")))
-        };
+        let mut value =
+            |name: &str| args.next().ok_or_else(|| usage_error(format!("{name} needs a value")));
         match arg.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
             "--probe" => return Ok(Command::Probe),
@@ -91,11 +90,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
             "--max-file-mib" => options.max_file_mib = number(&value("--max-file-mib")?)?,
             "--python" => options.python = Some(PathBuf::from(value("--python")?)),
             "--state-dir" => options.state_dir = Some(PathBuf::from(value("--state-dir")?)),
-            other => return Err(SandboxError::Usage(format!("unknown argument {other:?}"))),
+            other => return Err(usage_error(format!("unknown argument {other:?}"))),
         }
     }
-    options.workspace =
-        workspace.ok_or_else(|| SandboxError::Usage("--workspace DIR is required".into()))?;
+    options.workspace = workspace.ok_or_else(|| usage_error("--workspace DIR is required"))?;
     Ok(Command::Serve(options))
 }
 
@@ -104,17 +102,20 @@ fn confinement(value: &str) -> Result<ConfinementChoice, SandboxError> {
         "auto" => Ok(ConfinementChoice::Auto),
         "bubblewrap" | "bwrap" => Ok(ConfinementChoice::Bubblewrap),
         "none" => Ok(ConfinementChoice::None),
-        other => Err(SandboxError::Usage(format!(
-            "--confinement {other:?}: use auto, bubblewrap or none"
-        ))),
+        other => Err(usage_error(format!("--confinement {other:?}: use auto, bubblewrap or none"))),
     }
 }
 
 fn number<T: std::str::FromStr>(value: &str) -> Result<T, SandboxError> {
     match value.parse() {
         Ok(n) => Ok(n),
-        Err(_) => Err(SandboxError::Usage(format!("{value:?} is not a positive whole number"))),
+        Err(_) => Err(usage_error(format!("{value:?} is not a positive whole number"))),
     }
+}
+
+/// A refused command line, shown with [`USAGE`].
+fn usage_error(problem: impl Into<String>) -> SandboxError {
+    SandboxError::Usage { problem: problem.into(), usage: USAGE }
 }
 
 #[cfg(test)]
@@ -153,7 +154,7 @@ mod tests {
             "--workspace /w --confinement maybe",
             "--workspace /w --memory-mib lots",
         ] {
-            assert!(matches!(parse_words(line), Err(SandboxError::Usage(_))), "{line}");
+            assert!(matches!(parse_words(line), Err(SandboxError::Usage { .. })), "{line}");
         }
         assert_eq!(parse_words("--help").unwrap(), Command::Help);
         assert_eq!(parse_words("--probe").unwrap(), Command::Probe);

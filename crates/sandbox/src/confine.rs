@@ -5,6 +5,7 @@ use crate::cli::{ConfinementChoice, Options};
 use crate::error::SandboxError;
 use crate::limits::Limits;
 use crate::prepared::Launcher;
+use crate::request::Reach;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -114,16 +115,6 @@ impl Jail {
             }
         }
     }
-}
-
-/// What one run may reach beyond the jail's fixed view.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Reach {
-    /// The host's network (else a network namespace of its own: no interface but a downed
-    /// loopback, and no abstract unix socket of the host).
-    pub network: bool,
-    /// Host folders bound read-only at their own path (pip's local `--find-links`).
-    pub read_only: Vec<PathBuf>,
 }
 
 /// The top-level folders programs need, bound read-only (or recreated as the links they are

@@ -7,14 +7,16 @@ use std::path::PathBuf;
 /// an error: it is a [`crate::run::RunOutcome`] with a non-zero exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
-    #[error("{0}\n\n{usage}", usage = crate::cli::USAGE)]
-    Usage(String),
+    /// A command line refused: the problem, then the usage text it is shown with.
+    #[error("{problem}\n\n{usage}")]
+    Usage { problem: String, usage: &'static str },
     #[error("the workspace {path} is not a usable folder: {source}")]
     Workspace { path: PathBuf, source: io::Error },
     #[error("cwd {cwd:?} refused: {reason}")]
     CwdRefused { cwd: String, reason: &'static str },
-    #[error("timeout_s {0} refused: it must be between 1 and {max} seconds", max = crate::tools::MAX_TIMEOUT_S)]
-    TimeoutRefused(u64),
+    /// A `timeout_s` outside 1..=`max`.
+    #[error("timeout_s {seconds} refused: it must be between 1 and {max} seconds")]
+    TimeoutRefused { seconds: u64, max: u64 },
     #[error("invalid arguments: {0}")]
     Arguments(String),
     #[error("package {0:?} refused: a requirement is a name with optional extras and version, never a pip option")]

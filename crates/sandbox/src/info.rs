@@ -1,14 +1,13 @@
-//! `sandbox_info` and the venv's package list (read with pip inside the sandbox: the venv's
-//! code is the workspace's, so it never runs unconfined).
+//! `sandbox_info`'s result and the venv's package list, from the facts the server hands in
+//! (the server runs pip, inside the sandbox: the venv's code is the workspace's, so it never
+//! runs unconfined).
 
-use crate::server::Sandbox;
-use crate::venv;
+use crate::confine::Jail;
+use crate::venv::{self, Python};
 use rmcp::model::{CallToolResult, ContentBlock};
-use rmcp::service::RequestContext;
-use rmcp::RoleServer;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::time::Duration;
+use std::path::Path;
 
 /// One installed distribution, as `pip list --format=json` gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,16 +16,10 @@ pub struct Package {
     pub version: String,
 }
 
-/// The venv's packages, or `None` when there is no venv or pip could not list them.
-pub async fn installed(sandbox: &Sandbox, cx: &RequestContext<RoleServer>) -> Option<Vec<Package>> {
-    let python = venv::venv_python(&sandbox.usable_venv()?);
-    let argv = [python.display().to_string(), "-m".into(), "pip".into(), "list".into()];
-    let mut argv = argv.to_vec();
-    argv.extend(["--format=json".into(), "--disable-pip-version-check".into()]);
-    let cwd = sandbox.workspace().to_path_buf();
-    let request = sandbox.request(argv, cwd, Duration::from_secs(120));
-    let outcome = sandbox.execute(request, cx).await.ok()?;
-    let mut packages: Vec<Package> = serde_json::from_str(outcome.stdout.trim()).ok()?;
+/// The packages `pip list --format=json` printed, sorted by name; `None` when it printed
+/// something else.
+pub fn parse_pip_list(stdout: &str) -> Option<Vec<Package>> {
+    let mut packages: Vec<Package> = serde_json::from_str(stdout.trim()).ok()?;
     packages.sort_by_key(|p| p.name.to_lowercase());
     Some(packages)
 }
@@ -42,15 +35,18 @@ pub fn names_and_versions(packages: &[Package]) -> String {
     words.join(", ")
 }
 
-/// The `sandbox_info` result: text in plain words and the same facts structured.
-pub async fn sandbox_info(sandbox: &Sandbox, cx: &RequestContext<RoleServer>) -> CallToolResult {
-    let jail = &sandbox.jail;
-    let python = &sandbox.python;
-    let version = python.version().await;
-    let venv = sandbox.venv();
-    let venv_exists = venv::venv_python(&venv).exists();
-    let venv_ours = sandbox.usable_venv().is_some();
-    let packages = installed(sandbox, cx).await;
+/// The `sandbox_info` result: text in plain words and the same facts structured. `version`
+/// is the interpreter's, `venv` the workspace's venv folder (`venv_ours` when this sandbox
+/// made it) and `packages` what pip listed there.
+pub fn sandbox_info(
+    jail: &Jail,
+    python: &Python,
+    version: Option<String>,
+    venv: &Path,
+    venv_ours: bool,
+    packages: Option<Vec<Package>>,
+) -> CallToolResult {
+    let venv_exists = venv::venv_python(venv).exists();
     let mut text = String::new();
     if let Some(banner) = jail.result_banner() {
         text.push_str(&format!("{banner}\n"));

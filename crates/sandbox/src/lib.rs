@@ -43,6 +43,7 @@ pub mod limits;
 pub mod output;
 pub mod paths;
 pub mod prepared;
+pub mod request;
 pub mod run;
 pub mod server;
 pub mod tools;

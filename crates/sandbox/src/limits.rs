@@ -1,5 +1,6 @@
 //! Process and memory limits for a run: a child cgroup per run (v1 `pids` and `memory`
-//! controllers, or the v2 unified hierarchy), or a `systemd-run --user --scope` wrapper.
+//! controllers, or the v2 unified hierarchy), or a `systemd-run --user --scope` wrapper, and
+//! how a run's process joins its cgroups before it execs (direct runs and helpers alike).
 //!
 //! As root, `RLIMIT_NPROC` does not bind (STACK-NOTES), so limits come from cgroups only.
 //! What was found is described in plain words and shown to the model.
@@ -293,4 +294,31 @@ impl RunCgroups {
 fn counter(path: &Path, key: &str) -> u64 {
     let text = fs::read_to_string(path).unwrap_or_default();
     text.lines().find_map(|line| line.strip_prefix(key)?.trim().parse().ok()).unwrap_or(0)
+}
+
+/// Makes the child join the cgroups behind `join_fds` between fork and exec, so it is
+/// inside before it can start anything, and caps the files it (and all it starts) may write
+/// at `file_bytes`.
+pub(crate) fn join_before_exec(
+    command: &mut tokio::process::Command,
+    join_fds: Vec<i32>,
+    file_bytes: u64,
+) {
+    // SAFETY: between fork and exec the closure only calls write(2) on descriptors the parent
+    // holds open and setrlimit(2), both async-signal-safe, and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            let cap = libc::rlimit { rlim_cur: file_bytes, rlim_max: file_bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &cap) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            for fd in &join_fds {
+                // "0" moves the writing process: the child joins before it can fork.
+                if libc::write(*fd, b"0".as_ptr().cast(), 1) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
 }

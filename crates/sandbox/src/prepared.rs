@@ -9,8 +9,8 @@
 //! another) starts its command directly as before.
 
 use crate::error::SandboxError;
-use crate::limits::{Limits, RunCgroups};
-use crate::run::RunRequest;
+use crate::limits::{join_before_exec, Limits, RunCgroups};
+use crate::request::RunRequest;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -125,7 +125,7 @@ fn prepare(program: &PathBuf, limits: &Limits) -> Result<Prepared, SandboxError>
     command.arg(HELPER_ARG).env_clear().current_dir("/");
     command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     command.kill_on_drop(true).process_group(0);
-    crate::run::join_before_exec(&mut command, join_fds, limits.file_bytes);
+    join_before_exec(&mut command, join_fds, limits.file_bytes);
     match command.spawn() {
         Ok(child) => Ok(Prepared { child: Some(child), cgroups: Some(cgroups) }),
         Err(source) => {

@@ -2,12 +2,13 @@
 //! helper made ready there ahead of time, `prepared.rs`, or spawned directly), both streams'
 //! tails captured, the timeout enforced, and nothing left behind.
 
-use crate::confine::{Jail, Reach};
+use crate::confine::Jail;
 use crate::error::SandboxError;
+use crate::limits::join_before_exec;
 use crate::output::{TailBuffer, STREAM_CAP};
+use crate::request::RunRequest;
 use std::future::Future;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,18 +18,6 @@ use tokio::task::JoinHandle;
 
 /// How long to wait for the streams to close once the command and its group are gone.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
-
-/// What to run, where, for how long, with which environment, reaching what.
-#[derive(Debug, Clone)]
-pub struct RunRequest {
-    pub argv: Vec<String>,
-    pub cwd: PathBuf,
-    pub timeout: Duration,
-    pub env: Vec<(String, String)>,
-    pub reach: Reach,
-    /// Bytes for the command's stdin (`run_python`'s program), else it reads nothing.
-    pub stdin: Option<Vec<u8>>,
-}
 
 /// A finished run (DESIGN §11's `structuredContent`, plus what the limits did).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,29 +103,6 @@ fn feed(child: &mut Child, input: Option<Vec<u8>>) {
     tokio::spawn(async move {
         let _ = stdin.write_all(&input).await;
     });
-}
-
-/// Makes the child join the cgroups behind `join_fds` between fork and exec, so it is
-/// inside before it can start anything, and caps the files it (and all it starts) may write
-/// at `file_bytes`.
-pub(crate) fn join_before_exec(command: &mut Command, join_fds: Vec<i32>, file_bytes: u64) {
-    // SAFETY: between fork and exec the closure only calls write(2) on descriptors the parent
-    // holds open and setrlimit(2), both async-signal-safe, and allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            let cap = libc::rlimit { rlim_cur: file_bytes, rlim_max: file_bytes };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &cap) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            for fd in &join_fds {
-                // "0" moves the writing process: the child joins before it can fork.
-                if libc::write(*fd, b"0".as_ptr().cast(), 1) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
 }
 
 /// Waits for the command; on timeout or cancellation kills its whole group and reaps it.

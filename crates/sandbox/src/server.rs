@@ -1,12 +1,14 @@
 //! The MCP server: lists the four tools and runs them for one workspace. One `Sandbox` owns
 //! the jail, the interpreter choice and the venv's creation lock.
 
-use crate::confine::{Jail, Reach};
+use crate::confine::Jail;
 use crate::error::SandboxError;
-use crate::run::{run, RunOutcome, RunRequest};
+use crate::info::{self, Package};
+use crate::request::{Reach, RunRequest};
+use crate::run::{run, RunOutcome};
 use crate::tools::{self, InstallPackagesArgs, RunCommandArgs, RunPythonArgs};
 use crate::venv::{self, Python, Records};
-use crate::{env, info, paths};
+use crate::{env, paths};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -106,6 +108,27 @@ impl Sandbox {
         run(&self.jail, &request, context.ct.cancelled()).await
     }
 
+    /// The venv's packages (`pip list`, run confined: the venv's code is the workspace's), or
+    /// `None` when there is no venv or pip could not list them.
+    pub async fn installed(&self, cx: &RequestContext<RoleServer>) -> Option<Vec<Package>> {
+        let python = venv::venv_python(&self.usable_venv()?);
+        let argv = [python.display().to_string(), "-m".into(), "pip".into(), "list".into()];
+        let mut argv = argv.to_vec();
+        argv.extend(["--format=json".into(), "--disable-pip-version-check".into()]);
+        let cwd = self.workspace().to_path_buf();
+        let request = self.request(argv, cwd, Duration::from_secs(120));
+        let outcome = self.execute(request, cx).await.ok()?;
+        info::parse_pip_list(&outcome.stdout)
+    }
+
+    /// `sandbox_info`: the jail, the interpreter, the venv and its packages.
+    async fn sandbox_info(&self, cx: &RequestContext<RoleServer>) -> CallToolResult {
+        let version = self.python.version().await;
+        let (venv, venv_ours) = (self.venv(), self.usable_venv().is_some());
+        let packages = self.installed(cx).await;
+        info::sandbox_info(&self.jail, &self.python, version, &venv, venv_ours, packages)
+    }
+
     async fn run_command(
         &self,
         args: RunCommandArgs,
@@ -152,13 +175,13 @@ impl Sandbox {
         }
         args.packages.iter().try_for_each(|p| tools::check_package(p))?;
         self.ensure_venv().await?;
-        let before = info::installed(self, cx).await.unwrap_or_default();
+        let before = self.installed(cx).await.unwrap_or_default();
         let python = venv::venv_python(&self.venv()).display().to_string();
         let mut argv = vec![python, "-m".into(), "pip".into(), "install".into()];
         argv.extend(["--disable-pip-version-check".into(), "--no-input".into(), "--".into()]);
         argv.extend(args.packages);
         let outcome = self.execute(self.pip_request(argv, timeout), cx).await?;
-        let after = info::installed(self, cx).await.unwrap_or_default();
+        let after = self.installed(cx).await.unwrap_or_default();
         let changed = info::changed(&before, &after);
         let line = match (outcome.exit_code, changed.is_empty()) {
             (0, true) => "installed: nothing new (already satisfied)".to_string(),
@@ -182,7 +205,7 @@ impl Sandbox {
             "run_command" => self.run_command(tools::parse_args(args)?, cx).await,
             "run_python" => self.run_python(tools::parse_args(args)?, cx).await,
             "install_packages" => self.install_packages(tools::parse_args(args)?, cx).await,
-            "sandbox_info" => Ok(info::sandbox_info(self, cx).await),
+            "sandbox_info" => Ok(self.sandbox_info(cx).await),
             other => Err(SandboxError::Arguments(format!("unknown tool {other:?}"))),
         }
     }

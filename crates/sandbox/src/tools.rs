@@ -42,7 +42,7 @@ pub fn parse_args<T: serde::de::DeserializeOwned>(
 pub fn timeout(timeout_s: Option<u64>) -> Result<Duration, SandboxError> {
     match timeout_s.unwrap_or(DEFAULT_TIMEOUT_S) {
         s @ 1..=MAX_TIMEOUT_S => Ok(Duration::from_secs(s)),
-        s => Err(SandboxError::TimeoutRefused(s)),
+        seconds => Err(SandboxError::TimeoutRefused { seconds, max: MAX_TIMEOUT_S }),
     }
 }
 
@@ -163,8 +163,11 @@ mod tests {
     fn timeouts_and_packages_are_checked() {
         assert_eq!(timeout(None).unwrap(), Duration::from_secs(120));
         assert_eq!(timeout(Some(1800)).unwrap(), Duration::from_secs(1800));
-        assert!(matches!(timeout(Some(0)), Err(SandboxError::TimeoutRefused(0))));
-        assert!(matches!(timeout(Some(1801)), Err(SandboxError::TimeoutRefused(1801))));
+        assert!(matches!(timeout(Some(0)), Err(SandboxError::TimeoutRefused { seconds: 0, .. })));
+        assert!(matches!(
+            timeout(Some(1801)),
+            Err(SandboxError::TimeoutRefused { seconds: 1801, .. })
+        ));
         for ok in ["six", "numpy>=1.26,<2", "requests[socks]==2.31.0", "zope.interface"] {
             assert!(check_package(ok).is_ok(), "{ok}");
         }

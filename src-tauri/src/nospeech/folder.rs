@@ -8,11 +8,12 @@
 
 use std::io::ErrorKind;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use preflight_files::{Access, FileError};
 
-use super::{file_name, staging_name, Refusal, STUB_NAME, VERDICT_PREFIX};
+use crate::nospeech::names::{file_name, staging_name, STUB_NAME, VERDICT_PREFIX};
+use crate::nospeech::refusal::{Refusal, Untrusted};
 
 /// Flite's library names all begin so; a link by such a name is one this module made.
 const FLITE_PREFIX: &str = "libflite";
@@ -21,31 +22,6 @@ const VERDICT_DIGITS: usize = 16;
 const SETUID_SETGID_STICKY_AND_PERMISSIONS: u32 = 0o7777;
 const STICKY: u32 = 0o1000;
 const WRITABLE_BY_OTHERS: u32 = 0o022;
-
-/// Why a folder or an entry in it is not trusted.
-#[derive(Debug, thiserror::Error)]
-pub(super) enum Untrusted {
-    #[error("{} is another user's (uid {owner})", path.display())]
-    NotOurs { path: PathBuf, owner: u32 },
-    #[error("{} can be changed by others (mode {mode:o})", path.display())]
-    WritableByOthers { path: PathBuf, mode: u32 },
-    #[error("{} has mode {mode:o}, not 700", path.display())]
-    NotPrivate { path: PathBuf, mode: u32 },
-    #[error("{} is not a folder", path.display())]
-    NotAFolder { path: PathBuf },
-    #[error("{} is not something Preflight puts there", path.display())]
-    Stray { path: PathBuf },
-    #[error("{} is not the stand-in library (a file of its own with the embedded bytes)", path.display())]
-    NotTheLibrary { path: PathBuf },
-    #[error("{} is not a link to {STUB_NAME}", path.display())]
-    NotALinkToTheLibrary { path: PathBuf },
-    #[error("{} does not exist", path.display())]
-    Absent { path: PathBuf },
-    #[error("{} holds no stand-in library", path.display())]
-    NoLibrary { path: PathBuf },
-    #[error("reading {}: {source}", path.display())]
-    Unreadable { path: PathBuf, source: std::io::Error },
-}
 
 /// What an existing folder lacks: flite names without their link (a WebKit that links more).
 type MissingLinks = Vec<String>;

@@ -3,7 +3,17 @@
 //! programs, stamped with what every checked object was, so a rebuild or an upgrade is checked
 //! again.
 
-use super::*;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::nospeech::library_path::{join_entries, library_path, LIBRARY_PATH};
+use crate::nospeech::names::{short_digest, CHECKING, VERDICT_HEADER, VERDICT_PREFIX};
+use crate::nospeech::refusal::Refusal;
+
+/// One program's check; a linker that traces takes milliseconds.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Asks the dynamic linker to load and bind each program with `dir` first on the library path,
 /// without running it. The flite names must resolve into `dir`, and any unresolved symbol or

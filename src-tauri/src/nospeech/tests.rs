@@ -1,6 +1,8 @@
 //! The stand-in checked against this machine's WebKit, and its folder tampered with.
 
 use super::*;
+use crate::nospeech::library_path::entries;
+use crate::nospeech::names::{STUB_NAME, VERDICT_HEADER};
 
 /// The flite libraries of this machine and the programs to check, as the app finds them
 /// (WebKit's helpers; the app itself is one more program in the app). This test binary

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::error::DwpError;
+use crate::clock::now_rfc3339;
 
 pub(crate) const LOCK_DIR: &str = ".lock";
 const OWNER_FILE: &str = "owner";
@@ -72,12 +73,12 @@ fn prepare_candidate(plan_dir: &Path) -> Result<(PathBuf, String), DwpError> {
     let counter = CANDIDATES.fetch_add(1, Ordering::Relaxed);
     let candidate = plan_dir.join(format!("{CANDIDATE_PREFIX}{}-{counter}", std::process::id()));
     fs::create_dir(&candidate).map_err(DwpError::io(&candidate))?;
-    let token = format!("{}-{counter}-{}", std::process::id(), crate::now_rfc3339());
+    let token = format!("{}-{counter}-{}", std::process::id(), now_rfc3339());
     let owner = format!(
         "pid={}\nhost={}\nsince={}\ntoken={token}\n",
         std::process::id(),
         host_name(),
-        crate::now_rfc3339()
+        now_rfc3339()
     );
     // Not flushed to disk: a lock only has to outlive its writer's process, not a power cut
     // (after one, an ownerless lock is reported stale and the files are whole anyway).

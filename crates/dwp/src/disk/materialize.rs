@@ -20,6 +20,7 @@ use super::folder::{
 use super::journal::{commit, recover};
 use super::lock::PlanLock;
 use crate::input::{PlanApproval, PlanInput, TrackedTask};
+use crate::plan_files::PlanFiles;
 use crate::rules::documents::{
     ApprovalState, Archetype, Manifest, Materialization, Origin, PlanFormat, PlanState, Rigor,
     Status, TaskEntry, MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA,
@@ -28,7 +29,6 @@ use crate::rules::progress::{append_entries, render_progress_header};
 use crate::rules::readme::render_readme;
 use crate::rules::slug::slug;
 use crate::rules::transition::stamp;
-use crate::PlanFiles;
 
 impl PlanFiles {
     /// Writes the plan folder of an approved plan and syncs the tracker's statuses into it.

@@ -6,11 +6,11 @@ use super::error::DwpError;
 use super::folder::PlanDir;
 use super::writer::Writer;
 use crate::input::TrackedTask;
+use crate::plan_files::PlanFiles;
 use crate::rules::documents::{PlanState, Status};
 use crate::rules::evidence::GateInput;
 use crate::rules::tracker;
 use crate::rules::transition::{Applied, Change};
-use crate::PlanFiles;
 
 /// The protocol points a sync wrote, and the ones the rules refused (the task then stays
 /// as `state.json` had it; e.g. a `done` without a passing gate is not `completed`).

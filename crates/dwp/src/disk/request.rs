@@ -6,12 +6,12 @@ use super::error::DwpError;
 use super::folder::PlanDir;
 use super::lock::break_stale_lock;
 use super::writer::Writer;
+use crate::plan_files::PlanFiles;
 use crate::rules::documents::Author;
 use crate::rules::readme::parse_readme;
 use crate::rules::reconciliation::reconcile;
 use crate::rules::refusal::Refusal;
 use crate::rules::transition::Change;
-use crate::PlanFiles;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateAction {

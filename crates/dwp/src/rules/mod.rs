@@ -11,6 +11,7 @@ pub(crate) mod refinement;
 pub(crate) mod refusal;
 pub(crate) mod slug;
 pub(crate) mod structure;
+pub(crate) mod task_helpers;
 pub(crate) mod text;
 pub(crate) mod tracker;
 pub(crate) mod transition;

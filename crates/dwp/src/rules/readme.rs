@@ -9,7 +9,7 @@
 use std::fmt::Write;
 
 use super::documents::{ApprovalState, PlanState, Status, TaskEntry, SPEC_VERSION};
-use super::transition::describe_run;
+use super::task_helpers::describe_run;
 use crate::input::PlanInput;
 
 pub(crate) const TASKS_BEGIN: &str =

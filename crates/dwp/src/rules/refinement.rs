@@ -2,12 +2,12 @@
 //! blocker, reopen (logging the evidence it invalidates first), the user's skip, and the
 //! checkpoint before a pause. Pure, like the rest of `transition.rs`.
 
-use super::documents::{Blocked, Checkpoint, Outcome, PlanState, Status, TaskBlock};
-use super::refusal::Refusal;
-use super::text::{check_length, checked_text, one_line};
-use super::transition::{
+use crate::rules::documents::{Blocked, Checkpoint, Outcome, PlanState, Status, TaskBlock};
+use crate::rules::refusal::Refusal;
+use crate::rules::task_helpers::{
     describe_run, make_current, task_in, task_in_mut, MAX_NOTE_CHARS, MAX_TITLE_CHARS,
 };
+use crate::rules::text::{check_length, checked_text, one_line};
 
 pub(crate) fn block(
     state: &mut PlanState,

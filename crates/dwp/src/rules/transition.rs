@@ -9,18 +9,18 @@
 //! - `--resolve-blocker` resolves the current blocker only, never another task's;
 //! - a reopen logs the reopen and every piece of evidence it invalidates first.
 //!
-//! Blocking, resolving, reopening, skipping and checkpoints live in `refinement.rs`.
+//! Blocking, resolving, reopening, skipping and checkpoints live in `refinement.rs`; the
+//! helpers both files share (finding a task, making it current, the limits) in
+//! `task_helpers.rs`.
 
-use super::documents::{Author, GateRecord, Outcome, PlanState, Status, TaskEntry};
-use super::evidence::{completion_allowed, GateInput};
-use super::refinement as refine;
-use super::refusal::Refusal;
-use super::text::{check_length, checked_text, one_line};
-
-/// Reasons, notes and outcome lines: one line each, like the tracker's outcomes.
-pub const MAX_NOTE_CHARS: usize = 200;
-/// Task titles and checkpoint steps; the engine's tracker holds titles to the same limit.
-pub const MAX_TITLE_CHARS: usize = 120;
+use crate::rules::documents::{Author, Outcome, PlanState, Status, TaskEntry};
+use crate::rules::evidence::{completion_allowed, GateInput};
+use crate::rules::refinement as refine;
+use crate::rules::refusal::Refusal;
+use crate::rules::task_helpers::{
+    describe_run, make_current, task_in, task_in_mut, MAX_NOTE_CHARS, MAX_TITLE_CHARS,
+};
+use crate::rules::text::{check_length, checked_text, one_line};
 
 /// One protocol point (or user refinement) applied to `state.json`.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,19 +174,6 @@ fn start(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) -> Re
     Ok(())
 }
 
-/// `id` in progress (started now unless it was before); any other task in progress pauses.
-pub(crate) fn make_current(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) {
-    for task in &mut state.tasks {
-        if task.id == id {
-            task.status = Status::InProgress;
-            task.started_at.get_or_insert_with(|| now.to_owned());
-        } else if task.status == Status::InProgress {
-            task.status = Status::Pending;
-            log.push(format!("Task {} paused.", task.id));
-        }
-    }
-}
-
 fn record_gates(
     state: &mut PlanState,
     id: u32,
@@ -240,13 +227,6 @@ fn upsert_gates(
     Ok(())
 }
 
-/// "passes (exit 0) — 42 passed" / "fails (exit 1) — 3 failed".
-pub(crate) fn describe_run(gate: &GateRecord) -> String {
-    let verdict = if gate.passes { "passes" } else { "fails" };
-    let evidence = if gate.evidence.is_empty() { "no evidence" } else { gate.evidence.as_str() };
-    format!("{verdict} (exit {}) — {evidence}", gate.exit_code)
-}
-
 fn complete(
     state: &mut PlanState,
     id: u32,
@@ -290,19 +270,6 @@ fn complete(
         state.checkpoint = None;
     }
     Ok(())
-}
-
-pub(crate) fn task_in(state: &PlanState, id: u32) -> Result<&TaskEntry, Refusal> {
-    state.task(id).ok_or_else(|| no_such_task(state, id))
-}
-
-pub(crate) fn task_in_mut(state: &mut PlanState, id: u32) -> Result<&mut TaskEntry, Refusal> {
-    let refusal = no_such_task(state, id);
-    state.task_mut(id).ok_or(refusal)
-}
-
-fn no_such_task(state: &PlanState, id: u32) -> Refusal {
-    Refusal::NoSuchTask { id, live: state.tasks.iter().map(|task| task.id).collect() }
 }
 
 /// Each entry of an outcome folded to one line and held to the note limit.

@@ -7,13 +7,12 @@ use std::ops::Range;
 
 use tokio_util::sync::CancellationToken;
 
-use super::context::{compaction_span, elide_old_results, Estimator};
-use super::r#loop::{Interrupt, Reply, Run};
-use super::AgentError;
+use crate::agent::context::{compaction_span, elide_old_results};
+use crate::agent::turn_loop::{AgentError, Interrupt, Reply, Run};
 use crate::chat::{Message, MessageBody};
 use crate::events::Event;
 use crate::ids::MessageId;
-use crate::llm::{Budget, LlmError, ModelMessage, ModelRequest, Provider, SUMMARY_HEADER};
+use crate::llm::{LlmError, ModelMessage, ModelRequest, Provider, SUMMARY_HEADER};
 
 /// The summary call's instructions. Never names the planner's fences.
 pub const SUMMARY_PROMPT: &str = "You summarise an agent's earlier work so that it can go on without the full transcript.\n\
@@ -111,18 +110,6 @@ pub fn view_of(stored: &[&Message]) -> (Vec<ModelMessage>, Vec<Option<MessageId>
         }
     }
     view.into_iter().map(|(id, message)| (message, Some(id))).unzip()
-}
-
-/// A turn's context budget and what it learned of the provider's counts.
-pub(super) struct ContextState {
-    budget: Budget,
-    estimator: Estimator,
-}
-
-impl ContextState {
-    pub(super) fn new(budget: Budget) -> ContextState {
-        ContextState { budget, estimator: Estimator::default() }
-    }
 }
 
 /// Elision sheds down to this share of the limit, compaction to the lower one: a request

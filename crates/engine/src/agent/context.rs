@@ -8,7 +8,7 @@
 //! and whole, the `[state]` tail stays last and whole, and a round is never split: an
 //! assistant message with tool calls and its results are elided or compacted together.
 
-use crate::llm::{ModelMessage, ModelRequest};
+use crate::llm::{Budget, ModelMessage, ModelRequest};
 
 /// What an elided tool result may keep: results this small are left as they are.
 const ELIDE_ABOVE_BYTES: usize = 600;
@@ -180,6 +180,18 @@ pub fn compaction_span(
     // A span of summaries alone sheds nothing worth a call.
     let worth = messages[first..end].iter().any(|m| matches!(m, ModelMessage::Assistant { .. }));
     (end > first && worth).then_some(first..end)
+}
+
+/// A turn's context budget and what it learned of the provider's counts.
+pub(super) struct ContextState {
+    pub(super) budget: Budget,
+    pub(super) estimator: Estimator,
+}
+
+impl ContextState {
+    pub(super) fn new(budget: Budget) -> ContextState {
+        ContextState { budget, estimator: Estimator::default() }
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //!
 //! **Invariant:** a turn only calls the tools it was offered (`registry.rs`); the volatile
 //! `[state]` tail never enters the stable prefix (`prompt.rs`); a stored turn never holds
-//! half a round (`loop.rs`, `record.rs`).
+//! half a round (`turn_loop.rs`, `record.rs`).
 //!
 //! **Boundary:** no lifecycle here (phases, cards, profiles, the planner's fences): the
 //! caller decides the prompt, the history, the offered tools and where rounds are stored.
@@ -11,13 +11,13 @@
 mod attachment_tool;
 mod compact;
 mod context;
-mod r#loop;
 mod nag;
 mod plan_change;
 mod prompt;
 mod record;
 mod registry;
 mod sink;
+mod turn_loop;
 mod turn_plan;
 
 use std::sync::Arc;
@@ -30,12 +30,12 @@ pub use prompt::{
     executor_system_prompt, load_workspace_instructions, state_tail, workspace_instructions,
     DEFAULT_EXECUTOR_PROMPT, INSTRUCTIONS_CAP, TRUNCATED_NOTE,
 };
-pub use r#loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub use record::{ChatLedger, RoundRecorder, TaskListSource};
 pub use registry::{
     Agent, Availability, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope,
 };
 pub use sink::{EventSink, NoEvents};
+pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub(crate) use turn_plan::sync_plan_files;
 pub use turn_plan::{GateRunner, PlanFilesLink, TurnPlanTool, GATE_TIMEOUT_S};
 

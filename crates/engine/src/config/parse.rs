@@ -1,14 +1,19 @@
 //! Reads `config.toml` through the `toml` crate's spanned document, so that every problem
-//! names its line and dotted key. Unknown keys are errors, never ignored.
+//! names its line and dotted key. Unknown keys are errors, never ignored. [`Config::load`]
+//! and [`Config::parse`] are the way in.
 
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::{Config, ConfigError, ExecutorSettings, PlanModeDefaults, SandboxSettings};
+use crate::config::error::ConfigError;
+use crate::config::settings::{
+    Config, ExecutorSettings, PlanModeDefaults, SandboxSettings, CONFIG_FILE,
+};
 use crate::confinement::ConfinementMode;
 use crate::llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy};
 
@@ -35,6 +40,23 @@ struct Section<'a> {
     table: &'a DeTable<'a>,
     /// Where the section's name appears (its `[header]`).
     at: Range<usize>,
+}
+
+impl Config {
+    /// Reads `{home}/config.toml`; defaults when there is none.
+    pub fn load(home: &Path) -> Result<Config, ConfigError> {
+        let path = home.join(CONFIG_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Config::parse(&text, &path),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(error) => Err(ConfigError::Read { path, source: Arc::new(error) }),
+        }
+    }
+
+    /// Parses `text`; `path` names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        parse(text, path)
+    }
 }
 
 pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {

@@ -8,7 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Config, ConfigError, PlanModeDefaults, CONFIG_FILE};
+use crate::config::error::ConfigError;
+use crate::config::parse::line_of;
+use crate::config::settings::{Config, PlanModeDefaults, CONFIG_FILE};
 use crate::llm::ProviderKind;
 
 /// What the settings screen sets. An empty `base_url` or `model` removes the key (the
@@ -91,7 +93,7 @@ impl PendingConfig {
 fn parse_table(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
     text.parse::<toml::Table>().map_err(|error| ConfigError::Syntax {
         path: path.to_owned(),
-        line: error.span().map_or(1, |span| super::parse::line_of(text, span.start)),
+        line: error.span().map_or(1, |span| line_of(text, span.start)),
         problem: error.message().trim().to_owned(),
     })
 }

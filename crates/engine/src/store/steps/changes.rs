@@ -2,10 +2,11 @@
 //! plan revision, the task list changed) or keeps the plan; an auto-approve chat applies it
 //! at once and records it. Each step is one transaction.
 
-use super::super::error::{Conflict, StoreError};
-use super::super::Tx;
 use crate::ids::{ChangeId, ChatId};
 use crate::planner::{executor_revision, Approval, PlanDocument};
+use crate::store::error::{Conflict, StoreError};
+use crate::store::tx::Tx;
+use crate::store::Store;
 use crate::tasks::{ChangeRequest, ChangeStatus, PlanChange, TaskList};
 
 /// What asking for a change did.
@@ -137,7 +138,7 @@ fn stale(chat_id: &ChatId, change_id: &ChangeId, refusal: impl ToString) -> Stor
     StoreError::wrong_state(chat_id, Conflict::ChangeStale { change_id: change_id.clone(), detail })
 }
 
-impl crate::store::Store {
+impl Store {
     /// See [`Tx::ask_plan_change`].
     pub fn ask_plan_change(
         &self,

@@ -1,4 +1,4 @@
-//! Timestamps as the API shows them: RFC 3339 in UTC with milliseconds.
+//! Timestamps as the engine and the plan files stamp them: RFC 3339 in UTC with milliseconds.
 
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;

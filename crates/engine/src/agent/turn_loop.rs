@@ -12,7 +12,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::compact::ContextState;
+use super::context::ContextState;
 use super::nag::{Nag, REMINDER};
 use super::prompt::state_tail;
 use super::{EventSink, NoEvents, OfferedTools, RoundRecorder, TaskListSource, ToolContext};

@@ -1,0 +1,94 @@
+//! What `config.toml` says, as plain values with their defaults: [`Config`] and its
+//! sections. Read by `parse.rs`, written by `write.rs`.
+
+use crate::confinement::ConfinementMode;
+use crate::llm::{ProviderSettings, RetryPolicy};
+
+pub const CONFIG_FILE: &str = "config.toml";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    pub provider: ProviderSettings,
+    /// `[planner]`: a stronger or cheaper model for planning; none plans with `provider`.
+    pub planner: Option<ProviderSettings>,
+    pub plan_mode: PlanModeDefaults,
+    pub sandbox: SandboxSettings,
+    pub executor: ExecutorSettings,
+}
+
+/// `[executor]`: how long one executor turn may work. A long run's history is kept within
+/// the model's context by compaction (DESIGN §13), so the limit is about cost and runaway
+/// loops, not the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecutorSettings {
+    /// Tool rounds one turn may run before it stops and says so (`ERR_STEP_LIMIT`).
+    pub max_rounds: u32,
+}
+
+impl Default for ExecutorSettings {
+    fn default() -> ExecutorSettings {
+        ExecutorSettings { max_rounds: 40 }
+    }
+}
+
+/// `[sandbox]` (DESIGN §11): whether chats with a workspace get Preflight's code sandbox,
+/// and whether commands and Python in it may use the network (off by default: only pip's
+/// installs reach it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SandboxSettings {
+    pub enabled: bool,
+    pub network: bool,
+    /// `max_file_mib`: the largest file a run may write; `None` keeps the sandbox's own
+    /// default (4096 MiB).
+    pub max_file_mib: Option<u32>,
+    /// `confinement`: `auto` (bubblewrap where it works, else the user allows unconfined runs
+    /// on each plan), `bubblewrap` (or no sandbox), `off` (unconfined on purpose).
+    pub confinement: ConfinementMode,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> SandboxSettings {
+        SandboxSettings {
+            enabled: true,
+            network: false,
+            max_file_mib: None,
+            confinement: ConfinementMode::Auto,
+        }
+    }
+}
+
+/// What new chats get when their own settings leave plan mode open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanModeDefaults {
+    pub enabled: bool,
+    pub auto_approve: bool,
+}
+
+impl Default for PlanModeDefaults {
+    fn default() -> PlanModeDefaults {
+        PlanModeDefaults { enabled: true, auto_approve: false }
+    }
+}
+
+impl Default for Config {
+    /// No file: the embedded model, plan mode on.
+    fn default() -> Config {
+        Config {
+            provider: ProviderSettings::embedded(),
+            planner: None,
+            plan_mode: PlanModeDefaults::default(),
+            sandbox: SandboxSettings::default(),
+            executor: ExecutorSettings::default(),
+        }
+    }
+}
+
+impl Config {
+    /// The settings planner turns use: `[planner]`, else `[provider]`.
+    pub fn planner_settings(&self) -> ProviderSettings {
+        match &self.planner {
+            Some(planner) => planner.clone(),
+            None => ProviderSettings { retry: RetryPolicy::planner(), ..self.provider.clone() },
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! What one run is asked to do ([`RunRequest`]) and what it may reach beyond the jail's
+//! fixed view ([`Reach`]): plain data, made by the server and read by the jail, the launcher
+//! and the run.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What to run, where, for how long, with which environment, reaching what.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+    pub env: Vec<(String, String)>,
+    pub reach: Reach,
+    /// Bytes for the command's stdin (`run_python`'s program), else it reads nothing.
+    pub stdin: Option<Vec<u8>>,
+}
+
+/// What one run may reach beyond the jail's fixed view.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// The host's network (else a network namespace of its own: no interface but a downed
+    /// loopback, and no abstract unix socket of the host).
+    pub network: bool,
+    /// Host folders bound read-only at their own path (pip's local `--find-links`).
+    pub read_only: Vec<PathBuf>,
+}
