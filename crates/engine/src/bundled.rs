@@ -67,7 +67,13 @@ pub fn sandbox_default(
         .filter(|(name, _)| name.starts_with("PIP_"))
         .collect();
     env.sort();
-    SandboxDefault { program, network: true, max_file_mib: None, env }
+    SandboxDefault {
+        program,
+        network: true,
+        max_file_mib: None,
+        confinement: Default::default(),
+        env,
+    }
 }
 
 /// [`fs_server`] for this process: `$PREFLIGHT_FS_SERVER` and its own path.

@@ -55,8 +55,13 @@ fn main() -> Result<(), Error> {
 async fn measure(home: &Path, ws: &Path, iterations: usize) -> Result<(Duration, Duration), Error> {
     let mut config = McpOptions::new(home, home.join("no-filesystem-server"));
     let program = PathBuf::from(env!("CARGO_BIN_EXE_preflight-sandbox"));
-    config.sandbox =
-        Some(SandboxDefault { program, network: false, max_file_mib: None, env: Vec::new() });
+    config.sandbox = Some(SandboxDefault {
+        program,
+        network: false,
+        max_file_mib: None,
+        confinement: Default::default(),
+        env: Vec::new(),
+    });
     let host = McpHost::start(config)?;
     let store = Arc::new(Store::open(home.join("bench.db"))?);
     let settings = ChatSettings {

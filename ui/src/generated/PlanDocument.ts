@@ -25,4 +25,9 @@ questions: Array<Question> | null, files: Array<string>, context: PlanContext, c
  * the user approved (DESIGN §12). Revisions stored before it was kept read as the
  * planner's.
  */
-author: RevisionAuthor, };
+author: RevisionAuthor, 
+/**
+ * The user allowed this plan's code to run unconfined when approving it, because the
+ * sandbox could not confine runs on this machine (DESIGN §11). Later revisions keep it.
+ */
+run_unconfined: boolean, };

@@ -4,6 +4,7 @@ import type { Phase } from "./Phase";
 import type { PlanChange } from "./PlanChange";
 import type { PlanDocument } from "./PlanDocument";
 import type { PlanPending } from "./PlanPending";
+import type { UnconfinedNotice } from "./UnconfinedNotice";
 
 export type StateView = { phase: Phase, plan_pending: PlanPending | null, plan: PlanDocument | null, 
 /**
@@ -13,4 +14,9 @@ completion: Completion | null,
 /**
  * The executor's requests to change the approved plan, oldest first, with their answers.
  */
-changes: Array<PlanChange>, };
+changes: Array<PlanChange>, 
+/**
+ * Set when the chat's code sandbox would not confine runs on this machine: why, and
+ * whether approving needs the user's "run unconfined" (DESIGN §11).
+ */
+unconfined: UnconfinedNotice | null, };

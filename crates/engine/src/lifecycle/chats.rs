@@ -6,6 +6,7 @@ use crate::lifecycle::attachments::attachments_dir;
 use crate::lifecycle::chat_input::{checked_title, checked_workspace, is_git_repository};
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
+use crate::lifecycle::unconfined::chat_notice;
 use crate::lifecycle::view::{ChatView, StateView};
 use crate::planner::PlanDocument;
 use crate::tasks::{Task, TaskList};
@@ -70,6 +71,7 @@ impl Engine {
 
     pub fn chat_view(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
         let snapshot = self.inner.store.snapshot(chat_id)?;
+        let unconfined = chat_notice(self.inner.confinement.as_ref(), &snapshot.chat);
         Ok(ChatView {
             chat: snapshot.chat,
             messages: snapshot.messages,
@@ -79,6 +81,7 @@ impl Engine {
                 plan: snapshot.state.plan,
                 completion: snapshot.state.completion,
                 changes: snapshot.changes,
+                unconfined,
             },
         })
     }

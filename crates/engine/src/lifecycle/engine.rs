@@ -14,8 +14,9 @@ use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::Elicitations;
 use crate::lifecycle::recovery::settle_interrupted_turns;
+use crate::lifecycle::unconfined::Confinement;
 use crate::llm::{LocalModels, Provider, SetupError};
-use crate::mcp::{McpOptions, McpError, McpHost};
+use crate::mcp::{McpError, McpHost, McpOptions};
 use crate::store::{Store, StoreError};
 
 /// The file of the store in the data folder.
@@ -68,6 +69,7 @@ fn apply_sandbox_settings(mcp: &mut McpOptions, settings: crate::config::Sandbox
     if let Some(sandbox) = &mut mcp.sandbox {
         sandbox.network = settings.network;
         sandbox.max_file_mib = settings.max_file_mib;
+        sandbox.confinement = settings.confinement;
     }
 }
 
@@ -113,6 +115,8 @@ pub(crate) struct Inner {
     pub(super) executor_max_rounds: u32,
     /// Servers' questions waiting for the user (`elicitations.rs`).
     pub(super) elicitations: Arc<Elicitations>,
+    /// Whether the supplied code sandbox confines runs here (`None`: no supplied sandbox).
+    pub(super) confinement: Option<Confinement>,
     /// Held for the engine's life: no other process runs turns on this data folder.
     _home_lock: Arc<HomeLock>,
 }
@@ -138,6 +142,7 @@ impl Engine {
         let context7_configured = crate::mcp::load_servers(&mcp_config)?
             .iter()
             .any(|server| server.class == crate::mcp::ServerClass::Context7);
+        let confinement = mcp_config.sandbox.as_ref().map(Confinement::new);
         let mcp = McpHost::start(mcp_config)?;
         let local = options.local_models.as_deref();
         let executor = connect_provider(&config.provider, &options.keys, local);
@@ -155,6 +160,7 @@ impl Engine {
             planner,
             executor_max_rounds: config.executor.max_rounds,
             elicitations: Arc::default(),
+            confinement,
             _home_lock: home_lock,
         };
         settle_interrupted_turns(&inner.store)?;

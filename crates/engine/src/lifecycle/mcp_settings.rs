@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
-use crate::mcp::{parse_entry, parse_servers, ServerEntry};
 use crate::mcp::{edit_servers, ServerChange};
+use crate::mcp::{parse_entry, parse_servers, ServerEntry};
 use crate::mcp::{planning_uses, tool_in_profile};
 use crate::mcp::{ProbedTool, ServerState, ServerStatus};
 use crate::mcp::{Profile, ServerClass};

@@ -34,6 +34,7 @@ mod send;
 pub mod settings;
 mod tool_views;
 mod transitions;
+mod unconfined;
 mod view;
 
 pub use crate::events::Elicitation;
@@ -48,4 +49,5 @@ pub use notify::phase_text;
 pub use plan_files::{PlanFolder, TaskPanel};
 pub use tool_views::SandboxView;
 pub use transitions::MAX_QUESTION_ROUNDS;
+pub use unconfined::ApproveChoice;
 pub use view::{ChatView, StateView};

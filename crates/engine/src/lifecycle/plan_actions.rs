@@ -10,6 +10,7 @@ use crate::lifecycle::hub::TurnKind;
 use crate::lifecycle::messages::feedback_message;
 use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::transitions::approved_tasks;
+use crate::lifecycle::unconfined::{chat_notice, consent_missing, ApproveChoice};
 use crate::lifecycle::view::ChatView;
 use crate::now_rfc3339;
 use crate::planner::{edited_plan_document, PlanDocument, PlanEdit};
@@ -49,9 +50,25 @@ impl Engine {
     /// Approves the waiting plan: the task list starts from its steps and the executor runs
     /// the original task once, with the plan as its directive.
     pub fn approve_plan(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
+        self.approve_plan_as(chat_id, ApproveChoice::default())
+    }
+
+    /// [`Engine::approve_plan`] with the user's choice on running unconfined: where the code
+    /// sandbox cannot confine runs (`state.unconfined.needs_consent`), approval without
+    /// `run_unconfined` is `ERR_UNCONFINED` and changes nothing.
+    pub fn approve_plan_as(
+        &self,
+        chat_id: &ChatId,
+        choice: ApproveChoice,
+    ) -> Result<ChatView, ApiError> {
         let _serial = self.serialize();
-        self.inner.store.get_chat(chat_id)?;
+        let chat = self.inner.store.get_chat(chat_id)?;
         let plan = self.waiting_plan(chat_id)?;
+        let notice = chat_notice(self.inner.confinement.as_ref(), &chat);
+        if let Some(notice) = notice.as_ref().filter(|n| n.needs_consent && !choice.run_unconfined)
+        {
+            return Err(ApiError::new(ErrorCode::Unconfined, consent_missing(notice)));
+        }
         let tasks = approved_tasks(&plan.steps).map_err(|limit| {
             ApiError::bad_request(format!(
                 "This plan cannot be approved as it is: {limit}. Edit its steps, or ask the \
@@ -59,7 +76,8 @@ impl Engine {
             ))
         })?;
         let guard = self.claim_turn(chat_id, TurnKind::Executor)?;
-        self.inner.store.approve_plan(chat_id, &tasks)?;
+        let run_unconfined = choice.run_unconfined && notice.is_some_and(|n| n.needs_consent);
+        self.inner.store.approve_plan_unconfined(chat_id, &tasks, run_unconfined)?;
         self.emit_plan_card(chat_id);
         self.emit(chat_id, Event::TaskList { tasks: tasks.tasks });
         self.emit_phase(chat_id, Phase::Executing);

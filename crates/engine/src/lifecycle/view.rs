@@ -1,5 +1,6 @@
 //! What the API shows of a chat: the chat, its messages and its plan-mode state.
 
+use crate::confinement::UnconfinedNotice;
 use serde::Serialize;
 
 use crate::chat::{Chat, Message, Phase, PlanPending};
@@ -28,4 +29,7 @@ pub struct StateView {
     pub completion: Option<Completion>,
     /// The executor's requests to change the approved plan, oldest first, with their answers.
     pub changes: Vec<PlanChange>,
+    /// Set when the chat's code sandbox would not confine runs on this machine: why, and
+    /// whether approving needs the user's "run unconfined" (DESIGN §11).
+    pub unconfined: Option<UnconfinedNotice>,
 }

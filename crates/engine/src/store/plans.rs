@@ -59,10 +59,24 @@ impl Tx<'_> {
         chat_id: &ChatId,
         approval: Approval,
     ) -> Result<PlanDocument, StoreError> {
+        self.update_latest_plan(chat_id, |document| document.approval = approval)
+    }
+
+    /// Marks the latest revision as allowed to run unconfined (the user's choice on approval).
+    pub fn allow_unconfined(&mut self, chat_id: &ChatId) -> Result<PlanDocument, StoreError> {
+        self.update_latest_plan(chat_id, |document| document.run_unconfined = true)
+    }
+
+    /// Changes the latest revision in place and returns it.
+    fn update_latest_plan(
+        &mut self,
+        chat_id: &ChatId,
+        change: impl FnOnce(&mut PlanDocument),
+    ) -> Result<PlanDocument, StoreError> {
         let Some(mut document) = self.latest_plan(chat_id)? else {
             return Err(StoreError::wrong_state(chat_id, Conflict::NoPendingPlan));
         };
-        document.approval = approval;
+        change(&mut document);
         self.sql.execute(
             "UPDATE plan_revisions SET document = ?3 WHERE chat_id = ?1 AND revision = ?2",
             params![chat_id, document.revision, to_json(&document)?],

@@ -20,6 +20,7 @@ use crate::lifecycle::notify::phase_event;
 use crate::lifecycle::runner::outcome::{Closing, Planned};
 use crate::lifecycle::runner::turn_tools::turn_registry;
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
+use crate::lifecycle::unconfined::needs_consent;
 use crate::llm::{Constrained, ModelMessage, OutputConstraint};
 use crate::mcp::Profile;
 use crate::now_rfc3339;
@@ -177,7 +178,9 @@ fn store_plan(
     // A plan that does not fit a task list waits for the user even in an auto-approve chat:
     // it is never cut to fit.
     let fits = check_steps(&plan.steps).is_ok();
-    let pre_approve = chat.auto_approve && fits;
+    // So does a plan whose code would run unconfined: that is the user's choice to make.
+    let held = needs_consent(inner.confinement.as_ref(), chat);
+    let pre_approve = chat.auto_approve && fits && !held;
     let approval = if pre_approve { Approval::PreApproved } else { Approval::Pending };
     let document_facts = PlanFacts {
         workspace: facts.workspace.clone(),

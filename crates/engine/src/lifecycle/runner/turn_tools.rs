@@ -19,8 +19,10 @@ use crate::lifecycle::attachments::{attachments_dir, chat_attachments};
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::{ChatAsker, Elicitations};
-use crate::mcp::SandboxCallError;
+use crate::lifecycle::unconfined::refusal;
+use crate::mcp::naming::server_prefix;
 use crate::mcp::{McpError, McpHost, Profile, SandboxRun};
+use crate::mcp::{SandboxCallError, CODE_SANDBOX};
 use crate::tool::{ToolOutput, ToolSpec};
 
 /// A chat's events as the agent loop's sink.
@@ -44,6 +46,9 @@ struct ProfileTools {
     tools: Vec<ToolSpec>,
     /// Where a server's questions go during execution (`elicitations.rs`).
     chat: (Arc<Elicitations>, Arc<Hub>, ChatId),
+    /// Set when the chat may not run code now (unconfined without the user's choice): every
+    /// call of the code sandbox gets this refusal, and nothing runs.
+    code_refused: Option<String>,
 }
 
 #[async_trait::async_trait]
@@ -53,6 +58,11 @@ impl ToolSource for ProfileTools {
     }
 
     async fn call(&self, name: &str, arguments: Value, cancel: &CancellationToken) -> ToolOutput {
+        if let Some(refusal) = &self.code_refused {
+            if name.starts_with(&server_prefix(CODE_SANDBOX)) {
+                return ToolOutput::error(refusal.clone());
+            }
+        }
         let (elicitations, hub, chat_id) = &self.chat;
         let asker = ChatAsker {
             elicitations: Arc::clone(elicitations),
@@ -71,6 +81,8 @@ impl ToolSource for ProfileTools {
 struct SandboxGates {
     host: McpHost,
     workspace: PathBuf,
+    /// As [`ProfileTools::code_refused`]: a gate is code too.
+    refused: Option<String>,
 }
 
 #[async_trait::async_trait]
@@ -80,6 +92,9 @@ impl GateRunner for SandboxGates {
         command: &str,
         cancel: &CancellationToken,
     ) -> Result<SandboxRun, SandboxCallError> {
+        if let Some(refusal) = &self.refused {
+            return Err(SandboxCallError::Failed(refusal.clone()));
+        }
         let timeout = GATE_TIMEOUT_S;
         self.host.run_in_sandbox(&self.workspace, command, timeout, cancel).await
     }
@@ -119,14 +134,20 @@ pub(super) async fn turn_registry(
         Some(link) => TurnPlanTool::with_plan_files(store, link),
         None => TurnPlanTool::new(store),
     };
-    let auto_approve = inner.store.get_chat(chat_id).is_ok_and(|chat| chat.auto_approve);
-    turn_plan = turn_plan.with_auto_approve(auto_approve);
+    let chat = inner.store.get_chat(chat_id).ok();
+    turn_plan = turn_plan.with_auto_approve(chat.as_ref().is_some_and(|chat| chat.auto_approve));
+    let code_refused = chat.as_ref().and_then(|chat| {
+        let plan = inner.store.state(chat_id).ok().and_then(|state| state.plan);
+        refusal(inner.confinement.as_ref(), chat, plan.as_ref())
+    });
     if let Some(folder) = &workspace {
-        let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone() };
+        let refused = code_refused.clone();
+        let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone(), refused };
         turn_plan = turn_plan.with_gates(Arc::new(gates));
     }
     let chat = (Arc::clone(&inner.elicitations), Arc::clone(&inner.hub), chat_id.clone());
-    let source = ProfileTools { host: inner.mcp.clone(), profile, workspace, tools, chat };
+    let source =
+        ProfileTools { host: inner.mcp.clone(), profile, workspace, tools, chat, code_refused };
     let mut registry = ToolRegistry::with_turn_plan(turn_plan);
     let attachments = inner
         .store

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::confinement::ConfinementMode;
 use crate::mcp::classify::ServerClass;
 use crate::mcp::config::entry::ServerEntry;
 use crate::mcp::config::names::{CODE_SANDBOX, FILESYSTEM, WORKSPACE_VAR};
@@ -19,6 +20,9 @@ pub struct SandboxDefault {
     /// `[sandbox] max_file_mib`: passed as `--max-file-mib` (the largest file a run may
     /// write); `None` leaves the sandbox's default.
     pub max_file_mib: Option<u32>,
+    /// `[sandbox] confinement`: passed as `--confinement` unless it is `auto` (the sandbox's
+    /// own default).
+    pub confinement: ConfinementMode,
     /// Variables the server gets besides the inherited allowlist: the embedder passes its
     /// `PIP_*` settings (index, find-links, proxies), which DESIGN §11 lets into runs.
     pub env: Vec<(String, String)>,
@@ -51,6 +55,9 @@ pub fn default_sandbox(sandbox: &SandboxDefault, data_dir: &Path) -> ServerEntry
     }
     if let Some(mib) = sandbox.max_file_mib {
         args.extend(["--max-file-mib".to_owned(), mib.to_string()]);
+    }
+    if sandbox.confinement != ConfinementMode::Auto {
+        args.extend(["--confinement".to_owned(), sandbox.confinement.sandbox_argument().into()]);
     }
     let missing = if !program.is_absolute() {
         Some(format!("the sandbox server `{}` is not an absolute path", program.display()))

@@ -1,5 +1,6 @@
 //! `mcp.json` parsing and the entries the host supplies (filesystem, code sandbox).
 
+use crate::confinement::ConfinementMode;
 use std::path::Path;
 
 use super::*;
@@ -130,6 +131,7 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
         program: program.clone(),
         network: false,
         max_file_mib: None,
+        confinement: Default::default(),
         env: vec![("PIP_NO_INDEX".into(), "1".into())],
     };
     config.sandbox = Some(sandbox.clone());
@@ -154,6 +156,8 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
             "64"
         ]
     );
+    let off = SandboxDefault { confinement: ConfinementMode::Off, ..sandbox.clone() };
+    assert_eq!(default_sandbox(&off, h).args[4..], ["--confinement", "none"]);
     let absent = default_sandbox(&SandboxDefault { program: bin.path().join("no"), ..sandbox }, h);
     assert!(absent
         .unusable()

@@ -67,8 +67,22 @@ impl Tx<'_> {
         chat_id: &ChatId,
         tasks: &TaskList,
     ) -> Result<PlanDocument, StoreError> {
+        self.approve_plan_unconfined(chat_id, tasks, false)
+    }
+
+    /// [`Tx::approve_plan`], recording on the plan whether the user allowed its code to run
+    /// unconfined (`run_unconfined`, DESIGN §11).
+    pub fn approve_plan_unconfined(
+        &mut self,
+        chat_id: &ChatId,
+        tasks: &TaskList,
+        run_unconfined: bool,
+    ) -> Result<PlanDocument, StoreError> {
         let card = self.waiting_plan_card(chat_id)?;
         require_tasks(tasks)?;
+        if run_unconfined {
+            self.allow_unconfined(chat_id)?;
+        }
         let document = self.decide_plan(chat_id, card, Approval::Approved)?;
         self.save_task_list(chat_id, tasks)?;
         self.set_completion(chat_id, None)?;
@@ -254,6 +268,16 @@ impl Store {
         tasks: &TaskList,
     ) -> Result<PlanDocument, StoreError> {
         self.write(|tx| tx.approve_plan(chat_id, tasks))
+    }
+
+    /// See [`Tx::approve_plan_unconfined`].
+    pub fn approve_plan_unconfined(
+        &self,
+        chat_id: &ChatId,
+        tasks: &TaskList,
+        run_unconfined: bool,
+    ) -> Result<PlanDocument, StoreError> {
+        self.write(|tx| tx.approve_plan_unconfined(chat_id, tasks, run_unconfined))
     }
 
     /// See [`Tx::reject_plan`].

@@ -1,0 +1,95 @@
+//! Unconfined runs as the user's choice (DESIGN §11): whether the chat's code sandbox would
+//! confine runs on this machine, the plan card's notice when it would not, approval's check,
+//! and the refusal a chat gets for its sandbox calls and gates without that choice.
+//!
+//! **Invariant:** in `auto` mode on a machine where bubblewrap cannot confine, no code of a
+//! chat runs unless the user approved its plan with "run unconfined"; auto-approve holds
+//! such a plan for the user. `[sandbox] confinement = "off"` is the user's choice already.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use crate::chat::Chat;
+use crate::confinement::{probe, ConfinementMode, Probe, UnconfinedNotice};
+use crate::mcp::SandboxDefault;
+use crate::planner::PlanDocument;
+
+/// How the user approves a plan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ApproveChoice {
+    /// The user allows the plan's code to run unconfined ("Run unconfined" on the card,
+    /// `{"unconfined": true}`); needed, and only then recorded, where the sandbox cannot
+    /// confine runs.
+    pub run_unconfined: bool,
+}
+
+/// What tells whether the supplied sandbox confines runs: its program, environment and
+/// mode; the probe is asked once, when a chat first needs the answer (a fact of the machine).
+pub(crate) struct Confinement {
+    mode: ConfinementMode,
+    program: PathBuf,
+    env: Vec<(String, String)>,
+    probe: OnceLock<Probe>,
+}
+
+impl Confinement {
+    pub(crate) fn new(sandbox: &SandboxDefault) -> Confinement {
+        Confinement {
+            mode: sandbox.confinement,
+            program: sandbox.program.clone(),
+            env: sandbox.env.clone(),
+            probe: OnceLock::new(),
+        }
+    }
+
+    fn notice(&self) -> Option<UnconfinedNotice> {
+        if self.mode == ConfinementMode::Bubblewrap || !self.program.is_file() {
+            return None; // no unconfined run can happen: the sandbox refuses, or is missing
+        }
+        let probe = self.probe.get_or_init(|| probe(&self.program, &self.env));
+        UnconfinedNotice::of(self.mode, probe)
+    }
+}
+
+/// The notice for `chat`: `None` when its runs are confined or it has no code sandbox.
+pub(crate) fn chat_notice(
+    confinement: Option<&Confinement>,
+    chat: &Chat,
+) -> Option<UnconfinedNotice> {
+    chat.workspace.as_ref()?;
+    confinement?.notice()
+}
+
+/// Whether approving (or auto-approving) needs the user's "run unconfined" first.
+pub(crate) fn needs_consent(confinement: Option<&Confinement>, chat: &Chat) -> bool {
+    chat_notice(confinement, chat).is_some_and(|notice| notice.needs_consent)
+}
+
+/// Why `chat`'s code may not run now, given its approved `plan`; `None` when it may.
+pub(crate) fn refusal(
+    confinement: Option<&Confinement>,
+    chat: &Chat,
+    plan: Option<&PlanDocument>,
+) -> Option<String> {
+    let notice = chat_notice(confinement, chat)?;
+    if !notice.needs_consent || plan.is_some_and(|plan| plan.run_unconfined) {
+        return None;
+    }
+    Some(format!(
+        "Refused, nothing ran: this chat is not allowed to run unconfined, and the code sandbox \
+         cannot confine runs on this machine ({}). The user allows it by approving a plan with \
+         \"Run unconfined\", or by setting [sandbox] confinement = \"off\". Do not try other \
+         ways to run code; tell the user.",
+        notice.reason
+    ))
+}
+
+/// Approval's refusal when the user's choice is missing.
+pub(crate) fn consent_missing(notice: &UnconfinedNotice) -> String {
+    format!(
+        "The code sandbox cannot confine this plan's runs on this machine ({}). Approve with \
+         \"Run unconfined\" ({{\"unconfined\": true}}) to let them run with your user's rights, \
+         or set [sandbox] confinement = \"off\" in config.toml.",
+        notice.reason
+    )
+}
