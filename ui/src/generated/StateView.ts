@@ -17,6 +17,6 @@ completion: Completion | null,
 changes: Array<PlanChange>, 
 /**
  * Set when the chat's code sandbox would not confine runs on this machine: why, and
- * whether approving needs the user's "run unconfined" (DESIGN §11).
+ * whether approving needs the user's "run unconfined" (DESIGN §11). Absent otherwise.
  */
-unconfined: UnconfinedNotice | null, };
+unconfined?: UnconfinedNotice, };

@@ -77,3 +77,39 @@ describe("a plan over the task list's limits", () => {
     expect(overLimit([{ action: `${"x".repeat(60)}   \n ${"y".repeat(59)}`, expected: "" }])).toBeNull();
   });
 });
+
+describe("a plan whose code would run unconfined on this machine", () => {
+  const reason = "bubblewrap is installed but cannot confine here: setting up uid map: Permission denied";
+
+  it("says why and approves only after the explicit choice, which it passes on", () => {
+    const onApprove = vi.fn();
+    render(
+      <PlanCard plan={plan()} active planRunning unconfined={{ reason, needs_consent: true }} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />,
+    );
+    expect(screen.getByTestId("plan-unconfined").textContent).toContain("uid map");
+    const approve = screen.getByTestId("approve-plan") as HTMLButtonElement;
+    expect(approve.disabled).toBe(true);
+    fireEvent.click(screen.getByTestId("allow-unconfined"));
+    expect(approve.disabled).toBe(false);
+    fireEvent.click(approve);
+    expect(onApprove).toHaveBeenCalledWith(true);
+  });
+
+  it("asks nothing when the configuration chose it, and nothing on a confined machine", () => {
+    const onApprove = vi.fn();
+    const { unmount } = render(
+      <PlanCard plan={plan()} active planRunning unconfined={{ reason: "[sandbox] confinement = \"off\"", needs_consent: false }} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />,
+    );
+    expect(screen.queryByTestId("allow-unconfined")).toBeNull();
+    fireEvent.click(screen.getByTestId("approve-plan"));
+    expect(onApprove).toHaveBeenCalledWith(false);
+    unmount();
+    render(<PlanCard plan={plan()} active planRunning unconfined={null} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
+    expect(screen.queryByTestId("plan-unconfined")).toBeNull();
+  });
+
+  it("as history says that it was approved to run unconfined", () => {
+    render(<PlanCard plan={plan({ run_unconfined: true, approval: "approved" })} active={false} planRunning={false} onApprove={() => {}} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
+    expect(screen.getByTestId("plan-ran-unconfined")).toBeTruthy();
+  });
+});

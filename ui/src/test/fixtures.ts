@@ -29,6 +29,7 @@ export function plan(overrides: Partial<PlanDocument> = {}): PlanDocument {
     approval: "pending",
     revision: 1,
     author: "planner",
+    run_unconfined: false,
     ...overrides,
   };
 }

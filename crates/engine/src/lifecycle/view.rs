@@ -30,6 +30,8 @@ pub struct StateView {
     /// The executor's requests to change the approved plan, oldest first, with their answers.
     pub changes: Vec<PlanChange>,
     /// Set when the chat's code sandbox would not confine runs on this machine: why, and
-    /// whether approving needs the user's "run unconfined" (DESIGN §11).
+    /// whether approving needs the user's "run unconfined" (DESIGN §11). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub unconfined: Option<UnconfinedNotice>,
 }
