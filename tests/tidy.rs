@@ -278,6 +278,11 @@ fn the_circle_check_sees_a_planted_circle_and_only_that() {
     let in_a_string =
         ("mcp/a.rs", "//! a\nconst S: &str = \"use super::b::Beta;\";\npub struct Alpha;\n");
     assert!(crate_of(&[facade, in_a_string, user, root]).is_empty());
+    let written_out =
+        ("mcp/a.rs", "//! a\npub struct Alpha;\nfn f() -> u8 { crate::mcp::b::size() }\n");
+    assert_eq!(crate_of(&[facade, written_out, user, root]).len(), 1, "a path in code imports");
+    let visibility = ("mcp/a.rs", "//! a\npub(in crate::mcp) struct Alpha;\n");
+    assert!(crate_of(&[facade, visibility, user, root]).is_empty(), "`pub(in …)` imports nothing");
 }
 
 fn returns_string_error(signature: &str) -> bool {

@@ -2,7 +2,8 @@
 //! circles in it. A name imported through a facade's `pub use` counts as an import of the file
 //! that defines it, so a facade re-exporting its children makes no circle by itself.
 //!
-//! Deliberately simple (the tidy test's own rule): only `use` statements are read, paths are
+//! Deliberately simple (the tidy test's own rule): `use` statements and the `crate::`,
+//! `super::` and `self::` paths written out in code are read, paths are
 //! resolved by the module tree the file names spell (`a.rs`, `a/mod.rs`, `a/b.rs`), inline
 //! `mod x { … }` blocks shift `self` and `super`, and a glob names the module it reads.
 
@@ -136,16 +137,55 @@ fn uses_of(module: &str, code: &str) -> Vec<Use> {
         module.split("::").map(str::to_owned).collect()
     };
     let inline = inline_modules(code);
-    let mut found = Vec::new();
-    for at in keyword_positions(code, "use") {
-        let Some(end) = code[at..].find(';').map(|e| at + e) else { continue };
-        let public = is_public(code[..at].trim_end());
+    let scope_at = |at: usize| {
         let mut scope = base.clone();
         scope.extend(
             inline.iter().filter(|(_, s, e)| *s < at && at < *e).map(|(name, _, _)| name.clone()),
         );
+        scope
+    };
+    let mut found = Vec::new();
+    let mut statements = Vec::new();
+    for at in keyword_positions(code, "use") {
+        let Some(end) = code[at..].find(';').map(|e| at + e) else { continue };
+        statements.push((at, end));
+        let public = is_public(code[..at].trim_end());
+        let scope = scope_at(at);
         for (path, alias) in expand(&compact(&code[at + 3..end])) {
             found.push(Use { scope: scope.clone(), path, public, alias });
+        }
+    }
+    // A path written out in the code (`crate::a::f()`) imports as much as a `use` line does.
+    for (at, path) in inline_paths(code) {
+        if !statements.iter().any(|(start, end)| *start < at && at < *end) {
+            found.push(Use { scope: scope_at(at), path, public: false, alias: None });
+        }
+    }
+    found
+}
+
+/// Paths written out in code, outside `use` lines: `crate::…`, `super::…`, `self::…`, with
+/// where each starts. A visibility (`pub(in crate::a)`) and a macro's `$crate` are not.
+fn inline_paths(code: &str) -> Vec<(usize, Vec<String>)> {
+    let bytes = code.as_bytes();
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut found = Vec::new();
+    for word in ["crate", "super", "self"] {
+        for at in keyword_positions(code, word) {
+            let before = code[..at].trim_end();
+            if !code[at + word.len()..].starts_with("::") || before.ends_with('$') {
+                continue;
+            }
+            if before.ends_with("in") && before[..before.len() - 2].trim_end().ends_with('(') {
+                continue;
+            }
+            let mut end = at;
+            while end < bytes.len() && (is_ident(bytes[end]) || code[end..].starts_with("::")) {
+                end += if bytes[end] == b':' { 2 } else { 1 };
+            }
+            let path: Vec<String> =
+                code[at..end].split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect();
+            found.push((at, path));
         }
     }
     found
