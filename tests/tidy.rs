@@ -29,7 +29,7 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "bench_tool_calls",
         "one benchmark's set-up and its printed table",
     ),
-    ("crates/engine/src/llm/openai/format_tests.rs", "recorded_answers_of_each_server", TABLE),
+    ("crates/engine/src/llm/openai/format/tests.rs", "recorded_answers_of_each_server", TABLE),
     ("crates/engine/src/tasks/tests/parse.rs", "refused_shapes", TABLE),
     (
         "crates/engine/tests/agent_loop.rs",
