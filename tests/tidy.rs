@@ -8,13 +8,13 @@
 //! with warnings as errors, inside the build: `scripts/lib/dev-build.sh`) run beside this
 //! test in `scripts/test.sh`.
 
-mod tidy_support;
+mod support;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use tidy_support::imports::{circles, ModuleFile};
-use tidy_support::{functions, public_signatures, repository, rust_files, strip_code, SourceFile};
+use support::tidy::imports::{circles, ModuleFile};
+use support::tidy::{functions, public_signatures, repository, rust_files, strip_code, SourceFile};
 
 const MAX_FILE_LINES: usize = 500;
 const MAX_FUNCTION_LINES: usize = 60;
