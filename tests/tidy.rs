@@ -50,7 +50,7 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         SCENARIO,
     ),
     (
-        "tests/dwp_cli.rs",
+        "tests/dwp_cli/main.rs",
         "dwp_update_records_gates_and_completes_only_with_passing_evidence",
         SCENARIO,
     ),
