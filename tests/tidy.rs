@@ -8,13 +8,13 @@
 //! with warnings as errors, inside the build: `scripts/lib/dev-build.sh`) run beside this
 //! test in `scripts/test.sh`.
 
-mod tidy_support;
+mod support;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use tidy_support::imports::{circles, ModuleFile};
-use tidy_support::{functions, public_signatures, repository, rust_files, strip_code, SourceFile};
+use support::tidy::imports::{circles, ModuleFile};
+use support::tidy::{functions, public_signatures, repository, rust_files, strip_code, SourceFile};
 
 const MAX_FILE_LINES: usize = 500;
 const MAX_FUNCTION_LINES: usize = 60;
@@ -29,7 +29,7 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "bench_tool_calls",
         "one benchmark's set-up and its printed table",
     ),
-    ("crates/engine/src/llm/openai/format_tests.rs", "recorded_answers_of_each_server", TABLE),
+    ("crates/engine/src/llm/openai/format/tests.rs", "recorded_answers_of_each_server", TABLE),
     ("crates/engine/src/tasks/tests/parse.rs", "refused_shapes", TABLE),
     (
         "crates/engine/tests/agent_loop.rs",
@@ -50,7 +50,7 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         SCENARIO,
     ),
     (
-        "tests/dwp_cli.rs",
+        "tests/dwp_cli/main.rs",
         "dwp_update_records_gates_and_completes_only_with_passing_evidence",
         SCENARIO,
     ),

@@ -1,10 +1,12 @@
 //! Black-box test support: a real `preflight serve` process on loopback with its own temp
-//! `PREFLIGHT_HOME`, an HTTP client carrying its token, and its SSE event stream.
+//! `PREFLIGHT_HOME`, an HTTP client carrying its token, and its SSE event stream; and the
+//! tidy test's reading of Rust sources (`tidy`).
 
-#![allow(dead_code)]
+#![allow(dead_code)] // each test binary compiles every part and uses only its own
 
 pub mod events;
 pub mod script;
+pub mod tidy;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

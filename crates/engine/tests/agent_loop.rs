@@ -1,11 +1,10 @@
 //! The agent loop end to end: the real HTTP provider against the scripted server, the real
 //! store in a temp dir, the real `turn_plan` tool.
 
-mod agent_support;
+mod support;
 
 use std::sync::Arc;
 
-use agent_support::*;
 use preflight_engine::agent::{
     executor_system_prompt, Agent, Availability, ToolRegistry, TurnEnd, TurnScope,
     DEFAULT_EXECUTOR_PROMPT,
@@ -16,6 +15,7 @@ use preflight_engine::planner::{planner_system_prompt, PlannerFacts, DEFAULT_PLA
 use preflight_engine::tasks::{TaskStatus, TOOL_NAME};
 use preflight_testkit::{Answer, Matcher, Reply, Script};
 use serde_json::json;
+use support::agent::*;
 
 const EXECUTOR: TurnScope = TurnScope { agent: Agent::Executor, task_list: true };
 const PLANNER: TurnScope = TurnScope { agent: Agent::Planner, task_list: true };

@@ -1,15 +1,15 @@
 //! The nag reminder: after three executor rounds without `turn_plan` while tasks are left,
 //! once, on the next message; never without a plan.
 
-mod agent_support;
+mod support;
 
 use std::sync::Arc;
 
-use agent_support::*;
 use preflight_engine::agent::{Agent, Availability, ToolRegistry, TurnScope, REMINDER};
 use preflight_engine::tasks::{TaskList, TOOL_NAME};
 use preflight_testkit::{Reply, Script};
 use serde_json::json;
+use support::agent::*;
 
 fn echoes(rounds: usize) -> Script {
     let mut replies: Vec<Reply> =

@@ -1,16 +1,16 @@
 //! Stopping a turn: while the model answers, while a tool runs, and quiet turns. The store
 //! is consistent after every stop: no assistant tool call without its result.
 
-mod agent_support;
+mod support;
 
 use std::sync::Arc;
 
-use agent_support::*;
 use preflight_engine::agent::{run_turn, Agent, Availability, ToolRegistry, TurnEnd, TurnScope};
 use preflight_engine::chat::MessageBody;
 use preflight_engine::events::Event;
 use preflight_testkit::{Answer, Script};
 use serde_json::json;
+use support::agent::*;
 use tokio_util::sync::CancellationToken;
 
 const EXECUTOR: TurnScope = TurnScope { agent: Agent::Executor, task_list: false };

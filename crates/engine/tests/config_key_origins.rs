@@ -4,16 +4,16 @@
 //! scripted server on loopback; two ports are two origins. Keys are saved through the
 //! settings screen's own function into the real kernel keyring.
 
-mod llm_support;
+mod support;
 
 use std::collections::HashMap;
 
-use llm_support::{ask, drain, quick_retries, text_of};
 use preflight_engine::config::keys::{KernelKeyring, KeyStore};
 use preflight_engine::config::{connect_provider, Config, KeyLookup};
 use preflight_engine::lifecycle::settings::{write_settings, ProviderChoice, SettingsUpdate};
 use preflight_engine::llm::{ProviderKind, ProviderSettings};
 use preflight_testkit::{RecordedRequest, Reply, Script, ScriptedServer};
+use support::llm::{ask, drain, quick_retries, text_of};
 use tokio_util::sync::CancellationToken;
 
 async fn answering() -> ScriptedServer {

@@ -1,15 +1,15 @@
 //! The OpenAI-compatible client against the scripted server over loopback: streaming,
 //! tool-call assembly, retries, timeouts, cancellation, typed errors.
 
-mod llm_support;
+mod support;
 
 use std::time::{Duration, Instant};
 
-use llm_support::*;
 use preflight_engine::chat::ToolCall;
 use preflight_engine::llm::{FinishReason, LlmError, ProviderKind, StreamEvent, Usage};
 use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
 use serde_json::json;
+use support::llm::*;
 use tokio_util::sync::CancellationToken;
 
 async fn server(replies: Vec<Reply>) -> ScriptedServer {

@@ -2,11 +2,11 @@
 //! provider key or any other secret of the engine's environment stays in the engine (issue
 //! 14, finding #4). One test in its own binary, because it sets variables of the process.
 
-mod mcp_support;
+mod support;
 
-use mcp_support::{fixture_entry, pid_of, Home};
 use preflight_engine::mcp::{McpHost, Profile};
 use serde_json::json;
+use support::mcp::{fixture_entry, pid_of, Home};
 
 /// The environment of process `pid`, as `NAME=value` strings.
 fn environment_of(pid: u32) -> Vec<String> {

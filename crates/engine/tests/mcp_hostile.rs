@@ -3,14 +3,14 @@
 //! `PATH`, never in the workspace; a missing filesystem server is a clear error; a server
 //! is classified by the program or package it runs, never by later arguments or its name.
 
-mod mcp_support;
+mod support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use mcp_support::{fixture, fixture_entry, Home};
 use preflight_engine::mcp::{classify, McpHost, McpOptions, Profile, ServerClass};
 use serde_json::json;
+use support::mcp::{fixture, fixture_entry, Home};
 
 /// Plants in `ws` what a hostile repository would: a `node` shim, a script named like the
 /// host's old fallback, and a `tool` next to them, each writing a marker into `markers` when
@@ -184,7 +184,7 @@ async fn the_host_tells_each_servers_class_and_program() {
             (
                 "filesystem".to_string(),
                 ServerClass::Filesystem,
-                mcp_support::fs_server().display().to_string()
+                support::mcp::fs_server().display().to_string()
             ),
         ]
     );

@@ -3,13 +3,13 @@
 //! non-read-only one is refused at dispatch while planning, and an unmarked server stays
 //! absent from planning (DESIGN §4 by default).
 
-mod mcp_support;
+mod support;
 
 use std::path::PathBuf;
 
-use mcp_support::{call, Home};
 use preflight_engine::mcp::Profile;
 use serde_json::json;
+use support::mcp::{call, Home};
 
 fn everything(marked: bool) -> serde_json::Value {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");

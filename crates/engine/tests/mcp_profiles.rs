@@ -2,13 +2,13 @@
 //! each profile sees, what the planner cannot do whatever it asks, and profiles belonging to
 //! turns, not to the process.
 
-mod mcp_support;
+mod support;
 
 use std::collections::BTreeSet;
 
-use mcp_support::{call, fixture, fixture_entry, pid_of, snapshot, Home};
 use preflight_engine::mcp::{naming, Profile, READ_ONLY_ALLOWLIST};
 use serde_json::json;
+use support::mcp::{call, fixture, fixture_entry, pid_of, snapshot, Home};
 
 /// The 14 tools of the pinned server, as `mcp_filesystem_<tool>`.
 const FS_TOOLS: [&str; 14] = [

@@ -5,14 +5,14 @@
 //! its elicitation reaches the caller's asker, is declined with no asker, and is declined
 //! (with the planner told) while planning.
 
-mod mcp_support;
+mod support;
 
 use std::sync::{Arc, Mutex};
 
-use mcp_support::{call, Home};
 use preflight_engine::mcp::{Answer, Asker, Profile, Question};
 use preflight_testkit::HttpEverything;
 use serde_json::json;
+use support::mcp::{call, Home};
 use tokio_util::sync::CancellationToken;
 
 async fn serve_everything() -> HttpEverything {

@@ -2,14 +2,14 @@
 //! bounded and explained, and the host stays usable. Real processes throughout: the npm
 //! filesystem server and the scripted fixture (tests/fixtures/mcp/server.js).
 
-mod mcp_support;
+mod support;
 
 use std::path::Path;
 use std::time::Duration;
 
-use mcp_support::{call, fixture_entry, group_members, is_alive, kill, pid_of, wait_exit, Home};
 use preflight_engine::mcp::{McpError, McpHost, Profile};
 use serde_json::json;
+use support::mcp::{call, fixture_entry, group_members, is_alive, kill, pid_of, wait_exit, Home};
 
 /// Waits for `pid` to exit, failing the test if it outlives `limit` (a safety net only).
 async fn expect_exit(pid: u32, what: &str) {

@@ -2,14 +2,14 @@
 //! This binary installs a global `tracing` subscriber that captures the stderr log lines, so
 //! tests can also wait on what a server says instead of sleeping.
 
-mod mcp_support;
+mod support;
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use mcp_support::{call, fixture_entry, Home};
 use preflight_engine::mcp::Profile;
 use serde_json::json;
+use support::mcp::{call, fixture_entry, Home};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use tracing::field::{Field, Visit};

@@ -1,16 +1,16 @@
 //! Chats: create, read, list newest first, update, delete with everything stored for them.
 
-mod store_support;
+mod support;
 
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
     use std::sync::Arc;
 
-    use crate::store_support::fixtures::{self, settings};
-    use crate::store_support::{raw, temp_store};
     use preflight_engine::chat::{ChatSettings, Phase};
     use preflight_engine::store::{Entity, Store, StoreError};
     use preflight_engine::ChatId;
+    use preflight_testkit::store::fixtures::{self, settings};
+    use preflight_testkit::store::{raw, temp_store};
 
     #[test]
     fn a_created_chat_reads_back_with_an_idle_empty_state() {
@@ -74,7 +74,7 @@ mod store {
         let keep = store.create_chat(&settings("keep")).unwrap();
         let doomed = store.create_chat(&settings("doomed")).unwrap();
         for chat in [&keep, &doomed] {
-            crate::store_support::planning::approved_chat(&store, &chat.id);
+            crate::support::planning::approved_chat(&store, &chat.id);
         }
         assert!(store.delete_chat(&doomed.id).unwrap());
         assert!(!store.delete_chat(&doomed.id).unwrap());

@@ -2,17 +2,18 @@
 //! (its first part written, the rest not), built with the `Tx` primitives, and the checker
 //! must reject it. The states the steps themselves produce pass (see `store_workload.rs`).
 
-mod store_support;
+mod support;
 
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
-    use crate::store_support::check::chat_violations;
-    use crate::store_support::fixtures::{self, settings, tasks_from};
-    use crate::store_support::{planning, temp_store};
+    use crate::support::planning;
     use preflight_engine::chat::{MessageBody, Phase};
     use preflight_engine::planner::Approval;
     use preflight_engine::store::{Store, StoreError, Tx};
     use preflight_engine::{ChatId, MessageId};
+    use preflight_testkit::store::check::chat_violations;
+    use preflight_testkit::store::fixtures::{self, settings, tasks_from};
+    use preflight_testkit::store::temp_store;
 
     type Setup = fn(&Store, &ChatId);
     type Half = fn(&mut Tx<'_>, &ChatId) -> Result<(), StoreError>;

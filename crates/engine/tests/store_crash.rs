@@ -3,15 +3,13 @@
 //! "ok", every chat consistent, and every step the child reported committed still there.
 //!
 //! The child is a real program, `crates/testkit/src/bin/store-crash-child.rs` (the same
-//! workload as `store_support/workload.rs`), found and built when missing or stale by
+//! workload as `preflight_testkit::store::workload`), found and built when missing or stale by
 //! `preflight_testkit::child_binary`: it asks cargo to build it and takes the executable's
 //! path from cargo's report, so it is right whatever the target and build folders are and
 //! whether the whole workspace or this package is tested. The child prints
 //! `step <name> <inserts>` after each committed step; the parent kills it after a random
 //! number of such lines plus a random spin, so kills land inside transactions.
 #![cfg(unix)]
-
-mod store_support;
 
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
@@ -22,9 +20,9 @@ mod store {
     use std::process::{Child, ChildStdout, Command, Stdio};
     use std::time::{Duration, Instant};
 
-    use crate::store_support::check::check_store;
-    use crate::store_support::workload::Rng;
     use preflight_engine::store::Store;
+    use preflight_testkit::store::check::check_store;
+    use preflight_testkit::store::workload::Rng;
 
     const KILLS: u64 = 100;
     /// At most this many reported steps before a kill (uniformly 1..=).
@@ -154,7 +152,7 @@ mod store {
     /// Reopens the file the child was killed on: rows inserted so far, and every violation.
     fn inspect(db: &Path) -> (u64, Vec<String>) {
         let store = Store::open(db).expect("the store reopens after a kill");
-        let committed: i64 = crate::store_support::raw(&store)
+        let committed: i64 = preflight_testkit::store::raw(&store)
             .query_row("SELECT coalesce(sum(seq), 0) FROM sqlite_sequence", [], |row| row.get(0))
             .unwrap_or(0);
         (committed as u64, check_store(&store))

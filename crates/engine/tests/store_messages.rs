@@ -1,14 +1,12 @@
 //! Messages: every shape of DESIGN §2 round-trips through the store unchanged, in order.
 
-mod store_support;
-
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
-    use crate::store_support::fixtures::{self, settings};
-    use crate::store_support::{raw, temp_store};
     use preflight_engine::chat::{Message, MessageBody};
     use preflight_engine::planner::Approval;
     use preflight_engine::store::{Entity, StoreError};
+    use preflight_testkit::store::fixtures::{self, settings};
+    use preflight_testkit::store::{raw, temp_store};
     use serde_json::json;
 
     /// One message of every stored shape, in a plausible order.
@@ -26,7 +24,7 @@ mod store {
         let mut messages = vec![
             fixtures::user("Write a word counter"),
             fixtures::question_card(&answered),
-            fixtures::feedback(&crate::store_support::fixtures::answer(
+            fixtures::feedback(&preflight_testkit::store::fixtures::answer(
                 "Round 1, question 1: which way?",
                 "left",
             )),

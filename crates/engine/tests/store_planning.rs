@@ -1,16 +1,17 @@
 //! The planning steps: question cards and answers, plan cards and revisions, approval,
 //! rejection, cancellation and the fallback to execution.
 
-mod store_support;
+mod support;
 
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
-    use crate::store_support::fixtures::{self, settings, tasks_from};
-    use crate::store_support::{planning, temp_store};
+    use crate::support::planning;
     use preflight_engine::chat::{MessageBody, Phase};
     use preflight_engine::planner::{Approval, PlanDocument};
     use preflight_engine::store::{answer_text, ChatSnapshot, Conflict, Store, StoreError};
     use preflight_engine::ChatId;
+    use preflight_testkit::store::fixtures::{self, settings, tasks_from};
+    use preflight_testkit::store::temp_store;
 
     fn card_plan(snapshot: &ChatSnapshot, index: usize) -> PlanDocument {
         match &snapshot.messages[index].body {

@@ -1,13 +1,14 @@
 //! Opening the file: WAL, migrations by `user_version`, refusal of newer schemas, and
 //! corrupt rows read back as typed errors naming the table and row.
 
-mod store_support;
+mod support;
 
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
-    use crate::store_support::fixtures::{self, settings, tasks_from};
-    use crate::store_support::{planning, raw, temp_store};
+    use crate::support::planning;
     use preflight_engine::store::{Store, StoreError, SCHEMA_VERSION};
+    use preflight_testkit::store::fixtures::{self, settings, tasks_from};
+    use preflight_testkit::store::{raw, temp_store};
 
     fn user_version(store: &Store) -> i64 {
         raw(store).query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap()

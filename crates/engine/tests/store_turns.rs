@@ -1,15 +1,16 @@
 //! Turn steps (begin, edit and re-send, executor output, finish), wrong-state refusals that
 //! change nothing, and `Store::write` as the way to compose new atomic steps.
 
-mod store_support;
+mod support;
 
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
-    use crate::store_support::fixtures::{self, settings, tasks_from};
-    use crate::store_support::{planning, temp_store};
+    use crate::support::planning;
     use preflight_engine::chat::{Message, Phase};
     use preflight_engine::store::{Conflict, Entity, Store, StoreError};
     use preflight_engine::ChatId;
+    use preflight_testkit::store::fixtures::{self, settings, tasks_from};
+    use preflight_testkit::store::temp_store;
 
     fn new_chat(store: &Store) -> ChatId {
         store.create_chat(&settings("turns")).unwrap().id

@@ -1,15 +1,13 @@
 //! The lifecycle workload run in-process, with the checker after every step: every legal
 //! state passes the checker, so the crash test cannot fail on a false alarm.
 
-mod store_support;
-
 /// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
 mod store {
     use std::collections::BTreeMap;
 
-    use crate::store_support::check::check_store;
-    use crate::store_support::temp_store;
-    use crate::store_support::workload::{self, Rng};
+    use preflight_testkit::store::check::check_store;
+    use preflight_testkit::store::temp_store;
+    use preflight_testkit::store::workload::{self, Rng};
 
     #[test]
     fn every_state_the_lifecycle_reaches_passes_the_checker() {

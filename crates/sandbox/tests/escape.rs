@@ -3,16 +3,16 @@
 //! the loopback network, pip's settings, a link planted where the server would write, and
 //! the host folders outside the allowlist. Each held on its own before the fix failed.
 
-mod common;
+mod support;
 
 use anyhow::Result;
-use common::{marker, start, start_in, Run};
 use serde_json::json;
 use std::io::Read;
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
 use std::time::Duration;
+use support::{marker, start, start_in, Run};
 
 /// A folder for host-side sockets outside the workspace, /tmp and the home: under /run when
 /// this user may write there (as CI's root may), else beside the test homes in target/.
@@ -186,7 +186,7 @@ async fn a_venv_the_workspace_brought_is_never_run_nor_on_path() -> Result<()> {
     assert!(run.text.contains("was not made by Preflight's sandbox"), "{}", run.text);
     let python = server.call("run_python", json!({"code": "print(1)"})).await?;
     assert_eq!(python.is_error, Some(true));
-    let info = common::text(&server.call("sandbox_info", json!({})).await?);
+    let info = support::text(&server.call("sandbox_info", json!({})).await?);
     assert!(info.contains("NOT USED"), "{info}");
     assert!(!ws.join("ran-python").exists() && !ws.join("ran-pytest").exists());
     assert!(venv_kept(&ws), "the workspace's folder is left as it was");

@@ -1,11 +1,11 @@
 //! Black-box faults (DESIGN §11): floods, timeouts, fork bombs, runaway memory, writes
 //! outside the workspace, the user's home, background children, killing the server.
 
-mod common;
+mod support;
 
 use anyhow::Result;
-use common::{marker, processes_running, start, Run};
 use serde_json::json;
+use support::{marker, processes_running, start, Run};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_flood_keeps_the_last_64_kib_of_each_stream() -> Result<()> {

@@ -1,11 +1,11 @@
 //! Black-box: the venv (created once, reused, never deleted), run_python, install_packages
 //! from a wheel built here (no network), pip's errors, and sandbox_info.
 
-mod common;
+mod support;
 
 use anyhow::Result;
-use common::{build_wheel, start, start_in, text, Run};
 use serde_json::json;
+use support::{build_wheel, start, start_in, text, Run};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_runs_in_the_venv_and_packages_install_from_local_wheels() -> Result<()> {

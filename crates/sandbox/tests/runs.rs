@@ -1,11 +1,11 @@
 //! Black-box: ordinary runs, their result shape, `cwd`, the environment allowlist and the
 //! unconfined mode, through rmcp's client against the built server.
 
-mod common;
+mod support;
 
 use anyhow::Result;
-use common::{start, text, Run, PROVIDER_KEY};
 use serde_json::json;
+use support::{start, text, Run, PROVIDER_KEY};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_returns_text_and_structured_content_and_a_failure_is_a_result() -> Result<()> {

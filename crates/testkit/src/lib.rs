@@ -8,7 +8,8 @@
 //! HTTP clients talk to it.
 //!
 //! Also the child programs of the crash and lock tests (`src/bin/*-child.rs`) and
-//! [`child_binary`], which finds them; [`build_wheel`], a local wheel for pip tests.
+//! [`child_binary`], which finds them; [`build_wheel`], a local wheel for pip tests; with the
+//! `store-child` feature, `store`, the store tests' fixtures, checker and workload.
 
 mod children;
 mod peers;
@@ -16,6 +17,8 @@ mod recorded;
 mod render;
 mod script;
 mod server;
+#[cfg(feature = "store-child")]
+pub mod store;
 mod wheel;
 
 pub use children::child_binary;

@@ -2,17 +2,14 @@
 //! `store-crash-child DB SEED` opens the store and runs random legal lifecycle steps until
 //! it is killed, printing `step <name> <inserts>` after each committed step.
 //!
-//! The workload is the engine tests' own (`crates/engine/tests/store_support/`), compiled
-//! in from there so that the in-process workload test and this child run the same steps.
+//! The workload is this crate's [`preflight_testkit::store::workload`], which the engine's
+//! in-process workload test runs too, so that both run the same steps.
 
 use std::io::Write;
 
 use preflight_engine::store::Store;
 
-#[path = "../../../engine/tests/store_support/mod.rs"]
-mod store_support;
-
-use store_support::workload::{self, Rng};
+use preflight_testkit::store::workload::{self, Rng};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -393,5 +393,4 @@ impl ChunkDecoder for Decoder {
 }
 
 #[cfg(test)]
-#[path = "format_tests.rs"]
 mod tests;

@@ -22,6 +22,8 @@ use preflight_engine::planner::{Approval, PlanDocument, Question};
 use preflight_engine::store::{answer_text, ChatSnapshot, Store};
 use preflight_engine::tasks::{TaskList, TaskStatus};
 
+use crate::store::raw;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     User,
@@ -47,7 +49,7 @@ pub fn kind(message: &Message) -> Kind {
 
 /// Integrity, foreign keys, message order and every chat's rules; the violations found.
 pub fn check_store(store: &Store) -> Vec<String> {
-    let raw = super::raw(store);
+    let raw = raw(store);
     let mut violations = sqlite_violations(&raw);
     let snapshots = store.read(|tx| {
         tx.chats()?.iter().map(|chat| tx.snapshot(&chat.id)).collect::<Result<Vec<_>, _>>()

@@ -1,8 +1,6 @@
 //! Shared set-up for the provider tests: settings pointing at a scripted server, with
 //! timeouts and retries short enough that a test takes milliseconds.
 
-#![allow(dead_code)] // each test file uses its own part
-
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -1,6 +1,5 @@
 //! Shared by the `mcp_*` tests: paths of the real servers, a temp `PREFLIGHT_HOME` with a
 //! workspace, workspace snapshots, and process checks through /proc and pidfds.
-#![allow(dead_code)] // Each test file uses its own part.
 
 use std::collections::BTreeMap;
 use std::os::fd::{FromRawFd, OwnedFd};

@@ -1,4 +1,4 @@
-//! Tests of the openai wire format on recorded answers (fixtures/) and hand-made chunks.
+//! Tests of the openai wire format on recorded answers (`fixtures/` beside `format.rs`) and hand-made chunks.
 
 use super::*;
 use crate::chat::ToolCall;
@@ -28,7 +28,7 @@ fn recorded_answers_of_each_server() {
     let cases: Vec<(&str, &str, Vec<StreamEvent>)> = vec![
         (
             "openai text",
-            include_str!("fixtures/openai_text.sse"),
+            include_str!("../fixtures/openai_text.sse"),
             vec![
                 text("Hello"),
                 text("! How"),
@@ -39,7 +39,7 @@ fn recorded_answers_of_each_server() {
         ),
         (
             "openai parallel calls",
-            include_str!("fixtures/openai_tool_calls.sse"),
+            include_str!("../fixtures/openai_tool_calls.sse"),
             vec![
                 call(
                     "call_Vq3JtE2c4mYfN8rD1aS5hK0b",
@@ -53,7 +53,7 @@ fn recorded_answers_of_each_server() {
         ),
         (
             "ollama whole calls under one index",
-            include_str!("fixtures/ollama_tool_call.sse"),
+            include_str!("../fixtures/ollama_tool_call.sse"),
             vec![
                 call("call_u4v0xk2p", "mcp_filesystem_list_directory", r#"{"path":"."}"#),
                 call("call_9h3d1mzq", "mcp_filesystem_read_text_file", r#"{"path":"README.md"}"#),
@@ -63,7 +63,7 @@ fn recorded_answers_of_each_server() {
         ),
         (
             "older ollama: no index, finish_reason stop",
-            include_str!("fixtures/ollama_old_whole_call.sse"),
+            include_str!("../fixtures/ollama_old_whole_call.sse"),
             vec![
                 call(
                     "call_ycnqjlkq",
@@ -75,7 +75,7 @@ fn recorded_answers_of_each_server() {
         ),
         (
             "llama.cpp: text, then a call without an id",
-            include_str!("fixtures/llamacpp_tool_call.sse"),
+            include_str!("../fixtures/llamacpp_tool_call.sse"),
             vec![
                 text("Let me look."),
                 call("call_1", "mcp_filesystem_search_files", r#"{"pattern":"*.toml"}"#),
@@ -93,7 +93,7 @@ fn recorded_answers_of_each_server() {
 
 #[test]
 fn an_error_in_the_stream_is_typed() {
-    let (events, error) = decode(include_str!("fixtures/vllm_error_mid_stream.sse"));
+    let (events, error) = decode(include_str!("../fixtures/vllm_error_mid_stream.sse"));
     assert_eq!(events, vec![text("Sure")]);
     assert!(
         matches!(error, Some(LlmError::Unavailable { status: None, ref message }) if message.contains("overloaded"))
@@ -102,7 +102,7 @@ fn an_error_in_the_stream_is_typed() {
 
 #[test]
 fn a_stream_without_its_end_is_cut_and_one_without_done_is_not() {
-    let stream = include_str!("fixtures/openai_text.sse");
+    let stream = include_str!("../fixtures/openai_text.sse");
     let before_finish = &stream[..stream.find("\"finish_reason\":\"stop\"").unwrap()];
     let cut_at = before_finish.rfind("data:").unwrap();
     let (_, error) = decode(&stream[..cut_at]);
@@ -120,7 +120,7 @@ fn garbage_is_a_bad_response() {
 
 #[test]
 fn recorded_error_bodies() {
-    check_recorded_errors(include_str!("fixtures/errors.json"), parse_error);
+    check_recorded_errors(include_str!("../fixtures/errors.json"), parse_error);
 }
 
 fn request() -> ModelRequest {
@@ -157,7 +157,7 @@ fn request() -> ModelRequest {
 fn request_body() {
     let request = request();
     let body = serde_json::to_value(to_request("qwen2.5:7b", Some(512), &request)).unwrap();
-    let recorded: Value = serde_json::from_str(include_str!("fixtures/request.json")).unwrap();
+    let recorded: Value = serde_json::from_str(include_str!("../fixtures/request.json")).unwrap();
     assert_eq!(body, recorded);
     let hi = ModelRequest { messages: vec![ModelMessage::user("hi")], ..ModelRequest::default() };
     let bare = serde_json::to_value(to_request("m", None, &hi)).unwrap();

@@ -1,4 +1,4 @@
-//! Tests of the anthropic wire format on recorded answers (fixtures/) and hand-made chunks.
+//! Tests of the anthropic wire format on recorded answers (`fixtures/` beside `format.rs`) and hand-made chunks.
 
 use super::*;
 use crate::chat::ToolCall;
@@ -24,7 +24,7 @@ fn recorded_answers() {
     let cases: Vec<(&str, &str, Vec<StreamEvent>)> = vec![
         (
             "text",
-            include_str!("fixtures/text.sse"),
+            include_str!("../fixtures/text.sse"),
             vec![
                 TextDelta("Hello".into()),
                 TextDelta("! How can I help?".into()),
@@ -34,7 +34,7 @@ fn recorded_answers() {
         ),
         (
             "thinking, text and two tool uses",
-            include_str!("fixtures/tool_use.sse"),
+            include_str!("../fixtures/tool_use.sse"),
             vec![
                 TextDelta("I'll read the config first.".into()),
                 call(
@@ -58,10 +58,10 @@ fn recorded_answers() {
 #[test]
 fn an_error_event_is_typed_and_a_cut_stream_is_cut() {
     let (events, error) =
-        decode_recorded(include_str!("fixtures/overloaded_mid_stream.sse"), Decoder::boxed());
+        decode_recorded(include_str!("../fixtures/overloaded_mid_stream.sse"), Decoder::boxed());
     assert_eq!(events, vec![TextDelta("Sure".into())]);
     assert!(matches!(error, Some(LlmError::Unavailable { status: None, .. })), "{error:?}");
-    let stream = include_str!("fixtures/text.sse");
+    let stream = include_str!("../fixtures/text.sse");
     let (_, error) =
         decode_recorded(&stream[..stream.find("event: message_delta").unwrap()], Decoder::boxed());
     assert!(matches!(error, Some(LlmError::StreamCut { .. })), "{error:?}");
@@ -69,7 +69,7 @@ fn an_error_event_is_typed_and_a_cut_stream_is_cut() {
 
 #[test]
 fn recorded_error_bodies() {
-    check_recorded_errors(include_str!("fixtures/errors.json"), parse_error);
+    check_recorded_errors(include_str!("../fixtures/errors.json"), parse_error);
 }
 
 #[test]
@@ -114,7 +114,7 @@ fn request_body_alternates_roles_and_caches_the_prefix() {
         }],
         ..ModelRequest::default()
     };
-    let expected: Value = serde_json::from_str(include_str!("fixtures/request.json")).unwrap();
+    let expected: Value = serde_json::from_str(include_str!("../fixtures/request.json")).unwrap();
     assert_eq!(
         serde_json::to_value(to_request("claude-sonnet-4-20250514", 8192, &request)).unwrap(),
         expected

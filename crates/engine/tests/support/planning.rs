@@ -5,7 +5,7 @@ use preflight_engine::planner::PlanDocument;
 use preflight_engine::store::Store;
 use preflight_engine::ChatId;
 
-use super::fixtures::{self, tasks_from};
+use preflight_testkit::store::fixtures::{self, tasks_from};
 
 /// The chat's first message: the task. Phase `planning`.
 pub fn first_message(store: &Store, chat_id: &ChatId) -> Message {

@@ -11,7 +11,8 @@ use preflight_engine::planner::PlanDocument;
 use preflight_engine::store::{Conflict, Store, StoreError};
 use preflight_engine::ChatId;
 
-use super::fixtures::{self, advance, finished, tasks_from};
+use crate::store::check::{self, Kind};
+use crate::store::fixtures::{self, advance, finished, tasks_from};
 
 const MIN_CHATS: usize = 4;
 const MAX_CHATS: usize = 10;
@@ -234,8 +235,7 @@ fn executing_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepRepor
         });
     }
     let last = store.read(|tx| tx.last_message(&chat.id))?;
-    let answered =
-        last.is_some_and(|message| super::check::kind(&message) == super::check::Kind::Assistant);
+    let answered = last.is_some_and(|message| check::kind(&message) == Kind::Assistant);
     if answered {
         store.finish_turn(&chat.id, finished(&list))?;
         return Ok(report("finish_turn", 0));

@@ -2,8 +2,6 @@
 //! has begun, a scripted server, the real HTTP provider, and small test tools standing in
 //! for the MCP host (which is not part of this module).
 
-#![allow(dead_code)] // each test file uses its own part
-
 use std::sync::{Arc, Mutex};
 
 use preflight_engine::agent::{

@@ -1,10 +1,10 @@
-//! Shared helpers of the store tests: temp stores, message and plan fixtures, the
-//! consistency checker and the random lifecycle workload.
-#![allow(dead_code)] // each test file uses its own part of the helpers
+//! The store tests' shared workload (feature `store-child`): temp stores, message and plan
+//! fixtures, the consistency checker and the random lifecycle workload. Here, in the library,
+//! so that the engine's in-process workload test and the crash child (`store-crash-child`)
+//! run the same steps without one crate compiling in another's `tests/`.
 
 pub mod check;
 pub mod fixtures;
-pub mod planning;
 pub mod workload;
 
 use preflight_engine::store::Store;

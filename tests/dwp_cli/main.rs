@@ -13,9 +13,7 @@ use preflight_engine::tasks::TaskList;
 use serde_json::Value;
 use tempfile::TempDir;
 
-#[path = "dwp_cli/lock.rs"]
 mod lock;
-#[path = "dwp_cli/verify.rs"]
 mod verify;
 
 const PLAN: &str = "PLAN_ship_the_parser";

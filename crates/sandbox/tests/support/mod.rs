@@ -1,6 +1,6 @@
 //! Shared by the black-box tests: start the built `preflight-sandbox` binary on a fresh
 //! workspace and talk to it with rmcp's client over stdio.
-#![allow(dead_code)]
+#![allow(dead_code)] // each test binary uses its own part
 
 use anyhow::{anyhow, Context, Result};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool};
