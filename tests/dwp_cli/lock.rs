@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use preflight_dwp::PlanDir;
+use preflight_dwp::PlanFolder;
 
 use super::{dwp, state, workspace, PLAN};
 
@@ -67,7 +67,7 @@ fn dwp_concurrent_cli_updaters_serialise_through_the_lock() {
     }
     let gates = state(ws.path())["tasks"][0]["gates"].as_array().unwrap().len();
     assert_eq!(gates, 4, "four concurrent runs, none lost");
-    let dir = PlanDir::open(ws.path().join(".dwp/plans").join(PLAN)).unwrap();
+    let dir = PlanFolder::open(ws.path().join(".dwp/plans").join(PLAN)).unwrap();
     let (status, stdout, _) = dwp(ws.path(), &["verify", dir.path().to_str().unwrap()]);
     assert_eq!(status, 0, "{stdout}");
 }

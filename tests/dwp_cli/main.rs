@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use preflight_dwp::{Author, PlanFiles, PlanInput, TrackedTask};
+use preflight_dwp::{Author, PlanFolderWriter, PlanInput, TrackedTask};
 use preflight_engine::planner::{
     build_plan_document, Approval, Plan, PlanFacts, PlanStep, SandboxPolicy, SandboxSpec,
 };
@@ -44,7 +44,7 @@ fn workspace() -> TempDir {
     };
     let document = build_plan_document(&plan, "", &facts);
     let tasks = TaskList::from_steps(steps).unwrap();
-    let files = PlanFiles::new(Author::preflight(None));
+    let files = PlanFolderWriter::new(Author::preflight(None));
     let (document, tasks) = (PlanInput::from(&document), Vec::<TrackedTask>::from(&tasks));
     let dir =
         files.materialize(ws.path(), &document, &tasks, "chat-1", "2026-06-09T14:00:00Z").unwrap();

@@ -12,7 +12,7 @@
 //!   with a [`DwpError`].
 //!
 //! The crate knows nothing of the engine: the engine hands in a [`PlanInput`] and
-//! [`TrackedTask`]s (`input.rs`). Every `PlanFiles` method blocks (file I/O, and up to
+//! [`TrackedTask`]s (`input.rs`). Every `PlanFolderWriter` method blocks (file I/O, and up to
 //! `LockOptions::wait` for another writer): call it off the async runtime.
 
 mod clock;
@@ -27,14 +27,14 @@ mod tests;
 pub use clock::now_rfc3339;
 pub use disk::audit::{verify_plan, VerifyReport};
 pub use disk::error::DwpError;
-pub use disk::folder::{read_state, PlanDir, StateSnapshot};
+pub use disk::folder::{read_state, PlanFolder, StateSnapshot};
 pub use disk::lock::LockOptions;
 pub use disk::protocol::{changes_for, SyncReport};
 pub use disk::request::{UpdateAction, UpdateReport, UpdateRequest};
 pub use input::{
     DropSettled, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus, TrackedTask,
 };
-pub use plan_files::PlanFiles;
+pub use plan_files::PlanFolderWriter;
 pub use rules::documents::{
     ApprovalState, Author, Blocked, Checkpoint, GateRecord, Locator, LocatorKind, Outcome,
     PlanState, Status, TaskBlock, TaskEntry,

@@ -1,4 +1,4 @@
-//! The engine's handle on plan folders, [`PlanFiles`]: who writes and how long to wait for
+//! The engine's handle on plan folders, [`PlanFolderWriter`]: who writes and how long to wait for
 //! another writer. Its methods live beside the disk work they do (`disk/`).
 
 use crate::disk::lock::LockOptions;
@@ -7,18 +7,18 @@ use crate::rules::documents::Author;
 /// The engine's handle on plan folders: who writes (`updated_by`) and how long to wait
 /// for another writer's lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanFiles {
+pub struct PlanFolderWriter {
     pub author: Author,
     pub lock: LockOptions,
 }
 
-impl PlanFiles {
-    pub fn new(author: Author) -> PlanFiles {
-        PlanFiles { author, lock: LockOptions::default() }
+impl PlanFolderWriter {
+    pub fn new(author: Author) -> PlanFolderWriter {
+        PlanFolderWriter { author, lock: LockOptions::default() }
     }
 
-    pub fn with_lock(self, lock: LockOptions) -> PlanFiles {
-        PlanFiles { lock, ..self }
+    pub fn with_lock(self, lock: LockOptions) -> PlanFolderWriter {
+        PlanFolderWriter { lock, ..self }
     }
 }
 

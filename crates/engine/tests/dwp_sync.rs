@@ -8,8 +8,8 @@ mod dwp {
     use std::time::Duration;
 
     use preflight_dwp::{
-        verify_plan, Author, DropSettled, DwpError, GateInput, LockOptions, PlanDir, PlanFiles,
-        PlanInput, TrackedTask, DROP_NEEDS,
+        verify_plan, Author, DropSettled, DwpError, GateInput, LockOptions, PlanFolder,
+        PlanFolderWriter, PlanInput, TrackedTask, DROP_NEEDS,
     };
     use preflight_engine::planner::{
         build_plan_document, Approval, Plan, PlanDocument, PlanFacts, PlanStep, SandboxPolicy,
@@ -63,8 +63,8 @@ mod dwp {
         build_plan_document(&plan, "", &facts)
     }
 
-    fn plan_files() -> PlanFiles {
-        PlanFiles::new(Author::preflight(Some("test-model"))).with_lock(LockOptions {
+    fn plan_files() -> PlanFolderWriter {
+        PlanFolderWriter::new(Author::preflight(Some("test-model"))).with_lock(LockOptions {
             wait: Duration::from_secs(30),
             stale_after: Duration::from_secs(120),
         })
@@ -75,7 +75,7 @@ mod dwp {
     }
 
     /// An approved three-task plan materialised in `workspace`, with the tracker's list.
-    fn materialised(workspace: &Path) -> (PlanDir, TaskList) {
+    fn materialised(workspace: &Path) -> (PlanFolder, TaskList) {
         let document = plan_document("Add payment webhook handling", &STEPS, Approval::Approved);
         let tasks = TaskList::from_steps(STEPS).unwrap();
         let dir = plan_files()

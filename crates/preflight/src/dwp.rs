@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use preflight_dwp::{
-    verify_plan, Author, Change, GateInput, LockOptions, Outcome, PlanDir, PlanFiles, UpdateAction,
-    UpdateRequest,
+    verify_plan, Author, Change, GateInput, LockOptions, Outcome, PlanFolder, PlanFolderWriter,
+    UpdateAction, UpdateRequest,
 };
 
 pub const USAGE: &str = "\
@@ -68,7 +68,7 @@ pub fn main(args: &[String]) -> ExitCode {
 
 fn run_update(plan: &str, request: &UpdateRequest, by: Author) -> anyhow::Result<ExitCode> {
     let dir = resolve(plan)?;
-    let report = PlanFiles::new(by).update(&dir, request, &preflight_dwp::now_rfc3339())?;
+    let report = PlanFolderWriter::new(by).update(&dir, request, &preflight_dwp::now_rfc3339())?;
     if let Some(owner) = &report.broken_lock {
         eprintln!("removed a stale lock ({owner})");
     }
@@ -99,9 +99,9 @@ fn run_verify(plan: &str) -> anyhow::Result<ExitCode> {
     Ok(if report.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn resolve(plan: &str) -> anyhow::Result<PlanDir> {
+fn resolve(plan: &str) -> anyhow::Result<PlanFolder> {
     let cwd = std::env::current_dir().context("reading the current folder")?;
-    Ok(PlanDir::resolve(plan, &cwd)?)
+    Ok(PlanFolder::resolve(plan, &cwd)?)
 }
 
 /// The flags of `update` as given, before they are checked to make one action.

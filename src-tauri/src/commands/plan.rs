@@ -2,7 +2,9 @@
 //! before approval, read its revisions and the `turn_plan` task list, answer the executor's
 //! plan changes, and show the plan folder in the workspace.
 
-use preflight_engine::lifecycle::{ApiError, ApproveChoice, ChatView, PlanFolder, TaskPanel};
+use preflight_engine::lifecycle::{
+    ApiError, ApproveChoice, ChatView, PlanFolderLocation, TaskPanel,
+};
 use preflight_engine::planner::{PlanDocument, PlanEdit};
 use preflight_engine::tasks::PlanChange;
 use preflight_engine::{ChangeId, ChatId, QuestionId};
@@ -90,7 +92,10 @@ pub async fn answer_plan_change(
 /// Shows the chat's plan folder in the system's file manager. The path comes from the
 /// engine, never from the window, so this cannot open anything else.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn open_plan_folder(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<PlanFolder> {
+pub async fn open_plan_folder(
+    shell: State<'_, Shell>,
+    chat_id: ChatId,
+) -> Answer<PlanFolderLocation> {
     let folder = shell.engine()?.plan_folder(&chat_id).await?;
     let folder = folder
         .ok_or_else(|| ApiError::bad_request("this chat has no plan folder in its workspace"))?;

@@ -4,7 +4,7 @@
 // into the workspace, the link to that `.dwp` folder.
 import type { Gate } from "../generated/Gate";
 import type { PlanChange } from "../generated/PlanChange";
-import type { PlanFolder } from "../generated/PlanFolder";
+import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import type { Task } from "../generated/Task";
 import type { TaskStatus } from "../generated/TaskStatus";
 import { taskCounts } from "../lib/chatState";
@@ -28,7 +28,7 @@ export interface TaskPanelProps {
   tasks: Task[];
   finished: boolean;
   /** The chat's plan folder, when it writes one. */
-  files?: PlanFolder | null;
+  files?: PlanFolderLocation | null;
   /** The chat's plan change requests: a waiting one marks its step. */
   changes?: PlanChange[];
   onOpenFolder?: () => void;
@@ -82,7 +82,7 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
         ))
       )}
       {finished && <p class="muted" data-testid="tasks-finished">{t("tasks.finished")}</p>}
-      {files && <PlanFiles files={files} onOpenFolder={onOpenFolder} />}
+      {files && <PlanFolderWriter files={files} onOpenFolder={onOpenFolder} />}
     </aside>
   );
 }
@@ -119,7 +119,7 @@ export function formatDuration(ms: number): string {
   return ms < 1000 ? t("units.ms", { value: formatNumber(ms) }) : t("units.s", { value: formatNumber(ms / 1000, 1) });
 }
 
-function PlanFiles({ files, onOpenFolder }: { files: PlanFolder } & Pick<TaskPanelProps, "onOpenFolder">) {
+function PlanFolderWriter({ files, onOpenFolder }: { files: PlanFolderLocation } & Pick<TaskPanelProps, "onOpenFolder">) {
   return (
     <section class="plan-files" data-testid="plan-files" aria-label={t("tasks.folder")}>
       <p class="small">

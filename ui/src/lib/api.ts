@@ -23,7 +23,7 @@ import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanChange } from "../generated/PlanChange";
 import type { PickedFile } from "../generated/PickedFile";
-import type { PlanFolder } from "../generated/PlanFolder";
+import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import type { SandboxView } from "../generated/SandboxView";
 import type { ServerAnswer } from "../generated/ServerAnswer";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
@@ -116,7 +116,7 @@ export const api = {
   planChanges: (chat_id: string) => call<PlanChange[]>("plan_changes", { chat_id }),
   answerPlanChange: (chat_id: string, change_id: string, approve: boolean) =>
     call<ChatView>("answer_plan_change", { chat_id, change_id, approve }),
-  openPlanFolder: (chat_id: string) => call<PlanFolder>("open_plan_folder", { chat_id }),
+  openPlanFolder: (chat_id: string) => call<PlanFolderLocation>("open_plan_folder", { chat_id }),
   /** MCP servers' questions waiting for the user in the chat (after a reload). */
   listElicitations: (chat_id: string) => call<Elicitation[]>("list_elicitations", { chat_id }),
   /** Rejects with ERR_BAD_REQUEST (the question stays open) when the form does not fit. */

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { ApiError } from "../generated/ApiError";
 import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
-import type { PlanFolder } from "../generated/PlanFolder";
+import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import { api, asApiError, watchChat } from "./api";
 import { applyDelta, applyEvent, initialState, SnapshotOrder, turnRunning, withElicitations, withTasks, withView, type ChatState } from "./chatState";
 
@@ -19,7 +19,7 @@ const DELTA_FLUSH_MS = 50;
 export interface ChatController {
   state: ChatState | null;
   /** The chat's `.dwp` plan folder, when it writes one (refreshed as the task list changes). */
-  files: PlanFolder | null;
+  files: PlanFolderLocation | null;
   /** Runs an action that answers with the chat's new view; errors are returned. */
   act: (action: () => Promise<ChatView | unknown>) => Promise<ApiError | null>;
   reload: () => void;
@@ -27,7 +27,7 @@ export interface ChatController {
 
 export function useChat(chatId: string | null, generation: number): ChatController {
   const [state, setState] = useState<ChatState | null>(null);
-  const [files, setFiles] = useState<PlanFolder | null>(null);
+  const [files, setFiles] = useState<PlanFolderLocation | null>(null);
   const reloadRef = useRef<() => void>(() => {});
   /** The open chat's snapshots in the order they were asked for (see `SnapshotOrder`). */
   const orderRef = useRef(new SnapshotOrder());

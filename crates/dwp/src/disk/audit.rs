@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::error::DwpError;
 use super::folder::{
-    parse_state, read_document, read_manifest, read_optional, read_text, sha256_hex, PlanDir,
+    parse_state, read_document, read_manifest, read_optional, read_text, sha256_hex, PlanFolder,
     README_FILE, STATE_FILE,
 };
 use super::journal::has_pending_commit;
@@ -31,7 +31,7 @@ pub struct VerifyReport {
 
 /// Verifies the plan folder `dir`. Only an unreadable folder is an error; every problem of
 /// its contents is a finding.
-pub fn verify_plan(dir: &PlanDir, lock: LockOptions) -> Result<VerifyReport, DwpError> {
+pub fn verify_plan(dir: &PlanFolder, lock: LockOptions) -> Result<VerifyReport, DwpError> {
     let mut findings = Vec::new();
     disk_findings(dir, lock, &mut findings);
     if let Err(error) = read_manifest(dir) {
@@ -66,7 +66,7 @@ pub fn verify_plan(dir: &PlanDir, lock: LockOptions) -> Result<VerifyReport, Dwp
     Ok(VerifyReport { plan: dir.name(), findings, task_count, completed_count, sha256 })
 }
 
-fn disk_findings(dir: &PlanDir, lock: LockOptions, findings: &mut Vec<Finding>) {
+fn disk_findings(dir: &PlanFolder, lock: LockOptions, findings: &mut Vec<Finding>) {
     if has_pending_commit(dir.path()) {
         let message = "an interrupted write is pending (.commit); the next update finishes it";
         findings.push(Finding::new(FindingKind::Interrupted, None, message));
@@ -78,7 +78,7 @@ fn disk_findings(dir: &PlanDir, lock: LockOptions, findings: &mut Vec<Finding>) 
 }
 
 fn state_findings(
-    dir: &PlanDir,
+    dir: &PlanFolder,
     readme: &ReadmeView,
     state: &PlanState,
     findings: &mut Vec<Finding>,

@@ -25,41 +25,41 @@ pub(crate) const MAX_DOCUMENT_BYTES: u64 = 4 << 20;
 
 /// A plan folder (`…/.dwp/plans/PLAN_<slug>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanDir {
+pub struct PlanFolder {
     path: PathBuf,
 }
 
-impl PlanDir {
+impl PlanFolder {
     /// The folder at `path`; it must hold a `state.json`.
-    pub fn open(path: impl Into<PathBuf>) -> Result<PlanDir, DwpError> {
+    pub fn open(path: impl Into<PathBuf>) -> Result<PlanFolder, DwpError> {
         let path = path.into();
         check_real_folders(&path)?;
         if !path.join(STATE_FILE).is_file() {
             return Err(DwpError::NotAPlan { path });
         }
-        Ok(PlanDir { path })
+        Ok(PlanFolder { path })
     }
 
     /// `PLAN` as the command line takes it: a plan folder's path, or a name under
     /// `<cwd>/.dwp/plans/` with or without its `PLAN_` prefix.
-    pub fn resolve(plan: &str, cwd: &Path) -> Result<PlanDir, DwpError> {
+    pub fn resolve(plan: &str, cwd: &Path) -> Result<PlanFolder, DwpError> {
         let as_path = cwd.join(plan);
         if as_path.join(STATE_FILE).is_file() {
-            return PlanDir::open(as_path);
+            return PlanFolder::open(as_path);
         }
         let plans = cwd.join(PLANS_DIR);
         let name = if plan.starts_with("PLAN_") { plan.to_owned() } else { format!("PLAN_{plan}") };
         let under_plans = plans.join(&name);
         if under_plans.join(STATE_FILE).is_file() {
-            return PlanDir::open(under_plans);
+            return PlanFolder::open(under_plans);
         }
         Err(DwpError::NotAPlan {
             path: if plan.contains(['/', '\\']) { as_path } else { under_plans },
         })
     }
 
-    pub(crate) fn new_unchecked(path: PathBuf) -> PlanDir {
-        PlanDir { path }
+    pub(crate) fn new_unchecked(path: PathBuf) -> PlanFolder {
+        PlanFolder { path }
     }
 
     pub fn path(&self) -> &Path {
@@ -91,7 +91,7 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Reads and checks `state.json`: v2 schema, every field the seed requires, no structural
 /// problem. A v1 file or a newer schema is refused, never reinterpreted.
-pub fn read_state(dir: &PlanDir) -> Result<StateSnapshot, DwpError> {
+pub fn read_state(dir: &PlanFolder) -> Result<StateSnapshot, DwpError> {
     let path = dir.file(STATE_FILE);
     let bytes = read_document(&path)?;
     let sha256 = sha256_hex(&bytes);
@@ -114,7 +114,7 @@ pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<PlanState, DwpErr
 }
 
 /// Reads and checks `manifest.json`, refusing a plan written under a newer specification.
-pub(crate) fn read_manifest(dir: &PlanDir) -> Result<Manifest, DwpError> {
+pub(crate) fn read_manifest(dir: &PlanFolder) -> Result<Manifest, DwpError> {
     let path = dir.file(MANIFEST_FILE);
     let bytes = read_document(&path)?;
     let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.clone(), problems };

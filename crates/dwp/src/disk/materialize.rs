@@ -14,13 +14,13 @@ use preflight_files::{write_atomic, write_new, Access};
 
 use super::error::DwpError;
 use super::folder::{
-    check_real_folders, read_manifest, read_state, to_json, PlanDir, MANIFEST_FILE, PLANS_DIR,
+    check_real_folders, read_manifest, read_state, to_json, PlanFolder, MANIFEST_FILE, PLANS_DIR,
     PROGRESS_FILE, README_FILE, STATE_FILE,
 };
 use super::journal::{commit, recover};
 use super::lock::PlanLock;
 use crate::input::{PlanApproval, PlanInput, TrackedTask};
-use crate::plan_files::PlanFiles;
+use crate::plan_files::PlanFolderWriter;
 use crate::rules::documents::{
     ApprovalState, Archetype, Manifest, Materialization, Origin, PlanFormat, PlanState, Rigor,
     Status, TaskEntry, MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA,
@@ -30,7 +30,7 @@ use crate::rules::readme::render_readme;
 use crate::rules::slug::slug;
 use crate::rules::transition::stamp;
 
-impl PlanFiles {
+impl PlanFolderWriter {
     /// Writes the plan folder of an approved plan and syncs the tracker's statuses into it.
     /// Idempotent per chat: when the chat already has a plan folder, that one is returned
     /// (and synced) instead of a second one being made.
@@ -41,7 +41,7 @@ impl PlanFiles {
         tasks: &[TrackedTask],
         chat_id: &str,
         now: &str,
-    ) -> Result<PlanDir, DwpError> {
+    ) -> Result<PlanFolder, DwpError> {
         let approval = match plan.approval {
             PlanApproval::Approved => ApprovalState::Approved,
             PlanApproval::PreApproved => ApprovalState::PreApproved,
@@ -50,14 +50,14 @@ impl PlanFiles {
             }
             PlanApproval::Rejected => return Err(DwpError::NotApproved { status: "was rejected" }),
         };
-        if let Some(existing) = PlanFiles::locate(workspace, chat_id)? {
+        if let Some(existing) = PlanFolderWriter::locate(workspace, chat_id)? {
             self.finish_materialization(&existing, plan, tasks, approval, now)?;
             self.sync(&existing, tasks, now)?;
             return Ok(existing);
         }
         check_real_folders(&workspace.join(PLANS_DIR))?;
         let folder = create_unique_folder(&workspace.join(PLANS_DIR), &slug(&plan.title))?;
-        let dir = PlanDir::new_unchecked(folder);
+        let dir = PlanFolder::new_unchecked(folder);
         {
             let _lock = PlanLock::acquire(dir.path(), self.lock)?;
             let manifest = self.manifest(&dir, workspace, plan, tasks, chat_id, now);
@@ -73,7 +73,7 @@ impl PlanFiles {
     /// Completes a materialisation a crash interrupted (state still `materializing`).
     fn finish_materialization(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         plan: &PlanInput,
         tasks: &[TrackedTask],
         approval: ApprovalState,
@@ -93,16 +93,16 @@ impl PlanFiles {
 
     /// The newest plan folder of `chat_id` under `workspace/.dwp/plans`, if any. Folders
     /// whose manifest cannot be read are someone else's business and are passed over.
-    pub fn locate(workspace: &Path, chat_id: &str) -> Result<Option<PlanDir>, DwpError> {
+    pub fn locate(workspace: &Path, chat_id: &str) -> Result<Option<PlanFolder>, DwpError> {
         let plans = workspace.join(PLANS_DIR);
         check_real_folders(&plans)?;
         let Ok(entries) = fs::read_dir(&plans) else {
             return Ok(None);
         };
-        let mut found: Option<(String, PlanDir)> = None;
+        let mut found: Option<(String, PlanFolder)> = None;
         for entry in entries {
             let path = entry.map_err(DwpError::io(&plans))?.path();
-            let dir = PlanDir::new_unchecked(path);
+            let dir = PlanFolder::new_unchecked(path);
             let Ok(manifest) = read_manifest(&dir) else {
                 continue;
             };
@@ -118,7 +118,7 @@ impl PlanFiles {
 
     fn manifest(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         workspace: &Path,
         plan: &PlanInput,
         tasks: &[TrackedTask],
@@ -148,7 +148,7 @@ impl PlanFiles {
 
     fn initial_state(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         tasks: &[TrackedTask],
         approval: ApprovalState,
         now: &str,
@@ -181,7 +181,7 @@ impl PlanFiles {
 /// The materialisation protocol point: README.md, PROGRESS.md and `state.json` (`ready`,
 /// every task pending) as one change.
 fn write_ready(
-    dir: &PlanDir,
+    dir: &PlanFolder,
     plan: &PlanInput,
     mut state: PlanState,
     approval: ApprovalState,

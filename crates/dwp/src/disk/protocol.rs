@@ -3,10 +3,10 @@
 //! user's confirmation of a drop. Each is one guarded write session.
 
 use super::error::DwpError;
-use super::folder::PlanDir;
+use super::folder::PlanFolder;
 use super::writer::Writer;
 use crate::input::TrackedTask;
-use crate::plan_files::PlanFiles;
+use crate::plan_files::PlanFolderWriter;
 use crate::rules::documents::{PlanState, Status};
 use crate::rules::evidence::GateInput;
 use crate::rules::tracker;
@@ -20,13 +20,13 @@ pub struct SyncReport {
     pub refused: Vec<String>,
 }
 
-impl PlanFiles {
+impl PlanFolderWriter {
     /// Brings `state.json`, README.md and PROGRESS.md in line with the tracker's list, one
     /// protocol point per change. An empty list (a plan closed at the end of a turn)
     /// changes nothing. Refuses to write when README.md and `state.json` disagree.
     pub fn sync(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         tasks: &[TrackedTask],
         now: &str,
     ) -> Result<SyncReport, DwpError> {
@@ -50,7 +50,7 @@ impl PlanFiles {
     /// a `done` that `check_done` refused.
     pub fn record_gate(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         task: u32,
         gate: GateInput,
         now: &str,
@@ -63,7 +63,7 @@ impl PlanFiles {
     /// is in progress (nothing to resume inside).
     pub fn checkpoint(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         step: &str,
         note: &str,
         now: &str,
@@ -85,7 +85,7 @@ impl PlanFiles {
     /// The user confirmed that a dropped task leaves the plan: it becomes `skipped`.
     pub fn confirm_drop(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         task: u32,
         reason: &str,
         now: &str,
@@ -101,7 +101,7 @@ impl PlanFiles {
     /// protocol point. `state.json` keeps its tasks; its `status` follows from them.
     pub fn record_completion(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         lines: &[String],
         now: &str,
     ) -> Result<(), DwpError> {
@@ -111,7 +111,7 @@ impl PlanFiles {
         writer.write(applied, now).map(drop)
     }
 
-    fn apply_one(&self, dir: &PlanDir, change: &Change, now: &str) -> Result<(), DwpError> {
+    fn apply_one(&self, dir: &PlanFolder, change: &Change, now: &str) -> Result<(), DwpError> {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         writer.ensure_in_sync()?;
         writer.apply(change, now).map(drop)

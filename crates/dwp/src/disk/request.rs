@@ -3,10 +3,10 @@
 //! agreement check, then one transition (or a reconciliation) written as one change.
 
 use super::error::DwpError;
-use super::folder::PlanDir;
+use super::folder::PlanFolder;
 use super::lock::break_stale_lock;
 use super::writer::Writer;
-use crate::plan_files::PlanFiles;
+use crate::plan_files::PlanFolderWriter;
 use crate::rules::documents::Author;
 use crate::rules::readme::parse_readme;
 use crate::rules::reconciliation::reconcile;
@@ -42,11 +42,11 @@ pub struct UpdateReport {
     pub broken_lock: Option<String>,
 }
 
-impl PlanFiles {
+impl PlanFolderWriter {
     /// Runs one guarded update; a refusal writes nothing.
     pub fn update(
         &self,
-        dir: &PlanDir,
+        dir: &PlanFolder,
         request: &UpdateRequest,
         now: &str,
     ) -> Result<UpdateReport, DwpError> {

@@ -4,7 +4,7 @@
 
 use super::error::DwpError;
 use super::folder::{
-    read_manifest, read_optional, read_state, read_text, sha256_hex, to_json, PlanDir,
+    read_manifest, read_optional, read_state, read_text, sha256_hex, to_json, PlanFolder,
     StateSnapshot, PROGRESS_FILE, README_FILE, STATE_FILE,
 };
 use super::journal::{commit, recover};
@@ -18,7 +18,7 @@ use crate::rules::transition::{apply, Applied, Change};
 /// An open write session: the lock held, crash leftovers recovered, the documents read and
 /// checked. Each [`Writer::apply`] is one protocol point written as one change.
 pub(crate) struct Writer<'a> {
-    dir: &'a PlanDir,
+    dir: &'a PlanFolder,
     _lock: PlanLock,
     snapshot: StateSnapshot,
     readme: String,
@@ -28,7 +28,7 @@ pub(crate) struct Writer<'a> {
 
 impl<'a> Writer<'a> {
     pub(crate) fn begin(
-        dir: &'a PlanDir,
+        dir: &'a PlanFolder,
         lock: LockOptions,
         by: Author,
     ) -> Result<Writer<'a>, DwpError> {

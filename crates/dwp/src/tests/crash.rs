@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use super::support::*;
 use super::{
     at, break_stale_lock, checkbox_findings, has_pending_commit, parse_readme, read_manifest,
-    read_state, verify_plan, LockOptions, PlanDir, UpdateAction, UpdateRequest, LOCK_DIR,
+    read_state, verify_plan, LockOptions, PlanFolder, UpdateAction, UpdateRequest, LOCK_DIR,
 };
 
 const KILLS: u64 = 100;
@@ -91,7 +91,7 @@ fn crash_once(plan: &Path, rng: &mut Rng, stats: &mut Stats) -> usize {
 
 /// Before any recovery: every file parses; the files agree unless a decided change is
 /// pending; the dead writer's lock is stale, reported, and broken only when asked.
-fn inspect_after_kill(dir: &PlanDir, kill: u64, stats: &mut Stats) {
+fn inspect_after_kill(dir: &PlanFolder, kill: u64, stats: &mut Stats) {
     read_state(dir).unwrap_or_else(|error| panic!("kill {kill}: state.json: {error}"));
     read_manifest(dir).unwrap_or_else(|error| panic!("kill {kill}: manifest.json: {error}"));
     let readme = std::fs::read_to_string(dir.file("README.md")).unwrap();
@@ -127,7 +127,7 @@ fn inspect_after_kill(dir: &PlanDir, kill: u64, stats: &mut Stats) {
 }
 
 /// The next writer recovers; then the verifier is clean and nothing reported is lost.
-fn recover_and_check(dir: &PlanDir, kill: u64, reported: usize) {
+fn recover_and_check(dir: &PlanFolder, kill: u64, reported: usize) {
     let update = UpdateRequest {
         action: UpdateAction::Reconcile,
         expected_sha256: None,

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::support::*;
 use super::{
-    at, verify_plan, Change, DwpError, LockOptions, PlanDir, PlanFiles, UpdateAction,
+    at, verify_plan, Change, DwpError, LockOptions, PlanFolder, PlanFolderWriter, UpdateAction,
     UpdateRequest, MANIFEST_FILE, STATE_FILE,
 };
 use crate::PlanApproval as Approval;
@@ -135,7 +135,7 @@ fn the_manifest_is_written_once_and_materialising_again_finds_the_same_folder() 
         "PLAN_add_payment_webhook_handling_2",
         "another chat's plan gets its own folder"
     );
-    assert_eq!(PlanFiles::locate(ws.path(), CHAT).unwrap(), Some(dir));
+    assert_eq!(PlanFolderWriter::locate(ws.path(), CHAT).unwrap(), Some(dir));
 }
 
 #[test]
@@ -156,7 +156,7 @@ fn only_an_approved_plan_is_materialised_and_auto_approval_says_so() {
     assert!(readme.contains("**Approval:** pre_approved"), "{readme}");
 }
 
-fn rewrite_state(dir: &PlanDir, edit: impl FnOnce(&mut Value)) {
+fn rewrite_state(dir: &PlanFolder, edit: impl FnOnce(&mut Value)) {
     let mut state = read_json(&dir.file(STATE_FILE));
     edit(&mut state);
     std::fs::write(dir.file(STATE_FILE), serde_json::to_string_pretty(&state).unwrap()).unwrap();

@@ -5,7 +5,7 @@
 use std::os::unix::fs::symlink;
 
 use super::support::{from_steps, materialised, plan_document, plan_files, workspace, CHAT, STEPS};
-use super::{at, read_manifest, read_state, DwpError, PlanDir, MANIFEST_FILE, STATE_FILE};
+use super::{at, read_manifest, read_state, DwpError, PlanFolder, MANIFEST_FILE, STATE_FILE};
 use crate::PlanApproval;
 
 #[test]
@@ -31,7 +31,7 @@ fn a_plans_folder_or_plan_folder_that_is_a_symlink_is_refused() {
     let moved = elsewhere.path().join(dir.name());
     std::fs::rename(dir.path(), &moved).unwrap();
     symlink(&moved, dir.path()).unwrap();
-    let error = PlanDir::open(dir.path()).unwrap_err();
+    let error = PlanFolder::open(dir.path()).unwrap_err();
     assert!(matches!(error, DwpError::Unsafe { .. }), "{error}");
 }
 

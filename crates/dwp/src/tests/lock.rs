@@ -11,14 +11,14 @@ use std::process::{Command, Stdio};
 
 use super::support::*;
 use super::{
-    at, read_state, verify_plan, Change, DwpError, GateInput, LockOptions, PlanDir, UpdateAction,
-    UpdateRequest,
+    at, read_state, verify_plan, Change, DwpError, GateInput, LockOptions, PlanFolder,
+    UpdateAction, UpdateRequest,
 };
 
 const UPDATES: usize = 12;
 
 /// Writer `name` records `UPDATES` gate runs of its own commands on task 1.
-fn write_gates(dir: &PlanDir, name: &str) {
+fn write_gates(dir: &PlanFolder, name: &str) {
     let files = plan_files();
     for n in 0..UPDATES {
         let gates = vec![GateInput::new(&format!("check {name}-{n}"), 0, "ok")];
@@ -33,7 +33,7 @@ fn write_gates(dir: &PlanDir, name: &str) {
     }
 }
 
-fn assert_all_recorded(dir: &PlanDir, writers: usize) {
+fn assert_all_recorded(dir: &PlanFolder, writers: usize) {
     let state = read_state(dir).unwrap().state;
     assert_eq!(state.tasks[0].gates.len(), writers * UPDATES, "lost updates");
     let progress = std::fs::read_to_string(dir.file("PROGRESS.md")).unwrap();

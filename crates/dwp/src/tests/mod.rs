@@ -20,7 +20,7 @@ mod updater_props;
 pub(crate) use crate::disk::audit::verify_plan;
 pub(crate) use crate::disk::error::DwpError;
 pub(crate) use crate::disk::folder::{
-    read_manifest, read_state, PlanDir, MANIFEST_FILE, STATE_FILE,
+    read_manifest, read_state, PlanFolder, MANIFEST_FILE, STATE_FILE,
 };
 pub(crate) use crate::disk::journal::has_pending_commit;
 pub(crate) use crate::disk::lock::{break_stale_lock, LockOptions, LOCK_DIR};
@@ -36,7 +36,7 @@ pub(crate) use crate::rules::reconciliation::reconcile;
 pub(crate) use crate::rules::refusal::Refusal;
 pub(crate) use crate::rules::structure::{derived_problems, state_problems};
 pub(crate) use crate::rules::transition::{apply, Change};
-pub(crate) use crate::PlanFiles;
+pub(crate) use crate::PlanFolderWriter;
 
 /// A timestamp `minute` minutes into the test day.
 pub(crate) fn at(minute: u32) -> String {

@@ -9,8 +9,8 @@ use tempfile::TempDir;
 
 use super::at;
 use crate::{
-    Author, LockOptions, PlanApproval, PlanDir, PlanFiles, PlanInput, StepInput, TrackedStatus,
-    TrackedTask,
+    Author, LockOptions, PlanApproval, PlanFolder, PlanFolderWriter, PlanInput, StepInput,
+    TrackedStatus, TrackedTask,
 };
 
 pub(crate) const CHAT: &str = "chat-7f3a";
@@ -56,8 +56,8 @@ pub(crate) fn from_steps(steps: &[&str]) -> Vec<TrackedTask> {
         .collect()
 }
 
-pub(crate) fn plan_files() -> PlanFiles {
-    PlanFiles::new(Author::preflight(Some("test-model"))).with_lock(LockOptions {
+pub(crate) fn plan_files() -> PlanFolderWriter {
+    PlanFolderWriter::new(Author::preflight(Some("test-model"))).with_lock(LockOptions {
         wait: Duration::from_secs(30),
         stale_after: Duration::from_secs(120),
     })
@@ -67,7 +67,7 @@ pub(crate) const STEPS: [&str; 3] =
     ["Create webhook endpoint", "Add retry queue", "Document the webhooks"];
 
 /// An approved three-task plan materialised in `workspace`, with the tracker's list.
-pub(crate) fn materialised(workspace: &Path) -> (PlanDir, Vec<TrackedTask>) {
+pub(crate) fn materialised(workspace: &Path) -> (PlanFolder, Vec<TrackedTask>) {
     let document = plan_document("Add payment webhook handling", &STEPS, PlanApproval::Approved);
     let tasks = from_steps(&STEPS);
     let dir = plan_files().materialize(workspace, &document, &tasks, CHAT, &at(0)).unwrap();

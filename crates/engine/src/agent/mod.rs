@@ -37,7 +37,7 @@ pub use registry::{
 pub use sink::{EventSink, NoEvents};
 pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub(crate) use turn_plan::sync_plan_files;
-pub use turn_plan::{GateRunner, PlanFilesLink, TurnPlanTool, GATE_TIMEOUT_S};
+pub use turn_plan::{GateRunner, PlanFolderLink, TurnPlanTool, GATE_TIMEOUT_S};
 
 use crate::store::Store;
 

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use preflight_dwp::{check_done, GateInput, PlanDir, PlanFiles, TrackedTask};
+use preflight_dwp::{check_done, GateInput, PlanFolder, PlanFolderWriter, TrackedTask};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -42,7 +42,7 @@ pub trait GateRunner: Send + Sync {
 pub struct TurnPlanTool {
     pub(super) store: Arc<Store>,
     /// The chat's plan folder, when the chat writes `.dwp` files (DESIGN §6).
-    pub(super) plan_files: Option<PlanFilesLink>,
+    pub(super) plan_files: Option<PlanFolderLink>,
     /// The chat's code sandbox; `None`: a gate is refused (nothing could prove it).
     gates: Option<Arc<dyn GateRunner>>,
     /// The chat approves plan changes itself (its auto-approve setting, DESIGN §12).
@@ -52,9 +52,9 @@ pub struct TurnPlanTool {
 /// Where a `.dwp` chat's task list is mirrored: every change becomes a protocol point, and
 /// a `done` without a passing gate is refused.
 #[derive(Debug, Clone)]
-pub struct PlanFilesLink {
-    pub files: PlanFiles,
-    pub dir: PlanDir,
+pub struct PlanFolderLink {
+    pub files: PlanFolderWriter,
+    pub dir: PlanFolder,
 }
 
 impl TurnPlanTool {
@@ -63,7 +63,7 @@ impl TurnPlanTool {
     }
 
     /// The tool of a chat that writes its plan into the workspace.
-    pub fn with_plan_files(store: Arc<Store>, link: PlanFilesLink) -> TurnPlanTool {
+    pub fn with_plan_files(store: Arc<Store>, link: PlanFolderLink) -> TurnPlanTool {
         TurnPlanTool { store, plan_files: Some(link), gates: None, auto_approve: false }
     }
 
@@ -250,7 +250,7 @@ impl TurnPlanTool {
     /// A refused `done` still records its measured gate (every run is a protocol point).
     async fn check_plan_files(
         &self,
-        link: &PlanFilesLink,
+        link: &PlanFolderLink,
         chat_id: &ChatId,
         op: &Operation,
         measured: Option<&Gate>,
@@ -266,7 +266,7 @@ impl TurnPlanTool {
 }
 
 /// Files a gate run that did not finish its task as a protocol point of the plan folder.
-async fn record_failing_gate(link: &PlanFilesLink, chat_id: &ChatId, id: u32, gate: &Gate) {
+async fn record_failing_gate(link: &PlanFolderLink, chat_id: &ChatId, id: u32, gate: &Gate) {
     let (link, gate) = (link.clone(), GateInput::from(gate));
     let recorded = tokio::task::spawn_blocking(move || {
         link.files.record_gate(&link.dir, id, gate, &now_rfc3339())
@@ -278,7 +278,7 @@ async fn record_failing_gate(link: &PlanFilesLink, chat_id: &ChatId, id: u32, ga
 }
 
 /// Mirrors the saved list into the plan folder; a failure is logged, never lost work.
-pub(crate) async fn sync_plan_files(link: &PlanFilesLink, chat_id: &ChatId, next: &TaskList) {
+pub(crate) async fn sync_plan_files(link: &PlanFolderLink, chat_id: &ChatId, next: &TaskList) {
     let (link, next): (_, Vec<TrackedTask>) = (link.clone(), next.into());
     match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339()))
         .await

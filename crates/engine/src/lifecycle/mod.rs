@@ -46,7 +46,7 @@ pub use mcp_settings::{
     McpRemote, McpServerSave, McpServerState, McpServerView, McpSettings, McpTool,
 };
 pub use notify::phase_text;
-pub use plan_files::{PlanFolder, TaskPanel};
+pub use plan_files::{PlanFolderLocation, TaskPanel};
 pub use tool_views::SandboxView;
 pub use transitions::MAX_QUESTION_ROUNDS;
 pub use unconfined::ApproveChoice;

@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use preflight_dwp::{Author, DwpError, PlanDir, PlanFiles, MAX_NOTE_CHARS};
+use preflight_dwp::{Author, DwpError, PlanFolder, PlanFolderWriter, MAX_NOTE_CHARS};
 use serde::Serialize;
 
-use crate::agent::PlanFilesLink;
+use crate::agent::PlanFolderLink;
 use crate::chat::Chat;
 use crate::events::Event;
 use crate::ids::ChatId;
@@ -20,7 +20,7 @@ use crate::tasks::{Task, TaskStatus};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PlanFolder {
+pub struct PlanFolderLocation {
     /// The folder relative to the workspace, e.g. `.dwp/plans/PLAN_add-login`.
     pub dir: String,
     /// The same folder as an absolute path.
@@ -33,7 +33,7 @@ pub struct PlanFolder {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TaskPanel {
     pub tasks: Vec<Task>,
-    pub files: Option<PlanFolder>,
+    pub files: Option<PlanFolderLocation>,
 }
 
 impl Engine {
@@ -56,7 +56,10 @@ impl Engine {
     }
 
     /// The chat's plan folder, found again in its workspace.
-    pub async fn plan_folder(&self, chat_id: &ChatId) -> Result<Option<PlanFolder>, ApiError> {
+    pub async fn plan_folder(
+        &self,
+        chat_id: &ChatId,
+    ) -> Result<Option<PlanFolderLocation>, ApiError> {
         folder_of(&self.inner.store.get_chat(chat_id)?).await
     }
 }
@@ -90,7 +93,8 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &ChatId, why: 
     let note = format!("the turn ended ({why}){tail}");
     let (files, task, id) = (plan_files(inner), active.id, chat.id.clone());
     let written = blocking(move || {
-        let Some(dir) = PlanFiles::locate(&workspace, id.as_str()).map_err(files_error)? else {
+        let Some(dir) = PlanFolderWriter::locate(&workspace, id.as_str()).map_err(files_error)?
+        else {
             return Ok(false);
         };
         files.checkpoint(&dir, &active.title, &note, &now_rfc3339()).map_err(files_error)
@@ -111,23 +115,24 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &ChatId, why: 
 }
 
 /// The folder's view: where it is.
-fn folder(workspace: &Path, dir: &PlanDir) -> PlanFolder {
+fn folder(workspace: &Path, dir: &PlanFolder) -> PlanFolderLocation {
     let relative = dir.path().strip_prefix(workspace).unwrap_or(dir.path());
-    PlanFolder {
+    PlanFolderLocation {
         dir: relative.to_string_lossy().into_owned(),
         path: dir.path().to_string_lossy().into_owned(),
     }
 }
 
 /// The chat's plan folder as `turn_plan` writes it, when the chat has one.
-pub(super) async fn plan_files_link(inner: &Inner, chat_id: &ChatId) -> Option<PlanFilesLink> {
+pub(super) async fn plan_files_link(inner: &Inner, chat_id: &ChatId) -> Option<PlanFolderLink> {
     let chat = inner.store.get_chat(chat_id).ok()?;
     let workspace = plan_workspace(&chat)?;
     let files = plan_files(inner);
     let located =
-        tokio::task::spawn_blocking(move || PlanFiles::locate(&workspace, chat.id.as_str())).await;
+        tokio::task::spawn_blocking(move || PlanFolderWriter::locate(&workspace, chat.id.as_str()))
+            .await;
     match located {
-        Ok(Ok(Some(dir))) => Some(PlanFilesLink { files, dir }),
+        Ok(Ok(Some(dir))) => Some(PlanFolderLink { files, dir }),
         Ok(Ok(None)) => None,
         Ok(Err(error)) => {
             tracing::warn!(%chat_id, %error, "the plan folder cannot be found");
@@ -143,19 +148,19 @@ pub(super) fn plan_workspace(chat: &Chat) -> Option<PathBuf> {
 }
 
 /// The plan files as this engine's executor writes them (its model in `updated_by`).
-pub(super) fn plan_files(inner: &Inner) -> PlanFiles {
+pub(super) fn plan_files(inner: &Inner) -> PlanFolderWriter {
     let model = inner.executor.as_ref().ok().map(|provider| provider.model());
-    PlanFiles::new(Author::preflight(model))
+    PlanFolderWriter::new(Author::preflight(model))
 }
 
 /// The chat's plan folder, when it has one.
-async fn folder_of(chat: &Chat) -> Result<Option<PlanFolder>, ApiError> {
+async fn folder_of(chat: &Chat) -> Result<Option<PlanFolderLocation>, ApiError> {
     let Some(workspace) = plan_workspace(chat) else {
         return Ok(None);
     };
     let chat_id = chat.id.clone();
     blocking(move || {
-        match PlanFiles::locate(&workspace, chat_id.as_str()).map_err(files_error)? {
+        match PlanFolderWriter::locate(&workspace, chat_id.as_str()).map_err(files_error)? {
             Some(dir) => Ok(Some(folder(&workspace, &dir))),
             None => Ok(None),
         }

@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use preflight_dwp::{
-    read_state, Author, Change, GateInput, LockOptions, PlanDir, PlanFiles, UpdateAction,
+    read_state, Author, Change, GateInput, LockOptions, PlanFolder, PlanFolderWriter, UpdateAction,
     UpdateRequest,
 };
 
@@ -28,11 +28,12 @@ fn round(t: u32, r: u64) -> Vec<Change> {
 
 fn main() {
     let plan = std::env::args().nth(1).expect("usage: dwp-crash-child PLAN_FOLDER");
-    let dir = PlanDir::open(plan).expect("a plan folder");
-    let files = PlanFiles::new(Author::preflight(Some("test-model"))).with_lock(LockOptions {
-        wait: std::time::Duration::from_secs(30),
-        stale_after: std::time::Duration::from_secs(120),
-    });
+    let dir = PlanFolder::open(plan).expect("a plan folder");
+    let files =
+        PlanFolderWriter::new(Author::preflight(Some("test-model"))).with_lock(LockOptions {
+            wait: std::time::Duration::from_secs(30),
+            stale_after: std::time::Duration::from_secs(120),
+        });
     let tasks = read_state(&dir).expect("state.json").state.tasks.len() as u64;
     let progress = std::fs::read_to_string(dir.path().join("PROGRESS.md")).expect("PROGRESS.md");
     let mut entries = progress.lines().filter(|line| line.starts_with("- ")).count();

@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use preflight_dwp::{
-    Author, Change, GateInput, LockOptions, PlanDir, PlanFiles, UpdateAction, UpdateRequest,
+    Author, Change, GateInput, LockOptions, PlanFolder, PlanFolderWriter, UpdateAction,
+    UpdateRequest,
 };
 
 fn main() {
@@ -14,11 +15,12 @@ fn main() {
         panic!("usage: dwp-lock-child PLAN_FOLDER NAME UPDATES");
     };
     let updates: usize = updates.parse().expect("UPDATES is a number");
-    let dir = PlanDir::open(plan).expect("a plan folder");
-    let files = PlanFiles::new(Author::preflight(Some("test-model"))).with_lock(LockOptions {
-        wait: Duration::from_secs(30),
-        stale_after: Duration::from_secs(120),
-    });
+    let dir = PlanFolder::open(plan).expect("a plan folder");
+    let files =
+        PlanFolderWriter::new(Author::preflight(Some("test-model"))).with_lock(LockOptions {
+            wait: Duration::from_secs(30),
+            stale_after: Duration::from_secs(120),
+        });
     for n in 0..updates {
         let gates = vec![GateInput::new(&format!("check {name}-{n}"), 0, "ok")];
         let request = UpdateRequest {

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use preflight_dwp::{PlanFiles, PlanInput, TrackedTask};
+use preflight_dwp::{PlanFolderWriter, PlanInput, TrackedTask};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::PlanFilesLink;
+use crate::agent::PlanFolderLink;
 use crate::agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
     Turn, TurnEnd, TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
@@ -140,13 +140,13 @@ async fn plan_files_link(
     chat: &Chat,
     plan: Option<&PlanDocument>,
     list: &TaskList,
-) -> Option<PlanFilesLink> {
+) -> Option<PlanFolderLink> {
     let workspace = plan_workspace(chat)?;
     let plan = plan.filter(|plan| carried_out(plan))?.clone();
     let files = plan_files(inner);
     let (chat_id, list, writer) = (chat.id.clone(), list.clone(), files.clone());
     let found = tokio::task::spawn_blocking(move || {
-        match PlanFiles::locate(&workspace, chat_id.as_str())? {
+        match PlanFolderWriter::locate(&workspace, chat_id.as_str())? {
             Some(dir) => Ok(Some(dir)),
             None if list.has_work_left() => {
                 let (plan, list) = (PlanInput::from(&plan), Vec::<TrackedTask>::from(&list));
@@ -159,7 +159,7 @@ async fn plan_files_link(
     })
     .await;
     match found {
-        Ok(Ok(dir)) => dir.map(|dir| PlanFilesLink { files, dir }),
+        Ok(Ok(dir)) => dir.map(|dir| PlanFolderLink { files, dir }),
         Ok(Err(error)) => {
             let message = format!("The plan could not be written to the workspace: {error}");
             inner.hub.emit(&chat.id, Event::Error { code: ErrorCode::PlanFiles, message });

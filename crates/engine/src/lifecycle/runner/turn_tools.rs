@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{
-    Availability, EventSink, GateRunner, PlanFilesLink, ReadAttachmentTool, ToolRegistry,
+    Availability, EventSink, GateRunner, PlanFolderLink, ReadAttachmentTool, ToolRegistry,
     ToolSource, TurnPlanTool, GATE_TIMEOUT_S,
 };
 use crate::error_code::ErrorCode;
@@ -108,7 +108,7 @@ pub(super) async fn turn_registry(
     chat_id: &ChatId,
     profile: Profile,
     workspace: Option<&str>,
-    plan_files: Option<PlanFilesLink>,
+    plan_files: Option<PlanFolderLink>,
 ) -> ToolRegistry {
     let workspace = workspace.map(PathBuf::from);
     let tools = match inner.mcp.tools(profile, workspace.as_deref()).await {

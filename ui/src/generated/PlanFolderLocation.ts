@@ -3,7 +3,7 @@
 /**
  * `files` of `GET /v1/chats/{id}/plan`: the chat's plan folder, when it writes one.
  */
-export type PlanFolder = { 
+export type PlanFolderLocation = { 
 /**
  * The folder relative to the workspace, e.g. `.dwp/plans/PLAN_add-login`.
  */
