@@ -9,6 +9,17 @@ function dom(html: string): HTMLElement {
 }
 
 describe("renderMarkdown", () => {
+  it("draws a table with its header row and cells, aligned as written", () => {
+    const root = dom(renderMarkdown("| Tool | Calls |\n|:---|---:|\n| run_command | 3 |\n| <b onclick=x>pip</b> | 1 |\n"));
+    const table = root.querySelector("table");
+    expect(table).not.toBeNull();
+    expect([...table!.querySelectorAll("thead th")].map((th) => th.textContent)).toEqual(["Tool", "Calls"]);
+    const rows = [...table!.querySelectorAll("tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent));
+    expect(rows).toEqual([["run_command", "3"], ["pip", "1"]]);
+    expect(table!.querySelector("th:last-child")!.getAttribute("align")).toBe("right");
+    expect(root.innerHTML).not.toContain("onclick");
+  });
+
   it("renders a model's HTML inert: no handlers, scripts, styles or remote images", () => {
     const cases = [
       '<img src=x onerror="alert(1)">',
