@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
 use support::script::{anyone, plan, planner};
-use support::{openai_config, Serve};
+use support::{openai_config, EventStream, Serve};
 use tempfile::TempDir;
 
 /// A folder holding a `bwrap` that cannot make namespaces, and the PATH with it first.
@@ -49,23 +49,34 @@ async fn serve_with(provider: &ScriptedServer, extra_config: &str, path: &str) -
     Serve::start_with_env(home, &[("PATH", path)])
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn approval_needs_the_users_explicit_choice_and_a_refusal_changes_nothing() {
-    let (_bin, path) = machine_without_namespaces();
-    let script = Script::new().route(planner(), [plan("Say hello", &["Print hello"])]).route(
-        anyone(),
-        [
-            call("mcp_code-sandbox_run_command", json!({"command": "echo hello-from-the-run"})),
-            Reply::text("Printed."),
-        ],
-    );
-    let provider = ScriptedServer::start(script).await.unwrap();
-    let serve = serve_with(&provider, "", &path).await;
+/// The planner's one-step plan, then `executor`'s replies.
+fn say_hello(executor: Vec<Reply>) -> Script {
+    Script::new().route(planner(), [plan("Say hello", &["Print hello"])]).route(anyone(), executor)
+}
+
+/// A chat on a fresh workspace (with `settings` besides), its first message sent and its plan
+/// card waiting; the workspace lives as long as the returned guard.
+async fn waiting_plan(serve: &Serve, settings: Value) -> (TempDir, String, EventStream) {
     let workspace = tempfile::tempdir().unwrap();
-    let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
+    let mut body = json!({"workspace": workspace.path(), "save_plans": false});
+    body.as_object_mut().unwrap().extend(settings.as_object().cloned().unwrap_or_default());
+    let id = serve.create_chat(body).await;
     let mut events = serve.events(&id).await;
     serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Say hello"})).await;
     events.wait_for_phase("awaiting_approval").await;
+    (workspace, id, events)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn approval_needs_the_users_explicit_choice_and_a_refusal_changes_nothing() {
+    let (_bin, path) = machine_without_namespaces();
+    let script = say_hello(vec![
+        call("mcp_code-sandbox_run_command", json!({"command": "echo hello-from-the-run"})),
+        Reply::text("Printed."),
+    ]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = serve_with(&provider, "", &path).await;
+    let (_workspace, id, mut events) = waiting_plan(&serve, json!({})).await;
 
     let view = serve.chat(&id).await;
     let notice = &view["state"]["unconfined"];
@@ -106,17 +117,9 @@ async fn approval_needs_the_users_explicit_choice_and_a_refusal_changes_nothing(
 #[tokio::test(flavor = "multi_thread")]
 async fn auto_approve_holds_a_plan_that_would_run_unconfined() {
     let (_bin, path) = machine_without_namespaces();
-    let script = Script::new()
-        .route(planner(), [plan("Say hello", &["Print hello"])])
-        .route(anyone(), [Reply::text("Printed.")]);
-    let provider = ScriptedServer::start(script).await.unwrap();
+    let provider = ScriptedServer::start(say_hello(vec![Reply::text("Printed.")])).await.unwrap();
     let serve = serve_with(&provider, "", &path).await;
-    let workspace = tempfile::tempdir().unwrap();
-    let body = json!({"workspace": workspace.path(), "save_plans": false, "auto_approve": true});
-    let id = serve.create_chat(body).await;
-    let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Say hello"})).await;
-    events.wait_for_phase("awaiting_approval").await;
+    let (_workspace, id, mut events) = waiting_plan(&serve, json!({"auto_approve": true})).await;
     let view = serve.chat(&id).await;
     assert_eq!(view["state"]["plan"]["approval"], "pending", "held for the user: {view}");
     assert_eq!(view["state"]["unconfined"]["needs_consent"], true, "{view}");
@@ -129,16 +132,9 @@ async fn auto_approve_holds_a_plan_that_would_run_unconfined() {
 #[tokio::test(flavor = "multi_thread")]
 async fn confinement_off_in_the_configuration_is_the_users_choice_already() {
     let (_bin, path) = machine_without_namespaces();
-    let script = Script::new()
-        .route(planner(), [plan("Say hello", &["Print hello"])])
-        .route(anyone(), [Reply::text("Printed.")]);
-    let provider = ScriptedServer::start(script).await.unwrap();
+    let provider = ScriptedServer::start(say_hello(vec![Reply::text("Printed.")])).await.unwrap();
     let serve = serve_with(&provider, "[sandbox]\nconfinement = \"off\"\n", &path).await;
-    let workspace = tempfile::tempdir().unwrap();
-    let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
-    let mut events = serve.events(&id).await;
-    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Say hello"})).await;
-    events.wait_for_phase("awaiting_approval").await;
+    let (_workspace, id, mut events) = waiting_plan(&serve, json!({})).await;
     let view = serve.chat(&id).await;
     assert_eq!(view["state"]["unconfined"]["needs_consent"], false, "{view}");
     let (status, _) = serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
@@ -149,15 +145,12 @@ async fn confinement_off_in_the_configuration_is_the_users_choice_already() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chat_approved_while_confined_gets_no_unconfined_run_later() {
     let (_bin, path) = machine_without_namespaces();
-    let script = Script::new().route(planner(), [plan("Say hello", &["Print hello"])]).route(
-        anyone(),
-        [
-            Reply::text("Ready."),
-            call("mcp_code-sandbox_run_command", json!({"command": "echo should-not-run"})),
-            call("turn_plan", json!({"op": "done", "id": 1, "gate": {"command": "true"}})),
-            Reply::text("Stopped."),
-        ],
-    );
+    let script = say_hello(vec![
+        Reply::text("Ready."),
+        call("mcp_code-sandbox_run_command", json!({"command": "echo should-not-run"})),
+        call("turn_plan", json!({"op": "done", "id": 1, "gate": {"command": "true"}})),
+        Reply::text("Stopped."),
+    ]);
     let provider = ScriptedServer::start(script).await.unwrap();
     // Approved where bubblewrap works: no choice was asked for, none recorded.
     let serve = serve_with(&provider, "", &std::env::var("PATH").unwrap_or_default()).await;
