@@ -89,7 +89,7 @@ pub struct McpServerSave {
 impl Engine {
     /// The servers of `mcp.json` with their state.
     pub async fn mcp_settings(&self) -> Result<McpSettings, ApiError> {
-        let path = self.inner.mcp.config().mcp_json();
+        let path = self.inner.mcp.options().mcp_json();
         let text = read_optional(&path)?;
         let status = self.inner.mcp.status().await.unwrap_or_default();
         let (mut servers, error) = self.entries(&path, text.as_deref());
@@ -141,7 +141,7 @@ impl Engine {
     }
 
     async fn change_mcp_json(&self, change: ServerChange) -> Result<McpSettings, ApiError> {
-        let config = self.inner.mcp.config();
+        let config = self.inner.mcp.options();
         let path = config.mcp_json();
         let text = read_optional(&path)?;
         let next = edit_servers(&path, text.as_deref(), &change, config)
@@ -159,7 +159,7 @@ impl Engine {
         path: &std::path::Path,
         text: Option<&str>,
     ) -> (Vec<McpServerView>, Option<String>) {
-        let config = self.inner.mcp.config();
+        let config = self.inner.mcp.options();
         let parsed: Result<Value, String> = match text {
             None => Ok(Value::Object(Default::default())),
             Some(text) => {

@@ -34,7 +34,7 @@ pub struct McpHost {
     requests: mpsc::Sender<Request>,
     /// The connections task's published views (read-only snapshots).
     views: watch::Receiver<Arc<Views>>,
-    config: Arc<McpOptions>,
+    options: Arc<McpOptions>,
     /// The configured servers as the adapters may show them; replaced on reload.
     servers: Arc<RwLock<Vec<ServerInfo>>>,
     /// What every server starts from (the connections task has the same).
@@ -47,21 +47,21 @@ impl McpHost {
     /// Reads `mcp.json` and starts the connections task. Servers start on first use, not here;
     /// the environment they get is taken from this process now (`local/launch.rs`). Logs each
     /// server's class. Must be called inside a tokio runtime.
-    pub fn start(config: McpOptions) -> Result<McpHost, McpError> {
-        let servers = load_servers(&config)?;
+    pub fn start(options: McpOptions) -> Result<McpHost, McpError> {
+        let servers = load_servers(&options)?;
         let infos = Arc::new(RwLock::new(describe(&servers)));
         let base =
-            Arc::new(BaseEnvironment::of_this_process(&config.inherited_env, &config.data_dir));
+            Arc::new(BaseEnvironment::of_this_process(&options.inherited_env, &options.data_dir));
         let limits = Limits {
-            start_timeout: config.start_timeout,
-            max_message_bytes: config.max_message_bytes,
-            shutdown_grace: config.shutdown_grace,
-            retry_after: config.retry_after,
-            tokens: config.tokens.clone(),
+            start_timeout: options.start_timeout,
+            max_message_bytes: options.max_message_bytes,
+            shutdown_grace: options.shutdown_grace,
+            retry_after: options.retry_after,
+            tokens: options.tokens.clone(),
         };
         let (requests, views) = connections::spawn(servers, limits, Arc::clone(&base));
         let sign_ins = Arc::default();
-        Ok(McpHost { requests, views, config: Arc::new(config), servers: infos, base, sign_ins })
+        Ok(McpHost { requests, views, options: Arc::new(options), servers: infos, base, sign_ins })
     }
 
     /// The configured servers: name, class and the program or package that runs.
@@ -135,7 +135,7 @@ impl McpHost {
             Some(decliner) => Some(Arc::clone(decliner) as Arc<dyn Asker>),
             None => asker,
         };
-        let limit = self.config.max_result_bytes;
+        let limit = self.options.max_result_bytes;
         let callee = Callee::Named(name);
         let mut output =
             match self.dispatch(profile, workspace, callee, arguments, cancel, asker).await {
@@ -180,7 +180,7 @@ impl McpHost {
     ) -> Result<(String, Value), SandboxCallError> {
         let mut result = self.call_sandbox("sandbox_info", None, workspace, cancel).await?;
         let structured = result.structured_content.take().unwrap_or(Value::Null);
-        let text = to_tool_output(&result, self.config.max_result_bytes, "sandbox_info").content;
+        let text = to_tool_output(&result, self.options.max_result_bytes, "sandbox_info").content;
         Ok((text, structured))
     }
 
@@ -197,7 +197,7 @@ impl McpHost {
             .await
         {
             Ok((result, _)) if result.is_error == Some(true) => {
-                let limit = self.config.max_result_bytes;
+                let limit = self.options.max_result_bytes;
                 Err(SandboxCallError::Failed(to_tool_output(&result, limit, tool).content))
             }
             Ok((result, _)) => Ok(result),
@@ -209,7 +209,7 @@ impl McpHost {
     /// Reads `mcp.json` again. On an error nothing changes; otherwise servers whose entry
     /// changed or went are stopped, and new ones start on first use.
     pub async fn reload(&self) -> Result<(), McpError> {
-        let servers = load_servers(&self.config)?;
+        let servers = load_servers(&self.options)?;
         if let Ok(mut infos) = self.servers.write() {
             *infos = describe(&servers);
         }
@@ -258,7 +258,7 @@ impl McpHost {
             if let Some(why) = refused_write(live.class, tool, arguments.as_ref(), workspace) {
                 return Err(ToolOutput::error(why));
             }
-            let timeout = call_timeout(self.config.call_timeout, live.class, arguments.as_ref());
+            let timeout = call_timeout(self.options.call_timeout, live.class, arguments.as_ref());
             let registration = asker.clone().map(|asker| live.askers.register(asker));
             let outcome = call_tool(live, tool, arguments.clone(), timeout, cancel).await;
             drop(registration);
@@ -332,8 +332,8 @@ impl McpHost {
         self.requests.send(request).await.map_err(|_| McpError::Stopped)
     }
 
-    pub(crate) fn config(&self) -> &McpOptions {
-        &self.config
+    pub(crate) fn options(&self) -> &McpOptions {
+        &self.options
     }
 
     pub(crate) fn base(&self) -> &Arc<BaseEnvironment> {

@@ -70,7 +70,7 @@ impl McpHost {
             let message = "it needs a workspace".to_owned();
             return Err(McpError::Spawn { server: entry.name.clone(), message });
         };
-        let config = self.config();
+        let config = self.options();
         let limits = StartLimits {
             start_timeout: config.start_timeout,
             max_message_bytes: config.max_message_bytes,
@@ -92,7 +92,7 @@ impl McpHost {
             Some(challenge) => Some(challenge),
             None => self.probe_challenge(server, &remote).await,
         };
-        let identity = &self.config().client_identity;
+        let identity = &self.options().client_identity;
         let started = begin_sign_in(server, &remote, tokens, challenge, identity).await?;
         let url = started.authorization_url.clone();
         let pending = SignInState::Pending { authorization_url: url.clone() };
@@ -145,12 +145,12 @@ impl McpHost {
             server: server.to_owned(),
             message: message.to_owned(),
         };
-        let servers = load_servers(self.config())?;
+        let servers = load_servers(self.options())?;
         let entry = servers.iter().find(|entry| entry.name == server);
         let entry = entry.ok_or_else(|| failed("there is no such server in mcp.json"))?;
         let remote =
             entry.remote.clone().ok_or_else(|| failed("it is not a remote (`url`) server"))?;
-        let vault = self.config().tokens.as_ref();
+        let vault = self.options().tokens.as_ref();
         let vault = vault.ok_or_else(|| failed("this Preflight has no key store for tokens"))?;
         let tokens = vault.tokens(server, &remote.url);
         Ok((remote, tokens))
@@ -159,7 +159,7 @@ impl McpHost {
     /// The challenge of an unauthenticated `initialize`; `None` when the server lets it
     /// through (discovery then starts from its well-known metadata).
     async fn probe_challenge(&self, server: &str, remote: &Remote) -> Option<String> {
-        let max_message_bytes = self.config().max_message_bytes;
+        let max_message_bytes = self.options().max_message_bytes;
         let name: Arc<str> = server.into();
         match remote::connect(&name, remote, max_message_bytes, None).await {
             Ok((service, _)) => {
