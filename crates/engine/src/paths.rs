@@ -67,7 +67,8 @@ pub fn data_home(var: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf, Data
         Some(home) => PathBuf::from(home),
         None => platform_data_dir(non_empty)?.join("preflight"),
     };
-    create_private_dir(&home)?;
+    preflight_files::create_private_dir(&home)
+        .map_err(|error| DataHomeError::Create { path: error.path, error: error.source })?;
     Ok(std::path::absolute(&home).unwrap_or(home))
 }
 
@@ -79,18 +80,6 @@ fn platform_data_dir(var: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf, 
         Some(home) => Ok(PathBuf::from(home).join(".local/share")),
         None => Err(DataHomeError::NoHome),
     }
-}
-
-fn create_private_dir(path: &Path) -> Result<(), DataHomeError> {
-    use std::os::unix::fs::DirBuilderExt;
-    if path.is_dir() {
-        return Ok(());
-    }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)
-        .map_err(|error| DataHomeError::Create { path: path.to_owned(), error })
 }
 
 #[cfg(test)]

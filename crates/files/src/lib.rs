@@ -54,6 +54,20 @@ impl Access {
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Creates `path` and its missing parents readable by the owner alone (0700); an existing
+/// folder is left as it is.
+pub fn create_private_dir(path: &Path) -> Result<(), FileError> {
+    use std::os::unix::fs::DirBuilderExt;
+    if path.is_dir() {
+        return Ok(());
+    }
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .map_err(|error| FileError::new(path, error))
+}
+
 /// Replaces `path` with `bytes` atomically (the folder must exist).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     write_atomic_with(path, bytes, Access::Default)

@@ -10,7 +10,7 @@ use std::io::ErrorKind;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
-use preflight_files::{Access, FileError};
+use preflight_files::{create_private_dir, Access, FileError};
 
 use crate::nospeech::names::{file_name, staging_name, STUB_NAME, VERDICT_PREFIX};
 use crate::nospeech::refusal::{Refusal, Untrusted};
@@ -36,6 +36,7 @@ pub(super) fn materialise(
     stub: &[u8],
     flite: &[String],
 ) -> Result<(), Refusal> {
+    // An existing folder is left as it is: `check_way_to` judges it.
     create_private_dir(cache)?;
     check_way_to(cache).map_err(Refusal::UnsafePlace)?;
     let missing = match inspect(dir, stub, flite) {
@@ -137,20 +138,6 @@ fn link(folder: &Path, name: &str) -> Result<(), FileError> {
         let _ = std::fs::remove_file(&staging);
         FileError::new(&target, error)
     })
-}
-
-/// Creates `path` and its parents (0700) when absent; an existing folder is left as it is
-/// ([`check_way_to`] judges it).
-fn create_private_dir(path: &Path) -> Result<(), FileError> {
-    use std::os::unix::fs::DirBuilderExt;
-    if path.is_dir() {
-        return Ok(());
-    }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)
-        .map_err(|error| FileError::new(path, error))
 }
 
 /// Every folder on the way to `cache`, as written and as resolved (through links), `cache`
