@@ -123,6 +123,10 @@ impl Provider for EmbeddedProvider {
         &self.label
     }
 
+    fn calls_tools(&self) -> bool {
+        false
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

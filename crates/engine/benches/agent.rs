@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use preflight_engine::agent::{
-    run_turn, Agent, Availability, ChatLedger, EventSink, RoundRecorder, TaskListSource, Tool,
-    ToolContext, ToolRegistry, Turn, TurnMode, TurnScope,
+    run_turn, Agent, Availability, ChatLedger, EventSink, RoundRecorder, RoundRule, TaskListSource,
+    Tool, ToolContext, ToolRegistry, Turn, TurnMode, TurnScope,
 };
 use preflight_engine::events::Event;
 use preflight_engine::llm::{
@@ -150,7 +150,8 @@ async fn relay_once(server: &ScriptedServer) -> (Duration, usize) {
         history_ids: Vec::new(),
         tools: &tools,
         mode: TurnMode::Streaming,
-        max_rounds: 1,
+        rule: RoundRule::fixed(1),
+        workspace: None,
         task_list: None,
         recorder: Some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,
@@ -217,7 +218,8 @@ async fn round_trips_once(server: &ScriptedServer, rounds: usize, with_store: bo
         history_ids: Vec::new(),
         tools: &tools,
         mode: TurnMode::Streaming,
-        max_rounds: rounds as u32,
+        rule: RoundRule::fixed(rounds as u32),
+        workspace: None,
         task_list: with_store.then_some(&ledger as &dyn TaskListSource),
         recorder: with_store.then_some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use preflight_engine::agent::{
-    run_turn, Agent, Availability, ChatLedger, EventSink, RoundRecorder, TaskListSource, Tool,
-    ToolContext, ToolRegistry, Turn, TurnMode, TurnScope, SUMMARY_PROMPT,
+    run_turn, Agent, Availability, ChatLedger, EventSink, RoundRecorder, RoundRule, TaskListSource,
+    Tool, ToolContext, ToolRegistry, Turn, TurnMode, TurnScope, SUMMARY_PROMPT,
 };
 use preflight_engine::events::Event;
 use preflight_engine::llm::{build_provider, ModelMessage, ProviderKind, ProviderSettings};
@@ -112,7 +112,8 @@ async fn run(window: Option<u32>) -> Curve {
         history_ids: Vec::new(),
         tools: &tools,
         mode: TurnMode::Streaming,
-        max_rounds: ROUNDS as u32,
+        rule: RoundRule::fixed(ROUNDS as u32),
+        workspace: None,
         task_list: Some(&ledger as &dyn TaskListSource),
         recorder: Some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,

@@ -49,6 +49,8 @@ error_codes! {
     NoQuestions => "ERR_NO_QUESTIONS",
     /// No plan card waits for approval.
     NoPlan => "ERR_NO_PLAN",
+    /// Continue was asked for, but no task is left to continue with.
+    NothingLeft => "ERR_NOTHING_LEFT",
     /// The plan change was approved or rejected already.
     ChangeAnswered => "ERR_CHANGE_ANSWERED",
     /// The plan change no longer fits the task list (what it is about is gone or finished).

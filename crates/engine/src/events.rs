@@ -7,7 +7,7 @@ use crate::chat::{Message, Phase};
 use crate::error_code::ErrorCode;
 use crate::ids::MessageId;
 use crate::mcp::Question;
-use crate::tasks::{Completion, PlanChange, Task};
+use crate::tasks::{Completion, ExecutorStop, PlanChange, Task};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -48,6 +48,10 @@ pub enum Event {
     PlanChange {
         change: PlanChange,
     },
+    /// The executor's turn ended with tasks left: why, and which (`state.stopped`).
+    ExecutorStopped {
+        stopped: ExecutorStop,
+    },
     /// The plan's completion record, when its last step finished (DESIGN §12).
     Completion {
         completion: Completion,
@@ -78,6 +82,7 @@ impl Event {
             Event::Tool { .. } => "tool",
             Event::TaskList { .. } => "plan",
             Event::PlanChange { .. } => "plan_change",
+            Event::ExecutorStopped { .. } => "executor_stopped",
             Event::Completion { .. } => "completion",
             Event::Error { .. } => "error",
             Event::Elicitation { .. } => "elicitation",

@@ -135,6 +135,13 @@ fn print_task_list(args: &[String]) -> anyhow::Result<()> {
         (_, Some(completion)) => println!("{}", draw_completion(completion, style)),
         _ => println!("no task list in this chat"),
     }
+    if let Some(stop) = &snapshot.state.stopped {
+        println!("stopped: {}", stop.text);
+        if let Some(gate) = &stop.gate {
+            println!("  `{}` exited with {}: {}", gate.command, gate.exit_code, gate.evidence);
+        }
+        println!("  continue: POST /v1/chats/{chat_id}/continue, or Continue in the window");
+    }
     Ok(())
 }
 

@@ -110,6 +110,12 @@ pub async fn edit_message(
     shell.engine()?.edit_message(&chat_id, &message_id, &content)
 }
 
+/// Continue: the executor resumes after it stopped with tasks left.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn continue_work(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
+    shell.engine()?.continue_work(&chat_id)
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn stop_turn(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
     shell.engine()?.stop(&chat_id).await

@@ -3,6 +3,7 @@ import type { Adherence } from "./Adherence";
 import type { Deviation } from "./Deviation";
 import type { PlannedStep } from "./PlannedStep";
 import type { Task } from "./Task";
+import type { WorkEvent } from "./WorkEvent";
 
 /**
  * `state.completion` of a chat whose plan steps are all finished.
@@ -19,4 +20,9 @@ planned: Array<PlannedStep>,
 /**
  * The task list as it ended, with each task's gate.
  */
-tasks: Array<Task>, finished_at: string, };
+tasks: Array<Task>, 
+/**
+ * Each time the executor stopped with tasks left and each Continue, in order; empty
+ * when the work ran through (records stored before stops were logged have none).
+ */
+stops_and_continues: Array<WorkEvent>, finished_at: string, };

@@ -2,10 +2,11 @@
 import type { Completion } from "./Completion";
 import type { Elicitation } from "./Elicitation";
 import type { ErrorCode } from "./ErrorCode";
+import type { ExecutorStop } from "./ExecutorStop";
 import type { Message } from "./Message";
 import type { MessageId } from "./MessageId";
 import type { Phase } from "./Phase";
 import type { PlanChange } from "./PlanChange";
 import type { Task } from "./Task";
 
-export type Event = { "type": "plan_status", phase: Phase, text: string, } | { "type": "message", message: Message, } | { "type": "delta", message_id: MessageId, text: string, } | { "type": "tool", message_id: MessageId, name: string, args: unknown, result?: string, error?: string, } | { "type": "plan", tasks: Array<Task>, } | { "type": "plan_change", change: PlanChange, } | { "type": "completion", completion: Completion, } | { "type": "error", code: ErrorCode, message: string, } | { "type": "elicitation", elicitation: Elicitation, } | { "type": "elicitation_closed", id: string, action: string, };
+export type Event = { "type": "plan_status", phase: Phase, text: string, } | { "type": "message", message: Message, } | { "type": "delta", message_id: MessageId, text: string, } | { "type": "tool", message_id: MessageId, name: string, args: unknown, result?: string, error?: string, } | { "type": "plan", tasks: Array<Task>, } | { "type": "plan_change", change: PlanChange, } | { "type": "executor_stopped", stopped: ExecutorStop, } | { "type": "completion", completion: Completion, } | { "type": "error", code: ErrorCode, message: string, } | { "type": "elicitation", elicitation: Elicitation, } | { "type": "elicitation_closed", id: string, action: string, };

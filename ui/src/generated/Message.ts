@@ -3,6 +3,7 @@ import type { Attachment } from "./Attachment";
 import type { MessageId } from "./MessageId";
 import type { PlanDocument } from "./PlanDocument";
 import type { Question } from "./Question";
+import type { Resume } from "./Resume";
 import type { ToolCall } from "./ToolCall";
 
 /**
@@ -12,4 +13,10 @@ export type Message = { id: MessageId, created_at: string, } & ({ "role": "user"
 /**
  * The files of `files` as copied for the chat (DESIGN §2; `chat/attachment.rs`).
  */
-attachments?: Array<Attachment>, plan_answer: boolean, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });
+attachments?: Array<Attachment>, plan_answer: boolean, 
+/**
+ * Set on a Continue: the executor resumed after it stopped with tasks left. The
+ * window shows it as "Continue", not as typed words; `content` is what the model
+ * reads (the open tasks and why it stopped).
+ */
+resume?: Resume, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });

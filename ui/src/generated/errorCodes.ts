@@ -12,6 +12,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "ERR_TURN_ACTIVE",
   "ERR_NO_QUESTIONS",
   "ERR_NO_PLAN",
+  "ERR_NOTHING_LEFT",
   "ERR_CHANGE_ANSWERED",
   "ERR_CHANGE_STALE",
   "ERR_UNCONFINED",

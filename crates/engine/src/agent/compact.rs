@@ -230,6 +230,7 @@ mod tests {
                 files: vec![],
                 attachments: vec![],
                 plan_answer: false,
+                resume: None,
             },
         )
     }

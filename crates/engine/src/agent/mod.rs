@@ -16,9 +16,11 @@ mod plan_change;
 mod prompt;
 mod record;
 mod registry;
+mod round_rule;
 mod sink;
 mod turn_loop;
 mod turn_plan;
+mod workspace_probe;
 
 use std::sync::Arc;
 
@@ -34,10 +36,14 @@ pub use record::{ChatLedger, RoundRecorder, TaskListSource};
 pub use registry::{
     Agent, Availability, OfferedTools, Tool, ToolContext, ToolRegistry, ToolSource, TurnScope,
 };
+pub use round_rule::{
+    Halt, RoundRule, RoundWatch, DEFAULT_MAX_ROUNDS, DEFAULT_NO_PROGRESS_ROUNDS, LOOP_REPEATS,
+};
 pub use sink::{EventSink, NoEvents};
 pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub(crate) use turn_plan::sync_plan_files;
 pub use turn_plan::{GateRunner, PlanFolderLink, TurnPlanTool, GATE_TIMEOUT_S};
+pub use workspace_probe::{fingerprint, MAX_ENTRIES};
 
 use crate::store::Store;
 

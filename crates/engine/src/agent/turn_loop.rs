@@ -9,19 +9,26 @@
 //! - during the tools: the calls not finished get "stopped" error results, then the round
 //!   is stored;
 //! - between rounds: nothing more is stored.
+//!
+//! How many rounds a turn may run is its [`RoundRule`]'s call: the executor goes on while
+//! its rounds change the task list or the workspace (`round_rule.rs`).
+
+use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
 use super::context::ContextState;
 use super::nag::{Nag, REMINDER};
 use super::prompt::state_tail;
+use super::round_rule::{Halt, RoundRule, RoundWatch, LOOP_REPEATS};
+use super::workspace_probe::fingerprint_of;
 use super::{EventSink, NoEvents, OfferedTools, RoundRecorder, TaskListSource, ToolContext};
 use crate::chat::{Message, MessageBody, ToolCall};
 use crate::events::Event;
 use crate::ids::{ChatId, MessageId};
 use crate::llm::{LlmError, ModelMessage, ModelRequest, Provider, StreamEvent, Usage};
 use crate::store::StoreError;
-use crate::tasks::{TaskList, TOOL_NAME};
+use crate::tasks::{Task, TaskList, TOOL_NAME};
 use crate::tool::ToolOutput;
 
 /// Whether a turn's progress is shown.
@@ -47,8 +54,10 @@ pub struct Turn<'a> {
     pub history_ids: Vec<Option<MessageId>>,
     pub tools: &'a OfferedTools,
     pub mode: TurnMode,
-    /// Tool rounds allowed; a model still asking for tools after them ends the turn.
-    pub max_rounds: u32,
+    /// When rounds end the turn although the model still asks for tools.
+    pub rule: RoundRule,
+    /// The folder whose changes count as progress; `None` when the turn has none.
+    pub workspace: Option<&'a Path>,
     /// The chat's task list, for the `[state]` tail and the nag; `None` when the turn has
     /// none (the planner).
     pub task_list: Option<&'a dyn TaskListSource>,
@@ -63,8 +72,13 @@ pub enum TurnEnd {
     Answered,
     /// The cancellation token fired.
     Stopped,
-    /// The model still asked for tools after `max_rounds` rounds.
+    /// The model still asked for tools after the rule's `max_rounds` rounds.
     StepLimit,
+    /// The rule's window of rounds went by with neither the task list nor the workspace
+    /// changing.
+    NoProgress,
+    /// The model asked for the same calls round after round (see `looped`).
+    Loop,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +89,10 @@ pub struct TurnOutcome {
     pub text: String,
     /// Tool rounds run.
     pub rounds: u32,
+    /// Whether any round changed the task list or the workspace.
+    pub progressed: bool,
+    /// For a loop: the tool it called again and again.
+    pub looped: Option<String>,
     pub usage: Usage,
     /// The conversation with this turn's rounds and answer appended (without the tail):
     /// what a follow-up call (e.g. the planner's repair request) continues from.
@@ -103,13 +121,15 @@ pub async fn run_turn(
     };
     let mut ids = std::mem::take(&mut turn.history_ids);
     ids.resize(request.messages.len(), None);
+    let mark = progress_mark(&turn).await?;
     let run = Run {
         turn: &turn,
         request,
         ids,
         context: ContextState::new(turn.provider.budget()),
         usage: Usage::default(),
-        rounds: 0,
+        watch: RoundWatch::new(turn.rule),
+        mark,
         nag: Nag::default(),
         remind: false,
         list: None,
@@ -140,7 +160,9 @@ pub(super) struct Run<'t, 'a> {
     /// The budget and the estimates that keep each request within it (DESIGN §13).
     pub(super) context: ContextState,
     usage: Usage,
-    rounds: u32,
+    watch: RoundWatch,
+    /// The task list and the workspace as the last round left them.
+    mark: ProgressMark,
     nag: Nag,
     /// The reminder goes with the next request.
     remind: bool,
@@ -167,14 +189,18 @@ impl Run<'_, '_> {
                 self.close(vec![assistant(id, reply.text, Vec::new())])?;
                 return Ok(self.outcome(TurnEnd::Answered, text));
             }
-            if self.rounds >= self.turn.max_rounds {
-                return self.refuse_round(id, reply);
+            if let Some(halt) = self.watch.before_round(&reply.calls) {
+                return self.refuse_round(id, reply, halt);
             }
-            self.rounds += 1;
             let (results, stopped) = self.run_tools(&id, &reply.calls, cancel).await;
+            let text = reply.text.clone();
             self.finish_round(id, reply, results)?;
             if stopped {
                 return Ok(self.outcome(TurnEnd::Stopped, String::new()));
+            }
+            let progressed = self.progressed().await?;
+            if let Some(Halt::NoProgress) = self.watch.after_round(progressed) {
+                return Ok(self.outcome(TurnEnd::NoProgress, text));
             }
         }
     }
@@ -300,11 +326,41 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    /// The model asked for tools past the limit: the calls get error results (so the stored
-    /// round is whole) and the turn ends.
-    fn refuse_round(mut self, id: MessageId, reply: Reply) -> Result<TurnOutcome, AgentError> {
-        let limit = self.turn.max_rounds;
-        let refusal = format!("not run: this turn reached its limit of {limit} tool rounds");
+    /// Whether the round just stored changed the task list or the workspace; the mark
+    /// moves on to what it left.
+    async fn progressed(&mut self) -> Result<bool, StoreError> {
+        let list = self.list.as_ref().map(task_keys);
+        let workspace = fingerprint_of(self.turn.workspace).await;
+        let next = ProgressMark { list, workspace };
+        let progressed = next != self.mark;
+        self.mark = next;
+        Ok(progressed)
+    }
+
+    /// The rule refused the round the model asked for: the calls get error results (so the
+    /// stored round is whole) and the turn ends.
+    fn refuse_round(
+        mut self,
+        id: MessageId,
+        reply: Reply,
+        halt: Halt,
+    ) -> Result<TurnOutcome, AgentError> {
+        let (end, refusal) = match &halt {
+            Halt::Loop(_) => (
+                TurnEnd::Loop,
+                format!(
+                    "not run: the same call was asked for {LOOP_REPEATS} times in a row, so \
+                     the turn ends here as a loop"
+                ),
+            ),
+            _ => {
+                let limit = self.turn.rule.max_rounds;
+                (
+                    TurnEnd::StepLimit,
+                    format!("not run: this turn reached its limit of {limit} tool rounds"),
+                )
+            }
+        };
         let results = reply
             .calls
             .iter()
@@ -314,7 +370,11 @@ impl Run<'_, '_> {
         let mut round = vec![assistant(id, reply.text, reply.calls)];
         round.extend::<Vec<Message>>(results);
         self.close(round)?;
-        Ok(self.outcome(TurnEnd::StepLimit, text))
+        let mut outcome = self.outcome(end, text);
+        if let Halt::Loop(name) = halt {
+            outcome.looped = Some(name);
+        }
+        Ok(outcome)
     }
 
     /// Stopped mid-answer: what was streamed stays, as a final answer without tool calls.
@@ -346,11 +406,40 @@ impl Run<'_, '_> {
         TurnOutcome {
             end,
             text,
-            rounds: self.rounds,
+            rounds: self.watch.rounds(),
+            progressed: self.watch.progressed(),
+            looped: None,
             usage: self.usage,
             history: self.request.messages,
         }
     }
+}
+
+/// What a round's progress is measured against: the task list's tasks (what they are and
+/// where they stand, not when a check last ran) and the workspace's fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ProgressMark {
+    list: Option<Vec<TaskKey>>,
+    workspace: Option<u64>,
+}
+
+type TaskKey = (u32, String, String, Option<String>, Option<String>);
+
+fn task_keys(list: &TaskList) -> Vec<TaskKey> {
+    let key = |task: &Task| {
+        let status = format!("{:?}", task.status);
+        (task.id, task.title.clone(), status, task.outcome.clone(), task.phase.clone())
+    };
+    list.tasks.iter().map(key).collect()
+}
+
+/// The mark before the turn's first round.
+async fn progress_mark(turn: &Turn<'_>) -> Result<ProgressMark, StoreError> {
+    let list = match turn.task_list {
+        Some(source) => Some(task_keys(&source.task_list()?)),
+        None => None,
+    };
+    Ok(ProgressMark { list, workspace: fingerprint_of(turn.workspace).await })
 }
 
 fn assistant(id: MessageId, content: String, tool_calls: Vec<ToolCall>) -> Message {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::Attachment;
 use crate::ids::MessageId;
 use crate::planner::{PlanDocument, Question};
+use crate::tasks::StopReason;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -44,6 +45,12 @@ pub enum MessageBody {
         attachments: Vec<Attachment>,
         #[serde(default)]
         plan_answer: bool,
+        /// Set on a Continue: the executor resumed after it stopped with tasks left. The
+        /// window shows it as "Continue", not as typed words; `content` is what the model
+        /// reads (the open tasks and why it stopped).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        resume: Option<Resume>,
     },
     /// A question card (`questions` set), a plan card (`plan` set), an executor round
     /// (`tool_calls` non-empty) or a final answer.
@@ -60,6 +67,17 @@ pub enum MessageBody {
     /// A compaction record (DESIGN §13): the summary that stands, in the model's view, for
     /// the messages `covers[0]..=covers[1]` of that view. Those messages stay stored.
     Compaction { content: String, covers: [MessageId; 2] },
+}
+
+/// What a Continue resumed from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Resume {
+    /// Why the executor had stopped.
+    pub reason: StopReason,
+    /// Continued by `[executor] auto_continue`, not by the user.
+    pub auto: bool,
 }
 
 /// One tool call as the model made it; `arguments` is the JSON text the model produced.

@@ -30,7 +30,7 @@ const PROVIDER_KEYS: &[&str] = &[
 ];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
 const SANDBOX_KEYS: &[&str] = &["enabled", "network", "max_file_mib", "confinement"];
-const EXECUTOR_KEYS: &[&str] = &["max_rounds"];
+const EXECUTOR_KEYS: &[&str] = &["max_rounds", "no_progress_rounds", "auto_continue"];
 
 /// One table being read: where it is, its dotted name, the file's text for line numbers.
 struct Section<'a> {
@@ -167,13 +167,18 @@ impl<'a> Section<'a> {
 
     fn positive_integer(&self, key: &str) -> Result<Option<u32>, ConfigError> {
         let Some((value, _)) = self.value(key) else { return Ok(None) };
-        let number = value
-            .get_ref()
-            .as_integer()
-            .and_then(|n| n.as_str().replace('_', "").parse::<u32>().ok());
-        match number {
+        match whole(value.get_ref()) {
             Some(n) if n > 0 => Ok(Some(n)),
             _ => Err(self.error(&value.span(), key, "must be a positive whole number")),
+        }
+    }
+
+    /// A count that may be 0.
+    fn whole_number(&self, key: &str) -> Result<Option<u32>, ConfigError> {
+        let Some((value, _)) = self.value(key) else { return Ok(None) };
+        match whole(value.get_ref()) {
+            Some(n) => Ok(Some(n)),
+            None => Err(self.error(&value.span(), key, "must be a whole number, 0 or more")),
         }
     }
 
@@ -203,7 +208,10 @@ impl<'a> Section<'a> {
         self.only_keys(EXECUTOR_KEYS)?;
         let defaults = ExecutorSettings::default();
         let max_rounds = self.positive_integer("max_rounds")?.unwrap_or(defaults.max_rounds);
-        Ok(ExecutorSettings { max_rounds })
+        let no_progress_rounds =
+            self.positive_integer("no_progress_rounds")?.unwrap_or(defaults.no_progress_rounds);
+        let auto_continue = self.whole_number("auto_continue")?.unwrap_or(defaults.auto_continue);
+        Ok(ExecutorSettings { max_rounds, no_progress_rounds, auto_continue })
     }
 
     fn sandbox(&self) -> Result<SandboxSettings, ConfigError> {
@@ -299,6 +307,11 @@ impl<'a> Section<'a> {
             (None, None) => Err(self.error(&self.at, "kind", format!("missing; one of {names}"))),
         }
     }
+}
+
+/// A TOML integer that fits a `u32` (`1_000` as well as `1000`).
+fn whole(value: &DeValue<'_>) -> Option<u32> {
+    value.as_integer().and_then(|n| n.as_str().replace('_', "").parse::<u32>().ok())
 }
 
 fn check_url(url: &str) -> Result<(), String> {

@@ -17,17 +17,27 @@ pub struct Config {
 }
 
 /// `[executor]`: how long one executor turn may work. A long run's history is kept within
-/// the model's context by compaction (DESIGN §13), so the limit is about cost and runaway
-/// loops, not the window.
+/// the model's context by compaction (DESIGN §13), so the limits are about progress, cost
+/// and runaway loops, not the window: a turn goes on while it changes the task list or the
+/// workspace (`agent/round_rule.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExecutorSettings {
-    /// Tool rounds one turn may run before it stops and says so (`ERR_STEP_LIMIT`).
+    /// The hard cap: tool rounds one turn may run, progress or not.
     pub max_rounds: u32,
+    /// Rounds in a row without progress that end a turn.
+    pub no_progress_rounds: u32,
+    /// Times the executor continues by itself while tasks are left and its last turn made
+    /// progress; 0 (the default) leaves every Continue to the user.
+    pub auto_continue: u32,
 }
 
 impl Default for ExecutorSettings {
     fn default() -> ExecutorSettings {
-        ExecutorSettings { max_rounds: 40 }
+        ExecutorSettings {
+            max_rounds: crate::agent::DEFAULT_MAX_ROUNDS,
+            no_progress_rounds: crate::agent::DEFAULT_NO_PROGRESS_ROUNDS,
+            auto_continue: 0,
+        }
     }
 }
 

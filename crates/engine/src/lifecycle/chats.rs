@@ -80,10 +80,18 @@ impl Engine {
                 plan_pending: snapshot.state.plan_pending,
                 plan: snapshot.state.plan,
                 completion: snapshot.state.completion,
+                stopped: snapshot.state.stopped,
                 changes: snapshot.changes,
                 unconfined,
+                executor_calls_tools: self.executor_calls_tools(),
             },
         })
+    }
+
+    /// Whether the executor's model can call tools (see `StateView::executor_calls_tools`);
+    /// without a model at all, the turn's own error says what is wrong.
+    pub fn executor_calls_tools(&self) -> bool {
+        self.inner.executor.as_ref().map_or(true, |provider| provider.calls_tools())
     }
 
     /// Stops the chat's turn, if any, then deletes the chat and everything it holds.

@@ -12,7 +12,7 @@ use crate::ids::ChatId;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::plan_files::plan_files_link;
 use crate::now_rfc3339;
-use crate::tasks::{Completion, TaskList};
+use crate::tasks::{Completion, StopReason, TaskList, WorkEvent};
 
 /// When the chat's list carries out a plan and no step of it is left: the completion
 /// record stored (with `summary`, else the executor's last answer) and the list closed.
@@ -31,7 +31,8 @@ pub(super) async fn complete_if_done(
         Some(text) if !text.trim().is_empty() => text.to_owned(),
         _ => last_answer(inner, chat_id),
     };
-    let completion = list.completion(&summary, &now_rfc3339());
+    let mut completion = list.completion(&summary, &now_rfc3339());
+    completion.stops_and_continues = inner.store.stop_log(chat_id).unwrap_or_default().events;
     if let Err(error) = inner.store.complete_plan(chat_id, &completion) {
         tracing::error!(%chat_id, %error, "the completion record could not be stored");
         return Vec::new();
@@ -88,6 +89,9 @@ fn completion_lines(completion: &Completion) -> Vec<String> {
         a.added,
         if a.in_order { "in the planned order" } else { "not in the planned order" }
     )];
+    if let Some(line) = stops_line(&completion.stops_and_continues) {
+        lines.push(line);
+    }
     for deviation in &completion.deviations {
         let kind = serde_json::to_value(deviation.kind).unwrap_or_default();
         let kind = kind.as_str().unwrap_or("deviation").replace('_', " ");
@@ -101,4 +105,39 @@ fn completion_lines(completion: &Completion) -> Vec<String> {
         lines.push(format!("Summary: {summary}"));
     }
     lines
+}
+
+/// The stops and continues in one PROGRESS.md line; none when the work ran through.
+fn stops_line(events: &[WorkEvent]) -> Option<String> {
+    let reasons: Vec<String> = events
+        .iter()
+        .filter_map(|event| match event {
+            WorkEvent::Stopped { reason, .. } => Some(reason_words(*reason).to_owned()),
+            WorkEvent::Continued { .. } => None,
+        })
+        .collect();
+    if reasons.is_empty() {
+        return None;
+    }
+    let continues = events.iter().filter(|e| matches!(e, WorkEvent::Continued { .. })).count();
+    let auto =
+        events.iter().filter(|e| matches!(e, WorkEvent::Continued { auto: true, .. })).count();
+    Some(format!(
+        "Stopped {} time(s) with tasks left ({}); continued {continues} time(s), {auto} of them by itself.",
+        reasons.len(),
+        reasons.join("; ")
+    ))
+}
+
+fn reason_words(reason: StopReason) -> &'static str {
+    match reason {
+        StopReason::Answered => "the model ended its turn",
+        StopReason::GateFailed => "a check failed",
+        StopReason::NoProgress => "no progress",
+        StopReason::Loop => "a loop",
+        StopReason::RoundCap => "the round cap",
+        StopReason::ProviderError => "a provider error",
+        StopReason::UserStop => "stopped by the user",
+        StopReason::Interrupted => "Preflight was closed",
+    }
 }

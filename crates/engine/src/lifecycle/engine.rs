@@ -111,8 +111,8 @@ pub(crate) struct Inner {
     /// The executor's model, or why there is none (shown in the chat when a turn needs it).
     pub(super) executor: Result<Arc<dyn Provider>, SetupError>,
     pub(super) planner: Result<Arc<dyn Provider>, SetupError>,
-    /// `[executor] max_rounds`: tool rounds one executor turn may run.
-    pub(super) executor_max_rounds: u32,
+    /// `[executor]`: when an executor turn ends, and how often it continues by itself.
+    pub(super) executor_settings: crate::config::ExecutorSettings,
     /// Servers' questions waiting for the user (`elicitations.rs`).
     pub(super) elicitations: Arc<Elicitations>,
     /// Whether the supplied code sandbox confines runs here (`None`: no supplied sandbox).
@@ -158,7 +158,7 @@ impl Engine {
             context7_configured,
             executor,
             planner,
-            executor_max_rounds: config.executor.max_rounds,
+            executor_settings: config.executor,
             elicitations: Arc::default(),
             confinement,
             _home_lock: home_lock,

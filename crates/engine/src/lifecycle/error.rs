@@ -45,6 +45,10 @@ impl ApiError {
         ApiError::new(ErrorCode::NoPlan, "no plan waits for approval in this chat")
     }
 
+    pub fn nothing_left() -> ApiError {
+        ApiError::new(ErrorCode::NothingLeft, "no task is left to continue with in this chat")
+    }
+
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(ErrorCode::Internal, message)
     }

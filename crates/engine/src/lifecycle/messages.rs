@@ -2,12 +2,12 @@
 //! revision feedback, a decision on a plan change) and the assistant's cards and notices.
 //! Plain constructors: they store and send nothing.
 
-use crate::chat::{Message, MessageBody};
+use crate::chat::{Message, MessageBody, Resume};
 use crate::ids::MessageId;
 use crate::now_rfc3339;
 use crate::planner::Question;
 use crate::store::answer_text;
-use crate::tasks::{ChangeStatus, PlanChange};
+use crate::tasks::{ChangeStatus, ExecutorStop, PlanChange};
 
 /// A message from the user, with the files it names (copied in later by its sender).
 pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
@@ -19,6 +19,23 @@ pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
             files,
             attachments: Vec::new(),
             plan_answer: false,
+            resume: None,
+        },
+    }
+}
+
+/// A Continue: the executor resumes after `stop`, by the user's hand or by itself (`auto`).
+/// The model reads the open tasks and why it stopped; the window shows "Continue".
+pub(super) fn continue_message(stop: &ExecutorStop, auto: bool) -> Message {
+    Message {
+        id: MessageId::new(),
+        created_at: now_rfc3339(),
+        body: MessageBody::User {
+            content: stop.resume_text(),
+            files: Vec::new(),
+            attachments: Vec::new(),
+            plan_answer: false,
+            resume: Some(Resume { reason: stop.reason, auto }),
         },
     }
 }
@@ -33,6 +50,7 @@ pub(super) fn feedback_message(feedback: &str) -> Message {
             files: Vec::new(),
             attachments: Vec::new(),
             plan_answer: true,
+            resume: None,
         },
     }
 }

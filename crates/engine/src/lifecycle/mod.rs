@@ -17,6 +17,7 @@ mod chat_edit;
 mod chat_input;
 mod chats;
 mod completion;
+mod continue_work;
 mod elicitations;
 mod engine;
 mod error;

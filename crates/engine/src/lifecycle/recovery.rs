@@ -1,9 +1,11 @@
 //! Chats a previous process left mid-turn (it crashed or was killed): settled at start-up
 //! so that every chat waits for the user again. Questions stay pending, approved plans stay
-//! approved, task lists stay as they were.
+//! approved, task lists stay as they were; an executor stopped with tasks left says so
+//! (`state.stopped`, reason `interrupted`), so the user can Continue.
 
 use crate::chat::Phase;
 use crate::store::{Store, StoreError};
+use crate::tasks::{ExecutorStop, StopReason};
 
 pub fn settle_interrupted_turns(store: &Store) -> Result<(), StoreError> {
     for chat in store.list_chats()? {
@@ -12,8 +14,16 @@ pub fn settle_interrupted_turns(store: &Store) -> Result<(), StoreError> {
                 store.settle_interrupted_planning(&chat.id)?;
             }
             Phase::Executing => {
-                let finished = store.task_list(&chat.id)?.is_finished();
-                store.finish_turn(&chat.id, finished)?;
+                let list = store.task_list(&chat.id)?;
+                let finished = list.is_finished();
+                store.write(|tx| {
+                    if list.has_work_left() {
+                        let now = crate::now_rfc3339();
+                        let stop = ExecutorStop::of(StopReason::Interrupted, None, &list, &now);
+                        tx.record_stop(&chat.id, &stop)?;
+                    }
+                    tx.finish_turn(&chat.id, finished)
+                })?;
             }
             Phase::Questions | Phase::AwaitingApproval | Phase::Idle => {}
         }

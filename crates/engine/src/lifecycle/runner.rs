@@ -18,11 +18,13 @@ use crate::ids::ChatId;
 use crate::lifecycle::completion::complete_if_done;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::{TurnGuard, TurnKind};
-use crate::lifecycle::messages::assistant_message;
+use crate::lifecycle::messages::{assistant_message, continue_message};
 use crate::lifecycle::notify::phase_event;
+use crate::now_rfc3339;
 use crate::store::StoreError;
+use crate::tasks::ExecutorStop;
 
-use outcome::{Closing, Planned};
+use outcome::{Closing, Executed, Planned};
 
 mod executor;
 mod outcome;
@@ -102,26 +104,81 @@ fn hand_over(inner: &Inner, chat_id: &ChatId, notice: Option<String>) -> Result<
 }
 
 /// The executor's turn, then the plan's completion when its last step is done, then the
-/// turn's end: the completion's events come first among the closing ones.
+/// turn's end: the completion's events come first among the closing ones. A turn that
+/// ends with tasks left ends on its stop card, or continues by itself while
+/// `[executor] auto_continue` allows and the turn made progress.
 async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing {
-    let executed = executor::run(inner, chat_id, &guard.cancel).await;
-    let completed = complete_if_done(inner, chat_id, executed.answer.as_deref()).await;
-    let mut closing = finish(inner, chat_id);
-    closing.splice(0..0, completed);
-    closing
+    let mut auto_continues_left = inner.executor_settings.auto_continue;
+    loop {
+        let executed = executor::run(inner, chat_id, &guard.cancel).await;
+        let completed = complete_if_done(inner, chat_id, executed.answer.as_deref()).await;
+        let stop = if completed.is_empty() { stop_of(inner, chat_id, &executed) } else { None };
+        let resume = stop.as_ref().is_some_and(|stop| {
+            auto_continues_left > 0
+                && executed.progressed
+                && stop.reason.may_auto_continue()
+                && !guard.cancel.is_cancelled()
+        });
+        if let (true, Some(stop)) = (resume, &stop) {
+            auto_continues_left -= 1;
+            if auto_continue(inner, chat_id, stop) {
+                continue;
+            }
+        }
+        let mut closing = finish(inner, chat_id, stop.as_ref());
+        closing.splice(0..0, completed);
+        return closing;
+    }
 }
 
-/// Ends an executor turn: a task list with nothing left is closed (a `plan` event with no
-/// tasks), and the chat is `idle`.
-fn finish(inner: &Inner, chat_id: &ChatId) -> Closing {
+/// The stop of a turn that left tasks open, or `None` when nothing is left.
+fn stop_of(inner: &Inner, chat_id: &ChatId, executed: &Executed) -> Option<ExecutorStop> {
+    let list = inner.store.task_list(chat_id).ok()?;
+    if !list.has_work_left() {
+        return None;
+    }
+    let now = now_rfc3339();
+    Some(ExecutorStop::of(executed.reason, executed.detail.as_deref(), &list, &now))
+}
+
+/// Records `stop` and continues at once (`[executor] auto_continue`): the stop and the
+/// Continue are stored and sent while the turn holds the chat. False when the store
+/// refused, and the turn ends on its stop instead.
+fn auto_continue(inner: &Inner, chat_id: &ChatId, stop: &ExecutorStop) -> bool {
+    let message = continue_message(stop, true);
+    let stored = inner.store.write(|tx| {
+        tx.record_stop(chat_id, stop)?;
+        tx.begin_continue(chat_id, &message, true, &now_rfc3339())
+    });
+    if let Err(error) = stored {
+        tracing::error!(%chat_id, %error, "cannot continue by itself");
+        return false;
+    }
+    inner.hub.emit(chat_id, Event::ExecutorStopped { stopped: stop.clone() });
+    inner.hub.emit(chat_id, Event::Message { message });
+    true
+}
+
+/// Ends an executor turn: its stop recorded when tasks are left, a task list with nothing
+/// left closed (a `plan` event with no tasks), and the chat `idle`, in one transaction.
+fn finish(inner: &Inner, chat_id: &ChatId, stop: Option<&ExecutorStop>) -> Closing {
     let finished = inner.store.task_list(chat_id).is_ok_and(|list| list.is_finished());
-    if let Err(error) = inner.store.finish_turn(chat_id, finished) {
+    let stored = inner.store.write(|tx| {
+        if let Some(stop) = stop {
+            tx.record_stop(chat_id, stop)?;
+        }
+        tx.finish_turn(chat_id, finished)
+    });
+    if let Err(error) = stored {
         tracing::error!(%chat_id, %error, "cannot finish the turn");
         return Vec::new();
     }
     let mut closing = Vec::new();
     if finished {
         closing.push(Event::TaskList { tasks: Vec::new() });
+    }
+    if let Some(stop) = stop {
+        closing.push(Event::ExecutorStopped { stopped: stop.clone() });
     }
     closing.push(phase_event(Phase::Idle));
     closing

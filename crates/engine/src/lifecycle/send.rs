@@ -109,10 +109,12 @@ impl Engine {
 
     /// What the lifecycle's decisions need to know of a chat.
     pub(super) fn facts(&self, chat: &Chat) -> Result<ChatFacts, ApiError> {
-        let (phase, user_turns) =
-            self.inner.store.read(|tx| Ok((tx.phase(&chat.id)?, tx.user_turn_count(&chat.id)?)))?;
+        let (phase, started) = self
+            .inner
+            .store
+            .read(|tx| Ok((tx.phase(&chat.id)?, tx.execution_started(&chat.id)?)))?;
         let running = self.inner.hub.turn(&chat.id).map(|turn| turn.kind);
-        Ok(ChatFacts { plan_mode: chat.plan_mode, phase, user_turns, running })
+        Ok(ChatFacts { plan_mode: chat.plan_mode, phase, started, running })
     }
 
     pub(super) fn claim_turn(

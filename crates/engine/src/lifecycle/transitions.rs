@@ -16,8 +16,9 @@ pub const MAX_QUESTION_ROUNDS: u32 = 3;
 pub struct ChatFacts {
     pub plan_mode: bool,
     pub phase: Phase,
-    /// The user's own messages so far (synthetic answers never count).
-    pub user_turns: u64,
+    /// Whether the executor has worked in the chat (a message of its own, or an approved
+    /// plan). A chat whose planning was cancelled has not: its next message plans again.
+    pub started: bool,
     /// The kind of turn running now, if any.
     pub running: Option<TurnKind>,
 }
@@ -40,22 +41,23 @@ pub fn route_send(facts: &ChatFacts) -> Result<SendRoute, ApiError> {
     match facts.phase {
         Phase::Questions => Err(ApiError::plan_pending()),
         Phase::AwaitingApproval => Ok(SendRoute::Revise),
-        _ if facts.plan_mode && facts.user_turns == 0 => Ok(SendRoute::Plan),
+        _ if facts.plan_mode && !facts.started => Ok(SendRoute::Plan),
         _ => Ok(SendRoute::Execute),
     }
 }
 
 /// The phase a re-sent (edited) user message starts in: the first message of a plan-mode
-/// chat plans again; any other message executes.
+/// chat plans again, as does any message of one whose execution has not started; any other
+/// message executes.
 pub fn route_edit(facts: &ChatFacts, edits_first_message: bool) -> Result<Phase, ApiError> {
     if facts.running.is_some() {
         return Err(ApiError::turn_active());
     }
-    if edits_first_message && facts.plan_mode {
-        return Ok(Phase::Planning);
-    }
-    if facts.phase == Phase::Questions {
+    if facts.phase == Phase::Questions && !edits_first_message {
         return Err(ApiError::plan_pending());
+    }
+    if facts.plan_mode && (edits_first_message || !facts.started) {
+        return Ok(Phase::Planning);
     }
     Ok(Phase::Executing)
 }
@@ -68,7 +70,7 @@ pub fn profile_for(facts: &ChatFacts) -> Profile {
         None if facts.phase == Phase::Questions || facts.phase == Phase::Planning => {
             Profile::Planning
         }
-        None if facts.plan_mode && facts.user_turns == 0 => Profile::Planning,
+        None if facts.plan_mode && !facts.started => Profile::Planning,
         None => Profile::Execution,
     }
 }
@@ -136,13 +138,9 @@ mod tests {
     use crate::lifecycle::error::ErrorCode;
     use crate::tasks::TaskStatus;
 
-    fn facts(
-        plan_mode: bool,
-        phase: Phase,
-        user_turns: u64,
-        running: Option<TurnKind>,
-    ) -> ChatFacts {
-        ChatFacts { plan_mode, phase, user_turns, running }
+    /// `done`: how many executor turns the chat has seen (0: execution has not started).
+    fn facts(plan_mode: bool, phase: Phase, done: u64, running: Option<TurnKind>) -> ChatFacts {
+        ChatFacts { plan_mode, phase, started: done > 0, running }
     }
 
     #[test]
@@ -170,6 +168,10 @@ mod tests {
         assert_eq!(route_edit(&facts(true, Questions, 1, None), true), Ok(Planning));
         assert_eq!(route_edit(&facts(true, Idle, 3, None), false), Ok(Executing));
         assert_eq!(route_edit(&facts(false, Idle, 3, None), true), Ok(Executing));
+        // Planning was cancelled and nothing ran: any message of the chat plans again.
+        assert_eq!(route_edit(&facts(true, Idle, 0, None), false), Ok(Planning));
+        let pending = route_edit(&facts(true, Questions, 0, None), false);
+        assert_eq!(pending.unwrap_err().code, ErrorCode::PlanPending);
         let busy = route_edit(&facts(true, Executing, 1, Some(TurnKind::Executor)), true);
         assert_eq!(busy.unwrap_err().code, ErrorCode::TurnActive);
     }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::chat::{Chat, Message, Phase, PlanPending};
 use crate::planner::PlanDocument;
-use crate::tasks::{Completion, PlanChange};
+use crate::tasks::{Completion, ExecutorStop, PlanChange};
 
 /// `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -27,6 +27,9 @@ pub struct StateView {
     pub plan: Option<PlanDocument>,
     /// The plan's completion record (DESIGN §12), once its steps are all finished.
     pub completion: Option<Completion>,
+    /// Why the executor's last turn ended with tasks left (the stop card), until the work
+    /// goes on: a Continue, a message, or the list cleared.
+    pub stopped: Option<ExecutorStop>,
     /// The executor's requests to change the approved plan, oldest first, with their answers.
     pub changes: Vec<PlanChange>,
     /// Set when the chat's code sandbox would not confine runs on this machine: why, and
@@ -34,4 +37,7 @@ pub struct StateView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub unconfined: Option<UnconfinedNotice>,
+    /// Whether the executor's model can call tools. False on the embedded model: a plan's
+    /// steps cannot be carried out there, and the plan card says so before approval.
+    pub executor_calls_tools: bool,
 }

@@ -27,6 +27,10 @@ impl Provider for Constrained<'_> {
         self.inner.budget()
     }
 
+    fn calls_tools(&self) -> bool {
+        self.inner.calls_tools()
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

@@ -24,6 +24,11 @@ pub trait Provider: Send + Sync {
         cancel: &CancellationToken,
     ) -> Result<ResponseStream, LlmError>;
 
+    /// Whether the model can call tools; the embedded tiny model cannot.
+    fn calls_tools(&self) -> bool {
+        true
+    }
+
     /// The tokens a request may take (DESIGN §13); by default the model's known window.
     fn budget(&self) -> Budget {
         Budget::for_model(None, self.model(), None)

@@ -23,6 +23,7 @@ mod schema;
 mod session;
 mod snapshot;
 mod steps;
+mod stops;
 mod tasks;
 mod tx;
 

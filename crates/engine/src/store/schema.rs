@@ -32,6 +32,10 @@
 //! beside them (the rows keep their `seq`, and the counter continues, so order and the
 //! never-reused rule survive).
 //!
+//! Schema version 4 adds `chat_state.stops`: the chat's log of executor stops and
+//! continues since its plan was approved (JSON of `StopLog`, NULL when empty); its
+//! `current` stop is `state.stopped`.
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
@@ -118,6 +122,9 @@ INSERT INTO sqlite_sequence (name, seq)
 DROP TABLE messages;
 ALTER TABLE messages_v3 RENAME TO messages;
 CREATE INDEX messages_by_chat ON messages (chat_id, seq);
+"#,
+    r#"
+ALTER TABLE chat_state ADD COLUMN stops TEXT;
 "#,
 ];
 

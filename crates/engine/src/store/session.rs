@@ -9,7 +9,7 @@ use super::{Store, Tx};
 use crate::chat::{Phase, PlanPending};
 use crate::ids::ChatId;
 use crate::planner::PlanDocument;
-use crate::tasks::Completion;
+use crate::tasks::{Completion, ExecutorStop};
 
 const TABLE: &str = "chat_state";
 
@@ -24,6 +24,9 @@ pub struct ChatState {
     /// The plan's completion record, once its steps are all finished (DESIGN §12).
     #[serde(default)]
     pub completion: Option<Completion>,
+    /// Why the executor's last turn ended with tasks left, until the work goes on.
+    #[serde(default)]
+    pub stopped: Option<ExecutorStop>,
 }
 
 impl Tx<'_> {
@@ -63,7 +66,13 @@ impl Tx<'_> {
     pub fn state(&self, chat_id: &ChatId) -> Result<ChatState, StoreError> {
         let (phase, plan_pending) = self.session(chat_id)?;
         let plan = self.latest_plan(chat_id)?;
-        Ok(ChatState { phase, plan_pending, plan, completion: self.completion(chat_id)? })
+        Ok(ChatState {
+            phase,
+            plan_pending,
+            plan,
+            completion: self.completion(chat_id)?,
+            stopped: self.stop_log(chat_id)?.current,
+        })
     }
 
     fn session(&self, chat_id: &ChatId) -> Result<(Phase, Option<PlanPending>), StoreError> {

@@ -58,7 +58,11 @@ impl Store {
     }
 
     /// `DELETE /v1/chats/{id}/plan`: drops the task list; false if there was none.
+    /// Deletes the chat's task list (the user cleared it): a stop it showed goes with it.
     pub fn delete_task_list(&self, chat_id: &ChatId) -> Result<bool, StoreError> {
-        self.write(|tx| tx.delete_task_list(chat_id))
+        self.write(|tx| {
+            tx.clear_current_stop(chat_id)?;
+            tx.delete_task_list(chat_id)
+        })
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Task, TaskEventKind, TaskList, TaskStatus};
+use super::{Task, TaskEventKind, TaskList, TaskStatus, WorkEvent};
 
 /// `state.completion` of a chat whose plan steps are all finished.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,6 +20,10 @@ pub struct Completion {
     pub planned: Vec<PlannedStep>,
     /// The task list as it ended, with each task's gate.
     pub tasks: Vec<Task>,
+    /// Each time the executor stopped with tasks left and each Continue, in order; empty
+    /// when the work ran through (records stored before stops were logged have none).
+    #[serde(default)]
+    pub stops_and_continues: Vec<WorkEvent>,
     pub finished_at: String,
 }
 
@@ -125,6 +129,7 @@ impl TaskList {
             adherence,
             planned,
             tasks: self.tasks.clone(),
+            stops_and_continues: Vec::new(),
             finished_at: now.to_owned(),
         }
     }

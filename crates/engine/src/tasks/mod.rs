@@ -12,6 +12,7 @@ mod model;
 mod ops;
 mod render;
 mod schema;
+mod stops;
 mod terminal;
 mod tracker;
 
@@ -23,6 +24,9 @@ pub use limits::{MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS}
 pub use model::{Gate, Priority, Task, TaskEvent, TaskEventKind, TaskList, TaskOrigin, TaskStatus};
 pub use ops::{GateRequest, NewTask, Operation};
 pub use schema::{parameters_schema, tool_description, TOOL_NAME};
+pub use stops::{
+    ExecutorStop, FailedGate, OpenTask, StopLog, StopReason, WorkEvent, MAX_WORK_EVENTS,
+};
 pub use terminal::{draw_completion, draw_task_list, Style};
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use preflight_engine::agent::{
-    run_turn, AgentError, ChatLedger, EventSink, OfferedTools, RoundRecorder, TaskListSource, Tool,
-    ToolContext, ToolSource, Turn, TurnMode, TurnOutcome,
+    run_turn, AgentError, ChatLedger, EventSink, OfferedTools, RoundRecorder, RoundRule,
+    TaskListSource, Tool, ToolContext, ToolSource, Turn, TurnMode, TurnOutcome,
 };
 use preflight_engine::chat::{ChatSettings, Message, MessageBody, Phase};
 use preflight_engine::events::Event;
@@ -58,6 +58,7 @@ impl Harness {
                 files: vec![],
                 attachments: vec![],
                 plan_answer: false,
+                resume: None,
             },
         };
         store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();
@@ -90,7 +91,8 @@ impl Harness {
             history_ids: Vec::new(),
             tools,
             mode: TurnMode::Streaming,
-            max_rounds,
+            rule: RoundRule::fixed(max_rounds),
+            workspace: None,
             task_list: Some(&self.ledger as &dyn TaskListSource),
             recorder: Some(&self.ledger as &dyn RoundRecorder),
             events: &self.events as &dyn EventSink,

@@ -39,6 +39,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::TurnActive
         | ErrorCode::NoQuestions
         | ErrorCode::NoPlan
+        | ErrorCode::NothingLeft
         | ErrorCode::ChangeAnswered
         | ErrorCode::ChangeStale
         | ErrorCode::Unconfined

@@ -28,6 +28,7 @@ pub fn user(content: &str) -> Message {
         files: vec!["notes.txt".to_owned()],
         attachments: vec![],
         plan_answer: false,
+        resume: None,
     })
 }
 
@@ -43,6 +44,7 @@ pub fn feedback(content: &str) -> Message {
         files: vec![],
         attachments: vec![],
         plan_answer: true,
+        resume: None,
     })
 }
 

@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::PlanFolderLink;
 use crate::agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
-    Turn, TurnEnd, TurnMode, TurnScope, DEFAULT_EXECUTOR_PROMPT,
+    RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope, DEFAULT_EXECUTOR_PROMPT,
+    LOOP_REPEATS,
 };
 use crate::chat::{Chat, Message, MessageBody};
 use crate::error_code::ErrorCode;
@@ -27,21 +28,69 @@ use crate::mcp::Profile;
 use crate::now_rfc3339;
 use crate::planner::{Approval, PlanDocument};
 use crate::store::StoreError;
-use crate::tasks::TaskList;
+use crate::tasks::{StopReason, TaskList};
 
 /// One executor turn, its failure said in the chat, and a checkpoint in the plan folder
 /// when work is left; the runner completes the plan and ends the turn from its outcome.
 pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Executed {
-    let (why, answer) = match execute(inner, chat_id, cancel).await {
-        Ok(_) if cancel.is_cancelled() => ("stopped by the user".to_owned(), None),
-        Ok(answer) => ("the executor answered".to_owned(), Some(answer)),
+    let executed = match execute(inner, chat_id, cancel).await {
+        Ok(ended) => ended.executed(cancel.is_cancelled(), inner.executor_settings.max_rounds),
         Err(failure) => {
             report_failure(inner, chat_id, &failure);
-            (format!("{}: {}", failure.code, failure.message), None)
+            let detail = Some(failure.message.clone());
+            Executed { answer: None, reason: StopReason::ProviderError, detail, progressed: false }
         }
     };
+    if executed.answer.is_none() && executed.reason != StopReason::ProviderError {
+        report_halt(inner, chat_id, &executed);
+    }
+    let why = match (&executed.answer, &executed.detail) {
+        (Some(_), _) => "the executor answered".to_owned(),
+        (None, Some(detail)) => detail.clone(),
+        (None, None) => format!("{:?}", executed.reason),
+    };
     checkpoint_unfinished(inner, chat_id, &why).await;
-    Executed { answer }
+    executed
+}
+
+/// How the model's turn ended, before it is read as a stop.
+struct Ended {
+    outcome: TurnOutcome,
+}
+
+impl Ended {
+    fn executed(self, cancelled: bool, max_rounds: u32) -> Executed {
+        let outcome = self.outcome;
+        let (reason, answer, detail) = match outcome.end {
+            _ if cancelled => (StopReason::UserStop, None, None),
+            TurnEnd::Answered => (StopReason::Answered, Some(outcome.text), None),
+            TurnEnd::Stopped => (StopReason::UserStop, None, None),
+            TurnEnd::StepLimit => (
+                StopReason::RoundCap,
+                None,
+                Some(format!("Stopped after {max_rounds} tool rounds without a final answer.")),
+            ),
+            TurnEnd::NoProgress => (
+                StopReason::NoProgress,
+                None,
+                Some(format!(
+                    "Stopped after {} tool rounds: the last ones changed neither the task list \
+                     nor the workspace.",
+                    outcome.rounds
+                )),
+            ),
+            TurnEnd::Loop => (
+                StopReason::Loop,
+                None,
+                Some(format!(
+                    "Stopped as a loop: `{}` was asked for with the same arguments {LOOP_REPEATS} \
+                     times in a row.",
+                    outcome.looped.as_deref().unwrap_or("a tool")
+                )),
+            ),
+        };
+        Executed { answer, reason, detail, progressed: outcome.progressed }
+    }
 }
 
 /// Why a turn could not do its work, said in the chat.
@@ -50,12 +99,12 @@ struct Failure {
     message: String,
 }
 
-/// Runs the turn; its final answer, when it gave one.
+/// Runs the turn to its end; a failure that kept it from its work.
 async fn execute(
     inner: &Inner,
     chat_id: &ChatId,
     cancel: &CancellationToken,
-) -> Result<String, Failure> {
+) -> Result<Ended, Failure> {
     let chat = inner.store.get_chat(chat_id).map_err(store_failure)?;
     let provider = inner.executor.as_ref().map_err(|error| Failure {
         code: ErrorCode::ProviderSetup,
@@ -81,6 +130,7 @@ async fn execute(
     let tools = registry.offer(&scope).await;
     let (history, history_ids) = executor_history(&messages);
     let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id.clone());
+    let settings = inner.executor_settings;
     let events = ChatEvents { hub: Arc::clone(&inner.hub), chat_id: chat_id.to_owned() };
     let turn = Turn {
         chat_id,
@@ -90,7 +140,8 @@ async fn execute(
         history_ids,
         tools: &tools,
         mode: TurnMode::Streaming,
-        max_rounds: inner.executor_max_rounds,
+        rule: RoundRule::progress(settings.max_rounds, settings.no_progress_rounds),
+        workspace: chat.workspace.as_deref().map(std::path::Path::new),
         task_list: Some(&ledger),
         recorder: Some(&ledger),
         events: &events,
@@ -99,16 +150,7 @@ async fn execute(
         code: agent_error_code(&error),
         message: format!("The model could not finish this turn: {error}"),
     })?;
-    if outcome.end == TurnEnd::StepLimit {
-        return Err(Failure {
-            code: ErrorCode::StepLimit,
-            message: format!(
-                "Stopped after {} tool rounds without a final answer.",
-                inner.executor_max_rounds
-            ),
-        });
-    }
-    Ok(outcome.text)
+    Ok(Ended { outcome })
 }
 
 fn store_failure(error: StoreError) -> Failure {
@@ -121,6 +163,16 @@ fn agent_error_code(error: &AgentError) -> ErrorCode {
         AgentError::Provider(error) => error.code(),
         AgentError::Store(_) => ErrorCode::Internal,
     }
+}
+
+/// A turn the round rule ended, said in the chat when no stop card will say it (no task
+/// is left for one): a notice and an `error` event, as before there were stop cards.
+fn report_halt(inner: &Inner, chat_id: &ChatId, executed: &Executed) {
+    let Some(message) = executed.detail.clone() else { return };
+    if inner.store.task_list(chat_id).is_ok_and(|list| list.has_work_left()) {
+        return;
+    }
+    report_failure(inner, chat_id, &Failure { code: ErrorCode::StepLimit, message });
 }
 
 /// The failure as an assistant message in the chat and an `error` event.

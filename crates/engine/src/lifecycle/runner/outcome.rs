@@ -3,6 +3,7 @@
 //! what runs next; neither turn starts the other.
 
 use crate::events::Event;
+use crate::tasks::StopReason;
 
 /// Events sent after a turn has released its chat.
 pub(super) type Closing = Vec<Event>;
@@ -22,4 +23,10 @@ pub(super) enum Planned {
 pub(super) struct Executed {
     /// The turn's final answer; `None` when it was stopped or failed.
     pub(super) answer: Option<String>,
+    /// Why it ended, as a stop card would say if tasks are left.
+    pub(super) reason: StopReason,
+    /// The turn's own words on it: the provider's error, the call that looped.
+    pub(super) detail: Option<String>,
+    /// Whether any of its rounds changed the task list or the workspace.
+    pub(super) progressed: bool,
 }

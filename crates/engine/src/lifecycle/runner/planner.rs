@@ -8,8 +8,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{
-    load_workspace_instructions, run_turn, Agent, NoEvents, Turn, TurnEnd, TurnMode, TurnScope,
-    PLANNER_MAX_ROUNDS,
+    load_workspace_instructions, run_turn, Agent, NoEvents, RoundRule, Turn, TurnEnd, TurnMode,
+    TurnScope, PLANNER_MAX_ROUNDS,
 };
 use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
 use crate::events::Event;
@@ -90,7 +90,8 @@ async fn plan(
             history_ids: Vec::new(),
             tools: &tools,
             mode: TurnMode::Quiet,
-            max_rounds: PLANNER_MAX_ROUNDS,
+            rule: RoundRule::fixed(PLANNER_MAX_ROUNDS),
+            workspace: None,
             task_list: None,
             recorder: None,
             events: &NoEvents,
@@ -224,12 +225,15 @@ fn question_rounds(messages: &[Message]) -> u32 {
         .count() as u32
 }
 
-/// The task as the user sent it: the chat's first user message and its files.
+/// The task as the user sent it: the chat's latest message of the user's own words and its
+/// files. That is its first message, unless planning was cancelled and the user wrote again
+/// (the planner still reads every message of the chat).
 fn original_task(messages: &[Message]) -> (String, Vec<String>) {
     messages
         .iter()
+        .rev()
         .find_map(|message| match &message.body {
-            MessageBody::User { content, files, plan_answer: false, .. } => {
+            MessageBody::User { content, files, plan_answer: false, resume: None, .. } => {
                 Some((content.clone(), files.clone()))
             }
             _ => None,

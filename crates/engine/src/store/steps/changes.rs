@@ -180,6 +180,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.set_completion(chat_id, Some(completion))?;
+            tx.clear_current_stop(chat_id)?;
             tx.delete_task_list(chat_id)?;
             Ok(())
         })

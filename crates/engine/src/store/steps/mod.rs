@@ -26,13 +26,14 @@ use crate::planner::PlanDocument;
 
 impl Tx<'_> {
     /// Forgets the chat's planning: waiting card, every plan revision, the task list, the
-    /// plan's change requests and its completion record.
+    /// plan's change requests, its completion record and its stops.
     fn clear_planning(&mut self, chat_id: &ChatId) -> Result<(), StoreError> {
         self.set_plan_pending(chat_id, None)?;
         self.delete_plan(chat_id)?;
         self.delete_task_list(chat_id)?;
         self.sql.execute("DELETE FROM plan_changes WHERE chat_id = ?1", [chat_id])?;
         self.set_completion(chat_id, None)?;
+        self.set_stop_log(chat_id, &crate::tasks::StopLog::default())?;
         Ok(())
     }
 

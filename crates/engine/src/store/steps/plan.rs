@@ -86,6 +86,8 @@ impl Tx<'_> {
         let document = self.decide_plan(chat_id, card, Approval::Approved)?;
         self.save_task_list(chat_id, tasks)?;
         self.set_completion(chat_id, None)?;
+        // A new plan's work starts its own log of stops and continues.
+        self.set_stop_log(chat_id, &crate::tasks::StopLog::default())?;
         self.set_phase(chat_id, Phase::Executing)?;
         Ok(document)
     }

@@ -156,6 +156,7 @@ fn synthetic_answer(question: &str, answer: &str) -> Message {
             files: Vec::new(),
             attachments: Vec::new(),
             plan_answer: true,
+            resume: None,
         },
     }
 }

@@ -23,7 +23,25 @@ impl Tx<'_> {
         require_kind(message, &[MessageKind::User], "a turn begins with the user's own message")?;
         self.require_no_waiting_card(chat_id)?;
         self.insert_message(chat_id, message)?;
+        self.clear_current_stop(chat_id)?;
         self.set_phase(chat_id, phase)
+    }
+
+    /// A Continue: its message (a user message with `resume`) stored, the stop no longer
+    /// current and the continue recorded, phase `executing`.
+    pub fn begin_continue(
+        &mut self,
+        chat_id: &ChatId,
+        message: &Message,
+        auto: bool,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        require_kind(message, &[MessageKind::User], "a Continue is a user message")?;
+        self.require_no_waiting_card(chat_id)?;
+        let log = self.stop_log(chat_id)?.continued(auto, now);
+        self.insert_message(chat_id, message)?;
+        self.set_stop_log(chat_id, &log)?;
+        self.set_phase(chat_id, Phase::Executing)
     }
 
     /// Edit and re-send: the user message gets `content`, every message after it goes, and
@@ -46,6 +64,7 @@ impl Tx<'_> {
         let first = self.first_user_message(chat_id)?.is_some_and(|first| first.id == *message_id);
         self.delete_messages_after(chat_id, message_id)?;
         self.update_message(chat_id, &message)?;
+        self.clear_current_stop(chat_id)?;
         if first {
             self.clear_planning(chat_id)?;
         }
@@ -130,6 +149,17 @@ impl Store {
         phase: Phase,
     ) -> Result<(), StoreError> {
         self.write(|tx| tx.begin_user_turn(chat_id, message, phase))
+    }
+
+    /// See [`Tx::begin_continue`].
+    pub fn begin_continue(
+        &self,
+        chat_id: &ChatId,
+        message: &Message,
+        auto: bool,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.write(|tx| tx.begin_continue(chat_id, message, auto, now))
     }
 
     /// See [`Tx::edit_user_message`].

@@ -37,6 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(turns::edit_message))
         .routes(routes!(turns::answer))
         .routes(routes!(turns::stop))
+        .routes(routes!(turns::continue_work))
         .routes(routes!(plan::approve_plan))
         .routes(routes!(plan::reject_plan))
         .routes(routes!(plan::cancel_plan))

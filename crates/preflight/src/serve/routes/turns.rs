@@ -1,4 +1,5 @@
-//! What starts, resumes or stops a turn: a message, an edited message, an answer, stop.
+//! What starts, resumes or stops a turn: a message, an edited message, an answer, Continue,
+//! stop.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -115,4 +116,22 @@ pub async fn stop(
     state.engine.require_chat(&id)?;
     body::no_body(&bytes)?;
     Ok(Json(state.engine.stop(&id).await?))
+}
+
+#[utoipa::path(post, path = "/v1/chats/{id}/continue", tag = "turns",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 202, description = "The executor resumes with the open tasks and why it stopped (`state.stopped`); the Continue is a user message with `resume`", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a body that is not JSON (none is needed)", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_NOTHING_LEFT`: no task is open; `ERR_TURN_ACTIVE`: a turn runs; `ERR_PLAN_PENDING`: a card waits", body = ErrorBody),
+    ))]
+pub async fn continue_work(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<ChatId>,
+    RawBody(bytes): RawBody,
+) -> Answer<(StatusCode, Json<ChatView>)> {
+    state.engine.require_chat(&id)?;
+    body::no_body(&bytes)?;
+    Ok(accepted(state.engine.continue_work(&id)?))
 }
