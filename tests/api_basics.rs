@@ -75,7 +75,8 @@ async fn chats_are_created_listed_shown_and_deleted() {
     assert_eq!(shown["messages"], json!([]));
     assert_eq!(
         shown["state"],
-        json!({"phase": "idle", "plan_pending": null, "plan": null, "completion": null, "changes": []})
+        json!({"phase": "idle", "plan_pending": null, "plan": null, "completion": null,
+               "stopped": null, "changes": [], "executor_calls_tools": true})
     );
     let (status, patched) = serve
         .request(

@@ -19,7 +19,7 @@ const HEADER: &str = "[Summary by Preflight of earlier messages";
 fn config(url: &str) -> String {
     format!(
         "[provider]\nkind = \"openai\"\nbase_url = \"{url}\"\nmodel = \"scripted\"\n\
-         context_window = {WINDOW}\n\n[executor]\nmax_rounds = 250\n\n[sandbox]\nenabled = false\n"
+         context_window = {WINDOW}\n\n[executor]\nmax_rounds = 250\nno_progress_rounds = 250\n\n[sandbox]\nenabled = false\n"
     )
 }
 
@@ -36,7 +36,9 @@ fn executor_replies(workspace: &std::path::Path, rounds: usize, last: Reply) -> 
     let path = workspace.join("big.txt");
     let mut replies: Vec<Reply> = (1..=rounds)
         .map(|n| {
-            let read = json!({"path": path});
+            // Each read asks for a different (larger than the file) head, so the same
+            // 20 KB comes back without the calls being one call repeated: not a loop.
+            let read = json!({"path": path, "head": 1000 + n});
             match n % 50 {
                 0 => Reply::tool_call("turn_plan", json!({"op": "done", "id": n / 50})),
                 _ => Answer::new()

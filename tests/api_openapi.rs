@@ -37,6 +37,7 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/profile",
     "GET /v1/chats/{id}/sandbox",
     "POST /v1/chats/{id}/stop",
+    "POST /v1/chats/{id}/continue",
     "GET /v1/health",
     "GET /v1/openapi.json",
 ];

@@ -198,6 +198,8 @@ fn check_terminal_drawing(serve: &Serve, id: &str) {
             "  ○ Fix the flaky test (high priority; added by the executor)",
             "",
             "2 of 5 done",
+            "stopped: The model ended its turn with tasks still open.",
+            &format!("  continue: POST /v1/chats/{id}/continue, or Continue in the window"),
         ],
         "{drawn}"
     );

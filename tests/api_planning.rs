@@ -236,7 +236,8 @@ async fn cancel_returns_the_chat_to_right_after_its_first_message() {
     assert_eq!(status, 200);
     assert_eq!(
         cancelled["state"],
-        json!({"phase": "idle", "plan_pending": null, "plan": null, "completion": null, "changes": []})
+        json!({"phase": "idle", "plan_pending": null, "plan": null, "completion": null,
+               "stopped": null, "changes": [], "executor_calls_tools": true})
     );
     assert_eq!(roles(&cancelled), ["user"]);
     let (_, profile) = world.serve.get(&format!("/v1/chats/{id}/profile")).await;

@@ -12,7 +12,7 @@ use crate::ids::ChatId;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::plan_files::plan_files_link;
 use crate::now_rfc3339;
-use crate::tasks::{Completion, StopReason, TaskList, WorkEvent};
+use crate::tasks::{Completion, TaskList, WorkEvent};
 
 /// When the chat's list carries out a plan and no step of it is left: the completion
 /// record stored (with `summary`, else the executor's last answer) and the list closed.
@@ -112,7 +112,7 @@ fn stops_line(events: &[WorkEvent]) -> Option<String> {
     let reasons: Vec<String> = events
         .iter()
         .filter_map(|event| match event {
-            WorkEvent::Stopped { reason, .. } => Some(reason_words(*reason).to_owned()),
+            WorkEvent::Stopped { reason, .. } => Some(reason.words().to_owned()),
             WorkEvent::Continued { .. } => None,
         })
         .collect();
@@ -127,17 +127,4 @@ fn stops_line(events: &[WorkEvent]) -> Option<String> {
         reasons.len(),
         reasons.join("; ")
     ))
-}
-
-fn reason_words(reason: StopReason) -> &'static str {
-    match reason {
-        StopReason::Answered => "the model ended its turn",
-        StopReason::GateFailed => "a check failed",
-        StopReason::NoProgress => "no progress",
-        StopReason::Loop => "a loop",
-        StopReason::RoundCap => "the round cap",
-        StopReason::ProviderError => "a provider error",
-        StopReason::UserStop => "stopped by the user",
-        StopReason::Interrupted => "Preflight was closed",
-    }
 }

@@ -109,10 +109,10 @@ impl Engine {
 
     /// What the lifecycle's decisions need to know of a chat.
     pub(super) fn facts(&self, chat: &Chat) -> Result<ChatFacts, ApiError> {
-        let (phase, started) = self
-            .inner
-            .store
-            .read(|tx| Ok((tx.phase(&chat.id)?, tx.execution_started(&chat.id)?)))?;
+        let (phase, started) = self.inner.store.read(|tx| {
+            let again = tx.plans_again(&chat.id)?;
+            Ok((tx.phase(&chat.id)?, tx.user_turn_count(&chat.id)? > 0 && !again))
+        })?;
         let running = self.inner.hub.turn(&chat.id).map(|turn| turn.kind);
         Ok(ChatFacts { plan_mode: chat.plan_mode, phase, started, running })
     }

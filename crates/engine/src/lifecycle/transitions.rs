@@ -16,8 +16,9 @@ pub const MAX_QUESTION_ROUNDS: u32 = 3;
 pub struct ChatFacts {
     pub plan_mode: bool,
     pub phase: Phase,
-    /// Whether the executor has worked in the chat (a message of its own, or an approved
-    /// plan). A chat whose planning was cancelled has not: its next message plans again.
+    /// Whether the chat is past its first message: it has a user turn, and its planning was
+    /// not cancelled since (a cancelled chat is the chat right after its first message, and
+    /// its next message plans again).
     pub started: bool,
     /// The kind of turn running now, if any.
     pub running: Option<TurnKind>,
@@ -47,7 +48,7 @@ pub fn route_send(facts: &ChatFacts) -> Result<SendRoute, ApiError> {
 }
 
 /// The phase a re-sent (edited) user message starts in: the first message of a plan-mode
-/// chat plans again, as does any message of one whose execution has not started; any other
+/// chat plans again, as does any message of one whose planning was cancelled; any other
 /// message executes.
 pub fn route_edit(facts: &ChatFacts, edits_first_message: bool) -> Result<Phase, ApiError> {
     if facts.running.is_some() {
@@ -138,7 +139,7 @@ mod tests {
     use crate::lifecycle::error::ErrorCode;
     use crate::tasks::TaskStatus;
 
-    /// `done`: how many executor turns the chat has seen (0: execution has not started).
+    /// `done`: the chat's user turns (0: not started, as after a cancelled planning).
     fn facts(plan_mode: bool, phase: Phase, done: u64, running: Option<TurnKind>) -> ChatFacts {
         ChatFacts { plan_mode, phase, started: done > 0, running }
     }

@@ -218,17 +218,6 @@ impl Tx<'_> {
         Ok(count as u64)
     }
 
-    /// Whether the executor has worked in the chat: it wrote a message, or a plan was
-    /// approved (a task list or plan revisions exist). A chat whose planning was cancelled
-    /// has not: it is as it was right after its first message (DESIGN §2).
-    pub fn execution_started(&self, chat_id: &ChatId) -> Result<bool, StoreError> {
-        self.require_chat(chat_id)?;
-        let sql = "SELECT EXISTS (SELECT 1 FROM messages WHERE chat_id = ?1 AND kind = 'assistant')
-                       OR EXISTS (SELECT 1 FROM task_lists WHERE chat_id = ?1)
-                       OR EXISTS (SELECT 1 FROM plan_revisions WHERE chat_id = ?1)";
-        Ok(self.sql.query_row(sql, [chat_id], |row| row.get(0))?)
-    }
-
     /// Deletes every message stored after `message_id`; returns how many went.
     pub fn delete_messages_after(
         &mut self,

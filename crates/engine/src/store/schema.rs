@@ -32,9 +32,12 @@
 //! beside them (the rows keep their `seq`, and the counter continues, so order and the
 //! never-reused rule survive).
 //!
-//! Schema version 4 adds `chat_state.stops`: the chat's log of executor stops and
-//! continues since its plan was approved (JSON of `StopLog`, NULL when empty); its
-//! `current` stop is `state.stopped`.
+//! Schema version 4 adds to `chat_state`:
+//! - `stops`: the chat's log of executor stops and continues since its plan was approved
+//!   (JSON of `StopLog`, NULL when empty); its `current` stop is `state.stopped`;
+//! - `plans_again`: 1 when the chat's planning was cancelled, so its next message plans
+//!   again (DESIGN §2: the cancelled chat is the chat right after its first message); the
+//!   next user turn clears it.
 //!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
@@ -125,6 +128,8 @@ CREATE INDEX messages_by_chat ON messages (chat_id, seq);
 "#,
     r#"
 ALTER TABLE chat_state ADD COLUMN stops TEXT;
+ALTER TABLE chat_state ADD COLUMN plans_again INTEGER NOT NULL DEFAULT 0
+    CHECK (plans_again IN (0, 1));
 "#,
 ];
 

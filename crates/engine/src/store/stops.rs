@@ -1,6 +1,7 @@
 //! `chat_state.stops`: a chat's log of executor stops and continues since its plan was
 //! approved (`StopLog`), and the steps that write it: a turn that ends with tasks left, a
-//! Continue, a new task list. The current stop is `state.stopped`.
+//! Continue, a new task list. The current stop is `state.stopped`. Beside it,
+//! `chat_state.plans_again`: planning was cancelled, so the next message plans.
 
 use rusqlite::{params, OptionalExtension};
 
@@ -48,6 +49,24 @@ impl Tx<'_> {
     pub fn record_stop(&mut self, chat_id: &ChatId, stop: &ExecutorStop) -> Result<(), StoreError> {
         let log = self.stop_log(chat_id)?.stopped(stop.clone());
         self.set_stop_log(chat_id, &log)
+    }
+}
+
+impl Tx<'_> {
+    /// Whether the chat's next message plans again (its planning was cancelled).
+    pub fn plans_again(&self, chat_id: &ChatId) -> Result<bool, StoreError> {
+        let sql = "SELECT plans_again FROM chat_state WHERE chat_id = ?1";
+        let flag: Option<bool> = self.sql.query_row(sql, [chat_id], |row| row.get(0)).optional()?;
+        match flag {
+            Some(flag) => Ok(flag),
+            None => self.require_chat(chat_id).map(|()| false),
+        }
+    }
+
+    pub(super) fn set_plans_again(&mut self, chat_id: &ChatId, on: bool) -> Result<(), StoreError> {
+        let sql = "UPDATE chat_state SET plans_again = ?2 WHERE chat_id = ?1";
+        self.sql.execute(sql, params![chat_id, on])?;
+        Ok(())
     }
 }
 

@@ -32,6 +32,20 @@ pub enum StopReason {
 }
 
 impl StopReason {
+    /// The reason in a few lowercase words, for a list ("stopped by the user").
+    pub fn words(self) -> &'static str {
+        match self {
+            StopReason::Answered => "the model ended its turn",
+            StopReason::GateFailed => "a check failed",
+            StopReason::NoProgress => "no progress",
+            StopReason::Loop => "a loop",
+            StopReason::RoundCap => "the round cap",
+            StopReason::ProviderError => "a provider error",
+            StopReason::UserStop => "stopped by the user",
+            StopReason::Interrupted => "Preflight was closed",
+        }
+    }
+
     /// Whether continuing by itself (`[executor] auto_continue`) may follow this stop: not
     /// after the user's own Stop, a failing provider or a loop, which a resume would repeat.
     pub fn may_auto_continue(self) -> bool {

@@ -47,7 +47,7 @@ pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationTo
     let why = match (&executed.answer, &executed.detail) {
         (Some(_), _) => "the executor answered".to_owned(),
         (None, Some(detail)) => detail.clone(),
-        (None, None) => format!("{:?}", executed.reason),
+        (None, None) => executed.reason.words().to_owned(),
     };
     checkpoint_unfinished(inner, chat_id, &why).await;
     executed

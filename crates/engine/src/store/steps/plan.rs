@@ -293,7 +293,13 @@ impl Store {
 
     /// See [`Tx::cancel_plan`].
     pub fn cancel_plan(&self, chat_id: &ChatId) -> Result<usize, StoreError> {
-        self.write(|tx| tx.cancel_plan(chat_id))
+        // The user's cancel (not a stopped planner's settling, which also cancels): the
+        // chat is as right after its first message, and its next message plans again.
+        self.write(|tx| {
+            let deleted = tx.cancel_plan(chat_id)?;
+            tx.set_plans_again(chat_id, true)?;
+            Ok(deleted)
+        })
     }
 
     /// See [`Tx::fall_back_to_execution`].

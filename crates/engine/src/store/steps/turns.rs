@@ -24,6 +24,7 @@ impl Tx<'_> {
         self.require_no_waiting_card(chat_id)?;
         self.insert_message(chat_id, message)?;
         self.clear_current_stop(chat_id)?;
+        self.set_plans_again(chat_id, false)?;
         self.set_phase(chat_id, phase)
     }
 
@@ -65,6 +66,7 @@ impl Tx<'_> {
         self.delete_messages_after(chat_id, message_id)?;
         self.update_message(chat_id, &message)?;
         self.clear_current_stop(chat_id)?;
+        self.set_plans_again(chat_id, false)?;
         if first {
             self.clear_planning(chat_id)?;
         }
