@@ -14,7 +14,7 @@ import { t, useLanguage } from "./lib/i18n";
 import { useChat } from "./lib/useChat";
 import { ChatOptions } from "./components/ChatOptions";
 import { Composer, lockedNotice, type FileSource } from "./components/Composer";
-import { Messages } from "./components/Messages";
+import { Messages, typedByUser } from "./components/Messages";
 import { ModelNotice } from "./components/ModelNotice";
 import { useModelInstalls } from "./components/ModelManager";
 import type { McpSource } from "./components/McpServers";
@@ -254,6 +254,12 @@ export function App() {
                   () => null,
                   (error: unknown) => describeOrNull(error),
                 ),
+              onContinue: async () => {
+                const error = await chat.act(() => api.continueWork(id));
+                // Nothing left, or already going on: the engine's view says what is true now.
+                if (error?.code === "ERR_NOTHING_LEFT" || error?.code === "ERR_TURN_ACTIVE") chat.refresh();
+                return describeOrNull(error);
+              },
             }}
           />
           {statusText(phase) !== "" && (
@@ -283,7 +289,7 @@ export function App() {
             files={FILES}
             onStop={() => void run(() => api.stopTurn(id))}
             onEditLast={() => {
-              const last = [...state.view.messages].reverse().find((m) => m.role === "user" && !m.plan_answer);
+              const last = [...state.view.messages].reverse().find(typedByUser);
               if (last && phase !== "planning" && phase !== "executing") setEditing(last.id);
             }}
           />
@@ -310,6 +316,17 @@ export function App() {
         files={chat.files}
         changes={state?.view.state.changes ?? []}
         onOpenFolder={() => void run(() => api.openPlanFolder(id))}
+        busy={phase === "planning" || phase === "executing"}
+        onClear={
+          current && state
+            ? async () => {
+                const error = await chat.act(() => api.clearTaskList(id));
+                // The list (and the stop card it kept) as the engine has them now.
+                chat.refresh();
+                return describeOrNull(error);
+              }
+            : undefined
+        }
       />
     </div>
   );

@@ -3,9 +3,11 @@
 // figures are the engine's, computed from the task history; the summary is the executor's.
 import type { Completion } from "../generated/Completion";
 import type { Deviation } from "../generated/Deviation";
+import type { StopReason } from "../generated/StopReason";
 import type { Task } from "../generated/Task";
 import { t } from "../lib/i18n";
 import { Markdown } from "./Markdown";
+import { stopReasonShort } from "./StopCard";
 
 function deviationText(kind: Deviation["kind"]): string {
   switch (kind) {
@@ -31,6 +33,36 @@ export function adherenceLine(completion: Completion): string {
   return parts.join(" · ");
 }
 
+/** "Stopped 2 times with tasks left (a check failed ×2) · continued 2 times, 1 automatically",
+ *  or null when the work ran through. */
+export function stopsLine(completion: Completion): string | null {
+  const events = completion.stops_and_continues ?? [];
+  if (events.length === 0) return null;
+  const reasons = new Map<StopReason, number>();
+  let stops = 0;
+  let continues = 0;
+  let auto = 0;
+  for (const event of events) {
+    if (event.kind === "stopped") {
+      stops += 1;
+      reasons.set(event.reason, (reasons.get(event.reason) ?? 0) + 1);
+    } else {
+      continues += 1;
+      if (event.auto) auto += 1;
+    }
+  }
+  const parts: string[] = [];
+  if (stops > 0) {
+    const why = [...reasons].map(([reason, count]) => (count > 1 ? t("completion.reasonTimes", { reason: stopReasonShort(reason), count }) : stopReasonShort(reason)));
+    parts.push(t("completion.stopped", { count: stops, reasons: why.join(", ") }));
+  }
+  if (continues > 0) {
+    const continued = t("completion.continued", { count: continues });
+    parts.push(auto > 0 ? t("completion.continuedAuto", { continued, auto }) : continued);
+  }
+  return parts.join(" · ");
+}
+
 function mark(task: Task | undefined): string {
   if (!task) return "✗";
   return task.status === "done" ? "✓" : task.status === "dropped" ? "✗" : "○";
@@ -46,6 +78,11 @@ export function CompletionCard({ completion }: { completion: Completion }) {
       <p class="adherence" data-testid="adherence">
         {adherenceLine(completion)}
       </p>
+      {stopsLine(completion) !== null && (
+        <p class="small muted completion-stops" data-testid="completion-stops">
+          {stopsLine(completion)}
+        </p>
+      )}
       {completion.summary && (
         <div class="completion-summary">
           <Markdown text={completion.summary} />

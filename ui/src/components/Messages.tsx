@@ -19,6 +19,7 @@ import { PlanCard } from "./PlanCard";
 import { ToolGroup, type GroupedCall } from "./ToolGroup";
 import { SandboxRun } from "./SandboxRun";
 import { QuestionCard } from "./QuestionCard";
+import { StopCard, stopReasonShort } from "./StopCard";
 import { t } from "../lib/i18n";
 
 export interface CardActions {
@@ -33,6 +34,8 @@ export interface CardActions {
   onAnswerElicitation: (id: string, answer: ServerAnswer) => Promise<string | null>;
   /** Opens a URL question's page in the browser; resolves with the error, if any. */
   onOpenElicitationUrl: (id: string) => Promise<string | null>;
+  /** The stop card's Continue; resolves with the error to show, if refused. */
+  onContinue: () => Promise<string | null>;
 }
 
 /** Editing and re-sending the user's messages (issue 18). */
@@ -60,7 +63,7 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
   const planRunning = planInProgress(view.state.phase);
   const results = toolResults(view.messages);
   const running = view.state.phase === "planning" || view.state.phase === "executing";
-  const firstUser = view.messages.find((message) => message.role === "user" && !message.plan_answer);
+  const firstUser = view.messages.find(typedByUser);
   // After a cancel the chat is as right after its first message: it can be planned again.
   const planAgain = view.plan_mode && view.state.phase === "idle" && view.messages.every((m) => m.role === "user") ? firstUser?.id : undefined;
   return (
@@ -101,7 +104,17 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
           if (message.plan) {
             const active = live?.id === message.id;
             const plan = active && view.state.plan ? view.state.plan : message.plan;
-            return <PlanCard key={message.id} plan={plan} active={active} planRunning={planRunning} unconfined={view.state.unconfined} {...actions} />;
+            return (
+              <PlanCard
+                key={message.id}
+                plan={plan}
+                active={active}
+                planRunning={planRunning}
+                unconfined={view.state.unconfined}
+                executorCallsTools={view.state.executor_calls_tools}
+                {...actions}
+              />
+            );
           }
           // A streamed message keeps its streamed rendering (same element, same key): storing
           // it re-parses only its last paragraph.
@@ -140,6 +153,8 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
             onOpenUrl={actions.onOpenElicitationUrl}
           />
         )),
+        // Keyed by when it stopped: a later stop is a new card (its Continue not in flight).
+        view.state.stopped && !running && <StopCard key={`stopped-${view.state.stopped.at}`} stopped={view.state.stopped} onContinue={actions.onContinue} />,
       ]}
     </div>
   );
@@ -269,7 +284,15 @@ function groupCalls(message: AssistantMessage, results: Map<string, ToolMessage>
   });
 }
 
-function UserMessage({ message, edits, running, planAgain }: { message: Extract<Message, { role: "user" }>; edits?: EditActions; running: boolean; planAgain: boolean }) {
+type UserMsg = Extract<Message, { role: "user" }>;
+
+/** A message the user typed: not an answer to the planner's question, not a Continue. */
+export function typedByUser(message: Message): message is UserMsg {
+  return message.role === "user" && !message.plan_answer && !message.resume;
+}
+
+function UserMessage({ message, edits, running, planAgain }: { message: UserMsg; edits?: EditActions; running: boolean; planAgain: boolean }) {
+  if (message.resume) return <ContinueMarker message={message} />;
   if (message.plan_answer) {
     const [question, answer] = message.content.split("\nUser's answer: ");
     return (
@@ -297,8 +320,29 @@ function UserMessage({ message, edits, running, planAgain }: { message: Extract<
   );
 }
 
+/** A Continue: the executor resumed after it stopped with tasks left. Its content is what the
+ *  model reads (the open tasks and why it stopped), so it is a marker, not a typed bubble,
+ *  with that text folded away; it cannot be edited. */
+export function ContinueMarker({ message }: { message: UserMsg }) {
+  const resume = message.resume!;
+  return (
+    <details class="continue-marker" data-testid="continue-marker" data-auto={resume.auto ? "true" : "false"} data-message-id={message.id}>
+      <summary>
+        <span class="compaction-rule" aria-hidden="true" />
+        <span class="continue-label">{resume.auto ? t("messages.continuedAuto") : t("messages.continued")}</span>
+        <span class="continue-reason small" data-testid="continue-reason">
+          {t("messages.continuedFrom", { reason: stopReasonShort(resume.reason) })}
+        </span>
+        <span class="compaction-rule" aria-hidden="true" />
+      </summary>
+      <p class="small muted">{t("messages.continueHint")}</p>
+      <pre class="continue-content">{message.content}</pre>
+    </details>
+  );
+}
+
 /** A user message being edited: Enter re-sends, Shift+Enter is a new line, Esc cancels. */
-function EditBox({ message, edits }: { message: Extract<Message, { role: "user" }>; edits: EditActions }) {
+function EditBox({ message, edits }: { message: UserMsg; edits: EditActions }) {
   return (
     <div class="message user editing" data-message-id={message.id}>
       <textarea

@@ -17,6 +17,9 @@ export interface PlanCardProps {
   planRunning: boolean;
   /** Set when the sandbox would run this plan's code unconfined on this machine. */
   unconfined?: UnconfinedNotice | null;
+  /** False when the executor's model (the embedded one) cannot call tools: approving will not
+   *  carry the steps out, and the waiting plan says so. */
+  executorCallsTools?: boolean;
   /** `unconfined`: the user ticked "Run unconfined" (needed when the notice asks for it). */
   onApprove: (unconfined: boolean) => void;
   onRevise: (feedback: string) => void;
@@ -127,6 +130,14 @@ export function PlanCard(props: PlanCardProps) {
           ) : (
             <p class="small">{t("plan.unconfined.chosen")}</p>
           )}
+        </div>
+      )}
+      {active && props.executorCallsTools === false && (
+        <div class="no-tools warn" data-testid="plan-no-tools" role="note">
+          <p>
+            <strong>{t("plan.noTools.title")}</strong> {t("plan.noTools.text")}
+          </p>
+          <p class="small">{t("plan.noTools.fix")}</p>
         </div>
       )}
       {!active && plan.run_unconfined && (

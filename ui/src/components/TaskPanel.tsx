@@ -1,7 +1,10 @@
 // The live `turn_plan` list beside the chat: phases, [ ] [>] [x] [~] marks, "3 of 7 done",
 // each task's last gate (run by Preflight in the sandbox: command, exit code, evidence), a
 // mark on plan steps whose change waits for the user; and, for a chat that saves its plan
-// into the workspace, the link to that `.dwp` folder.
+// into the workspace, the link to that `.dwp` folder. While no turn runs the list can be
+// cleared (asked once more inline): on a model that cannot call tools it never ticks.
+import { useEffect, useState } from "preact/hooks";
+
 import type { Gate } from "../generated/Gate";
 import type { PlanChange } from "../generated/PlanChange";
 import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
@@ -32,9 +35,13 @@ export interface TaskPanelProps {
   /** The chat's plan change requests: a waiting one marks its step. */
   changes?: PlanChange[];
   onOpenFolder?: () => void;
+  /** A turn runs in the chat: the list cannot be cleared meanwhile. */
+  busy?: boolean;
+  /** Clears the list; resolves with the error to show, if refused. Without it, no button. */
+  onClear?: () => Promise<string | null>;
 }
 
-export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenFolder }: TaskPanelProps) {
+export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenFolder, busy = false, onClear }: TaskPanelProps) {
   const counts = taskCounts(tasks);
   const asked = new Set(changes.filter((change) => change.status === "pending").map((change) => change.task));
   return (
@@ -82,8 +89,62 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
         ))
       )}
       {finished && <p class="muted" data-testid="tasks-finished">{t("tasks.finished")}</p>}
+      {onClear && tasks.length > 0 && !finished && !busy && <ClearList key={tasks.map((task) => task.id).join(",")} onClear={onClear} />}
       {files && <PlanFolderWriter files={files} onOpenFolder={onOpenFolder} />}
     </aside>
+  );
+}
+
+/** "Clear list", then "Clear it" / "Keep it" in place (no dialog): the open tasks are dropped. */
+function ClearList({ onClear }: { onClear: () => Promise<string | null> }) {
+  const [asking, setAsking] = useState(false);
+  const [clearing, setClearing] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<HTMLButtonElement | null>(null);
+  useEffect(() => confirm?.focus(), [confirm]);
+  const clear = async () => {
+    setClearing(true);
+    setError(null);
+    try {
+      const refused = await onClear();
+      setError(refused);
+      if (refused === null) setAsking(false);
+    } finally {
+      setClearing(false);
+    }
+  };
+  return (
+    <div class="task-clear">
+      {asking ? (
+        <div
+          class="task-clear-ask"
+          role="group"
+          aria-label={t("tasks.clearAsk")}
+          onKeyDown={(event) => {
+            if (event.key === "Escape" && !clearing) setAsking(false);
+          }}
+        >
+          <p class="small">{t("tasks.clearAsk")}</p>
+          <div class="row">
+            <button type="button" class="danger small" data-testid="task-clear-confirm" ref={setConfirm} disabled={clearing} onClick={() => void clear()}>
+              {t("tasks.clearConfirm")}
+            </button>
+            <button type="button" class="secondary small" data-testid="task-clear-cancel" disabled={clearing} onClick={() => setAsking(false)}>
+              {t("tasks.clearKeep")}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <button type="button" class="secondary small" data-testid="task-clear" title={t("tasks.clearHint")} onClick={() => setAsking(true)}>
+          {t("tasks.clear")}
+        </button>
+      )}
+      {error && (
+        <p class="error small" role="alert" data-testid="task-clear-error">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }
 

@@ -105,6 +105,10 @@ export const api = {
   editMessage: (chat_id: string, message_id: string, content: string) =>
     call<ChatView>("edit_message", { chat_id, message_id, content }),
   stopTurn: (chat_id: string) => call<ChatView>("stop_turn", { chat_id }),
+  /** Resumes an executor that stopped with tasks left (ERR_NOTHING_LEFT when none is open). */
+  continueWork: (chat_id: string) => call<ChatView>("continue_work", { chat_id }),
+  /** Drops the chat's task list; whether there was one. */
+  clearTaskList: (chat_id: string) => call<boolean>("clear_task_list", { chat_id }),
   answerQuestion: (chat_id: string, question_id: string, answer: string) =>
     call<ChatView>("answer_question", { chat_id, question_id, answer }),
   approvePlan: (chat_id: string, unconfined = false) => call<ChatView>("approve_plan", { chat_id, unconfined }),

@@ -6,6 +6,7 @@ import type { ApiError } from "../generated/ApiError";
 import type { ChatView } from "../generated/ChatView";
 import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
+import type { ExecutorStop } from "../generated/ExecutorStop";
 import type { Message } from "../generated/Message";
 import type { Phase } from "../generated/Phase";
 import type { Task } from "../generated/Task";
@@ -134,6 +135,11 @@ export function withTasks(state: ChatState, tasks: Task[]): ChatState {
   return finished ? { ...state, tasksFinished: true } : { ...state, tasks: [], tasksFinished: false };
 }
 
+/** The view with `state.stopped` (the stop card) set or cleared. */
+function withStopped(view: ChatView, stopped: ExecutorStop | null): ChatView {
+  return { ...view, state: { ...view.state, stopped } };
+}
+
 /** Every event but `delta`. */
 export function applyEvent(state: ChatState, event: Event): ChatState {
   switch (event.type) {
@@ -141,16 +147,25 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
       return applyDelta(state, event.message_id, event.text);
     case "plan_status":
       return { ...state, status: statusText(event.phase), view: { ...state.view, state: { ...state.view.state, phase: event.phase } } };
-    case "message":
+    case "message": {
+      const view = upsertMessage(state.view, event.message);
+      // A Continue or a typed message: the work goes on, as the engine has it.
+      const goesOn = event.message.role === "user" && view.state.stopped !== null;
       return {
         ...state,
-        view: upsertMessage(state.view, event.message),
+        view: goesOn ? withStopped(view, null) : view,
         streaming: state.streaming.filter((entry) => entry.id !== event.message.id),
       };
+    }
     case "tool":
       return { ...state, tools: applyTool(state.tools, event) };
-    case "plan":
-      return withTasks(state, event.tasks);
+    case "plan": {
+      const next = withTasks(state, event.tasks);
+      // The list cleared (or closed): there is nothing left to continue.
+      return event.tasks.length === 0 && next.view.state.stopped !== null ? { ...next, view: withStopped(next.view, null) } : next;
+    }
+    case "executor_stopped":
+      return { ...state, view: withStopped(state.view, event.stopped) };
     case "plan_change": {
       const changes = state.view.state.changes.filter((change) => change.id !== event.change.id).concat(event.change);
       changes.sort((a, b) => (a.requested_at < b.requested_at ? -1 : a.requested_at > b.requested_at ? 1 : 0));

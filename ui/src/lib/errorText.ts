@@ -25,6 +25,8 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_NO_QUESTIONS");
     case "ERR_NO_PLAN":
       return t("errors.ERR_NO_PLAN");
+    case "ERR_NOTHING_LEFT":
+      return t("errors.ERR_NOTHING_LEFT");
     case "ERR_CHANGE_ANSWERED":
       return t("errors.ERR_CHANGE_ANSWERED");
     case "ERR_CHANGE_STALE":

@@ -23,12 +23,15 @@ export interface ChatController {
   /** Runs an action that answers with the chat's new view; errors are returned. */
   act: (action: () => Promise<ChatView | unknown>) => Promise<ApiError | null>;
   reload: () => void;
+  /** Reads the whole chat again (view, task list, open questions), as at a turn's end. */
+  refresh: () => void;
 }
 
 export function useChat(chatId: string | null, generation: number): ChatController {
   const [state, setState] = useState<ChatState | null>(null);
   const [files, setFiles] = useState<PlanFolderLocation | null>(null);
   const reloadRef = useRef<() => void>(() => {});
+  const refreshRef = useRef<() => void>(() => {});
   /** The open chat's snapshots in the order they were asked for (see `SnapshotOrder`). */
   const orderRef = useRef(new SnapshotOrder());
 
@@ -116,6 +119,7 @@ export function useChat(chatId: string | null, generation: number): ChatControll
         if (!opened) console.error("cannot open the chat", asApiError(error));
       }
     };
+    refreshRef.current = () => void refresh();
     reloadRef.current = () => {
       void reload();
       void reloadFiles();
@@ -178,5 +182,5 @@ export function useChat(chatId: string | null, generation: number): ChatControll
       return asApiError(error);
     }
   };
-  return { state, files, act, reload: () => reloadRef.current() };
+  return { state, files, act, reload: () => reloadRef.current(), refresh: () => refreshRef.current() };
 }

@@ -162,7 +162,7 @@ describe("the elicitation card, URL mode", () => {
 
 describe("elicitations in the chat", () => {
   it("a card per open question, gone when the engine closes it", () => {
-    const actions = { onAnswer: vi.fn(), onAnswerChange: vi.fn(), onApprove: vi.fn(), onRevise: vi.fn(), onCancel: vi.fn(), onEdit: async () => {}, onAnswerElicitation: async () => null, onOpenElicitationUrl: async () => null };
+    const actions = { onAnswer: vi.fn(), onAnswerChange: vi.fn(), onApprove: vi.fn(), onRevise: vi.fn(), onCancel: vi.fn(), onEdit: async () => {}, onAnswerElicitation: async () => null, onOpenElicitationUrl: async () => null, onContinue: async () => null };
     let state = initialState(view([user("u1", "go")], "executing"), [], [form()]);
     state = applyEvent(state, { type: "elicitation", elicitation: url() });
     const { rerender } = render(<Messages state={state} actions={actions} />);

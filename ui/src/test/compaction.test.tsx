@@ -7,7 +7,7 @@ import { initialState } from "../lib/chatState";
 import { assistant, user, view } from "./fixtures";
 
 const noop = () => {};
-const actions = { onAnswer: noop, onAnswerChange: noop, onApprove: noop, onRevise: noop, onCancel: noop, onEdit: async () => {}, onAnswerElicitation: async () => null, onOpenElicitationUrl: async () => null };
+const actions = { onAnswer: noop, onAnswerChange: noop, onApprove: noop, onRevise: noop, onCancel: noop, onEdit: async () => {}, onAnswerElicitation: async () => null, onOpenElicitationUrl: async () => null, onContinue: async () => null };
 
 describe("a compaction record", () => {
   it("is a divider whose summary opens, with the summarised messages still shown above", () => {

@@ -49,6 +49,7 @@ function completion(): Completion {
       { ...task(3, "Tag the release", "dropped"), outcome: "no release this week" },
       task(4, "Fix the flaky test", "done", "executor"),
     ],
+    stops_and_continues: [],
     finished_at: "2026-11-30T10:05:00.000Z",
   };
 }

@@ -53,6 +53,6 @@ export function view(messages: Message[], phase: ChatView["state"]["phase"] = "i
     created_at: "2026-11-30T10:00:00Z",
     updated_at: "2026-11-30T10:00:00Z",
     messages,
-    state: { phase, plan_pending: null, plan: planDoc, completion: null, changes: [] },
+    state: { phase, plan_pending: null, plan: planDoc, completion: null, stopped: null, changes: [], executor_calls_tools: true },
   };
 }

@@ -9,7 +9,7 @@ import { initialState } from "../lib/chatState";
 import { assistant, user, view } from "./fixtures";
 
 const noop = () => {};
-const actions = { onAnswer: noop, onAnswerChange: noop, onApprove: noop, onRevise: noop, onCancel: noop, onEdit: async () => {}, onAnswerElicitation: async () => null, onOpenElicitationUrl: async () => null };
+const actions = { onAnswer: noop, onAnswerChange: noop, onApprove: noop, onRevise: noop, onCancel: noop, onEdit: async () => {}, onAnswerElicitation: async () => null, onOpenElicitationUrl: async () => null, onContinue: async () => null };
 
 function round(id: string, name: string, args: unknown, result: string, isError = false): Message[] {
   const call = { id: "call_0", name, arguments: JSON.stringify(args) };
