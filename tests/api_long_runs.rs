@@ -113,8 +113,7 @@ async fn a_turn_that_stops_on_a_failing_gate_says_why_and_finishes_after_continu
     );
     assert!(stop["gate"]["evidence"].as_str().unwrap().contains("the parser is broken"), "{stop}");
     let chat = serve.chat(&id).await;
-    assert_eq!(chat["state"]["stopped"], *stop, "the API shows the stop the event told");
-    assert_eq!(chat["state"]["phase"], "idle");
+    assert_eq!((&chat["state"]["stopped"], &chat["state"]["phase"]), (stop, &json!("idle")));
 
     let (status, view) = serve.post(&format!("/v1/chats/{id}/continue"), json!(null)).await;
     assert_eq!(status, 202, "{view}");

@@ -241,7 +241,9 @@ async fn cancel_returns_the_chat_to_right_after_its_first_message() {
     );
     assert_eq!(roles(&cancelled), ["user"]);
     let (_, profile) = world.serve.get(&format!("/v1/chats/{id}/profile")).await;
-    assert_eq!(profile["name"], "execution", "the managed profile is back");
+    // No turn holds a profile now; the next one plans again, since a cancelled chat is the
+    // chat right after its first message (its next message gets a plan card).
+    assert_eq!(profile["name"], "planning", "the next message plans again");
     assert!(world.executor_requests().is_empty(), "cancel executes nothing");
 }
 
