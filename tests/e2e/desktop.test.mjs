@@ -438,6 +438,58 @@ test("the executor asks to change the plan: the change card, Keep the plan resum
   }
 });
 
+test("the executor stops with a task left: the stop card says why, Continue finishes the plan", async () => {
+  const TWO_STEPS = {
+    title: "Changelog",
+    aim: "The changelog is written and checked",
+    steps: [
+      { action: "Write the changelog", expected: "CHANGELOG.md exists" },
+      { action: "Check the changelog", expected: "every entry has a link" },
+    ],
+    libraries: [],
+    sandbox: { policy: "reuse", notes: "" },
+  };
+  const app = await startApp({
+    name: "stop-continue",
+    config: (url) => openaiConfig(url),
+    script: () => ({
+      routes: [
+        { when: PLANNER, replies: [planReply(TWO_STEPS)] },
+        {
+          replies: [
+            toolCall("turn_plan", { op: "done", id: 1, outcome: "written" }),
+            text("I stop here for now."),
+            toolCall("turn_plan", { op: "done", id: 2, outcome: "every entry links its PR" }),
+            text("The changelog is written and checked."),
+          ],
+        },
+      ],
+    }),
+  });
+  try {
+    await app.click('[data-testid="new-chat"]');
+    const box = await waitFor(() => app.find('[data-testid="message-box"]'), "the message box");
+    await box.type("Write and check the changelog" + KEYS.enter);
+    await app.click('[data-testid="approve-plan"]');
+
+    // The turn ends with task 2 open: the card names it and why, nothing else is needed.
+    await app.byText('[data-testid="stop-card"]', "Check the changelog");
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
+    assert.equal(await app.count('[data-testid="completion-card"]'), 0);
+    publish(await app.screenshot("stop-card"), "stop-card.png");
+
+    // Continue is its own turn, shown as such; the plan completes and the record names both.
+    await app.click('[data-testid="stop-continue"]');
+    await app.find('[data-testid="continue-marker"]');
+    await app.byText(".completion-summary", "written and checked");
+    await app.find('[data-testid="completion-stops"]');
+    assert.equal(await app.count('[data-testid="stop-card"]'), 0);
+    await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the resumed turn to end");
+  } finally {
+    await app.stop();
+  }
+});
+
 test("the code sandbox: a run as a terminal block, a task closed by a gate Preflight ran, the sandbox from the workspace bar", async () => {
   const PLAN_SANDBOX = {
     title: "Report script",

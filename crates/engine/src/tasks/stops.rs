@@ -243,3 +243,105 @@ fn plain_words(reason: StopReason, detail: Option<&str>, gate: Option<&FailedGat
         None => base,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::Gate;
+
+    fn list_with_failing_gate(gate_passes: bool) -> TaskList {
+        let mut list = TaskList::from_steps(["Write it", "Prove it", "Ship it"]).unwrap();
+        list.tasks[0].status = TaskStatus::Done;
+        list.tasks[1].status = TaskStatus::Active;
+        list.tasks[2].status = TaskStatus::Pending;
+        list.tasks[1].gate = Some(Gate {
+            command: "cargo test".into(),
+            exit_code: if gate_passes { 0 } else { 101 },
+            passes: gate_passes,
+            evidence: "test parser ... FAILED".into(),
+            duration_ms: 5,
+            last_run: "now".into(),
+            timed_out: false,
+        });
+        list
+    }
+
+    #[test]
+    fn a_model_that_ends_after_a_failing_gate_stopped_on_that_gate() {
+        let stop =
+            ExecutorStop::of(StopReason::Answered, None, &list_with_failing_gate(false), "t");
+        assert_eq!(stop.reason, StopReason::GateFailed);
+        let gate = stop.gate.as_ref().unwrap();
+        assert_eq!((gate.task, gate.exit_code), (2, 101));
+        assert_eq!(stop.tasks_left.iter().map(|t| t.id).collect::<Vec<_>>(), [2, 3]);
+        assert!(
+            stop.text.contains("task 2 failed (`cargo test` exited with 101)"),
+            "{}",
+            stop.text
+        );
+        let told = stop.resume_text();
+        assert!(told.contains("Tasks still open: 2 “Prove it”, 3 “Ship it”"), "{told}");
+        assert!(told.contains("test parser ... FAILED"), "{told}");
+    }
+
+    #[test]
+    fn other_reasons_keep_their_own_words_and_carry_no_gate() {
+        let cases = [
+            (StopReason::Answered, true, "The model ended its turn"),
+            (StopReason::Loop, false, "in a loop"),
+            (StopReason::NoProgress, false, "Neither the task list nor the workspace"),
+            (StopReason::UserStop, false, "You stopped"),
+            (StopReason::Interrupted, false, "Preflight was closed"),
+        ];
+        for (reason, passes, words) in cases {
+            let stop =
+                ExecutorStop::of(reason, Some("extra"), &list_with_failing_gate(passes), "t");
+            assert_eq!(stop.reason, reason);
+            assert!(stop.gate.is_none(), "{reason:?}");
+            assert!(stop.text.contains(words) && stop.text.ends_with(" extra"), "{}", stop.text);
+        }
+    }
+
+    #[test]
+    fn the_log_keeps_stops_and_continues_in_order_and_stays_bounded() {
+        let stop =
+            ExecutorStop::of(StopReason::Answered, None, &list_with_failing_gate(true), "t1");
+        let log = StopLog::default().stopped(stop.clone());
+        assert_eq!(log.current.as_ref(), Some(&stop));
+        let log = log.continued(true, "t2");
+        assert_eq!(log.current, None);
+        assert_eq!(log.continues(), 1);
+        assert_eq!(
+            log.events,
+            [
+                WorkEvent::Stopped { reason: StopReason::Answered, tasks_left: 2, at: "t1".into() },
+                WorkEvent::Continued { auto: true, at: "t2".into() },
+            ]
+        );
+        let mut long = StopLog::default();
+        for _ in 0..MAX_WORK_EVENTS {
+            long = long.stopped(stop.clone()).continued(false, "t");
+        }
+        assert_eq!(long.events.len(), MAX_WORK_EVENTS);
+        assert!(matches!(long.events.last(), Some(WorkEvent::Continued { .. })));
+    }
+
+    #[test]
+    fn only_stops_a_resume_would_not_repeat_may_continue_by_themselves() {
+        use StopReason::*;
+        let auto: Vec<StopReason> = [
+            Answered,
+            GateFailed,
+            NoProgress,
+            Loop,
+            RoundCap,
+            ProviderError,
+            UserStop,
+            Interrupted,
+        ]
+        .into_iter()
+        .filter(|reason| reason.may_auto_continue())
+        .collect();
+        assert_eq!(auto, [Answered, GateFailed, NoProgress, RoundCap]);
+    }
+}
