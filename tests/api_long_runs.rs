@@ -193,6 +193,32 @@ async fn rounds_that_change_nothing_end_the_turn_after_the_configured_window() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn rounds_that_only_write_files_are_progress_too() {
+    // Six rounds write a file each and leave the task list alone: past a window of 3, the
+    // turn goes on because the workspace changed.
+    let workspace = tempfile::tempdir().unwrap();
+    let mut executor: Vec<Reply> = (1..=6)
+        .map(|n| {
+            let path = workspace.path().join(format!("part{n}.txt"));
+            call("mcp_filesystem_write_file", json!({"path": path, "content": format!("part {n}")}))
+        })
+        .collect();
+    executor.push(turn_plan(json!({"op": "done", "id": 1})));
+    executor.push(Reply::text("Six parts written."));
+    let script = Script::new()
+        .route(planner(), [plan("Parts", &["Write six parts"])])
+        .route(anyone(), executor);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = serve_with(&provider, "[executor]\nno_progress_rounds = 3\n");
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
+    let events = serve.plan_approve_and_run(&id, "Write six parts").await;
+    assert!(events.seen.iter().any(|(name, _)| name == "completion"), "{:?}", events.seen);
+
+    assert!(workspace.path().join("part6.txt").is_file());
+    assert!(!events.seen.iter().any(|(name, _)| name == "executor_stopped"), "{:?}", events.seen);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn auto_continue_resumes_by_itself_and_says_so() {
     let script = Script::new().route(planner(), [plan("Two steps", &["First", "Second"])]).route(
         anyone(),

@@ -178,6 +178,18 @@ fn every_mistake_names_its_line_and_key() {
             "sandbox.confinement",
             "use \"auto\", \"bubblewrap\" or \"off\"",
         ),
+        (
+            "[executor]\nauto_continue = -1\n",
+            2,
+            "executor.auto_continue",
+            "must be a whole number, 0 or more",
+        ),
+        (
+            "[executor]\nno_progress_rounds = 0\n",
+            2,
+            "executor.no_progress_rounds",
+            "positive whole number",
+        ),
         ("provider = \"openai\"\n", 1, "provider", "must be a table"),
         (
             "[provider]\nkind = \"openai\"\nmodel = \"m\"\n[planner]\nkind = \"anthropic\"\n",
@@ -209,4 +221,18 @@ fn an_unreadable_file_is_an_error_not_the_defaults() {
     std::fs::create_dir(home.path().join("config.toml")).unwrap(); // a folder where the file goes
     let error = Config::load(home.path()).unwrap_err();
     assert!(matches!(error, ConfigError::Read { .. }), "{error:?}");
+}
+
+#[test]
+fn the_executor_goes_on_while_it_makes_progress_by_default() {
+    let defaults = parse("").unwrap().executor;
+    assert_eq!(
+        (defaults.max_rounds, defaults.no_progress_rounds, defaults.auto_continue),
+        (200, 12, 0)
+    );
+    let set = parse("[executor]\nmax_rounds = 1_000\nno_progress_rounds = 5\nauto_continue = 3\n")
+        .unwrap()
+        .executor;
+    assert_eq!((set.max_rounds, set.no_progress_rounds, set.auto_continue), (1000, 5, 3));
+    assert_eq!(parse("[executor]\nauto_continue = 0\n").unwrap().executor.auto_continue, 0);
 }

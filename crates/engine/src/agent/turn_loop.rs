@@ -327,13 +327,18 @@ impl Run<'_, '_> {
     }
 
     /// Whether the round just stored changed the task list or the workspace; the mark
-    /// moves on to what it left.
+    /// moves on to what it left. A changed list is progress enough: the workspace walk is
+    /// skipped and its mark kept, so a write of this round counts at the next round that
+    /// looks (one round late at most, never lost).
     async fn progressed(&mut self) -> Result<bool, StoreError> {
         let list = self.list.as_ref().map(task_keys);
+        if list != self.mark.list {
+            self.mark.list = list;
+            return Ok(true);
+        }
         let workspace = fingerprint_of(self.turn.workspace).await;
-        let next = ProgressMark { list, workspace };
-        let progressed = next != self.mark;
-        self.mark = next;
+        let progressed = workspace != self.mark.workspace;
+        self.mark.workspace = workspace;
         Ok(progressed)
     }
 
@@ -417,7 +422,7 @@ impl Run<'_, '_> {
 
 /// What a round's progress is measured against: the task list's tasks (what they are and
 /// where they stand, not when a check last ran) and the workspace's fingerprint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 struct ProgressMark {
     list: Option<Vec<TaskKey>>,
     workspace: Option<u64>,
