@@ -119,10 +119,6 @@ impl RoundWatch {
     pub fn progressed(&self) -> bool {
         self.progressed
     }
-
-    pub fn rule(&self) -> RoundRule {
-        self.rule
-    }
 }
 
 /// A round's calls as names and parsed arguments: the same call written with its keys in

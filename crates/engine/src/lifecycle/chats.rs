@@ -90,7 +90,7 @@ impl Engine {
 
     /// Whether the executor's model can call tools (see `StateView::executor_calls_tools`);
     /// without a model at all, the turn's own error says what is wrong.
-    pub fn executor_calls_tools(&self) -> bool {
+    fn executor_calls_tools(&self) -> bool {
         self.inner.executor.as_ref().map_or(true, |provider| provider.calls_tools())
     }
 

@@ -12,7 +12,7 @@ use crate::ids::ChatId;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::plan_files::plan_files_link;
 use crate::now_rfc3339;
-use crate::tasks::{Completion, TaskList, WorkEvent};
+use crate::tasks::{continues, Completion, TaskList, WorkEvent};
 
 /// When the chat's list carries out a plan and no step of it is left: the completion
 /// record stored (with `summary`, else the executor's last answer) and the list closed.
@@ -119,9 +119,7 @@ fn stops_line(events: &[WorkEvent]) -> Option<String> {
     if reasons.is_empty() {
         return None;
     }
-    let continues = events.iter().filter(|e| matches!(e, WorkEvent::Continued { .. })).count();
-    let auto =
-        events.iter().filter(|e| matches!(e, WorkEvent::Continued { auto: true, .. })).count();
+    let (continues, auto) = continues(events);
     Some(format!(
         "Stopped {} time(s) with tasks left ({}); continued {continues} time(s), {auto} of them by itself.",
         reasons.len(),

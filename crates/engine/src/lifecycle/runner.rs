@@ -22,7 +22,7 @@ use crate::lifecycle::messages::{assistant_message, continue_message};
 use crate::lifecycle::notify::phase_event;
 use crate::now_rfc3339;
 use crate::store::StoreError;
-use crate::tasks::ExecutorStop;
+use crate::tasks::{ExecutorStop, TaskList};
 
 use outcome::{Closing, Executed, Planned};
 
@@ -112,7 +112,10 @@ async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing 
     loop {
         let executed = executor::run(inner, chat_id, &guard.cancel).await;
         let completed = complete_if_done(inner, chat_id, executed.answer.as_deref()).await;
-        let stop = if completed.is_empty() { stop_of(inner, chat_id, &executed) } else { None };
+        // Read once: what is left decides both the stop and whether the list closes.
+        let list = inner.store.task_list(chat_id).ok();
+        let stop =
+            list.as_ref().filter(|_| completed.is_empty()).and_then(|l| stop_of(l, &executed));
         let resume = stop.as_ref().is_some_and(|stop| {
             auto_continues_left > 0
                 && executed.progressed
@@ -125,20 +128,17 @@ async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing 
                 continue;
             }
         }
-        let mut closing = finish(inner, chat_id, stop.as_ref());
+        let finished = list.is_some_and(|list| list.is_finished());
+        let mut closing = finish(inner, chat_id, finished, stop.as_ref());
         closing.splice(0..0, completed);
         return closing;
     }
 }
 
-/// The stop of a turn that left tasks open, or `None` when nothing is left.
-fn stop_of(inner: &Inner, chat_id: &ChatId, executed: &Executed) -> Option<ExecutorStop> {
-    let list = inner.store.task_list(chat_id).ok()?;
-    if !list.has_work_left() {
-        return None;
-    }
-    let now = now_rfc3339();
-    Some(ExecutorStop::of(executed.reason, executed.detail.as_deref(), &list, &now))
+/// The stop of a turn that left tasks of `list` open, or `None` when nothing is left.
+fn stop_of(list: &TaskList, executed: &Executed) -> Option<ExecutorStop> {
+    let detail = executed.detail.as_deref();
+    list.has_work_left().then(|| ExecutorStop::of(executed.reason, detail, list, &now_rfc3339()))
 }
 
 /// Records `stop` and continues at once (`[executor] auto_continue`): the stop and the
@@ -159,10 +159,9 @@ fn auto_continue(inner: &Inner, chat_id: &ChatId, stop: &ExecutorStop) -> bool {
     true
 }
 
-/// Ends an executor turn: its stop recorded when tasks are left, a task list with nothing
-/// left closed (a `plan` event with no tasks), and the chat `idle`, in one transaction.
-fn finish(inner: &Inner, chat_id: &ChatId, stop: Option<&ExecutorStop>) -> Closing {
-    let finished = inner.store.task_list(chat_id).is_ok_and(|list| list.is_finished());
+/// Ends an executor turn: its stop recorded when tasks are left, a `finished` task list
+/// closed (a `plan` event with no tasks), and the chat `idle`, in one transaction.
+fn finish(inner: &Inner, chat_id: &ChatId, finished: bool, stop: Option<&ExecutorStop>) -> Closing {
     let stored = inner.store.write(|tx| {
         if let Some(stop) = stop {
             tx.record_stop(chat_id, stop)?;

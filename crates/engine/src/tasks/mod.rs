@@ -25,7 +25,7 @@ pub use model::{Gate, Priority, Task, TaskEvent, TaskEventKind, TaskList, TaskOr
 pub use ops::{GateRequest, NewTask, Operation};
 pub use schema::{parameters_schema, tool_description, TOOL_NAME};
 pub use stops::{
-    ExecutorStop, FailedGate, OpenTask, StopLog, StopReason, WorkEvent, MAX_WORK_EVENTS,
+    continues, ExecutorStop, FailedGate, OpenTask, StopLog, StopReason, WorkEvent, MAX_WORK_EVENTS,
 };
 pub use terminal::{draw_completion, draw_task_list, Style};
 

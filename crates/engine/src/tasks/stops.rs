@@ -147,12 +147,6 @@ impl StopLog {
         next
     }
 
-    /// How many continues the log holds.
-    pub fn continues(&self) -> u32 {
-        self.events.iter().filter(|event| matches!(event, WorkEvent::Continued { .. })).count()
-            as u32
-    }
-
     fn push(&mut self, event: WorkEvent) {
         self.events.push(event);
         let over = self.events.len().saturating_sub(MAX_WORK_EVENTS);
@@ -199,6 +193,14 @@ impl ExecutorStop {
         text.push_str("\nPick up where you left off and keep the task list current.");
         text
     }
+}
+
+/// How many continues `events` hold, and how many of them were automatic.
+pub fn continues(events: &[WorkEvent]) -> (usize, usize) {
+    events.iter().fold((0, 0), |(all, auto), event| match event {
+        WorkEvent::Continued { auto: by_itself, .. } => (all + 1, auto + usize::from(*by_itself)),
+        WorkEvent::Stopped { .. } => (all, auto),
+    })
 }
 
 /// The open task whose last gate run failed, if any: the active one first.
@@ -310,7 +312,7 @@ mod tests {
         assert_eq!(log.current.as_ref(), Some(&stop));
         let log = log.continued(true, "t2");
         assert_eq!(log.current, None);
-        assert_eq!(log.continues(), 1);
+        assert_eq!(continues(&log.events), (1, 1));
         assert_eq!(
             log.events,
             [

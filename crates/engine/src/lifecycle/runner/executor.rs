@@ -34,7 +34,7 @@ use crate::tasks::{StopReason, TaskList};
 /// when work is left; the runner completes the plan and ends the turn from its outcome.
 pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Executed {
     let executed = match execute(inner, chat_id, cancel).await {
-        Ok(ended) => ended.executed(cancel.is_cancelled(), inner.executor_settings.max_rounds),
+        Ok(outcome) => executed(outcome, cancel.is_cancelled(), inner.executor_settings.max_rounds),
         Err(failure) => {
             report_failure(inner, chat_id, &failure);
             let detail = Some(failure.message.clone());
@@ -53,44 +53,37 @@ pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationTo
     executed
 }
 
-/// How the model's turn ended, before it is read as a stop.
-struct Ended {
-    outcome: TurnOutcome,
-}
-
-impl Ended {
-    fn executed(self, cancelled: bool, max_rounds: u32) -> Executed {
-        let outcome = self.outcome;
-        let (reason, answer, detail) = match outcome.end {
-            _ if cancelled => (StopReason::UserStop, None, None),
-            TurnEnd::Answered => (StopReason::Answered, Some(outcome.text), None),
-            TurnEnd::Stopped => (StopReason::UserStop, None, None),
-            TurnEnd::StepLimit => (
-                StopReason::RoundCap,
-                None,
-                Some(format!("Stopped after {max_rounds} tool rounds without a final answer.")),
-            ),
-            TurnEnd::NoProgress => (
-                StopReason::NoProgress,
-                None,
-                Some(format!(
-                    "Stopped after {} tool rounds: the last ones changed neither the task list \
-                     nor the workspace.",
-                    outcome.rounds
-                )),
-            ),
-            TurnEnd::Loop => (
-                StopReason::Loop,
-                None,
-                Some(format!(
-                    "Stopped as a loop: `{}` was asked for with the same arguments {LOOP_REPEATS} \
-                     times in a row.",
-                    outcome.looped.as_deref().unwrap_or("a tool")
-                )),
-            ),
-        };
-        Executed { answer, reason, detail, progressed: outcome.progressed }
-    }
+/// How the model's turn ended, read as a stop reason (one only counts when tasks are left).
+fn executed(outcome: TurnOutcome, cancelled: bool, max_rounds: u32) -> Executed {
+    let (reason, answer, detail) = match outcome.end {
+        _ if cancelled => (StopReason::UserStop, None, None),
+        TurnEnd::Answered => (StopReason::Answered, Some(outcome.text), None),
+        TurnEnd::Stopped => (StopReason::UserStop, None, None),
+        TurnEnd::StepLimit => (
+            StopReason::RoundCap,
+            None,
+            Some(format!("Stopped after {max_rounds} tool rounds without a final answer.")),
+        ),
+        TurnEnd::NoProgress => (
+            StopReason::NoProgress,
+            None,
+            Some(format!(
+                "Stopped after {} tool rounds: the last ones changed neither the task list \
+                 nor the workspace.",
+                outcome.rounds
+            )),
+        ),
+        TurnEnd::Loop => (
+            StopReason::Loop,
+            None,
+            Some(format!(
+                "Stopped as a loop: `{}` was asked for with the same arguments {LOOP_REPEATS} \
+                 times in a row.",
+                outcome.looped.as_deref().unwrap_or("a tool")
+            )),
+        ),
+    };
+    Executed { answer, reason, detail, progressed: outcome.progressed }
 }
 
 /// Why a turn could not do its work, said in the chat.
@@ -104,7 +97,7 @@ async fn execute(
     inner: &Inner,
     chat_id: &ChatId,
     cancel: &CancellationToken,
-) -> Result<Ended, Failure> {
+) -> Result<TurnOutcome, Failure> {
     let chat = inner.store.get_chat(chat_id).map_err(store_failure)?;
     let provider = inner.executor.as_ref().map_err(|error| Failure {
         code: ErrorCode::ProviderSetup,
@@ -150,7 +143,7 @@ async fn execute(
         code: agent_error_code(&error),
         message: format!("The model could not finish this turn: {error}"),
     })?;
-    Ok(Ended { outcome })
+    Ok(outcome)
 }
 
 fn store_failure(error: StoreError) -> Failure {
