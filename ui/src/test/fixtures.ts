@@ -1,4 +1,6 @@
 // Test data in the engine's shapes (typed by the generated types, so they cannot drift).
+import type { AppSettings } from "../generated/AppSettings";
+import type { Chat } from "../generated/Chat";
 import type { ChatView } from "../generated/ChatView";
 import type { Message } from "../generated/Message";
 import type { PlanDocument } from "../generated/PlanDocument";
@@ -42,16 +44,33 @@ export function assistant(id: string, content: string, extra: Partial<Extract<Me
   return { id, created_at: "2026-11-30T10:00:01Z", role: "assistant", content, questions: null, plan: null, ...extra };
 }
 
+/** The chat every fixture view is of. */
+export const chat: Chat = {
+  id: "chat1",
+  title: "Chat",
+  workspace: null,
+  plan_mode: true,
+  auto_approve: false,
+  save_plans: false,
+  created_at: "2026-11-30T10:00:00Z",
+  updated_at: "2026-11-30T10:00:00Z",
+};
+
+/** Settings of a configured OpenAI-compatible provider, as the shell reports them. */
+export const settings: AppSettings = {
+  configured: true,
+  provider: "openai",
+  base_url: "http://127.0.0.1:11434/v1",
+  model: "qwen2.5:7b",
+  plan_mode: true,
+  auto_approve: false,
+  api_key_stored_in: null,
+  config_path: "/home/u/.preflight/config.toml",
+};
+
 export function view(messages: Message[], phase: ChatView["state"]["phase"] = "idle", planDoc: PlanDocument | null = null): ChatView {
   return {
-    id: "chat1",
-    title: "Chat",
-    workspace: null,
-    plan_mode: true,
-    auto_approve: false,
-    save_plans: false,
-    created_at: "2026-11-30T10:00:00Z",
-    updated_at: "2026-11-30T10:00:00Z",
+    ...chat,
     messages,
     state: { phase, plan_pending: null, plan: planDoc, completion: null, stopped: null, changes: [], executor_calls_tools: true },
   };

@@ -11,12 +11,11 @@ import { PlanCard } from "../components/PlanCard";
 import { QuestionCard } from "../components/QuestionCard";
 import { Settings } from "../components/Settings";
 import { TaskPanel } from "../components/TaskPanel";
-import type { AppSettings } from "../generated/AppSettings";
 import type { Task } from "../generated/Task";
 import { describeError } from "../lib/errorText";
 import { applyLanguage, useLanguage } from "../lib/i18n";
 import { statusText } from "../lib/chatState";
-import { plan } from "./fixtures";
+import { plan, settings } from "./fixtures";
 
 /** Latin words a Russian window still shows on purpose: names, formats and keys. */
 const ALLOWED = new Set(["Preflight", "Enter", "Shift", "SHA", "API", "URL", "MCP", "JSON", "CSV", "OpenAI", "Ollama", "Anthropic", "csv", "Writer", "from_writer"]);
@@ -105,16 +104,6 @@ describe("the window in Russian", () => {
   });
 });
 
-const settings: AppSettings = {
-  configured: true,
-  provider: "openai",
-  base_url: "http://127.0.0.1:11434/v1",
-  model: "qwen2.5:7b",
-  plan_mode: true,
-  auto_approve: false,
-  api_key_stored_in: null,
-  config_path: "/home/u/.preflight/config.toml",
-};
 
 /** The window's root as App has it: it re-renders everything when the language changes. */
 function Window() {

@@ -6,15 +6,13 @@ import { act, fireEvent, render, screen, waitFor } from "@testing-library/preact
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import { App } from "../App";
-import type { AppSettings } from "../generated/AppSettings";
-import type { Chat } from "../generated/Chat";
 import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
 import type { ExecutorStop } from "../generated/ExecutorStop";
 import type { Message } from "../generated/Message";
 import type { Task } from "../generated/Task";
 import { api } from "../lib/api";
-import { assistant, user, view } from "./fixtures";
+import { assistant, chat, settings, user, view } from "./fixtures";
 
 const shell = vi.hoisted(() => ({
   calls: [] as { command: string; args: Record<string, unknown> | undefined }[],
@@ -46,27 +44,7 @@ vi.mock("@tauri-apps/api/webview", () => ({
   getCurrentWebview: () => ({ onDragDropEvent: async () => () => {} }),
 }));
 
-const settings: AppSettings = {
-  configured: true,
-  provider: "openai",
-  base_url: "http://127.0.0.1:11434/v1",
-  model: "qwen2.5:7b",
-  plan_mode: true,
-  auto_approve: false,
-  api_key_stored_in: null,
-  config_path: "/home/u/.preflight/config.toml",
-};
 
-const chat: Chat = {
-  id: "chat1",
-  title: "Chat",
-  workspace: null,
-  plan_mode: true,
-  auto_approve: false,
-  save_plans: false,
-  created_at: "2026-11-30T10:00:00Z",
-  updated_at: "2026-11-30T10:00:00Z",
-};
 
 const openTasks: Task[] = [
   { id: 1, title: "Read the logs", status: "done", origin: "plan" },
