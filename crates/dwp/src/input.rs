@@ -2,6 +2,7 @@
 //! (`PlanInput`) and the tracker's task list (`TrackedTask`). The engine converts its planner
 //! and tracker types into these, so the crate never depends on the engine.
 
+use crate::rules::documents::{AmendKind, Authority};
 use crate::rules::evidence::GateInput;
 
 /// The plan as the user approved it (or not yet): what README.md is rendered from.
@@ -73,4 +74,21 @@ pub enum TrackedStatus {
     Active,
     Done,
     Dropped,
+}
+
+/// An approved change of the plan (DESIGN §12) as the engine hands it in, to be written as
+/// an amendment record before the task list that carries it is synced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AmendmentInput {
+    pub kind: AmendKind,
+    /// The tasks it changes: the one step of a drop or a rewording, the open steps a
+    /// replacement takes out (the tasks it adds arrive with the next sync).
+    pub tasks: Vec<u32>,
+    /// The executor's reason for asking.
+    pub observed: String,
+    /// A rewording's new title.
+    pub new_title: Option<String>,
+    pub authority: Authority,
+    /// The chat's change request, e.g. `c1`.
+    pub change: Option<String>,
 }

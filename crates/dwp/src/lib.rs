@@ -27,21 +27,24 @@ mod tests;
 pub use clock::now_rfc3339;
 pub use disk::audit::{verify_plan, VerifyReport};
 pub use disk::error::DwpError;
+pub use disk::finalize::FinalizeReport;
 pub use disk::folder::{read_state, PlanFolder, StateSnapshot};
 pub use disk::lock::LockOptions;
-pub use disk::protocol::{changes_for, SyncReport};
+pub use disk::protocol::{changes_for, PauseInput, SyncReport};
 pub use disk::request::{UpdateAction, UpdateReport, UpdateRequest};
 pub use input::{
-    DropSettled, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus, TrackedTask,
+    AmendmentInput, DropSettled, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus,
+    TrackedTask,
 };
 pub use plan_files::PlanFolderWriter;
 pub use rules::documents::{
-    ApprovalState, Author, Blocked, Checkpoint, GateRecord, Locator, LocatorKind, Outcome,
-    PlanState, Status, TaskBlock, TaskEntry,
+    AmendKind, Amendment, ApprovalState, Author, Authority, Blocked, Checkpoint, GateRecord,
+    Locator, LocatorKind, Outcome, Pause, PlanState, Status, TaskBlock, TaskEntry,
 };
 pub use rules::evidence::{check_done, DoneRefusal, GateInput};
+pub use rules::finalization::{Finalization, Rerun, Verdict};
 pub use rules::findings::{Direction, Finding, FindingKind};
 pub use rules::refusal::Refusal;
 pub use rules::task_helpers::{MAX_NOTE_CHARS, MAX_TITLE_CHARS};
-pub use rules::tracker::DROP_NEEDS;
+pub use rules::tracker::{Planned, DROP_NEEDS};
 pub use rules::transition::{apply, Applied, Change};

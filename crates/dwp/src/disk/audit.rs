@@ -8,8 +8,8 @@ use std::path::Path;
 
 use super::error::DwpError;
 use super::folder::{
-    parse_state, read_document, read_manifest, read_optional, read_text, sha256_hex, PlanFolder,
-    README_FILE, STATE_FILE,
+    is_finalizing, parse_state, read_document, read_manifest, read_optional, read_text, sha256_hex,
+    PlanFolder, README_FILE, STATE_FILE,
 };
 use super::journal::has_pending_commit;
 use super::lock::{inspect, LockOptions, LockState};
@@ -32,8 +32,20 @@ pub struct VerifyReport {
 /// Verifies the plan folder `dir`. Only an unreadable folder is an error; every problem of
 /// its contents is a finding.
 pub fn verify_plan(dir: &PlanFolder, lock: LockOptions) -> Result<VerifyReport, DwpError> {
+    audit_plan(dir, lock, false)
+}
+
+/// The verifier's work; `for_finaliser`: run by the finaliser itself, which holds the lock
+/// and is about to write its own marker, so neither is a finding then.
+pub(crate) fn audit_plan(
+    dir: &PlanFolder,
+    lock: LockOptions,
+    for_finaliser: bool,
+) -> Result<VerifyReport, DwpError> {
     let mut findings = Vec::new();
-    disk_findings(dir, lock, &mut findings);
+    if !for_finaliser {
+        disk_findings(dir, lock, &mut findings);
+    }
     if let Err(error) = read_manifest(dir) {
         let kind =
             if matches!(error, DwpError::NewerSpec { .. } | DwpError::UnsupportedSchema { .. }) {
@@ -69,6 +81,10 @@ pub fn verify_plan(dir: &PlanFolder, lock: LockOptions) -> Result<VerifyReport, 
 fn disk_findings(dir: &PlanFolder, lock: LockOptions, findings: &mut Vec<Finding>) {
     if has_pending_commit(dir.path()) {
         let message = "an interrupted write is pending (.commit); the next update finishes it";
+        findings.push(Finding::new(FindingKind::Interrupted, None, message));
+    }
+    if is_finalizing(dir) {
+        let message = "a finalisation was interrupted (.finalizing.json): run `preflight dwp finalize` again; nothing resumes it by itself";
         findings.push(Finding::new(FindingKind::Interrupted, None, message));
     }
     if let LockState::Stale { owner, why, .. } = inspect(dir.path(), lock) {

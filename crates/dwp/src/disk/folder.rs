@@ -17,6 +17,8 @@ pub(crate) const STATE_FILE: &str = "state.json";
 pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 pub(crate) const README_FILE: &str = "README.md";
 pub(crate) const PROGRESS_FILE: &str = "PROGRESS.md";
+/// The finaliser's in-progress marker (`disk/finalize.rs`).
+pub(crate) const FINALIZING_FILE: &str = ".finalizing.json";
 /// Where plan folders live in a workspace.
 pub(crate) const PLANS_DIR: &str = ".dwp/plans";
 /// The most a plan document may hold: far above any real plan (a 40-task state.json is a
@@ -214,6 +216,11 @@ pub(crate) fn check_real_folders(path: &Path) -> Result<(), DwpError> {
 
 fn unsafe_path(path: &Path, why: &str) -> DwpError {
     DwpError::Unsafe { path: path.to_owned(), why: why.to_owned() }
+}
+
+/// Whether a finalisation was interrupted: its marker is still there (for the verifier).
+pub(crate) fn is_finalizing(dir: &PlanFolder) -> bool {
+    fs::symlink_metadata(dir.file(FINALIZING_FILE)).is_ok()
 }
 
 /// Pretty JSON with a final newline, as every document is written.

@@ -171,6 +171,7 @@ impl PlanFolderWriter {
             tasks: entries.collect(),
             checkpoint: None,
             blocked: None,
+            amendments: Vec::new(),
             extra: Default::default(),
         };
         stamp(&mut state, now, &self.author);

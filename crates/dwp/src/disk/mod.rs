@@ -3,7 +3,9 @@
 
 pub(crate) mod audit;
 pub(crate) mod error;
+pub(crate) mod finalize;
 pub(crate) mod folder;
+pub(crate) mod git_head;
 pub(crate) mod journal;
 pub(crate) mod lock;
 pub(crate) mod materialize;

@@ -1,15 +1,23 @@
 //! The engine's protocol points on a plan folder: a sync of the tracker's list (one write
-//! per change `rules/tracker.rs` finds), a gate run, the checkpoint before a pause, and the
-//! user's confirmation of a drop. Each is one guarded write session.
+//! per change `rules/tracker.rs` finds), a gate run, the checkpoint before a pause, a pause
+//! for the user and its resumption, an approved plan change (an amendment), the user's
+//! confirmation of a drop. Each is one guarded write session.
+//!
+//! Every session the engine opens first follows README.md (`Writer::follow_markdown`):
+//! Markdown wins where the evidence lets it, and what it cannot settle is reported, never
+//! a reason to stop following the work.
+
+use std::path::Path;
 
 use super::error::DwpError;
 use super::folder::PlanFolder;
+use super::git_head::head_commit;
 use super::writer::Writer;
-use crate::input::TrackedTask;
+use crate::input::{AmendmentInput, TrackedTask};
 use crate::plan_files::PlanFolderWriter;
-use crate::rules::documents::{PlanState, Status};
+use crate::rules::documents::{Pause, PlanState, Status};
 use crate::rules::evidence::GateInput;
-use crate::rules::tracker;
+use crate::rules::tracker::{self, Planned};
 use crate::rules::transition::{Applied, Change};
 
 /// The protocol points a sync wrote, and the ones the rules refused (the task then stays
@@ -18,6 +26,9 @@ use crate::rules::transition::{Applied, Change};
 pub struct SyncReport {
     pub points: Vec<String>,
     pub refused: Vec<String>,
+    /// Where README.md, the files and the list disagree in a way no write settles: for the
+    /// chat to show (the verifier reports the same from the files).
+    pub disagreements: Vec<String>,
 }
 
 impl PlanFolderWriter {
@@ -35,8 +46,11 @@ impl PlanFolderWriter {
             return Ok(report);
         }
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
-        writer.ensure_in_sync()?;
-        for change in changes_for(writer.state(), tasks)? {
+        report.disagreements = writer.follow_markdown(now)?;
+        let commit = workspace_of(dir).and_then(head_commit);
+        let planned = tracker::changes_for(writer.state(), tasks, commit.as_deref())?;
+        report.disagreements.extend(planned.disagreements);
+        for change in planned.changes {
             match writer.apply(&change, now) {
                 Ok(_) => report.points.push(format!("{}: {}", change.point(), task_of(&change))),
                 Err(DwpError::Refused(refusal)) => report.refused.push(refusal.to_string()),
@@ -69,7 +83,7 @@ impl PlanFolderWriter {
         now: &str,
     ) -> Result<bool, DwpError> {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
-        writer.ensure_in_sync()?;
+        writer.follow_markdown(now)?;
         let Some(task) =
             writer.state().tasks.iter().find(|t| t.status == Status::InProgress).map(|t| t.id)
         else {
@@ -80,6 +94,58 @@ impl PlanFolderWriter {
             now,
         )?;
         Ok(true)
+    }
+
+    /// An approved change of the plan written as its amendment record, before the list
+    /// that carries it is synced (so the sync finds the files already reworded or skipped).
+    pub fn amend(
+        &self,
+        dir: &PlanFolder,
+        amendment: AmendmentInput,
+        now: &str,
+    ) -> Result<(), DwpError> {
+        self.apply_one(dir, &Change::Amend(amendment), now)
+    }
+
+    /// Preflight pauses `task` for the user (`blocked`, with what resumes it): a stop with
+    /// work left, a change of the task waiting for an answer. Writes nothing when the task
+    /// is finished or out of scope, or already paused for the same thing.
+    pub fn pause(
+        &self,
+        dir: &PlanFolder,
+        task: u32,
+        pause: PauseInput,
+        now: &str,
+    ) -> Result<bool, DwpError> {
+        let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
+        writer.follow_markdown(now)?;
+        let Some(entry) = writer.state().task(task) else { return Ok(false) };
+        let same =
+            entry.block.as_ref().is_some_and(|block| block.pause.as_ref() == Some(&pause.pause));
+        if same || matches!(entry.status, Status::Completed | Status::Skipped) {
+            return Ok(false);
+        }
+        let PauseInput { reason, needs, pause } = pause;
+        writer.apply(&Change::Pause { task, reason, needs, pause }, now)?;
+        Ok(true)
+    }
+
+    /// The work resumes: every task Preflight paused for `waits` is unblocked (back in
+    /// progress, its records kept). Returns the tasks unblocked.
+    pub fn resume(
+        &self,
+        dir: &PlanFolder,
+        waits: impl Fn(&Pause) -> bool,
+        now: &str,
+    ) -> Result<Vec<u32>, DwpError> {
+        let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
+        writer.follow_markdown(now)?;
+        let mut resumed = Vec::new();
+        while let Some(task) = paused_blocker(writer.state(), &waits) {
+            writer.apply(&Change::ResolveBlocker { task }, now)?;
+            resumed.push(task);
+        }
+        Ok(resumed)
     }
 
     /// The user confirmed that a dropped task leaves the plan: it becomes `skipped`.
@@ -106,16 +172,38 @@ impl PlanFolderWriter {
         now: &str,
     ) -> Result<(), DwpError> {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
-        writer.ensure_in_sync()?;
+        writer.follow_markdown(now)?;
         let applied = Applied { state: writer.state().clone(), log: lines.to_vec() };
         writer.write(applied, now).map(drop)
     }
 
     fn apply_one(&self, dir: &PlanFolder, change: &Change, now: &str) -> Result<(), DwpError> {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
-        writer.ensure_in_sync()?;
+        writer.follow_markdown(now)?;
         writer.apply(change, now).map(drop)
     }
+}
+
+/// A pause as the engine asks for it: why, what it needs, and what resumes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PauseInput {
+    pub reason: String,
+    pub needs: String,
+    pub pause: Pause,
+}
+
+/// The plan's current blocker when Preflight paused it for something `waits` accepts.
+fn paused_blocker(state: &PlanState, waits: &impl Fn(&Pause) -> bool) -> Option<u32> {
+    let blocked = state.blocked.as_ref()?;
+    let pause = state.task(blocked.task)?.block.as_ref()?.pause.as_ref()?;
+    waits(pause).then_some(blocked.task)
+}
+
+/// The workspace a plan folder lives in (`WORKSPACE/.dwp/plans/PLAN_x`).
+fn workspace_of(dir: &PlanFolder) -> Option<&Path> {
+    let plans = dir.path().parent()?;
+    let dwp = plans.parent()?;
+    (dwp.file_name()? == ".dwp").then(|| dwp.parent()).flatten()
 }
 
 fn task_of(change: &Change) -> String {
@@ -129,13 +217,20 @@ fn task_of(change: &Change) -> String {
         | Change::Reopen { task, .. }
         | Change::Skip { task, .. }
         | Change::Retire { task, .. }
+        | Change::Pause { task, .. }
         | Change::Checkpoint { task, .. } => *task,
+        Change::Amend(amendment) => amendment.tasks.first().copied().unwrap_or_default(),
     };
     format!("task {task}")
 }
 
 /// The changes that take `state` to what `tasks` says, finishing points first and the
-/// start of the active task last (so "task 2 completed" precedes "task 3 started").
-pub fn changes_for(state: &PlanState, tasks: &[TrackedTask]) -> Result<Vec<Change>, DwpError> {
-    Ok(tracker::changes_for(state, tasks)?)
+/// start of the active task last (so "task 2 completed" precedes "task 3 started"), and
+/// what no change settles. `commit`: the HEAD recorded with a task completed now.
+pub fn changes_for(
+    state: &PlanState,
+    tasks: &[TrackedTask],
+    commit: Option<&str>,
+) -> Result<Planned, DwpError> {
+    Ok(tracker::changes_for(state, tasks, commit)?)
 }

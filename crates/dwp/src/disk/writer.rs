@@ -13,6 +13,7 @@ use crate::rules::documents::{Author, PlanState};
 use crate::rules::findings::checkbox_findings;
 use crate::rules::progress::append_entries;
 use crate::rules::readme::{parse_readme, replace_task_block};
+use crate::rules::reconciliation::follow_readme;
 use crate::rules::transition::{apply, Applied, Change};
 
 /// An open write session: the lock held, crash leftovers recovered, the documents read and
@@ -24,6 +25,9 @@ pub(crate) struct Writer<'a> {
     readme: String,
     progress: String,
     by: Author,
+    /// Boxes a person ticked without the evidence to complete them: kept ticked by every
+    /// write of this session (`follow_markdown`).
+    ticked_by_hand: Vec<u32>,
 }
 
 impl<'a> Writer<'a> {
@@ -39,7 +43,7 @@ impl<'a> Writer<'a> {
         let snapshot = read_state(dir)?;
         let readme = read_text(&dir.file(README_FILE))?;
         let progress = read_optional(&dir.file(PROGRESS_FILE))?.unwrap_or_default();
-        Ok(Writer { dir, _lock: lock, snapshot, readme, progress, by })
+        Ok(Writer { dir, _lock: lock, snapshot, readme, progress, by, ticked_by_hand: Vec::new() })
     }
 
     pub(crate) fn state(&self) -> &PlanState {
@@ -75,6 +79,20 @@ impl<'a> Writer<'a> {
         Err(DwpError::OutOfSync { findings: findings.iter().map(ToString::to_string).collect() })
     }
 
+    /// The engine's agreement step before it writes: README.md's checkboxes win where the
+    /// evidence allows (written as a reconciliation point), and what cannot be reconciled is
+    /// held — a box ticked by hand stays ticked — and returned as disagreements, so the
+    /// folder goes on following the work instead of refusing every write.
+    pub(crate) fn follow_markdown(&mut self, now: &str) -> Result<Vec<String>, DwpError> {
+        let readme = parse_readme(&self.readme);
+        let followed = follow_readme(&self.snapshot.state, &readme, now, &self.by)?;
+        self.ticked_by_hand = followed.ticked_by_hand;
+        if !followed.applied.log.is_empty() {
+            self.write(followed.applied, now)?;
+        }
+        Ok(followed.disagreements)
+    }
+
     /// Applies one change and writes it; returns the PROGRESS.md lines it added.
     pub(crate) fn apply(&mut self, change: &Change, now: &str) -> Result<Vec<String>, DwpError> {
         let applied = apply(&self.snapshot.state, change, now, &self.by)?;
@@ -83,7 +101,7 @@ impl<'a> Writer<'a> {
 
     /// Writes an already computed next state (with its log) as one change.
     pub(crate) fn write(&mut self, applied: Applied, now: &str) -> Result<Vec<String>, DwpError> {
-        let readme = replace_task_block(&self.readme, &applied.state)
+        let readme = replace_task_block(&self.readme, &applied.state, &self.ticked_by_hand)
             .ok_or_else(|| DwpError::ReadmeMarkersMissing { path: self.dir.file(README_FILE) })?;
         let progress = append_entries(&self.progress, now, &applied.log);
         let state = to_json(&applied.state);

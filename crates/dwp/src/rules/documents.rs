@@ -108,8 +108,71 @@ pub struct PlanState {
     pub checkpoint: Option<Checkpoint>,
     #[serde(default)]
     pub blocked: Option<Blocked>,
+    /// Additive: every approved change of the plan's scope, oldest first, never rewritten
+    /// (seed 002, "Prawdziwość dowodów i poprawki": amendments are appended, never backdated).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amendments: Vec<Amendment>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// One durable amendment record: the original criterion verbatim, what was observed, the
+/// resolution and its reason, the authority behind it, the tasks it touches and what became
+/// of their evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Amendment {
+    /// 1, 2, … in the order they were made.
+    pub id: u32,
+    pub at: String,
+    pub kind: AmendKind,
+    pub tasks: Vec<u32>,
+    /// Each affected task's wording before the change, verbatim.
+    pub original: Vec<String>,
+    /// What the executor found that made it ask (its reason, in its words).
+    pub observed: String,
+    /// What was decided, e.g. "task 2 reworded as “…”".
+    pub resolution: String,
+    /// Why the change was accepted, and by what.
+    pub reason: String,
+    pub authority: Authority,
+    /// Which evidence the change invalidated or kept.
+    pub evidence: String,
+    /// The chat's change request it records, when it came from one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+}
+
+/// What an amendment changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AmendKind {
+    /// A task leaves the plan's scope.
+    Drop,
+    /// A task is reworded.
+    Modify,
+    /// Open tasks are replaced by new ones.
+    Replace,
+}
+
+/// Who stood behind a change (seed 002: the user, a developer, or evidence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Authority {
+    /// The user, answering the change in the chat or on the command line.
+    User,
+    /// The chat's auto-approve setting, which the user turned on: a standing approval.
+    AutoApprove,
+}
+
+impl Authority {
+    pub fn words(self) -> &'static str {
+        match self {
+            Authority::User => "the user",
+            Authority::AutoApprove => {
+                "the chat's auto-approve setting (the user's standing approval)"
+            }
+        }
+    }
 }
 
 /// A task's status, in the seed's words (also used for the plan's overall `status`).
@@ -268,6 +331,20 @@ pub struct TaskBlock {
     pub since: String,
     #[serde(default)]
     pub needs: String,
+    /// Additive: set when Preflight itself paused the task (a stop with work left, a plan
+    /// change waiting for the user), so that resuming the work resolves exactly these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause: Option<Pause>,
+}
+
+/// Why Preflight paused a task: what resumes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "waits_for", rename_all = "snake_case")]
+pub enum Pause {
+    /// The executor stopped with work left: a Continue or the user's next message resumes.
+    Continue,
+    /// A change of this task waits for the user's answer.
+    PlanChange { change: String },
 }
 
 impl PlanState {
@@ -321,6 +398,7 @@ impl PlanState {
             reason: "blocked".to_owned(),
             since: self.updated_at.clone(),
             needs: String::new(),
+            pause: None,
         });
         Some(Blocked {
             task: latest.id,

@@ -173,8 +173,9 @@ pub enum DoneRefusal {
     Fails(Refusal),
 }
 
-const RUN_IT: &str = "Run the task's check (its tests, a build, a command whose output proves the result), then call done again with \
-         gate:{\"command\":\"…\",\"exit_code\":0,\"evidence\":\"a short summary such as 42 passed, 0 failed\"}";
+const RUN_IT: &str = "Say which command proves it (its tests, a build, a command whose output shows the result) and \
+     Preflight runs it in the sandbox: call done again with gate:{\"command\":\"…\"}. An exit code or \
+     evidence you write yourself is not read; only the run Preflight measures counts";
 
 /// In a chat that writes `.dwp` files, `done` on `task` needs a passing gate run.
 pub fn check_done(task: u32, gate: Option<GateInput>) -> Result<(), DoneRefusal> {

@@ -1,8 +1,10 @@
 //! The pure half: every rule of seed 002 as functions over the documents, with no file
 //! access and no failure but a [`refusal::Refusal`]. Nothing here imports `crate::disk`.
 
+pub(crate) mod amendment;
 pub(crate) mod documents;
 pub(crate) mod evidence;
+pub(crate) mod finalization;
 pub(crate) mod findings;
 pub(crate) mod progress;
 pub(crate) mod readme;

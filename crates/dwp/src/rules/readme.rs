@@ -78,6 +78,13 @@ fn push_steps(text: &mut String, plan: &PlanInput) {
 
 /// The task block, markers included, ending with a newline.
 pub(crate) fn render_task_block(state: &PlanState) -> String {
+    render_block(state, &[])
+}
+
+/// The block with the boxes of `ticked_by_hand` left ticked as a person ticked them, though
+/// `state.json` does not say completed: an update never silently unticks someone's box
+/// (the disagreement stays for the verifier and the chat to report).
+fn render_block(state: &PlanState, ticked_by_hand: &[u32]) -> String {
     let mut block = format!("{TASKS_BEGIN}\n");
     let mut phase: Option<&str> = None;
     for task in &state.tasks {
@@ -85,15 +92,16 @@ pub(crate) fn render_task_block(state: &PlanState) -> String {
             let _ = write!(block, "\n### {}\n\n", task.phase.as_deref().unwrap_or_default());
         }
         phase = task.phase.as_deref();
-        push_task(&mut block, task);
+        push_task(&mut block, task, ticked_by_hand.contains(&task.id));
     }
+    push_amendments(&mut block, state);
     block.push_str(TASKS_END);
     block.push('\n');
     block
 }
 
-fn push_task(block: &mut String, task: &TaskEntry) {
-    let mark = if task.status == Status::Completed { "x" } else { " " };
+fn push_task(block: &mut String, task: &TaskEntry, ticked_by_hand: bool) {
+    let mark = if task.status == Status::Completed || ticked_by_hand { "x" } else { " " };
     let label = format!("**{}.** {}", task.id, task.title);
     let label = if task.status == Status::Skipped { format!("~~{label}~~") } else { label };
     let _ = writeln!(block, "- [{mark}] {label} {{#task-{}}}", task.id);
@@ -128,16 +136,44 @@ fn push_task(block: &mut String, task: &TaskEntry) {
     }
 }
 
-/// `readme` with its task block replaced by the one `state` renders; `None` when the
-/// markers are gone (the file is then someone else's to fix, never rewritten by guess).
-pub(crate) fn replace_task_block(readme: &str, state: &PlanState) -> Option<String> {
+/// The plan's amendments under the tasks, one line each, so a reader of README.md sees why
+/// the tasks differ from the steps as approved.
+fn push_amendments(block: &mut String, state: &PlanState) {
+    if state.amendments.is_empty() {
+        return;
+    }
+    block.push_str("\n### Amendments\n\n");
+    for record in &state.amendments {
+        let was: Vec<String> = record.original.iter().map(|title| format!("“{title}”")).collect();
+        let _ = writeln!(
+            block,
+            "- Amendment {} ({}): {} (was {}); {}; observed: {}",
+            record.id,
+            record.at,
+            record.resolution,
+            was.join(", "),
+            record.reason,
+            record.observed
+        );
+    }
+}
+
+/// `readme` with its task block replaced by the one `state` renders (boxes in
+/// `ticked_by_hand` kept ticked); `None` when the markers are gone (the file is then
+/// someone else's to fix, never rewritten by guess).
+pub(crate) fn replace_task_block(
+    readme: &str,
+    state: &PlanState,
+    ticked_by_hand: &[u32],
+) -> Option<String> {
     let begin = readme.find(BEGIN_PREFIX)?;
     let end_marker = readme[begin..].find(TASKS_END)? + begin;
     let mut after = end_marker + TASKS_END.len();
     if readme[after..].starts_with('\n') {
         after += 1;
     }
-    Some(format!("{}{}{}", &readme[..begin], render_task_block(state), &readme[after..]))
+    let block = render_block(state, ticked_by_hand);
+    Some(format!("{}{}{}", &readme[..begin], block, &readme[after..]))
 }
 
 /// Reads the checkboxes, their `Status:` lines and the Approval line.

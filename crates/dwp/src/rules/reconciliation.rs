@@ -52,6 +52,73 @@ pub(crate) fn reconcile(
     Ok(Applied { state: next, log })
 }
 
+/// What a sync makes of README.md before it writes (`follow_readme`): the state after the
+/// reconciliation (an empty log when nothing moved), the boxes a person ticked that the
+/// evidence does not allow (kept ticked, never silently emptied), and each disagreement in
+/// words for the chat.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Followed {
+    pub applied: Applied,
+    pub ticked_by_hand: Vec<u32>,
+    pub disagreements: Vec<String>,
+}
+
+/// The engine's reconciliation before a sync: Markdown wins where the evidence rule lets
+/// it, and the rest is held as a disagreement instead of freezing the folder. A box ticked
+/// without a passing check stays ticked while the task stays open; an emptied box reopens
+/// its task. A checkbox removed or added by hand is refused: tasks come and go in the chat.
+pub(crate) fn follow_readme(
+    state: &PlanState,
+    readme: &ReadmeView,
+    now: &str,
+    by: &Author,
+) -> Result<Followed, Refusal> {
+    let in_readme = |id: u32| readme.tasks.iter().any(|task| task.id == id);
+    if let Some(missing) = state.tasks.iter().find(|task| !in_readme(task.id)) {
+        return Err(Refusal::MissingFromReadme { task: missing.id });
+    }
+    if let Some(added) = readme.tasks.iter().find(|task| state.task(task.id).is_none()) {
+        return Err(Refusal::AddedInReadme { task: added.id });
+    }
+    let (mut next, mut log) = (state.clone(), Vec::new());
+    let (mut ticked_by_hand, mut disagreements) = (Vec::new(), Vec::new());
+    for task in &readme.tasks {
+        let entry = next.task(task.id).expect("checked above");
+        match (task.checked, entry.status == Status::Completed) {
+            (true, false) if completion_allowed(entry).is_ok() => {
+                tick(&mut next, task.id, now, &mut log)?
+            }
+            (true, false) => {
+                ticked_by_hand.push(task.id);
+                disagreements.push(format!(
+                    "task {} is ticked in README.md but has no passing check on file: it stays {}                      in state.json until Preflight's check passes (README.md keeps the tick)",
+                    task.id,
+                    entry.status.as_str()
+                ));
+            }
+            (false, true) => {
+                untick(&mut next, task.id, &mut log);
+                disagreements.push(format!(
+                    "task {}'s box was emptied in README.md: Markdown wins, so the plan files                      have it open again; finish it with a passing check, or tick the box back",
+                    task.id
+                ));
+            }
+            _ => {}
+        }
+    }
+    if let Some(approval) = readme.approval.filter(|approval| state.approval != Some(*approval)) {
+        log.push(format!("Approval taken from README.md: {}.", approval.as_str()));
+        next.approval = Some(approval);
+    }
+    if log.is_empty() {
+        let applied = Applied { state: state.clone(), log };
+        return Ok(Followed { applied, ticked_by_hand, disagreements });
+    }
+    log.insert(0, "Reconciled state.json with README.md (Markdown wins).".to_owned());
+    stamp(&mut next, now, by);
+    Ok(Followed { applied: Applied { state: next, log }, ticked_by_hand, disagreements })
+}
+
 fn add_from_readme(state: &mut PlanState, task: &ReadmeTask, log: &mut Vec<String>) {
     let title =
         if task.title.trim().is_empty() { format!("task {}", task.id) } else { task.title.clone() };

@@ -27,7 +27,12 @@ pub(crate) fn block(
         Status::Pending | Status::InProgress | Status::Blocked => {}
     }
     task.status = Status::Blocked;
-    let block = TaskBlock { reason: reason.clone(), since: now.to_owned(), needs: needs.clone() };
+    let block = TaskBlock {
+        reason: reason.clone(),
+        since: now.to_owned(),
+        needs: needs.clone(),
+        pause: None,
+    };
     task.block = Some(block);
     let needs_note = if needs.is_empty() { String::new() } else { format!(" (needs: {needs})") };
     log.push(format!("Task {id} blocked: {reason}{needs_note}."));
@@ -98,6 +103,10 @@ pub(crate) fn skip(
     leave_plan(state, id, line, format!("skipped by the user: {reason}"), log)
 }
 
+/// How a retired task's outcome note begins: the finaliser counts such a task as closed
+/// (it was never part of what the user approved).
+pub(crate) const OWN_TASK_DROPPED: &str = "dropped by the executor (its own task)";
+
 /// The executor's own task leaves the plan (`skipped`, said as its drop, not the user's).
 pub(crate) fn retire(
     state: &mut PlanState,
@@ -107,7 +116,7 @@ pub(crate) fn retire(
 ) -> Result<(), Refusal> {
     let reason = checked_text("the drop reason", reason, MAX_NOTE_CHARS)?;
     let line = format!("Task {id}, added by the executor, dropped: {reason}.");
-    leave_plan(state, id, line, format!("dropped by the executor (its own task): {reason}"), log)
+    leave_plan(state, id, line, format!("{OWN_TASK_DROPPED}: {reason}"), log)
 }
 
 /// Task `id` becomes `skipped` (refused when it is completed or skipped already): `line`

@@ -54,6 +54,8 @@ pub enum Refusal {
     BadCommit { value: String },
     #[error("task {task} is in state.json but not in README.md; put its checkbox back, or skip it with a reason")]
     MissingFromReadme { task: u32 },
+    #[error("README.md has a checkbox for task {task}, which the plan does not have: tasks are added in the chat, not in README.md; remove that line")]
+    AddedInReadme { task: u32 },
     #[error("README.md shows task {task} checked but it has no passing gate run in state.json; run its check and record it (--gate-json) before reconciling")]
     CheckedWithoutEvidence { task: u32 },
 }

@@ -9,6 +9,7 @@
 
 use super::documents::{GateRecord, Outcome, PlanState, Status, EPOCH};
 use super::evidence::GateInput;
+use super::task_helpers::MAX_NOTE_CHARS;
 use super::transition::Change;
 use crate::input::{DropSettled, TrackedStatus, TrackedTask};
 
@@ -21,33 +22,48 @@ pub(crate) struct ListReplaced {
     pub(crate) detail: String,
 }
 
+/// What a sync will write: the changes in order, and where the list and the files disagree
+/// in a way no change may settle (said in the chat, never only logged).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Planned {
+    pub changes: Vec<Change>,
+    pub disagreements: Vec<String>,
+}
+
 /// The changes that take `state` to what `tasks` says, finishing points first and the
 /// start of the active task last (so "task 2 completed" precedes "task 3 started").
+/// `commit` is the workspace's HEAD, recorded with a task completed now.
 pub(crate) fn changes_for(
     state: &PlanState,
     tasks: &[TrackedTask],
-) -> Result<Vec<Change>, ListReplaced> {
+    commit: Option<&str>,
+) -> Result<Planned, ListReplaced> {
     check_same_plan(state, tasks)?;
-    let mut changes = Vec::new();
+    let mut planned = Planned::default();
     let mut starts = Vec::new();
     for task in tasks {
         let current = match state.task(task.id) {
             Some(entry) => entry.status,
             None => {
                 let (title, phase) = (task.title.clone(), task.phase.clone());
-                changes.push(Change::AddTask { id: task.id, title, phase });
+                planned.changes.push(Change::AddTask { id: task.id, title, phase });
                 Status::Pending
             }
         };
+        let changes = &mut planned.changes;
         match task.status {
-            TrackedStatus::Done => finish(state, task, current, &mut changes),
-            TrackedStatus::Dropped => drop_task(task, current, &mut changes),
-            TrackedStatus::Active => start(task, current, &mut starts),
+            TrackedStatus::Done => {
+                if let Some(note) = finish(state, task, current, commit, changes) {
+                    planned.disagreements.push(note);
+                }
+            }
+            TrackedStatus::Dropped => drop_task(task, current, changes),
+            TrackedStatus::Active => start(state, task, current, &mut starts),
             TrackedStatus::Pending => {}
         }
     }
-    changes.extend(starts);
-    Ok(changes)
+    planned.changes.extend(starts);
+    Ok(planned)
 }
 
 /// The files keep the approved plan: a list that lost or renamed one of its tasks (an
@@ -66,7 +82,16 @@ fn check_same_plan(state: &PlanState, tasks: &[TrackedTask]) -> Result<(), ListR
     Ok(())
 }
 
-fn finish(state: &PlanState, task: &TrackedTask, current: Status, changes: &mut Vec<Change>) {
+/// The points of a `done` task; a disagreement when the files hold it open against a run
+/// they already have (its box emptied by hand: Markdown won, and the same run again is no
+/// new proof).
+fn finish(
+    state: &PlanState,
+    task: &TrackedTask,
+    current: Status,
+    commit: Option<&str>,
+    changes: &mut Vec<Change>,
+) -> Option<String> {
     let gates: Vec<GateInput> = task.gate.iter().cloned().collect();
     let recorded = |gate: &GateInput| {
         state
@@ -78,11 +103,19 @@ fn finish(state: &PlanState, task: &TrackedTask, current: Status, changes: &mut 
         if let Some(None) = known {
             changes.push(Change::RecordGates { task: task.id, gates });
         }
-        return;
+        return None;
     }
     match known {
         // This failing run is on file and its completion was refused before: nothing new.
-        Some(Some(record)) if !record.passes => return,
+        Some(Some(record)) if !record.passes => return None,
+        Some(Some(record)) if record.is_live() && current != Status::Skipped => {
+            return Some(format!(
+                "the chat's list says task {} is done, but the plan files have it {} with the                  same passing run of `{}` on file: run its check again, or tick its box",
+                task.id,
+                current.as_str(),
+                record.command
+            ));
+        }
         // A new failing run: recorded as its own protocol point (completion will be refused).
         Some(None) if !gates.iter().all(would_pass) => {
             changes.push(Change::RecordGates { task: task.id, gates: gates.clone() })
@@ -93,11 +126,45 @@ fn finish(state: &PlanState, task: &TrackedTask, current: Status, changes: &mut 
         let reason = "completed by the executor after it was skipped".to_owned();
         changes.push(Change::Reopen { task: task.id, reason });
     }
-    let outcome = task
-        .outcome
-        .as_ref()
-        .map(|worked| Outcome { worked: Some(worked.clone()), ..Outcome::default() });
-    changes.push(Change::Complete { task: task.id, gates, outcome, commit: None });
+    let outcome = outcome_of(state, task);
+    let commit = commit.map(str::to_owned);
+    changes.push(Change::Complete { task: task.id, gates, outcome, commit });
+    None
+}
+
+/// The outcome record of a task completed now (seed 002's episodic memory): what worked in
+/// the executor's words, and from the runs Preflight measured, each command tried and each
+/// that failed on the way.
+fn outcome_of(state: &PlanState, task: &TrackedTask) -> Option<Outcome> {
+    let records = state.task(task.id).map(|entry| entry.gates.as_slice()).unwrap_or_default();
+    let mut tried: Vec<String> = Vec::new();
+    for command in records.iter().map(|r| &r.command).chain(task.gate.iter().map(|g| &g.command)) {
+        let line = clip(&format!("`{command}`"));
+        if !tried.contains(&line) {
+            tried.push(line);
+        }
+    }
+    let failed: Vec<String> = records
+        .iter()
+        .filter(|record| !record.passes)
+        .map(|record| {
+            format!("`{}` exited {}: {}", record.command, record.exit_code, record.evidence)
+        })
+        .map(|line| clip(&line))
+        .collect();
+    let worked = task.outcome.clone();
+    if worked.is_none() && tried.is_empty() {
+        return None;
+    }
+    Some(Outcome { tried, failed, worked, notes: None })
+}
+
+/// One outcome line within the limit (a long command is cut with an ellipsis).
+fn clip(line: &str) -> String {
+    match line.chars().count() > MAX_NOTE_CHARS {
+        true => line.chars().take(MAX_NOTE_CHARS - 1).chain(['…']).collect(),
+        false => line.to_owned(),
+    }
 }
 
 fn would_pass(gate: &GateInput) -> bool {
@@ -135,10 +202,19 @@ fn drop_task(task: &TrackedTask, current: Status, changes: &mut Vec<Change>) {
     });
 }
 
-fn start(task: &TrackedTask, current: Status, starts: &mut Vec<Change>) {
+fn start(state: &PlanState, task: &TrackedTask, current: Status, starts: &mut Vec<Change>) {
+    let paused_by_preflight = state.blocked.as_ref().is_some_and(|blocked| blocked.task == task.id)
+        && state
+            .task(task.id)
+            .and_then(|entry| entry.block.as_ref())
+            .is_some_and(|b| b.pause.is_some());
     match current {
         Status::InProgress => {}
         Status::Pending => starts.push(Change::Start { task: task.id }),
+        // The work resumed on a task Preflight paused: unblocked, its records kept.
+        Status::Blocked if paused_by_preflight => {
+            starts.push(Change::ResolveBlocker { task: task.id })
+        }
         Status::Completed | Status::Blocked | Status::Skipped => starts
             .push(Change::Reopen { task: task.id, reason: "restarted by the executor".to_owned() }),
     }

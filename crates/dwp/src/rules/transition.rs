@@ -13,7 +13,9 @@
 //! helpers both files share (finding a task, making it current, the limits) in
 //! `task_helpers.rs`.
 
-use crate::rules::documents::{Author, Outcome, PlanState, Status, TaskEntry};
+use crate::input::AmendmentInput;
+use crate::rules::amendment::{amend, record_user_skip};
+use crate::rules::documents::{Author, Outcome, Pause, PlanState, Status, TaskEntry};
 use crate::rules::evidence::{completion_allowed, GateInput};
 use crate::rules::refinement as refine;
 use crate::rules::refusal::Refusal;
@@ -72,6 +74,15 @@ pub enum Change {
         step: String,
         note: String,
     },
+    /// An approved change of the plan, written as an amendment record (`amendment.rs`).
+    Amend(AmendmentInput),
+    /// Preflight pauses the task for the user: blocked, with what resumes it.
+    Pause {
+        task: u32,
+        reason: String,
+        needs: String,
+        pause: Pause,
+    },
 }
 
 impl Change {
@@ -88,6 +99,8 @@ impl Change {
             Change::Skip { .. } => "skip",
             Change::Retire { .. } => "own task dropped",
             Change::Checkpoint { .. } => "checkpoint",
+            Change::Amend(_) => "amendment",
+            Change::Pause { .. } => "blocked",
         }
     }
 }
@@ -126,10 +139,20 @@ pub fn apply(
             refine::resolve_blocker(&mut next, *task, now, &mut log)?
         }
         Change::Reopen { task, reason } => refine::reopen(&mut next, *task, reason, now, &mut log)?,
-        Change::Skip { task, reason } => refine::skip(&mut next, *task, reason, &mut log)?,
+        Change::Skip { task, reason } => {
+            refine::skip(&mut next, *task, reason, &mut log)?;
+            record_user_skip(&mut next, *task, reason, now);
+        }
         Change::Retire { task, reason } => refine::retire(&mut next, *task, reason, &mut log)?,
         Change::Checkpoint { task, step, note } => {
             refine::checkpoint(&mut next, *task, step, note, now, &mut log)?
+        }
+        Change::Amend(input) => amend(&mut next, input, now, &mut log)?,
+        Change::Pause { task, reason, needs, pause } => {
+            refine::block(&mut next, *task, reason, needs, now, &mut log)?;
+            if let Some(block) = next.task_mut(*task).and_then(|entry| entry.block.as_mut()) {
+                block.pause = Some(pause.clone());
+            }
         }
     }
     stamp(&mut next, now, by);

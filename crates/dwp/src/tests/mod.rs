@@ -8,6 +8,7 @@
 mod crash;
 mod documents;
 mod findings;
+mod finishing;
 #[cfg(unix)]
 mod hostile;
 #[cfg(unix)]
@@ -69,6 +70,7 @@ pub(crate) fn plan(titles: &[&str]) -> PlanState {
         tasks,
         checkpoint: None,
         blocked: None,
+        amendments: Vec::new(),
         extra: Default::default(),
     };
     state.refresh_derived();

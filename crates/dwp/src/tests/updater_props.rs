@@ -125,7 +125,9 @@ fn task_of(change: &Change) -> u32 {
         | Change::Reopen { task, .. }
         | Change::Skip { task, .. }
         | Change::Retire { task, .. }
+        | Change::Pause { task, .. }
         | Change::Checkpoint { task, .. } => *task,
+        Change::Amend(amendment) => amendment.tasks[0],
     }
 }
 
@@ -210,6 +212,7 @@ fn tiny_plan(titles: &[String]) -> PlanState {
         tasks: tasks.collect(),
         checkpoint: None,
         blocked: None,
+        amendments: Vec::new(),
         extra: Default::default(),
     };
     state.refresh_derived();

@@ -58,7 +58,7 @@ fn done(list: &TaskList, id: u32, outcome: Option<&str>, gate: Option<Gate>) -> 
 fn sync(state: &PlanState, list: &TaskList) -> (PlanState, Vec<String>) {
     let mut state = state.clone();
     let mut points = Vec::new();
-    for change in changes_for(&state, &tracked(list)).unwrap() {
+    for change in changes_for(&state, &tracked(list), None).unwrap().changes {
         match apply(&state, &change, &at(1), &by()) {
             Ok(applied) => {
                 state = applied.state;
@@ -165,7 +165,7 @@ fn added_tasks_are_added_and_a_replaced_list_is_refused() {
 
     let replaced =
         list.apply(&Operation::Init { tasks: vec![NewTask::new("other", None)] }).unwrap();
-    let refusal = changes_for(&state, &tracked(&replaced)).unwrap_err();
+    let refusal = changes_for(&state, &tracked(&replaced), None).unwrap_err();
     assert!(matches!(refusal, DwpError::TaskListReplaced { .. }), "{refusal}");
     assert!(refusal.to_string().contains("task 1 is now \"other\""), "{refusal}");
 }

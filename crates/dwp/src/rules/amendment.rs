@@ -1,0 +1,159 @@
+//! Amendments (seed 002, "Prawdziwość dowodów i poprawki"): an approved change of a task's
+//! scope written as one durable record — the original wording verbatim, what was observed,
+//! the resolution and its reason, the authority, the tasks touched and what became of their
+//! evidence — and applied to the state in the same protocol point. Pure.
+//!
+//! - a drop or a replacement takes its tasks out of scope (`skipped`); a rewording renames
+//!   its task;
+//! - a task taken out of scope has its live gate records invalidated (kept as history: they
+//!   no longer prove anything the plan asks for); a rewording keeps the task's status and
+//!   records, and says so in the record;
+//! - records are appended, numbered in order, never rewritten.
+
+use crate::input::AmendmentInput;
+use crate::rules::documents::{
+    AmendKind, Amendment, Authority, Outcome, PlanState, Status, TaskEntry,
+};
+use crate::rules::refusal::Refusal;
+use crate::rules::task_helpers::{task_in, task_in_mut, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
+use crate::rules::text::{check_length, checked_text, one_line};
+
+pub(crate) fn amend(
+    state: &mut PlanState,
+    input: &AmendmentInput,
+    now: &str,
+    log: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    if input.tasks.is_empty() {
+        return Err(Refusal::Empty { what: "the amendment's list of tasks" });
+    }
+    let observed = one_line(&input.observed);
+    check_length("what was observed", &observed, MAX_NOTE_CHARS, "say it in one line")?;
+    let new_title = match input.kind {
+        AmendKind::Modify => {
+            let title = input.new_title.as_deref().unwrap_or_default();
+            Some(checked_text("the new title", title, MAX_TITLE_CHARS)?)
+        }
+        AmendKind::Drop | AmendKind::Replace => None,
+    };
+    let mut original = Vec::new();
+    for id in &input.tasks {
+        let task = task_in(state, *id)?;
+        if task.status == Status::Skipped {
+            return Err(Refusal::TaskSkipped { task: *id });
+        }
+        original.push(task.title.clone());
+    }
+    let id = state.amendments.len() as u32 + 1;
+    let mut evidence = Vec::new();
+    for task in &input.tasks {
+        let entry = task_in_mut(state, *task)?;
+        match &new_title {
+            Some(title) => {
+                evidence.push(kept_evidence(entry));
+                entry.title = title.clone();
+            }
+            None => {
+                evidence.push(invalidate_evidence(entry, id, now));
+                take_out_of_scope(entry, id, &observed);
+            }
+        }
+    }
+    let record = Amendment {
+        id,
+        at: now.to_owned(),
+        kind: input.kind,
+        tasks: input.tasks.clone(),
+        original,
+        observed: if observed.is_empty() { "(no reason given)".to_owned() } else { observed },
+        resolution: resolution(input, new_title.as_deref()),
+        reason: format!("approved by {}", input.authority.words()),
+        authority: input.authority,
+        evidence: evidence.join("; "),
+        change: input.change.clone(),
+    };
+    log.push(describe(&record));
+    if state.blocked.as_ref().is_some_and(|blocked| input.tasks.contains(&blocked.task)) {
+        state.blocked = None;
+    }
+    state.amendments.push(record);
+    Ok(())
+}
+
+/// The record of a skip the user made on the command line (`--skip-reason`), appended after
+/// the skip itself: a task out of scope always has an amendment that says who took it out.
+pub(crate) fn record_user_skip(state: &mut PlanState, id: u32, reason: &str, now: &str) {
+    let Some(task) = state.task(id) else { return };
+    let record = Amendment {
+        id: state.amendments.len() as u32 + 1,
+        at: now.to_owned(),
+        kind: AmendKind::Drop,
+        tasks: vec![id],
+        original: vec![task.title.clone()],
+        observed: one_line(reason),
+        resolution: format!("task {id} taken out of the plan (skipped)"),
+        reason: "skipped by the user with preflight dwp update --skip-reason".to_owned(),
+        authority: Authority::User,
+        evidence: format!("task {id}: its records kept as history"),
+        change: None,
+    };
+    state.amendments.push(record);
+}
+
+/// What became of the task's evidence: live records invalidated (they proved the wording
+/// that no longer stands), or none to keep.
+fn invalidate_evidence(task: &mut TaskEntry, amendment: u32, now: &str) -> String {
+    let live: Vec<&mut _> = task.gates.iter_mut().filter(|gate| gate.is_live()).collect();
+    if live.is_empty() {
+        return format!("task {}: no evidence recorded", task.id);
+    }
+    let mut commands = Vec::new();
+    for gate in live {
+        gate.invalidated = Some(format!("amendment {amendment} at {now}"));
+        commands.push(format!("`{}`", gate.command));
+    }
+    format!("task {}: {} invalidated (kept as history)", task.id, commands.join(", "))
+}
+
+/// A rewording keeps the task where it stands: its checks ran against the work, and a task
+/// completed before the new wording stays so only because its gate still passes on record.
+fn kept_evidence(task: &TaskEntry) -> String {
+    let live = task.gates.iter().filter(|gate| gate.is_live()).count();
+    match live {
+        0 => format!("task {}: no evidence recorded", task.id),
+        n => format!("task {}: {n} gate record(s) kept", task.id),
+    }
+}
+
+fn take_out_of_scope(task: &mut TaskEntry, amendment: u32, observed: &str) {
+    task.status = Status::Skipped;
+    task.completed_at = None;
+    task.block = None;
+    let note = format!("out of scope by amendment {amendment}: {observed}");
+    let note: String = note.chars().take(MAX_NOTE_CHARS).collect();
+    task.outcome.get_or_insert_with(Outcome::default).notes = Some(note);
+}
+
+fn resolution(input: &AmendmentInput, new_title: Option<&str>) -> String {
+    let tasks = input.tasks.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    match input.kind {
+        AmendKind::Drop => format!("task {tasks} taken out of the plan (skipped)"),
+        AmendKind::Modify => format!("task {tasks} reworded as “{}”", new_title.unwrap_or("")),
+        AmendKind::Replace => format!("tasks {tasks} replaced by the approved new tasks"),
+    }
+}
+
+/// The record as one PROGRESS.md line.
+fn describe(record: &Amendment) -> String {
+    let originals: Vec<String> = record.original.iter().map(|title| format!("“{title}”")).collect();
+    let change = record.change.as_deref().map(|id| format!(", change {id}")).unwrap_or_default();
+    format!(
+        "Amendment {}{change}: {} (was {}); observed: {}; {}; evidence: {}.",
+        record.id,
+        record.resolution,
+        originals.join(", "),
+        record.observed,
+        record.reason,
+        record.evidence
+    )
+}
