@@ -4,12 +4,14 @@
 //! the whole seam (trait impls, so the engine's tests use them too).
 
 use preflight_dwp::{
-    DropSettled, GateInput, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus,
-    TrackedTask,
+    AmendKind, AmendmentInput, Authority, DropSettled, GateInput, LibraryInput, PlanApproval,
+    PlanInput, StepInput, TrackedStatus, TrackedTask,
 };
 
 use crate::planner::{Approval, PlanDocument};
-use crate::tasks::{Gate, Task, TaskList, TaskOrigin, TaskStatus, MAX_TITLE_CHARS};
+use crate::tasks::{
+    ChangeKind, Gate, PlanChange, Task, TaskList, TaskOrigin, TaskStatus, MAX_TITLE_CHARS,
+};
 
 // The plan files hold titles to the tracker's limit: a title the tracker took is never refused.
 const _: () = assert!(MAX_TITLE_CHARS == preflight_dwp::MAX_TITLE_CHARS);
@@ -82,6 +84,31 @@ impl From<&PlanDocument> for PlanInput {
                 .collect(),
             approval,
         }
+    }
+}
+
+/// An approved change as the amendment the plan folder records (DESIGN §12, seed 002):
+/// `before` is the list the change applied to (a replacement takes out its open tasks).
+pub(crate) fn amendment_of(change: &PlanChange, before: &TaskList) -> AmendmentInput {
+    let request = &change.request;
+    let (kind, tasks) = match request.kind {
+        ChangeKind::Drop => (AmendKind::Drop, request.task.into_iter().collect()),
+        ChangeKind::Modify => (AmendKind::Modify, request.task.into_iter().collect()),
+        ChangeKind::Replace => {
+            let open = before
+                .tasks
+                .iter()
+                .filter(|task| matches!(task.status, TaskStatus::Pending | TaskStatus::Active));
+            (AmendKind::Replace, open.map(|task| task.id).collect())
+        }
+    };
+    AmendmentInput {
+        kind,
+        tasks,
+        observed: request.reason.clone(),
+        new_title: request.new_title.clone(),
+        authority: if change.auto_approved { Authority::AutoApprove } else { Authority::User },
+        change: Some(change.id.to_string()),
     }
 }
 

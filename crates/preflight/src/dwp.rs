@@ -1,6 +1,7 @@
-//! `preflight dwp update|verify`: the guarded updater and the verifier of `.dwp/plans/`
-//! plan folders (seed 002), hand-parsed like the rest of the command line. Exit status:
-//! 0 done (verify: no finding), 1 refused or findings, 2 a usage error.
+//! `preflight dwp update|verify|finalize`: the guarded updater, the verifier and the
+//! finaliser of `.dwp/plans/` plan folders (seed 002), hand-parsed like the rest of the
+//! command line. Exit status: 0 done (verify: no finding; finalize: VERIFIED), 1 refused,
+//! findings or UNVERIFIED, 2 a usage error.
 
 use std::process::ExitCode;
 
@@ -13,6 +14,12 @@ use preflight_dwp::{
 pub const USAGE: &str = "\
 usage: preflight dwp update PLAN [--task N] ACTION [--expected-sha256 HEX] [--agent NAME] [--model NAME] [--break-stale-lock]
        preflight dwp verify PLAN
+       preflight dwp finalize PLAN
+
+finalize checks a finished plan against its records and files and writes the attestation
+PLAN/analysis_results/FINALIZATION.json: VERIFIED, or UNVERIFIED with the reasons. It runs no
+command (seed 002): the gates are checked as recorded. A chat's own finalisation, at the plan's
+completion, also runs every gate again in the chat's sandbox.
 
 PLAN is a plan folder, or its name under ./.dwp/plans/ (with or without PLAN_).
 
@@ -47,11 +54,15 @@ pub fn main(args: &[String]) -> ExitCode {
             [plan] if !plan.starts_with("--") => Ok(run_verify(plan)),
             _ => Err(anyhow!("verify takes one PLAN")),
         },
+        Some("finalize") => match &args[1..] {
+            [plan] if !plan.starts_with("--") => Ok(run_finalize(plan)),
+            _ => Err(anyhow!("finalize takes one PLAN")),
+        },
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
         }
-        _ => Err(anyhow!("expected `update` or `verify`")),
+        _ => Err(anyhow!("expected `update`, `verify` or `finalize`")),
     };
     match outcome {
         Ok(Ok(code)) => code,
@@ -97,6 +108,23 @@ fn run_verify(plan: &str) -> anyhow::Result<ExitCode> {
         println!("state.json sha256: {sha256}");
     }
     Ok(if report.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn run_finalize(plan: &str) -> anyhow::Result<ExitCode> {
+    let dir = resolve(plan)?;
+    let writer = PlanFolderWriter::new(Author { agent: "preflight dwp finalize".into(), model: None });
+    let report = writer.finalize(&dir, &[], &preflight_dwp::now_rfc3339())?;
+    if let Some(note) = &report.recovered {
+        println!("{note}");
+    }
+    for reason in &report.finalization.reasons {
+        println!("- {reason}");
+    }
+    println!("{}: {} ({})", dir.name(), report.verdict().as_str(), report.path.display());
+    Ok(match report.verdict() {
+        preflight_dwp::Verdict::Verified => ExitCode::SUCCESS,
+        preflight_dwp::Verdict::Unverified => ExitCode::FAILURE,
+    })
 }
 
 fn resolve(plan: &str) -> anyhow::Result<PlanFolder> {

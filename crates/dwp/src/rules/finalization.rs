@@ -192,6 +192,8 @@ fn is_own_task_dropped(task: &TaskEntry) -> bool {
 /// that does not deny the run).
 fn fresh_run(run: &GateInput) -> RunAttestation {
     let evidence = super::text::one_line(&run.evidence);
-    let passes = run.clone().into_record(super::documents::EPOCH).is_ok_and(|record| record.passes);
+    // Judged by the record rule alone; when it ran is the attestation's, not the verdict's.
+    let unstamped = GateInput { last_run: None, ..run.clone() };
+    let passes = unstamped.into_record(super::documents::EPOCH).is_ok_and(|record| record.passes);
     RunAttestation { exit_code: run.exit_code, passes, evidence, at: run.last_run.clone() }
 }

@@ -13,6 +13,7 @@ mod compact;
 mod context;
 mod nag;
 mod plan_change;
+mod plan_folder;
 mod prompt;
 mod record;
 mod registry;
@@ -41,8 +42,12 @@ pub use round_rule::{
 };
 pub use sink::{EventSink, NoEvents};
 pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
-pub(crate) use turn_plan::sync_plan_files;
-pub use turn_plan::{GateRunner, PlanFolderLink, TurnPlanTool, GATE_TIMEOUT_S};
+pub(crate) use plan_folder::{
+    amend_plan_files, pause_task, resume_paused, sync_plan_files,
+};
+pub use plan_folder::PlanFolderLink;
+pub(crate) use turn_plan::gate_record;
+pub use turn_plan::{GateRunner, TurnPlanTool, GATE_TIMEOUT_S};
 pub use workspace_probe::{fingerprint, MAX_ENTRIES};
 
 use crate::store::Store;

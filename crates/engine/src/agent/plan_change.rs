@@ -3,13 +3,14 @@
 //! so, and the model goes on with other work), or, in an auto-approve chat, is applied at
 //! once and recorded.
 
-use super::turn_plan::{sync_plan_files, TurnPlanTool};
+use super::plan_folder::{amend_plan_files, pause_for_change, sync_plan_files, tell};
+use super::turn_plan::TurnPlanTool;
 use super::ToolContext;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::now_rfc3339;
 use crate::store::{ChangeAnswer, ChangeAsked};
-use crate::tasks::{ChangeRequest, Operation, PlanChange};
+use crate::tasks::{ChangeRequest, Operation, PlanChange, TaskList};
 use crate::tool::ToolOutput;
 
 impl TurnPlanTool {
@@ -33,12 +34,12 @@ impl TurnPlanTool {
             }
         };
         Some(match self.auto_approve {
-            true => self.apply_at_once(chat_id, request, context).await,
-            false => self.ask_the_user(chat_id, request, context, &current.render()),
+            true => self.apply_at_once(chat_id, request, context, &current).await,
+            false => self.ask_the_user(chat_id, request, context, &current.render()).await,
         })
     }
 
-    fn ask_the_user(
+    async fn ask_the_user(
         &self,
         chat_id: &ChatId,
         request: ChangeRequest,
@@ -47,6 +48,9 @@ impl TurnPlanTool {
     ) -> ToolOutput {
         match self.store.ask_plan_change(chat_id, request, &now_rfc3339()) {
             Ok(ChangeAsked::Waiting(change)) => {
+                if let Some(link) = &self.plan_files {
+                    tell(context.events, pause_for_change(link, chat_id, &change).await);
+                }
                 context.events.emit(Event::PlanChange { change: change.clone() });
                 ToolOutput::ok(format!("{}\n\n{shown}", waiting_text(&change)))
             }
@@ -64,6 +68,7 @@ impl TurnPlanTool {
         chat_id: &ChatId,
         request: ChangeRequest,
         context: &ToolContext<'_>,
+        before: &TaskList,
     ) -> ToolOutput {
         let answer = match self.store.apply_auto_change(chat_id, request, &now_rfc3339()) {
             Ok(answer) => answer,
@@ -74,7 +79,8 @@ impl TurnPlanTool {
         };
         let ChangeAnswer { change, list, .. } = answer;
         if let Some(link) = &self.plan_files {
-            sync_plan_files(link, chat_id, &list).await;
+            tell(context.events, amend_plan_files(link, chat_id, &change, before).await);
+            tell(context.events, sync_plan_files(link, chat_id, &list).await);
         }
         context.events.emit(Event::TaskList { tasks: list.tasks.clone() });
         context.events.emit(Event::PlanChange { change: change.clone() });

@@ -8,10 +8,11 @@
 
 use std::sync::Arc;
 
-use preflight_dwp::{check_done, GateInput, PlanFolder, PlanFolderWriter, TrackedTask};
+use preflight_dwp::{check_done, GateInput};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::plan_folder::{record_failing_gate, sync_plan_files, tell, PlanFolderLink};
 use super::{Tool, ToolContext};
 use crate::events::Event;
 use crate::ids::ChatId;
@@ -49,13 +50,6 @@ pub struct TurnPlanTool {
     pub(super) auto_approve: bool,
 }
 
-/// Where a `.dwp` chat's task list is mirrored: every change becomes a protocol point, and
-/// a `done` without a passing gate is refused.
-#[derive(Debug, Clone)]
-pub struct PlanFolderLink {
-    pub files: PlanFolderWriter,
-    pub dir: PlanFolder,
-}
 
 impl TurnPlanTool {
     pub fn new(store: Arc<Store>) -> TurnPlanTool {
@@ -118,7 +112,7 @@ impl TurnPlanTool {
         // an open task's run is filed here, once.
         let was_done = current.get(*id).is_some_and(|task| task.status == TaskStatus::Done);
         if let (Some(link), false) = (&self.plan_files, was_done) {
-            record_failing_gate(link, chat_id, *id, &gate).await;
+            tell(context.events, record_failing_gate(link, chat_id, *id, &gate).await);
         }
         let shown = saved.as_ref().map_or_else(|_| current.render(), TaskList::render);
         Err(ToolOutput::error(format!(
@@ -147,7 +141,7 @@ impl TurnPlanTool {
         });
         let next = saved.map_err(|e: StoreError| format!("the plan could not be saved: {e}"))??;
         if let Some(link) = &self.plan_files {
-            sync_plan_files(link, chat_id, &next).await;
+            tell(context.events, sync_plan_files(link, chat_id, &next).await);
         }
         context.events.emit(Event::TaskList { tasks: next.tasks.clone() });
         Ok(next)
@@ -155,7 +149,7 @@ impl TurnPlanTool {
 }
 
 /// The record of a gate run: measured, never the model's word.
-fn gate_record(command: &str, run: &SandboxRun) -> Gate {
+pub(crate) fn gate_record(command: &str, run: &SandboxRun) -> Gate {
     Gate {
         command: command.to_owned(),
         exit_code: run.exit_code,
@@ -259,37 +253,10 @@ impl TurnPlanTool {
             self.store.task_list(chat_id).map_err(|error| ToolOutput::error(error.to_string()))?;
         let Err(refusal) = check_turn_plan_allowed(op, &current, measured) else { return Ok(()) };
         if let (Operation::Done { id, .. }, Some(gate)) = (op, measured) {
-            record_failing_gate(link, chat_id, *id, gate).await;
+            // Logged when it fails; the refusal below is what the model must hear now.
+            let _ = record_failing_gate(link, chat_id, *id, gate).await;
         }
         Err(ToolOutput::error(format!("{refusal}\n\n{}", current.render())))
-    }
-}
-
-/// Files a gate run that did not finish its task as a protocol point of the plan folder.
-async fn record_failing_gate(link: &PlanFolderLink, chat_id: &ChatId, id: u32, gate: &Gate) {
-    let (link, gate) = (link.clone(), GateInput::from(gate));
-    let recorded = tokio::task::spawn_blocking(move || {
-        link.files.record_gate(&link.dir, id, gate, &now_rfc3339())
-    })
-    .await;
-    if let Ok(Err(error)) = recorded {
-        tracing::warn!(%chat_id, %error, "the failing gate run could not be recorded");
-    }
-}
-
-/// Mirrors the saved list into the plan folder; a failure is logged, never lost work.
-pub(crate) async fn sync_plan_files(link: &PlanFolderLink, chat_id: &ChatId, next: &TaskList) {
-    let (link, next): (_, Vec<TrackedTask>) = (link.clone(), next.into());
-    match tokio::task::spawn_blocking(move || link.files.sync(&link.dir, &next, &now_rfc3339()))
-        .await
-    {
-        Ok(Ok(report)) => {
-            for refused in report.refused {
-                tracing::warn!(%chat_id, %refused, "the plan folder refused a change");
-            }
-        }
-        Ok(Err(error)) => tracing::warn!(%chat_id, %error, "the plan folder could not be updated"),
-        Err(error) => tracing::warn!(%chat_id, %error, "the plan folder update did not finish"),
     }
 }
 

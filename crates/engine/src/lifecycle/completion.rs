@@ -10,9 +10,11 @@ use crate::chat::MessageBody;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::lifecycle::engine::Inner;
-use crate::lifecycle::plan_files::plan_files_link;
+use crate::agent::sync_plan_files;
+use crate::lifecycle::finalize::finalize_plan_files;
+use crate::lifecycle::plan_files::{plan_files_link, tell_chat};
 use crate::now_rfc3339;
-use crate::tasks::{continues, Completion, TaskList, WorkEvent};
+use crate::tasks::{continues, Completion, FinalizationNote, TaskList, WorkEvent};
 
 /// When the chat's list carries out a plan and no step of it is left: the completion
 /// record stored (with `summary`, else the executor's last answer) and the list closed.
@@ -33,11 +35,12 @@ pub(super) async fn complete_if_done(
     };
     let mut completion = list.completion(&summary, &now_rfc3339());
     completion.stops_and_continues = inner.store.stop_log(chat_id).unwrap_or_default().events;
+    // The files first: the stored record then carries the finaliser's verdict.
+    completion.finalization = record_in_plan_files(inner, chat_id, &list, &completion).await;
     if let Err(error) = inner.store.complete_plan(chat_id, &completion) {
         tracing::error!(%chat_id, %error, "the completion record could not be stored");
         return Vec::new();
     }
-    record_in_plan_files(inner, chat_id, &list, &completion).await;
     vec![Event::Completion { completion }, Event::TaskList { tasks: TaskList::empty().tasks }]
 }
 
@@ -58,23 +61,28 @@ fn last_answer(inner: &Inner, chat_id: &ChatId) -> String {
         .unwrap_or_default()
 }
 
-/// A `.dwp` chat writes the record into PROGRESS.md (DESIGN §12).
+/// A `.dwp` chat writes the record into PROGRESS.md (DESIGN §12), then finalises the
+/// folder: its verdict, or `None` when the chat saves no plan files or the folder could
+/// not be written (said in the chat).
 async fn record_in_plan_files(
     inner: &Inner,
     chat_id: &ChatId,
     list: &TaskList,
     completion: &Completion,
-) {
-    let Some(link) = plan_files_link(inner, chat_id).await else { return };
-    crate::agent::sync_plan_files(&link, chat_id, list).await;
-    let (lines, link) = (completion_lines(completion), link.clone());
+) -> Option<FinalizationNote> {
+    let link = plan_files_link(inner, chat_id).await?;
+    tell_chat(inner, chat_id, sync_plan_files(&link, chat_id, list).await);
+    let (lines, writer) = (completion_lines(completion), link.clone());
     let written = tokio::task::spawn_blocking(move || {
-        link.files.record_completion(&link.dir, &lines, &now_rfc3339())
+        writer.files.record_completion(&writer.dir, &lines, &now_rfc3339())
     })
     .await;
     if let Ok(Err(error)) = written {
         tracing::warn!(%chat_id, %error, "the completion could not be written to the plan folder");
+        let message = format!("The plan folder could not record the completion: {error}");
+        tell_chat(inner, chat_id, Some(message));
     }
+    finalize_plan_files(inner, chat_id, &link).await
 }
 
 /// The record as PROGRESS.md lines.

@@ -21,6 +21,7 @@ mod continue_work;
 mod elicitations;
 mod engine;
 mod error;
+mod finalize;
 mod hub;
 mod mcp_settings;
 mod messages;

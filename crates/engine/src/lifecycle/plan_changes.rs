@@ -4,6 +4,8 @@
 //! task list still has work, that message resumes the executor (which reads it as the
 //! user's word). When no plan step is left, the plan is complete (`completion.rs`).
 
+use preflight_dwp::Pause;
+
 use crate::chat::Phase;
 use crate::events::Event;
 use crate::ids::{ChangeId, ChatId};
@@ -12,7 +14,8 @@ use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::TurnKind;
 use crate::lifecycle::messages::decision_message;
-use crate::lifecycle::plan_files::plan_files_link;
+use crate::agent::{amend_plan_files, resume_paused, sync_plan_files};
+use crate::lifecycle::plan_files::{plan_files_link, tell_chat};
 use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::view::ChatView;
 use crate::now_rfc3339;
@@ -35,9 +38,10 @@ impl Engine {
         change_id: &ChangeId,
         approve: bool,
     ) -> Result<ChatView, ApiError> {
-        let (answer, guard, decision) = {
+        let (answer, guard, decision, before) = {
             let _serial = self.serialize();
             self.inner.store.get_chat(chat_id)?;
+            let before = self.inner.store.task_list(chat_id)?;
             // An answered change says so even while the turn it resumed runs.
             let asked = self.inner.store.read(|tx| tx.plan_change(chat_id, change_id))?;
             if asked.status != ChangeStatus::Pending {
@@ -54,11 +58,21 @@ impl Engine {
                 if resumes {
                     tx.begin_user_turn(chat_id, &decision, Phase::Executing)?;
                 }
-                Ok((answer, resumes.then_some(guard), decision))
+                Ok((answer, resumes.then_some(guard), decision, before))
             })?
         };
         if let Some(link) = plan_files_link(&self.inner, chat_id).await {
-            crate::agent::sync_plan_files(&link, chat_id, &answer.list).await;
+            let change = &answer.change;
+            let said = match approve {
+                true => amend_plan_files(&link, chat_id, change, &before).await,
+                false => {
+                    let id = change.id.to_string();
+                    let waited = move |pause: &Pause| matches!(pause, Pause::PlanChange { change } if *change == id);
+                    resume_paused(&link, chat_id, waited).await
+                }
+            };
+            tell_chat(&self.inner, chat_id, said);
+            tell_chat(&self.inner, chat_id, sync_plan_files(&link, chat_id, &answer.list).await);
         }
         self.emit(chat_id, Event::PlanChange { change: answer.change.clone() });
         match guard {

@@ -4,17 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
-use preflight_dwp::{Author, DwpError, PlanFolder, PlanFolderWriter, MAX_NOTE_CHARS};
+use preflight_dwp::{
+    Author, DwpError, Pause, PauseInput, PlanFolder, PlanFolderWriter, MAX_NOTE_CHARS,
+};
 use serde::Serialize;
 
-use crate::agent::PlanFolderLink;
+use crate::agent::{pause_task, PlanFolderLink};
 use crate::chat::Chat;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::lifecycle::engine::{Engine, Inner};
 use crate::lifecycle::error::{ApiError, ErrorCode};
 use crate::now_rfc3339;
-use crate::tasks::{Task, TaskStatus};
+use crate::tasks::{ExecutorStop, Task, TaskStatus};
 
 /// `files` of `GET /v1/chats/{id}/plan`: the chat's plan folder, when it writes one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -111,6 +113,38 @@ pub(super) async fn checkpoint_unfinished(inner: &Inner, chat_id: &ChatId, why: 
                 format!("The plan folder's checkpoint could not be written: {}", error.message);
             inner.hub.emit(&chat.id, Event::Error { code: ErrorCode::PlanFiles, message });
         }
+    }
+}
+
+/// What resumes a task paused by a stop: said in `blocked.needs`.
+const STOP_NEEDS: &str = "Continue in the chat, or a new message";
+
+/// A turn that stopped with work left (and does not go on by itself): the task it stopped
+/// on — the one whose check failed, else the active one, else the first open — is `blocked`
+/// in the plan folder with the stop's reason, until the work goes on (DESIGN §6).
+pub(super) async fn pause_for_stop(inner: &Inner, chat_id: &ChatId, stop: &ExecutorStop) {
+    let Some(link) = plan_files_link(inner, chat_id).await else { return };
+    let active = stop.tasks_left.iter().find(|task| task.status == TaskStatus::Active);
+    let task = stop
+        .gate
+        .as_ref()
+        .map(|gate| gate.task)
+        .or(active.map(|task| task.id))
+        .or(stop.tasks_left.first().map(|task| task.id));
+    let Some(task) = task else { return };
+    let reason = format!("the executor stopped: {}", stop.text);
+    let reason: String = match reason.chars().count() > MAX_NOTE_CHARS {
+        true => reason.chars().take(MAX_NOTE_CHARS - 1).chain(['…']).collect(),
+        false => reason,
+    };
+    let pause = PauseInput { reason, needs: STOP_NEEDS.to_owned(), pause: Pause::Continue };
+    tell_chat(inner, chat_id, pause_task(&link, chat_id, task, pause).await);
+}
+
+/// What the chat must hear about its plan folder, sent as an `error` event.
+pub(super) fn tell_chat(inner: &Inner, chat_id: &ChatId, message: Option<String>) {
+    if let Some(message) = message {
+        inner.hub.emit(chat_id, Event::Error { code: ErrorCode::PlanFiles, message });
     }
 }
 

@@ -16,6 +16,7 @@ use crate::chat::Phase;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::lifecycle::completion::complete_if_done;
+use crate::lifecycle::plan_files::pause_for_stop;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::{TurnGuard, TurnKind};
 use crate::lifecycle::messages::{assistant_message, continue_message};
@@ -30,6 +31,8 @@ mod executor;
 mod outcome;
 mod planner;
 mod turn_tools;
+
+pub(crate) use turn_tools::chat_gates;
 
 /// What a turn is started to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +133,9 @@ async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing 
         }
         let finished = list.is_some_and(|list| list.is_finished());
         let mut closing = finish(inner, chat_id, finished, stop.as_ref());
+        if let Some(stop) = &stop {
+            pause_for_stop(inner, chat_id, stop).await;
+        }
         closing.splice(0..0, completed);
         return closing;
     }

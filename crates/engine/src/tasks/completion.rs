@@ -25,6 +25,27 @@ pub struct Completion {
     #[serde(default)]
     pub stops_and_continues: Vec<WorkEvent>,
     pub finished_at: String,
+    /// The plan folder's finalisation (seed 002), in a chat that saves its plan as files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub finalization: Option<FinalizationNote>,
+}
+
+/// The verdict of the plan folder's finaliser, as the completion card shows it: VERIFIED,
+/// or UNVERIFIED with the reasons, and where the attestation `FINALIZATION.json` is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FinalizationNote {
+    /// `VERIFIED` or `UNVERIFIED`.
+    pub verdict: String,
+    pub reasons: Vec<String>,
+    /// The attestation relative to the workspace.
+    pub file: String,
+    /// The same file as an absolute path.
+    pub path: String,
+    /// How many gates were run again before the verdict.
+    pub gates_rerun: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +152,7 @@ impl TaskList {
             tasks: self.tasks.clone(),
             stops_and_continues: Vec::new(),
             finished_at: now.to_owned(),
+            finalization: None,
         }
     }
 

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use preflight_dwp::{PlanFolderWriter, PlanInput, TrackedTask};
+use preflight_dwp::{Pause, PlanFolderWriter, PlanInput, TrackedTask};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::PlanFolderLink;
+use crate::agent::{resume_paused, PlanFolderLink};
 use crate::agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
     RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope, DEFAULT_EXECUTOR_PROMPT,
@@ -19,7 +19,9 @@ use crate::events::Event;
 use crate::ids::{ChatId, MessageId};
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::assistant_message;
-use crate::lifecycle::plan_files::{checkpoint_unfinished, plan_files, plan_workspace};
+use crate::lifecycle::plan_files::{
+    checkpoint_unfinished, plan_files, plan_workspace, tell_chat,
+};
 use crate::lifecycle::runner::outcome::Executed;
 use crate::lifecycle::runner::turn_tools::{turn_registry, ChatEvents};
 use crate::lifecycle::transitions::offers_turn_plan;
@@ -115,6 +117,10 @@ async fn execute(
         directive.as_deref(),
     );
     let plan_files = plan_files_link(inner, &chat, state.plan.as_ref(), &list).await;
+    if let Some(link) = &plan_files {
+        let resumed = resume_paused(link, chat_id, |pause| *pause == Pause::Continue).await;
+        tell_chat(inner, chat_id, resumed);
+    }
     let registry =
         turn_registry(inner, chat_id, Profile::Execution, chat.workspace.as_deref(), plan_files)
             .await;

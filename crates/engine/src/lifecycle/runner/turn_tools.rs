@@ -100,6 +100,21 @@ impl GateRunner for SandboxGates {
     }
 }
 
+/// Why the chat may not run code now (unconfined without the user's choice), if so.
+fn code_refusal(inner: &Inner, chat_id: &ChatId) -> Option<String> {
+    let chat = inner.store.get_chat(chat_id).ok()?;
+    let plan = inner.store.state(chat_id).ok().and_then(|state| state.plan);
+    refusal(inner.confinement.as_ref(), &chat, plan.as_ref())
+}
+
+/// The chat's gates outside a turn (the finaliser runs each completed task's check again):
+/// its code sandbox, when it has a workspace.
+pub(crate) fn chat_gates(inner: &Inner, chat_id: &ChatId) -> Option<Arc<dyn GateRunner>> {
+    let workspace = PathBuf::from(inner.store.get_chat(chat_id).ok()?.workspace?);
+    let refused = code_refusal(inner, chat_id);
+    Some(Arc::new(SandboxGates { host: inner.mcp.clone(), workspace, refused }))
+}
+
 /// The registry of one turn: built-in tools (gated to the executor; `turn_plan` linked to
 /// the chat's plan folder when it has one) and the MCP tools of `profile` in the chat's
 /// workspace. A server that cannot start leaves its tools out.
@@ -136,10 +151,7 @@ pub(super) async fn turn_registry(
     };
     let chat = inner.store.get_chat(chat_id).ok();
     turn_plan = turn_plan.with_auto_approve(chat.as_ref().is_some_and(|chat| chat.auto_approve));
-    let code_refused = chat.as_ref().and_then(|chat| {
-        let plan = inner.store.state(chat_id).ok().and_then(|state| state.plan);
-        refusal(inner.confinement.as_ref(), chat, plan.as_ref())
-    });
+    let code_refused = code_refusal(inner, chat_id);
     if let Some(folder) = &workspace {
         let refused = code_refused.clone();
         let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone(), refused };
