@@ -80,7 +80,11 @@ async fn an_approved_plan_is_written_and_done_needs_a_passing_gate() {
 fn check_gates(state: &Value, requests: &[preflight_testkit::RecordedRequest]) {
     let tasks = state["tasks"].as_array().expect("state.json lists tasks");
     assert_eq!(tasks[0]["status"], "completed", "{state:#}");
-    assert_eq!(tasks[1]["status"], "in_progress", "{state:#}");
+    // The turn ended with task 2 open: Preflight paused it for the user (issue 30), saying why.
+    assert_eq!(tasks[1]["status"], "blocked", "{state:#}");
+    let why = tasks[1]["block"]["reason"].as_str().unwrap();
+    assert!(why.contains("the executor stopped"), "{state:#}");
+    assert_eq!(tasks[1]["block"]["needs"], "Continue in the chat, or a new message", "{state:#}");
     let refusal = requests[2].body.to_string();
     assert!(refusal.contains("gate"), "the first done, without a gate, was refused: {refusal}");
     let failed = requests[3].body.to_string();
@@ -136,17 +140,20 @@ async fn a_dropped_step_waits_for_the_user_and_its_approval_skips_it_and_complet
     serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
     events.wait_for_phase("idle").await;
 
-    // The plan step's drop waits: the task is untouched in the files. The executor's own
-    // task left the plan by itself.
+    // The plan step's drop waits for the user; the executor's own task left the plan by
+    // itself.
     let folder = plan_folder(workspace.path());
     let read_state = || -> Value {
         serde_json::from_str(&std::fs::read_to_string(folder.join("state.json")).unwrap()).unwrap()
     };
     let state = read_state();
-    assert_eq!(state["tasks"][0]["status"], "in_progress", "{state:#}");
+    // The step whose drop waits is paused for the user's answer (issue 30), not in progress.
+    assert_eq!(state["tasks"][0]["status"], "blocked", "{state:#}");
+    let needs = state["tasks"][0]["block"]["needs"].as_str().unwrap();
+    assert!(needs.contains("plan change"), "{state:#}");
     assert_eq!(state["tasks"][1]["status"], "completed", "{state:#}");
     assert_eq!(state["tasks"][2]["status"], "skipped", "{state:#}");
-    assert_eq!(state["status"], "in_progress", "{state:#}");
+    assert_eq!(state["status"], "blocked", "{state:#}");
     let (_, changes) = serve.get(&format!("/v1/chats/{id}/plan/changes")).await;
     let change = &changes["changes"][0];
     assert_eq!(
@@ -176,7 +183,12 @@ async fn a_dropped_step_waits_for_the_user_and_its_approval_skips_it_and_complet
 fn check_completed_files(folder: &std::path::Path) {
     let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
     let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
-    assert!(progress.contains("approved: the config already has it"), "{progress}");
+    // The approved drop is an amendment record: what, why, and who approved it (issue 30).
+    assert!(
+        progress.contains("task 1 taken out of the plan (skipped)")
+            && progress.contains("observed: the config already has it; approved by the user"),
+        "{progress}"
+    );
     assert!(progress.contains("added by the executor, dropped: the first one works"), "{progress}");
     assert!(
         progress.contains(
@@ -251,7 +263,8 @@ async fn a_stopped_turn_leaves_a_checkpoint_in_the_task_in_progress() {
         &std::fs::read_to_string(plan_folder(workspace.path()).join("state.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(state["tasks"][1]["status"], "in_progress", "{state:#}");
+    assert_eq!(state["tasks"][1]["status"], "blocked", "paused by the stop: {state:#}");
+    assert_eq!(state["blocked"]["task"], 2, "{state:#}");
     assert_eq!(state["checkpoint"]["task"], 2, "{state:#}");
     assert_eq!(state["checkpoint"]["step"], "Migrate the data", "{state:#}");
     assert!(

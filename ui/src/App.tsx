@@ -260,6 +260,7 @@ export function App() {
                 if (error?.code === "ERR_NOTHING_LEFT" || error?.code === "ERR_TURN_ACTIVE") chat.refresh();
                 return describeOrNull(error);
               },
+              onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
             }}
           />
           {statusText(phase) !== "" && (

@@ -85,6 +85,9 @@ error_codes! {
     McpSignIn => "ERR_MCP_SIGN_IN",
     /// The chat's plan folder (`.dwp/plans/…`) could not be written; the turn went on.
     PlanFiles => "ERR_PLAN_FILES",
+    /// A checkpoint of the workspace could not be taken, read or restored (issue 31); a
+    /// turn goes on without it.
+    Checkpoint => "ERR_CHECKPOINT",
     /// Something no caller can fix (a store failure, a task that died).
     Internal => "ERR_INTERNAL",
 }

@@ -112,7 +112,8 @@ fn run_verify(plan: &str) -> anyhow::Result<ExitCode> {
 
 fn run_finalize(plan: &str) -> anyhow::Result<ExitCode> {
     let dir = resolve(plan)?;
-    let writer = PlanFolderWriter::new(Author { agent: "preflight dwp finalize".into(), model: None });
+    let writer =
+        PlanFolderWriter::new(Author { agent: "preflight dwp finalize".into(), model: None });
     let report = writer.finalize(&dir, &[], &preflight_dwp::now_rfc3339())?;
     if let Some(note) = &report.recovered {
         println!("{note}");

@@ -3,6 +3,7 @@
 // figures are the engine's, computed from the task history; the summary is the executor's.
 import type { Completion } from "../generated/Completion";
 import type { Deviation } from "../generated/Deviation";
+import type { FinalizationNote } from "../generated/FinalizationNote";
 import type { StopReason } from "../generated/StopReason";
 import type { Task } from "../generated/Task";
 import { t } from "../lib/i18n";
@@ -68,7 +69,7 @@ function mark(task: Task | undefined): string {
   return task.status === "done" ? "✓" : task.status === "dropped" ? "✗" : "○";
 }
 
-export function CompletionCard({ completion }: { completion: Completion }) {
+export function CompletionCard({ completion, onOpenFolder }: { completion: Completion; onOpenFolder?: () => void }) {
   const byId = new Map(completion.tasks.map((task) => [task.id, task]));
   const planned = new Set(completion.planned.map((step) => step.id));
   const added = completion.tasks.filter((task) => !planned.has(task.id));
@@ -127,6 +128,7 @@ export function CompletionCard({ completion }: { completion: Completion }) {
           </ul>
         </>
       )}
+      {completion.finalization && <Finalization note={completion.finalization} onOpenFolder={onOpenFolder} />}
       <p class="small muted">{t("completion.finishedAt", { time: completion.finished_at })}</p>
     </section>
   );
@@ -141,5 +143,35 @@ function GateEvidence({ task }: { task: Task }) {
       </summary>
       <pre class="gate-evidence">{gate.evidence}</pre>
     </details>
+  );
+}
+
+/** The plan folder's verdict (seed 002's finaliser): VERIFIED, or UNVERIFIED with why, and a
+ *  link to the attestation FINALIZATION.json. */
+function Finalization({ note, onOpenFolder }: { note: FinalizationNote; onOpenFolder?: () => void }) {
+  const verified = note.verdict === "VERIFIED";
+  return (
+    <section class={`finalization ${verified ? "verified" : "unverified"}`} data-testid="finalization" data-verdict={note.verdict}>
+      <p>
+        <strong>{verified ? t("completion.verified") : t("completion.unverified")}</strong>{" "}
+        <span class="small muted">{t("completion.gatesRerun", { count: note.gates_rerun })}</span>
+      </p>
+      {note.reasons.length > 0 && (
+        <ul class="finalization-reasons" data-testid="finalization-reasons">
+          {note.reasons.map((reason, index) => (
+            <li key={index}>{reason}</li>
+          ))}
+        </ul>
+      )}
+      <p class="small">
+        {onOpenFolder ? (
+          <button type="button" class="link" data-testid="open-finalization" title={note.path} onClick={onOpenFolder}>
+            {note.file}
+          </button>
+        ) : (
+          <code title={note.path}>{note.file}</code>
+        )}
+      </p>
+    </section>
   );
 }

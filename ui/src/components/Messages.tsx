@@ -36,6 +36,8 @@ export interface CardActions {
   onOpenElicitationUrl: (id: string) => Promise<string | null>;
   /** The stop card's Continue; resolves with the error to show, if refused. */
   onContinue: () => Promise<string | null>;
+  /** Opens the chat's plan folder (where FINALIZATION.json is) in the file manager. */
+  onOpenPlanFolder?: () => void;
 }
 
 /** Editing and re-sending the user's messages (issue 18). */
@@ -173,7 +175,7 @@ function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
     at: change.requested_at,
     node: <ChangeCard key={`change-${change.id}`} change={change} busy={busy} onAnswer={actions.onAnswerChange} />,
   }));
-  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} /> });
+  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} onOpenFolder={actions.onOpenPlanFolder} /> });
   return cards.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 

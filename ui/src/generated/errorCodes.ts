@@ -30,5 +30,6 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "ERR_MCP_NOT_INSTALLED",
   "ERR_MCP_SIGN_IN",
   "ERR_PLAN_FILES",
+  "ERR_CHECKPOINT",
   "ERR_INTERNAL",
 ];

@@ -61,6 +61,8 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_MCP_SIGN_IN");
     case "ERR_PLAN_FILES":
       return t("errors.ERR_PLAN_FILES");
+    case "ERR_CHECKPOINT":
+      return t("errors.ERR_CHECKPOINT");
     case "ERR_INTERNAL":
       return t("errors.ERR_INTERNAL");
   }

@@ -109,7 +109,7 @@ impl PlanFolderWriter {
 
     /// Preflight pauses `task` for the user (`blocked`, with what resumes it): a stop with
     /// work left, a change of the task waiting for an answer. Writes nothing when the task
-    /// is finished or out of scope, or already paused for the same thing.
+    /// is finished, out of scope, or blocked already.
     pub fn pause(
         &self,
         dir: &PlanFolder,
@@ -120,9 +120,9 @@ impl PlanFolderWriter {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         writer.follow_markdown(now)?;
         let Some(entry) = writer.state().task(task) else { return Ok(false) };
-        let same =
-            entry.block.as_ref().is_some_and(|block| block.pause.as_ref() == Some(&pause.pause));
-        if same || matches!(entry.status, Status::Completed | Status::Skipped) {
+        // Blocked already (for this or another reason, e.g. a drop waiting for an answer):
+        // that blocker stands, with what resumes it.
+        if matches!(entry.status, Status::Completed | Status::Skipped | Status::Blocked) {
             return Ok(false);
         }
         let PauseInput { reason, needs, pause } = pause;

@@ -7,7 +7,7 @@
 //! (`confirm_drop`), then skipped; a drop that needs no confirmation (`DropSettled`: the
 //! executor's own task, or a drop the user approved as a plan change) → skipped at once.
 
-use super::documents::{GateRecord, Outcome, PlanState, Status, EPOCH};
+use super::documents::{GateRecord, Outcome, Pause, PlanState, Status, EPOCH};
 use super::evidence::GateInput;
 use super::task_helpers::MAX_NOTE_CHARS;
 use super::transition::Change;
@@ -203,14 +203,20 @@ fn drop_task(task: &TrackedTask, current: Status, changes: &mut Vec<Change>) {
 }
 
 fn start(state: &PlanState, task: &TrackedTask, current: Status, starts: &mut Vec<Change>) {
-    let paused_by_preflight = state.blocked.as_ref().is_some_and(|blocked| blocked.task == task.id)
-        && state
-            .task(task.id)
-            .and_then(|entry| entry.block.as_ref())
-            .is_some_and(|b| b.pause.is_some());
+    let pause = state
+        .blocked
+        .as_ref()
+        .filter(|blocked| blocked.task == task.id)
+        .and_then(|_| state.task(task.id))
+        .and_then(|entry| entry.block.as_ref())
+        .and_then(|block| block.pause.as_ref());
+    let paused_by_preflight = pause.is_some();
     match current {
         Status::InProgress => {}
         Status::Pending => starts.push(Change::Start { task: task.id }),
+        // A change of the task waits for the user: the task stays active in the chat's list
+        // meanwhile, but only the answer resumes it (`resume` with that change).
+        Status::Blocked if matches!(pause, Some(Pause::PlanChange { .. })) => {}
         // The work resumed on a task Preflight paused: unblocked, its records kept.
         Status::Blocked if paused_by_preflight => {
             starts.push(Change::ResolveBlocker { task: task.id })

@@ -29,6 +29,8 @@ pub use attachment_tool::{ReadAttachmentTool, PAGE_BYTES, READ_ATTACHMENT};
 pub use compact::{transcript, view_of, SUMMARY_PROMPT};
 pub use context::{compaction_span, elide_old_results, rounds, Estimator};
 pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
+pub use plan_folder::PlanFolderLink;
+pub(crate) use plan_folder::{amend_plan_files, pause_task, resume_paused, sync_plan_files};
 pub use prompt::{
     executor_system_prompt, load_workspace_instructions, state_tail, workspace_instructions,
     DEFAULT_EXECUTOR_PROMPT, INSTRUCTIONS_CAP, TRUNCATED_NOTE,
@@ -42,10 +44,6 @@ pub use round_rule::{
 };
 pub use sink::{EventSink, NoEvents};
 pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
-pub(crate) use plan_folder::{
-    amend_plan_files, pause_task, resume_paused, sync_plan_files,
-};
-pub use plan_folder::PlanFolderLink;
 pub(crate) use turn_plan::gate_record;
 pub use turn_plan::{GateRunner, TurnPlanTool, GATE_TIMEOUT_S};
 pub use workspace_probe::{fingerprint, MAX_ENTRIES};

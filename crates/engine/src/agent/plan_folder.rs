@@ -112,7 +112,10 @@ pub(crate) async fn record_failing_gate(
     let gate = GateInput::from(gate);
     let recorded =
         on_folder(link, move |link| link.files.record_gate(&link.dir, id, gate, &now_rfc3339()));
-    recorded.await.err().and_then(|error| told(chat_id, "could not record the failing check", &error))
+    recorded
+        .await
+        .err()
+        .and_then(|error| told(chat_id, "could not record the failing check", &error))
 }
 
 /// Sends what the chat must hear about its plan folder as an `error` event.

@@ -50,7 +50,6 @@ pub struct TurnPlanTool {
     pub(super) auto_approve: bool,
 }
 
-
 impl TurnPlanTool {
     pub fn new(store: Arc<Store>) -> TurnPlanTool {
         TurnPlanTool { store, plan_files: None, gates: None, auto_approve: false }

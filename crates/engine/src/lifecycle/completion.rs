@@ -6,11 +6,11 @@
 //! itself. Its caller (the turn runner, or the answer to a plan change) sends the events
 //! it returns and decides what runs next.
 
+use crate::agent::sync_plan_files;
 use crate::chat::MessageBody;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::lifecycle::engine::Inner;
-use crate::agent::sync_plan_files;
 use crate::lifecycle::finalize::finalize_plan_files;
 use crate::lifecycle::plan_files::{plan_files_link, tell_chat};
 use crate::now_rfc3339;

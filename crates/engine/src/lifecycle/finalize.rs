@@ -39,7 +39,11 @@ pub(super) async fn finalize_plan_files(
         Ok(Ok(report)) => report,
         Ok(Err(error)) => {
             tracing::warn!(%chat_id, %error, "the plan folder could not be finalised");
-            tell_chat(inner, chat_id, Some(format!("The plan folder could not be finalised: {error}")));
+            tell_chat(
+                inner,
+                chat_id,
+                Some(format!("The plan folder could not be finalised: {error}")),
+            );
             return None;
         }
         Err(_) => return None,
@@ -60,7 +64,8 @@ async fn completed_gates(link: &PlanFolderLink) -> Vec<(u32, String)> {
     let dir = link.dir.clone();
     let state = tokio::task::spawn_blocking(move || read_state(&dir)).await;
     let Ok(Ok(snapshot)) = state else { return Vec::new() };
-    let completed = snapshot.state.tasks.into_iter().filter(|task| task.status == Status::Completed);
+    let completed =
+        snapshot.state.tasks.into_iter().filter(|task| task.status == Status::Completed);
     completed
         .flat_map(|task| {
             let live = task.gates.into_iter().filter(|gate| gate.invalidated.is_none());
@@ -81,7 +86,8 @@ async fn run_again(runner: Option<&dyn GateRunner>, command: &str) -> GateInput 
             GateInput { last_run: Some(now_rfc3339()), ..GateInput::from(&gate) }
         }
         Err(error) => {
-            let evidence: String = format!("could not be run again: {error}").chars().take(280).collect();
+            let evidence: String =
+                format!("could not be run again: {error}").chars().take(280).collect();
             GateInput::new(command, -1, &evidence)
         }
     }

@@ -6,6 +6,7 @@
 
 use preflight_dwp::Pause;
 
+use crate::agent::{amend_plan_files, resume_paused, sync_plan_files};
 use crate::chat::Phase;
 use crate::events::Event;
 use crate::ids::{ChangeId, ChatId};
@@ -14,7 +15,6 @@ use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::TurnKind;
 use crate::lifecycle::messages::decision_message;
-use crate::agent::{amend_plan_files, resume_paused, sync_plan_files};
 use crate::lifecycle::plan_files::{plan_files_link, tell_chat};
 use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::view::ChatView;

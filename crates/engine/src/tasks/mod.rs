@@ -17,7 +17,9 @@ mod terminal;
 mod tracker;
 
 pub use change::{ChangeKind, ChangeRequest, ChangeStatus, PlanChange};
-pub use completion::{Adherence, Completion, Deviation, DeviationKind, FinalizationNote, PlannedStep};
+pub use completion::{
+    Adherence, Completion, Deviation, DeviationKind, FinalizationNote, PlannedStep,
+};
 pub use error::TrackerError;
 pub use history::MAX_HISTORY;
 pub use limits::{MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS};

@@ -56,6 +56,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::ProviderBadResponse => StatusCode::BAD_GATEWAY,
         ErrorCode::StepLimit
         | ErrorCode::PlanFiles
+        | ErrorCode::Checkpoint
         | ErrorCode::McpNotInstalled
         | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -7,21 +7,19 @@ use std::sync::Arc;
 use preflight_dwp::{Pause, PlanFolderWriter, PlanInput, TrackedTask};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{resume_paused, PlanFolderLink};
 use crate::agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
     RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope, DEFAULT_EXECUTOR_PROMPT,
     LOOP_REPEATS,
 };
+use crate::agent::{resume_paused, PlanFolderLink};
 use crate::chat::{Chat, Message, MessageBody};
 use crate::error_code::ErrorCode;
 use crate::events::Event;
 use crate::ids::{ChatId, MessageId};
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::assistant_message;
-use crate::lifecycle::plan_files::{
-    checkpoint_unfinished, plan_files, plan_workspace, tell_chat,
-};
+use crate::lifecycle::plan_files::{checkpoint_unfinished, plan_files, plan_workspace, tell_chat};
 use crate::lifecycle::runner::outcome::Executed;
 use crate::lifecycle::runner::turn_tools::{turn_registry, ChatEvents};
 use crate::lifecycle::transitions::offers_turn_plan;
