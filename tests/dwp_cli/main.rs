@@ -233,7 +233,7 @@ fn dwp_expected_sha256_refuses_a_write_against_a_changed_state() {
 fn dwp_usage_errors_exit_2_with_the_usage() {
     let ws = workspace();
     let table: &[(&[&str], &str)] = &[
-        (&[], "expected `update` or `verify`"),
+        (&[], "expected `update`, `verify` or `finalize`"),
         (&["update"], "update needs a PLAN"),
         (&["update", PLAN], "name an action"),
         (&["update", PLAN, "--start"], "--start needs --task N"),

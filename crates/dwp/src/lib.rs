@@ -8,8 +8,8 @@
 //!   evidence rule, transitions, reconciliation, README and PROGRESS text, the verifier's
 //!   findings, the tracker-to-state mapping. They fail only with a [`Refusal`].
 //! - `disk/`: the plan folder, the lock, the two-phase commit of one protocol point, the
-//!   guarded write session, materialisation, the verifier's read of a folder. They fail
-//!   with a [`DwpError`].
+//!   guarded write session, materialisation, the verifier's read of a folder, the migration
+//!   of a v1 folder at its first write. They fail with a [`DwpError`].
 //!
 //! The crate knows nothing of the engine: the engine hands in a [`PlanInput`] and
 //! [`TrackedTask`]s (`input.rs`). Every `PlanFolderWriter` method blocks (file I/O, and up to

@@ -1,6 +1,7 @@
 //! `verify` over a plan folder: reads every document (without repairing anything, and
 //! without running crash recovery: tools other than the writer treat the files as
-//! read-only) and gathers the findings of `rules/findings.rs` plus what only the disk shows —
+//! read-only; a v1 folder is checked as its v2 migration in memory, never migrated here) and
+//! gathers the findings of `rules/findings.rs` plus what only the disk shows —
 //! missing or malformed files, a pending `.commit`, a stale lock, a newer specification.
 
 use std::collections::BTreeMap;
@@ -64,7 +65,7 @@ pub(crate) fn audit_plan(
     let bytes = read_document(&state_path)?;
     let sha256 = Some(sha256_hex(&bytes));
     let (task_count, completed_count) = match parse_state(&state_path, &bytes) {
-        Ok(state) => state_findings(dir, &readme, &state, &mut findings),
+        Ok(read) => state_findings(dir, &readme, &read.document, &mut findings),
         Err(error) => {
             let kind = if matches!(error, DwpError::UnsupportedSchema { .. }) {
                 FindingKind::Version

@@ -16,7 +16,9 @@ pub enum DwpError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{} is not valid: {}", .path.display(), .problems.join("; "))]
     Malformed { path: PathBuf, problems: Vec<String> },
-    #[error("{} has schema {schema:?}; this updater writes only {expected} (a v1 file is never rewritten silently)", .path.display())]
+    /// A schema URL that is neither v2 nor v1 (a v1 document is read as its migration and
+    /// migrated on disk at the folder's first write, its files kept beside; `disk/migration.rs`).
+    #[error("{} has schema {schema:?}; this tool reads {expected} and its v1 predecessor (migrated to v2 at the first write, the v1 files kept beside), nothing else", .path.display())]
     UnsupportedSchema { path: PathBuf, schema: String, expected: &'static str },
     #[error("the plan was written under DWP {found}, newer than the {ours} this tool knows; refusing to guess")]
     NewerSpec { found: String, ours: &'static str },

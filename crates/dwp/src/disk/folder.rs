@@ -1,16 +1,22 @@
 //! One plan folder on disk: finding it by path or name, and reading its documents with
-//! their schema and structure checked (a v1 or newer file is refused, never reinterpreted).
+//! their schema and structure checked. A v1 document is read as its v2 migration, in memory
+//! only (`rules/migration.rs`); its bytes come along so that the writer's first write can keep
+//! them (`disk/migration.rs`). Any other schema is refused, never reinterpreted.
 
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::error::DwpError;
 use crate::rules::documents::{Manifest, PlanState, MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA};
+use crate::rules::migration::{
+    manifest_from_v1, state_from_v1, MANIFEST_SCHEMA_V1, STATE_SCHEMA_V1,
+};
 use crate::rules::structure::{is_newer_spec, manifest_problems, state_problems};
 
 pub(crate) const STATE_FILE: &str = "state.json";
@@ -86,67 +92,101 @@ pub struct StateSnapshot {
     pub sha256: String,
 }
 
+/// A plan document as read and checked, in its v2 shape; `v1_bytes` holds the file's bytes
+/// when it is a v1 document, migrated in memory only (nothing on disk changed).
+#[derive(Debug, Clone)]
+pub(crate) struct Versioned<T> {
+    pub(crate) document: T,
+    pub(crate) v1_bytes: Option<Vec<u8>>,
+}
+
 /// Hex SHA-256 of `bytes`.
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// Reads and checks `state.json`: v2 schema, every field the seed requires, no structural
-/// problem. A v1 file or a newer schema is refused, never reinterpreted.
+/// Reads and checks `state.json`: every field the seed requires, no structural problem. A v1
+/// file is read as its v2 migration (the file is left as it is); a newer schema is refused.
 pub fn read_state(dir: &PlanFolder) -> Result<StateSnapshot, DwpError> {
+    read_state_versioned(dir).map(|read| read.document)
+}
+
+/// `read_state`, saying whether the file is v1 (for the writer, which migrates it).
+pub(crate) fn read_state_versioned(dir: &PlanFolder) -> Result<Versioned<StateSnapshot>, DwpError> {
     let path = dir.file(STATE_FILE);
     let bytes = read_document(&path)?;
     let sha256 = sha256_hex(&bytes);
-    let state = parse_state(&path, &bytes)?;
-    Ok(StateSnapshot { state, sha256 })
+    let Versioned { document: state, v1_bytes } = parse_state(&path, &bytes)?;
+    Ok(Versioned { document: StateSnapshot { state, sha256 }, v1_bytes })
 }
 
-pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<PlanState, DwpError> {
-    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.to_owned(), problems };
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|error| malformed(vec![error.to_string()]))?;
-    check_schema_url(path, &value, STATE_SCHEMA)?;
-    let state: PlanState =
-        serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
-    let problems = state_problems(&state);
+pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<Versioned<PlanState>, DwpError> {
+    let schemas = Schemas { v2: STATE_SCHEMA, v1: STATE_SCHEMA_V1 };
+    let read = parse_versioned(path, bytes, schemas, state_from_v1)?;
+    let problems = state_problems(&read.document);
     if !problems.is_empty() {
-        return Err(malformed(problems));
+        return Err(DwpError::Malformed { path: path.to_owned(), problems });
     }
-    Ok(state)
+    Ok(read)
 }
 
 /// Reads and checks `manifest.json`, refusing a plan written under a newer specification.
 pub(crate) fn read_manifest(dir: &PlanFolder) -> Result<Manifest, DwpError> {
-    let path = dir.file(MANIFEST_FILE);
-    let bytes = read_document(&path)?;
-    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.clone(), problems };
-    let value: Value =
-        serde_json::from_slice(&bytes).map_err(|error| malformed(vec![error.to_string()]))?;
-    check_schema_url(&path, &value, MANIFEST_SCHEMA)?;
-    let manifest: Manifest =
-        serde_json::from_value(value).map_err(|error| malformed(vec![error.to_string()]))?;
-    if is_newer_spec(&manifest.spec_version) {
-        return Err(DwpError::NewerSpec { found: manifest.spec_version, ours: SPEC_VERSION });
-    }
-    let problems = manifest_problems(&manifest);
-    if !problems.is_empty() {
-        return Err(malformed(problems));
-    }
-    Ok(manifest)
+    read_manifest_versioned(dir).map(|read| read.document)
 }
 
-fn check_schema_url(path: &Path, value: &Value, expected: &'static str) -> Result<(), DwpError> {
+/// `read_manifest`, saying whether the file is v1 (for the writer, which migrates it).
+pub(crate) fn read_manifest_versioned(dir: &PlanFolder) -> Result<Versioned<Manifest>, DwpError> {
+    let path = dir.file(MANIFEST_FILE);
+    let bytes = read_document(&path)?;
+    let schemas = Schemas { v2: MANIFEST_SCHEMA, v1: MANIFEST_SCHEMA_V1 };
+    let read = parse_versioned(&path, &bytes, schemas, manifest_from_v1)?;
+    let manifest = &read.document;
+    if is_newer_spec(&manifest.spec_version) {
+        let found = manifest.spec_version.clone();
+        return Err(DwpError::NewerSpec { found, ours: SPEC_VERSION });
+    }
+    let problems = manifest_problems(manifest);
+    if !problems.is_empty() {
+        return Err(DwpError::Malformed { path, problems });
+    }
+    Ok(read)
+}
+
+/// The two schema URLs a document may declare.
+#[derive(Debug, Clone, Copy)]
+struct Schemas {
+    v2: &'static str,
+    v1: &'static str,
+}
+
+/// `bytes` as the v2 document: parsed as it is when it declares v2, through `from_v1` when it
+/// declares v1; any other schema is refused.
+fn parse_versioned<T: DeserializeOwned>(
+    path: &Path,
+    bytes: &[u8],
+    schemas: Schemas,
+    from_v1: fn(Value) -> Result<T, Vec<String>>,
+) -> Result<Versioned<T>, DwpError> {
+    let malformed = |problems: Vec<String>| DwpError::Malformed { path: path.to_owned(), problems };
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|error| malformed(vec![error.to_string()]))?;
     match value.get("schema").and_then(Value::as_str) {
-        Some(schema) if schema == expected => Ok(()),
+        Some(schema) if schema == schemas.v2 => {
+            let document = serde_json::from_value(value)
+                .map_err(|error| malformed(vec![error.to_string()]))?;
+            Ok(Versioned { document, v1_bytes: None })
+        }
+        Some(schema) if schema == schemas.v1 => {
+            let document = from_v1(value).map_err(malformed)?;
+            Ok(Versioned { document, v1_bytes: Some(bytes.to_vec()) })
+        }
         Some(schema) => Err(DwpError::UnsupportedSchema {
             path: path.to_owned(),
             schema: schema.to_owned(),
-            expected,
+            expected: schemas.v2,
         }),
-        None => Err(DwpError::Malformed {
-            path: path.to_owned(),
-            problems: vec!["missing field `schema`".to_owned()],
-        }),
+        None => Err(malformed(vec!["missing field `schema`".to_owned()])),
     }
 }
 

@@ -1,14 +1,16 @@
 //! The guarded write session every update takes: lock, recover a crashed writer's
 //! leftovers, read and check the documents, apply a pure transition, and write
-//! `state.json`, README.md and PROGRESS.md as one change.
+//! `state.json`, README.md and PROGRESS.md as one change. A folder read as v1 is migrated by
+//! the session's first write (`disk/migration.rs`), never by a session that writes nothing.
 
 use super::error::DwpError;
 use super::folder::{
-    read_manifest, read_optional, read_state, read_text, sha256_hex, to_json, PlanFolder,
-    StateSnapshot, PROGRESS_FILE, README_FILE, STATE_FILE,
+    read_manifest_versioned, read_optional, read_state_versioned, read_text, sha256_hex, to_json,
+    PlanFolder, StateSnapshot, MANIFEST_FILE, PROGRESS_FILE, README_FILE, STATE_FILE,
 };
 use super::journal::{commit, recover};
 use super::lock::{remove_abandoned_candidates, LockOptions, PlanLock};
+use super::migration::PendingMigration;
 use crate::rules::documents::{Author, PlanState};
 use crate::rules::findings::checkbox_findings;
 use crate::rules::progress::append_entries;
@@ -28,6 +30,8 @@ pub(crate) struct Writer<'a> {
     /// Boxes a person ticked without the evidence to complete them: kept ticked by every
     /// write of this session (`follow_markdown`).
     ticked_by_hand: Vec<u32>,
+    /// Set while the folder on disk is still v1: the next write migrates it.
+    migration: Option<PendingMigration>,
 }
 
 impl<'a> Writer<'a> {
@@ -39,11 +43,20 @@ impl<'a> Writer<'a> {
         let lock = PlanLock::acquire(dir.path(), lock)?;
         recover(dir.path())?;
         remove_abandoned_candidates(dir.path())?;
-        read_manifest(dir)?;
-        let snapshot = read_state(dir)?;
+        let manifest = read_manifest_versioned(dir)?;
+        let state = read_state_versioned(dir)?;
         let readme = read_text(&dir.file(README_FILE))?;
         let progress = read_optional(&dir.file(PROGRESS_FILE))?.unwrap_or_default();
-        Ok(Writer { dir, _lock: lock, snapshot, readme, progress, by, ticked_by_hand: Vec::new() })
+        Ok(Writer {
+            dir,
+            _lock: lock,
+            snapshot: state.document,
+            readme,
+            progress,
+            by,
+            ticked_by_hand: Vec::new(),
+            migration: PendingMigration::of(manifest, state.v1_bytes),
+        })
     }
 
     pub(crate) fn state(&self) -> &PlanState {
@@ -99,20 +112,28 @@ impl<'a> Writer<'a> {
         self.write(applied, now)
     }
 
-    /// Writes an already computed next state (with its log) as one change.
+    /// Writes an already computed next state (with its log) as one change. On a folder still
+    /// v1 on disk, the v1 files are copied beside first and the v2 manifest joins the change.
     pub(crate) fn write(&mut self, applied: Applied, now: &str) -> Result<Vec<String>, DwpError> {
         let readme = replace_task_block(&self.readme, &applied.state, &self.ticked_by_hand)
             .ok_or_else(|| DwpError::ReadmeMarkersMissing { path: self.dir.file(README_FILE) })?;
-        let progress = append_entries(&self.progress, now, &applied.log);
+        let mut log = applied.log;
+        if let Some(migration) = &self.migration {
+            migration.keep_v1_copies(self.dir)?;
+            log.insert(0, migration.progress_line());
+        }
+        let progress = append_entries(&self.progress, now, &log);
         let state = to_json(&applied.state);
-        commit(
-            self.dir.path(),
-            &[(PROGRESS_FILE, &progress), (README_FILE, &readme), (STATE_FILE, &state)],
-        )?;
+        let manifest = self.migration.as_ref().and_then(PendingMigration::manifest_v2);
+        let mut files = vec![(PROGRESS_FILE, progress.as_str()), (README_FILE, readme.as_str())];
+        files.extend(manifest.map(|manifest| (MANIFEST_FILE, manifest)));
+        files.push((STATE_FILE, state.as_str()));
+        commit(self.dir.path(), &files)?;
+        self.migration = None;
         self.snapshot =
             StateSnapshot { sha256: sha256_hex(state.as_bytes()), state: applied.state };
         self.readme = readme;
         self.progress = progress;
-        Ok(applied.log)
+        Ok(log)
     }
 }

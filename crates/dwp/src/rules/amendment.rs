@@ -36,29 +36,9 @@ pub(crate) fn amend(
         }
         AmendKind::Drop | AmendKind::Replace => None,
     };
-    let mut original = Vec::new();
-    for id in &input.tasks {
-        let task = task_in(state, *id)?;
-        if task.status == Status::Skipped {
-            return Err(Refusal::TaskSkipped { task: *id });
-        }
-        original.push(task.title.clone());
-    }
+    let original = original_titles(state, &input.tasks)?;
     let id = state.amendments.len() as u32 + 1;
-    let mut evidence = Vec::new();
-    for task in &input.tasks {
-        let entry = task_in_mut(state, *task)?;
-        match &new_title {
-            Some(title) => {
-                evidence.push(kept_evidence(entry));
-                entry.title = title.clone();
-            }
-            None => {
-                evidence.push(invalidate_evidence(entry, id, now));
-                take_out_of_scope(entry, id, &observed);
-            }
-        }
-    }
+    let evidence = apply_to_tasks(state, input, new_title.as_deref(), id, &observed, now)?;
     let record = Amendment {
         id,
         at: now.to_owned(),
@@ -78,6 +58,47 @@ pub(crate) fn amend(
     }
     state.amendments.push(record);
     Ok(())
+}
+
+/// The amended tasks' titles before the amendment; a skipped task cannot be amended.
+fn original_titles(state: &PlanState, tasks: &[u32]) -> Result<Vec<String>, Refusal> {
+    tasks
+        .iter()
+        .map(|id| {
+            let task = task_in(state, *id)?;
+            match task.status == Status::Skipped {
+                true => Err(Refusal::TaskSkipped { task: *id }),
+                false => Ok(task.title.clone()),
+            }
+        })
+        .collect()
+}
+
+/// Rewords each task (its evidence kept) or takes it out of scope (its evidence
+/// invalidated by amendment `id`); returns what happened to each task's evidence.
+fn apply_to_tasks(
+    state: &mut PlanState,
+    input: &AmendmentInput,
+    new_title: Option<&str>,
+    id: u32,
+    observed: &str,
+    now: &str,
+) -> Result<Vec<String>, Refusal> {
+    let mut evidence = Vec::new();
+    for task in &input.tasks {
+        let entry = task_in_mut(state, *task)?;
+        match new_title {
+            Some(title) => {
+                evidence.push(kept_evidence(entry));
+                entry.title = title.to_owned();
+            }
+            None => {
+                evidence.push(invalidate_evidence(entry, id, now));
+                take_out_of_scope(entry, id, observed);
+            }
+        }
+    }
+    Ok(evidence)
 }
 
 /// The record of a skip the user made on the command line (`--skip-reason`), appended after

@@ -6,6 +6,7 @@ pub(crate) mod documents;
 pub(crate) mod evidence;
 pub(crate) mod finalization;
 pub(crate) mod findings;
+pub(crate) mod migration;
 pub(crate) mod progress;
 pub(crate) mod readme;
 pub(crate) mod reconciliation;

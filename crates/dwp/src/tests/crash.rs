@@ -161,7 +161,7 @@ fn leftovers(plan: &Path) -> u64 {
         .count() as u64
 }
 
-fn spawn_child(plan: &Path) -> Child {
+pub(crate) fn spawn_child(plan: &Path) -> Child {
     Command::new(preflight_testkit::child_binary("dwp-crash-child"))
         .arg(plan)
         .stdout(Stdio::piped())
@@ -171,22 +171,22 @@ fn spawn_child(plan: &Path) -> Child {
 }
 
 /// Waits without sleeping, so the delay is as short as asked (a random kill instant).
-fn spin(duration: Duration) {
+pub(crate) fn spin(duration: Duration) {
     let start = Instant::now();
     while start.elapsed() < duration {
         std::hint::spin_loop();
     }
 }
 
-fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
 }
 
 /// xorshift64*: enough randomness for kill instants, seeded from the clock.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn below(&mut self, bound: u64) -> u64 {
+    pub(crate) fn below(&mut self, bound: u64) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -195,7 +195,7 @@ impl Rng {
 }
 
 /// Kills the child if the parent fails halfway, so no child outlives the test.
-struct KillOnDrop(Child);
+pub(crate) struct KillOnDrop(pub(crate) Child);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {

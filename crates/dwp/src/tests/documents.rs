@@ -1,6 +1,7 @@
 //! The two JSON documents, field by field against seed 002's prose, as materialisation and
 //! the protocol points write them; plus what the updater refuses to read. (The protocol
-//! points driven by the engine's tracker are checked in the engine's `tests/dwp_sync.rs`.)
+//! points driven by the engine's tracker are checked in the engine's `tests/dwp_sync.rs`; v1
+//! folders in `migration.rs`.)
 
 use serde_json::{json, Value};
 
@@ -173,8 +174,15 @@ fn start_2() -> UpdateRequest {
 #[test]
 fn malformed_or_foreign_state_is_refused_and_left_alone() {
     type Edit = fn(&mut Value);
-    let table: [(&str, Edit); 7] = [
-        ("v1", |s| s["schema"] = json!("https://deepworkplan.com/schema/plan-state/v1.json")),
+    // A v1 folder is read and migrated (`migration.rs`); v2 content under the v1 URL is
+    // neither version, and a schema this tool does not know is refused.
+    let table: [(&str, Edit); 8] = [
+        ("v1 URL over v2 fields", |s| {
+            s["schema"] = json!("https://deepworkplan.com/schema/plan-state/v1.json")
+        }),
+        ("unknown schema", |s| {
+            s["schema"] = json!("https://deepworkplan.com/schema/plan-state/v3.json")
+        }),
         ("unknown status", |s| s["tasks"][0]["status"] = json!("done")),
         ("missing format", |s| drop(s.as_object_mut().unwrap().remove("format"))),
         ("completed without completed_at", |s| s["tasks"][1]["status"] = json!("completed")),

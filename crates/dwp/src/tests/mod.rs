@@ -1,8 +1,8 @@
 //! The crate's tests beyond each file's own: data-driven tests of the pure rules (scripted
 //! transition sessions snapshotted, the verifier's findings, reconciliation, property tests
 //! of the updater) and tests on real plan folders (the documents field by field, concurrent
-//! writers, SIGKILL during writes). They see the crate's internals through the flat list
-//! below, as the engine's `dwp` module once exposed them.
+//! writers, SIGKILL during writes, v1 folders and their migration). They see the crate's
+//! internals through the flat list below, as the engine's `dwp` module once exposed them.
 
 #[cfg(unix)]
 mod crash;
@@ -13,6 +13,9 @@ mod finishing;
 mod hostile;
 #[cfg(unix)]
 mod lock;
+mod migration;
+#[cfg(unix)]
+mod migration_crash;
 mod reconciliation;
 mod support;
 mod transitions;
@@ -21,17 +24,18 @@ mod updater_props;
 pub(crate) use crate::disk::audit::verify_plan;
 pub(crate) use crate::disk::error::DwpError;
 pub(crate) use crate::disk::folder::{
-    read_manifest, read_state, PlanFolder, MANIFEST_FILE, STATE_FILE,
+    read_manifest, read_state, sha256_hex, PlanFolder, MANIFEST_FILE, STATE_FILE,
 };
 pub(crate) use crate::disk::journal::has_pending_commit;
 pub(crate) use crate::disk::lock::{break_stale_lock, LockOptions, LOCK_DIR};
+pub(crate) use crate::disk::migration::{MANIFEST_V1_COPY, STATE_V1_COPY};
 pub(crate) use crate::disk::request::{UpdateAction, UpdateRequest};
 pub(crate) use crate::rules::documents::{
     ApprovalState, Author, GateRecord, Materialization, Outcome, PlanFormat, PlanState, Status,
     TaskEntry, STATE_SCHEMA,
 };
 pub(crate) use crate::rules::evidence::{admits_not_run, completion_allowed, GateInput};
-pub(crate) use crate::rules::findings::{checkbox_findings, verify};
+pub(crate) use crate::rules::findings::{checkbox_findings, verify, FindingKind};
 pub(crate) use crate::rules::readme::{parse_readme, render_task_block};
 pub(crate) use crate::rules::reconciliation::reconcile;
 pub(crate) use crate::rules::refusal::Refusal;

@@ -1,10 +1,11 @@
 //! Shared fixtures of the plan-folder tests: a workspace in a temp dir, an approved plan,
-//! a materialised plan folder, the tracker's list as a sync reads it, and small readers.
+//! a materialised plan folder, a v1 plan folder another tool wrote, the tracker's list as a
+//! sync reads it, and small readers.
 
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use tempfile::TempDir;
 
 use super::at;
@@ -90,4 +91,107 @@ pub(crate) fn keys(value: &Value) -> Vec<&str> {
 pub(crate) fn is_timestamp(value: &Value) -> bool {
     let format = time::format_description::well_known::Rfc3339;
     value.as_str().is_some_and(|text| time::OffsetDateTime::parse(text, &format).is_ok())
+}
+
+/// A v1 plan folder as it was written, with the bytes of its two JSON documents.
+pub(crate) struct V1Folder {
+    pub(crate) dir: PlanFolder,
+    pub(crate) manifest: Vec<u8>,
+    pub(crate) state: Vec<u8>,
+}
+
+/// The task files of the v1 plan and what their logs say.
+pub(crate) const V1_TASK_FILES: [(&str, &str); 3] = [
+    ("1.task_webhook_endpoint.md", "completed"),
+    ("2.task_retry_queue.md", "in_progress"),
+    ("3.task_document_webhooks.md", "pending"),
+];
+
+/// A v1 plan folder as a DWP 1.2 tool left it in `workspace`: each task in a file of its own
+/// (task 1 completed with its gate, task 2 in progress), `manifest.json` and `state.json` on
+/// the v1 schemas, README.md with the task block Preflight reads and an Approval line.
+pub(crate) fn v1_folder(workspace: &Path) -> V1Folder {
+    let path = workspace.join(".dwp/plans/PLAN_payment_webhooks");
+    std::fs::create_dir_all(&path).unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(path.join(name), bytes).unwrap();
+    let pretty = |value: Value| format!("{value:#}\n").into_bytes();
+    let (manifest, state) = (pretty(v1_manifest()), pretty(v1_state()));
+    write("manifest.json", &manifest);
+    write("state.json", &state);
+    write("README.md", V1_README.as_bytes());
+    write("PROGRESS.md", V1_PROGRESS.as_bytes());
+    for (file, status) in V1_TASK_FILES {
+        write(file, format!("# {file}\n\n**Status:** {status}\n").as_bytes());
+    }
+    V1Folder { dir: PlanFolder::open(path).unwrap(), manifest, state }
+}
+
+pub(crate) const V1_PROGRESS: &str = "# Progress\n\n- 2026-06-09T14:00:00Z — Plan created.\n";
+
+const V1_README: &str = "# Add payment webhook handling
+
+**Approval:** approved — 2026-06-09T14:00:00Z
+
+<!-- dwp:tasks:begin (Preflight rewrites this block at each protocol point) -->
+- [x] **1.** Create webhook endpoint {#task-1}
+  - Status: completed
+- [ ] **2.** Add retry queue {#task-2}
+  - Status: in_progress
+- [ ] **3.** Document the webhooks {#task-3}
+  - Status: pending
+<!-- dwp:tasks:end -->
+";
+
+fn v1_manifest() -> Value {
+    json!({
+        "schema": "https://deepworkplan.com/schema/plan-manifest/v1.json",
+        "spec_version": "1.2.0",
+        "name": "PLAN_payment_webhooks",
+        "title": "Add payment webhook handling",
+        "archetype": "individual",
+        "rigor": "standard",
+        "created_at": at(0),
+        "created_by": {"agent": "claude-code", "model": "claude-fable-5"},
+        "tags": ["backend", "payments"],
+        "task_count": 3,
+        "parent_plan": null
+    })
+}
+
+fn v1_state() -> Value {
+    let task = |id: usize, title: &str, status: &str| json!({"id": id, "file": V1_TASK_FILES[id - 1].0, "title": title, "status": status});
+    let mut tasks = [
+        task(1, "Create webhook endpoint", "completed"),
+        task(2, "Add retry queue", "in_progress"),
+        task(3, "Document the webhooks", "pending"),
+    ];
+    tasks[0]["started_at"] = json!(at(10));
+    tasks[0]["completed_at"] = json!(at(20));
+    tasks[0]["commit"] = json!("a1b2c3d");
+    tasks[0]["gates"] = json!([{"command": "pnpm run test", "passes": true, "exit_code": 0,
+        "last_run": at(19), "evidence": "42 passed, 0 failed"}]);
+    tasks[0]["outcome"] =
+        json!({"tried": [], "failed": [], "worked": "verify the signature first"});
+    tasks[1]["started_at"] = json!(at(21));
+    tasks[1]["gates"] = json!([]);
+    tasks[2]["gates"] = json!([]);
+    json!({
+        "schema": "https://deepworkplan.com/schema/plan-state/v1.json",
+        "plan": "PLAN_payment_webhooks",
+        "updated_at": at(22),
+        "updated_by": {"agent": "claude-code", "model": "claude-fable-5"},
+        "status": "in_progress",
+        "completed_count": 1,
+        "task_count": 3,
+        "tasks": tasks,
+        "checkpoint": {"task": 2, "step": "instructions:1", "at": at(22), "note": "table sketched"},
+        "blocked": null
+    })
+}
+
+/// PROGRESS.md's lines that record a migration from v1.
+pub(crate) fn migration_lines(dir: &Path) -> Vec<String> {
+    let progress = std::fs::read_to_string(dir.join("PROGRESS.md")).unwrap();
+    let lines = progress.lines().filter(|line| line.contains("migrated from DWP schema v1"));
+    lines.map(str::to_owned).collect()
 }
