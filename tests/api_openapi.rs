@@ -38,6 +38,10 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/sandbox",
     "POST /v1/chats/{id}/stop",
     "POST /v1/chats/{id}/continue",
+    "GET /v1/chats/{id}/checkpoints",
+    "GET /v1/chats/{id}/checkpoints/{n}/diff",
+    "GET /v1/chats/{id}/checkpoints/{n}/restore",
+    "POST /v1/chats/{id}/checkpoints/{n}/restore",
     "GET /v1/health",
     "GET /v1/openapi.json",
 ];

@@ -272,3 +272,28 @@ fn dwp_usage_errors_exit_2_with_the_usage() {
     let (status, stdout, _) = dwp(ws.path(), &["help"]);
     assert_eq!((status, stdout.contains("--expected-sha256")), (0, true));
 }
+
+#[test]
+fn dwp_finalize_says_unverified_with_open_tasks_then_verified_once_all_are_proven() {
+    let ws = workspace();
+    let cwd = ws.path();
+    let (status, stdout, _) = dwp(cwd, &["finalize", PLAN]);
+    assert_eq!(status, 1, "{stdout}");
+    assert!(stdout.contains("UNVERIFIED") && stdout.contains("task 1"), "{stdout}");
+    for task in ["1", "2", "3"] {
+        let gate = format!("cargo test|0|{task}2 passed");
+        let args = ["update", PLAN, "--task", task, "--complete", "--gate", gate.as_str()];
+        let (status, _, stderr) = dwp(cwd, &args);
+        assert_eq!(status, 0, "{stderr}");
+    }
+    let (status, stdout, stderr) = dwp(cwd, &["finalize", PLAN]);
+    assert_eq!(status, 0, "{stdout}{stderr}");
+    assert!(stdout.contains(&format!("{PLAN}: VERIFIED")), "{stdout}");
+    let attestation = cwd.join(".dwp/plans").join(PLAN).join("analysis_results/FINALIZATION.json");
+    let attestation: Value =
+        serde_json::from_str(&std::fs::read_to_string(attestation).unwrap()).unwrap();
+    assert_eq!(attestation["verdict"], "VERIFIED", "{attestation:#}");
+    assert!(!cwd.join(".dwp/plans").join(PLAN).join(".finalizing.json").exists());
+    let (status, stdout, _) = dwp(cwd, &["verify", PLAN]);
+    assert_eq!(status, 0, "verify is clean after the finalisation: {stdout}");
+}

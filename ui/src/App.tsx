@@ -1,5 +1,6 @@
 // The window: first-run settings, then the chats (sidebar), the open chat (messages, cards,
-// status line, message box) and its task panel. Talks to the shell through lib/api.ts only.
+// status line, message box), its task panel, and the workspace's checkpoints (a task's or the
+// plan's diff, a restore) in dialogs. Talks to the shell through lib/api.ts only.
 import { useCallback, useEffect, useState } from "preact/hooks";
 
 import type { AppSettings } from "./generated/AppSettings";
@@ -12,6 +13,8 @@ import { activeCard, statusText } from "./lib/chatState";
 import { describeError } from "./lib/errorText";
 import { t, useLanguage } from "./lib/i18n";
 import { useChat } from "./lib/useChat";
+import { useCheckpoints } from "./lib/useCheckpoints";
+import { CheckpointDialogs, planDiff, restoreBeforeTask, taskDiff, undoTurn, type CheckpointDialog } from "./components/CheckpointDialogs";
 import { ChatOptions } from "./components/ChatOptions";
 import { Composer, lockedNotice, type FileSource } from "./components/Composer";
 import { Messages, typedByUser } from "./components/Messages";
@@ -62,7 +65,9 @@ export function App() {
   const [banner, setBanner] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [searching, setSearching] = useState(false);
-  const chat = useChat(selected, generation);
+  const [dialog, setDialog] = useState<CheckpointDialog | null>(null);
+  const checkpoints = useCheckpoints(selected, generation);
+  const chat = useChat(selected, generation, checkpoints.onEvent);
   const phaseNow = chat.state?.view.state.phase ?? "idle";
   // After an install or removal: the catalog again, and the chat watched anew (an install of
   // the model the engine runs on re-opens the engine, which ends the old watch).
@@ -71,6 +76,9 @@ export function App() {
     setGeneration((n) => n + 1);
   });
 
+
+  // A dialog belongs to the chat it was opened in.
+  useEffect(() => setDialog(null), [selected]);
 
   const loadChats = useCallback(async (select?: string) => {
     const list = await api.listChats();
@@ -261,6 +269,7 @@ export function App() {
                 return describeOrNull(error);
               },
               onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
+              onPlanDiff: planDiff(checkpoints.list) ? () => setDialog(planDiff(checkpoints.list)) : undefined,
             }}
           />
           {statusText(phase) !== "" && (
@@ -318,6 +327,10 @@ export function App() {
         changes={state?.view.state.changes ?? []}
         onOpenFolder={() => void run(() => api.openPlanFolder(id))}
         busy={phase === "planning" || phase === "executing"}
+        checkpoints={current && state ? checkpoints.list : null}
+        onTaskDiff={(task, span) => setDialog(taskDiff(task, span))}
+        onRestoreTask={(task, span) => setDialog(restoreBeforeTask(task, span))}
+        onUndoTurn={(checkpoint) => setDialog(undoTurn(checkpoint))}
         onClear={
           current && state
             ? async () => {
@@ -329,6 +342,24 @@ export function App() {
             : undefined
         }
       />
+      {current && state && (
+        <CheckpointDialogs
+          dialog={dialog}
+          checkpoints={checkpoints.list}
+          tasks={state.tasks}
+          busy={phase === "planning" || phase === "executing"}
+          loadDiff={(from, to) => api.checkpointDiff(id, from, to)}
+          loadPreview={(checkpoint) => api.restorePreview(id, checkpoint)}
+          restore={async (checkpoint, overwrite) => {
+            const error = await chat.act(() => api.restoreCheckpoint(id, checkpoint, overwrite));
+            // The files, the task list and the entry changed (or a turn started meanwhile).
+            checkpoints.reload();
+            chat.refresh();
+            return describeOrNull(error);
+          }}
+          onClose={() => setDialog(null)}
+        />
+      )}
     </div>
   );
 }

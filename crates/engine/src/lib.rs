@@ -12,6 +12,8 @@ pub mod bundled;
 #[cfg(feature = "host")]
 pub mod chat;
 #[cfg(feature = "host")]
+pub mod checkpoints;
+#[cfg(feature = "host")]
 pub mod config;
 #[cfg(feature = "host")]
 pub mod confinement;

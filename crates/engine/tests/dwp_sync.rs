@@ -149,11 +149,8 @@ mod dwp {
         assert_eq!((gate["passes"].clone(), gate["exit_code"].clone()), (json!(true), json!(0)));
         assert_eq!(gate["last_run"], at(10), "last_run is set by the engine");
         assert_eq!(gate["evidence"], "42 passed, 0 failed");
-        // The outcome record (seed 002): what was tried is the check Preflight ran.
-        assert_eq!(
-            first["outcome"],
-            json!({"tried": ["`pnpm run test`"], "failed": [], "worked": "verify the signature first"})
-        );
+        let outcome = json!({"tried": ["`pnpm run test`"], "failed": [], "worked": "verify the signature first"});
+        assert_eq!(first["outcome"], outcome, "tried: the check Preflight ran (seed 002)");
 
         assert_eq!(
             state["tasks"][1]["status"], "blocked",

@@ -55,6 +55,9 @@ fn export_all(dir: &Path) {
     PlanEdit::export_all(&config).unwrap();
     AppSettings::export_all(&config).unwrap();
     SettingsUpdate::export_all(&config).unwrap();
+    preflight_engine::lifecycle::CheckpointList::export_all(&config).unwrap();
+    preflight_engine::lifecycle::CheckpointDiff::export_all(&config).unwrap();
+    preflight_engine::lifecycle::RestorePreview::export_all(&config).unwrap();
     export_error_codes(dir);
 }
 

@@ -4,6 +4,7 @@
 
 mod app;
 mod chats;
+mod checkpoints;
 mod elicitations;
 mod files;
 mod mcp;
@@ -45,6 +46,10 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         plan::clear_task_list,
         plan::plan_changes,
         plan::answer_plan_change,
+        checkpoints::list_checkpoints,
+        checkpoints::checkpoint_diff,
+        checkpoints::restore_preview,
+        checkpoints::restore_checkpoint,
         plan::open_plan_folder,
         elicitations::list_elicitations,
         elicitations::answer_elicitation,

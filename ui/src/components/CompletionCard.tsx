@@ -1,6 +1,7 @@
 // The completion record of a plan carried out (DESIGN §12): what was planned, what was done,
 // how the work departed from the plan, and each step's check as Preflight ran it. The
 // figures are the engine's, computed from the task history; the summary is the executor's.
+// With checkpoints, "Diff of the whole plan" shows what the work changed in the workspace.
 import type { Completion } from "../generated/Completion";
 import type { Deviation } from "../generated/Deviation";
 import type { FinalizationNote } from "../generated/FinalizationNote";
@@ -34,8 +35,8 @@ export function adherenceLine(completion: Completion): string {
   return parts.join(" · ");
 }
 
-/** "Stopped 2 times with tasks left (a check failed ×2) · continued 2 times, 1 automatically",
- *  or null when the work ran through. */
+/** "Stopped 2 times with tasks left (a check failed ×2) · continued 2 times, 1 automatically ·
+ *  restored 1 time", or null when the work ran through. */
 export function stopsLine(completion: Completion): string | null {
   const events = completion.stops_and_continues ?? [];
   if (events.length === 0) return null;
@@ -43,13 +44,16 @@ export function stopsLine(completion: Completion): string | null {
   let stops = 0;
   let continues = 0;
   let auto = 0;
+  let restores = 0;
   for (const event of events) {
     if (event.kind === "stopped") {
       stops += 1;
       reasons.set(event.reason, (reasons.get(event.reason) ?? 0) + 1);
-    } else {
+    } else if (event.kind === "continued") {
       continues += 1;
       if (event.auto) auto += 1;
+    } else {
+      restores += 1;
     }
   }
   const parts: string[] = [];
@@ -61,6 +65,7 @@ export function stopsLine(completion: Completion): string | null {
     const continued = t("completion.continued", { count: continues });
     parts.push(auto > 0 ? t("completion.continuedAuto", { continued, auto }) : continued);
   }
+  if (restores > 0) parts.push(t("completion.restored", { count: restores }));
   return parts.join(" · ");
 }
 
@@ -69,7 +74,14 @@ function mark(task: Task | undefined): string {
   return task.status === "done" ? "✓" : task.status === "dropped" ? "✗" : "○";
 }
 
-export function CompletionCard({ completion, onOpenFolder }: { completion: Completion; onOpenFolder?: () => void }) {
+export interface CompletionCardProps {
+  completion: Completion;
+  onOpenFolder?: () => void;
+  /** Opens the diff of the whole plan's work; without it, no button (no checkpoints). */
+  onPlanDiff?: () => void;
+}
+
+export function CompletionCard({ completion, onOpenFolder, onPlanDiff }: CompletionCardProps) {
   const byId = new Map(completion.tasks.map((task) => [task.id, task]));
   const planned = new Set(completion.planned.map((step) => step.id));
   const added = completion.tasks.filter((task) => !planned.has(task.id));
@@ -129,6 +141,13 @@ export function CompletionCard({ completion, onOpenFolder }: { completion: Compl
         </>
       )}
       {completion.finalization && <Finalization note={completion.finalization} onOpenFolder={onOpenFolder} />}
+      {onPlanDiff && (
+        <div class="card-actions">
+          <button type="button" class="secondary small" data-testid="plan-diff" onClick={onPlanDiff}>
+            {t("completion.planDiff")}
+          </button>
+        </div>
+      )}
       <p class="small muted">{t("completion.finishedAt", { time: completion.finished_at })}</p>
     </section>
   );

@@ -1,6 +1,7 @@
 // The conversation: user messages as text, assistant messages as sanitised markdown, tool
 // calls as collapsible blocks (code-sandbox runs as terminal blocks), question and plan cards,
-// the executor's text streaming in, and last the MCP servers' open questions to the user.
+// Continue and restore markers, the executor's text streaming in, and last the MCP servers'
+// open questions to the user.
 import { useLayoutEffect, useRef } from "preact/hooks";
 
 import type { Message } from "../generated/Message";
@@ -19,6 +20,7 @@ import { PlanCard } from "./PlanCard";
 import { ToolGroup, type GroupedCall } from "./ToolGroup";
 import { SandboxRun } from "./SandboxRun";
 import { QuestionCard } from "./QuestionCard";
+import { RestoreEntry } from "./RestoreEntry";
 import { StopCard, stopReasonShort } from "./StopCard";
 import { t } from "../lib/i18n";
 
@@ -38,6 +40,8 @@ export interface CardActions {
   onContinue: () => Promise<string | null>;
   /** Opens the chat's plan folder (where FINALIZATION.json is) in the file manager. */
   onOpenPlanFolder?: () => void;
+  /** Opens the diff of the whole plan's work (from its approval's checkpoint); none without one. */
+  onPlanDiff?: () => void;
 }
 
 /** Editing and re-sending the user's messages (issue 18). */
@@ -95,6 +99,10 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
           const message = item;
           if (message.role === "tool") return null;
           if (message.role === "user") {
+            if (message.restored) {
+              const before = message.restored.before_task;
+              return <RestoreEntry key={message.id} message={message} taskTitle={state.tasks.find((task) => task.id === before)?.title} />;
+            }
             return <UserMessage key={message.id} message={message} edits={edits} running={running} planAgain={planAgain === message.id} />;
           }
           if (message.role === "compaction") return <CompactionDivider key={message.id} message={message} />;
@@ -175,7 +183,7 @@ function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
     at: change.requested_at,
     node: <ChangeCard key={`change-${change.id}`} change={change} busy={busy} onAnswer={actions.onAnswerChange} />,
   }));
-  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} onOpenFolder={actions.onOpenPlanFolder} /> });
+  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} onOpenFolder={actions.onOpenPlanFolder} onPlanDiff={actions.onPlanDiff} /> });
   return cards.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
@@ -288,9 +296,9 @@ function groupCalls(message: AssistantMessage, results: Map<string, ToolMessage>
 
 type UserMsg = Extract<Message, { role: "user" }>;
 
-/** A message the user typed: not an answer to the planner's question, not a Continue. */
+/** A message the user typed: not an answer to the planner's question, not a Continue, not a restore. */
 export function typedByUser(message: Message): message is UserMsg {
-  return message.role === "user" && !message.plan_answer && !message.resume;
+  return message.role === "user" && !message.plan_answer && !message.resume && !message.restored;
 }
 
 function UserMessage({ message, edits, running, planAgain }: { message: UserMsg; edits?: EditActions; running: boolean; planAgain: boolean }) {

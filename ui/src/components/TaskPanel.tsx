@@ -2,15 +2,20 @@
 // each task's last gate (run by Preflight in the sandbox: command, exit code, evidence), a
 // mark on plan steps whose change waits for the user; and, for a chat that saves its plan
 // into the workspace, the link to that `.dwp` folder. While no turn runs the list can be
-// cleared (asked once more inline): on a model that cannot call tools it never ticks.
+// cleared (asked once more inline): on a model that cannot call tools it never ticks. With
+// the workspace's checkpoints (issue 31), each task's changes ("2 files, +10 −3", opening its
+// diff), "Restore to before this task" and "Undo the last turn".
 import { useEffect, useState } from "preact/hooks";
 
+import type { CheckpointList } from "../generated/CheckpointList";
 import type { Gate } from "../generated/Gate";
 import type { PlanChange } from "../generated/PlanChange";
 import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import type { Task } from "../generated/Task";
+import type { TaskSpan } from "../generated/TaskSpan";
 import type { TaskStatus } from "../generated/TaskStatus";
 import { taskCounts } from "../lib/chatState";
+import { spanOf, statText } from "../lib/checkpoints";
 import { formatNumber, t } from "../lib/i18n";
 
 const MARK: Record<TaskStatus, string> = { pending: "[ ]", active: "[>]", done: "[x]", dropped: "[~]" };
@@ -39,9 +44,19 @@ export interface TaskPanelProps {
   busy?: boolean;
   /** Clears the list; resolves with the error to show, if refused. Without it, no button. */
   onClear?: () => Promise<string | null>;
+  /** The workspace's checkpoints: each task's span and figures, the turn to undo. */
+  checkpoints?: CheckpointList | null;
+  /** Opens a task's diff (from its span's start to its end, or to the latest while open). */
+  onTaskDiff?: (task: Task, span: TaskSpan) => void;
+  /** Asks to restore the workspace to before the task (its span's start). */
+  onRestoreTask?: (task: Task, span: TaskSpan) => void;
+  /** Asks to undo the executor's last turn (restore to `checkpoints.undo_turn`). */
+  onUndoTurn?: (checkpoint: number) => void;
 }
 
-export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenFolder, busy = false, onClear }: TaskPanelProps) {
+export function TaskPanel(props: TaskPanelProps) {
+  const { tasks, finished, files = null, changes = [], onOpenFolder, busy = false, onClear } = props;
+  const { checkpoints = null, onTaskDiff, onRestoreTask, onUndoTurn } = props;
   const counts = taskCounts(tasks);
   const asked = new Set(changes.filter((change) => change.status === "pending").map((change) => change.task));
   return (
@@ -81,6 +96,7 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
                     {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
                     {task.gate && <GateLine gate={task.gate} />}
                     {!task.gate && task.status === "done" && <span class="gate-none small muted"> {t("tasks.noCheck")}</span>}
+                    <TaskWork task={task} span={spanOf(checkpoints, task.id)} busy={busy} onTaskDiff={onTaskDiff} onRestoreTask={onRestoreTask} />
                   </span>
                 </li>
               ))}
@@ -89,9 +105,49 @@ export function TaskPanel({ tasks, finished, files = null, changes = [], onOpenF
         ))
       )}
       {finished && <p class="muted" data-testid="tasks-finished">{t("tasks.finished")}</p>}
+      {onUndoTurn && checkpoints?.undo_turn != null && !busy && (
+        <p class="task-undo">
+          <button type="button" class="secondary small" data-testid="undo-turn" title={t("checkpoints.undoTurnHint")} onClick={() => onUndoTurn(checkpoints.undo_turn!)}>
+            ↺ {t("checkpoints.undoTurn")}
+          </button>
+        </p>
+      )}
       {onClear && tasks.length > 0 && !finished && !busy && <ClearList key={tasks.map((task) => task.id).join(",")} onClear={onClear} />}
       {files && <PlanFolderWriter files={files} onOpenFolder={onOpenFolder} />}
     </aside>
+  );
+}
+
+/** A task's changes in the workspace: its figures, opening its diff (nothing for a span that
+ *  changed nothing), and the restore to before it. */
+function TaskWork({ task, span, busy, onTaskDiff, onRestoreTask }: { task: Task; span: TaskSpan | undefined; busy: boolean } & Pick<TaskPanelProps, "onTaskDiff" | "onRestoreTask">) {
+  if (!span) return null;
+  const figures = statText(span.stat);
+  if (figures === null && !onRestoreTask) return null;
+  return (
+    <span class="task-work small">
+      {figures !== null &&
+        (onTaskDiff ? (
+          <button type="button" class="link" data-testid={`task-diff-${task.id}`} title={t("checkpoints.taskDiffHint")} onClick={() => onTaskDiff(task, span)}>
+            {figures}
+          </button>
+        ) : (
+          <span data-testid={`task-stat-${task.id}`}>{figures}</span>
+        ))}
+      {onRestoreTask && (
+        <button
+          type="button"
+          class="icon task-restore"
+          data-testid={`restore-task-${task.id}`}
+          aria-label={t("checkpoints.restoreTask")}
+          title={busy ? t("checkpoints.busy") : t("checkpoints.restoreTask")}
+          disabled={busy}
+          onClick={() => onRestoreTask(task, span)}
+        >
+          ↺
+        </button>
+      )}
+    </span>
   );
 }
 

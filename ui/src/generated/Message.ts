@@ -3,6 +3,7 @@ import type { Attachment } from "./Attachment";
 import type { MessageId } from "./MessageId";
 import type { PlanDocument } from "./PlanDocument";
 import type { Question } from "./Question";
+import type { Restored } from "./Restored";
 import type { Resume } from "./Resume";
 import type { ToolCall } from "./ToolCall";
 
@@ -19,4 +20,9 @@ attachments?: Array<Attachment>, plan_answer: boolean,
  * window shows it as "Continue", not as typed words; `content` is what the model
  * reads (the open tasks and why it stopped).
  */
-resume?: Resume, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });
+resume?: Resume, 
+/**
+ * Set on a restore: the user put the workspace back to a checkpoint (issue 31). The
+ * window shows it as a restore entry; `content` tells the model what went back.
+ */
+restored?: Restored, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });

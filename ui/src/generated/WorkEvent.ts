@@ -4,4 +4,4 @@ import type { StopReason } from "./StopReason";
 /**
  * One stop or continue of the work, as the completion record names it.
  */
-export type WorkEvent = { "kind": "stopped", reason: StopReason, tasks_left: number, at: string, } | { "kind": "continued", auto: boolean, at: string, };
+export type WorkEvent = { "kind": "stopped", reason: StopReason, tasks_left: number, at: string, } | { "kind": "continued", auto: boolean, at: string, } | { "kind": "restored", checkpoint: number, reopened: number, at: string, };

@@ -13,6 +13,8 @@ import type { Chat } from "../generated/Chat";
 import type { ChatHit } from "../generated/ChatHit";
 import type { ChatPatch } from "../generated/ChatPatch";
 import type { ChatView } from "../generated/ChatView";
+import type { CheckpointDiff } from "../generated/CheckpointDiff";
+import type { CheckpointList } from "../generated/CheckpointList";
 import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
 import type { McpServerSave } from "../generated/McpServerSave";
@@ -24,6 +26,7 @@ import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanChange } from "../generated/PlanChange";
 import type { PickedFile } from "../generated/PickedFile";
 import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
+import type { RestorePreview } from "../generated/RestorePreview";
 import type { SandboxView } from "../generated/SandboxView";
 import type { ServerAnswer } from "../generated/ServerAnswer";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
@@ -121,6 +124,17 @@ export const api = {
   answerPlanChange: (chat_id: string, change_id: string, approve: boolean) =>
     call<ChatView>("answer_plan_change", { chat_id, change_id, approve }),
   openPlanFolder: (chat_id: string) => call<PlanFolderLocation>("open_plan_folder", { chat_id }),
+  /** The workspace's checkpoints, each task's span and the one "Undo the last turn" restores. */
+  listCheckpoints: (chat_id: string) => call<CheckpointList>("list_checkpoints", { chat_id }),
+  /** What changed from checkpoint `from` to `to` (the latest when absent). */
+  checkpointDiff: (chat_id: string, from: number, to?: number) =>
+    call<CheckpointDiff>("checkpoint_diff", to == null ? { chat_id, from } : { chat_id, from, to }),
+  /** What a restore to `checkpoint` would write, delete and keep; nothing is changed. */
+  restorePreview: (chat_id: string, checkpoint: number) => call<RestorePreview>("restore_preview", { chat_id, checkpoint }),
+  /** Restores the workspace (ERR_TURN_ACTIVE while a turn runs); files the user changed since
+   *  the latest checkpoint are kept unless `overwrite`. */
+  restoreCheckpoint: (chat_id: string, checkpoint: number, overwrite = false) =>
+    call<ChatView>("restore_checkpoint", overwrite ? { chat_id, checkpoint, overwrite } : { chat_id, checkpoint }),
   /** MCP servers' questions waiting for the user in the chat (after a reload). */
   listElicitations: (chat_id: string) => call<Elicitation[]>("list_elicitations", { chat_id }),
   /** Rejects with ERR_BAD_REQUEST (the question stays open) when the form does not fit. */

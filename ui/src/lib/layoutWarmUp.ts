@@ -89,6 +89,8 @@ export function warmUpLayout(piece: WarmUpPiece, markdownHtml = "", parent: HTML
 export function runWhenIdle(steps: (() => void)[], firstDelayMs = 200): void {
   const queue = steps.slice();
   const schedule = (delayMs: number) => {
+    // The window went away meanwhile (a test's document torn down): nothing left to warm up.
+    if (typeof window === "undefined") return;
     if ("requestIdleCallback" in window) window.requestIdleCallback(next, { timeout: 2000 });
     else setTimeout(next, delayMs);
   };

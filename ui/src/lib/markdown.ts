@@ -1,37 +1,11 @@
 // Model output as HTML that cannot act: markdown (marked) with highlighted code
-// (highlight.js, a few bundled languages), then sanitised by DOMPurify. This is the only
+// (highlight.js, the languages of lib/highlight.ts), then sanitised by DOMPurify. This is the only
 // source of HTML the window inserts; everything else is text nodes.
 import DOMPurify from "dompurify";
 import { Marked, type Tokens } from "marked";
-import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import css from "highlight.js/lib/languages/css";
-import diff from "highlight.js/lib/languages/diff";
-import go from "highlight.js/lib/languages/go";
-import ini from "highlight.js/lib/languages/ini";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import python from "highlight.js/lib/languages/python";
-import rust from "highlight.js/lib/languages/rust";
-import sql from "highlight.js/lib/languages/sql";
-import typescript from "highlight.js/lib/languages/typescript";
-import xml from "highlight.js/lib/languages/xml";
-import yaml from "highlight.js/lib/languages/yaml";
 
+import { hljs } from "./highlight";
 import { runWhenIdle, warmUpLayout } from "./layoutWarmUp";
-
-const languages = { bash, css, diff, go, ini, javascript, json, python, rust, sql, typescript, xml, yaml };
-for (const [name, language] of Object.entries(languages)) {
-  hljs.registerLanguage(name, language);
-}
-hljs.registerAliases(["sh", "shell", "console"], { languageName: "bash" });
-hljs.registerAliases(["toml"], { languageName: "ini" });
-hljs.registerAliases(["js", "jsx"], { languageName: "javascript" });
-hljs.registerAliases(["ts", "tsx"], { languageName: "typescript" });
-hljs.registerAliases(["html", "svg"], { languageName: "xml" });
-hljs.registerAliases(["py"], { languageName: "python" });
-hljs.registerAliases(["rs"], { languageName: "rust" });
-hljs.registerAliases(["yml"], { languageName: "yaml" });
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");

@@ -27,8 +27,11 @@ export interface ChatController {
   refresh: () => void;
 }
 
-export function useChat(chatId: string | null, generation: number): ChatController {
+/** `listener` hears each of the chat's events after the chat's state has taken it in. */
+export function useChat(chatId: string | null, generation: number, listener?: (event: Event) => void): ChatController {
   const [state, setState] = useState<ChatState | null>(null);
+  const listenerRef = useRef(listener);
+  listenerRef.current = listener;
   const [files, setFiles] = useState<PlanFolderLocation | null>(null);
   const reloadRef = useRef<() => void>(() => {});
   const refreshRef = useRef<() => void>(() => {});
@@ -135,6 +138,7 @@ export function useChat(chatId: string | null, generation: number): ChatControll
       if (!opened) missedWhileOpening = true;
       if (pending.length > 0) flush();
       setState((current) => current && applyEvent(current, event));
+      listenerRef.current?.(event);
       if (event.type === "plan_status" && !turnRunning(event.phase)) {
         void refresh();
         return;

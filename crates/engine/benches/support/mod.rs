@@ -24,6 +24,7 @@ pub fn chat(home: &std::path::Path) -> (Arc<Store>, ChatId) {
         attachments: vec![],
         plan_answer: false,
         resume: None,
+        restored: None,
     };
     let user = Message { id: MessageId::new(), created_at: preflight_engine::now_rfc3339(), body };
     store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();

@@ -231,6 +231,7 @@ mod tests {
                 attachments: vec![],
                 plan_answer: false,
                 resume: None,
+                restored: None,
             },
         )
     }

@@ -14,6 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::plan_folder::{record_failing_gate, sync_plan_files, tell, PlanFolderLink};
 use super::{Tool, ToolContext};
+use crate::checkpoints::{CheckpointLink, CheckpointReason};
+use crate::error_code::ErrorCode;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::mcp::{SandboxCallError, SandboxRun};
@@ -48,21 +50,42 @@ pub struct TurnPlanTool {
     gates: Option<Arc<dyn GateRunner>>,
     /// The chat approves plan changes itself (its auto-approve setting, DESIGN §12).
     pub(super) auto_approve: bool,
+    /// Where a task's start and close are checkpointed (issue 31), when the chat has a
+    /// workspace.
+    checkpoints: Option<CheckpointLink>,
 }
 
 impl TurnPlanTool {
     pub fn new(store: Arc<Store>) -> TurnPlanTool {
-        TurnPlanTool { store, plan_files: None, gates: None, auto_approve: false }
+        TurnPlanTool {
+            store,
+            plan_files: None,
+            gates: None,
+            auto_approve: false,
+            checkpoints: None,
+        }
     }
 
     /// The tool of a chat that writes its plan into the workspace.
     pub fn with_plan_files(store: Arc<Store>, link: PlanFolderLink) -> TurnPlanTool {
-        TurnPlanTool { store, plan_files: Some(link), gates: None, auto_approve: false }
+        TurnPlanTool {
+            store,
+            plan_files: Some(link),
+            gates: None,
+            auto_approve: false,
+            checkpoints: None,
+        }
     }
 
     /// Plan changes apply at once and are recorded (an auto-approve chat).
     pub fn with_auto_approve(mut self, auto_approve: bool) -> TurnPlanTool {
         self.auto_approve = auto_approve;
+        self
+    }
+
+    /// A task's start and close take a checkpoint through `link`.
+    pub fn with_checkpoints(mut self, link: CheckpointLink) -> TurnPlanTool {
+        self.checkpoints = Some(link);
         self
     }
 
@@ -143,6 +166,11 @@ impl TurnPlanTool {
             tell(context.events, sync_plan_files(link, chat_id, &next).await);
         }
         context.events.emit(Event::TaskList { tasks: next.tasks.clone() });
+        if let Some(link) = &self.checkpoints {
+            if let Err(message) = link.take(chat_id, CheckpointReason::Task).await {
+                context.events.emit(Event::Error { code: ErrorCode::Checkpoint, message });
+            }
+        }
         Ok(next)
     }
 }

@@ -51,6 +51,11 @@ pub enum MessageBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         resume: Option<Resume>,
+        /// Set on a restore: the user put the workspace back to a checkpoint (issue 31). The
+        /// window shows it as a restore entry; `content` tells the model what went back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        restored: Option<Restored>,
     },
     /// A question card (`questions` set), a plan card (`plan` set), an executor round
     /// (`tool_calls` non-empty) or a final answer.
@@ -78,6 +83,23 @@ pub struct Resume {
     pub reason: StopReason,
     /// Continued by `[executor] auto_continue`, not by the user.
     pub auto: bool,
+}
+
+/// What a restore put back: the checkpoint, and the files it wrote, deleted and kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Restored {
+    /// The checkpoint the workspace went back to.
+    pub checkpoint: u32,
+    /// The task it was taken before, when it was a task's start ("before task 2").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub before_task: Option<u32>,
+    pub written: Vec<String>,
+    pub deleted: Vec<String>,
+    /// Files the user changed since the latest checkpoint, left as the user had them.
+    pub kept: Vec<String>,
 }
 
 /// One tool call as the model made it; `arguments` is the JSON text the model produced.

@@ -5,5 +5,5 @@ mod message;
 mod model;
 
 pub use attachment::{attachments_note, human_size, Attachment};
-pub use message::{Message, MessageBody, Resume, Role, ToolCall};
+pub use message::{Message, MessageBody, Restored, Resume, Role, ToolCall};
 pub use model::{Chat, ChatSettings, Phase, PlanPending};

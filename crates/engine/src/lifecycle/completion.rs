@@ -100,6 +100,7 @@ fn completion_lines(completion: &Completion) -> Vec<String> {
     if let Some(line) = stops_line(&completion.stops_and_continues) {
         lines.push(line);
     }
+    lines.extend(restores_lines(&completion.stops_and_continues));
     for deviation in &completion.deviations {
         let kind = serde_json::to_value(deviation.kind).unwrap_or_default();
         let kind = kind.as_str().unwrap_or("deviation").replace('_', " ");
@@ -115,13 +116,23 @@ fn completion_lines(completion: &Completion) -> Vec<String> {
     lines
 }
 
+/// Each restore of the workspace to a checkpoint, one PROGRESS.md line apiece.
+fn restores_lines(events: &[WorkEvent]) -> impl Iterator<Item = String> + '_ {
+    events.iter().filter_map(|event| match event {
+        WorkEvent::Restored { checkpoint, reopened, at } => Some(format!(
+            "Restored by the user at {at} to checkpoint {checkpoint}; {reopened} task(s) reopened."
+        )),
+        _ => None,
+    })
+}
+
 /// The stops and continues in one PROGRESS.md line; none when the work ran through.
 fn stops_line(events: &[WorkEvent]) -> Option<String> {
     let reasons: Vec<String> = events
         .iter()
         .filter_map(|event| match event {
             WorkEvent::Stopped { reason, .. } => Some(reason.words().to_owned()),
-            WorkEvent::Continued { .. } => None,
+            WorkEvent::Continued { .. } | WorkEvent::Restored { .. } => None,
         })
         .collect();
     if reasons.is_empty() {

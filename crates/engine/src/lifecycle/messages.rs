@@ -20,6 +20,7 @@ pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
             attachments: Vec::new(),
             plan_answer: false,
             resume: None,
+            restored: None,
         },
     }
 }
@@ -36,6 +37,7 @@ pub(super) fn continue_message(stop: &ExecutorStop, auto: bool) -> Message {
             attachments: Vec::new(),
             plan_answer: false,
             resume: Some(Resume { reason: stop.reason, auto }),
+            restored: None,
         },
     }
 }
@@ -51,6 +53,7 @@ pub(super) fn feedback_message(feedback: &str) -> Message {
             attachments: Vec::new(),
             plan_answer: true,
             resume: None,
+            restored: None,
         },
     }
 }

@@ -16,6 +16,7 @@ pub mod attachments;
 mod chat_edit;
 mod chat_input;
 mod chats;
+mod checkpoints;
 mod completion;
 mod continue_work;
 mod elicitations;
@@ -42,6 +43,7 @@ mod view;
 pub use crate::events::Elicitation;
 pub use chat_edit::ChatPatch;
 pub use chats::{ChatHit, NewChat, DEFAULT_TITLE};
+pub use checkpoints::{CheckpointDiff, CheckpointList, FileChange, RestorePreview, RestoreRequest};
 pub use engine::{Engine, EngineError, EngineOptions, DATABASE_FILE};
 pub use error::{ApiError, ErrorCode};
 pub use mcp_settings::{

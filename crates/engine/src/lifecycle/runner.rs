@@ -13,6 +13,8 @@
 use std::sync::Arc;
 
 use crate::chat::Phase;
+use crate::checkpoints::{CheckpointLink, CheckpointReason};
+use crate::error_code::ErrorCode;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::lifecycle::completion::complete_if_done;
@@ -95,6 +97,21 @@ async fn plan(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Option<Clos
     }
 }
 
+/// Preflight's checkpoint of the chat's workspace (issue 31); one that fails is said in the
+/// chat and the turn goes on.
+async fn checkpoint(
+    inner: &Inner,
+    link: Option<&CheckpointLink>,
+    chat_id: &ChatId,
+    reason: CheckpointReason,
+) {
+    let Some(link) = link else { return };
+    if let Err(message) = link.take(chat_id, reason).await {
+        tracing::warn!(%chat_id, %message, "no checkpoint");
+        inner.hub.emit(chat_id, Event::Error { code: ErrorCode::Checkpoint, message });
+    }
+}
+
 /// The planner gave no card: the chat goes on in execution, after the notice if any.
 fn hand_over(inner: &Inner, chat_id: &ChatId, notice: Option<String>) -> Result<(), StoreError> {
     let notice = notice.map(|text| assistant_message(text, None));
@@ -112,9 +129,12 @@ fn hand_over(inner: &Inner, chat_id: &ChatId, notice: Option<String>) -> Result<
 /// `[executor] auto_continue` allows and the turn made progress.
 async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing {
     let mut auto_continues_left = inner.executor_settings.auto_continue;
+    let checkpoints = CheckpointLink::for_chat(&inner.store, &inner.home, chat_id);
     loop {
+        checkpoint(inner, checkpoints.as_ref(), chat_id, CheckpointReason::TurnStart).await;
         let executed = executor::run(inner, chat_id, &guard.cancel).await;
         let completed = complete_if_done(inner, chat_id, executed.answer.as_deref()).await;
+        checkpoint(inner, checkpoints.as_ref(), chat_id, CheckpointReason::TurnEnd).await;
         // Read once: what is left decides both the stop and whether the list closes.
         let list = inner.store.task_list(chat_id).ok();
         let stop =

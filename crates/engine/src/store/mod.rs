@@ -13,6 +13,7 @@
 
 mod changes;
 mod chats;
+mod checkpoints;
 mod codec;
 mod database;
 mod error;

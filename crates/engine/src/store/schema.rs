@@ -39,6 +39,11 @@
 //!   again (DESIGN §2: the cancelled chat is the chat right after its first message); the
 //!   next user turn clears it.
 //!
+//! Schema version 5 adds `checkpoints`: the checkpoints Preflight took of the chat's
+//! workspace (issue 31), numbered `n` from 1, each with its shadow repository's commit and
+//! the JSON of `Checkpoint` (why it was taken, the tasks started and closed, what changed
+//! since the one before, the files it left out, and the task list as it stood).
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
@@ -130,6 +135,18 @@ CREATE INDEX messages_by_chat ON messages (chat_id, seq);
 ALTER TABLE chat_state ADD COLUMN stops TEXT;
 ALTER TABLE chat_state ADD COLUMN plans_again INTEGER NOT NULL DEFAULT 0
     CHECK (plans_again IN (0, 1));
+"#,
+    // Version 5: the checkpoints Preflight takes of a chat's workspace (the files are in the
+    // chat's shadow repository under `checkpoints/`; a row keeps its number, commit and the
+    // task list as it stood, so a restore puts both back).
+    r#"
+CREATE TABLE checkpoints (
+    chat_id    TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+    n          INTEGER NOT NULL CHECK (n > 0),
+    commit_id  TEXT NOT NULL CHECK (length(commit_id) = 40),
+    checkpoint TEXT NOT NULL,
+    PRIMARY KEY (chat_id, n)
+) WITHOUT ROWID;
 "#,
 ];
 

@@ -112,6 +112,13 @@ pub enum WorkEvent {
         auto: bool,
         at: String,
     },
+    /// The user restored the workspace to `checkpoint` (issue 31); `reopened` tasks were
+    /// open again after it.
+    Restored {
+        checkpoint: u32,
+        reopened: u32,
+        at: String,
+    },
 }
 
 /// A chat's stops and continues since its plan was approved (`chat_state.stops`): the
@@ -144,6 +151,14 @@ impl StopLog {
         let mut next = self.clone();
         next.current = None;
         next.push(WorkEvent::Continued { auto, at: now.to_owned() });
+        next
+    }
+
+    /// The log once the user restored the workspace: no current stop, the restore recorded.
+    pub fn restored(&self, checkpoint: u32, reopened: u32, now: &str) -> StopLog {
+        let mut next = self.clone();
+        next.current = None;
+        next.push(WorkEvent::Restored { checkpoint, reopened, at: now.to_owned() });
         next
     }
 
@@ -199,7 +214,7 @@ impl ExecutorStop {
 pub fn continues(events: &[WorkEvent]) -> (usize, usize) {
     events.iter().fold((0, 0), |(all, auto), event| match event {
         WorkEvent::Continued { auto: by_itself, .. } => (all + 1, auto + usize::from(*by_itself)),
-        WorkEvent::Stopped { .. } => (all, auto),
+        WorkEvent::Stopped { .. } | WorkEvent::Restored { .. } => (all, auto),
     })
 }
 

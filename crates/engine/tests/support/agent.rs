@@ -59,6 +59,7 @@ impl Harness {
                 attachments: vec![],
                 plan_answer: false,
                 resume: None,
+                restored: None,
             },
         };
         store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();

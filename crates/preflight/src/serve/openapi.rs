@@ -25,6 +25,7 @@ use super::PUBLIC_PATHS;
         (name = "chats", description = "Chats and what they show"),
         (name = "turns", description = "Messages, answers and stopping: what runs a turn"),
         (name = "plan", description = "The plan card, its documents and the task list"),
+        (name = "checkpoints", description = "Checkpoints of the workspace, diffs and restores"),
         (name = "mcp", description = "Questions MCP servers ask the user during execution"),
         (name = "meta", description = "Health and this document; no token needed"),
     )

@@ -29,6 +29,7 @@ pub fn user(content: &str) -> Message {
         attachments: vec![],
         plan_answer: false,
         resume: None,
+        restored: None,
     })
 }
 
@@ -45,6 +46,7 @@ pub fn feedback(content: &str) -> Message {
         attachments: vec![],
         plan_answer: true,
         resume: None,
+        restored: None,
     })
 }
 

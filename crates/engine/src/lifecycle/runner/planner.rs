@@ -233,9 +233,14 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
         .iter()
         .rev()
         .find_map(|message| match &message.body {
-            MessageBody::User { content, files, plan_answer: false, resume: None, .. } => {
-                Some((content.clone(), files.clone()))
-            }
+            MessageBody::User {
+                content,
+                files,
+                plan_answer: false,
+                resume: None,
+                restored: None,
+                ..
+            } => Some((content.clone(), files.clone())),
             _ => None,
         })
         .unwrap_or_default()

@@ -12,6 +12,7 @@ use crate::agent::{
     Availability, EventSink, GateRunner, PlanFolderLink, ReadAttachmentTool, ToolRegistry,
     ToolSource, TurnPlanTool, GATE_TIMEOUT_S,
 };
+use crate::checkpoints::CheckpointLink;
 use crate::error_code::ErrorCode;
 use crate::events::Event;
 use crate::ids::ChatId;
@@ -152,6 +153,9 @@ pub(super) async fn turn_registry(
     let chat = inner.store.get_chat(chat_id).ok();
     turn_plan = turn_plan.with_auto_approve(chat.as_ref().is_some_and(|chat| chat.auto_approve));
     let code_refused = code_refusal(inner, chat_id);
+    if let Some(link) = CheckpointLink::for_chat(&inner.store, &inner.home, chat_id) {
+        turn_plan = turn_plan.with_checkpoints(link);
+    }
     if let Some(folder) = &workspace {
         let refused = code_refused.clone();
         let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone(), refused };

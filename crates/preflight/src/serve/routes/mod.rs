@@ -3,6 +3,7 @@
 
 mod changes;
 mod chats;
+mod checkpoints;
 mod elicitations;
 mod meta;
 
@@ -49,6 +50,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(changes::reject_change))
         .routes(routes!(elicitations::list))
         .routes(routes!(elicitations::answer))
+        .routes(routes!(checkpoints::list))
+        .routes(routes!(checkpoints::diff))
+        .routes(routes!(checkpoints::preview, checkpoints::restore))
 }
 
 /// A 202: the chat as `GET` shows it at that moment.

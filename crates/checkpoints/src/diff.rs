@@ -1,0 +1,173 @@
+//! What changed between two checkpoints: each file's status, line counts and patch, and the
+//! cheap figures alone (`stat`).
+//!
+//! Two git calls: `--raw --numstat` for the list and the figures, `--patch` streamed into
+//! one capped section per file. Both list files in the same order (git's diff queue), which
+//! is how a patch section finds its file. No external diff, no textconv, no colour.
+
+use crate::error::CheckpointError;
+use crate::patch::{Section, Sections};
+use crate::raw::{fields, line_counts, raw_changes, LineCounts, RawChange};
+use crate::repo::ShadowRepo;
+use crate::stage::display;
+
+const DIFF_FLAGS: &[&str] = &["--no-ext-diff", "--no-textconv", "--no-color", "-M"];
+
+/// The changes between two checkpoints, file by file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diff {
+    pub files: Vec<FileDiff>,
+    pub additions: usize,
+    pub deletions: usize,
+}
+
+/// One file's change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    pub path: String,
+    /// A rename's source.
+    pub old_path: Option<String>,
+    pub status: FileStatus,
+    pub additions: usize,
+    pub deletions: usize,
+    pub binary: bool,
+    /// The patch is longer than `Limits::max_patch_bytes`, so `patch` is `None`; the line
+    /// counts stand.
+    pub too_large: bool,
+    /// This file's unified diff as git writes it (from its `diff --git` line); `None` for a
+    /// binary file and a patch that is too large.
+    pub patch: Option<String>,
+}
+
+/// How a file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileStatus {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
+    /// A file became a symlink or the reverse.
+    TypeChanged,
+}
+
+impl FileStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileStatus::Added => "added",
+            FileStatus::Modified => "modified",
+            FileStatus::Deleted => "deleted",
+            FileStatus::Renamed => "renamed",
+            FileStatus::TypeChanged => "type_changed",
+        }
+    }
+
+    fn from_raw(status: u8) -> Option<FileStatus> {
+        Some(match status {
+            b'A' => FileStatus::Added,
+            b'M' => FileStatus::Modified,
+            b'D' => FileStatus::Deleted,
+            b'R' => FileStatus::Renamed,
+            b'T' => FileStatus::TypeChanged,
+            _ => return None,
+        })
+    }
+}
+
+/// Files changed, lines added and lines deleted (a binary file counts no lines).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiffStat {
+    pub files: usize,
+    pub additions: usize,
+    pub deletions: usize,
+}
+
+impl ShadowRepo {
+    /// The changes from checkpoint `from` to checkpoint `to`, with each file's patch.
+    pub fn diff(&self, from: &str, to: &str) -> Result<Diff, CheckpointError> {
+        let deadline = self.deadline();
+        let commits = self.known_commits(&[from, to], deadline)?;
+        let (from, to) = (commits[0].as_str(), commits[1].as_str());
+        let listing =
+            [&["diff", "--raw", "--numstat", "-z", "--no-abbrev"], DIFF_FLAGS, &[from, to]];
+        let listed = self.git.output(&listing.concat(), b"", deadline)?;
+        let mut sections = Sections::new(self.limits.max_patch_bytes);
+        let patch = [&["diff", "--patch"], DIFF_FLAGS, &[from, to]].concat();
+        self.git.stream(&patch, b"", deadline, &mut |line| sections.feed(line))?;
+        let mut fields = fields(&listed);
+        let changes = raw_changes(&mut fields).ok_or_else(|| unreadable("--raw"))?;
+        let counts = line_counts(&mut fields).ok_or_else(|| unreadable("--numstat"))?;
+        file_diffs(changes, counts, sections.sections)
+    }
+
+    /// Files changed and lines added and deleted from `from` to `to`: one cheap git call.
+    pub fn stat(&self, from: &str, to: &str) -> Result<DiffStat, CheckpointError> {
+        let deadline = self.deadline();
+        let commits = self.known_commits(&[from, to], deadline)?;
+        let args =
+            [&["diff", "--numstat", "-z"], DIFF_FLAGS, &[commits[0].as_str(), commits[1].as_str()]];
+        let listed = self.git.output(&args.concat(), b"", deadline)?;
+        let counts = line_counts(&mut fields(&listed)).ok_or_else(|| unreadable("--numstat"))?;
+        let lines = counts.iter().flatten();
+        Ok(DiffStat {
+            files: counts.len(),
+            additions: lines.clone().map(|(added, _)| added).sum(),
+            deletions: lines.map(|(_, deleted)| deleted).sum(),
+        })
+    }
+}
+
+/// Pairs each change with its counts and its patch section(s): a type change is two
+/// sections in a patch (the old file deleted, the new one created) and one record elsewhere.
+fn file_diffs(
+    changes: Vec<RawChange>,
+    counts: Vec<LineCounts>,
+    sections: Vec<Section>,
+) -> Result<Diff, CheckpointError> {
+    let wanted: usize = changes.iter().map(|c| if c.status == b'T' { 2 } else { 1 }).sum();
+    if counts.len() != changes.len() || sections.len() != wanted {
+        return Err(unreadable("--patch"));
+    }
+    let mut sections = sections.into_iter();
+    let mut files = Vec::with_capacity(changes.len());
+    for (change, count) in changes.into_iter().zip(counts) {
+        let taken: Vec<Section> =
+            sections.by_ref().take(if change.status == b'T' { 2 } else { 1 }).collect();
+        let status = FileStatus::from_raw(change.status).ok_or_else(|| unreadable("--raw"))?;
+        files.push(file_diff(change, status, count, taken));
+    }
+    let additions = files.iter().map(|file| file.additions).sum();
+    let deletions = files.iter().map(|file| file.deletions).sum();
+    Ok(Diff { files, additions, deletions })
+}
+
+fn file_diff(
+    change: RawChange,
+    status: FileStatus,
+    count: LineCounts,
+    parts: Vec<Section>,
+) -> FileDiff {
+    let binary = count.is_none();
+    let (additions, deletions) = count.unwrap_or((0, 0));
+    let too_large = !binary && parts.iter().any(|part| part.too_large);
+    let patch = (!binary && !too_large).then(|| {
+        let text: Vec<u8> = parts.into_iter().flat_map(|part| part.text).collect();
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    FileDiff {
+        path: display(&change.path),
+        old_path: change.old_path.as_deref().map(display),
+        status,
+        additions,
+        deletions,
+        binary,
+        too_large,
+        patch,
+    }
+}
+
+fn unreadable(part: &str) -> CheckpointError {
+    CheckpointError::Git {
+        command: format!("git diff {part}"),
+        stderr: "its output could not be read".into(),
+    }
+}

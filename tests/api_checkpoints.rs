@@ -1,0 +1,239 @@
+//! Checkpoints, per-task diffs and restore (issue 31), black-box through the API with a
+//! scripted model, the real code sandbox and real git: a three-task run that edits, creates
+//! and deletes files, each task's diff exact, a restore to before task 2 that gives the files
+//! back byte for byte with tasks 2 and 3 open again, the user's own later edit kept (and
+//! overwritten only when asked), and the user's own repository untouched throughout.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
+use serde_json::{json, Value};
+use support::script::{anyone, plan, planner};
+use support::{openai_config, Serve};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The user's project: a commit, a staged change, a stash and an untracked file.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    for (name, text) in [("a.txt", "one\n"), ("b.txt", "keep\n"), ("gone.txt", "bye\n")] {
+        std::fs::write(root.join(name), text).unwrap();
+    }
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "start"]);
+    std::fs::write(root.join("notes.md"), "stash me\n").unwrap();
+    git(root, &["add", "notes.md"]);
+    git(root, &["stash", "-q"]);
+    std::fs::write(root.join("staged.md"), "staged\n").unwrap();
+    git(root, &["add", "staged.md"]);
+    dir
+}
+
+/// What the user's repository is: its status (the sandbox's own folder aside), refs, stash,
+/// staged entries and config. (The index file's bytes are not compared here: `git status`
+/// itself refreshes their stat data once files were rewritten; the shadow repository's own
+/// tests compare them byte for byte around each checkpoint operation.)
+fn repository_state(root: &Path) -> [String; 5] {
+    [
+        git(root, &["status", "--porcelain", "--untracked-files=all", "--", ".", ":!.sandbox"]),
+        git(root, &["show-ref"]),
+        git(root, &["stash", "list"]),
+        git(root, &["ls-files", "--stage"]),
+        std::fs::read_to_string(root.join(".git/config")).unwrap(),
+    ]
+}
+
+fn tool(name: &str, arguments: Value) -> Reply {
+    Answer::new().tool_call(name, arguments).into()
+}
+
+fn run(command: &str) -> Reply {
+    tool("mcp_code-sandbox_run_command", json!({ "command": command }))
+}
+
+fn done(id: u32) -> Reply {
+    tool("turn_plan", json!({"op": "done", "id": id, "outcome": format!("step {id} done")}))
+}
+
+fn three_tasks() -> Script {
+    let steps = ["Extend a.txt", "Replace gone.txt by c.txt", "Extend b.txt"];
+    Script::new().route(planner(), [plan("Three edits", &steps)]).route(
+        anyone(),
+        [
+            run("printf 'one\\ntwo\\n' > a.txt"),
+            done(1),
+            run("printf 'new\\n' > c.txt && rm gone.txt"),
+            done(2),
+            run("printf 'keep\\nmore\\n' > b.txt"),
+            done(3),
+            Reply::text("All three done."),
+        ],
+    )
+}
+
+fn read(root: &Path, name: &str) -> Option<String> {
+    std::fs::read_to_string(root.join(name)).ok()
+}
+
+fn span(list: &Value, task: u64) -> Value {
+    let spans = list["tasks"].as_array().unwrap();
+    spans.iter().find(|s| s["task"] == task).unwrap_or_else(|| panic!("{list:#}")).clone()
+}
+
+/// Each file of a diff as (path, status, additions, deletions).
+fn files(diff: &Value) -> Vec<(String, String, u64, u64)> {
+    let files = diff["files"].as_array().unwrap_or_else(|| panic!("{diff:#}"));
+    files
+        .iter()
+        .map(|f| {
+            let (path, status) = (f["path"].as_str().unwrap(), f["status"].as_str().unwrap());
+            (
+                path.into(),
+                status.into(),
+                f["additions"].as_u64().unwrap(),
+                f["deletions"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn each_task_has_its_diff_and_a_restore_gives_the_files_and_the_tasks_back() {
+    let workspace = project();
+    let root = workspace.path();
+    let before = repository_state(root);
+    let provider = ScriptedServer::start(three_tasks()).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": root, "save_plans": false})).await;
+    serve.plan_approve_and_run(&id, "Make the three edits").await;
+
+    let from = check_task_diffs(&serve, &id).await;
+
+    // The user edits c.txt after the run; restoring to before task 2 would delete it.
+    std::fs::write(root.join("c.txt"), "mine\n").unwrap();
+    let (status, preview) = serve.get(&format!("/v1/chats/{id}/checkpoints/{from}/restore")).await;
+    assert_eq!(status, 200, "{preview}");
+    assert_eq!(preview["writes"], json!(["b.txt", "gone.txt"]), "{preview:#}");
+    assert_eq!(preview["deletes"], json!(["c.txt"]), "{preview:#}");
+    assert_eq!(preview["user_changed"], json!(["c.txt"]), "{preview:#}");
+    assert_eq!(preview["reopens"], json!([2, 3]), "{preview:#}");
+
+    let (status, view) =
+        serve.post(&format!("/v1/chats/{id}/checkpoints/{from}/restore"), json!(null)).await;
+    assert_eq!(status, 202, "{view}");
+    assert_eq!(read(root, "a.txt").as_deref(), Some("one\ntwo\n"), "task 1's work stays");
+    assert_eq!(read(root, "b.txt").as_deref(), Some("keep\n"));
+    assert_eq!(read(root, "gone.txt").as_deref(), Some("bye\n"));
+    assert_eq!(read(root, "c.txt").as_deref(), Some("mine\n"), "the user's edit is kept");
+    check_reopened(&serve, &id, &view).await;
+
+    let overwrite = json!({"overwrite_user_changes": true});
+    let (status, _) =
+        serve.post(&format!("/v1/chats/{id}/checkpoints/{from}/restore"), overwrite).await;
+    assert_eq!(status, 202);
+    assert_eq!(read(root, "c.txt"), None, "asked to overwrite: c.txt goes as at the checkpoint");
+    // Back to before the plan's first change: the project is as the user left it.
+    let (status, _) =
+        serve.post(&format!("/v1/chats/{id}/checkpoints/1/restore"), json!(null)).await;
+    assert_eq!(status, 202);
+    assert_eq!(read(root, "a.txt").as_deref(), Some("one\n"));
+    assert_eq!(repository_state(root), before, "the user's own .git is untouched");
+}
+
+/// Each task's figures, and task 2's diff file by file; returns where task 2 started.
+async fn check_task_diffs(serve: &Serve, id: &str) -> u64 {
+    let (status, list) = serve.get(&format!("/v1/chats/{id}/checkpoints")).await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["checkpoints"][0]["reason"], "approval", "{list:#}");
+    let stat = |task| span(&list, task)["stat"].clone();
+    assert_eq!(stat(1), json!({"files": 1, "additions": 1, "deletions": 0}), "{list:#}");
+    assert_eq!(stat(2), json!({"files": 2, "additions": 1, "deletions": 1}), "{list:#}");
+    assert_eq!(stat(3), json!({"files": 1, "additions": 1, "deletions": 0}), "{list:#}");
+    let task2 = span(&list, 2);
+    let (from, to) = (task2["from"].as_u64().unwrap(), task2["to"].as_u64().unwrap());
+    let (status, diff) =
+        serve.get(&format!("/v1/chats/{id}/checkpoints/{from}/diff?to={to}")).await;
+    assert_eq!(status, 200, "{diff}");
+    assert_eq!(
+        files(&diff),
+        [("c.txt".into(), "added".into(), 1, 0), ("gone.txt".into(), "deleted".into(), 0, 1)]
+    );
+    let patch = diff["files"][0]["patch"].as_str().unwrap();
+    assert!(patch.contains("+new"), "{patch}");
+    assert!(diff["files"][1]["patch"].as_str().unwrap().contains("-bye"), "{diff:#}");
+    from
+}
+
+/// Tasks 2 and 3 open again, the completion withdrawn, the restore an entry in the chat.
+async fn check_reopened(serve: &Serve, id: &str, view: &Value) {
+    let messages = view["messages"].as_array().unwrap();
+    let entry = messages.last().unwrap();
+    assert_eq!(entry["role"], "user", "{entry:#}");
+    assert_eq!(entry["restored"]["kept"], json!(["c.txt"]), "{entry:#}");
+    assert!(entry["content"].as_str().unwrap().contains("before task 2"), "{entry:#}");
+    assert!(view["state"]["completion"].is_null(), "{view:#}");
+    let (_, plan) = serve.get(&format!("/v1/chats/{id}/plan")).await;
+    let statuses: Vec<&str> =
+        plan["tasks"].as_array().unwrap().iter().map(|t| t["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["done", "active", "pending"], "{plan:#}");
+}
+
+#[tokio::test]
+async fn a_restore_while_a_turn_runs_is_refused_and_a_folder_without_git_works_the_same() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("a.txt"), "one\n").unwrap();
+    let script = Script::new().route(planner(), [plan("Long", &["Edit a.txt", "Wait"])]).route(
+        anyone(),
+        [
+            run("printf 'two\\n' > a.txt"),
+            done(1),
+            Answer::new().text("Waiting for the data…").stall().into(),
+        ],
+    );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Edit it"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    events
+        .wait_for("the stalled answer", |name, data| {
+            name == "delta" && data["text"].as_str().is_some_and(|t| t.contains("Waiting"))
+        })
+        .await;
+    let (status, error) =
+        serve.post(&format!("/v1/chats/{id}/checkpoints/1/restore"), json!(null)).await;
+    assert_eq!((status, error["error"]["code"].clone()), (409, json!("ERR_TURN_ACTIVE")));
+    assert_eq!(read(workspace.path(), "a.txt").as_deref(), Some("two\n"), "nothing changed");
+    serve.post(&format!("/v1/chats/{id}/stop"), json!(null)).await;
+    events.wait_for_phase("idle").await;
+
+    let (_, list) = serve.get(&format!("/v1/chats/{id}/checkpoints")).await;
+    assert_eq!(span(&list, 1)["stat"]["files"], 1, "{list:#}");
+    let undo = list["undo_turn"].as_u64().expect("the last turn can be undone");
+    let (status, _) =
+        serve.post(&format!("/v1/chats/{id}/checkpoints/{undo}/restore"), json!(null)).await;
+    assert_eq!(status, 202);
+    assert_eq!(read(workspace.path(), "a.txt").as_deref(), Some("one\n"), "the turn undone");
+    assert!(!workspace.path().join(".git").exists(), "no repository made in the workspace");
+
+    let (status, error) = serve.get(&format!("/v1/chats/{id}/checkpoints/99/diff")).await;
+    assert_eq!((status, error["error"]["code"].clone()), (404, json!("ERR_NOT_FOUND")));
+    let (status, error) = serve.get(&format!("/v1/chats/{id}/checkpoints/1/diff?to=x")).await;
+    assert_eq!((status, error["error"]["code"].clone()), (400, json!("ERR_BAD_REQUEST")));
+}
