@@ -25,15 +25,18 @@ const PLAN = {
 };
 
 const run = (command) => toolCall("mcp_code-sandbox_run_command", { command });
-const done = (id) => toolCall("turn_plan", { op: "done", id, outcome: `step ${id} done` });
+// The workspace is a git repository, so the chat saves its plan in .dwp/plans: a task is done
+// only by a passing check, which Preflight runs.
+const done = (id, check) => toolCall("turn_plan", { op: "done", id, outcome: `step ${id} done`, gate: { command: check } });
 
 function git(dir, ...args) {
   return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: dir }).toString();
 }
 
-/** The user's repository as git shows it, with the index's bytes. */
+/** The user's repository itself (read without refreshing it): refs, staged entries, config and the index's bytes. */
 function repository(dir) {
-  return [git(dir, "status", "--porcelain"), git(dir, "show-ref"), readFileSync(join(dir, ".git/index")).toString("base64")];
+  const index = readFileSync(join(dir, ".git/index")).toString("base64");
+  return [git(dir, "show-ref"), git(dir, "ls-files", "--stage"), readFileSync(join(dir, ".git/config"), "utf8"), index];
 }
 
 test("each task shows its diff, and restoring to before task 2 brings the files back with the tasks open again", async () => {
@@ -46,11 +49,11 @@ test("each task shows its diff, and restoring to before task 2 brings the files 
         {
           replies: [
             run("printf 'one\\ntwo\\n' > a.txt"),
-            done(1),
+            done(1, "grep -q two a.txt"),
             run("printf 'new\\n' > c.txt && rm gone.txt"),
-            done(2),
+            done(2, "test -f c.txt && test ! -e gone.txt"),
             run("printf 'keep\\nmore\\n' > b.txt"),
-            done(3),
+            done(3, "grep -q more b.txt"),
             text("All three edits are made."),
           ],
         },
