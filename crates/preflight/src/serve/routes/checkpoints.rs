@@ -52,6 +52,7 @@ pub async fn diff(
     params(("id" = String, Path, description = "The chat's id"), ("n" = u32, Path, description = "The checkpoint")),
     responses(
         (status = 200, description = "What a restore to the checkpoint would write, delete and keep: ask the user with it", body = RestorePreview),
+        (status = 400, description = "`ERR_BAD_REQUEST`: `n` is not a checkpoint number, or the chat has no workspace", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat or checkpoint", body = ErrorBody),
     ))]
 pub async fn preview(
