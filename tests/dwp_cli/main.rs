@@ -28,10 +28,15 @@ fn workspace() -> TempDir {
         aim: "A parser".into(),
         steps: steps
             .iter()
-            .map(|s| PlanStep { action: (*s).into(), expected: "done".into() })
+            .map(|s| PlanStep {
+                action: (*s).into(),
+                expected: "done".into(),
+                ..PlanStep::default()
+            })
             .collect(),
         libraries: vec![],
         sandbox: SandboxSpec { policy: SandboxPolicy::Create, notes: String::new() },
+        ..Plan::default()
     };
     let facts = PlanFacts {
         workspace: None,

@@ -13,12 +13,16 @@ pub struct PlanInput {
     pub steps: Vec<StepInput>,
     pub libraries: Vec<LibraryInput>,
     pub approval: PlanApproval,
+    /// What could go wrong, as the plan said; may be empty.
+    pub risks: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StepInput {
     pub action: String,
     pub expected: String,
+    /// The shell command that proves the step, when the plan gave one.
+    pub check: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,20 +13,32 @@
 //! otherwise fill with fragments of JSON. Keys come in the order of DESIGN §3, on one line
 //! (fewer tokens to sample).
 //!
-//! The bounds: 1–3 questions of exactly 3 options; 1–5 steps; 0–3 libraries; texts of 40 to
-//! 120 characters. Tiny models fill every array and text to its bound, so the bounds are what
-//! a card costs: the longest the grammar allows is about 1,800 characters, well within the
-//! planner's token budget.
+//! A plan may carry some of seed 001's optional fields (DESIGN §14), in their place in the
+//! order: `approach`, `risks`, `files` after the aim, and per step `depends_on` and `check`.
+//! The others (alternatives, tests, complexity, a step's files) are left to larger models.
+//!
+//! The bounds: 1–3 questions of exactly 3 options; 1–5 steps; 0–3 libraries; 0–2 risks; 0–2
+//! files to create and to modify, paths of at most 40 characters; 0–3 dependencies of steps
+//! 1–4; texts of 40 to 120 characters. Tiny models fill every array and text to its bound, so
+//! the bounds are what a card costs: the longest the grammar allows is about 2,800
+//! characters, within the planner's token budget.
 
 /// The GBNF, rule `root` first.
 pub const PLANNER_GRAMMAR: &str = r#"root ::= questions-fence | plan-fence
 questions-fence ::= "```plan-questions\n{\"questions\": [" question1 ("," ws question2 ("," ws question3)?)? "]}\n```"
-plan-fence ::= "```plan\n{\"title\": " text60 ", \"aim\": " text120 ", \"steps\": [" step ("," ws step){0,4} "], \"libraries\": [" (library ("," ws library){0,2})? "], \"sandbox\": {\"policy\": " policy ", \"notes\": " text80 "}}\n```"
+plan-fence ::= "```plan\n{\"title\": " text60 ", \"aim\": " text120 approach? risks? files? ", \"steps\": [" step ("," ws step){0,4} "], \"libraries\": [" (library ("," ws library){0,2})? "], \"sandbox\": {\"policy\": " policy ", \"notes\": " text80 "}}\n```"
 question1 ::= "{\"id\": \"q1\", \"question\": " text120 ", \"options\": " options "}"
 question2 ::= "{\"id\": \"q2\", \"question\": " text120 ", \"options\": " options "}"
 question3 ::= "{\"id\": \"q3\", \"question\": " text120 ", \"options\": " options "}"
 options ::= "[" text40 ", " text40 ", " text40 "]"
-step ::= "{\"action\": " text80 ", \"expected\": " text80 "}"
+step ::= "{\"action\": " text80 ", \"expected\": " text80 depends-on? check? "}"
+approach ::= ", \"approach\": " text120
+risks ::= ", \"risks\": [" text80 ("," ws text80)? "]"
+files ::= ", \"files\": {\"create\": [" paths "], \"modify\": [" paths "]}"
+paths ::= (path ("," ws path)?)?
+path ::= "\"" [A-Za-z0-9_] [A-Za-z0-9_./-]{0,39} "\""
+depends-on ::= ", \"depends_on\": [" [1-4] ("," ws [1-4]){0,2} "]"
+check ::= ", \"check\": " text60
 library ::= "{\"name\": " text40 ", \"purpose\": " text60 ", \"usage\": " text60 "}"
 policy ::= "\"reuse\"" | "\"create\""
 ws ::= " "?
@@ -40,7 +52,7 @@ char ::= [^"\\{}\x5B\x5D\x7F\x00-\x1F]
 
 /// The longest answer, in tokens, a planner turn may need: the longest card the grammar
 /// allows, at worst about one token per character.
-pub const PLANNER_MAX_TOKENS: u32 = 2048;
+pub const PLANNER_MAX_TOKENS: u32 = 3072;
 
 #[cfg(test)]
 mod tests {
@@ -96,6 +108,28 @@ mod tests {
             }
         }
         names
+    }
+
+    /// The optional keys the grammar writes are the ones the engine's parser reads.
+    #[test]
+    fn a_plan_with_every_optional_field_the_grammar_allows_parses_whole() {
+        use preflight_engine::planner::{parse_planner_reply, ReplyKind};
+        for key in ["approach", "risks", "files", "create", "modify", "depends_on", "check"] {
+            assert!(PLANNER_GRAMMAR.contains(&format!("\\\"{key}\\\"")), "{key}");
+        }
+        let card = "```plan\n{\"title\": \"Greeter\", \"aim\": \"Print a greeting\", \
+            \"approach\": \"One small script\", \"risks\": [\"None known\"], \
+            \"files\": {\"create\": [\"hello.py\"], \"modify\": []}, \"steps\": [\
+            {\"action\": \"Write hello.py\", \"expected\": \"A script\", \"check\": \"python hello.py\"}, \
+            {\"action\": \"Test it\", \"expected\": \"Passes\", \"depends_on\": [1], \"check\": \"pytest -q\"}], \
+            \"libraries\": [], \"sandbox\": {\"policy\": \"create\", \"notes\": \"Fresh folder\"}}\n```";
+        let ReplyKind::Plan(plan) = parse_planner_reply(card).kind else { panic!("a plan") };
+        assert_eq!(plan.judgement.approach.as_deref(), Some("One small script"));
+        assert_eq!(plan.judgement.risks, ["None known"]);
+        assert_eq!(plan.judgement.planned_files.create, ["hello.py"]);
+        assert_eq!(plan.steps[1].depends_on, [1]);
+        assert_eq!(plan.steps[0].check.as_deref(), Some("python hello.py"));
+        assert!(plan.notes.is_empty());
     }
 
     #[test]

@@ -71,6 +71,7 @@ impl From<&PlanDocument> for PlanInput {
                 .map(|step| StepInput {
                     action: step.action.clone(),
                     expected: step.expected.clone(),
+                    check: step.check.clone(),
                 })
                 .collect(),
             libraries: plan
@@ -83,6 +84,7 @@ impl From<&PlanDocument> for PlanInput {
                 })
                 .collect(),
             approval,
+            risks: plan.judgement.risks.clone(),
         }
     }
 }

@@ -46,10 +46,12 @@ mod dwp {
                 .map(|action| PlanStep {
                     action: (*action).to_owned(),
                     expected: format!("{action} works"),
+                    ..PlanStep::default()
                 })
                 .collect(),
             libraries: vec![],
             sandbox: SandboxSpec { policy: SandboxPolicy::Create, notes: String::new() },
+            ..Plan::default()
         };
         let facts = PlanFacts {
             workspace: None,

@@ -1,9 +1,13 @@
-// The plan card: title, aim, steps (action → expected), libraries, the sandbox, and
-// Approve / Revise (with feedback) / Cancel plan. Steps can be edited before approval
-// (each edit is a new revision in the engine). Earlier plan cards are read-only history.
+// The plan card: title, aim, approach and complexity, steps (action → expected, with each
+// step's files, dependencies and check), risks and files folded, libraries, the sandbox,
+// Preflight's notes, and Approve / Revise (with feedback) / Cancel plan. Steps can be edited
+// before approval (each edit is a new revision in the engine). Earlier plan cards are
+// read-only history. Everything the planner wrote is rendered as text: it is untrusted.
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 
 import type { PlanDocument } from "../generated/PlanDocument";
+import type { Complexity } from "../generated/Complexity";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanStep } from "../generated/PlanStep";
 import type { UnconfinedNotice } from "../generated/UnconfinedNotice";
@@ -60,6 +64,99 @@ export function overLimit(steps: PlanStep[]): string | null {
   return t("plan.stepTooLong", { step: index + 1, max: MAX_ACTION_CHARS });
 }
 
+function complexityText(complexity: Complexity): string {
+  switch (complexity) {
+    case "low":
+      return t("plan.complexity.low");
+    case "medium":
+      return t("plan.complexity.medium");
+    case "high":
+      return t("plan.complexity.high");
+  }
+}
+
+/** Under a step: "after 1, 2", its files, and its check as a code chip. */
+function StepDetails({ step, number }: { step: PlanStep; number: number }) {
+  const after = step.depends_on ?? [];
+  const files = step.files ?? [];
+  if (after.length === 0 && files.length === 0 && !step.check) return null;
+  return (
+    <div class="step-details">
+      {after.length > 0 && (
+        <span class="step-depends muted" data-testid={`step-depends-${number}`}>
+          {t("plan.after", { steps: after.join(", ") })}
+        </span>
+      )}
+      {files.length > 0 && (
+        <span class="step-files" data-testid={`step-files-${number}`}>
+          {files.map((path) => (
+            <code key={path}>{path}</code>
+          ))}
+        </span>
+      )}
+      {step.check && (
+        <span class="step-check" data-testid={`step-check-${number}`}>
+          <span class="muted">{t("plan.check")}</span> <code class="chip">{step.check}</code>
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** Risks, files, alternatives and tests, each folded under a summary with its count. */
+function PlanFolds({ plan }: { plan: PlanDocument }) {
+  const create = plan.planned_files?.create ?? [];
+  const modify = plan.planned_files?.modify ?? [];
+  return (
+    <>
+      <Fold testid="plan-risks" label={t("plan.risks")} items={plan.risks ?? []} />
+      {create.length + modify.length > 0 && (
+        <details class="plan-fold" data-testid="plan-files">
+          <summary>
+            {t("plan.files")} ({create.length + modify.length})
+          </summary>
+          <PathList label={t("plan.filesCreate")} paths={create} />
+          <PathList label={t("plan.filesModify")} paths={modify} />
+        </details>
+      )}
+      <Fold testid="plan-alternatives" label={t("plan.alternatives")} items={plan.alternatives ?? []} />
+      <Fold testid="plan-tests" label={t("plan.tests")} items={plan.tests ?? []} />
+    </>
+  );
+}
+
+function Fold({ testid, label, items }: { testid: string; label: string; items: string[] }) {
+  if (items.length === 0) return null;
+  return (
+    <details class="plan-fold" data-testid={testid}>
+      <summary>
+        {label} ({items.length})
+      </summary>
+      <ul>
+        {items.map((item, index) => (
+          <li key={index}>{item}</li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+function PathList({ label, paths }: { label: ComponentChildren; paths: string[] }) {
+  if (paths.length === 0) return null;
+  return (
+    <div class="path-list">
+      <span class="muted">{label}</span>
+      <ul>
+        {paths.map((path) => (
+          <li key={path}>
+            <code>{path}</code>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 export function PlanCard(props: PlanCardProps) {
   const { plan, active, planRunning } = props;
   const [mode, setMode] = useState<"view" | "edit" | "revise">("view");
@@ -71,6 +168,11 @@ export function PlanCard(props: PlanCardProps) {
     <section class={`card plan-card${active ? " active" : " history"}`} data-testid="plan-card" aria-label={t("plan.label")}>
       <header class="card-title">
         <span class="plan-title">{plan.title}</span>
+        {plan.complexity && (
+          <span class={`chip plan-complexity ${plan.complexity}`} data-testid="plan-complexity">
+            {complexityText(plan.complexity)}
+          </span>
+        )}
         <span class="badge">
           {t("plan.badge", { approval: approvalText(plan.approval), revision: plan.revision })}
         </span>
@@ -78,6 +180,11 @@ export function PlanCard(props: PlanCardProps) {
       <p class="plan-aim">
         <strong>{t("plan.aim")}</strong> {plan.aim}
       </p>
+      {plan.approach && (
+        <p class="plan-approach" data-testid="plan-approach">
+          <strong>{t("plan.approach")}</strong> {plan.approach}
+        </p>
+      )}
       {mode === "edit" ? (
         <StepEditor steps={plan.steps} onCancel={() => setMode("view")} onSave={async (steps) => {
           await props.onEdit({ steps });
@@ -88,10 +195,12 @@ export function PlanCard(props: PlanCardProps) {
           {plan.steps.map((step, index) => (
             <li key={index}>
               <span class="step-action">{step.action}</span> <span class="arrow">→</span> <span class="step-expected">{step.expected}</span>
+              <StepDetails step={step} number={index + 1} />
             </li>
           ))}
         </ol>
       )}
+      <PlanFolds plan={plan} />
       {plan.libraries.length > 0 && (
         <table class="libraries">
           <thead>
@@ -117,6 +226,13 @@ export function PlanCard(props: PlanCardProps) {
       <p class="sandbox-line">
         <strong>{t("plan.sandboxLabel")}</strong> {sandboxLine(plan)}
       </p>
+      {plan.notes && plan.notes.length > 0 && (
+        <ul class="plan-notes small muted" data-testid="plan-notes" aria-label={t("plan.notes")}>
+          {plan.notes.map((note, index) => (
+            <li key={index}>{note}</li>
+          ))}
+        </ul>
+      )}
       {notice !== null && (
         <div class="unconfined warn" data-testid="plan-unconfined">
           <p>
@@ -198,9 +314,27 @@ function Feedback({ onSend, onCancel }: { onSend: (text: string) => void; onCanc
   );
 }
 
+/** A step being edited; `from` is its number in the plan, or null for a step added here. */
+type DraftStep = PlanStep & { from: number | null };
+
+/** The steps kept, trimmed, each keeping its files and check; dependencies follow the steps
+ *  they named to their new numbers, and those on removed steps are dropped. */
+export function editedSteps(draft: DraftStep[]): PlanStep[] {
+  const kept = draft.filter((step) => step.action.trim() !== "");
+  const numberOf = new Map(kept.flatMap((step, index) => (step.from === null ? [] : [[step.from, index + 1] as const])));
+  return kept.map((step, index) => {
+    const edited: PlanStep = { action: step.action.trim(), expected: step.expected.trim() };
+    const after = (step.depends_on ?? []).map((n) => numberOf.get(n)).filter((n): n is number => n !== undefined && n < index + 1);
+    if (step.files && step.files.length > 0) edited.files = step.files;
+    if (after.length > 0) edited.depends_on = after;
+    if (step.check) edited.check = step.check;
+    return edited;
+  });
+}
+
 function StepEditor({ steps, onSave, onCancel }: { steps: PlanStep[]; onSave: (steps: PlanStep[]) => void; onCancel: () => void }) {
-  const [draft, setDraft] = useState<PlanStep[]>(steps.map((step) => ({ ...step })));
-  const set = (index: number, field: keyof PlanStep, value: string) =>
+  const [draft, setDraft] = useState<DraftStep[]>(steps.map((step, index) => ({ ...step, from: index + 1 })));
+  const set = (index: number, field: "action" | "expected", value: string) =>
     setDraft(draft.map((step, at) => (at === index ? { ...step, [field]: value } : step)));
   const kept = draft.filter((step) => step.action.trim() !== "");
   return (
@@ -208,7 +342,7 @@ function StepEditor({ steps, onSave, onCancel }: { steps: PlanStep[]; onSave: (s
       class="step-editor"
       onSubmit={(event) => {
         event.preventDefault();
-        if (kept.length > 0) onSave(kept.map((step) => ({ action: step.action.trim(), expected: step.expected.trim() })));
+        if (kept.length > 0) onSave(editedSteps(draft));
       }}
     >
       {draft.map((step, index) => (
@@ -223,7 +357,7 @@ function StepEditor({ steps, onSave, onCancel }: { steps: PlanStep[]; onSave: (s
         </div>
       ))}
       <div class="row">
-        <button type="button" class="secondary" onClick={() => setDraft([...draft, { action: "", expected: "" }])}>
+        <button type="button" class="secondary" onClick={() => setDraft([...draft, { action: "", expected: "", from: null }])}>
           {t("plan.addStep")}
         </button>
         <button type="submit" class="primary" data-testid="save-steps" disabled={kept.length === 0}>

@@ -65,6 +65,15 @@ fn push_steps(text: &mut String, plan: &PlanInput) {
         text.push_str("\n## Steps as approved\n\n");
         for (index, step) in plan.steps.iter().enumerate() {
             let _ = writeln!(text, "{}. {} — expected: {}", index + 1, step.action, step.expected);
+            if let Some(check) = &step.check {
+                let _ = writeln!(text, "   Check: {}", inline_code(check));
+            }
+        }
+    }
+    if !plan.risks.is_empty() {
+        text.push_str("\n## Risks\n\n");
+        for risk in &plan.risks {
+            let _ = writeln!(text, "- {}", risk.split_whitespace().collect::<Vec<_>>().join(" "));
         }
     }
     if !plan.libraries.is_empty() {
@@ -73,6 +82,17 @@ fn push_steps(text: &mut String, plan: &PlanInput) {
             let _ =
                 writeln!(text, "- **{}** — {} ({})", library.name, library.purpose, library.usage);
         }
+    }
+}
+
+/// A command as inline code on one line; one holding backticks gets a longer fence.
+fn inline_code(command: &str) -> String {
+    let command = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    let longest_run = command.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest_run + 1);
+    match longest_run {
+        0 => format!("{fence}{command}{fence}"),
+        _ => format!("{fence} {command} {fence}"),
     }
 }
 
@@ -323,6 +343,32 @@ Status: completed
         for (line, expected) in table {
             assert_eq!(parse_readme(line).approval, expected, "{line}");
         }
+    }
+
+    #[test]
+    fn steps_show_their_checks_and_the_plan_its_risks() {
+        use crate::input::{PlanApproval, StepInput};
+        let step = |action: &str, check: Option<&str>| StepInput {
+            action: action.into(),
+            expected: "ok".into(),
+            check: check.map(str::to_string),
+        };
+        let plan = PlanInput {
+            title: "T".into(),
+            aim: String::new(),
+            steps: vec![step("build", Some("cargo build")), step("ship", None)],
+            libraries: vec![],
+            approval: PlanApproval::Approved,
+            risks: vec!["slow\nbuilds".into()],
+        };
+        let mut text = String::new();
+        push_steps(&mut text, &plan);
+        assert_eq!(
+            text,
+            "\n## Steps as approved\n\n1. build — expected: ok\n   Check: `cargo build`\n\
+             2. ship — expected: ok\n\n## Risks\n\n- slow builds\n"
+        );
+        assert_eq!(inline_code("echo `date`"), "`` echo `date` ``");
     }
 
     #[test]

@@ -34,10 +34,12 @@ pub(crate) fn plan_document(title: &str, steps: &[&str], approval: PlanApproval)
             .map(|action| StepInput {
                 action: (*action).to_owned(),
                 expected: format!("{action} works"),
+                check: None,
             })
             .collect(),
         libraries: vec![],
         approval,
+        risks: vec![],
     }
 }
 

@@ -196,7 +196,7 @@ mod tests {
 
     fn steps(count: usize) -> Vec<PlanStep> {
         (0..count)
-            .map(|i| PlanStep { action: format!("step  {i}\n"), expected: String::new() })
+            .map(|i| PlanStep { action: format!("step  {i}\n"), ..PlanStep::default() })
             .collect()
     }
 

@@ -15,7 +15,8 @@ pub struct Question {
     pub answer: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One step of a plan; `files`, `depends_on` and `check` are seed 001's (DESIGN §14).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlanStep {
@@ -23,6 +24,79 @@ pub struct PlanStep {
     #[cfg_attr(feature = "openapi", schema(pattern = r"\S"))]
     pub action: String,
     pub expected: String,
+    /// Paths relative to the workspace that this step touches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub files: Vec<String>,
+    /// 1-based numbers of earlier steps that must be done first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<u32>>", optional))]
+    pub depends_on: Vec<u32>,
+    /// A shell command that proves the step, run by Preflight in the sandbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub check: Option<String>,
+}
+
+/// How much work the planner expects the plan to be (seed 001's `estimated_complexity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Complexity {
+    Low,
+    Medium,
+    High,
+}
+
+/// The files a plan will create and modify, relative to the workspace (DESIGN §14).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlannedFiles {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub create: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub modify: Vec<String>,
+}
+
+impl PlannedFiles {
+    pub fn is_empty(&self) -> bool {
+        self.create.is_empty() && self.modify.is_empty()
+    }
+}
+
+/// Seed 001's optional judgement of a plan (DESIGN §14), shared by the parsed plan, the plan
+/// document and the user's edit. Every field may be empty; empty fields are not serialised.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlanJudgement {
+    /// How the plan goes about it, in a sentence or two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub approach: Option<String>,
+    /// Other approaches that were weighed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub alternatives: Vec<String>,
+    /// What could go wrong, and known limits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub risks: Vec<String>,
+    /// Named `planned_files` because a plan document's `files` are the user's attachments.
+    #[serde(default, skip_serializing_if = "PlannedFiles::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<PlannedFiles>", optional))]
+    pub planned_files: PlannedFiles,
+    /// The tests the plan will write.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub tests: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub complexity: Option<Complexity>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,30 +108,38 @@ pub struct Library {
     pub usage: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxPolicy {
     Reuse,
+    /// What a plan that names no policy gets.
+    #[default]
     Create,
 }
 
 /// The sandbox as the planner proposes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SandboxSpec {
     pub policy: SandboxPolicy,
     pub notes: String,
 }
 
 /// A normalised `plan` fence: what the planner proposes, before it becomes a document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
     pub title: String,
     pub aim: String,
     pub steps: Vec<PlanStep>,
     pub libraries: Vec<Library>,
     pub sandbox: SandboxSpec,
+    #[serde(flatten)]
+    pub judgement: PlanJudgement,
+    /// What normalisation dropped and why (a `depends_on` naming no earlier step, a path
+    /// outside the workspace, an item over a limit), for the card to show.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,6 +187,13 @@ pub struct PlanDocument {
     pub steps: Vec<PlanStep>,
     pub libraries: Vec<Library>,
     pub sandbox: Sandbox,
+    /// Approach, alternatives, risks, planned files, tests and complexity (DESIGN §14).
+    #[serde(flatten)]
+    pub judgement: PlanJudgement,
+    /// What normalisation dropped and why, shown small on the card.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
+    pub notes: Vec<String>,
     /// Always null: a plan document never carries questions (kept for seed 003's shape).
     pub questions: Option<Vec<Question>>,
     pub files: Vec<String>,

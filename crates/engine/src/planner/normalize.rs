@@ -1,10 +1,14 @@
 //! Turns the JSON of a planner fence into a normalised question list or plan (DESIGN §3):
 //! at most 3 questions of at most 3 options, never invented; fixed ids; a plan needs a step;
-//! repeated questions, options, steps and libraries are dropped.
+//! repeated questions, options, steps and libraries are dropped. A plan's optional fields
+//! of DESIGN §14 are read by `judgement.rs` and held to the rules of `plan_rules.rs`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::document::{Library, Plan, PlanStep, Question, SandboxPolicy, SandboxSpec};
+use super::json_text::{first_text, non_empty, same_text, scalar_text};
+use super::judgement::{read_judgement, read_step_details};
+use super::plan_rules::apply_plan_rules;
 use crate::ids::QuestionId;
 
 pub const MAX_QUESTIONS: usize = 3;
@@ -12,6 +16,8 @@ pub const MAX_OPTIONS: usize = 3;
 
 /// What a fence's JSON turned out to hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
+// One value per planner reply, moved once: boxing the plan would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Card {
     Questions(Vec<Question>),
     Plan(Plan),
@@ -122,18 +128,11 @@ fn assign_ids(questions: Vec<(Option<String>, String, Vec<String>)>) -> Vec<Ques
 
 fn normalize_plan(value: &Value) -> Result<Plan, String> {
     let object = value.as_object().ok_or("a plan must be a JSON object")?;
-    let mut steps: Vec<PlanStep> = Vec::new();
     let items = object
         .get("steps")
         .and_then(Value::as_array)
         .ok_or("a plan needs a \"steps\" array with at least one step")?;
-    // Small models fill arrays by repeating an item: a step whose action was already planned
-    // is dropped, as duplicate questions, options and libraries are.
-    for step in items.iter().filter_map(read_step) {
-        if !steps.iter().any(|seen| same_text(&seen.action, &step.action)) {
-            steps.push(step);
-        }
-    }
+    let (steps, numbers) = read_steps(items);
     if steps.is_empty() {
         return Err("a plan needs at least one step with an action".into());
     }
@@ -141,25 +140,58 @@ fn normalize_plan(value: &Value) -> Result<Plan, String> {
     let title = first_text(object, &["title", "name"])
         .or_else(|| non_empty(&first_sentence(&aim)))
         .unwrap_or_else(|| "Plan".to_string());
-    Ok(Plan {
+    let mut plan = Plan {
         title,
         aim,
         steps,
         libraries: read_libraries(object.get("libraries")),
         sandbox: read_sandbox(object.get("sandbox")),
-    })
+        judgement: read_judgement(object),
+        notes: Vec::new(),
+    };
+    // A step number as the planner wrote it → the number of the step it is now.
+    let renumber = |written: u32| {
+        let index = usize::try_from(written).ok()?.checked_sub(1)?;
+        numbers.get(index).copied().flatten()
+    };
+    apply_plan_rules(&mut plan, &renumber);
+    Ok(plan)
+}
+
+/// The readable steps, and for each written step the number it has among them.
+/// Small models fill arrays by repeating an item: a step whose action was already planned
+/// is dropped, as duplicate questions, options and libraries are, and its number becomes
+/// the number of the step it repeats.
+fn read_steps(items: &[Value]) -> (Vec<PlanStep>, Vec<Option<u32>>) {
+    let mut steps: Vec<PlanStep> = Vec::new();
+    let mut numbers = Vec::with_capacity(items.len());
+    for item in items {
+        let number = read_step(item).map(|step| {
+            match steps.iter().position(|seen| same_text(&seen.action, &step.action)) {
+                Some(index) => index + 1,
+                None => {
+                    steps.push(step);
+                    steps.len()
+                }
+            }
+        });
+        numbers.push(number.and_then(|n| u32::try_from(n).ok()));
+    }
+    (steps, numbers)
 }
 
 fn read_step(step: &Value) -> Option<PlanStep> {
     if let Some(action) = step.as_str() {
-        return non_empty(action).map(|action| PlanStep { action, expected: String::new() });
+        return non_empty(action).map(|action| PlanStep { action, ..PlanStep::default() });
     }
     let object = step.as_object()?;
     let action = first_text(object, &["action", "step", "title", "description", "task"])?;
     let expected =
         first_text(object, &["expected", "expected_result", "result", "outcome", "done_when"])
             .unwrap_or_default();
-    Some(PlanStep { action, expected })
+    let mut step = PlanStep { action, expected, ..PlanStep::default() };
+    read_step_details(&mut step, object);
+    Some(step)
 }
 
 fn read_libraries(value: Option<&Value>) -> Vec<Library> {
@@ -204,28 +236,6 @@ fn read_sandbox(value: Option<&Value>) -> SandboxSpec {
         _ => SandboxPolicy::Create,
     };
     SandboxSpec { policy, notes }
-}
-
-/// The first of `keys` that holds text (a string, or a number written as one), trimmed.
-fn first_text(object: &Map<String, Value>, keys: &[&str]) -> Option<String> {
-    keys.iter().find_map(|key| object.get(*key).and_then(scalar_text))
-}
-
-fn scalar_text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => non_empty(text),
-        Value::Number(number) => Some(number.to_string()),
-        _ => None,
-    }
-}
-
-fn non_empty(text: &str) -> Option<String> {
-    let trimmed = text.trim();
-    (!trimmed.is_empty()).then(|| trimmed.to_string())
-}
-
-fn same_text(a: &str, b: &str) -> bool {
-    a.trim().to_lowercase() == b.trim().to_lowercase()
 }
 
 fn first_sentence(text: &str) -> String {

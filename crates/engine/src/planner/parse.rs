@@ -11,6 +11,8 @@ use super::normalize::{normalize_card, Card, Expected};
 
 /// What a planner's reply amounts to.
 #[derive(Debug, Clone, PartialEq, Eq)]
+// One value per planner reply, moved once: boxing the plan would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum ReplyKind {
     Questions(Vec<Question>),
     Plan(Plan),

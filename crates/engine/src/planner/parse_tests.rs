@@ -119,8 +119,8 @@ fn plans_are_normalised() {
     assert_eq!(
         plan.steps,
         vec![
-            PlanStep { action: "first".into(), expected: String::new() },
-            PlanStep { action: "second".into(), expected: "ok".into() },
+            PlanStep { action: "first".into(), ..PlanStep::default() },
+            PlanStep { action: "second".into(), expected: "ok".into(), ..PlanStep::default() },
         ]
     );
     let names: Vec<&str> = plan.libraries.iter().map(|l| l.name.as_str()).collect();
@@ -157,6 +157,175 @@ fn the_json_output_has_the_documented_shape() {
     assert_eq!(none, serde_json::json!({"kind": "none", "text": "just words"}));
 }
 
+/// A plan fence around `fields` (JSON members after `steps`) with three steps; `step3` is
+/// the third step's own JSON members.
+fn plan_with(fields: &str, step3: &str) -> Plan {
+    let reply = format!(
+        "```plan\n{{\"title\":\"T\",\"steps\":[\"one\",\"two\",{{\"action\":\"three\"{step3}}}]{fields}}}\n```"
+    );
+    plan_of(&reply)
+}
+
+#[test]
+fn every_optional_field_of_a_plan_is_read() {
+    let plan = plan_of(
+        r#"```plan
+{"title":"CSV export","aim":"Download data","approach":"A streaming route",
+ "alternatives":["Build the file in memory"],"risks":["Slow for big tables"],
+ "files":{"create":["tests/export.rs"],"modify":["./src/routes.rs"]},
+ "tests":["export answers 200"],"complexity":"Medium",
+ "steps":[{"action":"Add the route","expected":"200","files":["src/routes.rs"],"check":"cargo test export"},
+          {"action":"Test it","depends_on":[1],"check":"`cargo test`"}]}
+```"#,
+    );
+    let judgement = &plan.judgement;
+    assert_eq!(judgement.approach.as_deref(), Some("A streaming route"));
+    assert_eq!(judgement.alternatives, ["Build the file in memory"]);
+    assert_eq!(judgement.risks, ["Slow for big tables"]);
+    assert_eq!(judgement.planned_files.create, ["tests/export.rs"]);
+    assert_eq!(judgement.planned_files.modify, ["src/routes.rs"]);
+    assert_eq!(judgement.tests, ["export answers 200"]);
+    assert_eq!(judgement.complexity, Some(Complexity::Medium));
+    assert_eq!(plan.steps[0].files, ["src/routes.rs"]);
+    assert_eq!(plan.steps[0].check.as_deref(), Some("cargo test export"));
+    assert_eq!(plan.steps[1].depends_on, [1]);
+    assert_eq!(plan.steps[1].check.as_deref(), Some("cargo test"), "backticks unquoted");
+    assert!(plan.notes.is_empty(), "{:?}", plan.notes);
+}
+
+#[test]
+fn seed_001_names_are_read_as_aliases() {
+    let plan = plan_of(
+        r#"```plan
+{"summary":"Greet users","approach":"print","alternatives_considered":["a GUI"],
+ "risks":"none known","files_to_create":["hello.py"],"files_to_modify":["README.md"],
+ "tests_to_write":[{"name":"prints hello"}],"estimated_complexity":"low",
+ "steps":[{"description":"Write hello.py","verification":"python hello.py"},
+          {"description":"Document it","dependencies":["step 1"],"files":"README.md"}]}
+```"#,
+    );
+    assert_eq!((plan.title.as_str(), plan.aim.as_str()), ("Greet users", "Greet users"));
+    let judgement = &plan.judgement;
+    assert_eq!(judgement.alternatives, ["a GUI"]);
+    assert_eq!(judgement.risks, ["none known"]);
+    assert_eq!(judgement.planned_files.create, ["hello.py"]);
+    assert_eq!(judgement.planned_files.modify, ["README.md"]);
+    assert_eq!(judgement.tests, ["prints hello"]);
+    assert_eq!(judgement.complexity, Some(Complexity::Low));
+    assert_eq!(plan.steps[0].check.as_deref(), Some("python hello.py"));
+    assert_eq!(plan.steps[1].depends_on, [1]);
+    assert_eq!(plan.steps[1].files, ["README.md"]);
+}
+
+#[test]
+fn mistyped_optional_fields_are_dropped_and_the_plan_stands() {
+    let plan = plan_with(
+        r#","approach":{"x":1},"risks":42,"alternatives":{"a":"b"},"files":["a.rs"],
+           "tests":[null,true,"kept"],"complexity":"enormous""#,
+        r#","check":["make"],"depends_on":"soon","files":{"path":"x"}"#,
+    );
+    assert_eq!(plan.judgement.approach, None);
+    assert!(plan.judgement.risks.is_empty() && plan.judgement.alternatives.is_empty());
+    assert!(plan.judgement.planned_files.is_empty(), "files must be {{create, modify}}");
+    assert_eq!(plan.judgement.tests, ["kept"]);
+    assert_eq!(plan.judgement.complexity, None);
+    assert_eq!(plan.steps[2], PlanStep { action: "three".into(), ..PlanStep::default() });
+    assert!(plan.notes.is_empty(), "a mistyped field is not a rule broken: {:?}", plan.notes);
+}
+
+#[test]
+fn dependencies_name_earlier_steps_or_leave_a_note() {
+    let cases: [(&str, &[u32], &[&str]); 7] = [
+        ("[1, 2]", &[1, 2], &[]),
+        ("[2, 1, 2, \"1\"]", &[1, 2], &[]),
+        ("[3]", &[], &["step 3: depends_on 3 dropped: no earlier step 3"]),
+        ("[5]", &[], &["step 3: depends_on 5 dropped: no earlier step 5"]),
+        ("[0, 1, 9]", &[1], &["step 3: depends_on 0, 9 dropped: no earlier steps 0, 9"]),
+        ("2", &[2], &[]),
+        ("[\"#1\", \"Step 2\"]", &[1, 2], &[]),
+    ];
+    for (written, kept, notes) in cases {
+        let plan = plan_with("", &format!(",\"depends_on\":{written}"));
+        assert_eq!(plan.steps[2].depends_on, kept, "{written}");
+        assert_eq!(plan.notes, notes, "{written}");
+    }
+}
+
+/// Steps dropped as repeats or as unreadable renumber the steps after them; a dependency
+/// follows the step it named.
+#[test]
+fn dependencies_follow_steps_through_dropped_repeats() {
+    let plan = plan_of(
+        r#"```plan
+{"steps":["one",{"action":" "},"ONE","two",{"action":"three","depends_on":[3,4,2]}]}
+```"#,
+    );
+    let actions: Vec<&str> = plan.steps.iter().map(|step| step.action.as_str()).collect();
+    assert_eq!(actions, ["one", "two", "three"]);
+    assert_eq!(plan.steps[2].depends_on, [1, 2], "3 repeats step 1, 4 is now step 2");
+    assert_eq!(plan.notes, ["step 3: depends_on 2 dropped: no earlier step 2"]);
+}
+
+#[test]
+fn paths_are_made_plain_and_escapes_are_dropped_with_a_note() {
+    let plan = plan_with(
+        r#","files":{"create":["./a/./b.rs","a\\b.rs","../up.rs","~/.bashrc","/abs/x.rs"]}"#,
+        r#","files":["src/../../etc/passwd","src/lib.rs","src/lib.rs"]"#,
+    );
+    assert_eq!(plan.judgement.planned_files.create, ["a/b.rs", "/abs/x.rs"]);
+    assert_eq!(plan.steps[2].files, ["src/lib.rs"]);
+    assert_eq!(
+        plan.notes,
+        [
+            "files.create: \"../up.rs\" dropped: `..` climbs out of the workspace",
+            "files.create: \"~/.bashrc\" dropped: outside the workspace",
+            "step 3: files: \"src/../../etc/passwd\" dropped: `..` climbs out of the workspace",
+        ]
+    );
+}
+
+#[test]
+fn limits_drop_whole_items_with_a_note_and_never_cut_text() {
+    let long = "x".repeat(MAX_ITEM_CHARS + 1);
+    let risks: Vec<String> = (1..=MAX_PLAN_ITEMS + 3).map(|n| format!("\"risk {n}\"")).collect();
+    let check = "y".repeat(MAX_CHECK_CHARS + 1);
+    let plan = plan_with(
+        &format!(r#","approach":"{long}","risks":[{}],"tests":["ok","{long}"]"#, risks.join(",")),
+        &format!(r#","check":"{check}""#),
+    );
+    assert_eq!(plan.judgement.approach, None);
+    assert_eq!(plan.judgement.risks.len(), MAX_PLAN_ITEMS);
+    assert_eq!(plan.judgement.risks.last().unwrap(), &format!("risk {MAX_PLAN_ITEMS}"));
+    assert_eq!(plan.judgement.tests, ["ok"]);
+    assert_eq!(plan.steps[2].check, None);
+    assert_eq!(
+        plan.notes,
+        [
+            format!("approach dropped: longer than {MAX_ITEM_CHARS} characters"),
+            format!("risks: 3 more dropped: at most {MAX_PLAN_ITEMS}"),
+            format!("tests: item 2 dropped: longer than {MAX_ITEM_CHARS} characters"),
+            format!("step 3: check dropped: longer than {MAX_CHECK_CHARS} characters"),
+        ]
+    );
+}
+
+#[test]
+fn notes_are_capped() {
+    let paths: Vec<String> = (0..100).map(|n| format!("\"../{n}\"")).collect();
+    let plan = plan_with(&format!(r#","files_to_modify":[{}]"#, paths.join(",")), "");
+    assert_eq!(plan.notes.len(), MAX_NOTES + 1);
+    assert_eq!(plan.notes.last().unwrap(), "more was dropped than these notes list");
+}
+
+#[test]
+fn a_plan_without_optional_fields_serialises_as_before() {
+    let json = serde_json::to_value(plan_of(&format!("```plan\n{ONE_STEP}\n```"))).unwrap();
+    let mut keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["aim", "libraries", "sandbox", "steps", "title"]);
+    assert_eq!(json["steps"][0], serde_json::json!({"action": "do", "expected": "done"}));
+}
+
 fn fragment() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("```".to_string()),
@@ -167,6 +336,11 @@ fn fragment() -> impl Strategy<Value = String> {
         Just("{\"steps\":[".to_string()),
         Just("\"options\":[\"a\",".to_string()),
         Just("\"question\":\"é?\"".to_string()),
+        Just("{\"action\":\"a\",\"depends_on\":[".to_string()),
+        Just("\"files\":{\"create\":[\"../x\",".to_string()),
+        Just("\"check\":\"`make`\",".to_string()),
+        Just("\"risks\":[\"r\",".to_string()),
+        Just("3,0,1],".to_string()),
         Just("}],".to_string()),
         Just("\r\n".to_string()),
         Just("\u{FEFF}".to_string()),
@@ -197,7 +371,15 @@ proptest! {
                     prop_assert!(!question.question.trim().is_empty());
                 }
             }
-            ReplyKind::Plan(plan) => prop_assert!(!plan.steps.is_empty()),
+            ReplyKind::Plan(plan) => {
+                prop_assert!(!plan.steps.is_empty());
+                prop_assert!(plan.notes.len() <= MAX_NOTES + 1);
+                prop_assert!(plan.judgement.risks.len() <= MAX_PLAN_ITEMS);
+                for (index, step) in plan.steps.iter().enumerate() {
+                    prop_assert!(step.depends_on.iter().all(|n| (1..=index as u32).contains(n)));
+                    prop_assert!(step.files.iter().all(|path| !path.split('/').any(|s| s == "..")));
+                }
+            }
             ReplyKind::None => {}
         }
         prop_assert!(!parsed.text.contains('\r'));

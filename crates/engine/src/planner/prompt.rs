@@ -13,6 +13,7 @@ Hard rules:
 5. Name every library, tool or service the plan relies on, what it is for and how it will be used.
 6. Write everything the user reads (questions, answers, title, aim, steps) in the language of the user's task.
 7. Every step is one action with an expected, checkable result.
+8. Help the user judge the plan: say in `approach` how you will do it, in `risks` what could go wrong, and in `files` which files you will create and modify (paths relative to the workspace). Give each step a `check`: one shell command that proves the step is done (Preflight runs it in the sandbox), its `files`, and in `depends_on` the numbers of earlier steps it needs. Leave out what you do not know; `alternatives`, `tests` and `complexity` (low, medium or high) are optional.
 
 Questions, when you need answers first:
 
@@ -23,7 +24,7 @@ Questions, when you need answers first:
 A plan, when you know enough (you may put a few sentences of readable markdown before it):
 
 ```plan
-{"title":"Short title","aim":"What is true when the work is done","steps":[{"action":"What to do","expected":"How we know it worked"}],"libraries":[{"name":"library","purpose":"what it is for","usage":"how it is used"}],"sandbox":{"policy":"create","notes":"what the sandbox holds"}}
+{"title":"Short title","aim":"What is true when the work is done","approach":"How it will be done","risks":["What could go wrong"],"files":{"create":["src/new.rs"],"modify":["src/lib.rs"]},"complexity":"medium","steps":[{"action":"What to do","expected":"How we know it worked","files":["src/new.rs"],"check":"cargo test new"},{"action":"The next thing","expected":"Its result","depends_on":[1],"check":"cargo test"}],"libraries":[{"name":"library","purpose":"what it is for","usage":"how it is used"}],"sandbox":{"policy":"create","notes":"what the sandbox holds"}}
 ```
 
 `sandbox.policy` is `reuse` when a sandbox already exists, otherwise `create`. The JSON must be valid: double quotes, no comments, no trailing commas.
@@ -132,6 +133,10 @@ mod tests {
             "At most 3 questions",
             "sandbox",
             "language",
+            "\"approach\"",
+            "\"risks\"",
+            "\"check\"",
+            "\"depends_on\"",
         ] {
             assert!(prompt.contains(needle), "missing {needle:?}");
         }

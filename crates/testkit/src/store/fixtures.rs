@@ -122,7 +122,11 @@ pub fn plan_document(title: &str, steps: usize) -> PlanDocument {
         title: title.to_owned(),
         aim: "Make it work".to_owned(),
         steps: (1..=steps)
-            .map(|n| PlanStep { action: format!("step {n}"), expected: format!("result {n}") })
+            .map(|n| PlanStep {
+                action: format!("step {n}"),
+                expected: format!("result {n}"),
+                ..PlanStep::default()
+            })
             .collect(),
         libraries: vec![Library {
             name: "serde".to_owned(),
@@ -146,6 +150,8 @@ pub fn plan_document(title: &str, steps: usize) -> PlanDocument {
         revision: 0,
         author: Default::default(),
         run_unconfined: false,
+        judgement: Default::default(),
+        notes: vec![],
     }
 }
 
