@@ -7,23 +7,11 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
 use support::script::{anyone, plan, planner};
-use support::{openai_config, Serve};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
+use support::{git, openai_config, Serve};
 
 /// The user's project: a commit, a staged change, a stash and an untracked file.
 fn project() -> tempfile::TempDir {
@@ -236,4 +224,11 @@ async fn a_restore_while_a_turn_runs_is_refused_and_a_folder_without_git_works_t
     assert_eq!((status, error["error"]["code"].clone()), (404, json!("ERR_NOT_FOUND")));
     let (status, error) = serve.get(&format!("/v1/chats/{id}/checkpoints/1/diff?to=x")).await;
     assert_eq!((status, error["error"]["code"].clone()), (400, json!("ERR_BAD_REQUEST")));
+
+    // The checkpoints live in the data folder, and go with the chat.
+    let shadow = serve.home_path().join("checkpoints").join(format!("{id}.git"));
+    assert!(shadow.is_dir(), "{}", shadow.display());
+    let (status, _) = serve.request("DELETE", &format!("/v1/chats/{id}"), None).await;
+    assert_eq!(status, 200);
+    assert!(!shadow.exists(), "the shadow repository is deleted with its chat");
 }

@@ -15,15 +15,9 @@ use support::events::EventStream;
 use support::script::{anyone, plan, planner};
 use support::{openai_config, Serve};
 
+/// `git ARGS…` in `dir`, its output trimmed.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    support::git(dir, args).trim().to_owned()
 }
 
 /// A git repository with one commit: what the user's own project looks like.

@@ -162,6 +162,19 @@ impl Serve {
     }
 }
 
+/// Runs `git ARGS…` in `dir` as a user of that repository would (a fixed identity); its
+/// stdout. Panics with git's stderr when it fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// The first line of the child's stdout ("" when it exited first).
 /// The first line `serve` printed on stdout ("listening on …"), or "" when it exited first.
 pub fn first_line(child: &mut Child) -> String {

@@ -1,5 +1,6 @@
 //! Chats as the user manages them: create, list, show, delete; the task list's own routes.
 use crate::chat::{Chat, ChatSettings};
+use crate::checkpoints::shadow_dir;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::lifecycle::attachments::attachments_dir;
@@ -100,8 +101,10 @@ impl Engine {
         self.inner.hub.stop_turn(chat_id).await;
         let deleted = self.inner.store.delete_chat(chat_id)?;
         self.inner.hub.forget(chat_id);
-        // The copies of its attachments go with it; one left behind harms nothing.
+        // The copies of its attachments and its checkpoints' shadow repository go with it;
+        // one left behind harms nothing.
         let _ = std::fs::remove_dir_all(attachments_dir(&self.inner.home, chat_id));
+        let _ = std::fs::remove_dir_all(shadow_dir(&self.inner.home, chat_id));
         Ok(deleted)
     }
 

@@ -165,7 +165,7 @@ impl Engine {
             writes: plan.writes,
             deletes: plan.deletes,
             user_changed: plan.user_changed,
-            reopens: reopened(&target),
+            reopens: target.tasks.open_ids(),
         })
     }
 
@@ -293,13 +293,6 @@ fn restore_entry(restored: Restored) -> Message {
             restored: Some(restored),
         },
     }
-}
-
-/// The tasks open again after a restore to `target`.
-fn reopened(target: &Checkpoint) -> Vec<u32> {
-    use crate::tasks::TaskStatus;
-    let open = |status| matches!(status, TaskStatus::Active | TaskStatus::Pending);
-    target.tasks.tasks.iter().filter(|task| open(task.status)).map(|task| task.id).collect()
 }
 
 fn file_change(file: preflight_checkpoints::FileDiff) -> FileChange {

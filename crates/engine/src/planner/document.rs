@@ -1,6 +1,6 @@
 //! The planner's typed output (questions, plan) and the plan document stored for a chat.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::ids::QuestionId;
 
@@ -29,13 +29,31 @@ pub struct PlanStep {
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub files: Vec<String>,
     /// 1-based numbers of earlier steps that must be done first.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "step_numbers")]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<u32>>", optional))]
     pub depends_on: Vec<u32>,
     /// A shell command that proves the step, run by Preflight in the sandbox.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub check: Option<String>,
+}
+
+/// Step numbers as JSON numbers: an integral float (`3.0`) is the number it names, as JSON
+/// Schema counts it (a `PATCH …/plan/doc` may send one); anything else is refused.
+fn step_numbers<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u32>, D::Error> {
+    use serde::de::Error;
+    let numbers = Vec::<serde_json::Number>::deserialize(deserializer)?;
+    let step = |number: &serde_json::Number| {
+        let integral = number.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0);
+        let whole = number.as_u64().or(integral.map(|f| f as u64));
+        whole.and_then(|n| u32::try_from(n).ok())
+    };
+    numbers
+        .iter()
+        .map(|number| {
+            step(number).ok_or_else(|| D::Error::custom(format!("{number} is not a step number")))
+        })
+        .collect()
 }
 
 /// How much work the planner expects the plan to be (seed 001's `estimated_complexity`).
@@ -223,4 +241,21 @@ pub enum RevisionAuthor {
     User,
     /// The executor asked for it; the user (or the chat's auto-approve) approved it.
     Executor,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PlanStep;
+    use serde_json::json;
+
+    #[test]
+    fn a_steps_dependencies_are_whole_numbers_an_integral_float_included() {
+        let step = |depends_on| json!({"action": "a", "expected": "b", "depends_on": depends_on});
+        let read = |value| serde_json::from_value::<PlanStep>(value).map(|s| s.depends_on);
+        assert_eq!(read(step(json!([1, 2.0, 14074630.0]))).unwrap(), [1, 2, 14_074_630]);
+        for bad in [json!([1.5]), json!([-1]), json!([5e20]), json!(["1"])] {
+            assert!(read(step(bad.clone())).is_err(), "{bad}");
+        }
+        assert_eq!(read(json!({"action": "a", "expected": "b"})).unwrap(), Vec::<u32>::new());
+    }
 }

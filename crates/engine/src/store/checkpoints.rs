@@ -9,7 +9,7 @@ use super::{Store, Tx};
 use crate::chat::Message;
 use crate::checkpoints::Checkpoint;
 use crate::ids::ChatId;
-use crate::tasks::{Task, TaskList, TaskStatus};
+use crate::tasks::TaskList;
 
 const TABLE: &str = "checkpoints";
 
@@ -74,8 +74,7 @@ impl Tx<'_> {
         now: &str,
     ) -> Result<(), StoreError> {
         self.require_chat(chat_id)?;
-        let open = |task: &&Task| matches!(task.status, TaskStatus::Active | TaskStatus::Pending);
-        let reopened = tasks.tasks.iter().filter(open).count();
+        let reopened = tasks.open_ids().len();
         match tasks.tasks.is_empty() {
             true => drop(self.delete_task_list(chat_id)?),
             false => self.save_task_list(chat_id, tasks)?,

@@ -13,6 +13,13 @@ pub enum TaskStatus {
     Dropped,
 }
 
+impl TaskStatus {
+    /// Pending or active: work left to do.
+    pub fn is_open(self) -> bool {
+        matches!(self, TaskStatus::Pending | TaskStatus::Active)
+    }
+}
+
 /// Where a task came from (DESIGN §12): a step of the approved plan, or the executor's own.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

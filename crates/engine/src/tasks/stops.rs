@@ -182,7 +182,7 @@ impl ExecutorStop {
         let tasks_left = list
             .tasks
             .iter()
-            .filter(|task| matches!(task.status, TaskStatus::Active | TaskStatus::Pending))
+            .filter(|task| task.status.is_open())
             .map(|task| OpenTask { id: task.id, title: task.title.clone(), status: task.status })
             .collect();
         let gate = gate.filter(|_| reason == StopReason::GateFailed);
@@ -220,8 +220,7 @@ pub fn continues(events: &[WorkEvent]) -> (usize, usize) {
 
 /// The open task whose last gate run failed, if any: the active one first.
 fn failed_gate(list: &TaskList) -> Option<FailedGate> {
-    let open = |status| matches!(status, TaskStatus::Active | TaskStatus::Pending);
-    let mut candidates: Vec<_> = list.tasks.iter().filter(|task| open(task.status)).collect();
+    let mut candidates: Vec<_> = list.tasks.iter().filter(|task| task.status.is_open()).collect();
     candidates.sort_by_key(|task| task.status != TaskStatus::Active);
     candidates.into_iter().find_map(|task| {
         let gate = task.gate.as_ref().filter(|gate| !gate.passes)?;

@@ -89,7 +89,12 @@ impl TaskList {
 
     /// Whether any task is pending or active: such a list stays open across turns.
     pub fn has_work_left(&self) -> bool {
-        self.tasks.iter().any(|t| matches!(t.status, TaskStatus::Pending | TaskStatus::Active))
+        self.tasks.iter().any(|t| t.status.is_open())
+    }
+
+    /// The ids of the pending and active tasks, in list order.
+    pub fn open_ids(&self) -> Vec<u32> {
+        self.tasks.iter().filter(|t| t.status.is_open()).map(|t| t.id).collect()
     }
 
     /// A list with tasks, all done or dropped: closed (cleared) at the end of a turn.
