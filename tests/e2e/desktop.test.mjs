@@ -95,11 +95,15 @@ test("first run: settings, then questions → own answer → plan → edit → a
     await app.byText('[data-testid="plan-card"].active .badge', "revision 1");
     await app.click('[data-testid="edit-steps"]');
     const first = await app.find('[aria-label="Step 1 action"]');
-    await first.clear();
+    // Emptied with the keyboard, as a user does: WebDriver's clear() sends no input event, so
+    // the next render (the window re-reads the chat's checkpoints on its events) puts the
+    // old words back in front of the typed ones.
+    await first.type(KEYS.control + "a" + KEYS.null + KEYS.backspace);
     await first.type("Read how orders are stored in orders.csv");
     await app.click('[data-testid="save-steps"]');
     await app.byText('[data-testid="plan-card"].active .badge', "revision 2");
-    await app.byText('[data-testid="plan-card"].active .step-action', "Read how orders are stored in orders.csv");
+    const edited = await app.byText('[data-testid="plan-card"].active .step-action', "Read how orders are stored in orders.csv");
+    assert.equal(await edited.text(), "Read how orders are stored in orders.csv", "the step says exactly what was typed");
     publish(await app.screenshot("plan-card"), "plan-card.png");
 
     // What the edit changed, against the planner's revision.

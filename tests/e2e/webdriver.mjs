@@ -3,7 +3,7 @@
 // come from the X display instead (harness.mjs).
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
-export const KEYS = { enter: "\uE007", backspace: "\uE003", up: "\uE013", control: "\uE009", escape: "\uE00C" };
+export const KEYS = { enter: "\uE007", backspace: "\uE003", up: "\uE013", control: "\uE009", escape: "\uE00C", null: "\uE000" };
 
 export class WebDriverError extends Error {
   constructor(status, value) {
