@@ -7,6 +7,7 @@
 //! can start meanwhile; a file the user changed since the latest checkpoint is kept unless
 //! the user asked to overwrite it.
 
+use preflight_checkpoints::{CheckpointError, FileDiff, ShadowRepo};
 use serde::{Deserialize, Serialize};
 
 use crate::chat::{Message, MessageBody, Restored};
@@ -177,17 +178,17 @@ impl Engine {
         n: u32,
         request: RestoreRequest,
     ) -> Result<ChatView, ApiError> {
-        let guard = {
+        let (target, guard) = {
             let _serial = self.serialize();
             let chat = self.inner.store.get_chat(chat_id)?;
             let facts = self.facts(&chat)?;
             if facts.running.is_some() {
                 return Err(ApiError::turn_active());
             }
-            self.checkpoint_numbered(chat_id, n)?;
-            self.claim_turn(chat_id, TurnKind::Executor)?
+            let target = self.checkpoint_numbered(chat_id, n)?;
+            (target, self.claim_turn(chat_id, TurnKind::Executor)?)
         };
-        let restored = restore(&self.inner, chat_id, n, request.overwrite_user_changes).await;
+        let restored = restore(&self.inner, chat_id, target, request.overwrite_user_changes).await;
         drop(guard);
         let entry = restored?;
         self.emit(chat_id, Event::Message { message: entry });
@@ -205,25 +206,31 @@ impl Engine {
     async fn with_shadow<T: Send + 'static>(
         &self,
         chat_id: &ChatId,
-        work: impl FnOnce(
-                &preflight_checkpoints::ShadowRepo,
-            ) -> Result<T, preflight_checkpoints::CheckpointError>
-            + Send
-            + 'static,
+        work: impl FnOnce(&ShadowRepo) -> Result<T, CheckpointError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        let link = checkpoint_link(&self.inner, chat_id).ok_or_else(|| {
-            ApiError::bad_request("this chat has no workspace, so no checkpoints")
-        })?;
-        let chat = chat_id.clone();
-        let ran = tokio::task::spawn_blocking(move || {
-            work(&open_shadow(&link.home, &chat, &link.workspace)?)
-        })
-        .await;
-        match ran {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(ApiError::new(ErrorCode::Checkpoint, error.to_string())),
-            Err(_) => Err(ApiError::internal("the checkpoint task failed")),
-        }
+        let link = checkpoint_link(&self.inner, chat_id).ok_or_else(no_workspace)?;
+        on_shadow(&link, chat_id, work).await
+    }
+}
+
+fn no_workspace() -> ApiError {
+    ApiError::bad_request("this chat has no workspace, so no checkpoints")
+}
+
+/// Runs `work` on the chat's shadow repository on a blocking thread; its failure is
+/// `ERR_CHECKPOINT`.
+async fn on_shadow<T: Send + 'static>(
+    link: &CheckpointLink,
+    chat_id: &ChatId,
+    work: impl FnOnce(&ShadowRepo) -> Result<T, CheckpointError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let (home, workspace, chat) = (link.home.clone(), link.workspace.clone(), chat_id.clone());
+    let ran =
+        tokio::task::spawn_blocking(move || work(&open_shadow(&home, &chat, &workspace)?)).await;
+    match ran {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(ApiError::new(ErrorCode::Checkpoint, error.to_string())),
+        Err(_) => Err(ApiError::internal("the checkpoint task failed")),
     }
 }
 
@@ -237,21 +244,15 @@ fn checkpoint_link(inner: &Inner, chat_id: &ChatId) -> Option<CheckpointLink> {
 async fn restore(
     inner: &Inner,
     chat_id: &ChatId,
-    n: u32,
+    target: Checkpoint,
     overwrite: bool,
 ) -> Result<Message, ApiError> {
-    let link = checkpoint_link(inner, chat_id)
-        .ok_or_else(|| ApiError::bad_request("this chat has no workspace, so no checkpoints"))?;
-    let target = inner.store.checkpoint(chat_id, n)?.ok_or_else(|| ApiError::internal("gone"))?;
+    let link = checkpoint_link(inner, chat_id).ok_or_else(no_workspace)?;
     let latest = inner.store.last_checkpoint(chat_id)?.unwrap_or_else(|| target.clone());
-    let (to, since, chat) = (target.commit.clone(), latest.commit.clone(), chat_id.clone());
-    let (home, workspace) = (link.home.clone(), link.workspace.clone());
-    let report = tokio::task::spawn_blocking(move || {
-        open_shadow(&home, &chat, &workspace)?.restore(&to, &since, overwrite)
-    })
-    .await
-    .map_err(|_| ApiError::internal("the restore task failed"))?
-    .map_err(|error| ApiError::new(ErrorCode::Checkpoint, error.to_string()))?;
+    let (to, since) = (target.commit.clone(), latest.commit);
+    let restore = move |repo: &ShadowRepo| repo.restore(&to, &since, overwrite);
+    let report = on_shadow(&link, chat_id, restore).await?;
+    let n = target.n;
     let tasks = target.tasks.clone();
     if let Err(message) = link.take_restored(chat_id, n, tasks.clone()).await {
         inner.hub.emit(chat_id, Event::Error { code: ErrorCode::Checkpoint, message });
@@ -295,7 +296,7 @@ fn restore_entry(restored: Restored) -> Message {
     }
 }
 
-fn file_change(file: preflight_checkpoints::FileDiff) -> FileChange {
+fn file_change(file: FileDiff) -> FileChange {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     FileChange {
         path: file.path,
