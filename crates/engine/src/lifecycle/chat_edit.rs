@@ -10,7 +10,9 @@ use serde::{Deserialize, Deserializer};
 
 use crate::chat::{Chat, ChatSettings};
 use crate::ids::ChatId;
-use crate::lifecycle::chat_input::{checked_title, checked_workspace, is_git_repository};
+use crate::lifecycle::chat_input::{
+    checked_scope, checked_title, checked_workspace, is_git_repository,
+};
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 
@@ -32,6 +34,11 @@ pub struct ChatPatch {
     pub plan_mode: Option<bool>,
     pub auto_approve: Option<bool>,
     pub save_plans: Option<bool>,
+    // A folder inside the workspace that planning is limited to (DESIGN §14); `null` or
+    // `"."` is the whole workspace. Moving the workspace clears a scope the patch omits.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub scope: Option<Option<String>>,
 }
 
 /// A field that is present, even as `null` (`Some(None)`), as opposed to absent (`None`).
@@ -61,9 +68,17 @@ impl Engine {
             (None, Some(Some(folder))) => is_git_repository(folder),
             _ => chat.save_plans,
         };
+        let workspace = workspace.unwrap_or_else(|| chat.workspace.clone());
+        let scope = match &patch.scope {
+            Some(Some(scope)) => checked_scope(scope, workspace.as_deref())?,
+            Some(None) => None,
+            None if moves => None,
+            None => chat.scope.clone(),
+        };
         let settings = ChatSettings {
             title: title.unwrap_or_else(|| chat.title.clone()),
-            workspace: workspace.unwrap_or_else(|| chat.workspace.clone()),
+            workspace,
+            scope,
             plan_mode: patch.plan_mode.unwrap_or(chat.plan_mode),
             auto_approve: patch.auto_approve.unwrap_or(chat.auto_approve),
             save_plans: patch.save_plans.unwrap_or(save_plans),

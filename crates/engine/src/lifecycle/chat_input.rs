@@ -67,3 +67,41 @@ fn too_wide(folder: &Path, home: Option<&Path>, data_dir: &Path) -> Option<Strin
 pub(super) fn is_git_repository(workspace: &str) -> bool {
     Path::new(workspace).join(".git").exists()
 }
+
+/// A planning scope (DESIGN §14): a folder inside the chat's workspace, given relative to
+/// it or as an absolute path under it, kept relative with `/` between parts. `.` or blank
+/// means the whole workspace (`None`). Links are resolved first, so a scope that is a link
+/// out of the workspace is refused like a path out of it.
+pub(super) fn checked_scope(
+    scope: &str,
+    workspace: Option<&str>,
+) -> Result<Option<String>, ApiError> {
+    let Some(workspace) = workspace else {
+        return Err(ApiError::bad_request("a scope needs a workspace: choose the folder first"));
+    };
+    let given = scope.trim();
+    if given.is_empty() || given == "." {
+        return Ok(None);
+    }
+    let root = Path::new(workspace)
+        .canonicalize()
+        .map_err(|error| ApiError::bad_request(format!("workspace {workspace:?}: {error}")))?;
+    let outside = || {
+        ApiError::bad_request(format!(
+            "scope {given:?} is not a folder inside the workspace {workspace}"
+        ))
+    };
+    let path = Path::new(given);
+    let joined = if path.is_absolute() { path.to_path_buf() } else { root.join(path) };
+    let real = joined.canonicalize().map_err(|_| outside())?;
+    if !real.is_dir() {
+        return Err(outside());
+    }
+    let relative = real.strip_prefix(&root).map_err(|_| outside())?;
+    if relative.as_os_str().is_empty() {
+        return Ok(None);
+    }
+    let parts: Vec<String> =
+        relative.components().map(|part| part.as_os_str().to_string_lossy().into_owned()).collect();
+    Ok(Some(parts.join("/")))
+}

@@ -4,7 +4,9 @@ use crate::checkpoints::shadow_dir;
 use crate::events::Event;
 use crate::ids::ChatId;
 use crate::lifecycle::attachments::attachments_dir;
-use crate::lifecycle::chat_input::{checked_title, checked_workspace, is_git_repository};
+use crate::lifecycle::chat_input::{
+    checked_scope, checked_title, checked_workspace, is_git_repository,
+};
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::unconfined::chat_notice;
@@ -29,12 +31,18 @@ pub struct NewChat {
     pub plan_mode: Option<bool>,
     pub auto_approve: Option<bool>,
     pub save_plans: Option<bool>,
+    // A folder inside the workspace that planning is limited to (DESIGN §14).
+    pub scope: Option<String>,
 }
 
 impl Engine {
     pub fn create_chat(&self, request: NewChat) -> Result<Chat, ApiError> {
         let workspace = request.workspace.as_deref();
         let workspace = workspace.map(|w| checked_workspace(w, &self.inner.home)).transpose()?;
+        let scope = match request.scope.as_deref() {
+            Some(scope) => checked_scope(scope, workspace.as_deref())?,
+            None => None,
+        };
         let defaults = &self.inner.defaults;
         let settings = ChatSettings {
             title: match request.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
@@ -47,6 +55,7 @@ impl Engine {
             workspace,
             plan_mode: request.plan_mode.unwrap_or(defaults.enabled),
             auto_approve: request.auto_approve.unwrap_or(defaults.auto_approve),
+            scope,
         };
         Ok(self.inner.store.create_chat(&settings)?)
     }

@@ -142,6 +142,7 @@ impl Engine {
             plan_mode: chat.plan_mode,
             auto_approve: chat.auto_approve,
             save_plans: chat.save_plans,
+            scope: chat.scope.clone(),
         };
         // Naming is a courtesy: a failure here must not fail the message that was stored.
         let _ = self.inner.store.update_chat(&chat.id, &settings);

@@ -9,7 +9,7 @@ use crate::ids::ChatId;
 use crate::now_rfc3339;
 
 const CHAT_COLUMNS: &str =
-    "id, title, workspace, plan_mode, auto_approve, save_plans, created_at, updated_at";
+    "id, title, workspace, plan_mode, auto_approve, save_plans, created_at, updated_at, scope";
 
 impl Tx<'_> {
     /// Stores a new chat (with an idle session state) and returns it.
@@ -22,13 +22,14 @@ impl Tx<'_> {
             plan_mode: settings.plan_mode,
             auto_approve: settings.auto_approve,
             save_plans: settings.save_plans,
+            scope: settings.scope.clone(),
             created_at: now.clone(),
             updated_at: now,
         };
         self.sql.execute(
             "INSERT INTO chats (id, title, workspace, plan_mode, auto_approve, save_plans,
-                                created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                created_at, updated_at, scope)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 chat.id,
                 chat.title,
@@ -37,7 +38,8 @@ impl Tx<'_> {
                 chat.auto_approve,
                 chat.save_plans,
                 chat.created_at,
-                chat.updated_at
+                chat.updated_at,
+                chat.scope
             ],
         )?;
         self.insert_state(&chat.id)?;
@@ -101,7 +103,7 @@ impl Tx<'_> {
     ) -> Result<Chat, StoreError> {
         let changed = self.sql.execute(
             "UPDATE chats SET title = ?2, workspace = ?3, plan_mode = ?4, auto_approve = ?5,
-                              save_plans = ?6, updated_at = ?7
+                              save_plans = ?6, updated_at = ?7, scope = ?8
              WHERE id = ?1",
             params![
                 chat_id,
@@ -110,7 +112,8 @@ impl Tx<'_> {
                 settings.plan_mode,
                 settings.auto_approve,
                 settings.save_plans,
-                now_rfc3339()
+                now_rfc3339(),
+                settings.scope
             ],
         )?;
         if changed == 0 {
@@ -144,6 +147,7 @@ fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
         save_plans: row.get(5)?,
         created_at: row.get(6)?,
         updated_at: row.get(7)?,
+        scope: row.get(8)?,
     })
 }
 

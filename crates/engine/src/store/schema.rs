@@ -44,6 +44,9 @@
 //! the JSON of `Checkpoint` (why it was taken, the tasks started and closed, what changed
 //! since the one before, the files it left out, and the task list as it stood).
 //!
+//! Schema version 6 adds `chats.scope`: the folder, relative to the workspace, that the
+//! chat's planning is limited to (DESIGN §14); NULL means the whole workspace.
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
@@ -147,6 +150,10 @@ CREATE TABLE checkpoints (
     checkpoint TEXT NOT NULL,
     PRIMARY KEY (chat_id, n)
 ) WITHOUT ROWID;
+"#,
+    // Version 6: the chat's planning scope (DESIGN §14).
+    r#"
+ALTER TABLE chats ADD COLUMN scope TEXT;
 "#,
 ];
 

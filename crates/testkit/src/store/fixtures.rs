@@ -15,6 +15,7 @@ pub fn settings(title: &str) -> ChatSettings {
         plan_mode: true,
         auto_approve: false,
         save_plans: false,
+        scope: None,
     }
 }
 
