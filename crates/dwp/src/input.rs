@@ -92,6 +92,8 @@ pub struct AmendmentInput {
     pub observed: String,
     /// A rewording's new title.
     pub new_title: Option<String>,
+    /// A check change's new command.
+    pub new_check: Option<String>,
     pub authority: Authority,
     /// The chat's change request, e.g. `c1`.
     pub change: Option<String>,

@@ -96,6 +96,7 @@ pub(crate) fn amendment_of(change: &PlanChange, before: &TaskList) -> AmendmentI
     let (kind, tasks) = match request.kind {
         ChangeKind::Drop => (AmendKind::Drop, request.task.into_iter().collect()),
         ChangeKind::Modify => (AmendKind::Modify, request.task.into_iter().collect()),
+        ChangeKind::Check => (AmendKind::Check, request.task.into_iter().collect()),
         ChangeKind::Replace => {
             let open = before
                 .tasks
@@ -109,6 +110,7 @@ pub(crate) fn amendment_of(change: &PlanChange, before: &TaskList) -> AmendmentI
         tasks,
         observed: request.reason.clone(),
         new_title: request.new_title.clone(),
+        new_check: request.new_check.clone(),
         authority: if change.auto_approved { Authority::AutoApprove } else { Authority::User },
         change: Some(change.id.to_string()),
     }

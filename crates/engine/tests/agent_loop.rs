@@ -42,7 +42,7 @@ fn planner_prompt() -> String {
 #[tokio::test]
 async fn an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail() {
     let script = Script::replies([
-        Answer::new().text("Planning first.").tool_call(TOOL_NAME, json!({"op": "init", "tasks": [{"title": "read the routes"}, {"title": "add the export"}]})).into(),
+        Answer::new().text("Planning first.").tool_call(TOOL_NAME, json!({"op": "init", "tasks": [{"title": "read the routes"}, {"title": "add the export"}, {"title": "test it"}]})).into(),
         Reply::tool_call(TOOL_NAME, json!({"op": "done", "id": 1, "outcome": "two routes"})),
         Reply::text("The export is in place."),
     ]);
@@ -58,7 +58,7 @@ async fn an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail() {
     );
     let list = harness.store.task_list(&harness.chat_id).unwrap();
     let statuses: Vec<TaskStatus> = list.tasks.iter().map(|task| task.status).collect();
-    assert_eq!(statuses, [TaskStatus::Done, TaskStatus::Active]);
+    assert_eq!(statuses, [TaskStatus::Done, TaskStatus::Active, TaskStatus::Pending]);
 
     let stored = harness.stored_after_user();
     assert_whole_rounds(&stored);
@@ -276,7 +276,7 @@ async fn a_provider_error_ends_the_turn_with_earlier_rounds_stored() {
 #[tokio::test]
 async fn the_loop_speaks_anthropic_too() {
     let script = Script::replies([
-        Reply::tool_call(TOOL_NAME, json!({"op": "init", "tasks": [{"title": "only"}]})),
+        Reply::tool_call(TOOL_NAME, json!({"op": "init", "tasks": ["one", "two", "three"]})),
         Reply::text("Done."),
     ]);
     let harness = Harness::with_kind(script, preflight_engine::llm::ProviderKind::Anthropic).await;

@@ -53,7 +53,7 @@ mod store {
             plan_mode: false,
             auto_approve: true,
             save_plans: true,
-            scope: None,
+            scope: Vec::new(),
         };
         let updated = store.update_chat(&chat.id, &changed).unwrap();
         assert_eq!(updated.title, "after");

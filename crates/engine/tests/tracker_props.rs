@@ -233,6 +233,8 @@ impl Reference {
                     gate: None,
                     origin: TaskOrigin::Executor,
                     priority: task.priority,
+                    check: None,
+                    depends_on: Vec::new(),
                     created_at: None,
                     updated_at: None,
                 },

@@ -70,7 +70,7 @@ async fn measure(home: &Path, ws: &Path, iterations: usize) -> Result<(Duration,
         plan_mode: true,
         auto_approve: false,
         save_plans: false,
-        scope: None,
+        scope: Vec::new(),
     };
     let chat = store.create_chat(&settings)?;
     store.save_task_list(&chat.id, &TaskList::from_steps(["prove it", "then this"])?)?;

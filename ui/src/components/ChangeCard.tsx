@@ -21,6 +21,8 @@ export function describeChange(change: PlanChange): string {
     case "replace": {
       return t("change.replace", { count: change.tasks?.length ?? 0 });
     }
+    case "check":
+      return t("change.check", { task: change.task ?? "", title, newCheck: change.new_check ?? "", oldCheck: change.old_check ?? "" });
   }
 }
 

@@ -94,6 +94,7 @@ export function TaskPanel(props: TaskPanelProps) {
                       </span>
                     )}
                     {task.outcome && <span class="task-outcome"> — {task.outcome}</span>}
+                    <TaskBindings task={task} />
                     {task.gate && <GateLine gate={task.gate} />}
                     {!task.gate && task.status === "done" && <span class="gate-none small muted"> {t("tasks.noCheck")}</span>}
                     <TaskWork task={task} span={spanOf(checkpoints, task.id)} busy={busy} onTaskDiff={onTaskDiff} onRestoreTask={onRestoreTask} />
@@ -214,6 +215,32 @@ export function taskTimes(task: Task): string | undefined {
 }
 
 /** A task's last check, which Preflight ran itself: command, exit code, time; the evidence on expanding. */
+/** An open task's dependencies and planned check (DESIGN §14): what must be done first, and
+ *  the command Preflight will run to prove it, shown before it runs (its run, once made, is the
+ *  gate line below). */
+function TaskBindings({ task }: { task: Task }) {
+  const open = task.status === "pending" || task.status === "active";
+  const after = task.depends_on ?? [];
+  const check = task.check && task.gate?.command !== task.check ? task.check : null;
+  if (!open || (after.length === 0 && !check)) return null;
+  return (
+    <span class="task-bindings small">
+      {after.length > 0 && (
+        <span class="task-after muted" data-testid={`task-depends-${task.id}`} title={t("tasks.dependsHint")}>
+          {" "}
+          {t("tasks.after", { steps: after.join(", ") })}
+        </span>
+      )}
+      {check && (
+        <span class="task-check" data-testid={`task-check-${task.id}`} title={t("tasks.checkHint")}>
+          {" "}
+          <span class="muted">{t("tasks.check")}</span> <code>{check}</code>
+        </span>
+      )}
+    </span>
+  );
+}
+
 function GateLine({ gate }: { gate: Gate }) {
   const passed = gate.passes;
   return (

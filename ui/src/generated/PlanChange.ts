@@ -24,4 +24,8 @@ task?: number,
 /**
  * The step's title when the change was asked for.
  */
-title?: string, reason: string, new_title?: string, tasks?: Array<NewTask>, };
+title?: string, reason: string, new_title?: string, tasks?: Array<NewTask>, 
+/**
+ * A check change's new command, with the planned one it replaces in `old_check`.
+ */
+new_check?: string, old_check?: string, };

@@ -10,6 +10,16 @@ import type { TaskStatus } from "./TaskStatus";
  */
 export type Task = { id: number, phase?: string, title: string, status: TaskStatus, outcome?: string, gate?: Gate, origin: TaskOrigin, priority?: Priority, 
 /**
+ * The check the approved plan gave this step (DESIGN §14): the command Preflight runs
+ * as the task's gate when the executor finishes it without naming one.
+ */
+check?: string, 
+/**
+ * The tasks that must be done first (the plan step's `depends_on`, as task ids): the
+ * task cannot start before them, and is not made active before them.
+ */
+depends_on?: Array<number>, 
+/**
  * RFC 3339; absent in lists stored before tasks were stamped.
  */
 created_at?: string, updated_at?: string, };

@@ -5,7 +5,7 @@ import { SearchChats } from "../components/SearchChats";
 import type { ChatHit } from "../generated/ChatHit";
 
 function hit(id: string, title: string, excerpt: string | null): ChatHit {
-  const chat = { id, title, workspace: null, plan_mode: true, auto_approve: false, save_plans: false, created_at: "t", updated_at: "t" };
+  const chat = { id, title, workspace: null, scope: [], plan_mode: true, auto_approve: false, save_plans: false, created_at: "t", updated_at: "t" };
   return { chat, excerpt };
 }
 

@@ -16,6 +16,9 @@ use crate::rules::documents::{
 };
 use crate::rules::refusal::Refusal;
 use crate::rules::task_helpers::{task_in, task_in_mut, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
+
+/// A check command in an amendment, as the engine's plan keeps it.
+const MAX_CHECK_CHARS: usize = 500;
 use crate::rules::text::{check_length, checked_text, one_line};
 
 pub(crate) fn amend(
@@ -34,11 +37,23 @@ pub(crate) fn amend(
             let title = input.new_title.as_deref().unwrap_or_default();
             Some(checked_text("the new title", title, MAX_TITLE_CHARS)?)
         }
-        AmendKind::Drop | AmendKind::Replace => None,
+        AmendKind::Drop | AmendKind::Replace | AmendKind::Check => None,
+    };
+    let new_check = match input.kind {
+        AmendKind::Check => {
+            let check = input.new_check.as_deref().unwrap_or_default();
+            Some(checked_text("the new check", check, MAX_CHECK_CHARS)?)
+        }
+        _ => None,
     };
     let original = original_titles(state, &input.tasks)?;
     let id = state.amendments.len() as u32 + 1;
-    let evidence = apply_to_tasks(state, input, new_title.as_deref(), id, &observed, now)?;
+    let evidence = match input.kind {
+        AmendKind::Check => {
+            input.tasks.iter().map(|task| task_in(state, *task).map(kept_evidence)).collect()
+        }
+        _ => apply_to_tasks(state, input, new_title.as_deref(), id, &observed, now),
+    }?;
     let record = Amendment {
         id,
         at: now.to_owned(),
@@ -46,7 +61,7 @@ pub(crate) fn amend(
         tasks: input.tasks.clone(),
         original,
         observed: if observed.is_empty() { "(no reason given)".to_owned() } else { observed },
-        resolution: resolution(input, new_title.as_deref()),
+        resolution: resolution(input, new_title.as_deref().or(new_check.as_deref())),
         reason: format!("approved by {}", input.authority.words()),
         authority: input.authority,
         evidence: evidence.join("; "),
@@ -155,11 +170,15 @@ fn take_out_of_scope(task: &mut TaskEntry, amendment: u32, observed: &str) {
     task.outcome.get_or_insert_with(Outcome::default).notes = Some(note);
 }
 
-fn resolution(input: &AmendmentInput, new_title: Option<&str>) -> String {
+/// What the amendment did; `new_text` is a rewording's title or a check change's command.
+fn resolution(input: &AmendmentInput, new_text: Option<&str>) -> String {
     let tasks = input.tasks.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
     match input.kind {
         AmendKind::Drop => format!("task {tasks} taken out of the plan (skipped)"),
-        AmendKind::Modify => format!("task {tasks} reworded as “{}”", new_title.unwrap_or("")),
+        AmendKind::Modify => format!("task {tasks} reworded as “{}”", new_text.unwrap_or("")),
+        AmendKind::Check => {
+            format!("task {tasks} is proven by `{}` from now on", new_text.unwrap_or(""))
+        }
         AmendKind::Replace => format!("tasks {tasks} replaced by the approved new tasks"),
     }
 }

@@ -152,6 +152,8 @@ pub enum AmendKind {
     Modify,
     /// Open tasks are replaced by new ones.
     Replace,
+    /// A task is to be proven by another command than its planned check.
+    Check,
 }
 
 /// Who stood behind a change (seed 002: the user, a developer, or evidence).

@@ -32,6 +32,7 @@ fn amendment(kind: AmendKind, task: u32, new_title: Option<&str>) -> AmendmentIn
         tasks: vec![task],
         observed: "the queue already exists in the framework".to_owned(),
         new_title: new_title.map(str::to_owned),
+        new_check: None,
         authority: Authority::User,
         change: Some("c1".to_owned()),
     }

@@ -16,7 +16,7 @@ pub fn chat(home: &std::path::Path) -> (Arc<Store>, ChatId) {
         plan_mode: true,
         auto_approve: false,
         save_plans: false,
-        scope: None,
+        scope: Vec::new(),
     };
     let chat_id = store.create_chat(&settings).unwrap().id;
     let body = MessageBody::User {

@@ -235,6 +235,11 @@ impl Tool for TurnPlanTool {
                 return ToolOutput::error(format!("{refusal}\n\n{}", current.render()));
             }
         };
+        let current = self.store.task_list(chat_id).unwrap_or_default();
+        if let Err(refusal) = current.check_own_plan_size(&op) {
+            return ToolOutput::error(format!("{refusal}\n\n{}", current.render()));
+        }
+        let op = self.planned_gate(chat_id, op);
         if let Some(answer) = self.plan_change(chat_id, &op, context).await {
             return answer;
         }
@@ -267,6 +272,18 @@ impl Tool for TurnPlanTool {
 }
 
 impl TurnPlanTool {
+    /// A `done` without a gate, of a task with a planned check (DESIGN §14), as the `done`
+    /// proven by that check: the command the user saw on the plan card before approving.
+    /// Without a sandbox to run it in, the `done` stays as it was sent.
+    fn planned_gate(&self, chat_id: &ChatId, op: Operation) -> Operation {
+        let Operation::Done { id, outcome, gate: None } = op else { return op };
+        let planned = match (&self.gates, self.store.task_list(chat_id)) {
+            (Some(_), Ok(list)) => list.get(id).and_then(|task| task.check.clone()),
+            _ => None,
+        };
+        Operation::Done { id, outcome, gate: planned.map(GateRequest::new) }
+    }
+
     /// The `.dwp` rules before an operation applies: a refusal carries the plan as it is.
     /// A refused `done` still records its measured gate (every run is a protocol point).
     async fn check_plan_files(

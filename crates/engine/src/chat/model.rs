@@ -18,10 +18,10 @@ pub struct Chat {
     pub auto_approve: bool,
     /// Write the approved plan as `.dwp/plans/` files into the workspace.
     pub save_plans: bool,
-    /// The folder, relative to the workspace, that planning is limited to (DESIGN §14);
-    /// none means the whole workspace.
+    /// The folders or files, relative to the workspace, that planning is limited to
+    /// (DESIGN §14); empty means the whole workspace.
     #[serde(default)]
-    pub scope: Option<String>,
+    pub scope: Vec<String>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -34,7 +34,7 @@ pub struct ChatSettings {
     pub plan_mode: bool,
     pub auto_approve: bool,
     pub save_plans: bool,
-    pub scope: Option<String>,
+    pub scope: Vec<String>,
 }
 
 /// Where a chat is in the plan-mode lifecycle (the `phase` of `plan_status` events).

@@ -34,11 +34,10 @@ pub struct ChatPatch {
     pub plan_mode: Option<bool>,
     pub auto_approve: Option<bool>,
     pub save_plans: Option<bool>,
-    // A folder inside the workspace that planning is limited to (DESIGN §14); `null` or
-    // `"."` is the whole workspace. Moving the workspace clears a scope the patch omits.
-    #[serde(default, deserialize_with = "present")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
-    pub scope: Option<Option<String>>,
+    // Folders or files inside the workspace that planning is limited to (DESIGN §14); `[]`
+    // is the whole workspace. Moving the workspace clears a scope the patch omits.
+    #[cfg_attr(feature = "openapi", schema(max_items = 20))]
+    pub scope: Option<Vec<String>>,
 }
 
 /// A field that is present, even as `null` (`Some(None)`), as opposed to absent (`None`).
@@ -70,9 +69,8 @@ impl Engine {
         };
         let workspace = workspace.unwrap_or_else(|| chat.workspace.clone());
         let scope = match &patch.scope {
-            Some(Some(scope)) => checked_scope(scope, workspace.as_deref())?,
-            Some(None) => None,
-            None if moves => None,
+            Some(scope) => checked_scope(scope, workspace.as_deref())?,
+            None if moves => Vec::new(),
             None => chat.scope.clone(),
         };
         let settings = ChatSettings {

@@ -68,36 +68,59 @@ pub(super) fn is_git_repository(workspace: &str) -> bool {
     Path::new(workspace).join(".git").exists()
 }
 
-/// A planning scope (DESIGN §14): a folder inside the chat's workspace, given relative to
-/// it or as an absolute path under it, kept relative with `/` between parts. `.` or blank
-/// means the whole workspace (`None`). Links are resolved first, so a scope that is a link
-/// out of the workspace is refused like a path out of it.
+/// Most paths a scope may name.
+pub const MAX_SCOPE_PATHS: usize = 20;
+
+/// A planning scope (DESIGN §14): folders or files inside the chat's workspace, each given
+/// relative to it or as an absolute path under it, kept relative with `/` between parts,
+/// sorted and without repeats. `.` (or a list of nothing) means the whole workspace (an
+/// empty scope). Links are resolved first, so a path that is a link out of the workspace is
+/// refused like a path out of it; a path that does not exist is refused as a typo would be.
 pub(super) fn checked_scope(
-    scope: &str,
+    scope: &[String],
     workspace: Option<&str>,
-) -> Result<Option<String>, ApiError> {
+) -> Result<Vec<String>, ApiError> {
+    if scope.is_empty() {
+        return Ok(Vec::new());
+    }
     let Some(workspace) = workspace else {
         return Err(ApiError::bad_request("a scope needs a workspace: choose the folder first"));
     };
-    let given = scope.trim();
-    if given.is_empty() || given == "." {
-        return Ok(None);
+    if scope.len() > MAX_SCOPE_PATHS {
+        return Err(ApiError::bad_request(format!(
+            "a scope names at most {MAX_SCOPE_PATHS} folders or files"
+        )));
     }
     let root = Path::new(workspace)
         .canonicalize()
         .map_err(|error| ApiError::bad_request(format!("workspace {workspace:?}: {error}")))?;
+    let mut checked = Vec::new();
+    for given in scope {
+        match scope_path(given, &root, workspace)? {
+            Some(path) => checked.push(path),
+            None => return Ok(Vec::new()),
+        }
+    }
+    checked.sort();
+    checked.dedup();
+    Ok(checked)
+}
+
+/// One path of a scope, relative to the real workspace `root`; `None` for the whole of it.
+fn scope_path(given: &str, root: &Path, workspace: &str) -> Result<Option<String>, ApiError> {
+    let given = given.trim();
     let outside = || {
         ApiError::bad_request(format!(
-            "scope {given:?} is not a folder inside the workspace {workspace}"
+            "scope {given:?} is not an existing folder or file inside the workspace {workspace}"
         ))
     };
+    if given.is_empty() {
+        return Err(outside());
+    }
     let path = Path::new(given);
     let joined = if path.is_absolute() { path.to_path_buf() } else { root.join(path) };
     let real = joined.canonicalize().map_err(|_| outside())?;
-    if !real.is_dir() {
-        return Err(outside());
-    }
-    let relative = real.strip_prefix(&root).map_err(|_| outside())?;
+    let relative = real.strip_prefix(root).map_err(|_| outside())?;
     if relative.as_os_str().is_empty() {
         return Ok(None);
     }

@@ -31,18 +31,17 @@ pub struct NewChat {
     pub plan_mode: Option<bool>,
     pub auto_approve: Option<bool>,
     pub save_plans: Option<bool>,
-    // A folder inside the workspace that planning is limited to (DESIGN §14).
-    pub scope: Option<String>,
+    // Folders or files inside the workspace that planning is limited to (DESIGN §14).
+    #[cfg_attr(feature = "openapi", schema(max_items = 20))]
+    pub scope: Option<Vec<String>>,
 }
 
 impl Engine {
     pub fn create_chat(&self, request: NewChat) -> Result<Chat, ApiError> {
         let workspace = request.workspace.as_deref();
         let workspace = workspace.map(|w| checked_workspace(w, &self.inner.home)).transpose()?;
-        let scope = match request.scope.as_deref() {
-            Some(scope) => checked_scope(scope, workspace.as_deref())?,
-            None => None,
-        };
+        let scope =
+            checked_scope(request.scope.as_deref().unwrap_or_default(), workspace.as_deref())?;
         let defaults = &self.inner.defaults;
         let settings = ChatSettings {
             title: match request.title.as_deref().map(str::trim).filter(|t| !t.is_empty()) {

@@ -6,7 +6,7 @@ use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::TurnKind;
 use crate::mcp::Profile;
 use crate::planner::PlanStep;
-use crate::tasks::{TaskList, MAX_TASKS, MAX_TITLE_CHARS};
+use crate::tasks::{PlannedTask, TaskList, MAX_TASKS, MAX_TITLE_CHARS};
 
 /// Question rounds a planner may ask before it must give a plan.
 pub const MAX_QUESTION_ROUNDS: u32 = 3;
@@ -116,12 +116,19 @@ pub fn check_steps(steps: &[PlanStep]) -> Result<(), StepsOverLimit> {
 }
 
 /// The task list an approved plan starts: one task per step (ids 1…n, task 1 active), each
-/// titled with its step's action. Refused, never cut, when the steps do not fit.
+/// titled with its step's action and carrying its check (the task's gate) and dependencies. Refused, never cut, when the steps do not fit.
 pub fn tasks_from_plan(steps: &[PlanStep]) -> Result<TaskList, StepsOverLimit> {
     check_steps(steps)?;
-    let titles: Vec<String> = steps.iter().map(|step| task_title(&step.action)).collect();
+    let planned = steps
+        .iter()
+        .map(|step| PlannedTask {
+            title: task_title(&step.action),
+            check: step.check.clone(),
+            depends_on: step.depends_on.clone(),
+        })
+        .collect();
     // Checked above: the tracker takes every title.
-    Ok(TaskList::from_steps(titles).unwrap_or_else(|_| TaskList::empty()))
+    Ok(TaskList::from_plan(planned).unwrap_or_else(|_| TaskList::empty()))
 }
 
 /// [`tasks_from_plan`] stamped now: the list an approval saves.

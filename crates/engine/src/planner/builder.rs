@@ -115,19 +115,22 @@ fn sandbox_spec(sandbox: &Sandbox) -> SandboxSpec {
 /// its dependencies on steps that still stand, renumbered; the approval carries over, since
 /// the plan is being carried out.
 pub fn executor_revision(current: &PlanDocument, tasks: &[Task], created_at: &str) -> PlanDocument {
-    let standing: Vec<(String, Option<usize>)> = tasks
+    let standing: Vec<(&Task, Option<usize>)> = tasks
         .iter()
         .filter(|task| task.origin == TaskOrigin::Plan && task.status != TaskStatus::Dropped)
         .map(|task| {
             let was = current.steps.iter().position(|step| one_line(&step.action) == task.title);
-            (task.title.clone(), was)
+            (task, was)
         })
         .collect();
     let steps = standing
         .iter()
-        .map(|(title, was)| {
+        .map(|(task, was)| {
             let before = was.map(|index| current.steps[index].clone()).unwrap_or_default();
-            PlanStep { action: title.clone(), ..before }
+            // The task carries its check (an approved check change included), so a reworded
+            // step keeps it too.
+            let check = task.check.clone().or(before.check.clone());
+            PlanStep { action: task.title.clone(), check, ..before }
         })
         .collect();
     // A step number of the current revision → its number in this one.

@@ -14,7 +14,8 @@ pub const MAX_PLAN_PATHS: usize = 40;
 /// The approach, and each alternative, risk and test, in characters.
 pub const MAX_ITEM_CHARS: usize = 1000;
 pub const MAX_PATH_CHARS: usize = 260;
-pub const MAX_CHECK_CHARS: usize = 500;
+/// A step's check: the task list keeps it as its gate command, by the same limit.
+pub use crate::tasks::MAX_CHECK_CHARS;
 /// Notes past this many are summed up in one last note.
 pub const MAX_NOTES: usize = 20;
 

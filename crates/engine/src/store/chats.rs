@@ -39,7 +39,7 @@ impl Tx<'_> {
                 chat.save_plans,
                 chat.created_at,
                 chat.updated_at,
-                chat.scope
+                scope_column(&chat.scope)
             ],
         )?;
         self.insert_state(&chat.id)?;
@@ -113,7 +113,7 @@ impl Tx<'_> {
                 settings.auto_approve,
                 settings.save_plans,
                 now_rfc3339(),
-                settings.scope
+                scope_column(&settings.scope)
             ],
         )?;
         if changed == 0 {
@@ -147,7 +147,21 @@ fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
         save_plans: row.get(5)?,
         created_at: row.get(6)?,
         updated_at: row.get(7)?,
-        scope: row.get(8)?,
+        scope: scope_from_column(row, 8)?,
+    })
+}
+
+/// A scope as its column holds it: JSON, NULL when empty.
+fn scope_column(scope: &[String]) -> Option<String> {
+    (!scope.is_empty()).then(|| serde_json::Value::from(scope.to_vec()).to_string())
+}
+
+fn scope_from_column(row: &Row<'_>, index: usize) -> rusqlite::Result<Vec<String>> {
+    let Some(text) = row.get::<_, Option<String>>(index)? else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_str(&text).map_err(|error| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, error.into())
     })
 }
 

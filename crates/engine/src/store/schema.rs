@@ -44,8 +44,9 @@
 //! the JSON of `Checkpoint` (why it was taken, the tasks started and closed, what changed
 //! since the one before, the files it left out, and the task list as it stood).
 //!
-//! Schema version 6 adds `chats.scope`: the folder, relative to the workspace, that the
-//! chat's planning is limited to (DESIGN §14); NULL means the whole workspace.
+//! Schema version 6 adds `chats.scope`: the JSON list of folders or files, relative to the
+//! workspace, that the chat's planning is limited to (DESIGN §14); NULL means the whole
+//! workspace (an empty list is stored as NULL).
 //!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 

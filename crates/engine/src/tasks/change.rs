@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::ChangeId;
 
-use super::limits::{checked_outcome, checked_title};
+use super::limits::{checked_check, checked_outcome, checked_title};
 use super::{NewTask, Operation, TaskList, TaskOrigin, TaskStatus, TrackerError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +24,8 @@ pub enum ChangeKind {
     Modify,
     /// The open tasks are replaced by new ones (an `init`).
     Replace,
+    /// A plan step is to be proven by another command than its planned check (DESIGN §14).
+    Check,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +70,13 @@ pub struct ChangeRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub tasks: Option<Vec<NewTask>>,
+    /// A check change's new command, with the planned one it replaces in `old_check`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub new_check: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub old_check: Option<String>,
 }
 
 /// A stored change request with its answer: `{id, kind, task, reason, new_title?, tasks?}`
@@ -109,6 +118,11 @@ impl PlanChange {
                 let count = request.tasks.as_ref().map_or(0, Vec::len);
                 format!("replace the open tasks with {count} new ones")
             }
+            ChangeKind::Check => format!(
+                "prove task {task} “{title}” by `{}` instead of its planned check `{}`",
+                request.new_check.as_deref().unwrap_or(""),
+                request.old_check.as_deref().unwrap_or("")
+            ),
         }
     }
 }
@@ -135,6 +149,8 @@ impl TaskList {
                         reason: reason(outcome.as_deref())?,
                         new_title: None,
                         tasks: None,
+                        new_check: None,
+                        old_check: None,
                     }
                 }
                 _ => return Ok(None),
@@ -152,6 +168,8 @@ impl TaskList {
                         reason: reason(why.as_deref())?,
                         new_title: Some(new_title),
                         tasks: None,
+                        new_check: None,
+                        old_check: None,
                     }
                 }
                 None => return Ok(None),
@@ -163,7 +181,15 @@ impl TaskList {
                 reason: NO_REASON.to_owned(),
                 new_title: None,
                 tasks: Some(tasks.clone()),
+                new_check: None,
+                old_check: None,
             },
+            Operation::Done { id, outcome, gate: Some(gate) } => {
+                match self.check_change(*id, &gate.command, outcome.as_deref())? {
+                    Some(request) => request,
+                    None => return Ok(None),
+                }
+            }
             _ => return Ok(None),
         };
         self.with_change(&request)?;
@@ -191,7 +217,42 @@ impl TaskList {
                 self.apply(&Operation::Modify { id: task, title, reason: None })
             }
             ChangeKind::Replace => self.with_replacement(change.tasks.as_deref().unwrap_or(&[])),
+            ChangeKind::Check => self.with_check(task, change.new_check.as_deref().unwrap_or("")),
         }
+    }
+
+    /// The change a `done` proven by `command` is when its task has another planned check.
+    fn check_change(
+        &self,
+        id: u32,
+        command: &str,
+        outcome: Option<&str>,
+    ) -> Result<Option<ChangeRequest>, TrackerError> {
+        let Some(task) = self.get(id) else { return Ok(None) };
+        let Some(planned) = task.check.as_deref() else { return Ok(None) };
+        let command = checked_check(command)?;
+        if command == planned.trim() {
+            return Ok(None);
+        }
+        Ok(Some(ChangeRequest {
+            kind: ChangeKind::Check,
+            task: Some(id),
+            title: Some(task.title.clone()),
+            reason: reason(outcome)?,
+            new_title: None,
+            tasks: None,
+            new_check: Some(command),
+            old_check: Some(planned.to_owned()),
+        }))
+    }
+
+    /// The list with task `id` proven by `command` from now on (an approved check change).
+    fn with_check(&self, id: u32, command: &str) -> Result<TaskList, TrackerError> {
+        let command = checked_check(command)?;
+        let index = self.position_of(id)?;
+        let mut next = self.clone();
+        next.tasks[index].check = Some(command);
+        Ok(next)
     }
 
     fn with_replacement(&self, tasks: &[NewTask]) -> Result<TaskList, TrackerError> {

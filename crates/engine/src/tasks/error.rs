@@ -55,6 +55,22 @@ pub enum TrackerError {
     )]
     PhaseTooLong { index: usize, chars: usize, limit: usize },
 
+    /// `start` of a task whose dependencies (DESIGN §14) are not done.
+    #[error("task {id} cannot start yet: {}", waiting_text(.waiting))]
+    DependenciesOpen { id: u32, waiting: Vec<String> },
+
+    #[error(
+        "a plan of {given} task(s) is not made: plan only work of {least} or more distinct \
+         steps. For one or two steps, do the work (no turn_plan needed)"
+    )]
+    TooFewTasks { given: usize, least: usize },
+
+    #[error("a gate needs a command to run, such as {{\"command\":\"cargo test\"}}")]
+    EmptyCheck,
+
+    #[error("the gate's command has {chars} characters; the limit is {limit}")]
+    CheckTooLong { chars: usize, limit: usize },
+
     #[error("outcome has {chars} characters; the limit is {limit}. Say it in one short line")]
     OutcomeTooLong { chars: usize, limit: usize },
 }
@@ -67,4 +83,10 @@ fn live_summary(live_ids: &[u32], phases: &[String]) -> String {
     let ids: Vec<String> = live_ids.iter().map(u32::to_string).collect();
     let phases = if phases.is_empty() { "none".to_owned() } else { phases.join(", ") };
     format!("live tasks: {}; phases: {phases}", ids.join(", "))
+}
+
+/// "it depends on task 2 “Write it”, not done yet. Finish it first".
+fn waiting_text(waiting: &[String]) -> String {
+    let them = if waiting.len() == 1 { "it" } else { "them" };
+    format!("it depends on {}, not done yet. Finish {them} first", waiting.join(" and "))
 }

@@ -12,6 +12,11 @@ pub const MAX_TITLE_CHARS: usize = 120;
 pub const MAX_PHASE_CHARS: usize = 40;
 /// DESIGN is silent on outcomes; they are rendered in every prompt, so they are held to a line.
 pub const MAX_OUTCOME_CHARS: usize = 200;
+/// The fewest tasks an executor's own `init` may plan outside an approved plan (DESIGN §14,
+/// seed 001's "3+ distinct steps"): shorter work is done, not planned.
+pub const MIN_OWN_TASKS: usize = 3;
+/// A planned check (DESIGN §14): one shell command line, as the planner's normalisation keeps it.
+pub const MAX_CHECK_CHARS: usize = 500;
 
 /// Trims and folds every run of whitespace (line breaks included) into one space.
 ///
@@ -66,6 +71,19 @@ pub(crate) fn same_phase(a: &str, b: &str) -> bool {
     }
     let lower = |text: &str| text.chars().flat_map(char::to_lowercase).collect::<Vec<char>>();
     lower(a) == lower(b)
+}
+
+/// A check command as stored: trimmed, not blank, within the limit.
+pub(crate) fn checked_check(command: &str) -> Result<String, TrackerError> {
+    let command = command.trim();
+    if command.is_empty() {
+        return Err(TrackerError::EmptyCheck);
+    }
+    let chars = command.chars().count();
+    if chars > MAX_CHECK_CHARS {
+        return Err(TrackerError::CheckTooLong { chars, limit: MAX_CHECK_CHARS });
+    }
+    Ok(command.to_owned())
 }
 
 #[cfg(test)]

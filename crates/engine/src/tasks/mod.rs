@@ -22,8 +22,12 @@ pub use completion::{
 };
 pub use error::TrackerError;
 pub use history::MAX_HISTORY;
-pub use limits::{MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS};
-pub use model::{Gate, Priority, Task, TaskEvent, TaskEventKind, TaskList, TaskOrigin, TaskStatus};
+pub use limits::{
+    MAX_CHECK_CHARS, MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS, MIN_OWN_TASKS,
+};
+pub use model::{
+    Gate, PlannedTask, Priority, Task, TaskEvent, TaskEventKind, TaskList, TaskOrigin, TaskStatus,
+};
 pub use ops::{GateRequest, NewTask, Operation};
 pub use schema::{parameters_schema, tool_description, TOOL_NAME};
 pub use stops::{

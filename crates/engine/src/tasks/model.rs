@@ -90,6 +90,16 @@ pub struct Task {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub priority: Option<Priority>,
+    /// The check the approved plan gave this step (DESIGN §14): the command Preflight runs
+    /// as the task's gate when the executor finishes it without naming one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub check: Option<String>,
+    /// The tasks that must be done first (the plan step's `depends_on`, as task ids): the
+    /// task cannot start before them, and is not made active before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<u32>>", optional))]
+    pub depends_on: Vec<u32>,
     /// RFC 3339; absent in lists stored before tasks were stamped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -134,4 +144,19 @@ pub enum TaskEventKind {
     Dropped,
     Reopened,
     Modified,
+}
+
+/// A step of an approved plan as its task starts (DESIGN §14): the title, the planned check
+/// and the earlier steps it depends on (1-based step numbers, which are the task ids).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlannedTask {
+    pub title: String,
+    pub check: Option<String>,
+    pub depends_on: Vec<u32>,
+}
+
+impl PlannedTask {
+    pub fn titled(title: String) -> PlannedTask {
+        PlannedTask { title, ..PlannedTask::default() }
+    }
 }

@@ -63,4 +63,18 @@ fn push_task_line(tree: &mut String, task: &Task) {
     if let Some(outcome) = &task.outcome {
         let _ = write!(tree, " — {outcome}");
     }
+    if !task.status.is_open() {
+        return;
+    }
+    let mut bindings = Vec::new();
+    if !task.depends_on.is_empty() {
+        let ids: Vec<String> = task.depends_on.iter().map(u32::to_string).collect();
+        bindings.push(format!("after {}", ids.join(", ")));
+    }
+    if let Some(check) = &task.check {
+        bindings.push(format!("check: `{check}`"));
+    }
+    if !bindings.is_empty() {
+        let _ = write!(tree, " ({})", bindings.join("; "));
+    }
 }

@@ -5,7 +5,9 @@
 
 use serde_json::{json, Value};
 
-use super::limits::{MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS};
+use super::limits::{
+    MAX_OUTCOME_CHARS, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS, MIN_OWN_TASKS,
+};
 
 pub const TOOL_NAME: &str = "turn_plan";
 
@@ -20,7 +22,11 @@ pub fn tool_description() -> String {
          {{id,outcome?}} finish one (a gate's command is run by Preflight, and must pass); \
          modify {{id,title,reason?}} rewords one. The next pending task starts by itself. \
          Tasks from the approved plan are a contract with the user: dropping, rewording or \
-         replacing (init) one asks the user, and waits for the answer. Limits: {MAX_TASKS} tasks, \
+         replacing (init) one asks the user, and waits for the answer. A task with a planned \
+         check is proven by that check: finish it with done {{id}} and Preflight runs it; \
+         another gate command for it asks the user too. A task that depends on others starts \
+         only once they are done. Make a plan only for work of {MIN_OWN_TASKS} or more distinct \
+         steps: for one or two steps, do the work. Limits: {MAX_TASKS} tasks, \
          {MAX_TITLE_CHARS} characters a title, {MAX_PHASE_CHARS} a phase, \
          {MAX_OUTCOME_CHARS} an outcome. Returns the plan as it now stands."
     )

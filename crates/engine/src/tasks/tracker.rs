@@ -14,8 +14,12 @@
 
 use serde_json::Value;
 
-use super::limits::{checked_outcome, checked_phase, checked_title, same_phase, MAX_TASKS};
-use super::{Gate, NewTask, Operation, Task, TaskList, TaskOrigin, TaskStatus, TrackerError};
+use super::limits::{
+    checked_outcome, checked_phase, checked_title, same_phase, MAX_TASKS, MIN_OWN_TASKS,
+};
+use super::{
+    Gate, NewTask, Operation, PlannedTask, Task, TaskList, TaskOrigin, TaskStatus, TrackerError,
+};
 
 impl TaskList {
     /// The list as it is after `op`, or the refusal; `self` is never changed. A `done`'s
@@ -59,6 +63,20 @@ impl TaskList {
         Ok(next)
     }
 
+    /// Seed 001's "plan only 3+ distinct steps" (DESIGN §14), for the executor's own list:
+    /// an `init` of one or two tasks over a list that holds no step of an approved plan is
+    /// refused (one over plan steps is a plan change, asked of the user). Clearing is free.
+    pub fn check_own_plan_size(&self, op: &Operation) -> Result<(), TrackerError> {
+        match op {
+            Operation::Init { tasks }
+                if !tasks.is_empty() && tasks.len() < MIN_OWN_TASKS && !self.holds_plan_steps() =>
+            {
+                Err(TrackerError::TooFewTasks { given: tasks.len(), least: MIN_OWN_TASKS })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Parses a tool call's arguments and applies them: what `turn_plan` does.
     pub fn apply_tool_call(&self, arguments: &Value) -> Result<TaskList, TrackerError> {
         self.apply(&Operation::from_value(arguments)?)
@@ -71,9 +89,22 @@ impl TaskList {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let tasks = titles.into_iter().map(|title| NewTask::new(title, None)).collect();
+        let steps = titles.into_iter().map(|title| PlannedTask::titled(title.into()));
+        TaskList::from_plan(steps.collect())
+    }
+
+    /// [`TaskList::from_steps`] with each step's check and dependencies (DESIGN §14): step
+    /// `n` is task `n`, so a step's `depends_on` are its task's. A dependency on a step that
+    /// is not earlier is not kept (the planner's normalisation has already dropped them).
+    pub fn from_plan(steps: Vec<PlannedTask>) -> Result<TaskList, TrackerError> {
+        let tasks = steps.iter().map(|step| NewTask::new(step.title.clone(), None)).collect();
         let mut list = TaskList::empty().apply(&Operation::Init { tasks })?;
-        list.tasks.iter_mut().for_each(|task| task.origin = TaskOrigin::Plan);
+        for (task, step) in list.tasks.iter_mut().zip(steps) {
+            task.origin = TaskOrigin::Plan;
+            task.check = step.check.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
+            task.depends_on =
+                step.depends_on.into_iter().filter(|&d| d >= 1 && d < task.id).collect();
+        }
         list.planned = list.tasks.iter().map(|task| task.id).collect();
         Ok(list)
     }
@@ -138,6 +169,8 @@ impl TaskList {
                 gate: None,
                 origin: TaskOrigin::Executor,
                 priority: new_task.priority,
+                check: None,
+                depends_on: Vec::new(),
                 created_at: None,
                 updated_at: None,
             };
@@ -155,7 +188,12 @@ impl TaskList {
     }
 
     fn with_started(&self, id: u32) -> Result<TaskList, TrackerError> {
-        self.position_of(id)?;
+        let index = self.position_of(id)?;
+        let waiting = self.open_dependencies(&self.tasks[index]);
+        if !waiting.is_empty() {
+            let waiting = waiting.iter().map(|t| format!("task {} “{}”", t.id, t.title)).collect();
+            return Err(TrackerError::DependenciesOpen { id, waiting });
+        }
         let mut next = self.clone();
         for task in &mut next.tasks {
             if task.id == id {
@@ -193,7 +231,7 @@ impl TaskList {
     }
 
     /// Where task `id` is, or the refusal listing what does exist.
-    fn position_of(&self, id: u32) -> Result<usize, TrackerError> {
+    pub(super) fn position_of(&self, id: u32) -> Result<usize, TrackerError> {
         self.tasks.iter().position(|t| t.id == id).ok_or_else(|| {
             let mut live_ids: Vec<u32> = self.tasks.iter().map(|t| t.id).collect();
             live_ids.sort_unstable();
@@ -262,10 +300,23 @@ impl TaskList {
                 seen_active = true;
             }
         }
-        if !seen_active {
-            if let Some(first) = self.tasks.iter_mut().find(|t| t.status == TaskStatus::Pending) {
-                first.status = TaskStatus::Active;
-            }
+        if seen_active {
+            return;
         }
+        let ready = |list: &TaskList, task: &Task| {
+            task.status == TaskStatus::Pending && list.open_dependencies(task).is_empty()
+        };
+        let next = (self.tasks.iter().position(|t| ready(self, t)))
+            .or_else(|| self.tasks.iter().position(|t| t.status == TaskStatus::Pending));
+        if let Some(index) = next {
+            self.tasks[index].status = TaskStatus::Active;
+        }
+    }
+
+    /// The tasks `task` depends on that are still pending or active (a dropped dependency
+    /// no longer holds it back: the plan was changed without it).
+    pub fn open_dependencies(&self, task: &Task) -> Vec<&Task> {
+        let open = |id: &u32| self.get(*id).filter(|dependency| dependency.status.is_open());
+        task.depends_on.iter().filter_map(open).collect()
     }
 }

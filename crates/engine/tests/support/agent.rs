@@ -48,7 +48,7 @@ impl Harness {
             plan_mode: true,
             auto_approve: false,
             save_plans: false,
-            scope: None,
+            scope: Vec::new(),
         };
         let chat_id = store.create_chat(&settings).unwrap().id;
         let user = Message {

@@ -15,7 +15,7 @@ pub fn settings(title: &str) -> ChatSettings {
         plan_mode: true,
         auto_approve: false,
         save_plans: false,
-        scope: None,
+        scope: Vec::new(),
     }
 }
 
@@ -181,6 +181,8 @@ pub fn tasks_from(document: &PlanDocument) -> TaskList {
             gate: None,
             origin: TaskOrigin::Plan,
             priority: None,
+            check: None,
+            depends_on: Vec::new(),
             created_at: None,
             updated_at: None,
         })

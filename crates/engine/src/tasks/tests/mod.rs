@@ -1,5 +1,6 @@
 //! Data-driven tests of the tracker: parsing tables, then scripted sessions snapshotted.
 
+mod bindings;
 mod contract;
 mod lists;
 mod parse;
