@@ -249,6 +249,8 @@ fn planner_run(model: &EmbeddedModel) -> (Generation, String) {
         context7_available: false,
         round: 1,
         max_question_rounds: 3,
+        scope: Vec::new(),
+        outcomes: String::new(),
     };
     let request = ModelRequest {
         system: planner_system_prompt(DEFAULT_PLANNER_PROMPT, None, &facts),

@@ -35,6 +35,8 @@ fn planner_prompt() -> String {
         context7_available: false,
         round: 1,
         max_question_rounds: 3,
+        scope: Vec::new(),
+        outcomes: String::new(),
     };
     planner_system_prompt(DEFAULT_PLANNER_PROMPT, None, &facts)
 }

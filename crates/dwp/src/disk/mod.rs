@@ -10,6 +10,7 @@ pub(crate) mod journal;
 pub(crate) mod lock;
 pub(crate) mod materialize;
 pub(crate) mod migration;
+pub(crate) mod outcomes;
 pub(crate) mod protocol;
 pub(crate) mod request;
 pub(crate) mod writer;

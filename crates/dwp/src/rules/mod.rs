@@ -7,6 +7,7 @@ pub(crate) mod evidence;
 pub(crate) mod finalization;
 pub(crate) mod findings;
 pub(crate) mod migration;
+pub(crate) mod outcomes;
 pub(crate) mod progress;
 pub(crate) mod readme;
 pub(crate) mod reconciliation;

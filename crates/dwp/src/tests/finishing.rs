@@ -205,13 +205,18 @@ fn a_completed_task_records_head_and_an_outcome_with_the_seeds_fields() {
 
 /// Every task finished: 1 and 2 completed on `test -f`, 3 dropped by an amendment.
 fn finished(ws: &std::path::Path) -> PlanFolder {
-    let (dir, mut tasks) = materialised(ws);
+    let (dir, tasks) = materialised(ws);
+    finish(dir, tasks, 0)
+}
+
+/// Finishes the plan of `dir` as [`finished`] does, its protocol points at `at(start + 1…3)`.
+fn finish(dir: PlanFolder, mut tasks: Vec<TrackedTask>, start: u32) -> PlanFolder {
     done(&mut tasks, 1, "test -f one.txt");
     done(&mut tasks, 2, "test -f two.txt");
-    plan_files().sync(&dir, &tasks, &at(1)).unwrap();
-    plan_files().amend(&dir, amendment(AmendKind::Drop, 3, None), &at(2)).unwrap();
+    plan_files().sync(&dir, &tasks, &at(start + 1)).unwrap();
+    plan_files().amend(&dir, amendment(AmendKind::Drop, 3, None), &at(start + 2)).unwrap();
     tasks[2].status = TrackedStatus::Dropped;
-    plan_files().sync(&dir, &tasks, &at(3)).unwrap();
+    plan_files().sync(&dir, &tasks, &at(start + 3)).unwrap();
     dir
 }
 
@@ -275,4 +280,28 @@ fn an_interrupted_finalisation_is_reported_and_checked_again_from_the_start() {
     assert!(report.recovered.is_some());
     assert_eq!(report.verdict(), Verdict::Verified, "{:?}", report.finalization.reasons);
     assert_eq!(clean(&dir), Vec::<String>::new());
+}
+
+#[test]
+fn finished_plans_give_their_outcome_records_newest_first_and_capped() {
+    let ws = workspace(true);
+    let older = finished(ws.path());
+    let open = plan_document("An open plan", &STEPS, crate::PlanApproval::Approved);
+    plan_files().materialize(ws.path(), &open, &from_steps(&STEPS), "chat-2", &at(0)).unwrap();
+    let records = crate::finished_outcomes(ws.path(), 10_000);
+    assert!(records.starts_with(&format!("### {} (finished ", older.name())), "{records}");
+    assert!(records.contains("- task 1 “"), "{records}");
+    assert!(records.contains("worked: task 1 works"), "{records}");
+    assert_eq!(records.matches("### ").count(), 1, "the open plan has no place: {records}");
+    let later = plan_document("A later plan", &STEPS, crate::PlanApproval::Approved);
+    let dir = plan_files().materialize(ws.path(), &later, &from_steps(&STEPS), "chat-3", &at(9));
+    let newer = finish(dir.unwrap(), from_steps(&STEPS), 10);
+    let records = crate::finished_outcomes(ws.path(), 10_000);
+    let (first, second) = (records.find(&newer.name()).unwrap(), records.find(&older.name()));
+    assert!(first < second.unwrap(), "newest first: {records}");
+    let one = records.find("\n\n").unwrap() + 2;
+    let capped = crate::finished_outcomes(ws.path(), one);
+    assert_eq!(capped.matches("### ").count(), 1, "{capped}");
+    assert!(capped.ends_with("(1 older finished plan(s) left out to keep this short.)\n"));
+    assert_eq!(crate::finished_outcomes(&ws.path().join("nowhere"), 10_000), "");
 }

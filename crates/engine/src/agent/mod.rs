@@ -14,6 +14,7 @@ mod context;
 mod nag;
 mod plan_change;
 mod plan_folder;
+mod plan_status;
 mod prompt;
 mod record;
 mod registry;
@@ -31,6 +32,7 @@ pub use context::{compaction_span, elide_old_results, rounds, Estimator};
 pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
 pub use plan_folder::PlanFolderLink;
 pub(crate) use plan_folder::{amend_plan_files, pause_task, resume_paused, sync_plan_files};
+pub use plan_status::{plan_status, PlanStatus, PlanStatusTool, Progress, PLAN_STATUS};
 pub use prompt::{
     executor_system_prompt, load_workspace_instructions, state_tail, workspace_instructions,
     DEFAULT_EXECUTOR_PROMPT, INSTRUCTIONS_CAP, TRUNCATED_NOTE,

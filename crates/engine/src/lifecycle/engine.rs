@@ -106,8 +106,6 @@ pub(crate) struct Inner {
     pub(super) hub: Arc<Hub>,
     pub(super) defaults: crate::config::PlanModeDefaults,
     pub(super) mcp: McpHost,
-    /// Whether `mcp.json` configures Context7 (a fact the planner is told).
-    pub(super) context7_configured: bool,
     /// The executor's model, or why there is none (shown in the chat when a turn needs it).
     pub(super) executor: Result<Arc<dyn Provider>, SetupError>,
     pub(super) planner: Result<Arc<dyn Provider>, SetupError>,
@@ -139,9 +137,6 @@ impl Engine {
         crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
         let mut mcp_config = options.mcp;
         apply_sandbox_settings(&mut mcp_config, config.sandbox);
-        let context7_configured = crate::mcp::load_servers(&mcp_config)?
-            .iter()
-            .any(|server| server.class == crate::mcp::ServerClass::Context7);
         let confinement = mcp_config.sandbox.as_ref().map(Confinement::new);
         let mcp = McpHost::start(mcp_config)?;
         let local = options.local_models.as_deref();
@@ -155,7 +150,6 @@ impl Engine {
             hub,
             defaults: config.plan_mode,
             mcp,
-            context7_configured,
             executor,
             planner,
             executor_settings: config.executor,

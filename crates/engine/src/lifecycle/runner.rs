@@ -32,6 +32,7 @@ use outcome::{Closing, Executed, Planned};
 mod executor;
 mod outcome;
 mod planner;
+mod scope_guard;
 mod turn_tools;
 
 pub(crate) use turn_tools::chat_gates;

@@ -8,8 +8,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{
-    load_workspace_instructions, run_turn, Agent, NoEvents, RoundRule, Turn, TurnEnd, TurnMode,
-    TurnScope, PLANNER_MAX_ROUNDS,
+    load_workspace_instructions, run_turn, Agent, NoEvents, OfferedTools, RoundRule, Turn, TurnEnd,
+    TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
 };
 use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
 use crate::events::Event;
@@ -22,7 +22,8 @@ use crate::lifecycle::runner::turn_tools::turn_registry;
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use crate::lifecycle::unconfined::needs_consent;
 use crate::llm::{Constrained, ModelMessage, OutputConstraint};
-use crate::mcp::Profile;
+use crate::mcp::naming::server_prefix;
+use crate::mcp::{Profile, ServerClass};
 use crate::now_rfc3339;
 use crate::paths::ensure_planner_prompt;
 use crate::planner::{
@@ -34,6 +35,9 @@ use crate::store::StoreError;
 
 /// The longest a planner turn may take, tool calls included, before execution takes over.
 const PLANNER_DEADLINE: Duration = Duration::from_secs(600);
+/// The most of the finished plans' outcome records the planner is given, in bytes (about a
+/// thousand tokens): the newest plans first, older ones left out whole.
+const MAX_OUTCOME_BYTES: usize = 4096;
 
 /// One planner turn; how it ended, for the runner to decide what runs next. A planner
 /// that fails hands over to the executor without a plan.
@@ -71,14 +75,14 @@ async fn plan(
     let provider = inner.planner.as_ref().map_err(|error| PlanError::Setup(error.to_string()))?;
     let messages = inner.store.messages(chat_id)?;
     let round = question_rounds(&messages) + 1;
-    let facts = planner_facts(inner, &chat, round);
+    let registry =
+        turn_registry(inner, chat_id, Profile::Planning, chat.workspace.as_deref(), None).await;
+    let tools = registry.offer(&TurnScope { agent: Agent::Planner, task_list: false }).await;
+    let facts = planner_facts(inner, &chat, round, &tools).await;
     let prompt =
         ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
     let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
     let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
-    let registry =
-        turn_registry(inner, chat_id, Profile::Planning, chat.workspace.as_deref(), None).await;
-    let tools = registry.offer(&TurnScope { agent: Agent::Planner, task_list: false }).await;
     let mut history = planner_history(&messages);
     let mut repaired = false;
     loop {
@@ -205,15 +209,38 @@ fn store_plan(
     Ok(Planned::Card(vec![Event::Message { message: card }, phase_event(Phase::AwaitingApproval)]))
 }
 
-fn planner_facts(inner: &Inner, chat: &Chat, round: u32) -> PlannerFacts {
+/// The planner's facts, computed as its turn starts (DESIGN §14): from the live MCP host
+/// (Context7 is available when this turn offers its tools, so a server added or removed in
+/// Settings counts at once and one that cannot start is not claimed), the chat (its scope)
+/// and the workspace (its sandbox, its finished plans' outcome records).
+async fn planner_facts(
+    inner: &Inner,
+    chat: &Chat,
+    round: u32,
+    tools: &OfferedTools,
+) -> PlannerFacts {
     let sandbox_exists =
         chat.workspace.as_deref().is_some_and(|w| Path::new(w).join(SANDBOX_DIR).is_dir());
+    let context7 = inner.mcp.servers().into_iter().filter(|s| s.class == ServerClass::Context7);
+    let prefixes: Vec<String> = context7.map(|server| server_prefix(&server.name)).collect();
+    let context7_available =
+        tools.names().iter().any(|name| prefixes.iter().any(|p| name.starts_with(p.as_str())));
+    let outcomes = match chat.workspace.clone() {
+        Some(workspace) => tokio::task::spawn_blocking(move || {
+            preflight_dwp::finished_outcomes(Path::new(&workspace), MAX_OUTCOME_BYTES)
+        })
+        .await
+        .unwrap_or_default(),
+        None => String::new(),
+    };
     PlannerFacts {
         workspace: chat.workspace.clone(),
         sandbox_exists,
-        context7_available: inner.context7_configured,
+        context7_available,
         round,
         max_question_rounds: MAX_QUESTION_ROUNDS,
+        scope: chat.scope.clone(),
+        outcomes,
     }
 }
 

@@ -9,8 +9,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{
-    Availability, EventSink, GateRunner, PlanFolderLink, ReadAttachmentTool, ToolRegistry,
-    ToolSource, TurnPlanTool, GATE_TIMEOUT_S,
+    Availability, EventSink, GateRunner, PlanFolderLink, PlanStatusTool, ReadAttachmentTool,
+    ToolRegistry, ToolSource, TurnPlanTool, GATE_TIMEOUT_S,
 };
 use crate::checkpoints::CheckpointLink;
 use crate::error_code::ErrorCode;
@@ -20,9 +20,10 @@ use crate::lifecycle::attachments::{attachments_dir, chat_attachments};
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::{ChatAsker, Elicitations};
+use crate::lifecycle::runner::scope_guard::PlanningScope;
 use crate::lifecycle::unconfined::refusal;
 use crate::mcp::naming::server_prefix;
-use crate::mcp::{McpError, McpHost, Profile, SandboxRun};
+use crate::mcp::{McpError, McpHost, Profile, SandboxRun, ServerClass};
 use crate::mcp::{SandboxCallError, CODE_SANDBOX};
 use crate::tool::{ToolOutput, ToolSpec};
 
@@ -50,6 +51,9 @@ struct ProfileTools {
     /// Set when the chat may not run code now (unconfined without the user's choice): every
     /// call of the code sandbox gets this refusal, and nothing runs.
     code_refused: Option<String>,
+    /// While planning in a chat with a scope: the scope, and the tool-name prefixes of the
+    /// filesystem servers whose calls it judges.
+    scope: Option<(PlanningScope, Vec<String>)>,
 }
 
 #[async_trait::async_trait]
@@ -62,6 +66,12 @@ impl ToolSource for ProfileTools {
         if let Some(refusal) = &self.code_refused {
             if name.starts_with(&server_prefix(CODE_SANDBOX)) {
                 return ToolOutput::error(refusal.clone());
+            }
+        }
+        if let Some((scope, prefixes)) = &self.scope {
+            let tool = prefixes.iter().find_map(|prefix| name.strip_prefix(prefix.as_str()));
+            if let Some(refusal) = tool.and_then(|tool| scope.refusal(tool, &arguments)) {
+                return ToolOutput::error(refusal);
             }
         }
         let (elicitations, hub, chat_id) = &self.chat;
@@ -108,6 +118,24 @@ fn code_refusal(inner: &Inner, chat_id: &ChatId) -> Option<String> {
     refusal(inner.confinement.as_ref(), &chat, plan.as_ref())
 }
 
+/// The scope a planner turn judges its filesystem calls by, with the name prefixes of the
+/// filesystem servers (DESIGN §14); `None` without a scope.
+fn planning_scope(
+    inner: &Inner,
+    workspace: &std::path::Path,
+    scope: &[String],
+) -> Option<(PlanningScope, Vec<String>)> {
+    let scope = PlanningScope::new(workspace, scope)?;
+    let prefixes = inner
+        .mcp
+        .servers()
+        .into_iter()
+        .filter(|server| server.class == ServerClass::Filesystem)
+        .map(|server| server_prefix(&server.name))
+        .collect();
+    Some((scope, prefixes))
+}
+
 /// The chat's gates outside a turn (the finaliser runs each completed task's check again):
 /// its code sandbox, when it has a workspace.
 pub(crate) fn chat_gates(inner: &Inner, chat_id: &ChatId) -> Option<Arc<dyn GateRunner>> {
@@ -116,18 +144,15 @@ pub(crate) fn chat_gates(inner: &Inner, chat_id: &ChatId) -> Option<Arc<dyn Gate
     Some(Arc::new(SandboxGates { host: inner.mcp.clone(), workspace, refused }))
 }
 
-/// The registry of one turn: built-in tools (gated to the executor; `turn_plan` linked to
-/// the chat's plan folder when it has one) and the MCP tools of `profile` in the chat's
-/// workspace. A server that cannot start leaves its tools out.
-pub(super) async fn turn_registry(
+/// The MCP tools `profile` offers in `workspace`; a server that cannot start is left out,
+/// and one that is not installed or needs a sign-in is told to the chat.
+async fn turn_mcp_tools(
     inner: &Inner,
     chat_id: &ChatId,
     profile: Profile,
-    workspace: Option<&str>,
-    plan_files: Option<PlanFolderLink>,
-) -> ToolRegistry {
-    let workspace = workspace.map(PathBuf::from);
-    let tools = match inner.mcp.tools(profile, workspace.as_deref()).await {
+    workspace: Option<&std::path::Path>,
+) -> Vec<ToolSpec> {
+    match inner.mcp.tools(profile, workspace).await {
         Ok(set) => {
             for missing in &set.unavailable {
                 tracing::warn!(server = %missing.server, error = %missing.error, "an MCP server is unavailable");
@@ -144,7 +169,21 @@ pub(super) async fn turn_registry(
             tracing::warn!(%error, "no MCP tools for this turn");
             Vec::new()
         }
-    };
+    }
+}
+
+/// The registry of one turn: built-in tools (gated to the executor; `turn_plan` linked to
+/// the chat's plan folder when it has one) and the MCP tools of `profile` in the chat's
+/// workspace. A server that cannot start leaves its tools out.
+pub(super) async fn turn_registry(
+    inner: &Inner,
+    chat_id: &ChatId,
+    profile: Profile,
+    workspace: Option<&str>,
+    plan_files: Option<PlanFolderLink>,
+) -> ToolRegistry {
+    let workspace = workspace.map(PathBuf::from);
+    let tools = turn_mcp_tools(inner, chat_id, profile, workspace.as_deref()).await;
     let store = Arc::clone(&inner.store);
     let mut turn_plan = match plan_files {
         Some(link) => TurnPlanTool::with_plan_files(store, link),
@@ -161,10 +200,19 @@ pub(super) async fn turn_registry(
         let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone(), refused };
         turn_plan = turn_plan.with_gates(Arc::new(gates));
     }
+    let plan_mode = chat.as_ref().is_some_and(|chat| chat.plan_mode);
+    let scope = match (profile, &workspace, &chat) {
+        (Profile::Planning, Some(folder), Some(chat)) => planning_scope(inner, folder, &chat.scope),
+        _ => None,
+    };
     let chat = (Arc::clone(&inner.elicitations), Arc::clone(&inner.hub), chat_id.clone());
-    let source =
-        ProfileTools { host: inner.mcp.clone(), profile, workspace, tools, chat, code_refused };
+    let host = inner.mcp.clone();
+    let source = ProfileTools { host, profile, workspace, tools, chat, code_refused, scope };
     let mut registry = ToolRegistry::with_turn_plan(turn_plan);
+    if plan_mode {
+        registry
+            .register(Arc::new(PlanStatusTool::new(Arc::clone(&inner.store))), Availability::BOTH);
+    }
     let attachments = inner
         .store
         .messages(chat_id)
