@@ -26,6 +26,7 @@ import { SearchChats } from "./components/SearchChats";
 import { Sidebar } from "./components/Sidebar";
 import { TaskPanel } from "./components/TaskPanel";
 import { SandboxNotice } from "./components/SandboxNotice";
+import { ScopeBar } from "./components/ScopeBar";
 import { WorkspaceBar } from "./components/WorkspaceBar";
 
 /** `mcp`: the settings screen opens at MCP servers (to sign in to one). */
@@ -225,6 +226,11 @@ export function App() {
               loadSandbox={() => api.sandboxInfo(id)}
             />
             <ChatOptions chat={current} onChange={(patch) => void run(() => api.updateChat(id, patch), refreshChats)} />
+            <ScopeBar
+              chat={current}
+              onSet={(scope) => void run(() => api.updateChat(id, { scope }), refreshChats)}
+              onChoose={() => void run(() => api.chooseScope(id), refreshChats)}
+            />
           </header>
           {current.workspace && (
             <SandboxNotice chatKey={`${id}:${current.workspace}`} executing={phase === "executing"} load={() => api.sandboxInfo(id)} />

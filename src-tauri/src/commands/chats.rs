@@ -71,6 +71,32 @@ pub async fn choose_workspace(
     engine.set_chat_workspace(&chat_id, Some(&path.to_string_lossy())).map(Some)
 }
 
+/// Opens the native folder picker in the chat's workspace and adds the folder chosen to the
+/// chat's planning scope (DESIGN §14); null when the user cancels it. A folder outside the
+/// workspace is refused by the engine's check, as a typed one is.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn choose_scope(
+    app: AppHandle,
+    shell: State<'_, Shell>,
+    chat_id: ChatId,
+) -> Answer<Option<Chat>> {
+    let engine = shell.engine()?;
+    let chat = engine.chat_view(&chat_id)?.chat;
+    let Some(workspace) = chat.workspace.clone() else {
+        return Err(ApiError::bad_request("a scope needs a workspace: choose the folder first"));
+    };
+    let dialog = app.dialog().file().set_title("Limit planning to this folder");
+    let picked = dialog.set_directory(&workspace).blocking_pick_folder();
+    let Some(folder) = picked else { return Ok(None) };
+    let path = folder
+        .into_path()
+        .map_err(|error| ApiError::bad_request(format!("that folder has no path: {error}")))?;
+    let mut scope = chat.scope;
+    scope.push(path.to_string_lossy().into_owned());
+    let patch = ChatPatch { scope: Some(scope), ..ChatPatch::default() };
+    engine.update_chat(&chat_id, &patch).map(Some)
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn delete_chat(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<bool> {
     shell.engine()?.delete_chat(&chat_id).await

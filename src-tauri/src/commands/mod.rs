@@ -28,6 +28,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chats::sandbox_info,
         chats::update_chat,
         chats::choose_workspace,
+        chats::choose_scope,
         chats::delete_chat,
         chats::watch_chat,
         chats::send_message,

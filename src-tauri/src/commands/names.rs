@@ -15,6 +15,7 @@ pub const COMMANDS: &[&str] = &[
     "sandbox_info",
     "update_chat",
     "choose_workspace",
+    "choose_scope",
     "delete_chat",
     "watch_chat",
     "send_message",

@@ -122,6 +122,7 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
                 planRunning={planRunning}
                 unconfined={view.state.unconfined}
                 executorCallsTools={view.state.executor_calls_tools}
+                scope={view.scope}
                 {...actions}
               />
             );

@@ -24,6 +24,8 @@ export interface PlanCardProps {
   /** False when the executor's model (the embedded one) cannot call tools: approving will not
    *  carry the steps out, and the waiting plan says so. */
   executorCallsTools?: boolean;
+  /** The chat's planning scope (DESIGN §14): the waiting plan says it was made within it. */
+  scope?: string[];
   /** `unconfined`: the user ticked "Run unconfined" (needed when the notice asks for it). */
   onApprove: (unconfined: boolean) => void;
   onRevise: (feedback: string) => void;
@@ -180,6 +182,17 @@ export function PlanCard(props: PlanCardProps) {
       <p class="plan-aim">
         <strong>{t("plan.aim")}</strong> {plan.aim}
       </p>
+      {active && props.scope && props.scope.length > 0 && (
+        <p class="plan-scope small" data-testid="plan-scope">
+          <span class="muted">{t("scope.card")}</span>{" "}
+          {props.scope.map((path, index) => (
+            <span key={path}>
+              {index > 0 && ", "}
+              <code>{path}</code>
+            </span>
+          ))}
+        </p>
+      )}
       {plan.approach && (
         <p class="plan-approach" data-testid="plan-approach">
           <strong>{t("plan.approach")}</strong> {plan.approach}

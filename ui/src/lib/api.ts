@@ -90,6 +90,8 @@ export const api = {
   setChatWorkspace: (chat_id: string, workspace: string | null) =>
     call<Chat>("update_chat", { chat_id, patch: { workspace } }),
   chooseWorkspace: (chat_id: string) => call<Chat | null>("choose_workspace", { chat_id }),
+  /** The native folder picker in the workspace: adds the folder to the chat's planning scope. */
+  chooseScope: (chat_id: string) => call<Chat | null>("choose_scope", { chat_id }),
   deleteChat: (chat_id: string) => call<boolean>("delete_chat", { chat_id }),
   sendMessage: (chat_id: string, content: string, files: string[] = []) =>
     call<ChatView>("send_message", { chat_id, content, files }),
