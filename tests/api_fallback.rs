@@ -91,8 +91,8 @@ async fn a_provider_error_during_planning_falls_back_with_the_managed_profile() 
         .expect("the executor ran");
     assert_eq!(
         executor.tool_names(),
-        ["turn_plan"],
-        "a plan-mode chat without a workspace: turn_plan only"
+        ["turn_plan", "plan_status"],
+        "a plan-mode chat without a workspace: turn_plan and plan_status only"
     );
     assert_eq!(serve.get(&format!("/v1/chats/{id}/profile")).await.1["name"], "execution");
     let chat = serve.chat(&id).await;

@@ -73,6 +73,7 @@ async fn the_planner_reads_the_workspace_and_cannot_change_it() {
     let requests = provider.requests();
     let mut offered = requests[0].tool_names();
     offered.sort();
+    assert_eq!(offered.pop().as_deref(), Some("plan_status"), "the read-only plan_status");
     assert_eq!(offered, READ_ONLY, "the planner is shown the read-only allowlist only");
     let second = requests[1].body.to_string();
     assert!(second.contains("marmalade"), "the planner read the file");

@@ -99,7 +99,7 @@ async fn an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail() {
             _ => None,
         })
         .collect();
-    assert_eq!(plans, [2, 2], "a plan event with the whole list after each change");
+    assert_eq!(plans, [3, 3], "a plan event with the whole list after each change");
     let answer_id = &stored[4].id;
     let streamed: String = events
         .iter()
@@ -116,7 +116,7 @@ async fn an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail() {
 }
 
 fn plan_after_init() -> String {
-    preflight_engine::tasks::TaskList::from_steps(["read the routes", "add the export"])
+    preflight_engine::tasks::TaskList::from_steps(["read the routes", "add the export", "test it"])
         .unwrap()
         .render()
 }
