@@ -239,7 +239,7 @@ impl Tool for TurnPlanTool {
         if let Err(refusal) = current.check_own_plan_size(&op) {
             return ToolOutput::error(format!("{refusal}\n\n{}", current.render()));
         }
-        let op = self.planned_gate(chat_id, op);
+        let op = self.planned_gate(&current, op);
         if let Some(answer) = self.plan_change(chat_id, &op, context).await {
             return answer;
         }
@@ -275,11 +275,11 @@ impl TurnPlanTool {
     /// A `done` without a gate, of a task with a planned check (DESIGN §14), as the `done`
     /// proven by that check: the command the user saw on the plan card before approving.
     /// Without a sandbox to run it in, the `done` stays as it was sent.
-    fn planned_gate(&self, chat_id: &ChatId, op: Operation) -> Operation {
+    fn planned_gate(&self, current: &TaskList, op: Operation) -> Operation {
         let Operation::Done { id, outcome, gate: None } = op else { return op };
-        let planned = match (&self.gates, self.store.task_list(chat_id)) {
-            (Some(_), Ok(list)) => list.get(id).and_then(|task| task.check.clone()),
-            _ => None,
+        let planned = match &self.gates {
+            Some(_) => current.get(id).and_then(|task| task.check.clone()),
+            None => None,
         };
         Operation::Done { id, outcome, gate: planned.map(GateRequest::new) }
     }

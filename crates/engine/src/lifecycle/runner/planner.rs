@@ -18,11 +18,10 @@ use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::assistant_message;
 use crate::lifecycle::notify::phase_event;
 use crate::lifecycle::runner::outcome::{Closing, Planned};
-use crate::lifecycle::runner::turn_tools::turn_registry;
+use crate::lifecycle::runner::turn_tools::{class_prefixes, turn_registry};
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use crate::lifecycle::unconfined::needs_consent;
 use crate::llm::{Constrained, ModelMessage, OutputConstraint};
-use crate::mcp::naming::server_prefix;
 use crate::mcp::{Profile, ServerClass};
 use crate::now_rfc3339;
 use crate::paths::ensure_planner_prompt;
@@ -221,8 +220,7 @@ async fn planner_facts(
 ) -> PlannerFacts {
     let sandbox_exists =
         chat.workspace.as_deref().is_some_and(|w| Path::new(w).join(SANDBOX_DIR).is_dir());
-    let context7 = inner.mcp.servers().into_iter().filter(|s| s.class == ServerClass::Context7);
-    let prefixes: Vec<String> = context7.map(|server| server_prefix(&server.name)).collect();
+    let prefixes = class_prefixes(inner, ServerClass::Context7);
     let context7_available =
         tools.names().iter().any(|name| prefixes.iter().any(|p| name.starts_with(p.as_str())));
     let outcomes = match chat.workspace.clone() {

@@ -126,14 +126,13 @@ fn planning_scope(
     scope: &[String],
 ) -> Option<(PlanningScope, Vec<String>)> {
     let scope = PlanningScope::new(workspace, scope)?;
-    let prefixes = inner
-        .mcp
-        .servers()
-        .into_iter()
-        .filter(|server| server.class == ServerClass::Filesystem)
-        .map(|server| server_prefix(&server.name))
-        .collect();
-    Some((scope, prefixes))
+    Some((scope, class_prefixes(inner, ServerClass::Filesystem)))
+}
+
+/// The tool-name prefixes (`mcp_<server>_`) of the configured servers of `class`.
+pub(super) fn class_prefixes(inner: &Inner, class: ServerClass) -> Vec<String> {
+    let servers = inner.mcp.servers().into_iter().filter(|server| server.class == class);
+    servers.map(|server| server_prefix(&server.name)).collect()
 }
 
 /// The chat's gates outside a turn (the finaliser runs each completed task's check again):
