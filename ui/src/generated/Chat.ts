@@ -12,4 +12,9 @@ workspace: string | null, plan_mode: boolean, auto_approve: boolean,
 /**
  * Write the approved plan as `.dwp/plans/` files into the workspace.
  */
-save_plans: boolean, created_at: string, updated_at: string, };
+save_plans: boolean, 
+/**
+ * The folder, relative to the workspace, that planning is limited to (DESIGN §14);
+ * none means the whole workspace.
+ */
+scope: string | null, created_at: string, updated_at: string, };

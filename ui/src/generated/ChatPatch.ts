@@ -4,4 +4,4 @@
  * `PATCH /v1/chats/{id}`: the fields to change; absent ones stay. `workspace: null`
  * clears the folder.
  */
-export type ChatPatch = { title?: string, workspace?: string | null, plan_mode?: boolean, auto_approve?: boolean, save_plans?: boolean, };
+export type ChatPatch = { title?: string, workspace?: string | null, plan_mode?: boolean, auto_approve?: boolean, save_plans?: boolean, scope?: string | null, };

@@ -5,8 +5,15 @@ import type { StateView } from "./StateView";
 
 /**
  * `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
+ * `messages` is the latest page of the chat's messages (or those from the one asked for);
+ * `messages_cursor` pages back through the older ones.
  */
-export type ChatView = { messages: Array<Message>, state: StateView, id: ChatId, title: string, 
+export type ChatView = { messages: Array<Message>, 
+/**
+ * Pass as `before` to `GET /v1/chats/{id}/messages` for the messages older than
+ * `messages`; absent when `messages` starts at the chat's first.
+ */
+messages_cursor?: string, state: StateView, id: ChatId, title: string, 
 /**
  * The workspace folder the chat's tools work in; none means no filesystem tools.
  */
@@ -14,4 +21,9 @@ workspace: string | null, plan_mode: boolean, auto_approve: boolean,
 /**
  * Write the approved plan as `.dwp/plans/` files into the workspace.
  */
-save_plans: boolean, created_at: string, updated_at: string, };
+save_plans: boolean, 
+/**
+ * The folder, relative to the workspace, that planning is limited to (DESIGN §14);
+ * none means the whole workspace.
+ */
+scope: string | null, created_at: string, updated_at: string, };

@@ -3,4 +3,4 @@
 /**
  * `POST /v1/chats`: unset fields take the defaults of `config.toml`.
  */
-export type NewChat = { title?: string, workspace?: string, plan_mode?: boolean, auto_approve?: boolean, save_plans?: boolean, };
+export type NewChat = { title?: string, workspace?: string, plan_mode?: boolean, auto_approve?: boolean, save_plans?: boolean, scope?: string, };
