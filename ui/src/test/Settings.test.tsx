@@ -74,6 +74,7 @@ describe("ChatOptions", () => {
     id: "c1",
     title: "T",
     workspace: null,
+    scope: null,
     plan_mode: true,
     auto_approve: false,
     save_plans: false,

@@ -49,6 +49,7 @@ export const chat: Chat = {
   id: "chat1",
   title: "Chat",
   workspace: null,
+  scope: null,
   plan_mode: true,
   auto_approve: false,
   save_plans: false,
