@@ -96,7 +96,7 @@ fn text(seed: &mut u64, count: usize) -> String {
         *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let pick = (*seed >> 33) as usize;
         // A rare word now and then: w0 … w4999.
-        if pick % 7 == 0 {
+        if pick.is_multiple_of(7) {
             words.push(format!("w{}", pick % 5000));
         } else {
             words.push(WORDS[pick % WORDS.len()].to_owned());
@@ -107,7 +107,7 @@ fn text(seed: &mut u64, count: usize) -> String {
 
 fn message(seed: &mut u64, n: usize) -> Message {
     let content = text(seed, 30);
-    let body = if n % 2 == 0 {
+    let body = if n.is_multiple_of(2) {
         MessageBody::User {
             content,
             files: vec![],
