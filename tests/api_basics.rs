@@ -68,7 +68,7 @@ async fn chats_are_created_listed_shown_and_deleted() {
     let second = serve.create_chat(json!({})).await;
     let (_, list) = serve.get("/v1/chats").await;
     let ids: Vec<&str> =
-        list["chats"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+        list["data"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(ids, [second.as_str(), chat["id"].as_str().unwrap()], "newest first");
     let shown = serve.chat(&second).await;
     assert_eq!(shown["plan_mode"], true, "config default");
@@ -178,7 +178,7 @@ async fn bad_input_is_refused_with_a_clear_code_and_changes_nothing() {
         assert_eq!((got, error_code(&answer)), (status, code), "{method} {path} {body}: {answer}");
     }
     assert_eq!(serve.chat(&id).await, before);
-    assert_eq!(serve.get("/v1/chats").await.1["chats"].as_array().unwrap().len(), 1);
+    assert_eq!(serve.get("/v1/chats").await.1["data"].as_array().unwrap().len(), 1);
 }
 
 #[tokio::test]

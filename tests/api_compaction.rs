@@ -129,7 +129,10 @@ async fn a_200_round_run_on_a_small_window_finishes_with_the_plan_in_every_reque
     );
     assert!(body.contains(HEADER), "the history was summarised");
 
-    let view = serve.chat(&id).await;
+    // Every message, past the view's latest page of 100: one page of up to 500.
+    let (_, every) = serve.get(&format!("/v1/chats/{id}/messages?limit=500")).await;
+    assert_eq!(every["next_cursor"], Value::Null);
+    let view = json!({ "messages": every["data"] });
     let compactions: Vec<&Value> =
         view["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "compaction").collect();
     assert!(compactions.len() >= 2, "several compactions over 200 rounds: {}", compactions.len());

@@ -56,7 +56,7 @@ async fn an_oversize_body_is_refused_in_the_error_shape_and_changes_nothing() {
         assert_eq!((status, error_code(&body)), (413, "ERR_BAD_REQUEST"), "{method} {path}");
     }
     assert_eq!(serve.chat(&id).await, before);
-    assert_eq!(serve.get("/v1/chats").await.1["chats"].as_array().unwrap().len(), 1);
+    assert_eq!(serve.get("/v1/chats").await.1["data"].as_array().unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -101,7 +101,7 @@ async fn a_title_over_the_rename_limit_is_refused_at_creation_and_creates_nothin
     let serve = serve();
     let (status, body) = serve.post("/v1/chats", json!({"title": "t".repeat(201)})).await;
     assert_eq!((status, error_code(&body)), (400, "ERR_BAD_REQUEST"), "{body}");
-    assert_eq!(serve.get("/v1/chats").await.1["chats"], json!([]));
+    assert_eq!(serve.get("/v1/chats").await.1["data"], json!([]));
     let (status, chat) = serve.post("/v1/chats", json!({"title": "t".repeat(200)})).await;
     assert_eq!(status, 201, "{chat}");
     let (status, _) = serve
@@ -124,5 +124,5 @@ async fn a_body_of_whitespace_is_malformed_json_even_where_the_body_is_optional(
         let (status, body) = serve.raw("POST", &path, "\n", &json_header, true).await;
         assert_eq!((status, error_code(&body)), (400, "ERR_BAD_REQUEST"), "{path}: {body}");
     }
-    assert_eq!(serve.get("/v1/chats").await.1["chats"].as_array().unwrap().len(), 1);
+    assert_eq!(serve.get("/v1/chats").await.1["data"].as_array().unwrap().len(), 1);
 }

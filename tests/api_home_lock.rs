@@ -34,7 +34,7 @@ async fn a_second_serve_on_the_same_data_folder_is_refused_and_names_the_holder(
 
     let (status, chats) = first.request("GET", "/v1/chats", None).await;
     assert_eq!(status, 200);
-    assert_eq!(chats["chats"].as_array().map(Vec::len), Some(1), "the holder still serves");
+    assert_eq!(chats["data"].as_array().map(Vec::len), Some(1), "the holder still serves");
 }
 
 #[tokio::test]

@@ -70,7 +70,10 @@ async fn sixty_productive_rounds_finish_under_the_default_config() {
     assert_eq!(completion["completion"]["stops_and_continues"], json!([]));
     let chat = serve.chat(&id).await;
     assert_eq!(chat["state"]["stopped"], Value::Null);
-    let rounds = chat["messages"]
+    // More than the view's latest page: every message, in one page of up to 500.
+    let (_, every) = serve.get(&format!("/v1/chats/{id}/messages?limit=500")).await;
+    assert_eq!(every["next_cursor"], Value::Null);
+    let rounds = every["data"]
         .as_array()
         .unwrap()
         .iter()

@@ -20,6 +20,7 @@ const ROUTES: &[&str] = &[
     "DELETE /v1/chats/{id}",
     "GET /v1/chats/{id}/events",
     "POST /v1/chats/{id}/answers",
+    "GET /v1/chats/{id}/messages",
     "POST /v1/chats/{id}/messages",
     "PUT /v1/chats/{id}/messages/{mid}",
     "GET /v1/chats/{id}/plan",
@@ -42,6 +43,7 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/checkpoints/{n}/diff",
     "GET /v1/chats/{id}/checkpoints/{n}/restore",
     "POST /v1/chats/{id}/checkpoints/{n}/restore",
+    "GET /v1/search",
     "GET /v1/health",
     "GET /v1/openapi.json",
 ];

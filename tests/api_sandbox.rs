@@ -229,7 +229,7 @@ async fn a_workspace_too_wide_is_refused() {
         assert!(body["error"]["message"].as_str().unwrap().contains(why), "{body}");
     }
     let (_, chats) = serve.get("/v1/chats").await;
-    assert_eq!(chats["chats"].as_array().map(Vec::len), Some(0), "nothing was created: {chats}");
+    assert_eq!(chats["data"].as_array().map(Vec::len), Some(0), "nothing was created: {chats}");
     // A project folder is fine; moving that chat to `/` is refused and changes nothing.
     let id = serve.create_chat(json!({"workspace": project.path()})).await;
     let (status, body) =

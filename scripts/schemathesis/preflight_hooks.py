@@ -55,7 +55,7 @@ seed_chats()
 
 
 def chat_ids():
-    return [chat["id"] for chat in call("GET", "/v1/chats")[1]["chats"]]
+    return [chat["id"] for chat in call("GET", "/v1/chats?limit=200")[1]["data"]]
 
 
 @schemathesis.hook

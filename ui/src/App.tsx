@@ -1,7 +1,7 @@
 // The window: first-run settings, then the chats (sidebar), the open chat (messages, cards,
 // status line, message box), its task panel, and the workspace's checkpoints (a task's or the
 // plan's diff, a restore) in dialogs. Talks to the shell through lib/api.ts only.
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
 import type { AppSettings } from "./generated/AppSettings";
 import type { Chat } from "./generated/Chat";
@@ -13,6 +13,7 @@ import { activeCard, statusText } from "./lib/chatState";
 import { describeError } from "./lib/errorText";
 import { t, useLanguage } from "./lib/i18n";
 import { useChat } from "./lib/useChat";
+import { NO_CHATS, withFirstPage, withNextPage, withoutChat, type LoadedChats } from "./lib/chatList";
 import { useCheckpoints } from "./lib/useCheckpoints";
 import { CheckpointDialogs, planDiff, restoreBeforeTask, taskDiff, undoTurn, type CheckpointDialog } from "./components/CheckpointDialogs";
 import { ChatOptions } from "./components/ChatOptions";
@@ -60,15 +61,18 @@ export function App() {
   const [screen, setScreen] = useState<Screen>({ kind: "loading" });
   const [settings, setSettings] = useState<AppSettings | null>(null);
   const [info, setInfo] = useState<AppInfo | null>(null);
-  const [chats, setChats] = useState<Chat[]>([]);
+  const [loaded, setLoaded] = useState<LoadedChats>(NO_CHATS);
+  const chats = loaded.chats;
   const [selected, setSelected] = useState<string | null>(null);
+  /** The message a search hit opened the selected chat at; null: its latest messages. */
+  const [openAt, setOpenAt] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const [banner, setBanner] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [searching, setSearching] = useState(false);
   const [dialog, setDialog] = useState<CheckpointDialog | null>(null);
   const checkpoints = useCheckpoints(selected, generation);
-  const chat = useChat(selected, generation, checkpoints.onEvent);
+  const chat = useChat(selected, generation, checkpoints.onEvent, openAt);
   const phaseNow = chat.state?.view.state.phase ?? "idle";
   // After an install or removal: the catalog again, and the chat watched anew (an install of
   // the model the engine runs on re-opens the engine, which ends the old watch).
@@ -81,11 +85,30 @@ export function App() {
   // A dialog belongs to the chat it was opened in.
   useEffect(() => setDialog(null), [selected]);
 
+  /** The first page of chats again, joined to the pages loaded after it; `select` opens one. */
   const loadChats = useCallback(async (select?: string) => {
-    const list = await api.listChats();
-    setChats(list);
-    setSelected((current) => select ?? (current && list.some((c) => c.id === current) ? current : (list[0]?.id ?? null)));
+    const page = await api.listChats();
+    setLoaded((current) => withFirstPage(current, page));
+    if (select) setOpenAt(null);
+    setSelected((current) => select ?? current ?? page.data[0]?.id ?? null);
   }, []);
+  const loadingMore = useRef(false);
+  const loadMoreChats = async () => {
+    if (loaded.next === null || loadingMore.current) return;
+    loadingMore.current = true;
+    try {
+      const page = await api.listChats(loaded.next);
+      setLoaded((current) => (current.next === loaded.next ? withNextPage(current, page) : current));
+    } finally {
+      loadingMore.current = false;
+    }
+  };
+  const select = (chatId: string | null, at: string | null = null) => {
+    setBanner(null);
+    setEditing(null);
+    setOpenAt(at);
+    setSelected(chatId);
+  };
 
   // Ctrl+N: a new chat; Esc with the focus in the chat: stop the running turn.
   useEffect(() => {
@@ -160,8 +183,9 @@ export function App() {
     );
   }
 
-  const current = chats.find((c) => c.id === selected) ?? null;
   const state = chat.state;
+  // A chat opened from a search may be in no page loaded yet: its view says what it is.
+  const current: Chat | null = chats.find((c) => c.id === selected) ?? (state && state.view.id === selected ? state.view : null);
   const phase = state?.view.state.phase ?? "idle";
   const locked = phase === "questions";
   const run = async (action: () => Promise<unknown>, after?: () => void) => {
@@ -185,22 +209,17 @@ export function App() {
         <SearchChats
           search={api.searchChats}
           onClose={() => setSearching(false)}
-          onOpen={(chatId) => {
+          onOpen={(chatId, messageId) => {
             setSearching(false);
-            setBanner(null);
-            setEditing(null);
-            setSelected(chatId);
+            select(chatId, messageId);
           }}
         />
       )}
       <Sidebar
         chats={chats}
         selectedId={selected}
-        onSelect={(chatId) => {
-          setBanner(null);
-          setEditing(null);
-          setSelected(chatId);
-        }}
+        onSelect={(chatId) => select(chatId)}
+        onMore={loaded.next === null ? undefined : () => void loadMoreChats()}
         onNew={async () => {
           const created = await api.createChat({});
           await loadChats(created.id);
@@ -210,7 +229,9 @@ export function App() {
         }}
         onDelete={async (chatId) => {
           await run(() => api.deleteChat(chatId));
-          await loadChats(chatId === selected ? undefined : (selected ?? undefined));
+          setLoaded((current) => withoutChat(current, chatId));
+          if (chatId === selected) select(null);
+          await loadChats();
         }}
         onSettings={openSettings}
       />
@@ -237,6 +258,7 @@ export function App() {
           )}
           <Messages
             state={state}
+            paging={{ onNearTop: chat.loadOlder, target: openAt }}
             edits={{
               editing,
               onEditStart: setEditing,

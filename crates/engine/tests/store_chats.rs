@@ -113,25 +113,4 @@ mod store {
         workers.into_iter().for_each(|worker| worker.join().unwrap());
         assert_eq!(store.list_chats().unwrap().len(), 40);
     }
-
-    #[test]
-    fn search_finds_chats_by_title_and_content_with_wildcards_taken_literally() {
-        let (_dir, store) = temp_store();
-        let first = store.create_chat(&settings("CSV export")).unwrap().id;
-        let second = store.create_chat(&settings("Other")).unwrap().id;
-        let message = fixtures::user("make 100% sure the_rows load");
-        store.begin_user_turn(&second, &message, Phase::Executing).unwrap();
-        let found = |text: &str| -> Vec<ChatId> {
-            let hits = store.read(|tx| tx.search_chats(text, 50)).unwrap();
-            hits.into_iter().map(|(chat, _)| chat.id).collect()
-        };
-        assert_eq!(found("csv"), std::slice::from_ref(&first), "titles, case folded");
-        assert_eq!(found("100%"), std::slice::from_ref(&second));
-        assert_eq!(found("the_rows"), std::slice::from_ref(&second));
-        assert!(found("1_0").is_empty(), "_ is no wildcard");
-        assert_eq!(found("%").len(), 1, "% is no wildcard");
-        let hits = store.read(|tx| tx.search_chats("rows", 50)).unwrap();
-        assert_eq!(hits[0].1.as_deref(), Some("make 100% sure the_rows load"));
-        assert_eq!(found("").len(), 2, "a blank search finds every chat");
-    }
 }

@@ -41,7 +41,9 @@ fn export_all(dir: &Path) {
     ChatView::export_all(&config).unwrap();
     Event::export_all(&config).unwrap();
     Chat::export_all(&config).unwrap();
-    preflight_engine::lifecycle::ChatHit::export_all(&config).unwrap();
+    preflight_engine::lifecycle::ChatPage::export_all(&config).unwrap();
+    preflight_engine::lifecycle::MessagePage::export_all(&config).unwrap();
+    preflight_engine::lifecycle::SearchPage::export_all(&config).unwrap();
     ApiError::export_all(&config).unwrap();
     preflight_engine::lifecycle::attachments::PickedFile::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpSettings::export_all(&config).unwrap();

@@ -3,7 +3,9 @@
 
 use preflight_engine::chat::Chat;
 use preflight_engine::events::Event;
-use preflight_engine::lifecycle::{ApiError, ChatHit, ChatPatch, ChatView, NewChat, SandboxView};
+use preflight_engine::lifecycle::{
+    ApiError, ChatPage, ChatPatch, ChatView, MessagePage, NewChat, SandboxView, SearchPage,
+};
 use preflight_engine::{ChatId, MessageId};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
@@ -14,15 +16,36 @@ use crate::watch;
 
 type Answer<T> = Result<T, ApiError>;
 
+/// A page of the sidebar's chats, newest first.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn list_chats(shell: State<'_, Shell>) -> Answer<Vec<Chat>> {
-    shell.engine()?.list_chats()
+pub async fn list_chats(
+    shell: State<'_, Shell>,
+    limit: Option<u32>,
+    cursor: Option<String>,
+) -> Answer<ChatPage> {
+    shell.engine()?.chat_page(limit, cursor.as_deref())
 }
 
-/// Chats by title and content, each with an excerpt of where it matched (Ctrl+K).
+/// Titles and messages of every chat that hold the words, each hit with its snippet (Ctrl+K).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn search_chats(shell: State<'_, Shell>, query: String) -> Answer<Vec<ChatHit>> {
-    shell.engine()?.search_chats(&query)
+pub async fn search_chats(
+    shell: State<'_, Shell>,
+    query: String,
+    limit: Option<u32>,
+    cursor: Option<String>,
+) -> Answer<SearchPage> {
+    shell.engine()?.search(&query, limit, cursor.as_deref())
+}
+
+/// A page of the chat's older messages (the message list scrolled up).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn chat_messages(
+    shell: State<'_, Shell>,
+    chat_id: ChatId,
+    before: Option<String>,
+    limit: Option<u32>,
+) -> Answer<MessagePage> {
+    shell.engine()?.message_page(&chat_id, before.as_deref(), limit)
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -30,9 +53,15 @@ pub async fn create_chat(shell: State<'_, Shell>, request: NewChat) -> Answer<Ch
     shell.engine()?.create_chat(request)
 }
 
+/// The chat with the latest page of its messages, or those from `from` on (a search hit,
+/// or the oldest message the window has loaded).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn chat_view(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
-    shell.engine()?.chat_view(&chat_id)
+pub async fn chat_view(
+    shell: State<'_, Shell>,
+    chat_id: ChatId,
+    from: Option<MessageId>,
+) -> Answer<ChatView> {
+    shell.engine()?.chat_view_from(&chat_id, from.as_ref())
 }
 
 /// The chat's code sandbox in its own words (the workspace bar's "Sandbox" button), and

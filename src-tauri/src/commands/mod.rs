@@ -25,6 +25,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chats::search_chats,
         chats::create_chat,
         chats::chat_view,
+        chats::chat_messages,
         chats::sandbox_info,
         chats::update_chat,
         chats::choose_workspace,

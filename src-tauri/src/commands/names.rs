@@ -12,6 +12,7 @@ pub const COMMANDS: &[&str] = &[
     "search_chats",
     "create_chat",
     "chat_view",
+    "chat_messages",
     "sandbox_info",
     "update_chat",
     "choose_workspace",

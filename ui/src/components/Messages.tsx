@@ -57,7 +57,15 @@ export interface EditActions {
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
 
-export function Messages({ state, actions, edits }: { state: ChatState; actions: CardActions; edits?: EditActions }) {
+/** A long chat's pages (issue 33): older messages on scroll, and the message a search hit opened. */
+export interface MessagePaging {
+  /** Loads the page before the first message shown (the list scrolled near its top). */
+  onNearTop: () => void;
+  /** The message to scroll to and mark once it is shown. */
+  target: string | null;
+}
+
+export function Messages({ state, actions, edits, paging }: { state: ChatState; actions: CardActions; edits?: EditActions; paging?: MessagePaging }) {
   const { view } = state;
   const list = useRef<HTMLDivElement>(null);
   // Follows new output while the view is at the bottom; a user who scrolled up stays put.
@@ -65,6 +73,7 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
   useLayoutEffect(() => {
     if (pinned.current && list.current) list.current.scrollTop = list.current.scrollHeight;
   });
+  useOlderPages(list, state.view.messages[0]?.id, pinned, paging?.target ?? null);
   const live = activeCard(view);
   const planRunning = planInProgress(view.state.phase);
   const results = toolResults(view.messages);
@@ -80,6 +89,7 @@ export function Messages({ state, actions, edits }: { state: ChatState; actions:
       onScroll={(event) => {
         const element = event.currentTarget;
         pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+        if (element.scrollTop < 200 && state.view.messages_cursor) paging?.onNearTop();
       }}
     >
       {[
@@ -441,4 +451,28 @@ function StoredTool({ call, result }: { call: ToolCall; result: ToolMessage | un
 
 function LiveToolBlock({ tool }: { tool: LiveTool }) {
   return <ToolBlock name={tool.name} args={tool.args} result={tool.result} error={tool.error} running={!tool.done} />;
+}
+
+/**
+ * Keeps the messages in view where they were when an older page is put above them, and
+ * scrolls a search hit's message into view once (marked with `search-target`).
+ */
+function useOlderPages(list: { current: HTMLDivElement | null }, first: string | undefined, pinned: { current: boolean }, target: string | null) {
+  const before = useRef<{ first: string | undefined; height: number }>({ first, height: 0 });
+  const reached = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    const element = list.current;
+    if (!element) return;
+    if (before.current.first !== undefined && first !== before.current.first && !pinned.current) {
+      element.scrollTop += element.scrollHeight - before.current.height;
+    }
+    before.current = { first, height: element.scrollHeight };
+    if (target === null || reached.current === target) return;
+    const message = element.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(target)}"]`);
+    if (!message) return;
+    reached.current = target;
+    pinned.current = false;
+    message.classList.add("search-target");
+    message.scrollIntoView?.({ block: "center" });
+  });
 }

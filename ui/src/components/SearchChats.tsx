@@ -1,29 +1,38 @@
-// Ctrl+K: chats found by title and content as you type (the engine searches its store), each
-// with an excerpt of where it matched; ↑/↓ move, Enter opens, Esc closes.
+// Ctrl+K: the engine's full-text search over every chat's title and messages as you type,
+// each hit with its snippet (the matched words marked, as text: a snippet is never HTML);
+// ↑/↓ move, Enter opens the chat at the hit, Esc closes. Scrolling to the end loads more.
 import { useEffect, useState } from "preact/hooks";
 
-import type { ChatHit } from "../generated/ChatHit";
+import type { SearchHit } from "../generated/SearchHit";
+import type { SearchPage } from "../generated/SearchPage";
 import { t } from "../lib/i18n";
 
 export interface SearchChatsProps {
-  search: (query: string) => Promise<ChatHit[]>;
-  onOpen: (chatId: string) => void;
+  search: (query: string, cursor: string | null) => Promise<SearchPage>;
+  /** Opens the chat; at the message when the hit is one (null: its title matched). */
+  onOpen: (chatId: string, messageId: string | null) => void;
   onClose: () => void;
 }
 
 export function SearchChats({ search, onOpen, onClose }: SearchChatsProps) {
   const [query, setQuery] = useState("");
-  const [hits, setHits] = useState<ChatHit[]>([]);
+  const [hits, setHits] = useState<SearchHit[]>([]);
+  const [next, setNext] = useState<string | null>(null);
   const [chosen, setChosen] = useState(0);
   useEffect(() => {
     let current = true;
+    if (query.trim() === "") {
+      setHits([]);
+      setNext(null);
+      return;
+    }
     const timer = setTimeout(() => {
-      void search(query).then(
-        (found) => {
-          if (current) {
-            setHits(found);
-            setChosen(0);
-          }
+      void search(query, null).then(
+        (page) => {
+          if (!current) return;
+          setHits(page.data);
+          setNext(page.next_cursor);
+          setChosen(0);
         },
         () => current && setHits([]),
       );
@@ -33,9 +42,18 @@ export function SearchChats({ search, onOpen, onClose }: SearchChatsProps) {
       clearTimeout(timer);
     };
   }, [query, search]);
+  const more = () => {
+    if (next === null) return;
+    const asked = next;
+    setNext(null);
+    void search(query, asked).then((page) => {
+      setHits((shown) => [...shown, ...page.data]);
+      setNext(page.next_cursor);
+    });
+  };
   const open = (index: number) => {
     const hit = hits[index];
-    if (hit) onOpen(hit.chat.id);
+    if (hit) onOpen(hit.chat_id, hit.message_id);
   };
   return (
     <div class="search-backdrop" onClick={onClose}>
@@ -53,6 +71,7 @@ export function SearchChats({ search, onOpen, onClose }: SearchChatsProps) {
               onClose();
             } else if (event.key === "ArrowDown") {
               event.preventDefault();
+              if (chosen >= hits.length - 2) more();
               setChosen((n) => Math.min(n + 1, Math.max(hits.length - 1, 0)));
             } else if (event.key === "ArrowUp") {
               event.preventDefault();
@@ -63,16 +82,36 @@ export function SearchChats({ search, onOpen, onClose }: SearchChatsProps) {
             }
           }}
         />
-        <ul class="search-hits" data-testid="search-hits">
+        <ul
+          class="search-hits"
+          data-testid="search-hits"
+          onScroll={(event) => {
+            const list = event.currentTarget;
+            if (list.scrollHeight - list.scrollTop - list.clientHeight < 40) more();
+          }}
+        >
           {hits.map((hit, index) => (
-            <li key={hit.chat.id} class={index === chosen ? "chosen" : ""} data-testid="search-hit" onClick={() => open(index)}>
-              <span class="search-title">{hit.chat.title}</span>
-              {hit.excerpt && <span class="search-excerpt small muted">{hit.excerpt}</span>}
+            <li key={`${hit.chat_id}/${hit.message_id ?? ""}`} class={index === chosen ? "chosen" : ""} data-testid="search-hit" onClick={() => open(index)}>
+              <span class="search-title">{hit.message_id === null ? <Snippet hit={hit} /> : hit.chat_title}</span>
+              {hit.message_id !== null && (
+                <span class="search-excerpt small muted">
+                  <Snippet hit={hit} />
+                </span>
+              )}
             </li>
           ))}
-          {hits.length === 0 && <li class="muted small">{t("search.none")}</li>}
+          {hits.length === 0 && query.trim() !== "" && <li class="muted small">{t("search.none")}</li>}
         </ul>
       </div>
     </div>
+  );
+}
+
+/** The snippet's pieces as text nodes, the matched ones in `<mark>`. */
+function Snippet({ hit }: { hit: SearchHit }) {
+  return (
+    <>
+      {hit.snippet.map((part, index) => (part.matched ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
+    </>
   );
 }

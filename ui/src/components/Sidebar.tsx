@@ -1,8 +1,14 @@
 // The chats: new, select, rename (inline), delete (with an inline confirmation); settings.
+// Only the rows in view are in the page (`VirtualList`); scrolling near the end loads the
+// next page of chats.
 import { useState } from "preact/hooks";
 
 import type { Chat } from "../generated/Chat";
 import { t } from "../lib/i18n";
+import { VirtualList } from "./VirtualList";
+
+/** A chat row's height in pixels; `.chat-item` in styles.css is as high. */
+export const CHAT_ROW_PX = 34;
 
 export interface SidebarProps {
   chats: Chat[];
@@ -12,6 +18,8 @@ export interface SidebarProps {
   onRename: (id: string, title: string) => void;
   onDelete: (id: string) => void;
   onSettings: () => void;
+  /** Loads the next page of chats; absent when every chat is loaded. */
+  onMore?: () => void;
 }
 
 export function Sidebar(props: SidebarProps) {
@@ -23,11 +31,15 @@ export function Sidebar(props: SidebarProps) {
           {t("app.newChat")}
         </button>
       </div>
-      <ul class="chat-list">
-        {props.chats.map((chat) => (
-          <ChatItem key={chat.id} chat={chat} selected={chat.id === props.selectedId} {...props} />
-        ))}
-      </ul>
+      <VirtualList
+        class="chat-list"
+        label={t("sidebar.label")}
+        items={props.chats}
+        rowHeight={CHAT_ROW_PX}
+        keyOf={(chat) => chat.id}
+        onNearEnd={props.onMore}
+        render={(chat) => <ChatItem chat={chat} selected={chat.id === props.selectedId} {...props} />}
+      />
       <button type="button" class="secondary settings-button" data-testid="open-settings" onClick={props.onSettings}>
         {t("sidebar.settings")}
       </button>

@@ -5,8 +5,15 @@ import type { StateView } from "./StateView";
 
 /**
  * `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
+ * `messages` is the latest page of the chat's messages (or those from the one asked for);
+ * `messages_cursor` pages back through the older ones.
  */
-export type ChatView = { messages: Array<Message>, state: StateView, id: ChatId, title: string, 
+export type ChatView = { messages: Array<Message>, 
+/**
+ * Pass as `before` to `GET /v1/chats/{id}/messages` for the messages older than
+ * `messages`; absent when `messages` starts at the chat's first.
+ */
+messages_cursor?: string, state: StateView, id: ChatId, title: string, 
 /**
  * The workspace folder the chat's tools work in; none means no filesystem tools.
  */

@@ -10,13 +10,14 @@ import { ERROR_CODES } from "../generated/errorCodes";
 import type { DropEvent } from "../components/Composer";
 import type { AppSettings } from "../generated/AppSettings";
 import type { Chat } from "../generated/Chat";
-import type { ChatHit } from "../generated/ChatHit";
+import type { ChatPage } from "../generated/ChatPage";
 import type { ChatPatch } from "../generated/ChatPatch";
 import type { ChatView } from "../generated/ChatView";
 import type { CheckpointDiff } from "../generated/CheckpointDiff";
 import type { CheckpointList } from "../generated/CheckpointList";
 import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
+import type { MessagePage } from "../generated/MessagePage";
 import type { McpServerSave } from "../generated/McpServerSave";
 import type { McpSettings } from "../generated/McpSettings";
 import type { McpTool } from "../generated/McpTool";
@@ -28,6 +29,7 @@ import type { PickedFile } from "../generated/PickedFile";
 import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import type { RestorePreview } from "../generated/RestorePreview";
 import type { SandboxView } from "../generated/SandboxView";
+import type { SearchPage } from "../generated/SearchPage";
 import type { ServerAnswer } from "../generated/ServerAnswer";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
 import type { TaskPanel } from "../generated/TaskPanel";
@@ -80,10 +82,15 @@ export const api = {
   uiReady: () => call<number>("ui_ready"),
   getSettings: () => call<AppSettings>("get_settings"),
   saveSettings: (update: SettingsUpdate) => call<AppSettings>("save_settings", { update }),
-  listChats: () => call<Chat[]>("list_chats"),
-  searchChats: (query: string) => call<ChatHit[]>("search_chats", { query }),
+  /** A page of chats, newest first; `cursor` is the previous page's `next_cursor`. */
+  listChats: (cursor: string | null = null) => call<ChatPage>("list_chats", cursor === null ? {} : { cursor }),
+  /** Titles and messages holding the words (the last one as a prefix while typed). */
+  searchChats: (query: string, cursor: string | null = null) => call<SearchPage>("search_chats", cursor === null ? { query } : { query, cursor }),
   createChat: (request: NewChat) => call<Chat>("create_chat", { request }),
-  chatView: (chat_id: string) => call<ChatView>("chat_view", { chat_id }),
+  /** The chat with its latest page of messages, or those from the message `from` on. */
+  chatView: (chat_id: string, from: string | null = null) => call<ChatView>("chat_view", from === null ? { chat_id } : { chat_id, from }),
+  /** The page of the chat's messages before `before` (a view's `messages_cursor`). */
+  chatMessages: (chat_id: string, before: string) => call<MessagePage>("chat_messages", { chat_id, before }),
   sandboxInfo: (chat_id: string) => call<SandboxView>("sandbox_info", { chat_id }),
   updateChat: (chat_id: string, patch: ChatPatch) => call<Chat>("update_chat", { chat_id, patch }),
   renameChat: (chat_id: string, title: string) => call<Chat>("update_chat", { chat_id, patch: { title } }),

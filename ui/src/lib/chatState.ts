@@ -8,6 +8,7 @@ import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
 import type { ExecutorStop } from "../generated/ExecutorStop";
 import type { Message } from "../generated/Message";
+import type { MessagePage } from "../generated/MessagePage";
 import type { Phase } from "../generated/Phase";
 import type { Task } from "../generated/Task";
 import { t } from "./i18n";
@@ -81,6 +82,17 @@ export function withView(state: ChatState, view: ChatView): ChatState {
   const streaming = state.streaming.filter((entry) => !isStored(view, entry.id));
   const tools = Object.fromEntries(Object.entries(state.tools).filter(([id]) => !isStored(view, id)));
   return { ...state, view, streaming, tools, status: statusText(view.state.phase) };
+}
+
+/** The page of older messages (the list scrolled up) put before those shown, each once; the
+ *  view's cursor moves to the page's. */
+export function withOlder(state: ChatState, page: MessagePage): ChatState {
+  const shown = new Set(state.view.messages.map((message) => message.id));
+  const older = page.data.filter((message) => !shown.has(message.id));
+  const view: ChatView = { ...state.view, messages: [...older, ...state.view.messages] };
+  if (page.next_cursor === null) delete view.messages_cursor;
+  else view.messages_cursor = page.next_cursor;
+  return { ...state, view };
 }
 
 /**

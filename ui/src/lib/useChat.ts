@@ -11,7 +11,7 @@ import type { ChatView } from "../generated/ChatView";
 import type { Event } from "../generated/Event";
 import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import { api, asApiError, watchChat } from "./api";
-import { applyDelta, applyEvent, initialState, SnapshotOrder, turnRunning, withElicitations, withTasks, withView, type ChatState } from "./chatState";
+import { applyDelta, applyEvent, initialState, SnapshotOrder, turnRunning, withElicitations, withOlder, withTasks, withView, type ChatState } from "./chatState";
 
 /** How often streamed tokens are drawn at most. */
 const DELTA_FLUSH_MS = 50;
@@ -25,16 +25,28 @@ export interface ChatController {
   reload: () => void;
   /** Reads the whole chat again (view, task list, open questions), as at a turn's end. */
   refresh: () => void;
+  /** Loads the page of messages before those shown (the list scrolled to its top). */
+  loadOlder: () => void;
 }
 
 /** `listener` hears each of the chat's events after the chat's state has taken it in. */
-export function useChat(chatId: string | null, generation: number, listener?: (event: Event) => void): ChatController {
+export function useChat(chatId: string | null, generation: number, listener?: (event: Event) => void, openAt: string | null = null): ChatController {
   const [state, setState] = useState<ChatState | null>(null);
   const listenerRef = useRef(listener);
   listenerRef.current = listener;
   const [files, setFiles] = useState<PlanFolderLocation | null>(null);
   const reloadRef = useRef<() => void>(() => {});
   const refreshRef = useRef<() => void>(() => {});
+  const olderRef = useRef<() => void>(() => {});
+  /**
+   * The oldest message shown once the list reaches further back than the latest page (a
+   * search hit opened, older pages loaded): views are then read from it on, so a reload
+   * never drops what the user scrolled back to. Null: the latest page.
+   */
+  const fromRef = useRef<string | null>(null);
+  /** Where the shown messages page back from (the view's cursor). */
+  const cursorRef = useRef<string | undefined>(undefined);
+  cursorRef.current = state?.view.messages_cursor;
   /** The open chat's snapshots in the order they were asked for (see `SnapshotOrder`). */
   const orderRef = useRef(new SnapshotOrder());
 
@@ -54,6 +66,35 @@ export function useChat(chatId: string | null, generation: number, listener?: (e
     let missedWhileOpening = false;
     const order = new SnapshotOrder();
     orderRef.current = order;
+    fromRef.current = openAt;
+    /** The view from `fromRef` on; the latest page when that message is gone. */
+    const readView = async () => {
+      const from = fromRef.current;
+      if (from === null) return api.chatView(chatId);
+      try {
+        return await api.chatView(chatId, from);
+      } catch {
+        fromRef.current = null;
+        return api.chatView(chatId);
+      }
+    };
+    let loadingOlder = false;
+    const loadOlder = async () => {
+      const cursor = cursorRef.current;
+      if (loadingOlder || !cursor) return;
+      loadingOlder = true;
+      try {
+        const page = await api.chatMessages(chatId, cursor);
+        if (!alive || page.data.length === 0) return;
+        fromRef.current = page.data[0]!.id;
+        setState((current) => (current && current.view.messages_cursor === cursor ? withOlder(current, page) : current));
+      } catch {
+        // The chat was deleted meanwhile, as below.
+      } finally {
+        loadingOlder = false;
+      }
+    };
+    olderRef.current = () => void loadOlder();
 
     const flush = () => {
       flushTimer = null;
@@ -70,7 +111,7 @@ export function useChat(chatId: string | null, generation: number, listener?: (e
       reloading = true;
       try {
         const ticket = order.ask();
-        const view = await api.chatView(chatId);
+        const view = await readView();
         if (alive && opened && order.show(ticket)) setState((current) => (current ? withView(current, view) : current));
       } catch {
         // The chat was deleted meanwhile: the sidebar's reload takes care of it.
@@ -106,7 +147,7 @@ export function useChat(chatId: string | null, generation: number, listener?: (e
     const refresh = async () => {
       const ticket = order.ask();
       try {
-        const [view, panel, open] = await Promise.all([api.chatView(chatId), api.taskPanel(chatId), api.listElicitations(chatId).catch(() => [])]);
+        const [view, panel, open] = await Promise.all([readView(), api.taskPanel(chatId), api.listElicitations(chatId).catch(() => [])]);
         if (!alive) return;
         const newest = order.show(ticket);
         setState((current) => {
@@ -164,7 +205,7 @@ export function useChat(chatId: string | null, generation: number, listener?: (e
       if (flushTimer) clearTimeout(flushTimer);
       stop?.();
     };
-  }, [chatId, generation]);
+  }, [chatId, generation, openAt]);
 
   const act = async (action: () => Promise<ChatView | unknown>): Promise<ApiError | null> => {
     const order = orderRef.current;
@@ -176,7 +217,9 @@ export function useChat(chatId: string | null, generation: number, listener?: (e
         // An answer older than a view already shown is dropped, and the chat read again: the
         // action's own change is then in the view, whichever of the two was newer.
         if (order !== orderRef.current) return null;
-        if (order.show(ticket)) setState((current) => (current && current.view.id === view.id ? withView(current, view) : current));
+        // It holds the latest page only: a list that reaches further back reads its own.
+        if (fromRef.current !== null) reloadRef.current();
+        else if (order.show(ticket)) setState((current) => (current && current.view.id === view.id ? withView(current, view) : current));
         else reloadRef.current();
       } else {
         reloadRef.current();
@@ -186,5 +229,5 @@ export function useChat(chatId: string | null, generation: number, listener?: (e
       return asApiError(error);
     }
   };
-  return { state, files, act, reload: () => reloadRef.current(), refresh: () => refreshRef.current() };
+  return { state, files, act, reload: () => reloadRef.current(), refresh: () => refreshRef.current(), loadOlder: () => olderRef.current() };
 }

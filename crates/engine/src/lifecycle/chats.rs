@@ -2,7 +2,7 @@
 use crate::chat::{Chat, ChatSettings};
 use crate::checkpoints::shadow_dir;
 use crate::events::Event;
-use crate::ids::ChatId;
+use crate::ids::{ChatId, MessageId};
 use crate::lifecycle::attachments::attachments_dir;
 use crate::lifecycle::chat_input::{
     checked_scope, checked_title, checked_workspace, is_git_repository,
@@ -64,26 +64,23 @@ impl Engine {
         Ok(self.inner.store.list_chats()?)
     }
 
-    /// Chats by title and content (the window's Ctrl+K), newest first, each with an excerpt
-    /// around the first message that matched. A blank query finds every chat.
-    pub fn search_chats(&self, query: &str) -> Result<Vec<ChatHit>, ApiError> {
-        let query = query.trim();
-        if query.chars().count() > 200 {
-            return Err(ApiError::bad_request("a search is at most 200 characters"));
-        }
-        let found = self.inner.store.read(|tx| tx.search_chats(query, SEARCH_LIMIT))?;
-        Ok(found
-            .into_iter()
-            .map(|(chat, hit)| ChatHit { excerpt: hit.map(|text| excerpt(&text, query)), chat })
-            .collect())
+    /// The chat with the latest page of its messages (see `chat_view_from`).
+    pub fn chat_view(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
+        self.chat_view_from(chat_id, None)
     }
 
-    pub fn chat_view(&self, chat_id: &ChatId) -> Result<ChatView, ApiError> {
-        let snapshot = self.inner.store.snapshot(chat_id)?;
+    /// The chat with its messages from `from` on, or the latest page of them when None.
+    pub fn chat_view_from(
+        &self,
+        chat_id: &ChatId,
+        from: Option<&MessageId>,
+    ) -> Result<ChatView, ApiError> {
+        let (snapshot, messages_cursor) = self.paged_snapshot(chat_id, from)?;
         let unconfined = chat_notice(self.inner.confinement.as_ref(), &snapshot.chat);
         Ok(ChatView {
             chat: snapshot.chat,
             messages: snapshot.messages,
+            messages_cursor,
             state: StateView {
                 phase: snapshot.state.phase,
                 plan_pending: snapshot.state.plan_pending,
@@ -145,56 +142,5 @@ impl Engine {
     ) -> Result<tokio::sync::broadcast::Receiver<Event>, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         Ok(self.inner.hub.subscribe(chat_id))
-    }
-}
-
-/// The most chats a search returns.
-const SEARCH_LIMIT: usize = 50;
-
-/// A chat a search found, with where its messages matched.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct ChatHit {
-    pub chat: Chat,
-    /// About 100 characters of the first message that matched, around the match.
-    pub excerpt: Option<String>,
-}
-
-/// Up to 100 characters of `text` around the first match of `query` (ASCII case folded),
-/// on one line.
-fn excerpt(text: &str, query: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let chars: Vec<char> = line.chars().collect();
-    let lower: String = line.to_ascii_lowercase();
-    let at =
-        lower.find(&query.to_ascii_lowercase()).map_or(0, |byte| lower[..byte].chars().count());
-    let start = at.saturating_sub(40);
-    let end = (start + 100).min(chars.len());
-    let mut shown: String = chars[start..end].iter().collect();
-    if start > 0 {
-        shown.insert(0, '…');
-    }
-    if end < chars.len() {
-        shown.push('…');
-    }
-    shown
-}
-
-#[cfg(test)]
-mod tests {
-    use super::excerpt;
-
-    #[test]
-    fn an_excerpt_is_one_line_around_the_first_match() {
-        let text = format!(
-            "{}\n\nthe CSV export of the orders{}",
-            "intro ".repeat(20),
-            " and more".repeat(20)
-        );
-        let shown = excerpt(&text, "csv");
-        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
-        assert!(shown.contains("the CSV export of the orders") && !shown.contains('\n'), "{shown}");
-        assert!(shown.chars().count() <= 102);
-        assert_eq!(excerpt("short", "none"), "short");
     }
 }

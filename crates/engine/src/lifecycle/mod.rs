@@ -28,11 +28,13 @@ mod mcp_settings;
 mod messages;
 mod notify;
 mod open_questions;
+mod pages;
 mod plan_actions;
 mod plan_changes;
 mod plan_files;
 mod recovery;
 mod runner;
+mod search;
 mod send;
 pub mod settings;
 mod tool_views;
@@ -42,7 +44,7 @@ mod view;
 
 pub use crate::events::Elicitation;
 pub use chat_edit::ChatPatch;
-pub use chats::{ChatHit, NewChat, DEFAULT_TITLE};
+pub use chats::{NewChat, DEFAULT_TITLE};
 pub use checkpoints::{CheckpointDiff, CheckpointList, FileChange, RestorePreview, RestoreRequest};
 pub use engine::{Engine, EngineError, EngineOptions, DATABASE_FILE};
 pub use error::{ApiError, ErrorCode};
@@ -50,7 +52,9 @@ pub use mcp_settings::{
     McpRemote, McpServerSave, McpServerState, McpServerView, McpSettings, McpTool,
 };
 pub use notify::phase_text;
+pub use pages::{ChatPage, MessagePage, CHAT_PAGE, MESSAGE_PAGE};
 pub use plan_files::{PlanFolderLocation, TaskPanel};
+pub use search::{SearchHit, SearchPage, SnippetPart, MAX_SEARCH_CHARS, SEARCH_PAGE};
 pub use tool_views::SandboxView;
 pub use transitions::MAX_QUESTION_ROUNDS;
 pub use unconfined::ApproveChoice;

@@ -8,6 +8,8 @@ use crate::planner::PlanDocument;
 use crate::tasks::{Completion, ExecutorStop, PlanChange};
 
 /// `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
+/// `messages` is the latest page of the chat's messages (or those from the one asked for);
+/// `messages_cursor` pages back through the older ones.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -15,6 +17,11 @@ pub struct ChatView {
     #[serde(flatten)]
     pub chat: Chat,
     pub messages: Vec<Message>,
+    /// Pass as `before` to `GET /v1/chats/{id}/messages` for the messages older than
+    /// `messages`; absent when `messages` starts at the chat's first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub messages_cursor: Option<String>,
     pub state: StateView,
 }
 

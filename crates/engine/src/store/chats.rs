@@ -8,7 +8,7 @@ use crate::chat::{Chat, ChatSettings};
 use crate::ids::ChatId;
 use crate::now_rfc3339;
 
-const CHAT_COLUMNS: &str =
+pub(super) const CHAT_COLUMNS: &str =
     "id, title, workspace, plan_mode, auto_approve, save_plans, created_at, updated_at, scope";
 
 impl Tx<'_> {
@@ -62,39 +62,6 @@ impl Tx<'_> {
         Ok(chats)
     }
 
-    /// Chats whose title or any message contains `text` (ASCII case folded), newest first,
-    /// at most `limit`, each with the first message that matched.
-    pub fn search_chats(
-        &self,
-        text: &str,
-        limit: usize,
-    ) -> Result<Vec<(Chat, Option<String>)>, StoreError> {
-        let pattern = format!("%{}%", escape_like(text));
-        let sql = format!(
-            "SELECT {CHAT_COLUMNS} FROM chats WHERE title LIKE ?1 ESCAPE '\\'
-               OR EXISTS (SELECT 1 FROM messages m WHERE m.chat_id = chats.id
-                          AND m.content LIKE ?1 ESCAPE '\\')
-             ORDER BY seq DESC LIMIT ?2"
-        );
-        let mut statement = self.sql.prepare(&sql)?;
-        let chats: Vec<Chat> = statement
-            .query_map(rusqlite::params![pattern, limit as i64], chat_from_row)?
-            .collect::<Result<_, _>>()?;
-        let first =
-            "SELECT content FROM messages WHERE chat_id = ?1 AND content LIKE ?2 ESCAPE '\\'
-                     ORDER BY seq LIMIT 1";
-        chats
-            .into_iter()
-            .map(|chat| {
-                let hit: Option<String> = self
-                    .sql
-                    .query_row(first, rusqlite::params![chat.id, pattern], |row| row.get(0))
-                    .optional()?;
-                Ok((chat, hit))
-            })
-            .collect()
-    }
-
     /// Replaces the chat's title and settings and bumps `updated_at`.
     pub fn update_chat(
         &mut self,
@@ -137,7 +104,7 @@ impl Tx<'_> {
     }
 }
 
-fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
+pub(super) fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
     Ok(Chat {
         id: row.get(0)?,
         title: row.get(1)?,
@@ -190,16 +157,4 @@ impl Store {
     pub fn delete_chat(&self, chat_id: &ChatId) -> Result<bool, StoreError> {
         self.write(|tx| tx.delete_chat(chat_id))
     }
-}
-
-/// `text` with LIKE's wildcards and the escape character taken literally.
-fn escape_like(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            escaped.push('\\');
-        }
-        escaped.push(c);
-    }
-    escaped
 }

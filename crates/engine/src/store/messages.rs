@@ -11,7 +11,7 @@ use crate::chat::{Message, MessageBody};
 use crate::ids::{ChatId, MessageId};
 
 const TABLE: &str = "messages";
-const MESSAGE_COLUMNS: &str = "id, created_at, role, content, body";
+pub(super) const MESSAGE_COLUMNS: &str = "id, created_at, role, content, body";
 
 /// What a message is in the lifecycle, derived from its body and kept in the `kind` column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +85,7 @@ fn take_string(fields: &mut Map<String, Value>, key: &str) -> Result<String, Sto
     }
 }
 
-fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Message, StoreError>> {
+pub(super) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Message, StoreError>> {
     let id: MessageId = row.get(0)?;
     let created_at: String = row.get(1)?;
     let role: String = row.get(2)?;
@@ -241,7 +241,11 @@ impl Tx<'_> {
         }
     }
 
-    fn message_seq(&self, chat_id: &ChatId, message_id: &MessageId) -> Result<i64, StoreError> {
+    pub(super) fn message_seq(
+        &self,
+        chat_id: &ChatId,
+        message_id: &MessageId,
+    ) -> Result<i64, StoreError> {
         let sql = "SELECT seq FROM messages WHERE id = ?1 AND chat_id = ?2";
         let seq =
             self.sql.query_row(sql, params![message_id, chat_id], |row| row.get(0)).optional()?;

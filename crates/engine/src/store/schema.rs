@@ -48,6 +48,15 @@
 //! workspace, that the chat's planning is limited to (DESIGN §14); NULL means the whole
 //! workspace (an empty list is stored as NULL).
 //!
+//! Schema version 7 (issue 33) adds full-text search: `chats_fts` over `chats.title` and
+//! `messages_fts` over the content of `searchable_messages` (a view of `messages` without
+//! tool results and compaction records, whose bulk would bury the conversation). Both are
+//! FTS5 external-content tables (`unicode61`, `remove_diacritics 2`, prefix indexes of 2
+//! and 3 characters) keyed by the rows' `seq`; triggers on `chats` and `messages` keep them
+//! in step in the same transaction as the rows they index (cascaded deletes included), and
+//! the migration indexes the rows already stored. A rebuild of `chats` or `messages` must
+//! create its triggers again.
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
@@ -156,6 +165,52 @@ CREATE TABLE checkpoints (
     r#"
 ALTER TABLE chats ADD COLUMN scope TEXT;
 "#,
+    // Version 7: full-text search over titles and messages (issue 33).
+    r#"
+CREATE VIRTUAL TABLE chats_fts USING fts5(
+    title, content = 'chats', content_rowid = 'seq',
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+);
+CREATE VIEW searchable_messages AS
+    SELECT seq, content FROM messages WHERE kind NOT IN ('tool', 'compaction');
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, content = 'searchable_messages', content_rowid = 'seq',
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+);
+
+CREATE TRIGGER chats_fts_insert AFTER INSERT ON chats BEGIN
+    INSERT INTO chats_fts (rowid, title) VALUES (new.seq, new.title);
+END;
+CREATE TRIGGER chats_fts_delete AFTER DELETE ON chats BEGIN
+    INSERT INTO chats_fts (chats_fts, rowid, title) VALUES ('delete', old.seq, old.title);
+END;
+CREATE TRIGGER chats_fts_update AFTER UPDATE OF title ON chats
+    WHEN old.title IS NOT new.title BEGIN
+    INSERT INTO chats_fts (chats_fts, rowid, title) VALUES ('delete', old.seq, old.title);
+    INSERT INTO chats_fts (rowid, title) VALUES (new.seq, new.title);
+END;
+
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+    WHEN new.kind NOT IN ('tool', 'compaction') BEGIN
+    INSERT INTO messages_fts (rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+    WHEN old.kind NOT IN ('tool', 'compaction') BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content)
+        VALUES ('delete', old.seq, old.content);
+END;
+-- One trigger, the old entry out before the new one in: the other order would delete the
+-- words both share.
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF kind, content ON messages BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content)
+        SELECT 'delete', old.seq, old.content WHERE old.kind NOT IN ('tool', 'compaction');
+    INSERT INTO messages_fts (rowid, content)
+        SELECT new.seq, new.content WHERE new.kind NOT IN ('tool', 'compaction');
+END;
+
+INSERT INTO chats_fts (chats_fts) VALUES ('rebuild');
+INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+"#,
 ];
 
 #[cfg(test)]
@@ -206,5 +261,42 @@ mod tests {
             [],
         );
         assert!(bad.is_err(), "the roles are still checked");
+    }
+
+    #[test]
+    fn version_7_indexes_what_a_version_6_database_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let mut sql = Connection::open(&path).unwrap();
+        sql.pragma_update(None, "foreign_keys", true).unwrap();
+        migrate(&mut sql, &path, &MIGRATIONS[..6]).unwrap();
+        sql.execute_batch(
+            "INSERT INTO chats (id, title, plan_mode, auto_approve, save_plans, created_at, updated_at, scope)
+                 VALUES ('c', 'Квартальный отчёт', 1, 0, 0, 'now', 'now', 'src'),
+                        ('d', 'CSV export', 1, 0, 0, 'now', 'now', NULL);
+             INSERT INTO chat_state (chat_id, phase) VALUES ('c', 'idle'), ('d', 'idle');
+             INSERT INTO messages (id, chat_id, role, kind, content, body, created_at)
+                 VALUES ('m1', 'c', 'user', 'user', 'Посчитай продажи за март', '{}', 'now'),
+                        ('m2', 'd', 'assistant', 'assistant', 'The orders load now', '{}', 'now'),
+                        ('m3', 'd', 'tool', 'tool', 'orders.csv: 12 rows', '{}', 'now');",
+        )
+        .unwrap();
+        migrate(&mut sql, &path, MIGRATIONS).unwrap();
+        let hits = |table: &str, words: &str| -> Vec<i64> {
+            let query = format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid");
+            let mut statement = sql.prepare(&query).unwrap();
+            statement.query_map([words], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
+        };
+        assert_eq!(hits("chats_fts", "КВАРТАЛЬНЫЙ"), [1]);
+        assert_eq!(hits("chats_fts", "csv"), [2]);
+        assert_eq!(hits("messages_fts", "продажи"), [1]);
+        assert_eq!(hits("messages_fts", "orders"), [2], "the tool's result is not indexed");
+        for table in ["chats_fts", "messages_fts"] {
+            let check =
+                format!("INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)");
+            sql.execute(&check, []).unwrap();
+        }
+        sql.execute("DELETE FROM chats WHERE id = 'd'", []).unwrap();
+        assert!(hits("messages_fts", "orders").is_empty(), "the cascade reached the index");
     }
 }

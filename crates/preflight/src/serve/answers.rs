@@ -1,18 +1,11 @@
-//! The answers of the routes that are not an engine type as is (`{chats:[…]}`,
-//! `{deleted:…}`, …), typed so that the OpenAPI document is generated from them.
+//! The answers of the routes that are not an engine type as is (`{deleted:…}`,
+//! `{revisions:[…]}`, …), typed so that the OpenAPI document is generated from them.
 
-use preflight_engine::chat::Chat;
 use preflight_engine::lifecycle::ApiError;
 use preflight_engine::planner::PlanDocument;
 use preflight_engine::tasks::PlanChange;
 use serde::Serialize;
 use utoipa::ToSchema;
-
-/// `GET /v1/chats`: newest first.
-#[derive(Serialize, ToSchema)]
-pub struct ChatList {
-    pub chats: Vec<Chat>,
-}
 
 /// `DELETE` of a chat or of its task list: whether there was something to delete.
 #[derive(Serialize, ToSchema)]

@@ -9,6 +9,7 @@ mod body;
 mod error;
 mod extract;
 mod openapi;
+mod query;
 mod routes;
 mod token;
 

@@ -1,21 +1,22 @@
 //! Chats as the user manages them: create, list, show, change, delete; what a chat's turn
 //! sees (its profile) and its event stream.
 
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::Json;
 use futures_util::stream::{self, Stream};
 use preflight_engine::chat::Chat;
-use preflight_engine::lifecycle::{ChatPatch, ChatView, NewChat, SandboxView};
+use preflight_engine::lifecycle::{ChatPage, ChatPatch, ChatView, NewChat, SandboxView};
 use preflight_engine::mcp::ProfileView;
-use preflight_engine::ChatId;
+use preflight_engine::{ChatId, MessageId};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::Answer;
-use crate::serve::answers::{ChatList, Deleted, ErrorBody};
+use crate::serve::answers::{Deleted, ErrorBody};
 use crate::serve::body;
 use crate::serve::extract::{PathParams, RawBody};
+use crate::serve::query::QueryParams;
 use crate::serve::AppState;
 
 #[utoipa::path(post, path = "/v1/chats", tag = "chats",
@@ -33,22 +34,40 @@ pub async fn create_chat(
 }
 
 #[utoipa::path(get, path = "/v1/chats", tag = "chats",
-    responses((status = 200, description = "Every chat, newest first", body = ChatList)))]
-pub async fn list_chats(State(state): State<AppState>) -> Answer<Json<ChatList>> {
-    Ok(Json(ChatList { chats: state.engine.list_chats()? }))
+    params(
+        ("limit" = Option<u32>, Query, description = "Chats per page, 1–200; 50 when absent"),
+        ("cursor" = Option<String>, Query, description = "The `next_cursor` of the previous page (opaque)"),
+    ),
+    responses(
+        (status = 200, description = "A page of chats, newest first; chats created meanwhile never shift the pages after the first", body = ChatPage),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a bad `limit` or `cursor`, a bad escape in the query string", body = ErrorBody),
+    ))]
+pub async fn list_chats(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Answer<Json<ChatPage>> {
+    let params = QueryParams::parse(query.as_deref())?;
+    Ok(Json(state.engine.chat_page(params.number("limit")?, params.text("cursor"))?))
 }
 
 #[utoipa::path(get, path = "/v1/chats/{id}", tag = "chats",
-    params(("id" = String, Path, description = "The chat's id")),
+    params(
+        ("id" = String, Path, description = "The chat's id"),
+        ("from" = Option<String>, Query, description = "A message's id: the view holds the messages from it on (a search hit's); the latest page when absent"),
+    ),
     responses(
-        (status = 200, description = "The chat with its messages and state", body = ChatView),
-        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 200, description = "The chat with the latest page of its messages (`messages_cursor` pages back) and its state", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a bad escape in the query string", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat, or no message `from` in it", body = ErrorBody),
     ))]
 pub async fn get_chat(
     State(state): State<AppState>,
     PathParams(id): PathParams<ChatId>,
+    RawQuery(query): RawQuery,
 ) -> Answer<Json<ChatView>> {
-    Ok(Json(state.engine.chat_view(&id)?))
+    let params = QueryParams::parse(query.as_deref())?;
+    let from = params.text("from").map(|id| MessageId::from(id.to_owned()));
+    Ok(Json(state.engine.chat_view_from(&id, from.as_ref())?))
 }
 
 /// `PATCH /v1/chats/{id}`: title, workspace (null clears), plan_mode, auto_approve, save_plans.

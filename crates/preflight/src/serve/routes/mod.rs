@@ -9,6 +9,7 @@ mod meta;
 
 pub use meta::Document;
 mod plan;
+mod search;
 mod turns;
 
 use axum::http::StatusCode;
@@ -34,7 +35,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chats::profile))
         .routes(routes!(chats::sandbox))
         .routes(routes!(chats::events))
-        .routes(routes!(turns::send_message))
+        .routes(routes!(turns::send_message, search::messages))
+        .routes(routes!(search::search))
         .routes(routes!(turns::edit_message))
         .routes(routes!(turns::answer))
         .routes(routes!(turns::stop))
