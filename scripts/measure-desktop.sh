@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The desktop app's figures: cold start to an interactive window, idle PSS of the app's own
 # processes (the main process and WebKit's helpers), frame times while 500 tokens/s stream
-# in. See tests/e2e/measure.mjs for how each is measured.
+# in, frame times while the sidebar scrolls through 10,000 chats. See tests/e2e/measure.mjs
+# for how each is measured; PARTS=start,frames,scroll picks them (default start,frames).
 #
 #   scripts/measure-desktop.sh            the debug build the tests use
 #   PROFILE=release scripts/measure-desktop.sh   a release build (what scripts/run.sh runs)
@@ -19,6 +20,8 @@ if [[ "$profile" == release ]]; then
 else
   cargo build --locked -p preflight-desktop -p preflight-testkit --bins
 fi
+# The scroll figure's seeder writes through the engine's store (the crate's `store-child` feature).
+cargo build --locked -p preflight-testkit --features store-child --bin seed-chats
 
 export PATH="$HOME/.cargo/bin:$PATH"
 export PREFLIGHT_DESKTOP_BIN="${CARGO_TARGET_DIR:-$repo/target}/$profile/preflight-desktop"

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { Session } from "./webdriver.mjs";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const TARGET = process.env.CARGO_TARGET_DIR ?? join(REPO, "target");
+export const TARGET = process.env.CARGO_TARGET_DIR ?? join(REPO, "target");
 export const APP = process.env.PREFLIGHT_DESKTOP_BIN ?? join(TARGET, "debug/preflight-desktop");
 const PROVIDER = process.env.SCRIPTED_PROVIDER_BIN ?? join(TARGET, "debug/scripted-provider");
 const TAURI_DRIVER = process.env.TAURI_DRIVER ?? "tauri-driver";
@@ -196,7 +196,7 @@ async function startDriver(dir, home, extraEnv = {}) {
  * (a function of the provider's OpenAI URL) is written as config.toml, or left out to see
  * the first-run settings screen. `env(dir)` adds variables to the app's environment.
  */
-export async function startApp({ name, script, config, env }) {
+export async function startApp({ name, script, config, env, prepare }) {
   const dir = mkdtempSync(join(tmpdir(), `preflight-e2e-${name}-`));
   const record = { name, dir, evidence: null };
   appsOfThisTest.push(record);
@@ -208,6 +208,7 @@ export async function startApp({ name, script, config, env }) {
   const provider = await startProvider(dir, script(workspace));
   const openaiUrl = `${provider.url}/v1`;
   if (config) writeFileSync(join(home, "config.toml"), config(openaiUrl));
+  if (prepare) prepare(home);
   const driver = await startDriver(dir, home, env ? env(dir) : {});
   const started = Date.now();
   const session = await Session.start(driver.base, APP);

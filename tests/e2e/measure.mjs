@@ -13,14 +13,18 @@
 //   excluded anyway.
 // - Frame time: in a WebDriver session, requestAnimationFrame deltas recorded in the page while
 //   a local OpenAI-compatible server streams 2,500 tokens at 500 tokens/s, one SSE chunk each.
-import { spawn } from "node:child_process";
+// - Scroll (issue 33: no frame over 50 ms): a data folder seeded with SCROLL_CHATS chats of 50
+//   messages (`seed-chats`, through the engine's store), the window opened on it, and the
+//   sidebar scrolled from the top to its last chat by SCROLL_STEP px a frame — the pages of
+//   chats load on the way, as they do for a person — with the rAF deltas recorded meanwhile.
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
-import { APP, descendants, openaiConfig, startApp, waitFor, waitGone } from "./harness.mjs";
+import { APP, TARGET, descendants, openaiConfig, startApp, waitFor, waitGone } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -42,6 +46,11 @@ const IDLE_STEADY_MB = 2;
 /** The frame recorder has run this many frames, none slower than SETTLED_FRAME_MS, before the stream starts. */
 const SETTLED_FRAMES = 10;
 const SETTLED_FRAME_MS = 34;
+const SCROLL_CHATS = Number(process.env.SCROLL_CHATS ?? 10_000);
+/** Pixels a frame: 5 rows of 34 px, about 10,000 px a second at 60 frames a second. */
+/** The sidebar's row height (`CHAT_ROW_PX` in ui/src/components/Sidebar.tsx). */
+const CHAT_ROW_PX = 34;
+const SCROLL_STEP = Number(process.env.SCROLL_STEP ?? 170);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** An OpenAI-compatible server that streams TOKENS tokens at RATE per second. */
@@ -175,23 +184,67 @@ async function frameTimes(url) {
     await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the stream to end", 120_000);
     const seconds = (Date.now() - started) / 1000;
     const [allFrames, allAt] = await app.session.execute("window.__stopFrames = true; return [window.__frames, window.__frameAt]");
-    const frames = allFrames.slice(before + 1);
-    const at = allAt.slice(before + 1);
-    // When the slow frames came, in seconds from the first recorded frame (start, middle, end?).
-    const slow = frames.flatMap((ms, index) => (ms > 33 ? [`${ms.toFixed(0)} ms @${((at[index] - at[0]) / 1000).toFixed(2)} s`] : []));
-    const sorted = [...frames].sort((a, b) => a - b);
-    const pick = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    return {
-      frames: frames.length,
-      seconds: Number(seconds.toFixed(2)),
-      meanMs: Number((frames.reduce((a, b) => a + b, 0) / frames.length).toFixed(1)),
-      p95Ms: Number(pick(0.95).toFixed(1)),
-      p99Ms: Number(pick(0.99).toFixed(1)),
-      maxMs: Number(sorted.at(-1).toFixed(1)),
-      over50: frames.filter((ms) => ms > 50).length,
-      p50Ms: Number(pick(0.5).toFixed(1)),
-      slowFrames: slow,
-    };
+    return frameFigures(allFrames.slice(before + 1), allAt.slice(before + 1), seconds);
+  } finally {
+    await app.stop();
+  }
+}
+
+/** The figures of a list of frame deltas (ms), and when the slow ones came (s from the first). */
+function frameFigures(frames, at, seconds) {
+  const slow = frames.flatMap((ms, index) => (ms > 33 ? [`${ms.toFixed(0)} ms @${((at[index] - at[0]) / 1000).toFixed(2)} s`] : []));
+  const sorted = [...frames].sort((a, b) => a - b);
+  const pick = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return {
+    frames: frames.length,
+    seconds: Number(seconds.toFixed(2)),
+    meanMs: Number((frames.reduce((a, b) => a + b, 0) / frames.length).toFixed(1)),
+    p95Ms: Number(pick(0.95).toFixed(1)),
+    p99Ms: Number(pick(0.99).toFixed(1)),
+    maxMs: Number(sorted.at(-1).toFixed(1)),
+    over50: frames.filter((ms) => ms > 50).length,
+    p50Ms: Number(pick(0.5).toFixed(1)),
+    slowFrames: slow,
+  };
+}
+
+/** Scrolls the sidebar a step a frame to its last chat, recording every frame's delta. */
+const SCROLL_TO_END = `
+  const [total, step, done] = arguments;
+  const list = document.querySelector(".chat-list");
+  window.__frames = [];
+  window.__frameAt = [];
+  window.__scrolled = false;
+  let last = performance.now();
+  const frame = (now) => {
+    window.__frames.push(now - last);
+    window.__frameAt.push(now);
+    last = now;
+    list.scrollTop += step;
+    const rows = list.querySelector(".virtual-rows");
+    const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 1;
+    if (atEnd && parseFloat(rows.style.height) >= total * ${CHAT_ROW_PX}) window.__scrolled = true;
+    else requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  done();
+`;
+
+async function scrollFrames(url) {
+  const seeder = join(TARGET, "debug/seed-chats");
+  const app = await startApp({
+    name: "measure-scroll",
+    config: () => openaiConfig(url, "\n[plan_mode]\nenabled = false\n"),
+    script: () => ({ routes: [] }),
+    prepare: (home) => execFileSync(seeder, [join(home, "preflight.db"), String(SCROLL_CHATS), "50"], { stdio: "ignore" }),
+  });
+  try {
+    await waitFor(() => app.session.execute("return document.querySelectorAll('.chat-list li').length > 0"), "the first chats in the sidebar");
+    const started = Date.now();
+    await app.session.executeAsync(SCROLL_TO_END, [SCROLL_CHATS, SCROLL_STEP]);
+    await waitFor(() => app.session.execute("return window.__scrolled"), `the sidebar scrolled to its ${SCROLL_CHATS}th chat`, 300_000);
+    const [frames, at] = await app.session.execute("return [window.__frames.slice(1), window.__frameAt.slice(1)]");
+    return frameFigures(frames, at, (Date.now() - started) / 1000);
   } finally {
     await app.stop();
   }
@@ -201,6 +254,7 @@ const { server, url } = await startStreamServer();
 try {
   const { starts, memory } = PARTS.includes("start") ? await coldStartAndMemory(url) : { starts: [], memory: [] };
   const frames = PARTS.includes("frames") ? await frameTimes(url) : null;
+  const scroll = PARTS.includes("scroll") ? await scrollFrames(url) : null;
   const totalPss = memory.reduce((sum, process) => sum + process.pssMb, 0);
   console.log(`binary: ${APP}`);
   if (PARTS.includes("start")) {
@@ -211,7 +265,11 @@ try {
     console.log(`frames while ${TOKENS} tokens stream at ${RATE}/s: ${frames.frames} frames in ${frames.seconds} s, mean ${frames.meanMs} ms, p50 ${frames.p50Ms} ms, p95 ${frames.p95Ms} ms, p99 ${frames.p99Ms} ms, max ${frames.maxMs} ms, ${frames.over50} over 50 ms`);
     console.log(`frames over 33 ms: ${frames.slowFrames.join(", ") || "none"}`);
   }
-  console.log(JSON.stringify({ starts, memory, totalPssMb: Number(totalPss.toFixed(1)), frames }));
+  if (scroll) {
+    console.log(`frames while the sidebar scrolls through ${SCROLL_CHATS} chats at ${SCROLL_STEP} px a frame: ${scroll.frames} frames in ${scroll.seconds} s, mean ${scroll.meanMs} ms, p50 ${scroll.p50Ms} ms, p95 ${scroll.p95Ms} ms, p99 ${scroll.p99Ms} ms, max ${scroll.maxMs} ms, ${scroll.over50} over 50 ms`);
+    console.log(`scroll frames over 33 ms: ${scroll.slowFrames.join(", ") || "none"}`);
+  }
+  console.log(JSON.stringify({ starts, memory, totalPssMb: Number(totalPss.toFixed(1)), frames, scroll }));
 } finally {
   server.close();
 }
