@@ -1,8 +1,9 @@
-//! `seed-chats DB CHATS MESSAGES`: a data folder's database filled with CHATS chats of
-//! MESSAGES short messages each (user and assistant in turn), 100 chats to a transaction,
+//! `seed-chats DB CHATS MESSAGES [NEEDLE]`: a data folder's database filled with CHATS chats
+//! of MESSAGES short messages each (user and assistant in turn; NEEDLE, when given, ends the
+//! oldest chat's first message, for a search to find), 100 chats to a transaction,
 //! through the engine's own store (so every index and the search tables are kept as a real
 //! chat keeps them). The window's scroll figure (`tests/e2e/measure.mjs`, PARTS=scroll) opens
-//! the app on it.
+//! the app on it, and the search e2e (`tests/e2e/search.test.mjs`) a hit in it.
 
 use preflight_engine::chat::ChatSettings;
 use preflight_engine::store::Store;
@@ -12,9 +13,13 @@ const PER_TRANSACTION: usize = 100;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [db, chats, messages] = args.as_slice() else {
-        eprintln!("usage: seed-chats DB CHATS MESSAGES");
-        std::process::exit(2);
+    let (db, chats, messages, needle) = match args.as_slice() {
+        [db, chats, messages] => (db, chats, messages, ""),
+        [db, chats, messages, needle] => (db, chats, messages, needle.as_str()),
+        _ => {
+            eprintln!("usage: seed-chats DB CHATS MESSAGES [NEEDLE]");
+            std::process::exit(2);
+        }
     };
     let (Ok(chats), Ok(messages)) = (chats.parse::<usize>(), messages.parse::<usize>()) else {
         eprintln!("seed-chats: CHATS and MESSAGES are counts");
@@ -30,7 +35,8 @@ fn main() {
                     let chat = tx.insert_chat(&settings(n))?;
                     for m in 0..messages {
                         let said = if m % 2 == 0 {
-                            user(&format!("Question {m} about the March orders"))
+                            let tail = if n == 0 && m == 0 { needle } else { "" };
+                            user(format!("Question {m} about the March orders {tail}").trim_end())
                         } else {
                             assistant(&format!("Answer {m}: the **orders** are in `orders.csv`."))
                         };
