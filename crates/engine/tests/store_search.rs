@@ -1,5 +1,5 @@
 //! Full-text search in the store (schema v7): titles and messages found in English and
-//! Russian, the index in step with every write (edits, deletes, cascades), user text never
+//! Russian (ё and е as one letter), the index in step with every write (edits, deletes, cascades), user text never
 //! read as FTS5 syntax, and pages that neither skip nor repeat while chats are created.
 
 mod support;
@@ -61,6 +61,22 @@ mod store {
         );
         assert_eq!(found(&store, "ord"), [(export, Some(asked))]);
         assert!(found(&store, "прод ").is_empty(), "a finished word is whole");
+    }
+
+    #[test]
+    fn yo_and_ye_find_each_other_and_the_hit_shows_what_was_written() {
+        let (_dir, store) = temp_store();
+        let (report, said) = chat_with(&store, "Квартальный отчёт", "Ещё раз: всё посчитано, Ёлка");
+        assert_eq!(found(&store, "отчет"), [(report.clone(), None)], "е finds ё");
+        assert_eq!(found(&store, "ОТЧЁТ"), [(report.clone(), None)], "ё finds ё");
+        assert_eq!(found(&store, "еще елка"), [(report.clone(), Some(said.clone()))]);
+        let query = fts_query("отчет").unwrap();
+        let titles = store.read(|tx| tx.search_titles(&query, None, 10)).unwrap();
+        assert_eq!(titles.rows[0].marked, "Квартальный \u{FDD0}отчёт\u{FDD1}");
+        let query = fts_query("все").unwrap();
+        let messages = store.read(|tx| tx.search_messages(&query, None, 10)).unwrap();
+        assert_eq!(messages.rows[0].marked, "Ещё раз: \u{FDD0}всё\u{FDD1} посчитано, Ёлка");
+        assert_index_in_step(&store);
     }
 
     #[test]

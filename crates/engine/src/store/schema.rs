@@ -48,9 +48,10 @@
 //! workspace, that the chat's planning is limited to (DESIGN §14); NULL means the whole
 //! workspace (an empty list is stored as NULL).
 //!
-//! Schema version 7 (issue 33) adds full-text search: `chats_fts` over `chats.title` and
-//! `messages_fts` over the content of `searchable_messages` (a view of `messages` without
-//! tool results and compaction records, whose bulk would bury the conversation). Both are
+//! Schema version 7 (issue 33) adds full-text search: `chats_fts` over the titles of
+//! `searchable_chats` and `messages_fts` over the content of `searchable_messages` (a view
+//! of `messages` without tool results and compaction records, whose bulk would bury the
+//! conversation); both views write ё as е, so either finds both. Both are
 //! FTS5 external-content tables (`unicode61`, `remove_diacritics 2`, prefix indexes of 2
 //! and 3 characters) keyed by the rows' `seq`; triggers on `chats` and `messages` keep them
 //! in step in the same transaction as the rows they index (cascaded deletes included), and
@@ -167,45 +168,58 @@ ALTER TABLE chats ADD COLUMN scope TEXT;
 "#,
     // Version 7: full-text search over titles and messages (issue 33).
     r#"
+-- Russian writes ё and е for one letter (most text and most searches use е): both are
+-- indexed and searched as е. The folded text is as long as the original, byte for byte, so
+-- a snippet of it maps back onto the original's letters (store/search.rs, `unfold`).
+CREATE VIEW searchable_chats AS
+    SELECT seq, replace(replace(title, 'ё', 'е'), 'Ё', 'Е') AS title FROM chats;
 CREATE VIRTUAL TABLE chats_fts USING fts5(
-    title, content = 'chats', content_rowid = 'seq',
+    title, content = 'searchable_chats', content_rowid = 'seq',
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 CREATE VIEW searchable_messages AS
-    SELECT seq, content FROM messages WHERE kind NOT IN ('tool', 'compaction');
+    SELECT seq, replace(replace(content, 'ё', 'е'), 'Ё', 'Е') AS content FROM messages
+    WHERE kind NOT IN ('tool', 'compaction');
 CREATE VIRTUAL TABLE messages_fts USING fts5(
     content, content = 'searchable_messages', content_rowid = 'seq',
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 
 CREATE TRIGGER chats_fts_insert AFTER INSERT ON chats BEGIN
-    INSERT INTO chats_fts (rowid, title) VALUES (new.seq, new.title);
+    INSERT INTO chats_fts (rowid, title)
+        VALUES (new.seq, replace(replace(new.title, 'ё', 'е'), 'Ё', 'Е'));
 END;
 CREATE TRIGGER chats_fts_delete AFTER DELETE ON chats BEGIN
-    INSERT INTO chats_fts (chats_fts, rowid, title) VALUES ('delete', old.seq, old.title);
+    INSERT INTO chats_fts (chats_fts, rowid, title)
+        VALUES ('delete', old.seq, replace(replace(old.title, 'ё', 'е'), 'Ё', 'Е'));
 END;
 CREATE TRIGGER chats_fts_update AFTER UPDATE OF title ON chats
     WHEN old.title IS NOT new.title BEGIN
-    INSERT INTO chats_fts (chats_fts, rowid, title) VALUES ('delete', old.seq, old.title);
-    INSERT INTO chats_fts (rowid, title) VALUES (new.seq, new.title);
+    INSERT INTO chats_fts (chats_fts, rowid, title)
+        VALUES ('delete', old.seq, replace(replace(old.title, 'ё', 'е'), 'Ё', 'Е'));
+    INSERT INTO chats_fts (rowid, title)
+        VALUES (new.seq, replace(replace(new.title, 'ё', 'е'), 'Ё', 'Е'));
 END;
 
 CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
     WHEN new.kind NOT IN ('tool', 'compaction') BEGIN
-    INSERT INTO messages_fts (rowid, content) VALUES (new.seq, new.content);
+    INSERT INTO messages_fts (rowid, content)
+        VALUES (new.seq, replace(replace(new.content, 'ё', 'е'), 'Ё', 'Е'));
 END;
 CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
     WHEN old.kind NOT IN ('tool', 'compaction') BEGIN
     INSERT INTO messages_fts (messages_fts, rowid, content)
-        VALUES ('delete', old.seq, old.content);
+        VALUES ('delete', old.seq, replace(replace(old.content, 'ё', 'е'), 'Ё', 'Е'));
 END;
 -- One trigger, the old entry out before the new one in: the other order would delete the
 -- words both share.
 CREATE TRIGGER messages_fts_update AFTER UPDATE OF kind, content ON messages BEGIN
     INSERT INTO messages_fts (messages_fts, rowid, content)
-        SELECT 'delete', old.seq, old.content WHERE old.kind NOT IN ('tool', 'compaction');
+        SELECT 'delete', old.seq, replace(replace(old.content, 'ё', 'е'), 'Ё', 'Е')
+        WHERE old.kind NOT IN ('tool', 'compaction');
     INSERT INTO messages_fts (rowid, content)
-        SELECT new.seq, new.content WHERE new.kind NOT IN ('tool', 'compaction');
+        SELECT new.seq, replace(replace(new.content, 'ё', 'е'), 'Ё', 'Е')
+        WHERE new.kind NOT IN ('tool', 'compaction');
 END;
 
 INSERT INTO chats_fts (chats_fts) VALUES ('rebuild');
@@ -288,6 +302,7 @@ mod tests {
             statement.query_map([words], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
         };
         assert_eq!(hits("chats_fts", "КВАРТАЛЬНЫЙ"), [1]);
+        assert_eq!(hits("chats_fts", "отчет"), [1], "ё is searched as е");
         assert_eq!(hits("chats_fts", "csv"), [2]);
         assert_eq!(hits("messages_fts", "продажи"), [1]);
         assert_eq!(hits("messages_fts", "orders"), [2], "the tool's result is not indexed");

@@ -29,11 +29,55 @@ pub struct SearchRow {
     pub marked: String,
 }
 
+/// The text as the indexes hold it: ё written е (schema v7). Every other character stays,
+/// and ё and е are two bytes each, so the folded text is the original's length.
+pub fn fold_yo(text: &str) -> String {
+    text.replace('ё', "е").replace('Ё', "Е")
+}
+
+/// The marked text FTS5 made of a folded text (`snippet()` or `highlight()`, its matches
+/// between the marks, perhaps `…` at either end) with the letters of `original` put back, so
+/// a hit shows ё where it was written. Marked text that does not map (never, as the folded
+/// text is the original's, byte for byte) is returned as it is.
+fn unfold(marked: &str, original: &str) -> String {
+    let is_mark = |c: char| c == MATCH_START || c == MATCH_END;
+    let plain: String = marked.chars().filter(|&c| !is_mark(c)).collect();
+    let folded = fold_yo(original);
+    // A snippet is a piece of the folded text, with an ellipsis before and after it when it
+    // starts or ends inside the text.
+    let (lead, body) = match plain.strip_prefix('…') {
+        Some(rest) if !folded.starts_with(&plain) => (1, rest),
+        _ => (0, plain.as_str()),
+    };
+    let (trail, body) = match body.strip_suffix('…') {
+        Some(rest) if !folded.contains(body) => (1, rest),
+        _ => (0, body),
+    };
+    let Some(letters) = folded.find(body).and_then(|at| original.get(at..at + body.len())) else {
+        return marked.to_owned();
+    };
+    let mut letters = letters.chars();
+    let body_end = plain.chars().count() - trail;
+    let mut seen = 0;
+    let mut out = String::with_capacity(marked.len());
+    for c in marked.chars() {
+        if is_mark(c) {
+            out.push(c);
+            continue;
+        }
+        let in_body = seen >= lead && seen < body_end;
+        seen += 1;
+        out.push(if in_body { letters.next().unwrap_or(c) } else { c });
+    }
+    out
+}
+
 /// The FTS5 query for what the user typed: each word (a run of letters and digits, as
 /// `unicode61` reads them) a quoted phrase, all of them required, the last one also as a
 /// prefix unless the text ends with a space (it is still being typed). None when the text
 /// holds no word.
 pub fn fts_query(text: &str) -> Option<String> {
+    let text = fold_yo(text);
     let words: Vec<&str> =
         text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).collect();
     let (last, first) = words.split_last()?;
@@ -64,12 +108,10 @@ impl Tx<'_> {
              ORDER BY chats_fts.rowid DESC LIMIT ?3";
         let mut statement = self.sql.prepare(sql)?;
         let rows = statement.query_map(params![query, upper(before), fetched(limit)], |row| {
-            let hit = SearchRow {
-                chat_id: row.get(0)?,
-                chat_title: row.get(1)?,
-                message_id: None,
-                marked: row.get(2)?,
-            };
+            let title: String = row.get(1)?;
+            let marked = unfold(&row.get::<_, String>(2)?, &title);
+            let hit =
+                SearchRow { chat_id: row.get(0)?, chat_title: title, message_id: None, marked };
             Ok((hit, row.get::<_, i64>(3)?))
         })?;
         Ok(cut(rows.collect::<Result<_, _>>()?, limit))
@@ -84,18 +126,19 @@ impl Tx<'_> {
         limit: usize,
     ) -> Result<Page<SearchRow>, StoreError> {
         let sql = "SELECT c.id, c.title, m.id,
-                    snippet(messages_fts, 0, char(64976), char(64977), '…', 16), m.seq
+                    snippet(messages_fts, 0, char(64976), char(64977), '…', 16), m.seq, m.content
              FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid
                   JOIN chats c ON c.id = m.chat_id
              WHERE messages_fts MATCH ?1 AND messages_fts.rowid < ?2
              ORDER BY messages_fts.rowid DESC LIMIT ?3";
         let mut statement = self.sql.prepare(sql)?;
         let rows = statement.query_map(params![query, upper(before), fetched(limit)], |row| {
+            let marked = unfold(&row.get::<_, String>(3)?, &row.get::<_, String>(5)?);
             let hit = SearchRow {
                 chat_id: row.get(0)?,
                 chat_title: row.get(1)?,
                 message_id: Some(row.get(2)?),
-                marked: row.get(3)?,
+                marked,
             };
             Ok((hit, row.get::<_, i64>(4)?))
         })?;
@@ -105,14 +148,35 @@ impl Tx<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::fts_query;
+    use super::{fold_yo, fts_query, unfold, MATCH_END, MATCH_START};
+
+    #[test]
+    fn a_snippet_of_the_folded_text_gets_its_yo_back() {
+        let original = "Ёлочная игрушка… и ещё одна, зелёная";
+        assert_eq!(fold_yo(original).len(), original.len());
+        let mark = |word: &str| format!("{MATCH_START}{word}{MATCH_END}");
+        let whole = format!("{} игрушка… и еще одна, зеленая", mark("Елочная"));
+        assert_eq!(
+            unfold(&whole, original),
+            format!("{} игрушка… и ещё одна, зелёная", mark("Ёлочная"))
+        );
+        let inside = format!("…и {} одна…", mark("еще"));
+        assert_eq!(unfold(&inside, original), format!("…и {} одна…", mark("ещё")));
+        let start = format!("{} игрушка…", mark("Елочная"));
+        assert_eq!(
+            unfold(&start, original),
+            format!("{} игрушка…", mark("Ёлочная")),
+            "the text's own … kept"
+        );
+        assert_eq!(unfold("not from it", original), "not from it");
+    }
 
     #[test]
     fn user_text_becomes_quoted_words_the_last_a_prefix_while_typed() {
         let cases: &[(&str, Option<&str>)] = &[
             ("csv export", Some(r#""csv" "export"*"#)),
             ("csv export ", Some(r#""csv" "export""#)),
-            ("Отчёт прода", Some(r#""Отчёт" "прода"*"#)),
+            ("Отчёт прода", Some(r#""Отчет" "прода"*"#)),
             (r#"a" OR b*"#, Some(r#""a" "OR" "b""#)),
             ("NEAR(x y) col:z", Some(r#""NEAR" "x" "y" "col" "z"*"#)),
             ("don't", Some(r#""don" "t"*"#)),
