@@ -89,6 +89,12 @@ fn plan_body(app: &App, plan: &PlanDocument, calls_tools: bool) -> Vec<Line<'sta
             Span::raw(one_line(&plan.aim)),
         ]));
     }
+    if let Some(approach) = plan.judgement.approach.as_deref().filter(|a| !a.trim().is_empty()) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", words.approach), theme.dim()),
+            Span::raw(one_line(approach)),
+        ]));
+    }
     lines.push(Line::styled(words.steps, theme.accent()));
     for (number, step) in plan.steps.iter().enumerate() {
         lines.push(Line::from(format!("{:>2}. {}", number + 1, one_line(&step.action))));
@@ -109,6 +115,13 @@ fn plan_body(app: &App, plan: &PlanDocument, calls_tools: bool) -> Vec<Line<'sta
         ]));
     }
     lines.push(sandbox_line(app, plan));
+    if !plan.judgement.risks.is_empty() {
+        let risks: Vec<String> = plan.judgement.risks.iter().map(|risk| one_line(risk)).collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", words.risks), theme.warn()),
+            Span::raw(risks.join("; ")),
+        ]));
+    }
     if !calls_tools {
         lines.push(Line::styled(words.no_tools, theme.bad()));
     }

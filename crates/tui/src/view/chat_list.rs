@@ -33,8 +33,10 @@ pub fn draw_chat_list(frame: &mut Frame<'_>, app: &App, list: &ChatList, area: R
     let room = usize::from(inner.height).saturating_sub(2).max(1);
     let first = list.selected.saturating_sub(room - 1);
     for (index, row) in list.rows.iter().enumerate().skip(first).take(room) {
-        let style = if index == list.selected { theme.selected() } else { theme.bold() };
+        let chosen = index == list.selected;
+        let style = if chosen { theme.selected() } else { theme.bold() };
         lines.push(Line::from(vec![
+            Span::raw(if chosen { "› " } else { "  " }),
             Span::styled(one_line(&row.title), style),
             Span::styled(format!("  {}", one_line(&row.detail)), theme.dim()),
         ]));

@@ -2,6 +2,7 @@
 //! locked) and the hint line of the keys that work now.
 
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::card::Card;
 use crate::app::state::{App, Entry};
@@ -27,8 +28,9 @@ pub fn input_line(app: &App) -> Line<'static> {
     Line::from(spans)
 }
 
-/// The keys that work now, "key action" pairs.
-pub fn hint_line(app: &App) -> Line<'static> {
+/// The keys that work now, "key action" pairs, as many as fit in `width` columns (the
+/// last ones go first; quitting always shows).
+pub fn hint_line(app: &App, width: usize) -> Line<'static> {
     let words = app.words;
     let mut keys: Vec<(&str, &str)> = Vec::new();
     if app.chat_list.is_some() {
@@ -59,11 +61,22 @@ pub fn hint_line(app: &App) -> Line<'static> {
             ("PgUp", words.key_scroll),
         ]);
     }
-    keys.push(("^C", words.key_quit));
+    let quit = ("^C", words.key_quit);
+    let room = width.saturating_sub(hint_width(quit));
+    let mut used = 0;
+    keys.retain(|pair| {
+        used += hint_width(*pair);
+        used <= room
+    });
+    keys.push(quit);
     let mut spans = Vec::new();
     for (key, action) in keys {
         spans.push(Span::styled(key.to_owned(), app.theme.bold()));
         spans.push(Span::styled(format!(" {action}  "), app.theme.dim()));
     }
     Line::from(spans)
+}
+
+fn hint_width((key, action): (&str, &str)) -> usize {
+    key.width() + action.width() + 3
 }

@@ -4,7 +4,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Padding, Paragraph};
 use ratatui::Frame;
 use unicode_width::UnicodeWidthStr;
 
@@ -42,7 +42,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         frame.render_widget(Paragraph::new(Line::styled(one_line(text), app.theme.bad())), notice);
     }
     draw_input(frame, app, input);
-    frame.render_widget(Paragraph::new(hint_line(app)), footer);
+    frame.render_widget(Paragraph::new(hint_line(app, usize::from(footer.width))), footer);
     if let Some(list) = &app.chat_list {
         let [_, middle, _] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)])
@@ -114,7 +114,7 @@ fn render_window(frame: &mut Frame<'_>, lines: &[Line<'static>], area: Rect, foc
 /// Draws the waiting card at the bottom of `area`; returns the area left above it.
 fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect) -> Rect {
     let Some(card) = app.card() else { return area };
-    let inner_width = usize::from(area.width.saturating_sub(2));
+    let inner_width = usize::from(area.width.saturating_sub(4));
     let body = wrap_all(&card_body(app, &card), inner_width);
     let choices = wrap_all(&card_choices(app, &card), inner_width);
     let most = area.height.saturating_sub(MIN_CHAT_ROWS);
@@ -125,6 +125,7 @@ fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect) -> Rect {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(app.theme.warn())
+        .padding(Padding::horizontal(1))
         .title(Span::styled(format!(" {} ", card_title(app, &card)), app.theme.warn()));
     let inner = block.inner(card_area);
     frame.render_widget(block, card_area);

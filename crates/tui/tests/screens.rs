@@ -1,0 +1,188 @@
+//! Every screen of `preflight chat` as ratatui's `TestBackend` draws it, at 80×24 unless
+//! said, in English and Russian: `insta` snapshots of the buffer (Codex's rule: every visible
+//! change comes with one). Colour and NO_COLOR are checked cell by cell.
+
+mod fixtures;
+
+use fixtures::*;
+use preflight_engine::chat::Phase;
+use preflight_tui::app::state::{ChatList, Entry, ListRow, LiveTool};
+use preflight_tui::{Language, Theme};
+use ratatui::style::Color;
+
+fn questions_app(language: Language) -> preflight_tui::app::state::App {
+    let mut app = app(language);
+    let messages = vec![user("m1", "Add a CSV export"), question_card("m2")];
+    app.load(
+        view(Phase::Questions, messages, |s| s.plan_pending = Some(pending(questions()))),
+        vec![],
+        vec![],
+    );
+    app
+}
+
+fn plan_app(language: Language) -> preflight_tui::app::state::App {
+    let mut app = app(language);
+    let mut answered = questions();
+    answered[0]["answer"] = "JSON".into();
+    answered[1]["answer"] = "Only this year".into();
+    let messages = vec![
+        user("m1", "Add a CSV export"),
+        question_card("m2"),
+        answer("m3", "Which format?", "JSON"),
+        answer("m4", "Which rows?", "Only this year"),
+        plan_card("m5", "pending"),
+    ];
+    let chat = view(Phase::AwaitingApproval, messages, |s| s.plan = Some(plan_document("pending")));
+    app.load(chat, vec![], vec![]);
+    app
+}
+
+fn executing_app() -> preflight_tui::app::state::App {
+    let mut app = app(Language::English);
+    let calls = serde_json::json!([{"id": "c1", "name": "fs__read_text_file", "arguments": "{\"path\":\"src/routes.rs\"}"}]);
+    let messages = vec![
+        user("m1", "Add a CSV export"),
+        plan_card("m5", "approved"),
+        assistant("m6", "Reading the routes first.", calls),
+        tool("m7", "fs__read_text_file", "pub fn routes() {\n    // 40 routes\n}\n"),
+    ];
+    let chat = view(Phase::Executing, messages, |s| s.plan = Some(plan_document("approved")));
+    app.load(chat, tasks(&["done", "active", "pending"]), vec![]);
+    app.streaming = Some(("m8".into(), "## Route added\n\nThe route **streams** rows:\n\n```rust\nrouter.get(\"/export\", export)\n```\n- one\n- two".into()));
+    app.live_tools.push(LiveTool {
+        name: "sandbox__run".into(),
+        args: "{\"command\":\"cargo test\"}".into(),
+        result: None,
+        error: None,
+    });
+    app
+}
+
+#[test]
+fn a_new_chat_shows_the_input_and_the_keys() {
+    insta::assert_snapshot!(screen(&app(Language::English), 80, 24).backend());
+}
+
+#[test]
+fn the_question_card_locks_the_input_and_offers_three_answers_and_your_own() {
+    insta::assert_snapshot!(screen(&questions_app(Language::English), 80, 24).backend());
+}
+
+#[test]
+fn an_own_answer_is_typed_on_the_card() {
+    let mut app = questions_app(Language::English);
+    app.entry = Entry::OwnAnswer;
+    app.selection = 3;
+    app.input = "Only this year".into();
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn the_plan_card_shows_steps_libraries_sandbox_and_its_actions() {
+    insta::assert_snapshot!(screen(&plan_app(Language::English), 80, 24).backend());
+}
+
+#[test]
+fn revision_feedback_is_typed_under_the_plan_card() {
+    let mut app = plan_app(Language::English);
+    app.entry = Entry::Feedback;
+    app.selection = 1;
+    app.input = "Write docs too".into();
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn while_it_works_the_task_list_ticks_above_the_chat_and_tools_are_folded() {
+    insta::assert_snapshot!(screen(&executing_app(), 80, 24).backend());
+}
+
+#[test]
+fn opened_tool_calls_show_their_arguments_and_results() {
+    let mut app = executing_app();
+    app.tools_open = true;
+    app.streaming = None;
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn from_110_columns_the_task_list_stands_beside_the_chat() {
+    insta::assert_snapshot!(screen(&executing_app(), 120, 24).backend());
+}
+
+#[test]
+fn a_completed_plan_shows_its_list_as_it_ended() {
+    let mut app = app(Language::English);
+    let messages = vec![
+        user("m1", "Add a CSV export"),
+        plan_card("m5", "approved"),
+        assistant("m9", "Done: the **export** works.", serde_json::json!([])),
+    ];
+    app.load(view(Phase::Idle, messages, |s| s.completion = Some(completion())), vec![], vec![]);
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn a_stopped_executor_offers_continue() {
+    let mut app = app(Language::English);
+    let messages = vec![user("m1", "Add a CSV export"), plan_card("m5", "approved")];
+    app.load(
+        view(Phase::Idle, messages, |s| s.stopped = Some(stop())),
+        tasks(&["done", "active"]),
+        vec![],
+    );
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn the_chat_list_searches_over_the_chat() {
+    let mut app = questions_app(Language::English);
+    let row = |id: &str, title: &str, detail: &str| ListRow {
+        chat_id: id.into(),
+        title: title.into(),
+        detail: detail.into(),
+    };
+    app.chat_list = Some(ChatList {
+        query: "export".into(),
+        rows: vec![
+            row("c-1", "Add a CSV export", "…a CSV export of orders…"),
+            row("c-2", "Fix the export", "export breaks on…"),
+        ],
+        selected: 1,
+    });
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn russian_questions_and_plan() {
+    insta::assert_snapshot!(
+        "russian_questions",
+        screen(&questions_app(Language::Russian), 80, 24).backend()
+    );
+    insta::assert_snapshot!("russian_plan", screen(&plan_app(Language::Russian), 80, 24).backend());
+}
+
+#[test]
+fn no_color_draws_no_colour_and_colour_draws_some() {
+    let mut app = executing_app();
+    let coloured = screen(&app, 80, 24);
+    let cells = coloured.backend().buffer().content();
+    assert!(cells.iter().any(|cell| cell.fg == Color::Cyan), "colour on: the accent shows");
+    app.theme = Theme { colour: false };
+    let plain = screen(&app, 80, 24);
+    for cell in plain.backend().buffer().content() {
+        assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset), "{cell:?}");
+    }
+}
+
+#[test]
+fn model_output_reaches_the_screen_inert() {
+    let mut app = app(Language::English);
+    let evil = "\x1b[2J\x1b]0;owned\x07ok \u{9b}31m done";
+    let messages = vec![user("m1", "hi"), assistant("m2", evil, serde_json::json!([]))];
+    app.load(view(Phase::Idle, messages, |_| {}), vec![], vec![]);
+    let terminal = screen(&app, 80, 24);
+    for cell in terminal.backend().buffer().content() {
+        assert!(!cell.symbol().chars().any(char::is_control), "{cell:?}");
+    }
+}
