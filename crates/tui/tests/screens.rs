@@ -186,3 +186,43 @@ fn model_output_reaches_the_screen_inert() {
         assert!(!cell.symbol().chars().any(char::is_control), "{cell:?}");
     }
 }
+
+#[test]
+fn a_change_the_executor_asks_for_waits_on_a_card() {
+    let mut app = app(Language::English);
+    let messages = vec![user("m1", "Add a CSV export"), plan_card("m5", "approved")];
+    app.load(
+        view(Phase::Idle, messages, |s| s.changes = vec![change()]),
+        tasks(&["done", "active"]),
+        vec![],
+    );
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn an_mcp_servers_form_and_page_are_cards() {
+    let mut app = app(Language::English);
+    app.load(
+        view(Phase::Executing, vec![user("m1", "push it")], |_| {}),
+        vec![],
+        vec![form_question()],
+    );
+    insta::assert_snapshot!("mcp_form", screen(&app, 80, 24).backend());
+    app.load(
+        view(Phase::Executing, vec![user("m1", "push it")], |_| {}),
+        vec![],
+        vec![url_question()],
+    );
+    insta::assert_snapshot!("mcp_page", screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn any_size_draws_without_a_panic() {
+    let mut app = executing_app();
+    app.scroll = 1000;
+    app.notice = Some("the chat is busy".into());
+    for (width, height) in [(1, 1), (10, 5), (20, 8), (80, 6), (200, 60)] {
+        screen(&app, width, height);
+        screen(&plan_app(Language::Russian), width, height);
+    }
+}

@@ -7,6 +7,10 @@ use preflight_engine::lifecycle::Elicitation;
 use preflight_engine::planner::{PlanDocument, Question};
 use preflight_engine::tasks::{ChangeStatus, ExecutorStop, PlanChange};
 
+use preflight_engine::mcp::Question as ServerQuestion;
+use serde_json::{Map, Value};
+
+use crate::app::form::{form_fields, shown_value, Field};
 use crate::app::state::{App, Entry};
 use crate::locale::Words;
 
@@ -30,12 +34,25 @@ impl Card<'_> {
         }
     }
 
-    /// The rows the arrow keys move between: a question's options and "your own answer",
-    /// or the card's actions.
-    pub fn choices(&self, words: &Words) -> Vec<String> {
+    /// The rows the arrow keys move between: a question's options and "your own answer", a
+    /// form's fields (with their values so far) and its answers, or the card's actions.
+    pub fn choices(&self, words: &Words, form: &Map<String, Value>) -> Vec<String> {
         match self {
             Card::Elicitation(_) => {
-                vec![words.mcp_accept.into(), words.mcp_decline.into(), words.mcp_cancel.into()]
+                let mut rows: Vec<String> = self
+                    .fields()
+                    .iter()
+                    .map(|field| {
+                        let mark = if field.required { "*" } else { "" };
+                        format!("{}{mark}: {}", field.name, shown_value(form, &field.name))
+                    })
+                    .collect();
+                rows.extend([
+                    words.mcp_accept.into(),
+                    words.mcp_decline.into(),
+                    words.mcp_cancel.into(),
+                ]);
+                rows
             }
             Card::Questions { question, .. } => {
                 let mut rows = question.options.clone();
@@ -51,9 +68,21 @@ impl Card<'_> {
         }
     }
 
-    /// Choices laid out in a column (a question's options) rather than a row of buttons.
+    /// Choices laid out in a column (a question's options, a form's fields) rather than a
+    /// row of buttons.
     pub fn vertical(&self) -> bool {
-        matches!(self, Card::Questions { .. })
+        matches!(self, Card::Questions { .. }) || !self.fields().is_empty()
+    }
+
+    /// The fields of an MCP server's form; none for any other card.
+    pub fn fields(&self) -> Vec<Field> {
+        match self {
+            Card::Elicitation(Elicitation {
+                question: ServerQuestion::Form { schema, .. },
+                ..
+            }) => form_fields(schema),
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -94,6 +123,8 @@ impl App {
         if key != self.card_key {
             self.card_key = key;
             self.selection = 0;
+            self.form =
+                self.elicitations.first().map(|open| open.question.defaults()).unwrap_or_default();
             if self.entry != Entry::Message {
                 self.entry = Entry::Message;
                 self.input.clear();

@@ -8,10 +8,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use preflight_engine::chat::Phase;
-use preflight_engine::mcp::{Answer, Question};
+use preflight_engine::mcp::Answer;
 
 use crate::app::card::Card;
 use crate::app::command::Command;
+use crate::app::form::{parse_value, shown_value, Field};
 use crate::app::state::{App, ChatList, Entry};
 
 /// Lines one PgUp/PgDn moves.
@@ -112,7 +113,7 @@ fn escape(app: &mut App) -> Option<Command> {
 }
 
 fn chat_key(app: &mut App, code: KeyCode) -> Option<Command> {
-    let choices = app.card().map(|card| card.choices(app.words).len()).unwrap_or(0);
+    let choices = app.card().map(|card| card.choices(app.words, &app.form).len()).unwrap_or(0);
     let choosing = choices > 0 && app.entry == Entry::Message;
     match code {
         KeyCode::Up | KeyCode::Left | KeyCode::BackTab if choosing => {
@@ -168,6 +169,10 @@ fn enter(app: &mut App) -> Option<Command> {
             app.entry = Entry::Message;
             Some(Command::Revise(text))
         }
+        Entry::Field(index) => {
+            set_field(app, index, &text);
+            None
+        }
         Entry::Message
             if !text.is_empty() && !matches!(app.card(), Some(Card::Questions { .. })) =>
         {
@@ -182,6 +187,13 @@ fn enter(app: &mut App) -> Option<Command> {
 /// Enter on the card's chosen row.
 fn choose(app: &mut App) -> Option<Command> {
     let selection = app.selection;
+    let form = match app.card() {
+        Some(card @ Card::Elicitation(open)) => Some((open.id.clone(), card.fields())),
+        _ => None,
+    };
+    if let Some((id, fields)) = form {
+        return answer_server(app, id, &fields, selection);
+    }
     let command = match app.card()? {
         Card::Questions { question, .. } => match question.options.get(selection) {
             Some(option) => Command::Answer { question: question.id.clone(), text: option.clone() },
@@ -201,22 +213,48 @@ fn choose(app: &mut App) -> Option<Command> {
         Card::Change(change) => {
             Command::AnswerChange { change: change.id.clone(), approve: selection == 0 }
         }
-        Card::Elicitation(open) => {
-            let answer = match selection {
-                0 => Answer::Accept { content: form_defaults(&open.question) },
-                1 => Answer::Decline,
-                _ => Answer::Cancel,
-            };
-            Command::AnswerElicitation { id: open.id.clone(), answer }
-        }
+        Card::Elicitation(_) => return None,
         Card::Stopped(_) => Command::Continue,
     };
     Some(command)
 }
 
-fn form_defaults(question: &Question) -> serde_json::Map<String, serde_json::Value> {
-    match question {
-        Question::Form { .. } => question.defaults(),
-        Question::Url { .. } => serde_json::Map::new(),
+/// Enter on an MCP server's card: a field opens for typing its value; the answers go.
+fn answer_server(app: &mut App, id: String, fields: &[Field], selection: usize) -> Option<Command> {
+    if let Some(field) = fields.get(selection) {
+        app.entry = Entry::Field(selection);
+        app.input = shown_value(&app.form, &field.name);
+        return None;
     }
+    let answer = match selection - fields.len() {
+        0 => Answer::Accept { content: app.form.clone() },
+        1 => Answer::Decline,
+        _ => Answer::Cancel,
+    };
+    Some(Command::AnswerElicitation { id, answer })
+}
+
+/// The typed value of field `index` of the open form: kept when it reads as the field's
+/// type (blank removes it), otherwise the notice says why and the entry stays open.
+fn set_field(app: &mut App, index: usize, text: &str) {
+    let Some(field) = app.card().and_then(|card| card.fields().into_iter().nth(index)) else {
+        app.entry = Entry::Message;
+        return;
+    };
+    if text.is_empty() {
+        app.form.remove(&field.name);
+    } else {
+        match parse_value(&field.kind, text) {
+            Ok(value) => {
+                app.form.insert(field.name, value);
+            }
+            Err(why) => {
+                app.notice = Some(why);
+                return;
+            }
+        }
+    }
+    app.entry = Entry::Message;
+    app.input.clear();
+    app.selection = index + 1;
 }

@@ -20,6 +20,8 @@ pub enum Entry {
     OwnAnswer,
     /// What should change in the waiting plan.
     Feedback,
+    /// The value of field N of an MCP server's form.
+    Field(usize),
 }
 
 /// A tool call of the running turn, before its stored result arrives.
@@ -65,6 +67,8 @@ pub struct App {
     /// The chosen row of the card; reset when another card shows.
     pub selection: usize,
     pub card_key: String,
+    /// The values of the open MCP form so far (its defaults first).
+    pub form: serde_json::Map<String, serde_json::Value>,
     /// Tool calls and their results shown whole instead of folded.
     pub tools_open: bool,
     /// Lines scrolled up from the end of the chat.
@@ -91,6 +95,7 @@ impl App {
             entry: Entry::Message,
             selection: 0,
             card_key: String::new(),
+            form: serde_json::Map::new(),
             tools_open: false,
             scroll: 0,
             notice: None,

@@ -9,6 +9,7 @@ use preflight_engine::tasks::{ExecutorStop, PlanChange};
 use ratatui::text::{Line, Span};
 
 use crate::app::card::Card;
+use crate::app::form::form_fields;
 use crate::app::state::{App, Entry};
 use crate::locale::fill;
 use crate::sanitize::one_line;
@@ -47,7 +48,7 @@ pub fn card_body(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
 /// The choices: a column of a question's options, or one row of actions.
 pub fn card_choices(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
     let theme = app.theme;
-    let choices = card.choices(app.words);
+    let choices = card.choices(app.words, &app.form);
     if !card.vertical() {
         let mut spans = Vec::new();
         for (index, choice) in choices.iter().enumerate() {
@@ -57,7 +58,10 @@ pub fn card_choices(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
         }
         return vec![Line::from(spans)];
     }
-    let own = choices.len() - 1;
+    let own = match card {
+        Card::Questions { .. } => choices.len() - 1,
+        _ => usize::MAX,
+    };
     choices
         .iter()
         .enumerate()
@@ -169,14 +173,11 @@ fn elicitation_body(app: &App, open: &Elicitation) -> Vec<Line<'static>> {
     match question {
         Question::Form { message, schema, .. } => {
             lines.push(Line::from(one_line(message)));
-            let fields = schema.get("properties").and_then(|value| value.as_object());
-            let defaults = question.defaults();
-            for name in fields.into_iter().flat_map(|fields| fields.keys()) {
-                let value = defaults.get(name).map(|value| value.to_string()).unwrap_or_default();
-                lines.push(Line::styled(
-                    format!("  {}: {}", one_line(name), one_line(&value)),
-                    theme.dim(),
-                ));
+            for field in form_fields(schema) {
+                if let Some(label) = &field.label {
+                    let text = format!("  {} — {}", one_line(&field.name), one_line(label));
+                    lines.push(Line::styled(text, theme.dim()));
+                }
             }
         }
         Question::Url { message, url, .. } => {

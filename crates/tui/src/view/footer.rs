@@ -13,7 +13,12 @@ pub fn input_line(app: &App) -> Line<'static> {
     let theme = app.theme;
     let words = app.words;
     let questions = matches!(app.card(), Some(Card::Questions { .. }));
+    let field = match (app.entry, app.card()) {
+        (Entry::Field(index), Some(card)) => card.fields().into_iter().nth(index).map(|f| f.name),
+        _ => None,
+    };
     let (prompt, placeholder) = match app.entry {
+        Entry::Field(_) => (format!("{}: ", one_line(&field.unwrap_or_default())), ""),
         Entry::Feedback => (format!("{} ", words.feedback_prompt), ""),
         Entry::OwnAnswer => (format!("{}: ", words.own_answer), words.own_placeholder),
         Entry::Message if questions => ("› ".to_owned(), words.input_locked),
@@ -37,7 +42,7 @@ pub fn hint_line(app: &App, width: usize) -> Line<'static> {
         keys = vec![("↑↓", words.key_choose), ("Enter", words.key_open), ("Esc", words.key_close)];
     } else {
         match (app.card(), app.entry) {
-            (_, Entry::OwnAnswer | Entry::Feedback) => {
+            (_, Entry::OwnAnswer | Entry::Feedback | Entry::Field(_)) => {
                 keys.extend([("Enter", words.key_send), ("Esc", words.key_back)]);
             }
             (Some(card), Entry::Message) => {
