@@ -56,10 +56,11 @@ impl World {
     }
 }
 
-/// Quits with Ctrl+C and checks the terminal was given back (the shell's line shows).
+/// Quits with Ctrl+C and checks the terminal was given back: the alternate screen left (the
+/// shell's lines show) and raw mode off.
 async fn quit(pane: &Pane) {
     pane.keys(&["C-c"]);
-    pane.wait_for(&["[exited 0]"]).await;
+    pane.wait_for(&["[tty sane]", "[exited 0]"]).await;
 }
 
 fn roles(chat: &Value) -> Vec<&str> {
@@ -141,6 +142,11 @@ async fn plan_answer_revise_approve_and_the_task_list_ticks_to_done() {
     let screen =
         pane.wait_for(&["Plan completed ✓ · 2 of 2 done", "Done: the export works."]).await;
     assert!(screen.contains("✓ Add the route") && screen.contains("✓ Write the docs"), "{screen}");
+    pane.resize(120, 30);
+    pane.wait_for(&["┌ Plan completed ✓ · 2 of 2 done"]).await;
+    pane.resize(80, 24);
+    pane.wait_gone("┌ Plan completed").await;
+    pane.wait_for(&[" Plan completed ✓ · 2 of 2 done ─"]).await;
     quit(&pane).await;
     drop(pane);
 
@@ -178,6 +184,17 @@ async fn stop_with_esc_while_an_answer_streams_then_continue_to_done() {
 
     pane.keys(&["Enter"]);
     pane.wait_for(&["Plan completed ✓ · 2 of 2 done", "All done."]).await;
+
+    pane.keys(&["C-n"]);
+    pane.wait_for(&["Preflight · New chat"]).await;
+    pane.wait_gone("All done.").await;
+    pane.keys(&["C-l"]);
+    pane.wait_for(&["Chats", "Make a report"]).await;
+    pane.type_text("repo");
+    pane.wait_for(&["Search: repo", "› Make a report"]).await;
+    pane.keys(&["Enter"]);
+    pane.wait_for(&["Preflight · Make a report", "Plan completed ✓ · 2 of 2 done", "All done."])
+        .await;
     quit(&pane).await;
     drop(pane);
     let chats = world.chats_as_the_window_sees_them().await;
@@ -186,30 +203,31 @@ async fn stop_with_esc_while_an_answer_streams_then_continue_to_done() {
 }
 
 #[tokio::test]
-async fn cancel_a_plan_on_its_card_and_questions_with_ctrl_x() {
+async fn cancel_a_plan_on_its_card_and_questions_with_ctrl_x_in_russian_without_colour() {
     let script =
         Script::new().route(planner(), [plan("Export", &["Add the route"]), two_questions()]);
     let world = world(script, "").await;
-    let pane = world.chat(&["--workspace", world.workspace()], &[("NO_COLOR", "1")]);
-    pane.wait_for(&["Type a task"]).await;
-    pane.type_text("First task");
+    let env = [("NO_COLOR", "1"), ("LANG", "ru_RU.UTF-8")];
+    let pane = world.chat(&["--workspace", world.workspace()], &env);
+    pane.wait_for(&["Опишите задачу и нажмите Enter", "^C выход"]).await;
+    pane.type_text("Первая задача");
     pane.keys(&["Enter"]);
-    pane.wait_for(&["The plan · revision 1"]).await;
+    pane.wait_for(&["План · редакция 1", "Одобрить", "Отменить план"]).await;
     let styled = pane.screen_with_styles();
     assert!(styled.contains("\x1b[1m"), "bold stays: {styled:?}");
     assert!(!sets_a_colour(&styled), "NO_COLOR: no colour at all: {styled:?}");
     pane.keys(&["Right", "Right", "Enter"]);
-    pane.wait_gone("The plan · revision 1").await;
-    pane.wait_for(&["Type a task"]).await;
+    pane.wait_gone("План · редакция 1").await;
+    pane.wait_for(&["Опишите задачу"]).await;
 
     pane.keys(&["C-n"]);
-    pane.wait_for(&["Preflight · New chat"]).await;
-    pane.type_text("Second task");
+    pane.wait_for(&["Preflight · Новый чат"]).await;
+    pane.type_text("Вторая задача");
     pane.keys(&["Enter"]);
-    pane.wait_for(&["Which format?", "^X cancel plan"]).await;
+    pane.wait_for(&["Which format?", "вопрос 1 из 2", "^X отменить план"]).await;
     pane.keys(&["C-x"]);
     pane.wait_gone("Which format?").await;
-    pane.wait_for(&["Type a task"]).await;
+    pane.wait_for(&["Опишите задачу"]).await;
     quit(&pane).await;
     drop(pane);
 
@@ -226,7 +244,7 @@ async fn refusals_say_why_and_change_nothing() {
     let world = world(Script::new(), "").await;
     let serve = Serve::start_in(TempDir::new().unwrap());
     let busy = Pane::start(&["chat"], &chat_env(serve.home_path()));
-    let screen = busy.wait_for(&["[exited 1]"]).await;
+    let screen = busy.wait_for(&["[tty sane]", "[exited 1]"]).await;
     assert!(screen.contains("in use by preflight serve"), "{screen}");
     assert!(screen.contains("does not start beside the window"), "{screen}");
 

@@ -1,6 +1,7 @@
 //! A real terminal for black-box tests of `preflight chat`: a tmux server of the test's own
 //! (its own socket), one 80×24 window running the built binary under `sh`, which prints
-//! `[exited N]` when the program ends and then waits, so the screen after exit can be read.
+//! `[tty sane]` when the terminal is back in cooked mode after the program, then `[exited N]`,
+//! and waits, so the screen after exit can be read.
 //! Keys go in with `send-keys`; the screen comes out with `capture-pane`. Waits poll the
 //! screen until what is looked for shows, or fail with the screen as it was.
 
@@ -37,7 +38,8 @@ impl Pane {
             command.extend(["-e", pair.as_str()]);
         }
         let program = env!("CARGO_BIN_EXE_preflight");
-        let script = r#""$0" "$@"; echo "[exited $?]"; read line"#;
+        // After the program: whether the terminal is back in cooked mode, then its status.
+        let script = r#""$0" "$@"; status=$?; stty -a | tr ' ;' '\n\n' | grep -qx icanon && echo "[tty sane]"; echo "[exited $status]"; read line"#;
         command.extend(["sh", "-c", script, program]);
         command.extend(args);
         let started = pane.tmux(&command);
@@ -57,6 +59,13 @@ impl Pane {
     pub fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "t"];
         args.extend(keys);
+        assert!(self.tmux(&args).status.success());
+    }
+
+    /// Resizes the terminal, as a user dragging the window does.
+    pub fn resize(&self, width: u16, height: u16) {
+        let (width, height) = (width.to_string(), height.to_string());
+        let args = ["resize-window", "-t", "t", "-x", &width, "-y", &height];
         assert!(self.tmux(&args).status.success());
     }
 
