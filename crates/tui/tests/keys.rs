@@ -164,3 +164,28 @@ fn an_mcp_form_is_filled_field_by_field_then_accepted() {
         vec![Command::AnswerElicitation { id: "e-1".into(), answer: Answer::Accept { content } }]
     );
 }
+
+#[test]
+fn page_up_reads_older_messages_while_there_are_some() {
+    let mut app = app(Language::English);
+    app.load(view(Phase::Idle, vec![user("m1", "go")], |_| {}), vec![], vec![]);
+    assert_eq!(press(&mut app, &[KeyCode::PageUp]), vec![], "the whole chat is shown");
+    let mut chat = view(Phase::Idle, vec![user("m1", "go")], |_| {});
+    chat.messages_cursor = Some("m5".into());
+    app.load(chat, vec![], vec![]);
+    assert_eq!(press(&mut app, &[KeyCode::PageUp]), vec![Command::LoadOlder]);
+    assert_eq!(app.scroll, 20);
+    assert_eq!(press(&mut app, &[KeyCode::PageDown, KeyCode::PageDown, KeyCode::PageDown]), vec![]);
+    assert_eq!(app.scroll, 0);
+}
+
+#[test]
+fn a_paste_arrives_whole_and_inert() {
+    let mut app = app(Language::English);
+    app.paste("line one\nline two\x1b[2J");
+    assert_eq!(app.input, "line one\nline two[2J");
+    assert_eq!(
+        press(&mut app, &[KeyCode::Enter]),
+        vec![Command::Send("line one\nline two[2J".into())]
+    );
+}

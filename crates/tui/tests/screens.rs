@@ -226,3 +226,13 @@ fn any_size_draws_without_a_panic() {
         screen(&plan_app(Language::Russian), width, height);
     }
 }
+
+#[test]
+fn scrolled_up_the_chat_says_how_much_is_below_and_a_long_input_shows_its_end() {
+    let mut app = executing_app();
+    app.scroll = 4;
+    app.input =
+        "a long message that goes on and on past the edge of an eighty column terminal, to its end"
+            .into();
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}

@@ -27,6 +27,8 @@ pub enum Command {
         answer: Answer,
     },
     Continue,
+    /// Read the page of messages before the first one shown.
+    LoadOlder,
     /// Fill the chat list: every chat for an empty query, else the search's hits.
     Search(String),
     Open(ChatId),

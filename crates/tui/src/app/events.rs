@@ -38,6 +38,7 @@ impl App {
     /// Leaves the chat for another one (or a new one).
     pub fn clear_chat(&mut self) {
         self.chat = None;
+        self.from = None;
         self.phase = Phase::Idle;
         self.tasks.clear();
         self.elicitations.clear();
@@ -47,6 +48,14 @@ impl App {
         self.entry = Entry::Message;
         self.scroll = 0;
         self.sync_card();
+    }
+
+    /// Text pasted into the input (bracketed paste: it arrives whole, line breaks and all,
+    /// and is never taken for keys).
+    pub fn paste(&mut self, text: &str) {
+        if self.chat_list.is_none() {
+            self.input.push_str(&crate::sanitize::inert(text));
+        }
     }
 
     /// One event of the chat's stream.

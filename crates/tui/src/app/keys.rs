@@ -34,7 +34,8 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
         KeyCode::Esc => escape(app),
         KeyCode::PageUp => {
             app.scroll += PAGE;
-            None
+            let older = app.chat.as_ref().is_some_and(|view| view.messages_cursor.is_some());
+            older.then_some(Command::LoadOlder)
         }
         KeyCode::PageDown => {
             app.scroll = app.scroll.saturating_sub(PAGE);

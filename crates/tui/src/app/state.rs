@@ -56,6 +56,9 @@ pub struct App {
     pub workspace: Option<String>,
     /// None until the first message of a new chat creates it.
     pub chat: Option<ChatView>,
+    /// The first message shown, once older pages were read (PgUp); the chat is then read
+    /// from it on. None: the latest page.
+    pub from: Option<MessageId>,
     pub phase: Phase,
     pub tasks: Vec<Task>,
     pub elicitations: Vec<Elicitation>,
@@ -86,6 +89,7 @@ impl App {
             theme,
             workspace,
             chat: None,
+            from: None,
             phase: Phase::Idle,
             tasks: Vec::new(),
             elicitations: Vec::new(),

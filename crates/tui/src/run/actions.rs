@@ -28,6 +28,7 @@ pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &
             Ok(())
         }
         Command::Send(text) => send(engine, app, &text, events).and_then(|()| reload(engine, app)),
+        Command::LoadOlder => load_older(engine, app),
         command => match app.chat_id().cloned() {
             Some(chat_id) => {
                 chat_action(engine, &chat_id, command).await.and_then(|_| reload(engine, app))
@@ -57,7 +58,11 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
             engine.answer_elicitation(chat_id, &id, answer)
         }
         Command::Continue => engine.continue_work(chat_id).map(drop),
-        Command::Send(_) | Command::Search(_) | Command::Open(_) | Command::NewChat => Ok(()),
+        Command::Send(_)
+        | Command::Search(_)
+        | Command::Open(_)
+        | Command::NewChat
+        | Command::LoadOlder => Ok(()),
     }
 }
 
@@ -90,11 +95,23 @@ fn open_chat(
     load(engine, app, view)
 }
 
-/// Reads the open chat again: its view, its task list, the servers' questions.
+/// Reads the open chat again: its view (from the first message shown), its task list, the
+/// servers' questions.
 pub fn reload(engine: &Engine, app: &mut App) -> Result<(), ApiError> {
     let Some(chat_id) = app.chat_id().cloned() else { return Ok(()) };
-    let view = engine.chat_view(&chat_id)?;
+    let view = engine.chat_view_from(&chat_id, app.from.as_ref())?;
     load(engine, app, view)
+}
+
+/// The page of messages before the first one shown joins the chat on screen.
+fn load_older(engine: &Engine, app: &mut App) -> Result<(), ApiError> {
+    let Some(view) = &app.chat else { return Ok(()) };
+    let Some(cursor) = view.messages_cursor.clone() else { return Ok(()) };
+    let page = engine.message_page(&view.chat.id, Some(&cursor), None)?;
+    if let Some(first) = page.data.first() {
+        app.from = Some(first.id.clone());
+    }
+    reload(engine, app)
 }
 
 fn load(engine: &Engine, app: &mut App, view: ChatView) -> Result<(), ApiError> {

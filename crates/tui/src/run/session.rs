@@ -38,6 +38,7 @@ pub async fn event_loop(
                         perform(engine, app, command, &mut events).await;
                     }
                 }
+                Some(TerminalEvent::Paste(text)) => app.paste(&text),
                 Some(_) => {} // a resize or focus change: drawn again above
                 None => return Ok(()),
             },

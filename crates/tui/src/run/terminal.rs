@@ -1,9 +1,11 @@
-//! The terminal taken over and given back: raw mode and the alternate screen on start, both
+//! The terminal taken over and given back: raw mode, the alternate screen and bracketed paste
+//! on start, all
 //! undone when the session ends, when it fails, and when the program panics (the panic hook
 //! restores the terminal before the message is printed, so it is readable).
 
 use std::io::{stdout, Stdout};
 
+use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use crossterm::execute;
 use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
@@ -22,7 +24,7 @@ impl TerminalGuard {
     pub fn take() -> std::io::Result<TerminalGuard> {
         install_panic_hook();
         enable_raw_mode()?;
-        let entered = execute!(stdout(), EnterAlternateScreen);
+        let entered = execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste);
         if let Err(error) = entered {
             restore();
             return Err(error);
@@ -46,7 +48,8 @@ impl Drop for TerminalGuard {
 
 /// Leaves the alternate screen and raw mode; harmless when neither is on.
 fn restore() {
-    let _ = execute!(stdout(), LeaveAlternateScreen, crossterm::cursor::Show);
+    let _ =
+        execute!(stdout(), DisableBracketedPaste, LeaveAlternateScreen, crossterm::cursor::Show);
     let _ = disable_raw_mode();
 }
 

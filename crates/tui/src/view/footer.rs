@@ -8,8 +8,9 @@ use crate::app::card::Card;
 use crate::app::state::{App, Entry};
 use crate::sanitize::one_line;
 
-/// The input line: a prompt and the text, or a placeholder.
-pub fn input_line(app: &App) -> Line<'static> {
+/// The input line: a prompt and the text (its end, when it is wider than `width`), or a
+/// placeholder.
+pub fn input_line(app: &App, width: usize) -> Line<'static> {
     let theme = app.theme;
     let words = app.words;
     let questions = matches!(app.card(), Some(Card::Questions { .. }));
@@ -24,13 +25,31 @@ pub fn input_line(app: &App) -> Line<'static> {
         Entry::Message if questions => ("› ".to_owned(), words.input_locked),
         Entry::Message => ("› ".to_owned(), words.input_placeholder),
     };
+    let room = width.saturating_sub(prompt.width() + 1);
     let mut spans = vec![Span::styled(prompt, theme.accent())];
     if app.input.is_empty() {
         spans.push(Span::styled(placeholder, theme.dim()));
     } else {
-        spans.push(Span::raw(one_line(&app.input)));
+        spans.push(Span::raw(tail(&one_line(&app.input), room)));
     }
     Line::from(spans)
+}
+
+/// The end of `text` that fits in `room` columns, with `…` where it was cut.
+fn tail(text: &str, room: usize) -> String {
+    if text.width() <= room {
+        return text.to_owned();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 1;
+    for ch in text.chars().rev() {
+        used += ch.to_string().width();
+        if used > room {
+            break;
+        }
+        kept.push(ch);
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
 
 /// The keys that work now, "key action" pairs, as many as fit in `width` columns (the

@@ -9,6 +9,7 @@ use ratatui::Frame;
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::state::App;
+use crate::locale::fill;
 use crate::sanitize::one_line;
 use crate::view::cards::{card_body, card_choices, card_title};
 use crate::view::chat_list::draw_chat_list;
@@ -141,7 +142,13 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let rows = usize::from(area.height);
     let bottom = lines.len().saturating_sub(app.scroll.min(lines.len().saturating_sub(rows)));
     let first = bottom.saturating_sub(rows);
-    let shown: Vec<Line<'static>> = lines[first..bottom].to_vec();
+    let mut shown: Vec<Line<'static>> = lines[first..bottom].to_vec();
+    let below = lines.len() - bottom;
+    if below > 0 && rows > 1 {
+        shown.pop();
+        let more = format!("↓ {} (PgDn)", fill(app.words.lines, &[("n", &below)]));
+        shown.push(Line::styled(more, app.theme.dim()));
+    }
     frame.render_widget(Paragraph::new(shown), area);
 }
 
@@ -149,7 +156,7 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let block = Block::default().borders(Borders::TOP).border_style(app.theme.dim());
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let line = input_line(app);
+    let line = input_line(app, usize::from(inner.width));
     let typed = if app.input.is_empty() { line.spans[0].width() } else { line.width() };
     frame.render_widget(Paragraph::new(line), inner);
     if app.chat_list.is_none() {
