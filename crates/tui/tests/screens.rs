@@ -236,3 +236,21 @@ fn scrolled_up_the_chat_says_how_much_is_below_and_a_long_input_shows_its_end() 
             .into();
     insta::assert_snapshot!(screen(&app, 80, 24).backend());
 }
+
+#[test]
+fn a_plan_the_sandbox_cannot_confine_says_why_and_asks_to_run_unconfined() {
+    let mut app = plan_app(Language::English);
+    let mut chat = app.chat.clone().unwrap();
+    chat.state.unconfined = Some(preflight_engine::confinement::UnconfinedNotice {
+        reason: "bubblewrap cannot create a user namespace here".into(),
+        needs_consent: true,
+    });
+    app.load(chat, vec![], vec![]);
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+    let enter = crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Enter);
+    let command = preflight_tui::app::keys::handle_key(&mut app, enter);
+    assert_eq!(
+        command,
+        Some(preflight_tui::app::command::Command::Approve { run_unconfined: true })
+    );
+}

@@ -3,6 +3,7 @@
 //! shows; its rows (options or actions) are what the arrow keys choose between.
 
 use preflight_engine::chat::Phase;
+use preflight_engine::confinement::UnconfinedNotice;
 use preflight_engine::lifecycle::Elicitation;
 use preflight_engine::planner::{PlanDocument, Question};
 use preflight_engine::tasks::{ChangeStatus, ExecutorStop, PlanChange};
@@ -16,8 +17,17 @@ use crate::locale::Words;
 
 pub enum Card<'a> {
     Elicitation(&'a Elicitation),
-    Questions { question: &'a Question, number: usize, total: usize },
-    Plan { plan: &'a PlanDocument, needs_consent: bool, calls_tools: bool },
+    Questions {
+        question: &'a Question,
+        number: usize,
+        total: usize,
+    },
+    Plan {
+        plan: &'a PlanDocument,
+        /// Why the sandbox would not confine this plan's runs here, when it would not.
+        unconfined: Option<&'a UnconfinedNotice>,
+        calls_tools: bool,
+    },
     Change(&'a PlanChange),
     Stopped(&'a ExecutorStop),
 }
@@ -59,8 +69,9 @@ impl Card<'_> {
                 rows.push(words.own_answer.into());
                 rows
             }
-            Card::Plan { needs_consent, .. } => {
-                let approve = if *needs_consent { words.approve_unconfined } else { words.approve };
+            Card::Plan { unconfined, .. } => {
+                let consent = unconfined.is_some_and(|notice| notice.needs_consent);
+                let approve = if consent { words.approve_unconfined } else { words.approve };
                 vec![approve.into(), words.revise.into(), words.cancel_plan.into()]
             }
             Card::Change(_) => vec![words.change_approve.into(), words.change_keep.into()],
@@ -104,7 +115,7 @@ impl App {
             }
             Phase::AwaitingApproval => state.plan.as_ref().map(|plan| Card::Plan {
                 plan,
-                needs_consent: state.unconfined.as_ref().is_some_and(|u| u.needs_consent),
+                unconfined: state.unconfined.as_ref(),
                 calls_tools: state.executor_calls_tools,
             }),
             Phase::Idle => {

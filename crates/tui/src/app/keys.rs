@@ -203,8 +203,8 @@ fn choose(app: &mut App) -> Option<Command> {
                 return None;
             }
         },
-        Card::Plan { needs_consent, .. } => match selection {
-            0 => Command::Approve { run_unconfined: needs_consent },
+        Card::Plan { unconfined, .. } => match selection {
+            0 => Command::Approve { run_unconfined: unconfined.is_some_and(|n| n.needs_consent) },
             1 => {
                 app.entry = Entry::Feedback;
                 return None;

@@ -79,6 +79,8 @@ pub struct App {
     /// The last refusal or error, until the next key.
     pub notice: Option<String>,
     pub chat_list: Option<ChatList>,
+    /// Counts the event loop's ticks while a turn runs: the status line's spinner.
+    pub tick: usize,
     pub quit: bool,
 }
 
@@ -104,6 +106,7 @@ impl App {
             scroll: 0,
             notice: None,
             chat_list: None,
+            tick: 0,
             quit: false,
         }
     }

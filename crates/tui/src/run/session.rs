@@ -15,6 +15,9 @@ use crate::run::actions::{perform, reload, Events};
 use crate::run::terminal::Screen;
 use crate::view::screen::draw;
 
+/// How often the spinner moves while a turn runs (nothing is drawn by time otherwise).
+const TICK: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Runs until the user quits.
 pub async fn event_loop(
     engine: &Engine,
@@ -26,6 +29,8 @@ pub async fn event_loop(
     if app.chat_id().is_some() {
         reload(engine, app)?;
     }
+    let mut ticks = tokio::time::interval(TICK);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         screen.draw(|frame| draw(frame, app))?;
         if app.quit {
@@ -43,6 +48,7 @@ pub async fn event_loop(
                 None => return Ok(()),
             },
             event = next_event(&mut events) => take_events(engine, app, event, &mut events),
+            _ = ticks.tick(), if app.running() => app.tick = app.tick.wrapping_add(1),
         }
     }
 }

@@ -39,7 +39,13 @@ pub fn card_body(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
         Card::Questions { question, .. } => {
             vec![Line::styled(one_line(&question.question), app.theme.bold())]
         }
-        Card::Plan { plan, calls_tools, .. } => plan_body(app, plan, *calls_tools),
+        Card::Plan { plan, calls_tools, unconfined } => {
+            let mut lines = plan_body(app, plan, *calls_tools);
+            if let Some(notice) = unconfined {
+                lines.push(Line::styled(one_line(&notice.reason), app.theme.bad()));
+            }
+            lines
+        }
         Card::Change(change) => change_body(app, change),
         Card::Stopped(stop) => stop_body(app, stop),
     }

@@ -21,6 +21,8 @@ use crate::wrap::wrap_all;
 /// From this width the task list stands beside the chat.
 const SIDE_BY_SIDE: u16 = 110;
 const SIDE_WIDTH: u16 = 36;
+/// The status line's spinner while a turn runs, a frame a tick.
+const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /// Rows of the chat kept visible under a card or the task list.
 const MIN_CHAT_ROWS: u16 = 3;
 
@@ -55,7 +57,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
 fn draw_header(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let title =
         app.chat.as_ref().map_or(app.words.new_chat.to_owned(), |view| one_line(&view.chat.title));
-    let status = app.words.phase(app.phase);
+    let mut status = app.words.phase(app.phase).to_owned();
+    if app.running() {
+        status = format!("{} {status}", SPINNER[app.tick % SPINNER.len()]);
+    }
     let status_width = status.width() as u16;
     let [left, right] =
         Layout::horizontal([Constraint::Min(1), Constraint::Length(status_width + 1)]).areas(area);
