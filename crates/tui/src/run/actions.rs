@@ -127,7 +127,11 @@ fn fill_chat_list(engine: &Engine, app: &mut App, query: &str) -> Result<(), Api
         let page = engine.chat_page(Some(LIST_ROWS), None)?;
         page.data
             .into_iter()
-            .map(|chat| ListRow { chat_id: chat.id, title: chat.title, detail: chat.updated_at })
+            .map(|chat| {
+                // "2026-12-04T11:52:36.937Z" reads as "2026-12-04 11:52".
+                let when: String = chat.updated_at.chars().take(16).collect();
+                ListRow { chat_id: chat.id, title: chat.title, detail: when.replacen('T', " ", 1) }
+            })
             .collect()
     } else {
         let mut rows: Vec<ListRow> = Vec::new();
