@@ -2,7 +2,8 @@
 //! plans, the executor's answers in Markdown, its tool calls and their results folded to one
 //! line each (Ctrl+T opens them), and what streams in now. Everything stored is made inert.
 
-use preflight_engine::chat::{Message, MessageBody, ToolCall};
+use preflight_engine::chat::{Message, MessageBody, Phase, ToolCall};
+use preflight_engine::ids::MessageId;
 use preflight_engine::planner::{Approval, PlanDocument, Question};
 use ratatui::text::{Line, Span};
 
@@ -20,8 +21,11 @@ const OPEN_LINES: usize = 40;
 pub fn transcript_lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if let Some(view) = &app.chat {
+        let on_card = waiting_card(app, &view.messages);
         for message in &view.messages {
-            message_lines(app, message, &mut lines);
+            if on_card != Some(&message.id) {
+                message_lines(app, message, &mut lines);
+            }
         }
     }
     if let Some((_, text)) = &app.streaming {
@@ -32,6 +36,19 @@ pub fn transcript_lines(app: &App) -> Vec<Line<'static>> {
         live_tool_lines(app, tool, &mut lines);
     }
     lines
+}
+
+/// The stored card the user is answering now (questions or a plan waiting for approval): it
+/// shows whole on its card, not twice.
+fn waiting_card<'a>(app: &App, messages: &'a [Message]) -> Option<&'a MessageId> {
+    let is_card = |message: &&Message| {
+        matches!(
+            (&message.body, app.phase),
+            (MessageBody::Assistant { questions: Some(_), .. }, Phase::Questions)
+                | (MessageBody::Assistant { plan: Some(_), .. }, Phase::AwaitingApproval)
+        )
+    };
+    messages.iter().rev().find(is_card).map(|message| &message.id)
 }
 
 fn message_lines(app: &App, message: &Message, lines: &mut Vec<Line<'static>>) {
