@@ -1,7 +1,7 @@
 //! `preflight chat` in a real terminal (tmux, 80×24), against a scripted provider on loopback
 //! and the real filesystem server: plan, answer (an option, then an own answer), revise,
 //! approve, watch the task list tick to done; cancel; Stop with Esc while an answer streams,
-//! then Continue; and the refusals that change nothing. After each session the same chat is
+//! then Continue, and while the planner drafts; and the refusals that change nothing. After each session the same chat is
 //! read through `preflight serve`, as the window would read it.
 
 mod support;
@@ -200,6 +200,32 @@ async fn stop_with_esc_while_an_answer_streams_then_continue_to_done() {
     let chats = world.chats_as_the_window_sees_them().await;
     assert_eq!(chats[0]["state"]["phase"], "idle");
     assert!(chats[0]["state"]["completion"].is_object(), "{}", chats[0]["state"]);
+}
+
+#[tokio::test]
+async fn esc_while_the_planner_drafts_stops_it_and_executes_nothing() {
+    let drafting = Answer::new().text("Reading the code").stall().into();
+    let script = Script::new().route(planner(), [drafting]).route(anyone(), [Reply::text("no")]);
+    let world = world(script, "").await;
+    let pane = world.chat(&["--workspace", world.workspace()], &[]);
+    pane.wait_for(&["Type a task"]).await;
+    pane.type_text("Plan something");
+    pane.keys(&["Enter"]);
+    pane.wait_for(&["Drafting a plan…", "Esc stop", "^X cancel plan"]).await;
+    let asked = world.provider.wait_for_requests(1);
+    tokio::time::timeout(std::time::Duration::from_secs(60), asked)
+        .await
+        .expect("the planner asks");
+    pane.keys(&["Escape"]);
+    let screen = pane.wait_gone("Drafting a plan…").await;
+    assert!(!screen.contains("Esc stop"), "{screen}");
+    quit(&pane).await;
+    drop(pane);
+    let requests = world.provider.requests().len();
+    let chats = world.chats_as_the_window_sees_them().await;
+    assert_eq!(requests, 1, "the planner's request only: nothing was executed");
+    assert_eq!(roles(&chats[0]), ["user"]);
+    assert_eq!(chats[0]["state"]["phase"], "idle");
 }
 
 #[tokio::test]
