@@ -3,6 +3,7 @@
 //! Words with a number carry a `{n}`-style slot filled by [`fill`].
 
 use preflight_engine::chat::Phase;
+use preflight_engine::tasks::{ChangeKind, ChangeRequest, StopReason};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Language {
@@ -84,6 +85,11 @@ pub struct Words {
     pub change_asks: &'static str,
     pub change_approve: &'static str,
     pub change_keep: &'static str,
+    pub change_why: &'static str,
+    pub change_drop: &'static str,
+    pub change_modify: &'static str,
+    pub change_check: &'static str,
+    pub change_replace: &'static str,
     pub mcp_label: &'static str,
     pub mcp_open: &'static str,
     pub mcp_accept: &'static str,
@@ -91,6 +97,8 @@ pub struct Words {
     pub mcp_cancel: &'static str,
     pub stopped_label: &'static str,
     pub continue_work: &'static str,
+    /// Why the executor stopped, one sentence a reason, in [`StopReason`]'s order.
+    pub stop_reasons: [&'static str; 8],
     pub tool_running: &'static str,
     pub tool_failed: &'static str,
     pub lines: &'static str,
@@ -115,6 +123,40 @@ pub struct Words {
 }
 
 impl Words {
+    /// Why the executor stopped, in a sentence.
+    pub fn stop_reason(&self, reason: StopReason) -> &'static str {
+        let index = match reason {
+            StopReason::Answered => 0,
+            StopReason::GateFailed => 1,
+            StopReason::NoProgress => 2,
+            StopReason::Loop => 3,
+            StopReason::RoundCap => 4,
+            StopReason::ProviderError => 5,
+            StopReason::UserStop => 6,
+            StopReason::Interrupted => 7,
+        };
+        self.stop_reasons[index]
+    }
+
+    /// The change the executor asks for, in a line.
+    pub fn change(&self, change: &ChangeRequest) -> String {
+        let task = change.task.unwrap_or(0);
+        let title = change.title.as_deref().unwrap_or("");
+        let new_title = change.new_title.as_deref().unwrap_or("");
+        let new_check = change.new_check.as_deref().unwrap_or("");
+        let old_check = change.old_check.as_deref().unwrap_or("");
+        let count = change.tasks.as_ref().map_or(0, Vec::len);
+        let (template, new) = match change.kind {
+            ChangeKind::Drop => (self.change_drop, ""),
+            ChangeKind::Modify => (self.change_modify, new_title),
+            ChangeKind::Check => (self.change_check, new_check),
+            ChangeKind::Replace => (self.change_replace, ""),
+        };
+        let values: [(&str, &dyn std::fmt::Display); 5] =
+            [("task", &task), ("title", &title), ("new", &new), ("old", &old_check), ("n", &count)];
+        fill(template, &values)
+    }
+
     /// The status line of a phase; empty when the chat is idle.
     pub fn phase(&self, phase: Phase) -> &'static str {
         match phase {
@@ -167,6 +209,11 @@ pub static EN: Words = Words {
     change_asks: "The executor asks to change the plan",
     change_approve: "Approve",
     change_keep: "Keep the plan",
+    change_why: "Why:",
+    change_drop: "Drop step {task}: “{title}”",
+    change_modify: "Reword step {task}: “{title}” → “{new}”",
+    change_check: "Prove step {task} “{title}” by `{new}` instead of its planned check `{old}`",
+    change_replace: "Replace the open steps with {n} new ones",
     mcp_label: "A question from an MCP server",
     mcp_open: "Open this page in a browser, then accept:",
     mcp_accept: "Accept",
@@ -174,6 +221,16 @@ pub static EN: Words = Words {
     mcp_cancel: "Cancel",
     stopped_label: "The executor stopped with tasks left",
     continue_work: "Continue",
+    stop_reasons: [
+        "It gave its answer before the open tasks were finished.",
+        "A step's check failed and was not fixed.",
+        "It made no progress on the task list for many rounds.",
+        "It kept repeating the same tool call.",
+        "It reached the most tool rounds one turn may take.",
+        "The model provider failed during the turn.",
+        "You stopped the turn.",
+        "The turn was interrupted (Preflight was closed or restarted).",
+    ],
     tool_running: "running…",
     tool_failed: "failed",
     lines: "{n} lines",
@@ -200,15 +257,15 @@ pub static EN: Words = Words {
 pub static RU: Words = Words {
     new_chat: "Новый чат",
     you: "Вы",
-    planning: "Составляю план…",
-    questions: "Ждёт ваших ответов",
-    awaiting_approval: "Ждёт вашего одобрения",
-    executing: "Работаю…",
+    planning: "Составляем план…",
+    questions: "Ждём ваших ответов",
+    awaiting_approval: "Ждём вашего одобрения",
+    executing: "Работаем…",
     input_placeholder: "Опишите задачу и нажмите Enter",
     input_locked: "Сначала ответьте на вопросы планировщика",
     feedback_prompt: "Что изменить в плане?",
-    own_answer: "Свой ответ",
-    own_placeholder: "введите ответ",
+    own_answer: "Свой вариант",
+    own_placeholder: "введите свой ответ",
     planner_asks: "Планировщик спрашивает",
     planner_asked: "Планировщик спросил",
     question_of: "вопрос {n} из {total}",
@@ -226,24 +283,39 @@ pub static RU: Words = Words {
     sandbox_reuse: "существующая песочница",
     approve: "Одобрить",
     approve_unconfined: "Одобрить без изоляции",
-    revise: "Доработать…",
+    revise: "Переработать…",
     cancel_plan: "Отменить план",
     approved: "Одобрено",
     no_tools: "Эта модель не вызывает инструменты: чтобы выполнить план, выберите провайдера с инструментами.",
     tasks_label: "Задачи",
-    tasks_done: "готово {done} из {total}",
-    tasks_dropped: "снято {n}",
+    tasks_done: "{done} из {total} готово",
+    tasks_dropped: "отброшено: {n}",
     plan_completed: "План выполнен",
     change_asks: "Исполнитель просит изменить план",
     change_approve: "Одобрить",
     change_keep: "Оставить план",
+    change_why: "Почему:",
+    change_drop: "Отбросить шаг {task}: «{title}»",
+    change_modify: "Переформулировать шаг {task}: «{title}» → «{new}»",
+    change_check: "Проверять шаг {task} «{title}» командой `{new}` вместо запланированной `{old}`",
+    change_replace: "Заменить открытые шаги на новые: {n}",
     mcp_label: "Вопрос от MCP-сервера",
     mcp_open: "Откройте эту страницу в браузере, затем примите:",
     mcp_accept: "Принять",
     mcp_decline: "Отклонить",
     mcp_cancel: "Отмена",
-    stopped_label: "Исполнитель остановился, задачи остались",
+    stopped_label: "Исполнитель остановился, не закончив задачи",
     continue_work: "Продолжить",
+    stop_reasons: [
+        "Он дал ответ, не закончив открытые задачи.",
+        "Проверка шага не прошла, и её не исправили.",
+        "Много раундов подряд список задач не продвигался.",
+        "Он раз за разом повторял один и тот же вызов инструмента.",
+        "Достигнут предел раундов инструментов на один ход.",
+        "Во время хода произошёл сбой у провайдера модели.",
+        "Вы остановили ход.",
+        "Ход прервался (Preflight закрыли или перезапустили).",
+    ],
     tool_running: "выполняется…",
     tool_failed: "ошибка",
     lines: "строк: {n}",
@@ -292,6 +364,6 @@ mod tests {
     #[test]
     fn fill_replaces_every_named_slot() {
         assert_eq!(fill(EN.tasks_done, &[("done", &1), ("total", &3)]), "1 of 3 done");
-        assert_eq!(fill(RU.tasks_done, &[("done", &1), ("total", &3)]), "готово 1 из 3");
+        assert_eq!(fill(RU.tasks_done, &[("done", &1), ("total", &3)]), "1 из 3 готово");
     }
 }

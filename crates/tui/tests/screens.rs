@@ -254,3 +254,21 @@ fn a_plan_the_sandbox_cannot_confine_says_why_and_asks_to_run_unconfined() {
         Some(preflight_tui::app::command::Command::Approve { run_unconfined: true })
     );
 }
+
+#[test]
+fn russian_change_and_stop_cards() {
+    let mut app = app(Language::Russian);
+    let messages = vec![user("m1", "Добавить экспорт"), plan_card("m5", "approved")];
+    app.load(
+        view(Phase::Idle, messages.clone(), |s| s.changes = vec![change()]),
+        tasks(&["done", "active"]),
+        vec![],
+    );
+    insta::assert_snapshot!("russian_change", screen(&app, 80, 24).backend());
+    app.load(
+        view(Phase::Idle, messages, |s| s.stopped = Some(stop())),
+        tasks(&["done", "active"]),
+        vec![],
+    );
+    insta::assert_snapshot!("russian_stop", screen(&app, 80, 24).backend());
+}

@@ -159,13 +159,25 @@ fn sandbox_line(app: &App, plan: &PlanDocument) -> Line<'static> {
 
 fn change_body(app: &App, change: &PlanChange) -> Vec<Line<'static>> {
     vec![
-        Line::styled(one_line(&change.describe()), app.theme.bold()),
-        Line::styled(one_line(&change.request.reason), app.theme.dim()),
+        Line::styled(one_line(&app.words.change(&change.request)), app.theme.bold()),
+        Line::from(vec![
+            Span::styled(format!("{} ", app.words.change_why), app.theme.dim()),
+            Span::raw(one_line(&change.request.reason)),
+        ]),
     ]
 }
 
 fn stop_body(app: &App, stop: &ExecutorStop) -> Vec<Line<'static>> {
-    let mut lines = vec![Line::from(one_line(&stop.text))];
+    let mut lines = vec![Line::from(app.words.stop_reason(stop.reason))];
+    if let Some(gate) = &stop.gate {
+        let failed = format!(
+            "  `{}` → {}: {}",
+            one_line(&gate.command),
+            gate.exit_code,
+            one_line(&gate.evidence)
+        );
+        lines.push(Line::styled(failed, app.theme.bad()));
+    }
     for task in &stop.tasks_left {
         lines.push(Line::styled(format!("  ○ {}", one_line(&task.title)), app.theme.dim()));
     }
