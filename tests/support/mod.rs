@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test binary compiles every part and uses only its own
 
 pub mod events;
+pub mod pane;
 pub mod script;
 pub mod tidy;
 

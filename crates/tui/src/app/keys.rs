@@ -1,0 +1,261 @@
+//! The keys: what each does to the state, and which engine call it asks for. Keyboard only;
+//! the footer shows the keys that work at the moment (`view/footer.rs`).
+//!
+//! Enter sends or confirms, arrows choose a card's row, typing on a question card is your own
+//! answer and on a plan card revision feedback, Esc stops the running turn (or backs out of
+//! an answer being typed), Ctrl+L the chat list and search, Ctrl+N a new chat, Ctrl+T opens
+//! or folds tool calls, Ctrl+X cancels plan mode, PgUp/PgDn scroll, Ctrl+C quits.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use preflight_engine::chat::Phase;
+use preflight_engine::mcp::Answer;
+
+use crate::app::card::Card;
+use crate::app::command::Command;
+use crate::app::form::{parse_value, shown_value, Field};
+use crate::app::state::{App, ChatList, Entry};
+
+/// Lines one PgUp/PgDn moves.
+const PAGE: usize = 10;
+
+/// Applies one key; returns the engine call it asks for, if any.
+pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    app.notice = None;
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return control_key(app, key.code);
+    }
+    if app.chat_list.is_some() {
+        return list_key(app, key.code);
+    }
+    match key.code {
+        KeyCode::Esc => escape(app),
+        KeyCode::PageUp => {
+            app.scroll += PAGE;
+            let older = app.chat.as_ref().is_some_and(|view| view.messages_cursor.is_some());
+            older.then_some(Command::LoadOlder)
+        }
+        KeyCode::PageDown => {
+            app.scroll = app.scroll.saturating_sub(PAGE);
+            None
+        }
+        code => chat_key(app, code),
+    }
+}
+
+fn control_key(app: &mut App, code: KeyCode) -> Option<Command> {
+    match code {
+        KeyCode::Char('c' | 'q' | 'd') => {
+            app.quit = true;
+            None
+        }
+        KeyCode::Char('l') => {
+            app.chat_list = Some(ChatList::default());
+            Some(Command::Search(String::new()))
+        }
+        KeyCode::Char('n') => Some(Command::NewChat),
+        KeyCode::Char('t') => {
+            app.tools_open = !app.tools_open;
+            None
+        }
+        KeyCode::Char('x') if in_plan_mode(app.phase) => Some(Command::CancelPlan),
+        _ => None,
+    }
+}
+
+fn in_plan_mode(phase: Phase) -> bool {
+    matches!(phase, Phase::Planning | Phase::Questions | Phase::AwaitingApproval)
+}
+
+fn list_key(app: &mut App, code: KeyCode) -> Option<Command> {
+    let list = app.chat_list.as_mut()?;
+    match code {
+        KeyCode::Esc => {
+            app.chat_list = None;
+            None
+        }
+        KeyCode::Up => {
+            list.selected = list.selected.saturating_sub(1);
+            None
+        }
+        KeyCode::Down => {
+            list.selected = (list.selected + 1).min(list.rows.len().saturating_sub(1));
+            None
+        }
+        KeyCode::Enter => {
+            let row = list.rows.get(list.selected)?;
+            Some(Command::Open(row.chat_id.clone()))
+        }
+        KeyCode::Backspace => {
+            list.query.pop();
+            Some(Command::Search(list.query.clone()))
+        }
+        KeyCode::Char(ch) => {
+            list.query.push(ch);
+            Some(Command::Search(list.query.clone()))
+        }
+        _ => None,
+    }
+}
+
+fn escape(app: &mut App) -> Option<Command> {
+    if app.entry != Entry::Message {
+        app.entry = Entry::Message;
+        app.input.clear();
+        return None;
+    }
+    if app.running() {
+        return Some(Command::Stop);
+    }
+    app.scroll = 0;
+    None
+}
+
+fn chat_key(app: &mut App, code: KeyCode) -> Option<Command> {
+    let choices = app.card().map(|card| card.choices(app.words, &app.form).len()).unwrap_or(0);
+    let choosing = choices > 0 && app.entry == Entry::Message;
+    match code {
+        KeyCode::Up | KeyCode::Left | KeyCode::BackTab if choosing => {
+            app.selection = app.selection.saturating_sub(1);
+        }
+        KeyCode::Down | KeyCode::Right | KeyCode::Tab if choosing => {
+            app.selection = (app.selection + 1).min(choices - 1);
+        }
+        KeyCode::Up => app.scroll += 1,
+        KeyCode::Down => app.scroll = app.scroll.saturating_sub(1),
+        KeyCode::Enter => return enter(app),
+        KeyCode::Backspace => {
+            app.input.pop();
+        }
+        KeyCode::Char(ch) => type_char(app, ch),
+        _ => {}
+    }
+    None
+}
+
+/// Typing on a question card is an own answer; on a plan card, revision feedback.
+fn type_char(app: &mut App, ch: char) {
+    if app.entry == Entry::Message {
+        match app.card() {
+            Some(Card::Questions { question, .. }) => {
+                let own = question.options.len();
+                app.entry = Entry::OwnAnswer;
+                app.selection = own;
+            }
+            Some(Card::Plan { .. }) => {
+                app.entry = Entry::Feedback;
+                app.selection = 1;
+            }
+            _ => {}
+        }
+    }
+    app.input.push(ch);
+}
+
+fn enter(app: &mut App) -> Option<Command> {
+    let text = app.input.trim().to_owned();
+    match app.entry {
+        Entry::OwnAnswer | Entry::Feedback if text.is_empty() => None,
+        Entry::OwnAnswer => {
+            let Some(Card::Questions { question, .. }) = app.card() else { return None };
+            let question = question.id.clone();
+            app.input.clear();
+            app.entry = Entry::Message;
+            Some(Command::Answer { question, text })
+        }
+        Entry::Feedback => {
+            app.input.clear();
+            app.entry = Entry::Message;
+            Some(Command::Revise(text))
+        }
+        Entry::Field(index) => {
+            set_field(app, index, &text);
+            None
+        }
+        Entry::Message
+            if !text.is_empty() && !matches!(app.card(), Some(Card::Questions { .. })) =>
+        {
+            app.input.clear();
+            app.scroll = 0;
+            Some(Command::Send(text))
+        }
+        Entry::Message => choose(app),
+    }
+}
+
+/// Enter on the card's chosen row.
+fn choose(app: &mut App) -> Option<Command> {
+    let selection = app.selection;
+    let form = match app.card() {
+        Some(card @ Card::Elicitation(open)) => Some((open.id.clone(), card.fields())),
+        _ => None,
+    };
+    if let Some((id, fields)) = form {
+        return answer_server(app, id, &fields, selection);
+    }
+    let command = match app.card()? {
+        Card::Questions { question, .. } => match question.options.get(selection) {
+            Some(option) => Command::Answer { question: question.id.clone(), text: option.clone() },
+            None => {
+                app.entry = Entry::OwnAnswer;
+                return None;
+            }
+        },
+        Card::Plan { unconfined, .. } => match selection {
+            0 => Command::Approve { run_unconfined: unconfined.is_some_and(|n| n.needs_consent) },
+            1 => {
+                app.entry = Entry::Feedback;
+                return None;
+            }
+            _ => Command::CancelPlan,
+        },
+        Card::Change(change) => {
+            Command::AnswerChange { change: change.id.clone(), approve: selection == 0 }
+        }
+        Card::Elicitation(_) => return None,
+        Card::Stopped(_) => Command::Continue,
+    };
+    Some(command)
+}
+
+/// Enter on an MCP server's card: a field opens for typing its value; the answers go.
+fn answer_server(app: &mut App, id: String, fields: &[Field], selection: usize) -> Option<Command> {
+    if let Some(field) = fields.get(selection) {
+        app.entry = Entry::Field(selection);
+        app.input = shown_value(&app.form, &field.name);
+        return None;
+    }
+    let answer = match selection - fields.len() {
+        0 => Answer::Accept { content: app.form.clone() },
+        1 => Answer::Decline,
+        _ => Answer::Cancel,
+    };
+    Some(Command::AnswerElicitation { id, answer })
+}
+
+/// The typed value of field `index` of the open form: kept when it reads as the field's
+/// type (blank removes it), otherwise the notice says why and the entry stays open.
+fn set_field(app: &mut App, index: usize, text: &str) {
+    let Some(field) = app.card().and_then(|card| card.fields().into_iter().nth(index)) else {
+        app.entry = Entry::Message;
+        return;
+    };
+    if text.is_empty() {
+        app.form.remove(&field.name);
+    } else {
+        match parse_value(&field.kind, text) {
+            Ok(value) => {
+                app.form.insert(field.name, value);
+            }
+            Err(why) => {
+                app.notice = Some(why);
+                return;
+            }
+        }
+    }
+    app.entry = Entry::Message;
+    app.input.clear();
+    app.selection = index + 1;
+}

@@ -1,0 +1,122 @@
+//! What the terminal shows and is doing: the chat as the engine last gave it, the tokens
+//! streaming in, the live task list, the input line, which card row is chosen, the chat
+//! list. Changed only by `events.rs` (the engine's events), `keys.rs` (the user's keys) and
+//! the event loop's reloads; read by `view/`.
+
+use preflight_engine::chat::Phase;
+use preflight_engine::ids::{ChatId, MessageId};
+use preflight_engine::lifecycle::{ChatView, Elicitation};
+use preflight_engine::tasks::Task;
+
+use crate::locale::Words;
+use crate::theme::Theme;
+
+/// What the input line is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// A task or a message (revision feedback while a plan waits: the engine's rule).
+    Message,
+    /// The user's own answer to the question on the card.
+    OwnAnswer,
+    /// What should change in the waiting plan.
+    Feedback,
+    /// The value of field N of an MCP server's form.
+    Field(usize),
+}
+
+/// A tool call of the running turn, before its stored result arrives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveTool {
+    pub name: String,
+    pub args: String,
+    pub result: Option<String>,
+    pub error: Option<String>,
+}
+
+/// The chat list overlay: every chat, or the search's hits while a query is typed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChatList {
+    pub query: String,
+    pub rows: Vec<ListRow>,
+    pub selected: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListRow {
+    pub chat_id: ChatId,
+    pub title: String,
+    /// The matched words of a search hit, or the chat's last change.
+    pub detail: String,
+}
+
+pub struct App {
+    pub words: &'static Words,
+    pub theme: Theme,
+    /// The workspace a new chat gets (`--workspace`).
+    pub workspace: Option<String>,
+    /// None until the first message of a new chat creates it.
+    pub chat: Option<ChatView>,
+    /// The first message shown, once older pages were read (PgUp); the chat is then read
+    /// from it on. None: the latest page.
+    pub from: Option<MessageId>,
+    pub phase: Phase,
+    pub tasks: Vec<Task>,
+    pub elicitations: Vec<Elicitation>,
+    /// Executor tokens of the message being written.
+    pub streaming: Option<(MessageId, String)>,
+    pub live_tools: Vec<LiveTool>,
+    pub input: String,
+    pub entry: Entry,
+    /// The chosen row of the card; reset when another card shows.
+    pub selection: usize,
+    pub card_key: String,
+    /// The values of the open MCP form so far (its defaults first).
+    pub form: serde_json::Map<String, serde_json::Value>,
+    /// Tool calls and their results shown whole instead of folded.
+    pub tools_open: bool,
+    /// Lines scrolled up from the end of the chat.
+    pub scroll: usize,
+    /// The last refusal or error, until the next key.
+    pub notice: Option<String>,
+    pub chat_list: Option<ChatList>,
+    /// Counts the event loop's ticks while a turn runs: the status line's spinner.
+    pub tick: usize,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(words: &'static Words, theme: Theme, workspace: Option<String>) -> App {
+        App {
+            words,
+            theme,
+            workspace,
+            chat: None,
+            from: None,
+            phase: Phase::Idle,
+            tasks: Vec::new(),
+            elicitations: Vec::new(),
+            streaming: None,
+            live_tools: Vec::new(),
+            input: String::new(),
+            entry: Entry::Message,
+            selection: 0,
+            card_key: String::new(),
+            form: serde_json::Map::new(),
+            tools_open: false,
+            scroll: 0,
+            notice: None,
+            chat_list: None,
+            tick: 0,
+            quit: false,
+        }
+    }
+
+    pub fn chat_id(&self) -> Option<&ChatId> {
+        self.chat.as_ref().map(|view| &view.chat.id)
+    }
+
+    /// A planner or executor turn runs: Esc stops it.
+    pub fn running(&self) -> bool {
+        matches!(self.phase, Phase::Planning | Phase::Executing)
+    }
+}

@@ -1,0 +1,155 @@
+//! The engine calls the keys ask for, carried out: the same `Engine` methods the window's
+//! commands and the HTTP routes call. A refusal becomes the notice line and changes nothing.
+
+use preflight_engine::events::Event;
+use preflight_engine::ids::ChatId;
+use preflight_engine::lifecycle::{ApiError, ApproveChoice, ChatView, Engine, NewChat};
+use tokio::sync::broadcast::Receiver;
+
+use crate::app::command::Command;
+use crate::app::state::{App, ListRow};
+use crate::sanitize::one_line;
+
+/// Chats and hits the chat list shows at most.
+const LIST_ROWS: u32 = 100;
+
+/// The chat's event stream, while a chat is open.
+pub type Events = Option<Receiver<Event>>;
+
+/// Carries out `command`; an error is shown, not returned.
+pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &mut Events) {
+    let result = match command {
+        Command::Search(query) => fill_chat_list(engine, app, &query),
+        Command::Open(chat_id) => open_chat(engine, app, &chat_id, events),
+        Command::NewChat => {
+            app.chat_list = None;
+            app.clear_chat();
+            *events = None;
+            Ok(())
+        }
+        Command::Send(text) => send(engine, app, &text, events).and_then(|()| reload(engine, app)),
+        Command::LoadOlder => load_older(engine, app),
+        command => match app.chat_id().cloned() {
+            Some(chat_id) => {
+                chat_action(engine, &chat_id, command).await.and_then(|_| reload(engine, app))
+            }
+            None => Ok(()),
+        },
+    };
+    if let Err(error) = result {
+        app.notice = Some(error.message);
+    }
+}
+
+/// The actions on the open chat.
+async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Result<(), ApiError> {
+    match command {
+        Command::Answer { question, text } => engine.answer(chat_id, &question, &text).map(drop),
+        Command::Approve { run_unconfined } => {
+            engine.approve_plan_as(chat_id, ApproveChoice { run_unconfined }).map(drop)
+        }
+        Command::Revise(feedback) => engine.reject_plan(chat_id, Some(&feedback)).map(drop),
+        Command::CancelPlan => engine.cancel_plan(chat_id).await.map(drop),
+        Command::Stop => engine.stop(chat_id).await.map(drop),
+        Command::AnswerChange { change, approve } => {
+            engine.answer_plan_change(chat_id, &change, approve).await.map(drop)
+        }
+        Command::AnswerElicitation { id, answer } => {
+            engine.answer_elicitation(chat_id, &id, answer)
+        }
+        Command::Continue => engine.continue_work(chat_id).map(drop),
+        Command::Send(_)
+        | Command::Search(_)
+        | Command::Open(_)
+        | Command::NewChat
+        | Command::LoadOlder => Ok(()),
+    }
+}
+
+/// Sends a message; a new chat is created first (with `--workspace`'s folder), and its
+/// events are subscribed to before the message goes, so none is missed.
+fn send(engine: &Engine, app: &mut App, text: &str, events: &mut Events) -> Result<(), ApiError> {
+    let chat_id = match app.chat_id() {
+        Some(chat_id) => chat_id.clone(),
+        None => {
+            let request = NewChat { workspace: app.workspace.clone(), ..NewChat::default() };
+            let chat = engine.create_chat(request)?;
+            *events = Some(engine.subscribe(&chat.id)?);
+            load(engine, app, engine.chat_view(&chat.id)?)?;
+            chat.id
+        }
+    };
+    engine.send(&chat_id, text, Vec::new()).map(drop)
+}
+
+fn open_chat(
+    engine: &Engine,
+    app: &mut App,
+    chat_id: &ChatId,
+    events: &mut Events,
+) -> Result<(), ApiError> {
+    let view = engine.chat_view(chat_id)?;
+    app.chat_list = None;
+    app.clear_chat();
+    *events = Some(engine.subscribe(chat_id)?);
+    load(engine, app, view)
+}
+
+/// Reads the open chat again: its view (from the first message shown), its task list, the
+/// servers' questions.
+pub fn reload(engine: &Engine, app: &mut App) -> Result<(), ApiError> {
+    let Some(chat_id) = app.chat_id().cloned() else { return Ok(()) };
+    let view = engine.chat_view_from(&chat_id, app.from.as_ref())?;
+    load(engine, app, view)
+}
+
+/// The page of messages before the first one shown joins the chat on screen.
+fn load_older(engine: &Engine, app: &mut App) -> Result<(), ApiError> {
+    let Some(view) = &app.chat else { return Ok(()) };
+    let Some(cursor) = view.messages_cursor.clone() else { return Ok(()) };
+    let page = engine.message_page(&view.chat.id, Some(&cursor), None)?;
+    if let Some(first) = page.data.first() {
+        app.from = Some(first.id.clone());
+    }
+    reload(engine, app)
+}
+
+fn load(engine: &Engine, app: &mut App, view: ChatView) -> Result<(), ApiError> {
+    let tasks = engine.task_list(&view.chat.id)?;
+    let elicitations = engine.elicitations(&view.chat.id)?;
+    app.load(view, tasks, elicitations);
+    Ok(())
+}
+
+/// Every chat (newest first) for an empty query, else the search's hits, one row a chat.
+fn fill_chat_list(engine: &Engine, app: &mut App, query: &str) -> Result<(), ApiError> {
+    let rows = if query.trim().is_empty() {
+        let page = engine.chat_page(Some(LIST_ROWS), None)?;
+        page.data
+            .into_iter()
+            .map(|chat| {
+                // "2026-12-04T11:52:36.937Z" reads as "2026-12-04 11:52".
+                let when: String = chat.updated_at.chars().take(16).collect();
+                ListRow { chat_id: chat.id, title: chat.title, detail: when.replacen('T', " ", 1) }
+            })
+            .collect()
+    } else {
+        let mut rows: Vec<ListRow> = Vec::new();
+        for hit in engine.search(query, Some(LIST_ROWS), None)?.data {
+            if rows.iter().all(|row| row.chat_id != hit.chat_id) {
+                let snippet: String = hit.snippet.iter().map(|part| part.text.as_str()).collect();
+                rows.push(ListRow {
+                    chat_id: hit.chat_id,
+                    title: hit.chat_title,
+                    detail: one_line(&snippet),
+                });
+            }
+        }
+        rows
+    };
+    if let Some(list) = &mut app.chat_list {
+        list.selected = list.selected.min(rows.len().saturating_sub(1));
+        list.rows = rows;
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! The card waiting for the user, drawn: its title, its body (the question, the plan with its
+//! steps, libraries and sandbox line, the change asked, the server's question, the stop) and
+//! its rows to choose from, the chosen one in reverse video.
+
+use preflight_engine::lifecycle::Elicitation;
+use preflight_engine::mcp::Question;
+use preflight_engine::planner::{PlanDocument, SandboxPolicy};
+use preflight_engine::tasks::{ExecutorStop, PlanChange};
+use ratatui::text::{Line, Span};
+
+use crate::app::card::Card;
+use crate::app::form::form_fields;
+use crate::app::state::{App, Entry};
+use crate::locale::fill;
+use crate::sanitize::one_line;
+
+/// The card's title line.
+pub fn card_title(app: &App, card: &Card<'_>) -> String {
+    let words = app.words;
+    match card {
+        Card::Elicitation(_) => words.mcp_label.to_owned(),
+        Card::Questions { number, total, .. } => {
+            let of = fill(words.question_of, &[("n", number), ("total", total)]);
+            format!("{} · {of}", words.planner_asks)
+        }
+        Card::Plan { plan, .. } => {
+            let revision = fill(words.revision, &[("n", &plan.revision)]);
+            format!("{} · {revision}", words.plan_label)
+        }
+        Card::Change(_) => words.change_asks.to_owned(),
+        Card::Stopped(_) => words.stopped_label.to_owned(),
+    }
+}
+
+/// What the card says, above its choices.
+pub fn card_body(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
+    match card {
+        Card::Elicitation(open) => elicitation_body(app, open),
+        Card::Questions { question, .. } => {
+            vec![Line::styled(one_line(&question.question), app.theme.bold())]
+        }
+        Card::Plan { plan, calls_tools, unconfined } => {
+            let mut lines = plan_body(app, plan, *calls_tools);
+            if let Some(notice) = unconfined {
+                lines.push(Line::styled(one_line(&notice.reason), app.theme.bad()));
+            }
+            lines
+        }
+        Card::Change(change) => change_body(app, change),
+        Card::Stopped(stop) => stop_body(app, stop),
+    }
+}
+
+/// The choices: a column of a question's options, or one row of actions.
+pub fn card_choices(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let choices = card.choices(app.words, &app.form);
+    if !card.vertical() {
+        let mut spans = Vec::new();
+        for (index, choice) in choices.iter().enumerate() {
+            let style = if index == app.selection { theme.selected() } else { theme.bold() };
+            spans.push(Span::styled(format!(" {choice} "), style));
+            spans.push(Span::raw("  "));
+        }
+        return vec![Line::from(spans)];
+    }
+    let own = match card {
+        Card::Questions { .. } => choices.len() - 1,
+        _ => usize::MAX,
+    };
+    choices
+        .iter()
+        .enumerate()
+        .map(|(index, choice)| {
+            let chosen = index == app.selection;
+            let marker = if chosen { "› " } else { "  " };
+            let style = if chosen { theme.selected() } else { ratatui::style::Style::new() };
+            let mut spans = vec![Span::raw(marker), Span::styled(choice.clone(), style)];
+            if index == own && (app.entry == Entry::OwnAnswer || chosen) {
+                spans.push(Span::raw(": "));
+                if app.input.is_empty() {
+                    spans.push(Span::styled(app.words.own_placeholder, theme.dim()));
+                } else {
+                    spans.push(Span::raw(one_line(&app.input)));
+                }
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+fn plan_body(app: &App, plan: &PlanDocument, calls_tools: bool) -> Vec<Line<'static>> {
+    let words = app.words;
+    let theme = app.theme;
+    let mut lines = vec![Line::styled(one_line(&plan.title), theme.bold())];
+    if !plan.aim.trim().is_empty() {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", words.aim), theme.dim()),
+            Span::raw(one_line(&plan.aim)),
+        ]));
+    }
+    if let Some(approach) = plan.judgement.approach.as_deref().filter(|a| !a.trim().is_empty()) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", words.approach), theme.dim()),
+            Span::raw(one_line(approach)),
+        ]));
+    }
+    lines.push(Line::styled(words.steps, theme.accent()));
+    for (number, step) in plan.steps.iter().enumerate() {
+        lines.push(Line::from(format!("{:>2}. {}", number + 1, one_line(&step.action))));
+        if let Some(check) = &step.check {
+            let check = format!("    {}: {}", words.check, one_line(check));
+            lines.push(Line::styled(check, theme.dim()));
+        }
+    }
+    if !plan.libraries.is_empty() {
+        let names: Vec<String> = plan
+            .libraries
+            .iter()
+            .map(|library| format!("{} ({})", one_line(&library.name), one_line(&library.purpose)))
+            .collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{}: ", words.libraries), theme.accent()),
+            Span::raw(names.join(", ")),
+        ]));
+    }
+    lines.push(sandbox_line(app, plan));
+    if !plan.judgement.risks.is_empty() {
+        let risks: Vec<String> = plan.judgement.risks.iter().map(|risk| one_line(risk)).collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", words.risks), theme.warn()),
+            Span::raw(risks.join("; ")),
+        ]));
+    }
+    if !calls_tools {
+        lines.push(Line::styled(words.no_tools, theme.bad()));
+    }
+    lines
+}
+
+fn sandbox_line(app: &App, plan: &PlanDocument) -> Line<'static> {
+    let words = app.words;
+    let policy = match plan.sandbox.policy {
+        SandboxPolicy::Create => words.sandbox_create,
+        SandboxPolicy::Reuse => words.sandbox_reuse,
+    };
+    let mut text = policy.to_owned();
+    if let Some(dir) = &plan.sandbox.dir {
+        text.push_str(&format!(" ({})", one_line(dir)));
+    }
+    if !plan.sandbox.notes.trim().is_empty() {
+        text.push_str(&format!(" — {}", one_line(&plan.sandbox.notes)));
+    }
+    Line::from(vec![
+        Span::styled(format!("{} ", words.sandbox), app.theme.accent()),
+        Span::raw(text),
+    ])
+}
+
+fn change_body(app: &App, change: &PlanChange) -> Vec<Line<'static>> {
+    vec![
+        Line::styled(one_line(&app.words.change(&change.request)), app.theme.bold()),
+        Line::from(vec![
+            Span::styled(format!("{} ", app.words.change_why), app.theme.dim()),
+            Span::raw(one_line(&change.request.reason)),
+        ]),
+    ]
+}
+
+fn stop_body(app: &App, stop: &ExecutorStop) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(app.words.stop_reason(stop.reason))];
+    if let Some(gate) = &stop.gate {
+        let failed = format!(
+            "  `{}` → {}: {}",
+            one_line(&gate.command),
+            gate.exit_code,
+            one_line(&gate.evidence)
+        );
+        lines.push(Line::styled(failed, app.theme.bad()));
+    }
+    for task in &stop.tasks_left {
+        lines.push(Line::styled(format!("  ○ {}", one_line(&task.title)), app.theme.dim()));
+    }
+    lines
+}
+
+fn elicitation_body(app: &App, open: &Elicitation) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let question = &open.question;
+    let mut lines = vec![Line::styled(one_line(question.server()), theme.dim())];
+    match question {
+        Question::Form { message, schema, .. } => {
+            lines.push(Line::from(one_line(message)));
+            for field in form_fields(schema) {
+                if let Some(label) = &field.label {
+                    let text = format!("  {} — {}", one_line(&field.name), one_line(label));
+                    lines.push(Line::styled(text, theme.dim()));
+                }
+            }
+        }
+        Question::Url { message, url, .. } => {
+            lines.push(Line::from(one_line(message)));
+            lines.push(Line::styled(app.words.mcp_open, theme.dim()));
+            lines.push(Line::styled(one_line(url), theme.accent()));
+        }
+    }
+    lines
+}

@@ -1,0 +1,9 @@
+//! Drawing the state (pure: state → ratatui buffer), one file per part of the screen;
+//! `screen` lays them out.
+
+pub mod cards;
+pub mod chat_list;
+pub mod footer;
+pub mod screen;
+pub mod tasks;
+pub mod transcript;

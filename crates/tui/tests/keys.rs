@@ -1,0 +1,191 @@
+//! The keys on each card, as tables: the keys pressed, then the engine call they ask for and
+//! what the input line is for afterwards. Pure: no engine, no terminal.
+
+mod fixtures;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use fixtures::*;
+use preflight_engine::chat::Phase;
+use preflight_tui::app::command::Command;
+use preflight_tui::app::keys::handle_key;
+use preflight_tui::app::state::{App, Entry};
+use preflight_tui::Language;
+
+fn press(app: &mut App, keys: &[KeyCode]) -> Vec<Command> {
+    keys.iter()
+        .filter_map(|code| handle_key(app, KeyEvent::new(*code, KeyModifiers::NONE)))
+        .collect()
+}
+
+fn typed(text: &str) -> Vec<KeyCode> {
+    text.chars().map(KeyCode::Char).collect()
+}
+
+fn questions_app() -> App {
+    let mut app = app(Language::English);
+    let messages = vec![user("m1", "Add a CSV export"), question_card("m2")];
+    app.load(
+        view(Phase::Questions, messages, |s| s.plan_pending = Some(pending(questions()))),
+        vec![],
+        vec![],
+    );
+    app
+}
+
+fn plan_app() -> App {
+    let mut app = app(Language::English);
+    let chat = view(Phase::AwaitingApproval, vec![plan_card("m5", "pending")], |s| {
+        s.plan = Some(plan_document("pending"))
+    });
+    app.load(chat, vec![], vec![]);
+    app
+}
+
+fn answer(question: &str, text: &str) -> Command {
+    Command::Answer { question: question.into(), text: text.into() }
+}
+
+#[test]
+fn question_cards_answer_with_an_option_or_your_own_words() {
+    let cases: Vec<(Vec<KeyCode>, Vec<Command>, Entry)> = vec![
+        (vec![KeyCode::Enter], vec![answer("q1", "CSV")], Entry::Message),
+        (
+            vec![KeyCode::Down, KeyCode::Down, KeyCode::Enter],
+            vec![answer("q1", "Excel")],
+            Entry::Message,
+        ),
+        (
+            vec![KeyCode::Down, KeyCode::Up, KeyCode::Enter],
+            vec![answer("q1", "CSV")],
+            Entry::Message,
+        ),
+        (vec![KeyCode::Down; 9], vec![], Entry::Message),
+        (typed("Parquet"), vec![], Entry::OwnAnswer),
+        (
+            [typed("Parquet"), vec![KeyCode::Enter]].concat(),
+            vec![answer("q1", "Parquet")],
+            Entry::Message,
+        ),
+        ([vec![KeyCode::Down; 3], vec![KeyCode::Enter]].concat(), vec![], Entry::OwnAnswer),
+        ([typed("x"), vec![KeyCode::Backspace, KeyCode::Enter]].concat(), vec![], Entry::OwnAnswer),
+        ([typed("Parquet"), vec![KeyCode::Esc]].concat(), vec![], Entry::Message),
+    ];
+    for (keys, expected, entry) in cases {
+        let mut app = questions_app();
+        assert_eq!(press(&mut app, &keys), expected, "{keys:?}");
+        assert_eq!(app.entry, entry, "{keys:?}");
+    }
+}
+
+#[test]
+fn plan_cards_approve_revise_or_cancel() {
+    let cases: Vec<(Vec<KeyCode>, Vec<Command>)> = vec![
+        (vec![KeyCode::Enter], vec![Command::Approve { run_unconfined: false }]),
+        (vec![KeyCode::Right, KeyCode::Right, KeyCode::Enter], vec![Command::CancelPlan]),
+        (
+            [vec![KeyCode::Right, KeyCode::Enter], typed("shorter"), vec![KeyCode::Enter]].concat(),
+            vec![Command::Revise("shorter".into())],
+        ),
+        (
+            [typed("add docs"), vec![KeyCode::Enter]].concat(),
+            vec![Command::Revise("add docs".into())],
+        ),
+        (vec![KeyCode::Right, KeyCode::Enter, KeyCode::Enter], vec![]),
+    ];
+    for (keys, expected) in cases {
+        let mut app = plan_app();
+        assert_eq!(press(&mut app, &keys), expected, "{keys:?}");
+    }
+}
+
+#[test]
+fn esc_stops_a_running_turn_and_control_keys_do_the_rest() {
+    let mut working = app(Language::English);
+    working.load(view(Phase::Executing, vec![user("m1", "go")], |_| {}), vec![], vec![]);
+    assert_eq!(press(&mut working, &[KeyCode::Esc]), vec![Command::Stop]);
+    assert_eq!(
+        press(&mut working, &[typed("hi"), vec![KeyCode::Enter]].concat()),
+        vec![Command::Send("hi".into())]
+    );
+
+    let control = |app: &mut App, ch| {
+        handle_key(app, KeyEvent::new(KeyCode::Char(ch), KeyModifiers::CONTROL))
+    };
+    let mut idle = app(Language::English);
+    assert_eq!(control(&mut idle, 'x'), None, "nothing to cancel in a chat that does not plan");
+    assert_eq!(control(&mut idle, 'n'), Some(Command::NewChat));
+    assert_eq!(control(&mut idle, 'l'), Some(Command::Search(String::new())));
+    assert!(idle.chat_list.is_some());
+    assert_eq!(
+        press(&mut idle, &typed("ex")),
+        vec![Command::Search("e".into()), Command::Search("ex".into())]
+    );
+    assert_eq!(press(&mut idle, &[KeyCode::Esc]), vec![]);
+    assert!(idle.chat_list.is_none());
+    assert_eq!(control(&mut idle, 't'), None);
+    assert!(idle.tools_open);
+    assert_eq!(control(&mut idle, 'c'), None);
+    assert!(idle.quit);
+
+    let mut planning = questions_app();
+    assert_eq!(control(&mut planning, 'x'), Some(Command::CancelPlan));
+}
+
+#[test]
+fn a_blank_message_sends_nothing() {
+    let mut app = app(Language::English);
+    assert_eq!(press(&mut app, &[KeyCode::Char(' '), KeyCode::Enter, KeyCode::Enter]), vec![]);
+}
+
+#[test]
+fn an_mcp_form_is_filled_field_by_field_then_accepted() {
+    use preflight_engine::mcp::Answer;
+    let mut app = app(Language::English);
+    app.load(
+        view(Phase::Executing, vec![user("m1", "push it")], |_| {}),
+        vec![],
+        vec![form_question()],
+    );
+    assert_eq!(app.input, "");
+    // The force field: a bad value is refused with a notice, then "yes" is taken.
+    assert_eq!(press(&mut app, &[KeyCode::Down, KeyCode::Enter]), vec![]);
+    assert_eq!(app.entry, Entry::Field(1));
+    press(&mut app, &[typed("maybe"), vec![KeyCode::Enter]].concat());
+    assert!(app.notice.is_some() && app.entry == Entry::Field(1));
+    app.input.clear();
+    press(&mut app, &[typed("yes"), vec![KeyCode::Enter]].concat());
+    assert_eq!(app.entry, Entry::Message);
+    assert_eq!(app.selection, 2, "on to the next row: Accept");
+    let sent = press(&mut app, &[KeyCode::Enter]);
+    let content = serde_json::json!({"branch": "main", "force": true});
+    let content = content.as_object().unwrap().clone();
+    assert_eq!(
+        sent,
+        vec![Command::AnswerElicitation { id: "e-1".into(), answer: Answer::Accept { content } }]
+    );
+}
+
+#[test]
+fn page_up_reads_older_messages_while_there_are_some() {
+    let mut app = app(Language::English);
+    app.load(view(Phase::Idle, vec![user("m1", "go")], |_| {}), vec![], vec![]);
+    assert_eq!(press(&mut app, &[KeyCode::PageUp]), vec![], "the whole chat is shown");
+    let mut chat = view(Phase::Idle, vec![user("m1", "go")], |_| {});
+    chat.messages_cursor = Some("m5".into());
+    app.load(chat, vec![], vec![]);
+    assert_eq!(press(&mut app, &[KeyCode::PageUp]), vec![Command::LoadOlder]);
+    assert_eq!(app.scroll, 20);
+    assert_eq!(press(&mut app, &[KeyCode::PageDown, KeyCode::PageDown, KeyCode::PageDown]), vec![]);
+    assert_eq!(app.scroll, 0);
+}
+
+#[test]
+fn a_paste_arrives_whole_and_inert() {
+    let mut app = app(Language::English);
+    app.paste("line one\nline two\x1b[2J");
+    assert_eq!(app.input, "line one\nline two[2J");
+    assert_eq!(
+        press(&mut app, &[KeyCode::Enter]),
+        vec![Command::Send("line one\nline two[2J".into())]
+    );
+}

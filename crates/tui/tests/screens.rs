@@ -1,0 +1,274 @@
+//! Every screen of `preflight chat` as ratatui's `TestBackend` draws it, at 80×24 unless
+//! said, in English and Russian: `insta` snapshots of the buffer (Codex's rule: every visible
+//! change comes with one). Colour and NO_COLOR are checked cell by cell.
+
+mod fixtures;
+
+use fixtures::*;
+use preflight_engine::chat::Phase;
+use preflight_tui::app::state::{ChatList, Entry, ListRow, LiveTool};
+use preflight_tui::{Language, Theme};
+use ratatui::style::Color;
+
+fn questions_app(language: Language) -> preflight_tui::app::state::App {
+    let mut app = app(language);
+    let messages = vec![user("m1", "Add a CSV export"), question_card("m2")];
+    app.load(
+        view(Phase::Questions, messages, |s| s.plan_pending = Some(pending(questions()))),
+        vec![],
+        vec![],
+    );
+    app
+}
+
+fn plan_app(language: Language) -> preflight_tui::app::state::App {
+    let mut app = app(language);
+    let mut answered = questions();
+    answered[0]["answer"] = "JSON".into();
+    answered[1]["answer"] = "Only this year".into();
+    let messages = vec![
+        user("m1", "Add a CSV export"),
+        question_card("m2"),
+        answer("m3", "Which format?", "JSON"),
+        answer("m4", "Which rows?", "Only this year"),
+        plan_card("m5", "pending"),
+    ];
+    let chat = view(Phase::AwaitingApproval, messages, |s| s.plan = Some(plan_document("pending")));
+    app.load(chat, vec![], vec![]);
+    app
+}
+
+fn executing_app() -> preflight_tui::app::state::App {
+    let mut app = app(Language::English);
+    let calls = serde_json::json!([{"id": "c1", "name": "fs__read_text_file", "arguments": "{\"path\":\"src/routes.rs\"}"}]);
+    let messages = vec![
+        user("m1", "Add a CSV export"),
+        plan_card("m5", "approved"),
+        assistant("m6", "Reading the routes first.", calls),
+        tool("m7", "fs__read_text_file", "pub fn routes() {\n    // 40 routes\n}\n"),
+    ];
+    let chat = view(Phase::Executing, messages, |s| s.plan = Some(plan_document("approved")));
+    app.load(chat, tasks(&["done", "active", "pending"]), vec![]);
+    app.streaming = Some(("m8".into(), "## Route added\n\nThe route **streams** rows:\n\n```rust\nrouter.get(\"/export\", export)\n```\n- one\n- two".into()));
+    app.live_tools.push(LiveTool {
+        name: "sandbox__run".into(),
+        args: "{\"command\":\"cargo test\"}".into(),
+        result: None,
+        error: None,
+    });
+    app
+}
+
+#[test]
+fn a_new_chat_shows_the_input_and_the_keys() {
+    insta::assert_snapshot!(screen(&app(Language::English), 80, 24).backend());
+}
+
+#[test]
+fn the_question_card_locks_the_input_and_offers_three_answers_and_your_own() {
+    insta::assert_snapshot!(screen(&questions_app(Language::English), 80, 24).backend());
+}
+
+#[test]
+fn an_own_answer_is_typed_on_the_card() {
+    let mut app = questions_app(Language::English);
+    app.entry = Entry::OwnAnswer;
+    app.selection = 3;
+    app.input = "Only this year".into();
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn the_plan_card_shows_steps_libraries_sandbox_and_its_actions() {
+    insta::assert_snapshot!(screen(&plan_app(Language::English), 80, 24).backend());
+}
+
+#[test]
+fn revision_feedback_is_typed_under_the_plan_card() {
+    let mut app = plan_app(Language::English);
+    app.entry = Entry::Feedback;
+    app.selection = 1;
+    app.input = "Write docs too".into();
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn while_it_works_the_task_list_ticks_above_the_chat_and_tools_are_folded() {
+    insta::assert_snapshot!(screen(&executing_app(), 80, 24).backend());
+}
+
+#[test]
+fn opened_tool_calls_show_their_arguments_and_results() {
+    let mut app = executing_app();
+    app.tools_open = true;
+    app.streaming = None;
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn from_110_columns_the_task_list_stands_beside_the_chat() {
+    insta::assert_snapshot!(screen(&executing_app(), 120, 24).backend());
+}
+
+#[test]
+fn a_completed_plan_shows_its_list_as_it_ended() {
+    let mut app = app(Language::English);
+    let messages = vec![
+        user("m1", "Add a CSV export"),
+        plan_card("m5", "approved"),
+        assistant("m9", "Done: the **export** works.", serde_json::json!([])),
+    ];
+    app.load(view(Phase::Idle, messages, |s| s.completion = Some(completion())), vec![], vec![]);
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn a_stopped_executor_offers_continue() {
+    let mut app = app(Language::English);
+    let messages = vec![user("m1", "Add a CSV export"), plan_card("m5", "approved")];
+    app.load(
+        view(Phase::Idle, messages, |s| s.stopped = Some(stop())),
+        tasks(&["done", "active"]),
+        vec![],
+    );
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn the_chat_list_searches_over_the_chat() {
+    let mut app = questions_app(Language::English);
+    let row = |id: &str, title: &str, detail: &str| ListRow {
+        chat_id: id.into(),
+        title: title.into(),
+        detail: detail.into(),
+    };
+    app.chat_list = Some(ChatList {
+        query: "export".into(),
+        rows: vec![
+            row("c-1", "Add a CSV export", "…a CSV export of orders…"),
+            row("c-2", "Fix the export", "export breaks on…"),
+        ],
+        selected: 1,
+    });
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn russian_questions_and_plan() {
+    insta::assert_snapshot!(
+        "russian_questions",
+        screen(&questions_app(Language::Russian), 80, 24).backend()
+    );
+    insta::assert_snapshot!("russian_plan", screen(&plan_app(Language::Russian), 80, 24).backend());
+}
+
+#[test]
+fn no_color_draws_no_colour_and_colour_draws_some() {
+    let mut app = executing_app();
+    let coloured = screen(&app, 80, 24);
+    let cells = coloured.backend().buffer().content();
+    assert!(cells.iter().any(|cell| cell.fg == Color::Cyan), "colour on: the accent shows");
+    app.theme = Theme { colour: false };
+    let plain = screen(&app, 80, 24);
+    for cell in plain.backend().buffer().content() {
+        assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset), "{cell:?}");
+    }
+}
+
+#[test]
+fn model_output_reaches_the_screen_inert() {
+    let mut app = app(Language::English);
+    let evil = "\x1b[2J\x1b]0;owned\x07ok \u{9b}31m done";
+    let messages = vec![user("m1", "hi"), assistant("m2", evil, serde_json::json!([]))];
+    app.load(view(Phase::Idle, messages, |_| {}), vec![], vec![]);
+    let terminal = screen(&app, 80, 24);
+    for cell in terminal.backend().buffer().content() {
+        assert!(!cell.symbol().chars().any(char::is_control), "{cell:?}");
+    }
+}
+
+#[test]
+fn a_change_the_executor_asks_for_waits_on_a_card() {
+    let mut app = app(Language::English);
+    let messages = vec![user("m1", "Add a CSV export"), plan_card("m5", "approved")];
+    app.load(
+        view(Phase::Idle, messages, |s| s.changes = vec![change()]),
+        tasks(&["done", "active"]),
+        vec![],
+    );
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn an_mcp_servers_form_and_page_are_cards() {
+    let mut app = app(Language::English);
+    app.load(
+        view(Phase::Executing, vec![user("m1", "push it")], |_| {}),
+        vec![],
+        vec![form_question()],
+    );
+    insta::assert_snapshot!("mcp_form", screen(&app, 80, 24).backend());
+    app.load(
+        view(Phase::Executing, vec![user("m1", "push it")], |_| {}),
+        vec![],
+        vec![url_question()],
+    );
+    insta::assert_snapshot!("mcp_page", screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn any_size_draws_without_a_panic() {
+    let mut app = executing_app();
+    app.scroll = 1000;
+    app.notice = Some("the chat is busy".into());
+    for (width, height) in [(1, 1), (10, 5), (20, 8), (80, 6), (200, 60)] {
+        screen(&app, width, height);
+        screen(&plan_app(Language::Russian), width, height);
+    }
+}
+
+#[test]
+fn scrolled_up_the_chat_says_how_much_is_below_and_a_long_input_shows_its_end() {
+    let mut app = executing_app();
+    app.scroll = 4;
+    app.input =
+        "a long message that goes on and on past the edge of an eighty column terminal, to its end"
+            .into();
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+}
+
+#[test]
+fn a_plan_the_sandbox_cannot_confine_says_why_and_asks_to_run_unconfined() {
+    let mut app = plan_app(Language::English);
+    let mut chat = app.chat.clone().unwrap();
+    chat.state.unconfined = Some(preflight_engine::confinement::UnconfinedNotice {
+        reason: "bubblewrap cannot create a user namespace here".into(),
+        needs_consent: true,
+    });
+    app.load(chat, vec![], vec![]);
+    insta::assert_snapshot!(screen(&app, 80, 24).backend());
+    let enter = crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Enter);
+    let command = preflight_tui::app::keys::handle_key(&mut app, enter);
+    assert_eq!(
+        command,
+        Some(preflight_tui::app::command::Command::Approve { run_unconfined: true })
+    );
+}
+
+#[test]
+fn russian_change_and_stop_cards() {
+    let mut app = app(Language::Russian);
+    let messages = vec![user("m1", "Добавить экспорт"), plan_card("m5", "approved")];
+    app.load(
+        view(Phase::Idle, messages.clone(), |s| s.changes = vec![change()]),
+        tasks(&["done", "active"]),
+        vec![],
+    );
+    insta::assert_snapshot!("russian_change", screen(&app, 80, 24).backend());
+    app.load(
+        view(Phase::Idle, messages, |s| s.stopped = Some(stop())),
+        tasks(&["done", "active"]),
+        vec![],
+    );
+    insta::assert_snapshot!("russian_stop", screen(&app, 80, 24).backend());
+}
