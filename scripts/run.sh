@@ -2,6 +2,7 @@
 # THE run command: set-up, then Preflight in release mode.
 #
 #   scripts/run.sh                  the desktop app (set-up --desktop, build ui/, run the window)
+#   scripts/run.sh chat [--workspace DIR]  the chat in this terminal (no display needed)
 #   scripts/run.sh serve [--addr …] the headless HTTP + SSE API (no display needed)
 #   scripts/run.sh <command> …      any other `preflight` command (e.g. parse-planner-output)
 #
@@ -24,7 +25,8 @@ fi
 if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
   cat >&2 <<'MSG'
 run: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop window cannot open.
-     On this machine use the headless API instead:   scripts/run.sh serve
+     On this machine chat in the terminal instead:   scripts/run.sh chat --workspace DIR
+     or use the headless API:                        scripts/run.sh serve
      or run the window in a virtual display:        xvfb-run -a scripts/run.sh
 MSG
   exit 2
