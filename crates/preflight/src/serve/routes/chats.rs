@@ -35,8 +35,8 @@ pub async fn create_chat(
 
 #[utoipa::path(get, path = "/v1/chats", tag = "chats",
     params(
-        ("limit" = Option<u32>, Query, description = "Chats per page, 1–200; 50 when absent"),
-        ("cursor" = Option<String>, Query, description = "The `next_cursor` of the previous page (opaque)"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "Chats per page, 1–200; 50 when absent"),
+        ("cursor" = Option<String>, Query, pattern = "^c[1-9a-f][0-9a-f]{0,14}$", description = "The `next_cursor` of the previous page (opaque)"),
     ),
     responses(
         (status = 200, description = "A page of chats, newest first; chats created meanwhile never shift the pages after the first", body = ChatPage),

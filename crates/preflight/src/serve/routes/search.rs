@@ -13,9 +13,9 @@ use crate::serve::AppState;
 
 #[utoipa::path(get, path = "/v1/search", tag = "chats",
     params(
-        ("q" = String, Query, description = "The words to find (all of them; the last also as a prefix unless the text ends with a space); at most 200 characters and 16 words. FTS syntax in it is taken as words"),
-        ("limit" = Option<u32>, Query, description = "Hits per page, 1–100; 20 when absent"),
-        ("cursor" = Option<String>, Query, description = "The `next_cursor` of the previous page (opaque)"),
+        ("q" = String, Query, pattern = r"\S", max_length = 200, description = "The words to find (all of them; the last also as a prefix unless the text ends with a space); at most 200 characters and 16 words. FTS syntax in it is taken as words"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Hits per page, 1–100; 20 when absent"),
+        ("cursor" = Option<String>, Query, pattern = "^[th][1-9a-f][0-9a-f]{0,14}$", description = "The `next_cursor` of the previous page (opaque)"),
     ),
     responses(
         (status = 200, description = "Chats whose title matched, newest first, then messages that matched, newest first; each with its snippet in plain pieces, the matched words marked", body = SearchPage),
@@ -33,8 +33,8 @@ pub async fn search(
 #[utoipa::path(get, path = "/v1/chats/{id}/messages", tag = "chats",
     params(
         ("id" = String, Path, description = "The chat's id"),
-        ("before" = Option<String>, Query, description = "A `next_cursor` (or the chat's `messages_cursor`): the page of messages before it; the latest page when absent"),
-        ("limit" = Option<u32>, Query, description = "Messages per page, 1–500; 100 when absent"),
+        ("before" = Option<String>, Query, pattern = "^m[1-9a-f][0-9a-f]{0,14}$", description = "A `next_cursor` (or the chat's `messages_cursor`): the page of messages before it; the latest page when absent"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Messages per page, 1–500; 100 when absent"),
     ),
     responses(
         (status = 200, description = "A page of the chat's messages, oldest first within the page", body = MessagePage),
