@@ -189,3 +189,19 @@ fn a_paste_arrives_whole_and_inert() {
         vec![Command::Send("line one\nline two[2J".into())]
     );
 }
+
+#[test]
+fn alt_enter_and_ctrl_j_start_a_new_line_enter_sends_both() {
+    let mut app = app(Language::English);
+    press(&mut app, &typed("first"));
+    let alt_enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT);
+    assert_eq!(handle_key(&mut app, alt_enter), None);
+    press(&mut app, &typed("second"));
+    let ctrl_j = KeyEvent::new(KeyCode::Char('j'), KeyModifiers::CONTROL);
+    assert_eq!(handle_key(&mut app, ctrl_j), None);
+    press(&mut app, &typed("third"));
+    assert_eq!(
+        press(&mut app, &[KeyCode::Enter]),
+        vec![Command::Send("first\nsecond\nthird".into())]
+    );
+}

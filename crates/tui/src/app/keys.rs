@@ -4,7 +4,8 @@
 //! Enter sends or confirms, arrows choose a card's row, typing on a question card is your own
 //! answer and on a plan card revision feedback, Esc stops the running turn (or backs out of
 //! an answer being typed), Ctrl+L the chat list and search, Ctrl+N a new chat, Ctrl+T opens
-//! or folds tool calls, Ctrl+X cancels plan mode, PgUp/PgDn scroll, Ctrl+C quits.
+//! or folds tool calls, Ctrl+X cancels plan mode, PgUp/PgDn scroll, Ctrl+C quits. Alt+Enter
+//! (or Ctrl+J, what most terminals send for Ctrl+Enter) starts a new line in what is typed.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use preflight_engine::chat::Phase;
@@ -24,6 +25,12 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
         return None;
     }
     app.notice = None;
+    if new_line(key) {
+        if app.chat_list.is_none() && !matches!(app.entry, Entry::Field(_)) {
+            type_char(app, '\n');
+        }
+        return None;
+    }
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         return control_key(app, key.code);
     }
@@ -42,6 +49,15 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
             None
         }
         code => chat_key(app, code),
+    }
+}
+
+/// Alt+Enter, or Ctrl+J (a line feed: what a terminal in raw mode sends for Ctrl+Enter).
+fn new_line(key: KeyEvent) -> bool {
+    match key.code {
+        KeyCode::Enter => key.modifiers.contains(KeyModifiers::ALT),
+        KeyCode::Char('j') => key.modifiers.contains(KeyModifiers::CONTROL),
+        _ => false,
     }
 }
 
