@@ -208,7 +208,7 @@ export async function startApp({ name, script, config, env, prepare }) {
   const provider = await startProvider(dir, script(workspace));
   const openaiUrl = `${provider.url}/v1`;
   if (config) writeFileSync(join(home, "config.toml"), config(openaiUrl));
-  if (prepare) prepare(home);
+  if (prepare) await prepare(home);
   const driver = await startDriver(dir, home, env ? env(dir) : {});
   const started = Date.now();
   const session = await Session.start(driver.base, APP);

@@ -53,8 +53,15 @@ export function statusText(phase: Phase): string {
   }
 }
 
+/**
+ * A chat as it is opened. A plan whose tasks all finished has no live list any more (the
+ * engine closes it); its completion record keeps the list as it ended, shown as finished,
+ * as the panel showed it when the last task closed.
+ */
 export function initialState(view: ChatView, tasks: Task[], elicitations: Elicitation[] = []): ChatState {
-  return { view, streaming: [], tools: {}, tasks, tasksFinished: false, status: statusText(view.state.phase), error: null, elicitations };
+  const ended = tasks.length === 0 ? (view.state.completion?.tasks ?? []) : [];
+  const shown = ended.length > 0 ? ended : tasks;
+  return { view, streaming: [], tools: {}, tasks: shown, tasksFinished: ended.length > 0, status: statusText(view.state.phase), error: null, elicitations };
 }
 
 /** The open questions as the engine lists them (after a reload or a resync). */

@@ -79,3 +79,32 @@ describe("chat state", () => {
     expect(withElicitations(state, []).elicitations).toEqual([]);
   });
 });
+
+describe("a chat opened after its plan completed", () => {
+  it("shows the list as it ended, finished, from the completion record", () => {
+    const ended = [
+      { id: 1, title: "Read the logs", status: "done" as const, origin: "plan" as const, outcome: "two errors" },
+      { id: 2, title: "Tag the release", status: "dropped" as const, origin: "plan" as const },
+    ];
+    const opened = view([user("u1", "go")]);
+    opened.state.completion = {
+      summary: "Done.",
+      deviations: [],
+      adherence: { steps: 2, done_as_planned: 1, modified: 0, dropped: 1, added: 0, in_order: true },
+      planned: [
+        { id: 1, title: "Read the logs" },
+        { id: 2, title: "Tag the release" },
+      ],
+      tasks: ended,
+      stops_and_continues: [],
+      finished_at: "2026-12-04T12:00:00Z",
+    };
+    const state = initialState(opened, []);
+    expect(state.tasks).toEqual(ended);
+    expect(state.tasksFinished).toBe(true);
+    const live = [{ id: 7, title: "A new task", status: "active" as const, origin: "executor" as const }];
+    expect(initialState(opened, live).tasks).toEqual(live);
+    expect(initialState(opened, live).tasksFinished).toBe(false);
+    expect(initialState(view([user("u1", "go")]), []).tasks).toEqual([]);
+  });
+});
