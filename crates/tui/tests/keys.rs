@@ -205,3 +205,33 @@ fn alt_enter_and_ctrl_j_start_a_new_line_enter_sends_both() {
         vec![Command::Send("first\nsecond\nthird".into())]
     );
 }
+
+#[test]
+fn the_input_is_edited_where_the_cursor_is() {
+    let ctrl = |ch| KeyEvent::new(KeyCode::Char(ch), KeyModifiers::CONTROL);
+    let mut app = app(Language::English);
+    press(&mut app, &typed("hello world"));
+    press(&mut app, &[KeyCode::Left; 5]);
+    press(&mut app, &typed("big "));
+    assert_eq!(app.input, "hello big world");
+    press(&mut app, &[KeyCode::Home, KeyCode::Delete, KeyCode::End, KeyCode::Backspace]);
+    assert_eq!(app.input, "ello big worl");
+    handle_key(&mut app, ctrl('w'));
+    assert_eq!(app.input, "ello big ", "Ctrl+W: the word before the cursor");
+    press(&mut app, &[KeyCode::Left, KeyCode::Left]);
+    handle_key(&mut app, ctrl('k'));
+    assert_eq!(app.input, "ello bi", "Ctrl+K: all after the cursor");
+    handle_key(&mut app, ctrl('a'));
+    press(&mut app, &typed("Я "));
+    handle_key(&mut app, ctrl('e'));
+    press(&mut app, &typed("g"));
+    assert_eq!(app.input, "Я ello big", "multi-byte letters move as one");
+    press(&mut app, &[KeyCode::Left; 3]);
+    handle_key(&mut app, ctrl('u'));
+    assert_eq!(app.input, "big", "Ctrl+U: all before the cursor");
+    press(&mut app, &[KeyCode::Right; 9]);
+    press(&mut app, &typed("!"));
+    assert_eq!(press(&mut app, &[KeyCode::Enter]), vec![Command::Send("big!".into())]);
+    press(&mut app, &typed("next"));
+    assert_eq!(app.input, "next", "after sending, typing starts at the end of a new line");
+}

@@ -138,7 +138,7 @@ impl App {
                 self.elicitations.first().map(|open| open.question.defaults()).unwrap_or_default();
             if self.entry != Entry::Message {
                 self.entry = Entry::Message;
-                self.input.clear();
+                self.clear_input();
             }
         }
     }

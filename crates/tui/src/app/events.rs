@@ -44,7 +44,7 @@ impl App {
         self.elicitations.clear();
         self.streaming = None;
         self.live_tools.clear();
-        self.input.clear();
+        self.clear_input();
         self.entry = Entry::Message;
         self.scroll = 0;
         self.sync_card();
@@ -54,7 +54,7 @@ impl App {
     /// and is never taken for keys).
     pub fn paste(&mut self, text: &str) {
         if self.chat_list.is_none() {
-            self.input.push_str(&crate::sanitize::inert(text));
+            self.insert_text(&crate::sanitize::inert(text));
         }
     }
 

@@ -5,7 +5,8 @@
 //! answer and on a plan card revision feedback, Esc stops the running turn (or backs out of
 //! an answer being typed), Ctrl+L the chat list and search, Ctrl+N a new chat, Ctrl+T opens
 //! or folds tool calls, Ctrl+X cancels plan mode, PgUp/PgDn scroll, Ctrl+C quits. Alt+Enter
-//! (or Ctrl+J, what most terminals send for Ctrl+Enter) starts a new line in what is typed.
+//! (or Ctrl+J, what most terminals send for Ctrl+Enter) starts a new line in what is typed;
+//! ← → Home End and the line-editing keys of `app/input.rs` edit it where the cursor is.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use preflight_engine::chat::Phase;
@@ -14,6 +15,7 @@ use preflight_engine::mcp::Answer;
 use crate::app::card::Card;
 use crate::app::command::Command;
 use crate::app::form::{parse_value, shown_value, Field};
+use crate::app::input::Edit;
 use crate::app::state::{App, ChatList, Entry};
 
 /// Lines one PgUp/PgDn moves.
@@ -77,6 +79,16 @@ fn control_key(app: &mut App, code: KeyCode) -> Option<Command> {
             None
         }
         KeyCode::Char('x') if in_plan_mode(app.phase) => Some(Command::CancelPlan),
+        KeyCode::Char(key @ ('a' | 'e' | 'w' | 'u' | 'k')) if app.chat_list.is_none() => {
+            app.edit(match key {
+                'a' => Edit::Home,
+                'e' => Edit::End,
+                'w' => Edit::WordBefore,
+                'u' => Edit::AllBefore,
+                _ => Edit::AllAfter,
+            });
+            None
+        }
         _ => None,
     }
 }
@@ -119,7 +131,7 @@ fn list_key(app: &mut App, code: KeyCode) -> Option<Command> {
 fn escape(app: &mut App) -> Option<Command> {
     if app.entry != Entry::Message {
         app.entry = Entry::Message;
-        app.input.clear();
+        app.clear_input();
         return None;
     }
     if app.running() {
@@ -142,9 +154,12 @@ fn chat_key(app: &mut App, code: KeyCode) -> Option<Command> {
         KeyCode::Up => app.scroll += 1,
         KeyCode::Down => app.scroll = app.scroll.saturating_sub(1),
         KeyCode::Enter => return enter(app),
-        KeyCode::Backspace => {
-            app.input.pop();
-        }
+        KeyCode::Left => app.edit(Edit::Left),
+        KeyCode::Right => app.edit(Edit::Right),
+        KeyCode::Home => app.edit(Edit::Home),
+        KeyCode::End => app.edit(Edit::End),
+        KeyCode::Backspace => app.edit(Edit::Backspace),
+        KeyCode::Delete => app.edit(Edit::Delete),
         KeyCode::Char(ch) => type_char(app, ch),
         _ => {}
     }
@@ -167,7 +182,7 @@ fn type_char(app: &mut App, ch: char) {
             _ => {}
         }
     }
-    app.input.push(ch);
+    app.insert_text(ch.encode_utf8(&mut [0; 4]));
 }
 
 fn enter(app: &mut App) -> Option<Command> {
@@ -177,12 +192,12 @@ fn enter(app: &mut App) -> Option<Command> {
         Entry::OwnAnswer => {
             let Some(Card::Questions { question, .. }) = app.card() else { return None };
             let question = question.id.clone();
-            app.input.clear();
+            app.clear_input();
             app.entry = Entry::Message;
             Some(Command::Answer { question, text })
         }
         Entry::Feedback => {
-            app.input.clear();
+            app.clear_input();
             app.entry = Entry::Message;
             Some(Command::Revise(text))
         }
@@ -193,7 +208,7 @@ fn enter(app: &mut App) -> Option<Command> {
         Entry::Message
             if !text.is_empty() && !matches!(app.card(), Some(Card::Questions { .. })) =>
         {
-            app.input.clear();
+            app.clear_input();
             app.scroll = 0;
             Some(Command::Send(text))
         }
@@ -241,6 +256,7 @@ fn answer_server(app: &mut App, id: String, fields: &[Field], selection: usize) 
     if let Some(field) = fields.get(selection) {
         app.entry = Entry::Field(selection);
         app.input = shown_value(&app.form, &field.name);
+        app.back = 0;
         return None;
     }
     let answer = match selection - fields.len() {
@@ -272,6 +288,6 @@ fn set_field(app: &mut App, index: usize, text: &str) {
         }
     }
     app.entry = Entry::Message;
-    app.input.clear();
+    app.clear_input();
     app.selection = index + 1;
 }

@@ -66,6 +66,8 @@ pub struct App {
     pub streaming: Option<(MessageId, String)>,
     pub live_tools: Vec<LiveTool>,
     pub input: String,
+    /// Characters after the input's cursor (0: at the end; `app/input.rs`).
+    pub back: usize,
     pub entry: Entry,
     /// The chosen row of the card; reset when another card shows.
     pub selection: usize,
@@ -98,6 +100,7 @@ impl App {
             streaming: None,
             live_tools: Vec::new(),
             input: String::new(),
+            back: 0,
             entry: Entry::Message,
             selection: 0,
             card_key: String::new(),

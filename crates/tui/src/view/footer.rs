@@ -8,9 +8,9 @@ use crate::app::card::Card;
 use crate::app::state::{App, Entry};
 use crate::sanitize::one_line;
 
-/// The input line: a prompt and the text (its end, when it is wider than `width`), or a
-/// placeholder.
-pub fn input_line(app: &App, width: usize) -> Line<'static> {
+/// The input line: a prompt and the text (as much of it as fits around the cursor), or a
+/// placeholder; and the cursor's column in it.
+pub fn input_line(app: &App, width: usize) -> (Line<'static>, usize) {
     let theme = app.theme;
     let words = app.words;
     let questions = matches!(app.card(), Some(Card::Questions { .. }));
@@ -26,13 +26,50 @@ pub fn input_line(app: &App, width: usize) -> Line<'static> {
         Entry::Message => ("› ".to_owned(), words.input_placeholder),
     };
     let room = width.saturating_sub(prompt.width() + 1);
+    let mut column = prompt.width();
     let mut spans = vec![Span::styled(prompt, theme.accent())];
     if app.input.is_empty() {
         spans.push(Span::styled(placeholder, theme.dim()));
     } else {
-        spans.push(Span::raw(tail(&one_line(&app.input), room)));
+        let (shown, cursor) = around_cursor(&one_line(&app.input), app.back, room);
+        column += cursor;
+        spans.push(Span::raw(shown));
     }
-    Line::from(spans)
+    (Line::from(spans), column)
+}
+
+/// What of one line of `text` fits in `room` columns with the cursor (`back` characters
+/// before the end) in view, and the cursor's column in it. The whole line when it fits;
+/// else from its start while the cursor is within the first `room` columns, the part before
+/// the cursor otherwise (`…` marks a cut).
+fn around_cursor(text: &str, back: usize, room: usize) -> (String, usize) {
+    let count = text.chars().count();
+    let split = text.char_indices().nth(count - back.min(count)).map_or(text.len(), |(at, _)| at);
+    let before = &text[..split];
+    if text.width() <= room {
+        return (text.to_owned(), before.width());
+    }
+    if before.width() < room {
+        return (head(text, room), before.width());
+    }
+    let shown = tail(before, room);
+    let column = shown.width();
+    (shown, column)
+}
+
+/// The start of `text` that fits in `room` columns, with `…` where it was cut.
+fn head(text: &str, room: usize) -> String {
+    let mut kept = String::new();
+    let mut used = 1;
+    for ch in text.chars() {
+        used += ch.to_string().width();
+        if used > room {
+            break;
+        }
+        kept.push(ch);
+    }
+    kept.push('…');
+    kept
 }
 
 /// The end of `text` that fits in `room` columns, with `…` where it was cut.
@@ -103,4 +140,29 @@ pub fn hint_line(app: &App, width: usize) -> Line<'static> {
 
 fn hint_width((key, action): (&str, &str)) -> usize {
     key.width() + action.width() + 3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::around_cursor;
+
+    #[test]
+    fn the_cursor_stays_in_view_of_a_long_line() {
+        let cases = [
+            ("short", 0, 10, ("short", 5)),
+            ("short", 2, 10, ("short", 3)),
+            ("a long line of text", 0, 10, ("…e of text", 10)),
+            ("a long line of text", 19, 10, ("a long li…", 0)),
+            ("a long line of text", 14, 10, ("a long li…", 5)),
+            ("a long line of text", 5, 10, ("…g line of", 10)),
+            ("ёлка и ещё", 0, 20, ("ёлка и ещё", 10)),
+        ];
+        for (text, back, room, (shown, column)) in cases {
+            assert_eq!(
+                around_cursor(text, back, room),
+                (shown.to_owned(), column),
+                "{text:?} {back}"
+            );
+        }
+    }
 }

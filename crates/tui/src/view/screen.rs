@@ -161,11 +161,11 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let block = Block::default().borders(Borders::TOP).border_style(app.theme.dim());
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let line = input_line(app, usize::from(inner.width));
-    let typed = if app.input.is_empty() { line.spans[0].width() } else { line.width() };
+    let (line, column) = input_line(app, usize::from(inner.width));
     frame.render_widget(Paragraph::new(line), inner);
     if app.chat_list.is_none() {
-        let x = inner.x + (typed as u16).min(inner.width.saturating_sub(1));
+        let column = u16::try_from(column).unwrap_or(u16::MAX);
+        let x = inner.x + column.min(inner.width.saturating_sub(1));
         frame.set_cursor_position((x, inner.y));
     }
 }
