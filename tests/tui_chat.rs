@@ -1,7 +1,8 @@
 //! `preflight chat` in a real terminal (tmux, 80×24), against a scripted provider on loopback
 //! and the real filesystem server: plan, answer (an option, then an own answer), revise,
 //! approve, watch the task list tick to done; cancel; Stop with Esc while an answer streams,
-//! then Continue, and while the planner drafts; and the refusals that change nothing. After each session the same chat is
+//! then Continue, and while the planner drafts; a chat deleted from the chat list once asked;
+//! and the refusals that change nothing. After each session the same chat is
 //! read through `preflight serve`, as the window would read it.
 
 mod support;
@@ -254,11 +255,21 @@ async fn cancel_a_plan_on_its_card_and_questions_with_ctrl_x_in_russian_without_
     pane.keys(&["C-x"]);
     pane.wait_gone("Which format?").await;
     pane.wait_for(&["Опишите задачу"]).await;
+
+    // The chat list deletes a chat only once asked: here the open one, the newest.
+    pane.keys(&["C-l"]);
+    pane.wait_for(&["Del удалить"]).await;
+    pane.keys(&["DC"]);
+    pane.wait_for(&["Удалить этот чат? Enter — удалить, Esc — оставить"]).await;
+    pane.keys(&["Enter"]);
+    pane.wait_gone("Удалить этот чат?").await;
+    pane.keys(&["Escape"]);
+    pane.wait_gone("Del удалить").await;
     quit(&pane).await;
     drop(pane);
 
     let chats = world.chats_as_the_window_sees_them().await;
-    assert_eq!(chats.len(), 2);
+    assert_eq!(chats.len(), 1, "one of the two chats was deleted");
     for chat in &chats {
         assert_eq!(roles(chat), ["user"], "only the task is left: {chat}");
         assert_eq!(chat["state"]["phase"], "idle");

@@ -120,6 +120,9 @@ pub struct Words {
     pub key_open: &'static str,
     pub key_close: &'static str,
     pub key_back: &'static str,
+    pub key_delete: &'static str,
+    /// The chat list's question before a chat is deleted.
+    pub delete_confirm: &'static str,
 }
 
 impl Words {
@@ -252,6 +255,8 @@ pub static EN: Words = Words {
     key_open: "open",
     key_close: "close",
     key_back: "back",
+    key_delete: "delete",
+    delete_confirm: "Delete this chat? Enter deletes it, Esc keeps it",
 };
 
 pub static RU: Words = Words {
@@ -337,6 +342,8 @@ pub static RU: Words = Words {
     key_open: "открыть",
     key_close: "закрыть",
     key_back: "назад",
+    key_delete: "удалить",
+    delete_confirm: "Удалить этот чат? Enter — удалить, Esc — оставить",
 };
 
 #[cfg(test)]

@@ -235,3 +235,24 @@ fn the_input_is_edited_where_the_cursor_is() {
     press(&mut app, &typed("next"));
     assert_eq!(app.input, "next", "after sending, typing starts at the end of a new line");
 }
+
+#[test]
+fn delete_in_the_chat_list_asks_first() {
+    use preflight_tui::app::state::{ChatList, ListRow};
+    let mut app = app(Language::English);
+    let row = |id: &str| ListRow { chat_id: id.into(), title: id.into(), detail: String::new() };
+    app.chat_list =
+        Some(ChatList { rows: vec![row("c-1"), row("c-2")], selected: 1, ..ChatList::default() });
+    assert_eq!(press(&mut app, &[KeyCode::Delete, KeyCode::Esc]), vec![], "Esc keeps it");
+    assert!(app.chat_list.is_some(), "and the list stays open");
+    assert_eq!(
+        press(&mut app, &[KeyCode::Delete, KeyCode::Char('y')]),
+        vec![],
+        "only Enter deletes"
+    );
+    assert_eq!(
+        press(&mut app, &[KeyCode::Delete, KeyCode::Enter]),
+        vec![Command::DeleteChat("c-2".into())]
+    );
+    assert!(!app.chat_list.as_ref().unwrap().deleting);
+}

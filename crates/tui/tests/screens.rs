@@ -149,8 +149,11 @@ fn the_chat_list_searches_over_the_chat() {
             row("c-2", "Fix the export", "export breaks on…"),
         ],
         selected: 1,
+        deleting: false,
     });
     insta::assert_snapshot!(screen(&app, 80, 24).backend());
+    app.chat_list.as_mut().unwrap().deleting = true;
+    insta::assert_snapshot!("chat_list_delete", screen(&app, 80, 24).backend());
 }
 
 #[test]

@@ -32,5 +32,7 @@ pub enum Command {
     /// Fill the chat list: every chat for an empty query, else the search's hits.
     Search(String),
     Open(ChatId),
+    /// Delete the chat (asked for and confirmed in the chat list).
+    DeleteChat(ChatId),
     NewChat,
 }

@@ -99,7 +99,16 @@ fn in_plan_mode(phase: Phase) -> bool {
 
 fn list_key(app: &mut App, code: KeyCode) -> Option<Command> {
     let list = app.chat_list.as_mut()?;
+    if list.deleting {
+        list.deleting = false;
+        let row = list.rows.get(list.selected)?;
+        return (code == KeyCode::Enter).then(|| Command::DeleteChat(row.chat_id.clone()));
+    }
     match code {
+        KeyCode::Delete if !list.rows.is_empty() => {
+            list.deleting = true;
+            None
+        }
         KeyCode::Esc => {
             app.chat_list = None;
             None

@@ -39,6 +39,8 @@ pub struct ChatList {
     pub query: String,
     pub rows: Vec<ListRow>,
     pub selected: usize,
+    /// Delete was pressed on the chosen row: Enter deletes the chat, anything else keeps it.
+    pub deleting: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

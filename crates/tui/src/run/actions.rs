@@ -21,6 +21,7 @@ pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &
     let result = match command {
         Command::Search(query) => fill_chat_list(engine, app, &query),
         Command::Open(chat_id) => open_chat(engine, app, &chat_id, events),
+        Command::DeleteChat(chat_id) => delete_chat(engine, app, &chat_id, events).await,
         Command::NewChat => {
             app.chat_list = None;
             app.clear_chat();
@@ -61,6 +62,7 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
         Command::Send(_)
         | Command::Search(_)
         | Command::Open(_)
+        | Command::DeleteChat(_)
         | Command::NewChat
         | Command::LoadOlder => Ok(()),
     }
@@ -122,6 +124,23 @@ fn load(engine: &Engine, app: &mut App, view: ChatView) -> Result<(), ApiError> 
 }
 
 /// Every chat (newest first) for an empty query, else the search's hits, one row a chat.
+/// Deletes a chat from the chat list (its turn stopped first, by the engine); the list is
+/// read again, and a deleted open chat leaves a new one in its place.
+async fn delete_chat(
+    engine: &Engine,
+    app: &mut App,
+    chat_id: &ChatId,
+    events: &mut Events,
+) -> Result<(), ApiError> {
+    engine.delete_chat(chat_id).await?;
+    if app.chat_id() == Some(chat_id) {
+        app.clear_chat();
+        *events = None;
+    }
+    let query = app.chat_list.as_ref().map(|list| list.query.clone()).unwrap_or_default();
+    fill_chat_list(engine, app, &query)
+}
+
 fn fill_chat_list(engine: &Engine, app: &mut App, query: &str) -> Result<(), ApiError> {
     let rows = if query.trim().is_empty() {
         let page = engine.chat_page(Some(LIST_ROWS), None)?;

@@ -1,5 +1,5 @@
 //! The chat list over the chat (Ctrl+L): a search line, then every chat newest first, or the
-//! search's hits while words are typed.
+//! search's hits while words are typed. Delete asks on the chosen row before a chat goes.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -35,10 +35,15 @@ pub fn draw_chat_list(frame: &mut Frame<'_>, app: &App, list: &ChatList, area: R
     for (index, row) in list.rows.iter().enumerate().skip(first).take(room) {
         let chosen = index == list.selected;
         let style = if chosen { theme.selected() } else { theme.bold() };
+        let detail = if chosen && list.deleting {
+            Span::styled(format!("  {}", words.delete_confirm), theme.warn())
+        } else {
+            Span::styled(format!("  {}", one_line(&row.detail)), theme.dim())
+        };
         lines.push(Line::from(vec![
             Span::raw(if chosen { "› " } else { "  " }),
             Span::styled(one_line(&row.title), style),
-            Span::styled(format!("  {}", one_line(&row.detail)), theme.dim()),
+            detail,
         ]));
     }
     frame.render_widget(Paragraph::new(lines), inner);

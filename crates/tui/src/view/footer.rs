@@ -95,7 +95,12 @@ pub fn hint_line(app: &App, width: usize) -> Line<'static> {
     let words = app.words;
     let mut keys: Vec<(&str, &str)> = Vec::new();
     if app.chat_list.is_some() {
-        keys = vec![("↑↓", words.key_choose), ("Enter", words.key_open), ("Esc", words.key_close)];
+        keys = vec![
+            ("↑↓", words.key_choose),
+            ("Enter", words.key_open),
+            ("Del", words.key_delete),
+            ("Esc", words.key_close),
+        ];
     } else {
         match (app.card(), app.entry) {
             (_, Entry::OwnAnswer | Entry::Feedback | Entry::Field(_)) => {
