@@ -8,7 +8,7 @@
 #      working folder its home, nothing from the source tree), tests/install/installed.mjs:
 #      the window started from the .desktop entry's Exec under Xvfb reaches Settings; then
 #      `preflight serve` from PATH plans a chat against the scripted provider with the
-#      bundled filesystem server;
+#      bundled filesystem server; `preflight chat` shows it in a terminal (tmux), waiting;
 #   4. the newer package over it: the chat is there with every message; a copy of the data
 #      folder whose database claims a newer schema is refused with a clear message;
 #   5. `apt-get remove`: the programs are gone, the user's data folder is as it was; `purge`
@@ -111,6 +111,21 @@ xvfb-run -a -s "-ac -screen 0 1280x900x24" "${installed[@]}" window "$desktop_fi
 say "preflight serve plans a chat"
 "${installed[@]}" plan "$workspace" | tee "$work/plan.out"
 read -r chat messages < <(sed -n 's/^chat //p' "$work/plan.out")
+say "preflight chat shows that chat in a terminal (tmux, 80x24), waiting for approval"
+tmux_as_user=("${as_root[@]}" setpriv --reuid="$user" --regid="$user" --init-groups --
+  env -i HOME="$home" USER="$user" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 TERM=xterm
+  tmux -u -L install -f /dev/null)
+"${tmux_as_user[@]}" new-session -d -s t -x 80 -y 24 "preflight chat $chat"
+screen=""
+for _ in $(seq 150); do
+  screen=$("${tmux_as_user[@]}" capture-pane -p -t t 2>/dev/null || true)
+  grep -q "Approve" <<<"$screen" && grep -q "Preflight · Installed" <<<"$screen" && break
+  sleep 0.2
+done
+"${tmux_as_user[@]}" send-keys -t t C-c 2>/dev/null || true
+sleep 0.5
+"${tmux_as_user[@]}" kill-server 2>/dev/null || true
+grep -q "Approve" <<<"$screen" || { printf '%s\n' "$screen" >&2; die "preflight chat did not show the planned chat"; }
 
 # --- 4. upgrade, a newer schema --------------------------------------------------------------
 started=$(date +%s%N)
