@@ -74,6 +74,8 @@ pub struct Words {
     pub sandbox_reuse: &'static str,
     pub approve: &'static str,
     pub approve_unconfined: &'static str,
+    /// Asked after the first Enter on "Approve, run unconfined".
+    pub confirm_unconfined: &'static str,
     pub revise: &'static str,
     pub cancel_plan: &'static str,
     pub approved: &'static str,
@@ -201,6 +203,8 @@ pub static EN: Words = Words {
     sandbox_reuse: "reuses the existing sandbox",
     approve: "Approve",
     approve_unconfined: "Approve, run unconfined",
+    confirm_unconfined:
+        "Runs unconfined, with your rights: Enter again approves; any other key waits",
     revise: "Revise…",
     cancel_plan: "Cancel plan",
     approved: "Approved",
@@ -288,6 +292,7 @@ pub static RU: Words = Words {
     sandbox_reuse: "существующая песочница",
     approve: "Одобрить",
     approve_unconfined: "Одобрить без изоляции",
+    confirm_unconfined: "Без изоляции, с вашими правами: Enter ещё раз — одобрить, другая клавиша — ждать",
     revise: "Переработать…",
     cancel_plan: "Отменить план",
     approved: "Одобрено",

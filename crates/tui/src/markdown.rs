@@ -1,6 +1,7 @@
 //! The model's Markdown as styled terminal lines (pulldown-cmark): headings, bold, italic,
 //! code spans, fenced code blocks, lists, quotes, links with their address. The text is made
-//! inert first (`sanitize`), so nothing the model writes becomes a terminal control. Pure.
+//! inert first (`sanitize`), and each piece again after the parser (which decodes entities
+//! such as `&#27;`), so nothing the model writes becomes a terminal control. Pure.
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
@@ -56,11 +57,11 @@ impl Writer {
             Event::Text(text) if self.in_code_block => self.code_block_text(&text),
             Event::Text(text) | Event::Html(text) | Event::InlineHtml(text) => {
                 let style = self.style();
-                self.current.push(Span::styled(text.into_string(), style));
+                self.current.push(Span::styled(inert(&text), style));
             }
             Event::Code(code) => {
                 let style = self.style().patch(self.theme.code());
-                self.current.push(Span::styled(code.into_string(), style));
+                self.current.push(Span::styled(inert(&code), style));
             }
             Event::SoftBreak => self.current.push(Span::raw(" ")),
             Event::HardBreak => self.flush(),
@@ -89,7 +90,7 @@ impl Writer {
                 self.styles.push(Style::new().add_modifier(Modifier::CROSSED_OUT))
             }
             Tag::Link { dest_url, .. } => {
-                self.links.push(dest_url.into_string());
+                self.links.push(inert(&dest_url));
                 self.styles.push(Style::new().add_modifier(Modifier::UNDERLINED));
             }
             Tag::CodeBlock(_) => {
@@ -169,7 +170,7 @@ impl Writer {
         for line in text.trim_end_matches('\n').split('\n') {
             self.lines.push(Line::from(vec![
                 Span::styled("  │ ", self.theme.dim()),
-                Span::styled(line.to_owned(), self.theme.code()),
+                Span::styled(inert(line), self.theme.code()),
             ]));
         }
     }
@@ -218,6 +219,15 @@ mod tests {
         ];
         for (markdown, expected) in cases {
             assert_eq!(plain(markdown), *expected, "{markdown:?}");
+        }
+    }
+
+    #[test]
+    fn escapes_written_as_entities_stay_inert_once_the_parser_decodes_them() {
+        let hostile = "&#27;[2J&#x1b;]52;c;ZXZpbA==&#7; `&#27;` [x](http://a/&#27;[31m) &#155;31m";
+        for line in plain(hostile) {
+            assert!(!line.chars().any(char::is_control), "{line:?}");
+            assert!(!line.contains('\u{9b}'), "{line:?}");
         }
     }
 

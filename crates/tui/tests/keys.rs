@@ -256,3 +256,22 @@ fn delete_in_the_chat_list_asks_first() {
     );
     assert!(!app.chat_list.as_ref().unwrap().deleting);
 }
+
+#[test]
+fn words_typed_before_the_questions_showed_become_an_own_answer_not_the_first_option() {
+    let mut app = app(Language::English);
+    press(&mut app, &typed("use postgres"));
+    let messages = vec![user("m1", "Add a CSV export"), question_card("m2")];
+    app.load(
+        view(Phase::Questions, messages, |s| s.plan_pending = Some(pending(questions()))),
+        vec![],
+        vec![],
+    );
+    assert_eq!(press(&mut app, &[KeyCode::Enter]), vec![], "shown as an own answer first");
+    assert_eq!(app.entry, Entry::OwnAnswer);
+    let sent = press(&mut app, &[KeyCode::Enter]);
+    assert!(
+        matches!(&sent[..], [Command::Answer { text, .. }] if text == "use postgres"),
+        "{sent:?}"
+    );
+}

@@ -250,12 +250,17 @@ fn a_plan_the_sandbox_cannot_confine_says_why_and_asks_to_run_unconfined() {
     });
     app.load(chat, vec![], vec![]);
     insta::assert_snapshot!(screen(&app, 80, 24).backend());
-    let enter = crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Enter);
-    let command = preflight_tui::app::keys::handle_key(&mut app, enter);
-    assert_eq!(
-        command,
-        Some(preflight_tui::app::command::Command::Approve { run_unconfined: true })
-    );
+    use crossterm::event::{KeyCode, KeyEvent};
+    use preflight_tui::app::{command::Command, keys::handle_key};
+    let key = |code| KeyEvent::from(code);
+    // Asked twice, as the window asks for a ticked box: the first Enter only asks.
+    assert_eq!(handle_key(&mut app, key(KeyCode::Enter)), None);
+    insta::assert_snapshot!("unconfined_asked", screen(&app, 80, 24).backend());
+    assert_eq!(handle_key(&mut app, key(KeyCode::Right)), None, "another key: not approved");
+    assert_eq!(handle_key(&mut app, key(KeyCode::Left)), None);
+    assert_eq!(handle_key(&mut app, key(KeyCode::Enter)), None, "asked again");
+    let approve = Some(Command::Approve { run_unconfined: true });
+    assert_eq!(handle_key(&mut app, key(KeyCode::Enter)), approve);
 }
 
 #[test]

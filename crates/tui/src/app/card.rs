@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::app::form::{form_fields, shown_value, Field};
 use crate::app::state::{App, Entry};
 use crate::locale::Words;
+use crate::sanitize::one_line;
 
 pub enum Card<'a> {
     Elicitation(&'a Elicitation),
@@ -54,7 +55,8 @@ impl Card<'_> {
                     .iter()
                     .map(|field| {
                         let mark = if field.required { "*" } else { "" };
-                        format!("{}{mark}: {}", field.name, shown_value(form, &field.name))
+                        let value = shown_value(form, &field.name);
+                        format!("{}{mark}: {}", one_line(&field.name), one_line(&value))
                     })
                     .collect();
                 rows.extend([
@@ -65,7 +67,7 @@ impl Card<'_> {
                 rows
             }
             Card::Questions { question, .. } => {
-                let mut rows = question.options.clone();
+                let mut rows: Vec<String> = question.options.iter().map(|o| one_line(o)).collect();
                 rows.push(words.own_answer.into());
                 rows
             }

@@ -27,6 +27,12 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
         return None;
     }
     app.notice = None;
+    if std::mem::take(&mut app.unconfined_armed)
+        && key.code == KeyCode::Enter
+        && key.modifiers.is_empty()
+    {
+        return Some(Command::Approve { run_unconfined: true });
+    }
     if new_line(key) {
         if app.chat_list.is_none() && !matches!(app.entry, Entry::Field(_)) {
             type_char(app, '\n');
@@ -214,9 +220,18 @@ fn enter(app: &mut App) -> Option<Command> {
             set_field(app, index, &text);
             None
         }
+        // Text typed (or pasted) before a question card showed is an own answer, shown as
+        // one for the next Enter to send; never dropped for the first option.
         Entry::Message
-            if !text.is_empty() && !matches!(app.card(), Some(Card::Questions { .. })) =>
+            if !text.is_empty() && matches!(app.card(), Some(Card::Questions { .. })) =>
         {
+            if let Some(Card::Questions { question, .. }) = app.card() {
+                app.selection = question.options.len();
+            }
+            app.entry = Entry::OwnAnswer;
+            None
+        }
+        Entry::Message if !text.is_empty() => {
             app.clear_input();
             app.scroll = 0;
             Some(Command::Send(text))
@@ -244,7 +259,13 @@ fn choose(app: &mut App) -> Option<Command> {
             }
         },
         Card::Plan { unconfined, .. } => match selection {
-            0 => Command::Approve { run_unconfined: unconfined.is_some_and(|n| n.needs_consent) },
+            // Running unconfined is asked twice, as the window asks for a ticked box.
+            0 if unconfined.is_some_and(|n| n.needs_consent) => {
+                app.unconfined_armed = true;
+                app.notice = Some(app.words.confirm_unconfined.to_owned());
+                return None;
+            }
+            0 => Command::Approve { run_unconfined: false },
             1 => {
                 app.entry = Entry::Feedback;
                 return None;

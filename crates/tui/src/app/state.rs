@@ -83,6 +83,8 @@ pub struct App {
     /// The last refusal or error, until the next key.
     pub notice: Option<String>,
     pub chat_list: Option<ChatList>,
+    /// Enter was pressed once on "Approve, run unconfined": the next Enter approves.
+    pub unconfined_armed: bool,
     /// Counts the event loop's ticks while a turn runs: the status line's spinner.
     pub tick: usize,
     pub quit: bool,
@@ -111,6 +113,7 @@ impl App {
             scroll: 0,
             notice: None,
             chat_list: None,
+            unconfined_armed: false,
             tick: 0,
             quit: false,
         }

@@ -90,10 +90,12 @@ fn open_chat(
     chat_id: &ChatId,
     events: &mut Events,
 ) -> Result<(), ApiError> {
+    // Subscribed before the view is read: an event in between is then seen, not lost.
+    let stream = engine.subscribe(chat_id)?;
     let view = engine.chat_view(chat_id)?;
     app.chat_list = None;
     app.clear_chat();
-    *events = Some(engine.subscribe(chat_id)?);
+    *events = Some(stream);
     load(engine, app, view)
 }
 
