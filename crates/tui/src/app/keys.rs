@@ -181,8 +181,13 @@ fn chat_key(app: &mut App, code: KeyCode) -> Option<Command> {
     None
 }
 
-/// Typing on a question card is an own answer; on a plan card, revision feedback.
 fn type_char(app: &mut App, ch: char) {
+    begin_typing(app);
+    app.insert_text(ch.encode_utf8(&mut [0; 4]));
+}
+
+/// Typing on a question card is an own answer; on a plan card, revision feedback.
+fn begin_typing(app: &mut App) {
     if app.entry == Entry::Message {
         match app.card() {
             Some(Card::Questions { question, .. }) => {
@@ -197,7 +202,6 @@ fn type_char(app: &mut App, ch: char) {
             _ => {}
         }
     }
-    app.insert_text(ch.encode_utf8(&mut [0; 4]));
 }
 
 fn enter(app: &mut App) -> Option<Command> {
@@ -225,10 +229,7 @@ fn enter(app: &mut App) -> Option<Command> {
         Entry::Message
             if !text.is_empty() && matches!(app.card(), Some(Card::Questions { .. })) =>
         {
-            if let Some(Card::Questions { question, .. }) = app.card() {
-                app.selection = question.options.len();
-            }
-            app.entry = Entry::OwnAnswer;
+            begin_typing(app);
             None
         }
         Entry::Message if !text.is_empty() => {
