@@ -61,3 +61,27 @@ fn dwp_verify_reports_contradicting_records() {
     assert_eq!(status, 1);
     assert!(stdout.contains("[contradiction] task 2: gate `bench` is a passing record whose evidence says the check never ran"), "{stdout}");
 }
+
+/// Issue 46: a plan folder is the repository's text, and `preflight dwp` printed it raw: an
+/// OSC 52 clipboard write planted in a gate's command reached the terminal through a finding.
+#[test]
+fn dwp_prints_a_planted_escape_sequence_inert() {
+    let ws = workspace();
+    let state_path = ws.path().join(".dwp/plans").join(PLAN).join("state.json");
+    let mut edited = state(ws.path());
+    let planted = "bench\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\u{202e}";
+    edited["tasks"][1]["gates"] = serde_json::json!([
+        {"command": planted, "passes": true, "exit_code": 0, "last_run": "2026-06-09T14:10:00Z", "evidence": "cannot be measured on CI\u{1b}[31m"}
+    ]);
+    std::fs::write(&state_path, edited.to_string()).unwrap();
+    for args in [&["verify", PLAN][..], &["finalize", PLAN][..]] {
+        let (_, stdout, stderr) = dwp(ws.path(), args);
+        let printed = format!("{stdout}{stderr}");
+        if args[0] == "verify" {
+            assert!(printed.contains("bench]52;c;cm0gLXJmIH4="), "the finding names it: {printed}");
+        }
+        for control in ['\u{1b}', '\u{7}', '\u{202e}'] {
+            assert!(!printed.contains(control), "{args:?} printed {control:?}: {printed:?}");
+        }
+    }
+}

@@ -24,6 +24,7 @@ pub mod events;
 #[cfg(feature = "host")]
 pub mod home_lock;
 pub mod ids;
+pub mod inert;
 #[cfg(feature = "host")]
 pub mod lifecycle;
 #[cfg(feature = "host")]

@@ -1,11 +1,14 @@
 //! `preflight dwp update|verify|finalize`: the guarded updater, the verifier and the
 //! finaliser of `.dwp/plans/` plan folders (seed 002), hand-parsed like the rest of the
 //! command line. Exit status: 0 done (verify: no finding; finalize: VERIFIED), 1 refused,
-//! findings or UNVERIFIED, 2 a usage error.
+//! findings or UNVERIFIED, 2 a usage error. A plan folder is the repository's text: every
+//! line printed from it (names, findings, reasons, errors) is made inert first
+//! (`preflight_engine::inert`), so no escape sequence of a planted file reaches the terminal.
 
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
+use preflight_engine::inert::inert;
 use preflight_dwp::{
     verify_plan, Author, Change, GateInput, LockOptions, Outcome, PlanFolder, PlanFolderWriter,
     UpdateAction, UpdateRequest,
@@ -67,11 +70,11 @@ pub fn main(args: &[String]) -> ExitCode {
     match outcome {
         Ok(Ok(code)) => code,
         Ok(Err(error)) => {
-            eprintln!("preflight dwp: {error:#}");
+            eprintln!("preflight dwp: {}", inert(&format!("{error:#}")));
             ExitCode::FAILURE
         }
         Err(usage) => {
-            eprintln!("preflight dwp: {usage:#}\n\n{USAGE}");
+            eprintln!("preflight dwp: {}\n\n{USAGE}", inert(&format!("{usage:#}")));
             ExitCode::from(2)
         }
     }
@@ -81,13 +84,13 @@ fn run_update(plan: &str, request: &UpdateRequest, by: Author) -> anyhow::Result
     let dir = resolve(plan)?;
     let report = PlanFolderWriter::new(by).update(&dir, request, &preflight_dwp::now_rfc3339())?;
     if let Some(owner) = &report.broken_lock {
-        eprintln!("removed a stale lock ({owner})");
+        eprintln!("removed a stale lock ({})", inert(owner));
     }
     if report.log.is_empty() {
-        println!("{}: nothing to change", dir.name());
+        println!("{}: nothing to change", inert(&dir.name()));
     }
     for line in &report.log {
-        println!("{}: {line}", dir.name());
+        println!("{}: {}", inert(&dir.name()), inert(line));
     }
     println!("state.json sha256: {}", report.sha256);
     Ok(ExitCode::SUCCESS)
@@ -97,12 +100,12 @@ fn run_verify(plan: &str) -> anyhow::Result<ExitCode> {
     let dir = resolve(plan)?;
     let report = verify_plan(&dir, LockOptions::default())?;
     for finding in &report.findings {
-        println!("{finding}");
+        println!("{}", inert(&finding.to_string()));
     }
     let (tasks, completed) = (report.task_count, report.completed_count);
     match report.findings.len() {
-        0 => println!("{}: README.md and state.json agree ({tasks} tasks, {completed} completed); no findings", report.plan),
-        count => println!("{}: {count} finding{}", report.plan, if count == 1 { "" } else { "s" }),
+        0 => println!("{}: README.md and state.json agree ({tasks} tasks, {completed} completed); no findings", inert(&report.plan)),
+        count => println!("{}: {count} finding{}", inert(&report.plan), if count == 1 { "" } else { "s" }),
     }
     if let Some(sha256) = &report.sha256 {
         println!("state.json sha256: {sha256}");
@@ -116,12 +119,13 @@ fn run_finalize(plan: &str) -> anyhow::Result<ExitCode> {
         PlanFolderWriter::new(Author { agent: "preflight dwp finalize".into(), model: None });
     let report = writer.finalize(&dir, &[], &preflight_dwp::now_rfc3339())?;
     if let Some(note) = &report.recovered {
-        println!("{note}");
+        println!("{}", inert(note));
     }
     for reason in &report.finalization.reasons {
-        println!("- {reason}");
+        println!("- {}", inert(reason));
     }
-    println!("{}: {} ({})", dir.name(), report.verdict().as_str(), report.path.display());
+    let path = report.path.display().to_string();
+    println!("{}: {} ({})", inert(&dir.name()), report.verdict().as_str(), inert(&path));
     Ok(match report.verdict() {
         preflight_dwp::Verdict::Verified => ExitCode::SUCCESS,
         preflight_dwp::Verdict::Unverified => ExitCode::FAILURE,

@@ -124,7 +124,9 @@ fn init_logging() {
 /// `preflight tasks CHAT_ID`: the chat's task list as a person reads it (seed 001's
 /// drawing), from the store opened read-only, so it works while the window or `serve` holds
 /// the data folder. ANSI styles on a terminal unless `NO_COLOR` is set; plain text otherwise.
+/// What the model or the repository wrote is printed inert (`preflight_engine::inert`).
 fn print_task_list(args: &[String]) -> anyhow::Result<()> {
+    use preflight_engine::inert::{inert, one_line};
     use preflight_engine::tasks::{draw_completion, draw_task_list, ChangeStatus, Style};
     use std::io::IsTerminal;
     let [chat_id] = args else { bail!("usage: preflight tasks CHAT_ID") };
@@ -145,16 +147,17 @@ fn print_task_list(args: &[String]) -> anyhow::Result<()> {
         .filter(|change| change.status == ChangeStatus::Pending)
         .filter_map(|change| change.request.task)
         .collect();
-    println!("{}", snapshot.chat.title);
+    println!("{}", one_line(&snapshot.chat.title));
     match (&snapshot.task_list, &snapshot.state.completion) {
         (list, _) if !list.is_empty() => println!("{}", draw_task_list(list, &asked, style)),
         (_, Some(completion)) => println!("{}", draw_completion(completion, style)),
         _ => println!("no task list in this chat"),
     }
     if let Some(stop) = &snapshot.state.stopped {
-        println!("stopped: {}", stop.text);
+        println!("stopped: {}", inert(&stop.text));
         if let Some(gate) = &stop.gate {
-            println!("  `{}` exited with {}: {}", gate.command, gate.exit_code, gate.evidence);
+            let (command, evidence) = (one_line(&gate.command), inert(&gate.evidence));
+            println!("  `{command}` exited with {}: {evidence}", gate.exit_code);
         }
         println!("  continue: POST /v1/chats/{chat_id}/continue, or Continue in the window");
     }

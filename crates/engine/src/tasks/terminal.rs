@@ -1,7 +1,10 @@
 //! The task list as a person reads it in a terminal (seed 001's drawing): phases as
 //! headers, ✓ done (struck through), ▶ in progress (bold), ○ pending, ✗ dropped, and
 //! "3 of 7 done". ANSI styles only when asked for (a terminal without `NO_COLOR`); plain
-//! text otherwise, so a pipe or a file gets no escape codes. Pure.
+//! text otherwise, so a pipe or a file gets no escape codes. Every piece of text a model or
+//! a repository wrote (titles, phases, outcomes, check commands) is made inert on one line
+//! ([`crate::inert::one_line`]) before it is drawn, so only the drawing's own styles reach
+//! the terminal. Pure.
 
 use std::fmt::Write;
 
@@ -31,7 +34,9 @@ struct Painter {
 }
 
 impl Painter {
+    /// `text` (inert, on one line) in the styles `codes`.
     fn paint(&mut self, codes: &[&str], text: &str) {
+        let text = &crate::inert::one_line(text);
         match self.style {
             Style::Plain => self.out.push_str(text),
             Style::Ansi => {
@@ -42,8 +47,14 @@ impl Painter {
         }
     }
 
+    /// The drawing's own text (line breaks, indents, marks): nothing a model wrote.
     fn text(&mut self, text: &str) {
         self.out.push_str(text);
+    }
+
+    /// Text someone else wrote, unstyled: inert, on one line.
+    fn said(&mut self, text: &str) {
+        self.out.push_str(&crate::inert::one_line(text));
     }
 }
 
@@ -93,7 +104,7 @@ fn draw_task(painter: &mut Painter, task: &Task, asked: bool) {
         }
         TaskStatus::Pending => {
             painter.text("○ ");
-            painter.text(&task.title);
+            painter.said(&task.title);
         }
         TaskStatus::Dropped => {
             painter.paint(&[RED], "✗");
@@ -128,7 +139,8 @@ pub fn draw_completion(completion: &Completion, style: Style) -> String {
     let a = &completion.adherence;
     let mut painter = Painter { style, out: String::new() };
     painter.paint(&[BOLD, GREEN], "Plan completed");
-    painter.text(&format!(" {}\n", completion.finished_at));
+    painter.said(&format!(" {}", completion.finished_at));
+    painter.text("\n");
     let order = if a.in_order { "in the planned order" } else { "not in the planned order" };
     painter.text(&format!(
         "{} of {} steps done as planned, {} reworded, {} dropped, {} added; {order}\n\n",
@@ -175,6 +187,24 @@ mod tests {
 
             1 of 3 done, 1 dropped"#]]
         .assert_eq(&drawn);
+    }
+
+    /// Issue 46: a task title or outcome carrying an OSC 52 clipboard write, a colour and a
+    /// line break of its own reached the terminal as written.
+    #[test]
+    fn text_a_model_wrote_reaches_the_terminal_inert_in_both_styles() {
+        let mut list = TaskList::from_steps(["a\x1b]52;c;cm0gLXJmIH4=\x07b", "c\nFAKE ✓ line"]).unwrap();
+        let done = json!({"op": "done", "id": 1, "outcome": "\x1b[2J\x1b[31mred\u{202e}"});
+        list = list.apply(&Operation::from_value(&done).unwrap()).unwrap();
+        list.tasks[1].phase = Some("P\x1b[1A".into());
+        for style in [Style::Plain, Style::Ansi] {
+            let drawn = draw_task_list(&list, &[], style);
+            assert!(!drawn.contains("\x1b]") && !drawn.contains('\x07'), "{drawn:?}");
+            assert!(!drawn.contains("\x1b[2J") && !drawn.contains("\x1b[1A"), "{drawn:?}");
+            assert!(!drawn.contains('\u{202e}'), "{drawn:?}");
+            assert!(drawn.contains("c FAKE ✓ line"), "a title stays on its line: {drawn:?}");
+            assert!(drawn.contains("a]52;c;cm0gLXJmIH4=b"), "{drawn:?}");
+        }
     }
 
     #[test]
