@@ -172,7 +172,8 @@ fn bubblewrap_args(jail: &Jail, cwd: &Path, reach: &Reach) -> Vec<String> {
     if let Some((source, destination)) = &upstream {
         let [source, destination] = [source, destination].map(|p| p.display().to_string());
         args.extend(["--ro-bind".into(), source, destination]);
-    } else if let (true, Some(resolver)) = (reach.network != Network::None, resolver_outside_etc()) {
+    } else if let (true, Some(resolver)) = (reach.network != Network::None, resolver_outside_etc())
+    {
         binds.push(("--ro-bind", resolver));
     }
     binds.extend(reach.read_only.iter().map(|folder| ("--ro-bind-try", folder.clone())));

@@ -79,9 +79,9 @@ fn metadata_package(path: &Path) -> Option<Package> {
     let (mut name, mut version) = (None, None);
     for line in header {
         if let Some(value) = line.strip_prefix("Name:") {
-            name = name.or(Some(value.trim().to_string()));
+            name.get_or_insert_with(|| value.trim().to_string());
         } else if let Some(value) = line.strip_prefix("Version:") {
-            version = version.or(Some(value.trim().to_string()));
+            version.get_or_insert_with(|| value.trim().to_string());
         }
     }
     Some(Package { name: name.filter(|n| !n.is_empty())?, version: version? })
@@ -162,11 +162,18 @@ mod tests {
             std::fs::create_dir_all(site.join(folder)).unwrap();
             std::fs::write(site.join(folder).join("METADATA"), text).unwrap();
         };
-        write("six-1.16.0.dist-info", "Metadata-Version: 2.1\nName: six\nVersion: 1.16.0\n\nName: body\n");
+        write(
+            "six-1.16.0.dist-info",
+            "Metadata-Version: 2.1\nName: six\nVersion: 1.16.0\n\nName: body\n",
+        );
         write("Pip-23.0.1.dist-info", "Name: pip\nVersion: 23.0.1\n");
         write("broken.dist-info", "Name: broken\n");
         std::fs::create_dir_all(site.join("legacy-1.0-py3.11.egg-info")).unwrap();
-        std::fs::write(site.join("legacy-1.0-py3.11.egg-info/PKG-INFO"), "Name: legacy\nVersion: 1.0\n").unwrap();
+        std::fs::write(
+            site.join("legacy-1.0-py3.11.egg-info/PKG-INFO"),
+            "Name: legacy\nVersion: 1.0\n",
+        )
+        .unwrap();
         let outside = dir.path().join("outside");
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(outside.join("METADATA"), "Name: linked\nVersion: 9\n").unwrap();

@@ -71,7 +71,9 @@ fn probe(pasta: Option<&Path>) -> Result<Vec<String>, String> {
     let mut command = Command::new(&words[0]);
     command.args(&words[1..]).arg("/bin/true").current_dir("/");
     command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-    let broken = |detail: String| format!("pasta cannot make pip's network here ({detail}): {INSTALL_HINT}, or a newer one");
+    let broken = |detail: String| {
+        format!("pasta cannot make pip's network here ({detail}): {INSTALL_HINT}, or a newer one")
+    };
     let mut child = command.spawn().map_err(|e| broken(format!("it would not start: {e}")))?;
     let deadline = Instant::now() + PROBE_TIMEOUT;
     let status = loop {
@@ -114,9 +116,10 @@ pub fn without_noise(stderr: &str) -> String {
 pub fn upstream_resolver() -> Option<(PathBuf, PathBuf)> {
     let resolver = Path::new("/etc/resolv.conf").canonicalize().ok()?;
     let text = std::fs::read_to_string(&resolver).ok()?;
-    let loopback = text.lines().filter_map(|l| l.trim().strip_prefix("nameserver")).any(|ns| {
-        ns.trim().parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback())
-    });
+    let loopback = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("nameserver"))
+        .any(|ns| ns.trim().parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback()));
     let upstream = PathBuf::from("/run/systemd/resolve/resolv.conf");
     (loopback && upstream.is_file() && upstream != resolver).then_some((upstream, resolver))
 }

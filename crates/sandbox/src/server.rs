@@ -175,7 +175,8 @@ impl Sandbox {
         args.packages.iter().try_for_each(|p| tools::check_package(p))?;
         self.ensure_venv().await?;
         let before = self.installed().unwrap_or_default();
-        let mut outcome = self.execute(self.pip_request(self.pip_install(args.packages), timeout), cx).await?;
+        let mut outcome =
+            self.execute(self.pip_request(self.pip_install(args.packages), timeout), cx).await?;
         if self.jail.is_confined() {
             outcome.stderr = outbound::without_noise(&outcome.stderr);
         }
@@ -239,8 +240,11 @@ impl ServerHandler for SandboxServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let sandbox = &self.0;
-        let tools =
-            tools::definitions(&sandbox.jail.describe(), sandbox.jail.network, sandbox.allow_sdists);
+        let tools = tools::definitions(
+            &sandbox.jail.describe(),
+            sandbox.jail.network,
+            sandbox.allow_sdists,
+        );
         Ok(ListToolsResult::with_all_items(tools))
     }
 

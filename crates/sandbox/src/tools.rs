@@ -49,8 +49,8 @@ pub fn timeout(timeout_s: Option<u64>) -> Result<Duration, SandboxError> {
 /// What pip would take for a file rather than a name from the index (its archive suffixes),
 /// and other files: a requirement naming one is refused.
 const FILE_SUFFIXES: [&str; 16] = [
-    "whl", "zip", "tar", "gz", "tgz", "bz2", "tbz", "xz", "txz", "lz", "tlz", "lzma", "egg",
-    "py", "exe", "toml",
+    "whl", "zip", "tar", "gz", "tgz", "bz2", "tbz", "xz", "txz", "lz", "tlz", "lzma", "egg", "py",
+    "exe", "toml",
 ];
 
 /// A pip requirement we pass on: a name from the index, optional `[extras]`, optional version
@@ -87,7 +87,9 @@ pub fn check_package(spec: &str) -> Result<(), SandboxError> {
     };
     let specifier_char = |c: char| c.is_ascii_alphanumeric() || "<>=!~,.*+ ".contains(c);
     let rest = rest.trim_start();
-    if !rest.is_empty() && (!rest.starts_with(['<', '>', '=', '!', '~']) || !rest.chars().all(specifier_char)) {
+    if !rest.is_empty()
+        && (!rest.starts_with(['<', '>', '=', '!', '~']) || !rest.chars().all(specifier_char))
+    {
         return refuse("after the name only version specifiers such as `>=1.2,<2` may follow");
     }
     Ok(())

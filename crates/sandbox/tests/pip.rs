@@ -76,7 +76,8 @@ impl HostListeners {
 /// A source distribution `name-1.0.tar.gz` in `dir` whose setup.py runs `code` first.
 fn build_sdist(dir: &Path, name: &str, code: &str) -> Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
-    let setup = format!("{code}\nfrom setuptools import setup\nsetup(name={name:?}, version='1.0')\n");
+    let setup =
+        format!("{code}\nfrom setuptools import setup\nsetup(name={name:?}, version='1.0')\n");
     let script = "import io, sys, tarfile\nout, name, setup = sys.argv[1:4]\n\
         files = {'setup.py': setup, 'PKG-INFO': f'Metadata-Version: 2.1\\nName: {name}\\nVersion: 1.0\\n'}\n\
         with tarfile.open(out, 'w:gz') as tar:\n    for path, body in files.items():\n        data = body.encode()\n\
@@ -195,8 +196,7 @@ async fn files_archives_and_urls_are_refused_as_packages() -> Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn without_a_working_pasta_an_install_is_refused_not_run_on_the_host_network() -> Result<()>
-{
+async fn without_a_working_pasta_an_install_is_refused_not_run_on_the_host_network() -> Result<()> {
     let bin = tempfile::tempdir()?;
     let fake = bin.path().join("pasta");
     std::fs::write(&fake, "#!/bin/sh\necho 'pasta: cannot open tun device' >&2\nexit 1\n")?;
