@@ -103,7 +103,7 @@ fn offline_pip(links: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn env_refs(env: &[(&'static str, String)]) -> Vec<(&'static str, &str)> {
+fn env_refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
