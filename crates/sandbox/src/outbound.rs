@@ -14,24 +14,25 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// How long the one probe of pasta may take before it counts as not working.
+/// How long a probe of pasta may take before it counts as not working.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What to install when pasta is missing or broken.
 pub const INSTALL_HINT: &str = "install Debian's `passt` package (apt-get install passt), which \
      gives pip an outbound-only network without the host's loopback";
 
-/// pasta, found at start and probed once on the first install.
+/// pasta, found at start and probed on the first install (again on the next while it fails,
+/// so installing passt helps without a restart).
 #[derive(Debug)]
 pub struct Outbound {
     pasta: Option<PathBuf>,
-    probed: OnceLock<Result<Vec<String>, String>>,
+    working: OnceLock<Vec<String>>,
 }
 
 impl Outbound {
     /// Looks for `pasta` on `PATH` (then `/usr/bin`); nothing runs yet.
     pub fn find(find: impl Fn(&str) -> Option<PathBuf>) -> Outbound {
-        Outbound { pasta: find("pasta"), probed: OnceLock::new() }
+        Outbound { pasta: find("pasta"), working: OnceLock::new() }
     }
 
     /// Whether pasta is installed (whether it works is known after [`Outbound::words`]).
@@ -40,9 +41,13 @@ impl Outbound {
     }
 
     /// The words that start a command under pasta, once pasta was seen to work here; else why
-    /// not, with what to install. Probed on first use (it takes some 300 ms).
+    /// not, with what to install. Probed until it works (a probe takes some 300 ms).
     pub fn words(&self) -> Result<Vec<String>, String> {
-        self.probed.get_or_init(|| probe(self.pasta.as_deref())).clone()
+        if let Some(words) = self.working.get() {
+            return Ok(words.clone());
+        }
+        let words = probe(self.pasta.as_deref())?;
+        Ok(self.working.get_or_init(|| words).clone())
     }
 }
 
@@ -114,13 +119,17 @@ pub fn without_noise(stderr: &str) -> String {
 /// host's loopback and so out of reach: systemd-resolved's list of the real upstream
 /// servers. `(source, destination)`.
 pub fn upstream_resolver() -> Option<(PathBuf, PathBuf)> {
-    let resolver = Path::new("/etc/resolv.conf").canonicalize().ok()?;
+    upstream_of(Path::new("/etc/resolv.conf"), Path::new("/run/systemd/resolve/resolv.conf"))
+}
+
+fn upstream_of(resolv_conf: &Path, upstream: &Path) -> Option<(PathBuf, PathBuf)> {
+    let resolver = resolv_conf.canonicalize().ok()?;
     let text = std::fs::read_to_string(&resolver).ok()?;
     let loopback = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix("nameserver"))
         .any(|ns| ns.trim().parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback()));
-    let upstream = PathBuf::from("/run/systemd/resolve/resolv.conf");
+    let upstream = upstream.canonicalize().ok()?;
     (loopback && upstream.is_file() && upstream != resolver).then_some((upstream, resolver))
 }
 
@@ -133,6 +142,21 @@ mod tests {
         let stderr = "Failed to send 68 bytes to syslog\nCouldn't write to /proc/self/uid_map: Operation not permitted\n\
                       Couldn't configure user mappings\nERROR: No matching distribution found for x\n";
         assert_eq!(without_noise(stderr), "ERROR: No matching distribution found for x\n");
+    }
+
+    #[test]
+    fn a_loopback_resolver_is_replaced_by_the_upstream_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let (stub, upstream) = (dir.path().join("stub"), dir.path().join("upstream"));
+        std::fs::write(&upstream, "nameserver 192.0.2.53\n").unwrap();
+        std::fs::write(&stub, "# resolved\nnameserver 127.0.0.53\noptions edns0\n").unwrap();
+        std::os::unix::fs::symlink(&stub, dir.path().join("resolv.conf")).unwrap();
+        let swapped = upstream_of(&dir.path().join("resolv.conf"), &upstream).unwrap();
+        assert_eq!(swapped, (upstream.canonicalize().unwrap(), stub.canonicalize().unwrap()));
+        std::fs::write(&stub, "nameserver 10.0.0.1\n").unwrap();
+        assert_eq!(upstream_of(&stub, &upstream), None, "a resolver pip reaches is kept");
+        std::fs::write(&stub, "nameserver ::1\n").unwrap();
+        assert_eq!(upstream_of(&stub, &dir.path().join("missing")), None);
     }
 
     #[test]
