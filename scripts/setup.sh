@@ -49,8 +49,9 @@ fi
 # its venvs the same way. Checkpoints of a chat's workspace (crates/checkpoints) run git.
 # mold links every test binary of the workspace (.cargo/config.toml), several times faster than
 # GNU ld on the ~60 test and bench binaries a full build links. tests/tui_chat.rs drives
-# `preflight chat` in a real terminal: tmux.
-base_packages=(build-essential pkg-config cmake clang libclang-dev mold bubblewrap python3-venv git tmux)
+# `preflight chat` in a real terminal: tmux. The sandbox's pip runs in a network namespace of
+# its own given outbound-only networking by pasta (passt): no host loopback for a package.
+base_packages=(build-essential pkg-config cmake clang libclang-dev mold bubblewrap passt python3-venv git tmux)
 # Desktop shell (Tauri v2 on WebKitGTK 4.1) and its end-to-end tests (Xvfb, WebKitWebDriver,
 # ImageMagick's `import` for screenshots, xdotool to drive the native file picker as a user
 # would). No OpenSSL: nothing in the tree links openssl-sys.

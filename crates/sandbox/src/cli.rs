@@ -6,21 +6,24 @@ use std::path::PathBuf;
 pub const USAGE: &str = "\
 usage: preflight-sandbox --workspace DIR [--network] [--confinement auto|bubblewrap|none]
                          [--max-processes N] [--memory-mib N] [--max-file-mib N]
-                         [--python PATH]
+                         [--python PATH] [--allow-sdists]
                          [--state-dir DIR]
        preflight-sandbox --probe
 
 Serves the code-sandbox MCP tools (run_command, run_python, install_packages, sandbox_info)
 over stdio for the workspace DIR.
   --workspace DIR     the folder commands run in (read-write); state lives in DIR/.sandbox
-  --network           commands and Python get the host's network too (by default only
-                      install_packages has it, for pip; --no-network, the default, is accepted)
+  --network           commands and Python get the host's network (by default they have
+                      none; --no-network, the default, is accepted). install_packages' pip
+                      always has an outbound-only network of its own through pasta (passt)
   --confinement MODE  auto (default): bubblewrap when it works here, else unconfined and said
                       so; bubblewrap: refuse to start without it; none: unconfined on purpose
   --max-processes N   processes and threads a run may hold at once (default 512)
   --memory-mib N      memory a run may use, in MiB (default 2048)
   --max-file-mib N    the largest file a run may write, in MiB (default 4096)
   --python PATH       the interpreter that creates the venv (default /usr/bin/python3)
+  --allow-sdists      install_packages may build source distributions (running a package's
+                      setup.py, confined); by default pip installs wheels only
   --state-dir DIR     where the venvs this sandbox made are recorded, outside every
                       workspace (default $XDG_STATE_HOME/preflight/sandbox); a venv not
                       recorded there (one a repository brought) is never used
@@ -50,6 +53,8 @@ pub struct Options {
     pub max_file_mib: u64,
     pub python: Option<PathBuf>,
     pub state_dir: Option<PathBuf>,
+    /// pip may build source distributions (`--allow-sdists`); else wheels only.
+    pub allow_sdists: bool,
 }
 
 /// What the command line asks for: serve, or print the usage.
@@ -74,6 +79,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
         max_file_mib: 4096,
         python: None,
         state_dir: None,
+        allow_sdists: false,
     };
     while let Some(arg) = args.next() {
         let mut value =
@@ -90,6 +96,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
             "--max-file-mib" => options.max_file_mib = number(&value("--max-file-mib")?)?,
             "--python" => options.python = Some(PathBuf::from(value("--python")?)),
             "--state-dir" => options.state_dir = Some(PathBuf::from(value("--state-dir")?)),
+            "--allow-sdists" => options.allow_sdists = true,
             other => return Err(usage_error(format!("unknown argument {other:?}"))),
         }
     }
@@ -143,6 +150,11 @@ mod tests {
             (false, ConfinementChoice::None, 9, 64)
         );
         assert_eq!(o.python, Some(PathBuf::from("/p")));
+        assert!(!o.allow_sdists, "wheels only unless asked");
+        let Command::Serve(o) = parse_words("--workspace /w --allow-sdists").unwrap() else {
+            panic!()
+        };
+        assert!(o.allow_sdists);
     }
 
     #[test]

@@ -4,8 +4,9 @@
 use crate::cli::{ConfinementChoice, Options};
 use crate::error::SandboxError;
 use crate::limits::Limits;
+use crate::outbound::{self, Outbound};
 use crate::prepared::Launcher;
-use crate::request::Reach;
+use crate::request::{Network, Reach};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -19,7 +20,7 @@ pub enum Confinement {
 
 /// Everything about how a run is wrapped: confinement, network, home, limits.
 /// `network` is whether commands and Python get the host's network (`--network`); pip's
-/// installs always do (see [`Reach`]).
+/// installs get an outbound-only one through pasta (`outbound`, see [`Network`]).
 #[derive(Debug)]
 pub struct Jail {
     pub confinement: Confinement,
@@ -30,6 +31,8 @@ pub struct Jail {
     pub limits: Arc<Limits>,
     /// Starts runs from a helper made ready in their cgroups ahead of time.
     pub launcher: Launcher,
+    /// pasta, which gives pip's runs their outbound-only network.
+    pub outbound: Outbound,
 }
 
 impl Jail {
@@ -61,7 +64,9 @@ impl Jail {
             .ok()
             .filter(|exe| exe.file_name().is_some_and(|name| name == "preflight-sandbox"));
         let launcher = Launcher::new(helper);
-        Ok(Jail { confinement, network: options.network, workspace, home, limits, launcher })
+        let outbound = Outbound::find(find_on_path);
+        let network = options.network;
+        Ok(Jail { confinement, network, workspace, home, limits, launcher, outbound })
     }
 
     pub fn is_confined(&self) -> bool {
@@ -69,23 +74,32 @@ impl Jail {
     }
 
     /// The full argument list for running `argv` in `cwd` with `reach`: limits wrapper,
-    /// bubblewrap, command.
-    pub fn wrap(&self, cwd: &Path, reach: &Reach, argv: &[String]) -> Vec<String> {
+    /// pasta (pip's outbound-only network), bubblewrap, command. Refused when the outbound
+    /// network is asked for and pasta does not work: never the host's network instead.
+    pub fn wrap(
+        &self,
+        cwd: &Path,
+        reach: &Reach,
+        argv: &[String],
+    ) -> Result<Vec<String>, SandboxError> {
         let mut words = self.limits.wrapper();
         if let Confinement::Bubblewrap { bwrap } = &self.confinement {
+            if reach.network == Network::Outbound {
+                words.extend(self.outbound.words().map_err(SandboxError::OutboundUnavailable)?);
+            }
             words.push(bwrap.display().to_string());
             words.extend(bubblewrap_args(self, cwd, reach));
             words.push("--".into());
         }
         words.extend(argv.iter().cloned());
-        words
+        Ok(words)
     }
 
     /// The confinement in plain words: what a command can and cannot touch.
     pub fn describe(&self) -> String {
         let network = match (self.network, self.is_confined()) {
             (true, _) => "the network is on",
-            (false, true) => "commands and Python have no network (install_packages has, for pip)",
+            (false, true) => "commands and Python have no network",
             (false, false) => "the network was asked to be off but cannot be switched off without bubblewrap: it is on",
         };
         let limits = self.limits.describe();
@@ -95,14 +109,32 @@ impl Jail {
                  only the workspace {} is writable, its .git read-only; /tmp and /run are private, \
                  the home folder is empty, no socket of the host is reachable, processes outside \
                  the sandbox are invisible and nothing a command starts outlives the call; \
-                 {network}; {limits}.",
-                self.workspace.display()
+                 the venv's folder .sandbox is read-only to commands and Python (only \
+                 install_packages changes it); {network}; {pip}; {limits}.",
+                self.workspace.display(),
+                pip = self.pip_network(),
             ),
             Confinement::Unconfined { reason } => format!(
                 "UNCONFINED ({reason}): commands run as this user with full access to the files, \
                  the home folder and the processes of this machine; {network}; {limits}. \
                  Install Debian's `bubblewrap` to confine them."
             ),
+        }
+    }
+
+    /// What pip's network (install_packages) reaches, in plain words.
+    pub fn pip_network(&self) -> String {
+        match (self.is_confined(), self.outbound.installed()) {
+            (true, true) => "install_packages' pip has an outbound-only network of its own \
+                (pasta): an index on the internet or the LAN, never this machine's loopback \
+                (127.0.0.1) nor its abstract unix sockets"
+                .into(),
+            (true, false) => format!(
+                "install_packages is refused: pasta, which gives pip an outbound-only network, \
+                 is missing ({})",
+                outbound::INSTALL_HINT
+            ),
+            (false, _) => "install_packages' pip has the host's whole network".into(),
         }
     }
 
@@ -133,18 +165,30 @@ fn bubblewrap_args(jail: &Jail, cwd: &Path, reach: &Reach) -> Vec<String> {
         args.extend(["--tmpfs".into(), home.display().to_string()]);
     }
     let mut binds: Vec<(&str, PathBuf)> = Vec::new();
-    if let (true, Some(resolver)) = (reach.network, resolver_outside_etc()) {
+    let upstream = match reach.network {
+        Network::Outbound => outbound::upstream_resolver(),
+        _ => None,
+    };
+    if let Some((source, destination)) = &upstream {
+        let [source, destination] = [source, destination].map(|p| p.display().to_string());
+        args.extend(["--ro-bind".into(), source, destination]);
+    } else if let (true, Some(resolver)) = (reach.network != Network::None, resolver_outside_etc())
+    {
         binds.push(("--ro-bind", resolver));
     }
     binds.extend(reach.read_only.iter().map(|folder| ("--ro-bind-try", folder.clone())));
     binds.push(("--bind", jail.workspace.clone()));
     binds.extend(protected_in(&jail.workspace).into_iter().map(|path| ("--ro-bind", path)));
+    if !reach.state_writable {
+        binds.extend(crate::venv::state_folder(&jail.workspace).map(|path| ("--ro-bind", path)));
+    }
     for (how, path) in binds {
         let path = path.display().to_string();
         args.extend([how.to_owned(), path.clone(), path]);
     }
     args.extend(["--unshare-all", "--die-with-parent", "--new-session"].map(String::from));
-    if reach.network {
+    // The host's network, or pasta's namespace the run was started in.
+    if reach.network != Network::None {
         args.push("--share-net".into());
     }
     args.extend(["--chdir".into(), cwd.display().to_string()]);

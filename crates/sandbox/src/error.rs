@@ -19,8 +19,14 @@ pub enum SandboxError {
     TimeoutRefused { seconds: u64, max: u64 },
     #[error("invalid arguments: {0}")]
     Arguments(String),
-    #[error("package {0:?} refused: a requirement is a name with optional extras and version, never a pip option")]
-    PackageRefused(String),
+    #[error("package {spec:?} refused: {why}. install_packages accepts requirements by name from the package index: a name, optional [extras] and version specifiers, such as `six`, `numpy>=1.26,<2` or `requests[socks]==2.31.0`; never a file, an archive, a path, a URL or a pip option")]
+    PackageRefused { spec: String, why: &'static str },
+    /// pip's outbound-only network cannot be made: the reason and what to install.
+    #[error("install_packages refused: {0}. pip is never run on the host's own network instead")]
+    OutboundUnavailable(String),
+    /// `.sandbox` or `.sandbox/venv` is a link or not a folder: nothing is made through it.
+    #[error("{0} is a symbolic link or not a real folder inside the workspace; the sandbox keeps its venv there and writes nothing through it: remove it (it may have come with the repository), and the next run creates a fresh one")]
+    StateFolderRefused(PathBuf),
     #[error("{0}")]
     PythonMissing(String),
     #[error("{0} exists but holds no bin/python; Preflight never deletes it: move it away or delete it yourself, and the next run creates a fresh one")]

@@ -1,13 +1,21 @@
-//! `sandbox_info`'s result and the venv's package list, from the facts the server hands in
-//! (the server runs pip, inside the sandbox: the venv's code is the workspace's, so it never
-//! runs unconfined).
+//! `sandbox_info`'s result and the venv's package list. The list is read here, in Rust, from
+//! the `*.dist-info/METADATA` files of the venv's `site-packages`: a read-only view runs no
+//! code of the venv (a `.pth` file or a rewritten pip there would run with it).
 
 use crate::confine::Jail;
 use crate::venv::{self, Python};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::path::Path;
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// At most this many entries of `site-packages` are looked at.
+const MAX_ENTRIES: usize = 10_000;
+/// At most this many bytes of one `METADATA` are read (its header comes first).
+const MAX_METADATA_BYTES: u64 = 64 * 1024;
 
 /// One installed distribution, as `pip list --format=json` gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,12 +24,67 @@ pub struct Package {
     pub version: String,
 }
 
-/// The packages `pip list --format=json` printed, sorted by name; `None` when it printed
-/// something else.
-pub fn parse_pip_list(stdout: &str) -> Option<Vec<Package>> {
-    let mut packages: Vec<Package> = serde_json::from_str(stdout.trim()).ok()?;
+/// The distributions installed in `venv` (the `Name` and `Version` of each
+/// `lib/python*/site-packages/*.dist-info/METADATA`, or `*.egg-info/PKG-INFO` of a legacy
+/// `setup.py install`), sorted by name; `None` without a `site-packages`. Links are never
+/// followed and every read is capped.
+pub fn installed(venv: &Path) -> Option<Vec<Package>> {
+    let site = site_packages(venv)?;
+    let entries = std::fs::read_dir(&site).ok()?;
+    let metadata_file = |name: &str| match name {
+        _ if name.ends_with(".dist-info") => Some("METADATA"),
+        _ if name.ends_with(".egg-info") => Some("PKG-INFO"),
+        _ => None,
+    };
+    let mut packages: Vec<Package> = entries
+        .take(MAX_ENTRIES)
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|entry| {
+            let file = metadata_file(&entry.file_name().to_string_lossy())?;
+            metadata_package(&entry.path().join(file))
+        })
+        .collect();
     packages.sort_by_key(|p| p.name.to_lowercase());
     Some(packages)
+}
+
+/// `venv/lib/python3.X/site-packages`, each step a real folder (not a link).
+fn site_packages(venv: &Path) -> Option<PathBuf> {
+    let real = |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    let lib = venv.join("lib");
+    if !real(venv) || !real(&lib) {
+        return None;
+    }
+    let entries = std::fs::read_dir(&lib).ok()?.take(MAX_ENTRIES).filter_map(|e| e.ok());
+    let mut found = entries
+        .filter(|e| e.file_name().to_string_lossy().starts_with("python"))
+        .map(|e| e.path().join("site-packages"))
+        .filter(|site| real(site.parent().unwrap_or(site)) && real(site));
+    found.next()
+}
+
+/// The `Name` and `Version` of one `METADATA` file: a regular file opened without following a
+/// link (nor waiting on a fifo), its header read up to the cap.
+fn metadata_package(path: &Path) -> Option<Package> {
+    let mut options = File::options();
+    options.read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    let file = options.open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(MAX_METADATA_BYTES).read_to_string(&mut text).ok()?;
+    let header = text.lines().take_while(|line| !line.trim().is_empty());
+    let (mut name, mut version) = (None, None);
+    for line in header {
+        if let Some(value) = line.strip_prefix("Name:") {
+            name.get_or_insert_with(|| value.trim().to_string());
+        } else if let Some(value) = line.strip_prefix("Version:") {
+            version.get_or_insert_with(|| value.trim().to_string());
+        }
+    }
+    Some(Package { name: name.filter(|n| !n.is_empty())?, version: version? })
 }
 
 /// Packages in `after` that are new or at another version than in `before`.
@@ -37,7 +100,7 @@ pub fn names_and_versions(packages: &[Package]) -> String {
 
 /// The `sandbox_info` result: text in plain words and the same facts structured. `version`
 /// is the interpreter's, `venv` the workspace's venv folder (`venv_ours` when this sandbox
-/// made it) and `packages` what pip listed there.
+/// made it) and `packages` what its `site-packages` holds.
 pub fn sandbox_info(
     jail: &Jail,
     python: &Python,
@@ -88,6 +151,43 @@ mod tests {
 
     fn package(name: &str, version: &str) -> Package {
         Package { name: name.into(), version: version.into() }
+    }
+
+    #[test]
+    fn installed_packages_are_read_from_their_metadata_without_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let venv = dir.path().join("venv");
+        let site = venv.join("lib/python3.11/site-packages");
+        let write = |folder: &str, text: &str| {
+            std::fs::create_dir_all(site.join(folder)).unwrap();
+            std::fs::write(site.join(folder).join("METADATA"), text).unwrap();
+        };
+        write(
+            "six-1.16.0.dist-info",
+            "Metadata-Version: 2.1\nName: six\nVersion: 1.16.0\n\nName: body\n",
+        );
+        write("Pip-23.0.1.dist-info", "Name: pip\nVersion: 23.0.1\n");
+        write("broken.dist-info", "Name: broken\n");
+        std::fs::create_dir_all(site.join("legacy-1.0-py3.11.egg-info")).unwrap();
+        std::fs::write(
+            site.join("legacy-1.0-py3.11.egg-info/PKG-INFO"),
+            "Name: legacy\nVersion: 1.0\n",
+        )
+        .unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("METADATA"), "Name: linked\nVersion: 9\n").unwrap();
+        std::os::unix::fs::symlink(&outside, site.join("linked-9.dist-info")).unwrap();
+        std::fs::create_dir_all(site.join("fifo-1.dist-info")).unwrap();
+        let fifo = std::ffi::CString::new(
+            site.join("fifo-1.dist-info/METADATA").into_os_string().into_encoded_bytes(),
+        )
+        .unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let listed = installed(&venv).unwrap();
+        assert_eq!(names_and_versions(&listed), "legacy 1.0, pip 23.0.1, six 1.16.0");
+        assert_eq!(installed(&dir.path().join("none")), None);
     }
 
     #[test]

@@ -5,29 +5,46 @@
 //!
 //! ```text
 //! preflight-sandbox --workspace DIR [--network] [--confinement auto|bubblewrap|none]
-//!                   [--max-processes N] [--memory-mib N] [--python PATH]
+//!                   [--max-processes N] [--memory-mib N] [--max-file-mib N] [--python PATH]
+//!                   [--allow-sdists] [--state-dir DIR]
+//! preflight-sandbox --probe
 //! ```
 //!
 //! - `--workspace DIR` (required): commands run there, read-write; the venv lives in
 //!   `DIR/.sandbox/venv`, created on first need with `/usr/bin/python3 -m venv` and reused.
-//! - The network: `install_packages` has the host's; commands and Python have none (a network
-//!   namespace of their own) unless `--network` gives it to them too (`[sandbox] network`).
-//!   `--no-network`, once the switch, is the default and still accepted.
+//!   `.sandbox` is read-only inside every run but pip's own (`install_packages`), so only pip
+//!   and the packages it installs change the venv; a `.sandbox` or `.sandbox/venv` that is a
+//!   link or not a folder is refused, and nothing is made through it (`venv.rs`).
+//! - The network: commands and Python have none (a network namespace of their own) unless
+//!   `--network` gives them the host's (`[sandbox] network`). `--no-network`, once the
+//!   switch, is the default and still accepted. `install_packages`' pip always has an
+//!   outbound-only network of its own made by `pasta` (Debian's `passt`): the internet and
+//!   the LAN, never the host's loopback nor its abstract unix sockets; without a working
+//!   pasta an install is refused, never run on the host's network (`outbound.rs`).
+//! - pip runs as `python -I -m pip` from `/`, never importing from the workspace; it takes
+//!   requirements by name only (no file, archive, path or URL) and installs wheels only,
+//!   unless `--allow-sdists` lets it build source distributions (their setup.py runs
+//!   confined, with pip's network). What is installed is read from the venv's
+//!   `*.dist-info/METADATA` files, never by running the venv's Python.
 //! - The view (`confine.rs`): an allowlist, not the host's root with parts hidden: `/usr`,
 //!   `/etc` and the `/bin`, `/lib*` links read-only, fresh `/dev`, `/proc`, `/tmp`, `/run` and
-//!   `/var/tmp`, an empty home, the workspace read-write with its `.git` read-only on top. No
-//!   host socket path exists inside.
+//!   `/var/tmp`, an empty home, the workspace read-write with its `.git` and `.sandbox`
+//!   read-only on top. No host socket path exists inside.
 //! - `--confinement auto` (default) uses bubblewrap when it is installed and can build its
 //!   namespaces here, otherwise runs unconfined and says so in every tool description, in
 //!   `sandbox_info` and on the first line of every result. `bubblewrap` refuses to start
-//!   without it; `none` is unconfined on purpose (benchmarks).
+//!   without it; `none` is unconfined on purpose (benchmarks). Once found to work, a failure
+//!   of bubblewrap at run time is that run's failure with its words, never an unconfined
+//!   run. The initialize result says which, as `capabilities.experimental
+//!   ["preflight/confinement"] = {"confined": bool, "reason": string|null}`.
 //! - `--max-processes` (default 512) and `--memory-mib` (default 2048): per-run limits through
 //!   a child cgroup (v1 `pids`/`memory`, or v2), or a systemd user scope; `sandbox_info` says
-//!   which hold.
+//!   which hold. `--max-file-mib` (default 4096): the largest file a run may write.
 //! - `--python PATH`: the interpreter that creates the venv (default Debian's `/usr/bin/python3`).
 //! - `--state-dir DIR`: where the venvs it made are recorded (the engine gives the data
 //!   folder's `sandbox/`); a `.sandbox/venv` not recorded there came with the workspace and is
 //!   neither run nor put on PATH (`venv.rs`).
+//! - `--probe`: prints whether runs can be confined here, as one JSON line, and exits.
 //!
 //! Tools: `run_command {command, timeout_s?, cwd?}`, `run_python {code, timeout_s?}`,
 //! `install_packages {packages, timeout_s?}`, `sandbox_info {}`. Runs return text and
@@ -40,6 +57,7 @@ pub mod env;
 pub mod error;
 pub mod info;
 pub mod limits;
+pub mod outbound;
 pub mod output;
 pub mod paths;
 pub mod prepared;

@@ -46,7 +46,7 @@ fn main() -> ExitCode {
         .collect();
     let python = Python::resolve(options.python.clone());
     let records = Records::resolve(options.state_dir.clone());
-    let sandbox = Sandbox::new(jail, python, records, server_env);
+    let sandbox = Sandbox::new(jail, python, records, server_env, options.allow_sdists);
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build();
     let runtime = match runtime {

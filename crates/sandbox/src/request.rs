@@ -17,12 +17,27 @@ pub struct RunRequest {
     pub stdin: Option<Vec<u8>>,
 }
 
+/// Which network a run has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Network {
+    /// A network namespace of its own: no interface but a downed loopback, and no abstract
+    /// unix socket of the host.
+    #[default]
+    None,
+    /// The host's own (`--network`): its loopback and abstract sockets too.
+    Host,
+    /// A namespace of its own given outbound-only user-mode networking by `pasta`: the
+    /// internet and the LAN, never the host's loopback or abstract sockets (pip's runs).
+    Outbound,
+}
+
 /// What one run may reach beyond the jail's fixed view.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reach {
-    /// The host's network (else a network namespace of its own: no interface but a downed
-    /// loopback, and no abstract unix socket of the host).
-    pub network: bool,
+    pub network: Network,
     /// Host folders bound read-only at their own path (pip's local `--find-links`).
     pub read_only: Vec<PathBuf>,
+    /// Whether the workspace's `.sandbox` (the venv) is writable: only for pip's own runs,
+    /// so a command cannot rewrite the code the next install runs.
+    pub state_writable: bool,
 }

@@ -39,7 +39,7 @@ pub async fn run(
     cancelled: impl Future<Output = ()>,
 ) -> Result<RunOutcome, SandboxError> {
     let started = Instant::now();
-    let words = jail.wrap(&request.cwd, &request.reach, &request.argv);
+    let words = jail.wrap(&request.cwd, &request.reach, &request.argv)?;
     // A ready helper's stdin carries its order, so a run with input of its own starts directly.
     let ready = match request.stdin {
         None => jail.launcher.start(&words, request).await,

@@ -1,14 +1,14 @@
 //! The MCP server: lists the four tools and runs them for one workspace. One `Sandbox` owns
 //! the jail, the interpreter choice and the venv's creation lock.
 
-use crate::confine::Jail;
+use crate::confine::{Confinement, Jail};
 use crate::error::SandboxError;
 use crate::info::{self, Package};
-use crate::request::{Reach, RunRequest};
+use crate::request::{Network, Reach, RunRequest};
 use crate::run::{run, RunOutcome};
 use crate::tools::{self, InstallPackagesArgs, RunCommandArgs, RunPythonArgs};
 use crate::venv::{self, Python, Records};
-use crate::{env, paths};
+use crate::{env, outbound, paths};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -28,6 +28,8 @@ pub struct Sandbox {
     pub records: Records,
     /// The server's environment, read once at start; runs see only its allowlist.
     pub server_env: Vec<(String, String)>,
+    /// pip may build source distributions (`--allow-sdists`); else wheels only.
+    pub allow_sdists: bool,
     venv_creation: tokio::sync::Mutex<()>,
 }
 
@@ -41,9 +43,10 @@ impl Sandbox {
         python: Python,
         records: Records,
         server_env: Vec<(String, String)>,
+        allow_sdists: bool,
     ) -> Sandbox {
         let venv_creation = tokio::sync::Mutex::new(());
-        Sandbox { jail, python, records, server_env, venv_creation }
+        Sandbox { jail, python, records, server_env, allow_sdists, venv_creation }
     }
 
     pub fn workspace(&self) -> &Path {
@@ -68,10 +71,11 @@ impl Sandbox {
     }
 
     /// A run of `argv` in `cwd`: the allowlisted environment without pip's settings, the
-    /// network only when the server was started with it, nothing on stdin.
+    /// network only when the server was started with it, the venv read-only, nothing on stdin.
     pub fn request(&self, argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> RunRequest {
         let env = self.environment(false);
-        let reach = Reach { network: self.jail.network, read_only: Vec::new() };
+        let network = if self.jail.network { Network::Host } else { Network::None };
+        let reach = Reach { network, read_only: Vec::new(), state_writable: false };
         RunRequest { argv, cwd, timeout, env, reach, stdin: None }
     }
 
@@ -90,12 +94,14 @@ impl Sandbox {
         env
     }
 
-    /// A run of pip: its `PIP_*` settings, the network, and its local `find-links` folders
-    /// visible read-only.
+    /// A run of pip: its `PIP_*` settings, an outbound-only network of its own, its local
+    /// `find-links` folders visible read-only, the venv writable. It starts in `/`, outside
+    /// the workspace, so no `pip.py` there is imported in its place.
     pub fn pip_request(&self, argv: Vec<String>, timeout: Duration) -> RunRequest {
-        let mut request = self.request(argv, self.workspace().to_path_buf(), timeout);
+        let mut request = self.request(argv, PathBuf::from("/"), timeout);
         request.env = self.environment(true);
-        request.reach = Reach { network: true, read_only: env::local_find_links(&request.env) };
+        let read_only = env::local_find_links(&request.env);
+        request.reach = Reach { network: Network::Outbound, read_only, state_writable: true };
         request
     }
 
@@ -108,24 +114,17 @@ impl Sandbox {
         run(&self.jail, &request, context.ct.cancelled()).await
     }
 
-    /// The venv's packages (`pip list`, run confined: the venv's code is the workspace's), or
-    /// `None` when there is no venv or pip could not list them.
-    pub async fn installed(&self, cx: &RequestContext<RoleServer>) -> Option<Vec<Package>> {
-        let python = venv::venv_python(&self.usable_venv()?);
-        let argv = [python.display().to_string(), "-m".into(), "pip".into(), "list".into()];
-        let mut argv = argv.to_vec();
-        argv.extend(["--format=json".into(), "--disable-pip-version-check".into()]);
-        let cwd = self.workspace().to_path_buf();
-        let request = self.request(argv, cwd, Duration::from_secs(120));
-        let outcome = self.execute(request, cx).await.ok()?;
-        info::parse_pip_list(&outcome.stdout)
+    /// The venv's packages, read from its `site-packages` (no code of the venv runs), or
+    /// `None` when there is no venv of ours.
+    pub fn installed(&self) -> Option<Vec<Package>> {
+        info::installed(&self.usable_venv()?)
     }
 
     /// `sandbox_info`: the jail, the interpreter, the venv and its packages.
-    async fn sandbox_info(&self, cx: &RequestContext<RoleServer>) -> CallToolResult {
+    async fn sandbox_info(&self) -> CallToolResult {
         let version = self.python.version().await;
         let (venv, venv_ours) = (self.venv(), self.usable_venv().is_some());
-        let packages = self.installed(cx).await;
+        let packages = self.installed();
         info::sandbox_info(&self.jail, &self.python, version, &venv, venv_ours, packages)
     }
 
@@ -175,13 +174,13 @@ impl Sandbox {
         }
         args.packages.iter().try_for_each(|p| tools::check_package(p))?;
         self.ensure_venv().await?;
-        let before = self.installed(cx).await.unwrap_or_default();
-        let python = venv::venv_python(&self.venv()).display().to_string();
-        let mut argv = vec![python, "-m".into(), "pip".into(), "install".into()];
-        argv.extend(["--disable-pip-version-check".into(), "--no-input".into(), "--".into()]);
-        argv.extend(args.packages);
-        let outcome = self.execute(self.pip_request(argv, timeout), cx).await?;
-        let after = self.installed(cx).await.unwrap_or_default();
+        let before = self.installed().unwrap_or_default();
+        let mut outcome =
+            self.execute(self.pip_request(self.pip_install(args.packages), timeout), cx).await?;
+        if self.jail.is_confined() {
+            outcome.stderr = outbound::without_noise(&outcome.stderr);
+        }
+        let after = self.installed().unwrap_or_default();
         let changed = info::changed(&before, &after);
         let line = match (outcome.exit_code, changed.is_empty()) {
             (0, true) => "installed: nothing new (already satisfied)".to_string(),
@@ -195,6 +194,20 @@ impl Sandbox {
         Ok(result)
     }
 
+    /// `python -I -m pip install …`: isolated (no current folder or script folder on
+    /// `sys.path`, no `PYTHON*` variables, no user site), wheels only unless `--allow-sdists`.
+    fn pip_install(&self, packages: Vec<String>) -> Vec<String> {
+        let python = venv::venv_python(&self.venv()).display().to_string();
+        let mut argv = vec![python, "-I".into(), "-m".into(), "pip".into(), "install".into()];
+        argv.extend(["--disable-pip-version-check".into(), "--no-input".into()]);
+        if !self.allow_sdists {
+            argv.push("--only-binary=:all:".into());
+        }
+        argv.push("--".into());
+        argv.extend(packages);
+        argv
+    }
+
     async fn dispatch(
         &self,
         request: CallToolRequestParams,
@@ -205,7 +218,7 @@ impl Sandbox {
             "run_command" => self.run_command(tools::parse_args(args)?, cx).await,
             "run_python" => self.run_python(tools::parse_args(args)?, cx).await,
             "install_packages" => self.install_packages(tools::parse_args(args)?, cx).await,
-            "sandbox_info" => Ok(self.sandbox_info(cx).await),
+            "sandbox_info" => Ok(self.sandbox_info().await),
             other => Err(SandboxError::Arguments(format!("unknown tool {other:?}"))),
         }
     }
@@ -214,7 +227,9 @@ impl Sandbox {
 impl ServerHandler for SandboxServer {
     fn get_info(&self) -> ServerConfig {
         let implementation = Implementation::new("preflight-sandbox", env!("CARGO_PKG_VERSION"));
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        capabilities.experimental = Some(confinement_capability(&self.0.jail));
+        ServerConfig::new(capabilities)
             .with_server_info(implementation)
             .with_instructions(self.0.jail.describe())
     }
@@ -224,7 +239,12 @@ impl ServerHandler for SandboxServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = tools::definitions(&self.0.jail.describe(), self.0.jail.network);
+        let sandbox = &self.0;
+        let tools = tools::definitions(
+            &sandbox.jail.describe(),
+            sandbox.jail.network,
+            sandbox.allow_sdists,
+        );
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -238,5 +258,57 @@ impl ServerHandler for SandboxServer {
             Err(error) => tools::refusal(self.0.jail.result_banner().as_deref(), &error),
         };
         Ok(result.into())
+    }
+}
+
+/// The key of [`confinement_capability`], which the engine reads.
+pub const CONFINEMENT_CAPABILITY: &str = "preflight/confinement";
+
+/// `{"preflight/confinement": {"confined": bool, "reason": string|null}}`, the server's
+/// `capabilities.experimental` in its initialize result: whether runs are confined, so the
+/// engine can check what it was told against what the server does.
+pub fn confinement_capability(jail: &Jail) -> rmcp::model::ExperimentalCapabilities {
+    let reason = match &jail.confinement {
+        Confinement::Bubblewrap { .. } => None,
+        Confinement::Unconfined { reason } => Some(reason.clone()),
+    };
+    let mut report = rmcp::model::JsonObject::new();
+    report.insert("confined".into(), serde_json::json!(jail.is_confined()));
+    report.insert("reason".into(), serde_json::json!(reason));
+    [(CONFINEMENT_CAPABILITY.to_string(), report)].into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{ConfinementChoice, Options};
+
+    #[test]
+    fn the_confinement_is_advertised_under_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            workspace: dir.path().to_path_buf(),
+            network: false,
+            confinement: ConfinementChoice::None,
+            max_processes: 64,
+            memory_mib: 64,
+            max_file_mib: 64,
+            python: None,
+            state_dir: None,
+            allow_sdists: false,
+        };
+        let mut jail = Jail::detect(&options, dir.path().to_path_buf()).unwrap();
+        let unconfined = serde_json::to_value(confinement_capability(&jail)).unwrap();
+        assert_eq!(
+            unconfined,
+            serde_json::json!({"preflight/confinement":
+                {"confined": false, "reason": "started with --confinement none"}})
+        );
+        jail.confinement = Confinement::Bubblewrap { bwrap: "/usr/bin/bwrap".into() };
+        let confined = serde_json::to_value(confinement_capability(&jail)).unwrap();
+        assert_eq!(
+            confined,
+            serde_json::json!({"preflight/confinement": {"confined": true, "reason": null}})
+        );
     }
 }

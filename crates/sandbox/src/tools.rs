@@ -46,20 +46,64 @@ pub fn timeout(timeout_s: Option<u64>) -> Result<Duration, SandboxError> {
     }
 }
 
-/// A pip requirement we pass on: a name, extras, version specifiers. Never an option
-/// (`--index-url …`), a path or a URL.
+/// What pip would take for a file rather than a name from the index (its archive suffixes),
+/// and other files: a requirement naming one is refused.
+const FILE_SUFFIXES: [&str; 16] = [
+    "whl", "zip", "tar", "gz", "tgz", "bz2", "tbz", "xz", "txz", "lz", "tlz", "lzma", "egg", "py",
+    "exe", "toml",
+];
+
+/// A pip requirement we pass on: a name from the index, optional `[extras]`, optional version
+/// specifiers. Never an option (`--index-url …`), a file or an archive (`evil-1.0.tar.gz`,
+/// which pip would build from the local file), a path or a URL; the error says why.
 pub fn check_package(spec: &str) -> Result<(), SandboxError> {
-    let allowed = |c: char| c.is_ascii_alphanumeric() || "._-[],<>=!~* ".contains(c);
-    let starts_well = spec.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
-    if starts_well && spec.chars().all(allowed) {
-        Ok(())
-    } else {
-        Err(SandboxError::PackageRefused(spec.to_string()))
+    let refuse = |why| Err(SandboxError::PackageRefused { spec: spec.to_string(), why });
+    if spec.trim().is_empty() {
+        return refuse("it is empty");
     }
+    if spec.starts_with(['-', '.']) {
+        return refuse("it starts with `-` or `.` (an option or a path)");
+    }
+    if spec.contains(['/', '\\', ':', '@']) {
+        return refuse("it holds `/`, `\\`, `:` or `@` (a path or a URL)");
+    }
+    let name_end = spec.find(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)));
+    let (name, rest) = spec.split_at(name_end.unwrap_or(spec.len()));
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        || !name.ends_with(|c: char| c.is_ascii_alphanumeric())
+    {
+        return refuse("a name starts and ends with a letter or a digit");
+    }
+    let suffix = name.rsplit('.').next().unwrap_or_default().to_ascii_lowercase();
+    if name.contains('.') && FILE_SUFFIXES.contains(&suffix.as_str()) {
+        return refuse("it names a file (an archive, a wheel or a script)");
+    }
+    let rest = match rest.strip_prefix('[') {
+        Some(extras) => match extras.split_once(']') {
+            Some((inside, after)) if extras_are_names(inside) => after,
+            _ => return refuse("its [extras] are not a list of names"),
+        },
+        None => rest,
+    };
+    let specifier_char = |c: char| c.is_ascii_alphanumeric() || "<>=!~,.*+ ".contains(c);
+    let rest = rest.trim_start();
+    if !rest.is_empty()
+        && (!rest.starts_with(['<', '>', '=', '!', '~']) || !rest.chars().all(specifier_char))
+    {
+        return refuse("after the name only version specifiers such as `>=1.2,<2` may follow");
+    }
+    Ok(())
 }
 
-/// The tool list, each description ending with the confinement in plain words.
-pub fn definitions(confinement: &str, network: bool) -> Vec<Tool> {
+fn extras_are_names(inside: &str) -> bool {
+    inside.split(',').map(str::trim).all(|extra| {
+        !extra.is_empty() && extra.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    })
+}
+
+/// The tool list, each description ending with the confinement in plain words; `pip` says
+/// what pip's network reaches and `allow_sdists` whether source distributions are built.
+pub fn definitions(confinement: &str, network: bool, allow_sdists: bool) -> Vec<Tool> {
     let timeout = json!({"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT_S,
         "description": format!("seconds before the whole process group is killed (default {DEFAULT_TIMEOUT_S})")});
     let run_command = schema(
@@ -86,10 +130,15 @@ pub fn definitions(confinement: &str, network: bool) -> Vec<Tool> {
         &["packages"],
     );
     let said = |what: &str| format!("{what}\n\n{confinement}");
+    let builds = match allow_sdists {
+        false => "Wheels only: a package without a wheel for this Python is not installed (no source distribution is built, so no package's setup.py runs).",
+        true => "Wheels, and source distributions too (--allow-sdists): a package's setup.py may run, confined, during the install.",
+    };
+    let venv_note = "The venv (.sandbox) is read-only to commands: install packages with install_packages, not pip.";
     vec![
-        tool("run_command", said("Run a shell command in the workspace with the workspace's Python venv first on PATH. Returns the exit code, stdout and stderr (the last 64 KiB of each); a non-zero exit is a result."), run_command, network),
-        tool("run_python", said("Run Python code with the workspace's venv (.sandbox/venv, created on first use) in the workspace. Returns the exit code, stdout and stderr."), run_python, network),
-        tool("install_packages", said("pip install packages into the workspace's venv. The result names what was installed, with versions, or gives pip's error."), install, network),
+        tool("run_command", said(&format!("Run a shell command in the workspace with the workspace's Python venv first on PATH. Returns the exit code, stdout and stderr (the last 64 KiB of each); a non-zero exit is a result. {venv_note}")), run_command, network),
+        tool("run_python", said(&format!("Run Python code with the workspace's venv (.sandbox/venv, created on first use) in the workspace. Returns the exit code, stdout and stderr. {venv_note}")), run_python, network),
+        tool("install_packages", said(&format!("pip install packages by name from the package index into the workspace's venv (never a file, an archive, a path or a URL). {builds} The result names what was installed, with versions, or gives pip's error.")), install, network),
         tool("sandbox_info", said("Describe the sandbox: Python version, venv path, installed packages and the confinement."), schema(json!({}), &[]), network),
     ]
 }
@@ -168,24 +217,64 @@ mod tests {
             timeout(Some(1801)),
             Err(SandboxError::TimeoutRefused { seconds: 1801, .. })
         ));
-        for ok in ["six", "numpy>=1.26,<2", "requests[socks]==2.31.0", "zope.interface"] {
+    }
+
+    #[test]
+    fn names_are_accepted_and_files_paths_and_urls_refused() {
+        for ok in [
+            "six",
+            "numpy>=1.26,<2",
+            "requests[socks]==2.31.0",
+            "requests[socks, use-chardet]",
+            "zope.interface",
+            "Django~=4.2.1",
+            "pkg==1.*",
+            "a-b_c.d != 2.0",
+        ] {
             assert!(check_package(ok).is_ok(), "{ok}");
         }
-        for refused in
-            ["", "--index-url=http://x", "-e .", "./local", "pkg @ https://x/y.whl", "a;b"]
-        {
-            assert!(check_package(refused).is_err(), "{refused}");
+        let table = [
+            ("", "empty"),
+            ("--index-url=http://x", "starts with `-`"),
+            ("-e .", "starts with `-`"),
+            ("./local", "starts with `-` or `.`"),
+            (".hidden", "starts with `-` or `.`"),
+            ("evil-1.0.tar.gz", "names a file"),
+            ("x.whl", "names a file"),
+            ("a.zip", "names a file"),
+            ("EVIL.TGZ", "names a file"),
+            ("setup.py", "names a file"),
+            ("dir/pkg", "a path or a URL"),
+            ("dir\\pkg", "a path or a URL"),
+            ("C:pkg", "a path or a URL"),
+            ("file:evil", "a path or a URL"),
+            ("pkg @ https://x/y.whl", "a path or a URL"),
+            ("pkg@1", "a path or a URL"),
+            ("a;b", "only version specifiers"),
+            ("pkg; python_version<'3'", "only version specifiers"),
+            ("pkg 1.0", "only version specifiers"),
+            ("pkg[x", "[extras]"),
+            ("pkg-", "starts and ends with a letter or a digit"),
+        ];
+        for (spec, why) in table {
+            let error = check_package(spec).expect_err(spec).to_string();
+            assert!(error.contains(why), "{spec:?}: {error}");
+            assert!(error.contains("accepts requirements by name"), "{error}");
         }
     }
 
     #[test]
     fn tools_are_named_as_designed_and_none_is_read_only() {
-        let tools = definitions("Confined by bubblewrap.", true);
+        let tools = definitions("Confined by bubblewrap.", true, false);
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!(names, ["run_command", "run_python", "install_packages", "sandbox_info"]);
         for tool in tools {
             assert!(tool.description.unwrap().ends_with("Confined by bubblewrap."));
             assert_eq!(tool.annotations.unwrap().read_only_hint, Some(false));
         }
+        let wheels = definitions("", false, false)[2].description.clone().unwrap_or_default();
+        assert!(wheels.contains("Wheels only"), "{wheels}");
+        let sdists = definitions("", false, true)[2].description.clone().unwrap_or_default();
+        assert!(sdists.contains("source distributions too"), "{sdists}");
     }
 }

@@ -57,6 +57,33 @@ pub fn venv_dir(workspace: &Path) -> PathBuf {
     workspace.join(".sandbox").join("venv")
 }
 
+/// `{workspace}/.sandbox` when it is a real folder (not a link): what a jailed command sees
+/// read-only, so only pip's own runs change the venv.
+pub fn state_folder(workspace: &Path) -> Option<PathBuf> {
+    let folder = workspace.join(".sandbox");
+    let real = std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir());
+    real.then_some(folder)
+}
+
+/// Makes `folder` unless it is there, never through a link: a `.sandbox` (or `.sandbox/venv`)
+/// that is a link or a file is refused, so nothing the server does lands outside the
+/// workspace. `mkdir` on a link fails rather than follow it.
+fn real_folder(folder: &Path, create: bool) -> Result<bool, SandboxError> {
+    match std::fs::symlink_metadata(folder) {
+        Ok(meta) if meta.is_dir() => Ok(true),
+        Ok(_) => Err(SandboxError::StateFolderRefused(folder.to_path_buf())),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(SandboxError::io(format!("looking at {}", folder.display()), e))
+        }
+        Err(_) if !create => Ok(false),
+        Err(_) => match std::fs::create_dir(folder) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => real_folder(folder, false),
+            Err(e) => Err(SandboxError::io(format!("creating {}", folder.display()), e)),
+        },
+    }
+}
+
 /// The venv's interpreter.
 pub fn venv_python(venv: &Path) -> PathBuf {
     venv.join("bin").join("python")
@@ -120,19 +147,19 @@ fn identity(venv: &Path) -> Option<String> {
 /// replaced, and so is one this sandbox did not make. A missing interpreter or venv module
 /// names what to install.
 pub async fn ensure(python: &Python, venv: &Path, records: &Records) -> Result<(), SandboxError> {
-    if venv_python(venv).exists() || std::fs::symlink_metadata(venv_python(venv)).is_ok() {
+    // `.sandbox` first, made here when missing (so it exists, read-only, in every later run).
+    real_folder(venv.parent().unwrap_or(venv), true)?;
+    let exists = real_folder(venv, false)?;
+    if exists && std::fs::symlink_metadata(venv_python(venv)).is_ok() {
         return match records.is_ours(venv) {
             true => Ok(()),
             false => Err(SandboxError::VenvForeign(venv.to_path_buf())),
         };
     }
-    if venv.exists() {
+    if exists {
         return Err(SandboxError::VenvBroken(venv.to_path_buf()));
     }
     check_venv_module(python).await?;
-    let parent = venv.parent().unwrap_or(venv);
-    std::fs::create_dir_all(parent)
-        .map_err(|e| SandboxError::io(format!("creating {}", parent.display()), e))?;
     let create = isolated(&python.interpreter).args(["-m", "venv"]).arg(venv).output();
     let failed = |detail: String| SandboxError::VenvCreate { dir: venv.to_path_buf(), detail };
     let out = match tokio::time::timeout(CREATE_TIMEOUT, create).await {

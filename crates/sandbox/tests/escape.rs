@@ -131,13 +131,15 @@ async fn run_python_never_writes_through_a_planted_link() -> Result<()> {
     let server = start(&[], &[]).await?;
     let victim = server.home.path().join("victim.txt");
     std::fs::write(&victim, "the user's file")?;
-    // Every name the server once used for its scripts, pointed at the victim.
-    let plant = format!(
-        "mkdir -p .sandbox/tmp && for n in 0 1 2 3; do ln -sf {} .sandbox/tmp/run_python-{}-$n.py; done; echo planted",
-        victim.display(),
-        server.pid
-    );
-    assert_eq!(server.run(&plant, 30).await?.stdout, "planted\n");
+    // Every name the server once used for its scripts, pointed at the victim (planted from
+    // outside: `.sandbox` is read-only to commands now).
+    server.run("true", 60).await?;
+    let tmp = server.workspace().join(".sandbox/tmp");
+    std::fs::create_dir_all(&tmp)?;
+    for n in 0..4 {
+        let name = format!("run_python-{}-{n}.py", server.pid);
+        std::os::unix::fs::symlink(&victim, tmp.join(name))?;
+    }
     let run = Run::from(server.call("run_python", json!({"code": "print('ran')"})).await?)?;
     assert_eq!(run.stdout, "ran\n", "{}", run.text);
     assert_eq!(std::fs::read_to_string(&victim)?, "the user's file");
@@ -195,4 +197,25 @@ async fn a_venv_the_workspace_brought_is_never_run_nor_on_path() -> Result<()> {
 
 fn venv_kept(ws: &std::path::Path) -> bool {
     ws.join(".sandbox/venv/bin/python").exists() && ws.join(".sandbox/venv/pyvenv.cfg").exists()
+}
+
+/// `--confinement auto` found bubblewrap working at start; when it fails at run time the run
+/// fails with bubblewrap's words and is never run again unconfined.
+#[tokio::test(flavor = "multi_thread")]
+async fn bubblewrap_failing_at_run_time_is_a_failed_run_never_an_unconfined_one() -> Result<()> {
+    let bin = tempfile::tempdir()?;
+    let fake = bin.path().join("bwrap");
+    // Passes the probe at start (it runs /bin/true), then fails every run.
+    let script = "#!/bin/sh\nfor last; do :; done\n[ \"$last\" = /bin/true ] && exit 0\n\
+                  echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n";
+    std::fs::write(&fake, script)?;
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.path().display());
+    let server = start(&["--confinement", "auto"], &[("PATH", path.as_str())]).await?;
+    let run = server.run("echo ran > ran.txt; echo ran", 30).await?;
+    assert_eq!(run.exit_code, 1, "{}", run.text);
+    assert!(run.stderr.contains("Creating new namespace failed"), "{}", run.text);
+    assert_eq!(run.stdout, "", "{}", run.text);
+    assert!(!server.workspace().join("ran.txt").exists(), "the command ran unconfined");
+    Ok(())
 }

@@ -62,7 +62,9 @@ async fn python_runs_in_the_venv_and_packages_install_from_local_wheels() -> Res
 #[tokio::test(flavor = "multi_thread")]
 async fn the_venv_is_reused_and_a_broken_one_is_refused_not_deleted() -> Result<()> {
     let server = start(&[], &[]).await?;
-    server.run("touch .sandbox/venv/marker", 60).await?;
+    // The venv is read-only inside: the marker is left from outside, as by the user.
+    server.run("true", 60).await?;
+    std::fs::write(server.workspace().join(".sandbox/venv/marker"), "")?;
     let workspace = server.workspace;
     drop(server.client);
     let again = start_in(workspace, &[], &[]).await?;

@@ -103,3 +103,21 @@ async fn confined_descriptions_say_what_holds() -> Result<()> {
     assert_eq!(interfaces, ["lo"], "{}", run.stdout);
     Ok(())
 }
+
+/// The initialize result says whether runs are confined, under the key the engine reads.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_confinement_is_in_the_initialize_result() -> Result<()> {
+    for (args, confined) in [(&["--confinement", "none"][..], false), (&[][..], true)] {
+        let server = start(args, &[]).await?;
+        let info = server.client.peer_info().expect("initialized");
+        let experimental = info.capabilities.experimental.clone().unwrap_or_default();
+        let report = &experimental["preflight/confinement"];
+        assert_eq!(report["confined"], json!(confined), "{report:?}");
+        let reason = report["reason"].as_str();
+        match confined {
+            true => assert_eq!(report["reason"], json!(null)),
+            false => assert_eq!(reason, Some("started with --confinement none")),
+        }
+    }
+    Ok(())
+}
