@@ -4,6 +4,7 @@
 use crate::confine::Jail;
 use crate::error::SandboxError;
 use crate::info::{self, Package};
+use crate::quarantine::Guard;
 use crate::request::{Reach, RunRequest};
 use crate::run::{run, RunOutcome};
 use crate::tools::{self, InstallPackagesArgs, RunCommandArgs, RunPythonArgs};
@@ -29,6 +30,8 @@ pub struct Sandbox {
     /// The server's environment, read once at start; runs see only its allowlist.
     pub server_env: Vec<(String, String)>,
     venv_creation: tokio::sync::Mutex<()>,
+    /// Snapshots the workspace's `.git` entries around each run and quarantines new ones.
+    guard: Guard,
 }
 
 /// The rmcp handler around a shared [`Sandbox`].
@@ -43,7 +46,7 @@ impl Sandbox {
         server_env: Vec<(String, String)>,
     ) -> Sandbox {
         let venv_creation = tokio::sync::Mutex::new(());
-        Sandbox { jail, python, records, server_env, venv_creation }
+        Sandbox { jail, python, records, server_env, venv_creation, guard: Guard::default() }
     }
 
     pub fn workspace(&self) -> &Path {
@@ -72,7 +75,7 @@ impl Sandbox {
     pub fn request(&self, argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> RunRequest {
         let env = self.environment(false);
         let reach = Reach { network: self.jail.network, read_only: Vec::new() };
-        RunRequest { argv, cwd, timeout, env, reach, stdin: None }
+        RunRequest { argv, cwd, timeout, env, reach, stdin: None, protected: None }
     }
 
     /// The allowlisted environment, its `HOME` the empty home the jail made (at the home's
@@ -99,13 +102,19 @@ impl Sandbox {
         request
     }
 
-    /// Runs `request` confined, ending it when the call is cancelled.
+    /// Runs `request` confined, ending it when the call is cancelled: the workspace's `.git`
+    /// entries and `.dwp` read-only during it, and any it created or replaced renamed aside
+    /// after it (`quarantine.rs`), even when the run failed.
     pub async fn execute(
         &self,
-        request: RunRequest,
+        mut request: RunRequest,
         context: &RequestContext<RoleServer>,
     ) -> Result<RunOutcome, SandboxError> {
-        run(&self.jail, &request, context.ct.cancelled()).await
+        let before = self.guard.before(self.workspace()).await;
+        request.protected = Some(before.protected(self.workspace()));
+        let outcome = run(&self.jail, &request, context.ct.cancelled()).await;
+        let report = self.guard.after(self.workspace(), before).await;
+        outcome.map(|outcome| RunOutcome { guard: report, ..outcome })
     }
 
     /// The venv's packages (`pip list`, run confined: the venv's code is the workspace's), or
