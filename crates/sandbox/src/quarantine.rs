@@ -13,7 +13,7 @@ use std::ffi::{CString, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 use std::sync::{Arc, Mutex};
 
 /// How many `NAME.quarantined-by-preflight-<n>` names are tried before giving up.
@@ -108,9 +108,8 @@ fn rename_aside(workspace: &Path, relative: &Path) -> io::Result<String> {
         let new = CString::new(aside.as_bytes())?;
         let fd = folder.as_raw_fd();
         // SAFETY: both names are NUL-terminated C strings and `fd` is an open folder.
-        let renamed = unsafe {
-            libc::renameat2(fd, old.as_ptr(), fd, new.as_ptr(), libc::RENAME_NOREPLACE)
-        };
+        let renamed =
+            unsafe { libc::renameat2(fd, old.as_ptr(), fd, new.as_ptr(), libc::RENAME_NOREPLACE) };
         if renamed == 0 {
             return Ok(relative.with_file_name(aside).display().to_string());
         }

@@ -50,7 +50,8 @@ pub struct Identity {
 }
 
 impl Identity {
-    const MISSING: Identity = Identity { kind: Kind::Missing, dev: 0, ino: 0, size: 0, mtime: (0, 0) };
+    const MISSING: Identity =
+        Identity { kind: Kind::Missing, dev: 0, ino: 0, size: 0, mtime: (0, 0) };
 
     fn of(meta: &std::fs::Metadata) -> Identity {
         let file_type = meta.file_type();

@@ -50,10 +50,7 @@ fn marker() -> Result<Marker> {
 
 /// The script that plants `core.fsmonitor` in the repository of folder `at`.
 fn plant_fsmonitor(at: &str, marker: &Marker) -> String {
-    format!(
-        "git -C {at} config core.fsmonitor 'touch {}' && echo planted",
-        marker.path.display()
-    )
+    format!("git -C {at} config core.fsmonitor 'touch {}' && echo planted", marker.path.display())
 }
 
 /// The paths the result says were quarantined, and where each went.
@@ -208,9 +205,8 @@ async fn overlapping_runs_quarantine_what_either_planted_once() -> Result<()> {
     // lets it finish once the repository is there: whichever snapshot saw it, it goes aside.
     let first = "git init -q planted && while [ ! -e go ]; do sleep 0.05; done; echo first";
     let second = "while [ ! -d planted/.git ]; do sleep 0.05; done; touch go; echo second";
-    let call = |command: &str| {
-        server.call("run_command", json!({"command": command, "timeout_s": 60}))
-    };
+    let call =
+        |command: &str| server.call("run_command", json!({"command": command, "timeout_s": 60}));
     let (a, b) = tokio::join!(call(first), call(second));
     let (a, b) = (Run::from(a?)?, Run::from(b?)?);
     assert_eq!((a.stdout.as_str(), b.stdout.as_str()), ("first\n", "second\n"));
