@@ -47,6 +47,7 @@ pub mod env;
 pub mod error;
 pub mod info;
 pub mod limits;
+pub mod listings;
 pub mod output;
 pub mod paths;
 pub mod prepared;

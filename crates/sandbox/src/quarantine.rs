@@ -7,6 +7,7 @@
 //! it, so an entry made during any run is caught by that run (whatever others started since);
 //! one lock keeps snapshots and renames from interleaving.
 
+use crate::listings::Listings;
 use crate::watch::{self, Snapshot};
 use serde::Serialize;
 use std::ffi::{CString, OsString};
@@ -38,29 +39,27 @@ pub struct GuardReport {
     pub incomplete: Option<String>,
 }
 
-/// The lock every snapshot and quarantine of one workspace is taken under.
+/// The folder listings kept between walks (`listings.rs`), and the lock every snapshot and
+/// quarantine of the workspace is taken under.
 #[derive(Debug, Default, Clone)]
 pub struct Guard {
-    lock: Arc<Mutex<()>>,
+    listings: Arc<Mutex<Listings>>,
 }
 
 impl Guard {
     /// The snapshot a run starts from (off the async threads: the walk reads the disk).
     pub async fn before(&self, workspace: &Path) -> Snapshot {
-        let (lock, workspace) = (self.lock.clone(), workspace.to_path_buf());
-        let walk = move || {
-            let _held = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            watch::snapshot(&workspace)
-        };
+        let (listings, workspace) = (self.listings.clone(), workspace.to_path_buf());
+        let walk = move || walk(&listings, &workspace);
         tokio::task::spawn_blocking(walk).await.unwrap_or_default()
     }
 
     /// Walks again after the run, renames aside what changed since `before`, and reports.
     pub async fn after(&self, workspace: &Path, before: Snapshot) -> GuardReport {
-        let (lock, workspace) = (self.lock.clone(), workspace.to_path_buf());
+        let (listings, workspace) = (self.listings.clone(), workspace.to_path_buf());
         let check = move || {
-            let _held = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            let after = watch::snapshot(&workspace);
+            let mut held = listings.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let after = snapshot_locked(&mut held, &workspace);
             let quarantined = after
                 .changed_since(&before)
                 .into_iter()
@@ -74,6 +73,18 @@ impl Guard {
         }
         report
     }
+}
+
+fn walk(listings: &Mutex<Listings>, workspace: &Path) -> Snapshot {
+    let mut held = listings.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    snapshot_locked(&mut held, workspace)
+}
+
+fn snapshot_locked(listings: &mut Listings, workspace: &Path) -> Snapshot {
+    if listings.workspace() != workspace {
+        *listings = Listings::for_workspace(workspace);
+    }
+    watch::snapshot_with(workspace, listings, watch::MAX_ENTRIES, watch::MAX_DEPTH)
 }
 
 /// Renames `relative` aside in its own folder; the folders on the way are opened without

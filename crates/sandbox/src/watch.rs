@@ -8,15 +8,15 @@
 //! created or replaced (`quarantine.rs` renames those aside). Git runs a program named there
 //! (a hook, `core.fsmonitor`) as the user, outside the sandbox, at their next git command.
 
+use crate::listings::Listings;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
-/// At most this many directory entries are read by one walk (about a third of a second on
-/// this project's machines, `benches/walk.rs`); past it the rest is neither protected nor
-/// checked, and the result says so.
+/// At most this many directory entries are read by one walk; past it the rest is neither
+/// protected nor checked, and the result says so.
 pub const MAX_ENTRIES: usize = 1_000_000;
 /// Folders deeper than this are not walked (and the result says so).
 pub const MAX_DEPTH: usize = 64;
@@ -93,67 +93,79 @@ pub fn is_watched_name(name: &OsStr, depth: usize) -> bool {
 /// Walks `workspace` (canonical) breadth-first, reading at most [`MAX_ENTRIES`] entries and
 /// [`MAX_DEPTH`] levels, following no link and not entering a watched folder.
 pub fn snapshot(workspace: &Path) -> Snapshot {
-    snapshot_within(workspace, MAX_ENTRIES, MAX_DEPTH)
+    snapshot_with(workspace, &mut Listings::default(), MAX_ENTRIES, MAX_DEPTH)
 }
 
 /// [`snapshot`] with other caps (the tests' small ones).
 pub fn snapshot_within(workspace: &Path, max_entries: usize, max_depth: usize) -> Snapshot {
-    let mut walk = Walk { workspace, snapshot: Snapshot::default(), budget: max_entries, read: 0 };
+    snapshot_with(workspace, &mut Listings::default(), max_entries, max_depth)
+}
+
+/// [`snapshot`] reusing the folder listings of earlier walks that still hold (`listings.rs`).
+pub fn snapshot_with(
+    workspace: &Path,
+    listings: &mut Listings,
+    max_entries: usize,
+    max_depth: usize,
+) -> Snapshot {
+    let mut walk =
+        Walk { workspace, listings, snapshot: Snapshot::default(), read: 0, max_entries };
     let mut level = vec![PathBuf::new()];
-    for depth in 0..max_depth {
+    let mut depth = 0;
+    while !level.is_empty() && walk.snapshot.capped.is_none() {
+        if depth == max_depth {
+            walk.snapshot.capped = Some(format!(
+                "folders deeper than {max_depth} levels were not checked for .git entries"
+            ));
+            break;
+        }
         let mut next = Vec::new();
         for folder in level {
             if !walk.list(&folder, depth, &mut next) {
-                return walk.snapshot;
+                break;
             }
         }
-        if next.is_empty() {
-            return walk.snapshot;
-        }
         level = next;
+        depth += 1;
     }
-    walk.snapshot.capped =
-        Some(format!("folders deeper than {max_depth} levels were not checked for .git entries"));
+    walk.listings.finish_walk();
     walk.snapshot
 }
 
 struct Walk<'a> {
     workspace: &'a Path,
+    listings: &'a mut Listings,
     snapshot: Snapshot,
-    budget: usize,
     read: usize,
+    max_entries: usize,
 }
 
 impl Walk<'_> {
-    /// Reads one folder: records its watched entries and queues its other folders. False
+    /// Lists one folder: records its watched entries and queues its other folders. False
     /// when the entry budget ran out.
     fn list(&mut self, folder: &Path, depth: usize, next: &mut Vec<PathBuf>) -> bool {
-        let entries = match std::fs::read_dir(self.workspace.join(folder)) {
-            Ok(entries) => entries,
+        let budget = self.max_entries - self.read;
+        let listing = match self.listings.list(self.workspace, folder, depth, budget) {
+            Ok(listing) => listing,
             Err(_) => {
                 self.record_sealed(folder);
                 return true;
             }
         };
-        for entry in entries.flatten() {
-            if self.budget == 0 {
-                self.snapshot.capped = Some(format!(
-                    "the workspace holds more than {read} files and folders; only the first \
-                     {read} were checked for .git entries",
-                    read = self.read
-                ));
-                return false;
-            }
-            self.read += 1;
-            self.budget -= 1;
-            let name = entry.file_name();
-            let relative = folder.join(&name);
-            if is_watched_name(&name, depth) {
-                self.record(relative);
-            } else if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                next.push(relative);
-            }
+        if listing.entries > budget {
+            self.snapshot.capped = Some(format!(
+                "the workspace holds more than {max} files and folders; only the first {read} \
+                 were checked for .git entries",
+                max = self.max_entries,
+                read = self.read
+            ));
+            return false;
         }
+        self.read += listing.entries;
+        for name in &listing.watched {
+            self.record(folder.join(name));
+        }
+        next.extend(listing.folders.iter().map(|name| folder.join(name)));
         true
     }
 
