@@ -18,7 +18,8 @@
 //!   `/var/tmp`, an empty home (emptied again over the workspace when it lies inside it), the
 //!   workspace read-write with every `.git` in it (any depth, folder or file, any case), the
 //!   folders their `gitdir:` lines name and the `.dwp` plan folder read-only on top, found by
-//!   a bounded walk that follows no link (`watch.rs`). No host socket path exists inside.
+//!   a bounded walk that follows no link (`watch.rs`; a folder's listing is reused while its
+//!   ctime holds, `listings.rs`). No host socket path exists inside.
 //! - After every run (`quarantine.rs`) a `.git` or `.dwp` that it created or replaced is
 //!   renamed aside (`lib/.git` to `lib/.git.quarantined-by-preflight-1`, never deleted), and the
 //!   result says so with how to restore it: git would run what a planted one names as the user.

@@ -63,7 +63,10 @@ impl Guard {
             let quarantined = after
                 .changed_since(&before)
                 .into_iter()
-                .map(|(path, created)| quarantine(&workspace, &path, created))
+                .map(|(path, created)| {
+                    let moved_from = after.moved_from(&path, &before).filter(|_| created);
+                    quarantine(&workspace, &path, reason(&path, created, moved_from.as_deref()))
+                })
                 .collect();
             GuardReport { quarantined, incomplete: before.capped.or(after.capped) }
         };
@@ -89,8 +92,7 @@ fn snapshot_locked(listings: &mut Listings, workspace: &Path) -> Snapshot {
 
 /// Renames `relative` aside in its own folder; the folders on the way are opened without
 /// following links, so a link swapped in by another run cannot point the rename elsewhere.
-fn quarantine(workspace: &Path, relative: &Path, created: bool) -> Quarantined {
-    let reason = reason(relative, created);
+fn quarantine(workspace: &Path, relative: &Path, reason: String) -> Quarantined {
     let path = relative.display().to_string();
     match rename_aside(workspace, relative) {
         Ok(moved) => Quarantined { path, moved_to: Some(moved), reason, error: None },
@@ -98,8 +100,13 @@ fn quarantine(workspace: &Path, relative: &Path, created: bool) -> Quarantined {
     }
 }
 
-fn reason(relative: &Path, created: bool) -> String {
-    let what = if created { "this run created it" } else { "this run replaced or changed it" };
+/// Why, in plain words: what the run did to it, and why that matters.
+fn reason(relative: &Path, created: bool, moved_from: Option<&Path>) -> String {
+    let what = match (moved_from, created) {
+        (Some(from), _) => format!("this run moved it here from {}", from.display()),
+        (None, true) => "this run created it".to_owned(),
+        (None, false) => "this run replaced or changed it".to_owned(),
+    };
     let is_plan = relative.components().count() == 1
         && relative.as_os_str().as_bytes().eq_ignore_ascii_case(b".dwp");
     if is_plan {

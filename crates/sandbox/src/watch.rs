@@ -266,6 +266,17 @@ impl Snapshot {
     }
 }
 
+impl Snapshot {
+    /// Where the entry at `path` (in `self`) was in `before`, when it is the same thing at
+    /// another path (its folder was renamed by the run).
+    pub fn moved_from(&self, path: &Path, before: &Snapshot) -> Option<PathBuf> {
+        let identity = self.entries.get(path)?;
+        let earlier =
+            before.entries.iter().find(|(at, was)| *was == identity && at.as_path() != path);
+        earlier.map(|(at, _)| at.clone())
+    }
+}
+
 fn followed_inside(workspace: &Path, link: &Path) -> Option<PathBuf> {
     let real = link.canonicalize().ok()?;
     (real.starts_with(workspace) && real != workspace).then_some(real)

@@ -135,6 +135,8 @@ async fn a_submodules_git_file_cannot_be_replaced_and_a_replacement_is_quarantin
     assert_eq!(run.stdout, "planted\n", "{}", run.text);
     let paths: Vec<String> = quarantined(&run).into_iter().map(|(path, _)| path).collect();
     assert!(paths.contains(&"lib/.git".to_owned()), "{}", run.text);
+    // The submodule's own pointer, moved along with its folder, is set aside too, and said.
+    assert!(run.text.contains("QUARANTINED lib-away/.git: this run moved it here from lib/.git"));
     assert!(!ws.join("lib/.git").exists());
     let status = git(&ws.join("lib"), &["status"])?;
     assert!(!marker.path.exists(), "the planted fsmonitor ran: {status:?}");
