@@ -140,9 +140,11 @@ fn read(path: &Path, depth: usize, limit: usize) -> io::Result<Listing> {
 /// The workspace's device when its file system is one whose ctime can be trusted.
 fn trusted_device(workspace: &Path) -> Option<u64> {
     let path = CString::new(workspace.as_os_str().as_bytes()).ok()?;
-    // SAFETY: `path` is NUL-terminated and `stats` is a plain struct the call fills.
+    // SAFETY: `statfs` is a plain C struct of integers, valid when zeroed.
     let mut stats: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(path.as_ptr(), &mut stats) } != 0 {
+    // SAFETY: `path` is NUL-terminated and `stats` is a struct the call fills.
+    let failed = unsafe { libc::statfs(path.as_ptr(), &mut stats) } != 0;
+    if failed {
         return None;
     }
     let kind = (stats.f_type as u64) & 0xFFFF_FFFF;
