@@ -1,5 +1,10 @@
 //! Confinement with bubblewrap: the argument list that wraps each run, found to work (or not)
 //! once at start, and described in plain words wherever a model or a person looks.
+//!
+//! The order of the mounts is the design: the system folders, the empty home, the workspace
+//! read-write, then what must stay read-only in it (every `.git` and the `.dwp` plan folder,
+//! `watch.rs`) bound again on top, and last the empty home once more when it lies inside the
+//! workspace (so a workspace of `/home` does not show the real `~/.ssh`).
 
 use crate::cli::{ConfinementChoice, Options};
 use crate::error::SandboxError;
@@ -76,10 +81,13 @@ impl Jail {
     /// The full argument list for running `argv` in `cwd` with `reach`: limits wrapper,
     /// pasta (pip's outbound-only network), bubblewrap, command. Refused when the outbound
     /// network is asked for and pasta does not work: never the host's network instead.
+    /// `protected` is what stays read-only in the workspace, from the snapshot the run's
+    /// check starts from; `None` walks the workspace here.
     pub fn wrap(
         &self,
         cwd: &Path,
         reach: &Reach,
+        protected: Option<&[PathBuf]>,
         argv: &[String],
     ) -> Result<Vec<String>, SandboxError> {
         let mut words = self.limits.wrapper();
@@ -87,8 +95,16 @@ impl Jail {
             if reach.network == Network::Outbound {
                 words.extend(self.outbound.words().map_err(SandboxError::OutboundUnavailable)?);
             }
+            let walked;
+            let protected = match protected {
+                Some(paths) => paths,
+                None => {
+                    walked = protected_in(&self.workspace);
+                    &walked
+                }
+            };
             words.push(bwrap.display().to_string());
-            words.extend(bubblewrap_args(self, cwd, reach));
+            words.extend(bubblewrap_args(self, cwd, reach, protected));
             words.push("--".into());
         }
         words.extend(argv.iter().cloned());
@@ -106,8 +122,10 @@ impl Jail {
         match &self.confinement {
             Confinement::Bubblewrap { .. } => format!(
                 "Confined by bubblewrap: only the system folders (/usr, /etc) are visible, read-only; \
-                 only the workspace {} is writable, its .git read-only; /tmp and /run are private, \
-                 the home folder is empty, no socket of the host is reachable, processes outside \
+                 only the workspace {} is writable, but every .git in it (at any depth, folder or \
+                 file) and its .dwp plan folder are read-only, and a .git or .dwp a run creates or \
+                 replaces is renamed aside after it (quarantined, never deleted; the result says \
+                 so); /tmp and /run are private, the home folder is empty, no socket of the host is reachable, processes outside \
                  the sandbox are invisible and nothing a command starts outlives the call; \
                  the venv's folder .sandbox is read-only to commands and Python (only \
                  install_packages changes it); {network}; {pip}; {limits}.",
@@ -156,35 +174,36 @@ const SYSTEM_DIRS: [&str; 8] =
     ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
 
 /// bubblewrap's options, by allowlist: the system folders read-only, fresh `/dev`, `/proc`,
-/// `/tmp`, `/run` and `/var/tmp`, an empty home, the workspace read-write with its `.git`
-/// read-only again on top, every namespace unshared (the network's too unless `reach` asks).
-fn bubblewrap_args(jail: &Jail, cwd: &Path, reach: &Reach) -> Vec<String> {
+/// `/tmp`, `/run` and `/var/tmp`, an empty home, the workspace read-write with `protected`
+/// (its `.git` entries and `.dwp`) read-only again on top, every namespace unshared (the
+/// network's too unless `reach` asks).
+fn bubblewrap_args(jail: &Jail, cwd: &Path, reach: &Reach, protected: &[PathBuf]) -> Vec<String> {
     let mut args = system_view();
     // The home first: a workspace or a wheel folder inside it is bound over the empty tmpfs.
     if let Some(home) = &jail.home {
         args.extend(["--tmpfs".into(), home.display().to_string()]);
     }
-    let mut binds: Vec<(&str, PathBuf)> = Vec::new();
     let upstream = match reach.network {
         Network::Outbound => outbound::upstream_resolver(),
         _ => None,
     };
+    let mut resolver = None;
     if let Some((source, destination)) = &upstream {
         let [source, destination] = [source, destination].map(|p| p.display().to_string());
         args.extend(["--ro-bind".into(), source, destination]);
-    } else if let (true, Some(resolver)) = (reach.network != Network::None, resolver_outside_etc())
-    {
-        binds.push(("--ro-bind", resolver));
+    } else if reach.network != Network::None {
+        resolver = resolver_outside_etc();
     }
-    binds.extend(reach.read_only.iter().map(|folder| ("--ro-bind-try", folder.clone())));
-    binds.push(("--bind", jail.workspace.clone()));
-    binds.extend(protected_in(&jail.workspace).into_iter().map(|path| ("--ro-bind", path)));
-    if !reach.state_writable {
-        binds.extend(crate::venv::state_folder(&jail.workspace).map(|path| ("--ro-bind", path)));
-    }
-    for (how, path) in binds {
+    let state = match reach.state_writable {
+        true => None,
+        false => crate::venv::state_folder(&jail.workspace),
+    };
+    for (how, path) in binds(jail, reach, resolver.as_deref(), protected, state.as_deref()) {
         let path = path.display().to_string();
-        args.extend([how.to_owned(), path.clone(), path]);
+        match how {
+            "--tmpfs" => args.extend([how.to_owned(), path]),
+            _ => args.extend([how.to_owned(), path.clone(), path]),
+        }
     }
     args.extend(["--unshare-all", "--die-with-parent", "--new-session"].map(String::from));
     // The host's network, or pasta's namespace the run was started in.
@@ -193,6 +212,40 @@ fn bubblewrap_args(jail: &Jail, cwd: &Path, reach: &Reach) -> Vec<String> {
     }
     args.extend(["--chdir".into(), cwd.display().to_string()]);
     args
+}
+
+/// The mounts over the system view, in order: resolver and wheel folders, the workspace,
+/// what is read-only in it (`protected`, then `state`: the venv's `.sandbox` when the run is
+/// not pip's), and the home emptied again when it lies inside the workspace.
+fn binds<'a>(
+    jail: &'a Jail,
+    reach: &'a Reach,
+    resolver: Option<&'a Path>,
+    protected: &'a [PathBuf],
+    state: Option<&'a Path>,
+) -> Vec<(&'static str, &'a Path)> {
+    let mut binds: Vec<(&str, &Path)> = Vec::new();
+    binds.extend(resolver.map(|file| ("--ro-bind", file)));
+    binds.extend(reach.read_only.iter().map(|folder| ("--ro-bind-try", folder.as_path())));
+    binds.push(("--bind", jail.workspace.as_path()));
+    binds.extend(protected.iter().map(|path| ("--ro-bind", path.as_path())));
+    // The venv's folder, read-only but to pip's own runs.
+    binds.extend(state.map(|folder| ("--ro-bind", folder)));
+    // A home inside the workspace (a workspace of `/home`) would be the real one again under
+    // the workspace's bind: it is emptied once more on top, and the wheel folders in it bound
+    // again after that.
+    if let Some(home) = jail.home.as_deref().filter(|home| home_inside(home, &jail.workspace)) {
+        binds.push(("--tmpfs", home));
+        let wheels = reach.read_only.iter().filter(|folder| folder.starts_with(home));
+        binds.extend(wheels.map(|folder| ("--ro-bind-try", folder.as_path())));
+    }
+    binds
+}
+
+/// Whether `home` lies inside `workspace` and is not the workspace itself (a workspace that
+/// is the home keeps it visible: it is what the user asked to work in).
+fn home_inside(home: &Path, workspace: &Path) -> bool {
+    home.starts_with(workspace) && home != workspace
 }
 
 /// The fixed part of the view: system folders, then the private scratch folders.
@@ -223,15 +276,14 @@ fn resolver_outside_etc() -> Option<PathBuf> {
     (!resolved.starts_with("/etc") && resolved.is_file()).then_some(resolved)
 }
 
-/// What stays read-only inside the writable workspace: its `.git` (a hook or a
-/// `core.fsmonitor` planted there would run unconfined at the user's next `git status`),
-/// when it is the workspace's own (a link leaving the workspace is not followed).
+/// What stays read-only inside the writable workspace, found by a bounded walk
+/// (`watch.rs`): every `.git` at any depth, folder or file, in any case (a hook or a
+/// `core.fsmonitor` planted there would run unconfined at the user's next `git status`), the
+/// folders `.git` files point at, and the `.dwp` plan folder. A bind's mount point cannot be
+/// renamed, removed or replaced from inside either. A link is bound at its target only when
+/// that is inside the workspace.
 pub fn protected_in(workspace: &Path) -> Vec<PathBuf> {
-    let git = workspace.join(".git");
-    match git.canonicalize() {
-        Ok(real) if real.starts_with(workspace) && real != workspace => vec![real],
-        _ => Vec::new(),
-    }
+    crate::watch::snapshot(workspace).protected(workspace)
 }
 
 /// A home worth hiding: absolute, existing, not the root and not /tmp (already private).

@@ -28,8 +28,15 @@
 //!   `*.dist-info/METADATA` files, never by running the venv's Python.
 //! - The view (`confine.rs`): an allowlist, not the host's root with parts hidden: `/usr`,
 //!   `/etc` and the `/bin`, `/lib*` links read-only, fresh `/dev`, `/proc`, `/tmp`, `/run` and
-//!   `/var/tmp`, an empty home, the workspace read-write with its `.git` and `.sandbox`
-//!   read-only on top. No host socket path exists inside.
+//!   `/var/tmp`, an empty home (emptied again over the workspace when it lies inside it), the
+//!   workspace read-write with every `.git` in it (any depth, folder or file, any case), the
+//!   folders their `gitdir:` lines name and the `.dwp` plan folder read-only on top, found by
+//!   a bounded walk that follows no link (`watch.rs`; a folder's listing is reused while its
+//!   ctime holds, `listings.rs`), and `.sandbox` read-only but to pip. No host socket path
+//!   exists inside.
+//! - After every run (`quarantine.rs`) a `.git` or `.dwp` that it created or replaced is
+//!   renamed aside (`lib/.git` to `lib/.git.quarantined-by-preflight-1`, never deleted), and the
+//!   result says so with how to restore it: git would run what a planted one names as the user.
 //! - `--confinement auto` (default) uses bubblewrap when it is installed and can build its
 //!   namespaces here, otherwise runs unconfined and says so in every tool description, in
 //!   `sandbox_info` and on the first line of every result. `bubblewrap` refuses to start
@@ -48,7 +55,9 @@
 //!
 //! Tools: `run_command {command, timeout_s?, cwd?}`, `run_python {code, timeout_s?}`,
 //! `install_packages {packages, timeout_s?}`, `sandbox_info {}`. Runs return text and
-//! `structuredContent {exit_code, stdout, stderr, timed_out, truncated, duration_ms}`.
+//! `structuredContent {exit_code, stdout, stderr, timed_out, truncated, duration_ms}`, plus
+//! `quarantined: [{path, moved_to, reason}]` when a run planted a `.git` or `.dwp` and
+//! `guard_incomplete` when the walk stopped at its caps.
 //! The server's own stdout is the MCP channel; it logs one line to stderr at start.
 
 pub mod cli;
@@ -57,15 +66,18 @@ pub mod env;
 pub mod error;
 pub mod info;
 pub mod limits;
+pub mod listings;
 pub mod outbound;
 pub mod output;
 pub mod paths;
 pub mod prepared;
+pub mod quarantine;
 pub mod request;
 pub mod run;
 pub mod server;
 pub mod tools;
 pub mod venv;
+pub mod watch;
 
 pub use error::SandboxError;
 pub use server::{Sandbox, SandboxServer};

@@ -15,6 +15,9 @@ pub struct RunRequest {
     pub reach: Reach,
     /// Bytes for the command's stdin (`run_python`'s program), else it reads nothing.
     pub stdin: Option<Vec<u8>>,
+    /// What stays read-only in the workspace (its `.git` entries and `.dwp`), from the
+    /// snapshot the run's check starts from; `None` has the jail walk the workspace itself.
+    pub protected: Option<Vec<PathBuf>>,
 }
 
 /// Which network a run has.

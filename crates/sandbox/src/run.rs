@@ -6,6 +6,7 @@ use crate::confine::Jail;
 use crate::error::SandboxError;
 use crate::limits::join_before_exec;
 use crate::output::{TailBuffer, STREAM_CAP};
+use crate::quarantine::GuardReport;
 use crate::request::RunRequest;
 use std::future::Future;
 use std::os::unix::process::ExitStatusExt;
@@ -30,6 +31,8 @@ pub struct RunOutcome {
     pub duration_ms: u64,
     /// Limits that were hit, in plain words.
     pub limit_notes: Vec<String>,
+    /// The `.git` and `.dwp` entries renamed aside after the run (filled in by the server).
+    pub guard: GuardReport,
 }
 
 /// Runs `request` confined by `jail`. Ends early (killing everything) when `cancelled` resolves.
@@ -39,7 +42,8 @@ pub async fn run(
     cancelled: impl Future<Output = ()>,
 ) -> Result<RunOutcome, SandboxError> {
     let started = Instant::now();
-    let words = jail.wrap(&request.cwd, &request.reach, &request.argv)?;
+    let protected = request.protected.as_deref();
+    let words = jail.wrap(&request.cwd, &request.reach, protected, &request.argv)?;
     // A ready helper's stdin carries its order, so a run with input of its own starts directly.
     let ready = match request.stdin {
         None => jail.launcher.start(&words, request).await,
@@ -77,6 +81,7 @@ pub async fn run(
         truncated: out_cut || err_cut,
         duration_ms: started.elapsed().as_millis() as u64,
         limit_notes,
+        guard: GuardReport::default(),
     })
 }
 

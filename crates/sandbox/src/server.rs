@@ -4,6 +4,7 @@
 use crate::confine::{Confinement, Jail};
 use crate::error::SandboxError;
 use crate::info::{self, Package};
+use crate::quarantine::Guard;
 use crate::request::{Network, Reach, RunRequest};
 use crate::run::{run, RunOutcome};
 use crate::tools::{self, InstallPackagesArgs, RunCommandArgs, RunPythonArgs};
@@ -31,6 +32,8 @@ pub struct Sandbox {
     /// pip may build source distributions (`--allow-sdists`); else wheels only.
     pub allow_sdists: bool,
     venv_creation: tokio::sync::Mutex<()>,
+    /// Snapshots the workspace's `.git` entries around each run and quarantines new ones.
+    guard: Guard,
 }
 
 /// The rmcp handler around a shared [`Sandbox`].
@@ -46,7 +49,8 @@ impl Sandbox {
         allow_sdists: bool,
     ) -> Sandbox {
         let venv_creation = tokio::sync::Mutex::new(());
-        Sandbox { jail, python, records, server_env, allow_sdists, venv_creation }
+        let guard = Guard::default();
+        Sandbox { jail, python, records, server_env, allow_sdists, venv_creation, guard }
     }
 
     pub fn workspace(&self) -> &Path {
@@ -76,7 +80,7 @@ impl Sandbox {
         let env = self.environment(false);
         let network = if self.jail.network { Network::Host } else { Network::None };
         let reach = Reach { network, read_only: Vec::new(), state_writable: false };
-        RunRequest { argv, cwd, timeout, env, reach, stdin: None }
+        RunRequest { argv, cwd, timeout, env, reach, stdin: None, protected: None }
     }
 
     /// The allowlisted environment, its `HOME` the empty home the jail made (at the home's
@@ -105,13 +109,19 @@ impl Sandbox {
         request
     }
 
-    /// Runs `request` confined, ending it when the call is cancelled.
+    /// Runs `request` confined, ending it when the call is cancelled: the workspace's `.git`
+    /// entries and `.dwp` read-only during it, and any it created or replaced renamed aside
+    /// after it (`quarantine.rs`), even when the run failed.
     pub async fn execute(
         &self,
-        request: RunRequest,
+        mut request: RunRequest,
         context: &RequestContext<RoleServer>,
     ) -> Result<RunOutcome, SandboxError> {
-        run(&self.jail, &request, context.ct.cancelled()).await
+        let before = self.guard.before(self.workspace()).await;
+        request.protected = Some(before.protected(self.workspace()));
+        let outcome = run(&self.jail, &request, context.ct.cancelled()).await;
+        let report = self.guard.after(self.workspace(), before).await;
+        outcome.map(|outcome| RunOutcome { guard: report, ..outcome })
     }
 
     /// The venv's packages, read from its `site-packages` (no code of the venv runs), or

@@ -175,7 +175,7 @@ pub fn run_result(banner: Option<&str>, outcome: &RunOutcome, extra: &[String]) 
         text.push_str(" (timed out: the whole process group was killed)");
     }
     text.push('\n');
-    for note in outcome.limit_notes.iter().chain(extra) {
+    for note in outcome.limit_notes.iter().chain(&outcome.guard.notes()).chain(extra) {
         text.push_str(&format!("{note}\n"));
     }
     text.push_str(&format!("stdout:\n{}\n", outcome.stdout));
@@ -192,6 +192,9 @@ pub fn run_result(banner: Option<&str>, outcome: &RunOutcome, extra: &[String]) 
         "truncated": outcome.truncated,
         "duration_ms": outcome.duration_ms,
     }));
+    if let Some(Value::Object(object)) = result.structured_content.as_mut() {
+        object.extend(outcome.guard.structured().into_iter().map(|(k, v)| (k.to_owned(), v)));
+    }
     result
 }
 
