@@ -214,7 +214,18 @@ impl Sandbox {
 impl ServerHandler for SandboxServer {
     fn get_info(&self) -> ServerConfig {
         let implementation = Implementation::new("preflight-sandbox", env!("CARGO_PKG_VERSION"));
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // Its confinement, for the host to check against the chat's consent (issue 46).
+        let reason = match &self.0.jail.confinement {
+            crate::confine::Confinement::Bubblewrap { .. } => serde_json::Value::Null,
+            crate::confine::Confinement::Unconfined { reason } => reason.clone().into(),
+        };
+        let report = serde_json::json!({"confined": self.0.jail.is_confined(), "reason": reason});
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        capabilities.experimental = Some(
+            [("preflight/confinement".to_owned(), report.as_object().cloned().unwrap_or_default())]
+                .into(),
+        );
+        ServerConfig::new(capabilities)
             .with_server_info(implementation)
             .with_instructions(self.0.jail.describe())
     }
