@@ -308,5 +308,8 @@ async fn the_sandbox_view_of_a_chat_without_the_users_choice_starts_no_sandbox()
     assert_eq!(status, 202);
     events.wait_for_phase("idle").await;
     let (_, sandbox) = serve.get(&format!("/v1/chats/{id}/sandbox")).await;
-    assert_eq!((sandbox["available"].clone(), sandbox["confined"].clone()), (json!(true), json!(false)));
+    assert_eq!(
+        (sandbox["available"].clone(), sandbox["confined"].clone()),
+        (json!(true), json!(false))
+    );
 }

@@ -106,7 +106,11 @@ impl Reported {
         match report.get("confined").and_then(serde_json::Value::as_bool) {
             Some(true) => Reported::Confined,
             Some(false) => Reported::Unconfined {
-                reason: report.get("reason").and_then(|r| r.as_str()).unwrap_or("no reason given").to_owned(),
+                reason: report
+                    .get("reason")
+                    .and_then(|r| r.as_str())
+                    .unwrap_or("no reason given")
+                    .to_owned(),
             },
             None => Reported::Unsaid,
         }
@@ -223,7 +227,10 @@ mod tests {
     fn a_servers_report_is_read_strictly_and_silence_is_not_confinement() {
         let object = |value: serde_json::Value| value.as_object().cloned().unwrap();
         let table = [
-            (Some(object(serde_json::json!({"confined": true, "reason": null}))), Reported::Confined),
+            (
+                Some(object(serde_json::json!({"confined": true, "reason": null}))),
+                Reported::Confined,
+            ),
             (
                 Some(object(serde_json::json!({"confined": false, "reason": "no userns"}))),
                 Reported::Unconfined { reason: "no userns".into() },

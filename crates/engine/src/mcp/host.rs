@@ -25,8 +25,8 @@ use crate::mcp::local::BaseEnvironment;
 use crate::mcp::options::{load_servers, McpOptions};
 use crate::mcp::status::SignIns;
 use crate::mcp::turn::{
-    refused_unconfined, refused_write, to_tool_output, Profile, ProfileView, SandboxCallError, SandboxRun, ToolSet,
-    TurnView,
+    refused_unconfined, refused_write, to_tool_output, Profile, ProfileView, SandboxCallError,
+    SandboxRun, ToolSet, TurnView,
 };
 use crate::tool::ToolOutput;
 
@@ -80,7 +80,8 @@ impl McpHost {
 
     /// Whether this handle's calls may go to a code sandbox that runs unconfined.
     fn unconfined_allowed(&self) -> bool {
-        let off = |sandbox: &crate::mcp::SandboxDefault| sandbox.confinement == ConfinementMode::Off;
+        let off =
+            |sandbox: &crate::mcp::SandboxDefault| sandbox.confinement == ConfinementMode::Off;
         self.unconfined_consent || self.options.sandbox.as_ref().is_some_and(off)
     }
 
