@@ -223,13 +223,21 @@ async fn a_sandbox_whose_own_probe_fails_refuses_to_start_rather_than_run_unconf
     assert_eq!(status, 202);
     events.wait_for_phase("idle").await;
     assert!(!marker.exists(), "nothing ran unconfined");
-    let results = tool_results(&provider);
-    let refused: Vec<&String> =
-        results.iter().filter(|r| r.contains("refuses to run commands unconfined")).collect();
-    assert_eq!(refused.len(), 2, "the command and the gate say why: {results:#?}");
-    for words in ["did not start", "uid map", "restart Preflight", "confinement = \"off\""] {
-        assert!(refused[0].contains(words), "`{words}` in {}", refused[0]);
+    let chat = serve.chat(&id).await;
+    let results: Vec<&str> = chat["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(results.len(), 2, "{chat}");
+    assert!(results[0].contains("is not available"), "the command is not offered: {}", results[0]);
+    let gate = results[1];
+    for words in ["did not start", "refuses to run commands unconfined", "restart Preflight"] {
+        assert!(gate.contains(words), "`{words}` in {gate}");
     }
+    assert!(gate.contains("confinement = \"off\""), "{gate}");
 }
 
 /// `mcp.json`'s code sandbox, a real `preflight-sandbox` started with `--confinement none`:

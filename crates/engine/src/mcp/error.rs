@@ -33,8 +33,7 @@ pub enum McpError {
     #[error(
         "the code sandbox `{server}` did not start ({message}). Preflight started it requiring \
          bubblewrap's confinement, and it refuses to run commands unconfined rather than fall \
-         back without your consent; nothing ran. Make bubblewrap work (its words above say \
-         what failed), or restart Preflight: it checks bubblewrap again, and where bubblewrap \
+         back without your consent; nothing ran. Make bubblewrap work, or restart Preflight: it checks bubblewrap again, and where bubblewrap \
          still cannot confine runs the plan card asks whether to run them unconfined. \
          `[sandbox] confinement = \"off\"` in config.toml runs them unconfined on purpose"
     )]
