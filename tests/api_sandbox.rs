@@ -244,6 +244,34 @@ async fn a_workspace_too_wide_is_refused() {
     );
 }
 
+/// Issue 46: a folder holding the home folder (`/home`) would hand a chat's tools the whole
+/// home as well, though the data folder lives elsewhere.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workspace_holding_the_home_folder_is_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let home = outside.path().join("home/someone");
+    std::fs::create_dir_all(&home).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(data.path().join("config.toml"), "").unwrap();
+    let serve = Serve::start_with_env(data, &[("HOME", home.to_str().unwrap())]);
+    for folder in [outside.path().join("home"), outside.path().to_path_buf(), home.clone()] {
+        let (status, body) = serve.post("/v1/chats", json!({"workspace": folder})).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (400, Some("ERR_BAD_REQUEST")),
+            "{}: {body}",
+            folder.display()
+        );
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("your home folder"), "{message}");
+    }
+    let (_, chats) = serve.get("/v1/chats").await;
+    assert_eq!(chats["data"].as_array().map(Vec::len), Some(0), "nothing was created: {chats}");
+    let project = outside.path().join("home/someone/project");
+    std::fs::create_dir_all(&project).unwrap();
+    serve.create_chat(json!({"workspace": project})).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_executor_cannot_write_into_git_through_the_filesystem_server() {
     let workspace = tempfile::tempdir().unwrap();

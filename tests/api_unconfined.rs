@@ -5,6 +5,11 @@
 //!
 //! A `bwrap` that fails the way a machine without user namespaces does stands in for such a
 //! machine: it comes first on the PATH of `preflight serve`, so the sandbox's probe finds it.
+//!
+//! Issue 46: the engine's belief is not the only guard. A sandbox whose own probe fails where
+//! Preflight's worked refuses to start rather than fall back (a `bwrap` that works once), a
+//! code sandbox that says it runs unconfined (a real `preflight-sandbox --confinement none`)
+//! is not used without the user's choice, and the sandbox view starts none for such a chat.
 
 mod support;
 
@@ -167,4 +172,152 @@ async fn a_chat_approved_while_confined_gets_no_unconfined_run_later() {
     assert!(!results.iter().any(|r| r.contains("should-not-run")), "{results:#?}");
     let refusals = results.iter().filter(|r| r.contains("not allowed to run unconfined")).count();
     assert_eq!(refusals, 2, "the command and the gate are both refused: {results:#?}");
+}
+
+/// A `bwrap` that confines the first call (Preflight's own probe at start) and fails every
+/// later one the way a machine without user namespaces does (the sandbox server's probe):
+/// issue 46's reproduction of a server that fell back to unconfined, consent never asked.
+fn bubblewrap_that_works_once() -> (TempDir, String) {
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("bwrap"))
+        .find(|bwrap| bwrap.is_file())
+        .expect("bubblewrap is installed");
+    let bin = tempfile::tempdir().unwrap();
+    let first = bin.path().join("first-call");
+    let script = format!(
+        "#!/bin/sh\nif mkdir '{}' 2>/dev/null; then exec '{}' \"$@\"; fi\n\
+         echo 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
+        first.display(),
+        real.display()
+    );
+    let fake = bin.path().join("bwrap");
+    std::fs::write(&fake, script).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    (bin, path)
+}
+
+/// A command that leaves `marker` behind (a host path, outside the workspace) if it runs
+/// with the host's files in reach.
+fn escape(marker: &std::path::Path) -> Value {
+    json!({"command": format!("echo escaped > '{}'", marker.display())})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandbox_whose_own_probe_fails_refuses_to_start_rather_than_run_unconfined() {
+    let (_bin, path) = bubblewrap_that_works_once();
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("escaped");
+    let script = say_hello(vec![
+        call("mcp_code-sandbox_run_command", escape(&marker)),
+        call("turn_plan", json!({"op": "done", "id": 1, "gate": {"command": "true"}})),
+        Reply::text("Stopped."),
+    ]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = serve_with(&provider, "", &path).await;
+    let (_workspace, id, mut events) = waiting_plan(&serve, json!({})).await;
+    let view = serve.chat(&id).await;
+    assert_eq!(view["state"]["unconfined"], Value::Null, "Preflight's probe confined: {view}");
+
+    let (status, _) = serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    assert_eq!(status, 202);
+    events.wait_for_phase("idle").await;
+    assert!(!marker.exists(), "nothing ran unconfined");
+    let chat = serve.chat(&id).await;
+    let results: Vec<&str> = chat["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(results.len(), 2, "{chat}");
+    assert!(results[0].contains("is not available"), "the command is not offered: {}", results[0]);
+    let gate = results[1];
+    for words in ["did not start", "refuses to run commands unconfined", "restart Preflight"] {
+        assert!(gate.contains(words), "`{words}` in {gate}");
+    }
+    assert!(gate.contains("confinement = \"off\""), "{gate}");
+}
+
+/// `mcp.json`'s code sandbox, a real `preflight-sandbox` started with `--confinement none`:
+/// what a server that downgraded itself looks like to the engine.
+fn downgraded_sandbox(home: &std::path::Path) {
+    let program =
+        std::path::Path::new(env!("CARGO_BIN_EXE_preflight")).with_file_name("preflight-sandbox");
+    assert!(program.is_file(), "build it first: cargo build -p preflight-sandbox");
+    let state = home.join("sandbox");
+    let args = ["--workspace", "${workspace}", "--state-dir", state.to_str().unwrap()];
+    let mut args: Vec<&str> = args.to_vec();
+    args.extend(["--confinement", "none"]);
+    let entry = json!({"command": program, "args": args});
+    let mcp = json!({"mcpServers": {"code-sandbox": entry}});
+    std::fs::write(home.join("mcp.json"), mcp.to_string()).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandbox_that_says_it_runs_unconfined_is_not_used_without_the_users_choice() {
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("escaped");
+    let script = say_hello(vec![
+        call("mcp_code-sandbox_run_command", escape(&marker)),
+        call("turn_plan", json!({"op": "done", "id": 1, "gate": {"command": "true"}})),
+        Reply::text("Stopped."),
+    ]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = openai_config(&provider.openai_url());
+    std::fs::write(home.path().join("config.toml"), config).unwrap();
+    downgraded_sandbox(home.path());
+    let serve = Serve::start_in(home);
+    let (_workspace, id, mut events) = waiting_plan(&serve, json!({})).await;
+    assert_eq!(serve.chat(&id).await["state"]["unconfined"], Value::Null, "bubblewrap works");
+    let (status, _) = serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    assert_eq!(status, 202);
+    events.wait_for_phase("idle").await;
+
+    assert!(!marker.exists(), "nothing ran unconfined");
+    let results = tool_results(&provider);
+    let refused = results.iter().filter(|r| r.contains("would not confine this run")).count();
+    assert_eq!(refused, 2, "the command and the gate are refused: {results:#?}");
+    let (_, sandbox) = serve.get(&format!("/v1/chats/{id}/sandbox")).await;
+    assert_eq!(sandbox["available"], false, "{sandbox}");
+    assert!(sandbox["text"].as_str().unwrap().contains("would not confine"), "{sandbox}");
+}
+
+/// The `preflight-sandbox` processes `pid` started (read from /proc).
+fn sandboxes_started_by(pid: u32) -> usize {
+    let children = std::fs::read_dir("/proc").unwrap().filter_map(|entry| {
+        let stat = std::fs::read_to_string(entry.ok()?.path().join("stat")).ok()?;
+        let (comm, rest) = stat.split_once(" (")?.1.rsplit_once(") ")?;
+        let parent: u32 = rest.split(' ').nth(1)?.parse().ok()?;
+        (parent == pid && comm.starts_with("preflight-sand")).then_some(())
+    });
+    children.count()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sandbox_view_of_a_chat_without_the_users_choice_starts_no_sandbox() {
+    let (_bin, path) = machine_without_namespaces();
+    let provider = ScriptedServer::start(say_hello(vec![Reply::text("Done.")])).await.unwrap();
+    let serve = serve_with(&provider, "", &path).await;
+    let (_workspace, id, mut events) = waiting_plan(&serve, json!({})).await;
+
+    let (status, sandbox) = serve.get(&format!("/v1/chats/{id}/sandbox")).await;
+    assert_eq!((status, sandbox["available"].clone()), (200, json!(false)), "{sandbox}");
+    let text = sandbox["text"].as_str().unwrap();
+    for words in ["was not started", "uid map", "Run unconfined", "confinement = \"off\""] {
+        assert!(text.contains(words), "`{words}` in {text}");
+    }
+    assert_eq!(sandboxes_started_by(serve.pid()), 0, "no sandbox was started for it");
+
+    let (status, _) =
+        serve.post(&format!("/v1/chats/{id}/plan/approve"), json!({"unconfined": true})).await;
+    assert_eq!(status, 202);
+    events.wait_for_phase("idle").await;
+    let (_, sandbox) = serve.get(&format!("/v1/chats/{id}/sandbox")).await;
+    assert_eq!(
+        (sandbox["available"].clone(), sandbox["confined"].clone()),
+        (json!(true), json!(false))
+    );
 }

@@ -72,6 +72,7 @@ pub fn sandbox_default(
         network: true,
         max_file_mib: None,
         confinement: Default::default(),
+        allow_sdists: false,
         env,
     }
 }

@@ -1,6 +1,8 @@
 //! Whether the code sandbox can confine runs on this machine, asked of `preflight-sandbox
 //! --probe` before a plan is approved, so that running a model's code unconfined is a choice
-//! the user makes on the plan card (DESIGN §11), never a fallback found out afterwards.
+//! the user makes on the plan card (DESIGN §11), never a fallback found out afterwards; and
+//! what a code-sandbox server says of its own confinement when it starts, which the host
+//! checks against that choice (a server's own probe may find what the engine's did not).
 //!
 //! A leaf: it names nothing else of the engine.
 
@@ -77,6 +79,50 @@ impl UnconfinedNotice {
                 Some(UnconfinedNotice { reason: reason.clone(), needs_consent: true })
             }
             _ => None,
+        }
+    }
+}
+
+/// Where a code-sandbox server says whether it confines runs: a key of its `initialize`
+/// result's `capabilities.experimental`, `{"confined": bool, "reason": string | null}`.
+pub const REPORT_KEY: &str = "preflight/confinement";
+
+/// What a code-sandbox server said of its confinement when it started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reported {
+    Confined,
+    /// It runs commands unconfined, with its own words on why.
+    Unconfined {
+        reason: String,
+    },
+    /// It said nothing readable ([`REPORT_KEY`] missing or malformed): it may be unconfined.
+    Unsaid,
+}
+
+impl Reported {
+    /// Read strictly from the object under [`REPORT_KEY`] (`None`: the key is missing).
+    pub fn read(report: Option<&serde_json::Map<String, serde_json::Value>>) -> Reported {
+        let Some(report) = report else { return Reported::Unsaid };
+        match report.get("confined").and_then(serde_json::Value::as_bool) {
+            Some(true) => Reported::Confined,
+            Some(false) => Reported::Unconfined {
+                reason: report
+                    .get("reason")
+                    .and_then(|r| r.as_str())
+                    .unwrap_or("no reason given")
+                    .to_owned(),
+            },
+            None => Reported::Unsaid,
+        }
+    }
+
+    /// Why runs of a server that said this would be unconfined, in words; `None` when
+    /// it said they are confined.
+    pub fn unconfined_because(&self) -> Option<String> {
+        match self {
+            Reported::Confined => None,
+            Reported::Unconfined { reason } => Some(format!("it runs unconfined: {reason}")),
+            Reported::Unsaid => Some("it does not say that it confines runs".to_owned()),
         }
     }
 }
@@ -175,6 +221,33 @@ mod tests {
         assert_eq!(UnconfinedNotice::of(ConfinementMode::Bubblewrap, &down), None);
         let chosen = UnconfinedNotice::of(ConfinementMode::Off, &Probe::Confined).unwrap();
         assert!(!chosen.needs_consent);
+    }
+
+    #[test]
+    fn a_servers_report_is_read_strictly_and_silence_is_not_confinement() {
+        let object = |value: serde_json::Value| value.as_object().cloned().unwrap();
+        let table = [
+            (
+                Some(object(serde_json::json!({"confined": true, "reason": null}))),
+                Reported::Confined,
+            ),
+            (
+                Some(object(serde_json::json!({"confined": false, "reason": "no userns"}))),
+                Reported::Unconfined { reason: "no userns".into() },
+            ),
+            (
+                Some(object(serde_json::json!({"confined": false}))),
+                Reported::Unconfined { reason: "no reason given".into() },
+            ),
+            (Some(object(serde_json::json!({"confined": "yes"}))), Reported::Unsaid),
+            (Some(object(serde_json::json!({}))), Reported::Unsaid),
+            (None, Reported::Unsaid),
+        ];
+        for (report, want) in table {
+            assert_eq!(Reported::read(report.as_ref()), want, "{report:?}");
+        }
+        assert_eq!(Reported::Confined.unconfined_because(), None);
+        assert!(Reported::Unsaid.unconfined_because().unwrap().contains("does not say"));
     }
 
     #[test]

@@ -25,7 +25,8 @@ fn a_missing_file_is_the_defaults() {
             enabled: true,
             network: false,
             max_file_mib: None,
-            confinement: ConfinementMode::Auto
+            confinement: ConfinementMode::Auto,
+            allow_sdists: false,
         }
     );
 }
@@ -54,6 +55,7 @@ enabled = true
 network = true
 max_file_mib = 512    # the largest file a run may write (default 4096)
 confinement = "off"   # auto (default) | bubblewrap | off: unconfined on purpose
+allow_sdists = true   # pip may build source distributions (default false: wheels only)
 "#,
     )
     .unwrap();
@@ -79,7 +81,8 @@ confinement = "off"   # auto (default) | bubblewrap | off: unconfined on purpose
             enabled: true,
             network: true,
             max_file_mib: Some(512),
-            confinement: ConfinementMode::Off
+            confinement: ConfinementMode::Off,
+            allow_sdists: true,
         }
     );
 }
@@ -171,6 +174,18 @@ fn every_mistake_names_its_line_and_key() {
             2,
             "sandbox.bubblewrap",
             "unknown key; expected one of enabled, network",
+        ),
+        (
+            "[sandbox]\nallow_sdists = \"yes\"\n",
+            2,
+            "sandbox.allow_sdists",
+            "must be true or false, not a string",
+        ),
+        (
+            "[sandbox]\nallow_sdists = 1\n",
+            2,
+            "sandbox.allow_sdists",
+            "must be true or false, not a integer",
         ),
         (
             "[sandbox]\nconfinement = \"none\"\n",

@@ -189,3 +189,81 @@ async fn the_host_tells_each_servers_class_and_program() {
         ]
     );
 }
+
+/// Issue 46: through the real filesystem server, a submodule's `lib/.git` moved away and a
+/// planted repository written in its place would run its `core.fsmonitor` at the user's next
+/// `git status`. Every such write is refused at dispatch, whatever the depth or the case,
+/// and nothing changes on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_git_folder_at_any_depth_is_written_through_the_filesystem_server() {
+    let home = Home::new();
+    let ws = home.ws();
+    std::fs::create_dir_all(ws.join("lib")).unwrap();
+    std::fs::write(ws.join("lib/.git"), "gitdir: ../.git/modules/lib\n").unwrap();
+    std::fs::write(ws.join("lib/main.c"), "int main;\n").unwrap();
+    let before = support::mcp::snapshot(ws);
+    let host = home.host();
+    let attempts = [
+        ("move_file", json!({"source": "lib/.git", "destination": "lib/x"})),
+        ("write_file", json!({"path": "lib/.git/config", "content": "[core]\nfsmonitor = x\n"})),
+        ("move_file", json!({"source": "lib/main.c", "destination": "lib/.GIT"})),
+        ("create_directory", json!({"path": "vendor/dep/.Git/hooks"})),
+        ("write_file", json!({"path": ".dwp/plans/PLAN_x/PLAN.md", "content": "# x\n"})),
+    ];
+    let mut outputs = Vec::new();
+    for (tool, arguments) in attempts {
+        let name = format!("mcp_filesystem_{tool}");
+        let out = support::mcp::call(&host, Profile::Execution, Some(ws), &name, arguments).await;
+        outputs.push((tool, out));
+    }
+    let allowed = support::mcp::call(
+        &host,
+        Profile::Execution,
+        Some(ws),
+        "mcp_filesystem_write_file",
+        json!({"path": "lib/.gitignore", "content": "build/\n"}),
+    )
+    .await;
+    host.shutdown().await;
+
+    for (tool, out) in &outputs {
+        assert!(out.is_error && out.content.contains("may not write into"), "{tool}: {out:?}");
+    }
+    assert!(!allowed.is_error, "`.gitignore` is another name: {allowed:?}");
+    std::fs::remove_file(ws.join("lib/.gitignore")).unwrap();
+    assert_eq!(support::mcp::snapshot(ws), before, "nothing changed on disk");
+}
+
+/// Issue 46: a `PATH` folder naming the workspace through a link (another spelling of the same
+/// folder), and a program outside that is a link to one inside, are the workspace too: the
+/// repository's `node` and `tool` never run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workspace_by_another_spelling_on_path_is_still_the_workspace() {
+    let home = Home::new();
+    let markers = tempfile::tempdir().unwrap();
+    plant(home.ws(), markers.path());
+    let spellings = tempfile::tempdir().unwrap();
+    let alias = spellings.path().join("checkout");
+    std::os::unix::fs::symlink(home.ws(), &alias).unwrap();
+    let linked = spellings.path().join("bin");
+    std::fs::create_dir(&linked).unwrap();
+    std::os::unix::fs::symlink(home.ws().join("tool"), linked.join("tool")).unwrap();
+    let mut entry = fixture_entry(&[]);
+    entry["args"].as_array_mut().unwrap().push(json!("${workspace}"));
+    home.write_mcp_json(&json!({"mcpServers": {
+        "fixture": entry,
+        "bare": {"command": "tool", "args": ["${workspace}"]},
+    }}));
+    let mut path = std::ffi::OsString::from(format!("{}:{}:", alias.display(), linked.display()));
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let mut config = home.config();
+    config.inherited_env = vec![("PATH".into(), Some(path))];
+    let host = McpHost::start(config).unwrap();
+    let set = host.tools(Profile::Execution, Some(&alias)).await.unwrap();
+    host.shutdown().await;
+
+    assert_eq!(ran(markers.path()), Vec::<String>::new(), "nothing of the workspace ran");
+    assert!(set.tools.iter().any(|t| t.name == "mcp_fixture_echo"), "the real `node`: {set:?}");
+    let bare = set.unavailable.iter().find(|u| u.server == "bare").expect("`tool` not started");
+    assert!(bare.error.to_string().contains("`tool` was not found in PATH"), "{}", bare.error);
+}

@@ -60,6 +60,7 @@ async fn measure(home: &Path, ws: &Path, iterations: usize) -> Result<(Duration,
         network: false,
         max_file_mib: None,
         confinement: Default::default(),
+        allow_sdists: false,
         env: Vec::new(),
     });
     let host = McpHost::start(config)?;

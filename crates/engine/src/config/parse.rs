@@ -29,7 +29,8 @@ const PROVIDER_KEYS: &[&str] = &[
     "idle_timeout_secs",
 ];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
-const SANDBOX_KEYS: &[&str] = &["enabled", "network", "max_file_mib", "confinement"];
+const SANDBOX_KEYS: &[&str] =
+    &["enabled", "network", "max_file_mib", "confinement", "allow_sdists"];
 const EXECUTOR_KEYS: &[&str] = &["max_rounds", "no_progress_rounds", "auto_continue"];
 
 /// One table being read: where it is, its dotted name, the file's text for line numbers.
@@ -222,6 +223,7 @@ impl<'a> Section<'a> {
             network: self.boolean("network", defaults.network)?,
             max_file_mib: self.positive_integer("max_file_mib")?.or(defaults.max_file_mib),
             confinement: self.confinement()?.unwrap_or(defaults.confinement),
+            allow_sdists: self.boolean("allow_sdists", defaults.allow_sdists)?,
         })
     }
 

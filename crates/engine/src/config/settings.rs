@@ -54,6 +54,9 @@ pub struct SandboxSettings {
     /// `confinement`: `auto` (bubblewrap where it works, else the user allows unconfined runs
     /// on each plan), `bubblewrap` (or no sandbox), `off` (unconfined on purpose).
     pub confinement: ConfinementMode,
+    /// `allow_sdists`: pip may build source distributions (their `setup.py` runs at install
+    /// time, with pip's network); off by default, when installs take wheels only.
+    pub allow_sdists: bool,
 }
 
 impl Default for SandboxSettings {
@@ -63,6 +66,7 @@ impl Default for SandboxSettings {
             network: false,
             max_file_mib: None,
             confinement: ConfinementMode::Auto,
+            allow_sdists: false,
         }
     }
 }

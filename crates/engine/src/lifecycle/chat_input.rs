@@ -55,8 +55,12 @@ fn too_wide(folder: &Path, home: Option<&Path>, data_dir: &Path) -> Option<Strin
     let data_dir = real(data_dir);
     if folder == Path::new("/") {
         Some("the root of the file system".to_owned())
-    } else if home.map(real).is_some_and(|home| home == folder) {
-        Some("your home folder".to_owned())
+    } else if let Some(home) = home.map(real).filter(|home| home.starts_with(&folder)) {
+        Some(if home == folder {
+            "your home folder".to_owned()
+        } else {
+            format!("a folder holding your home folder ({})", home.display())
+        })
     } else if data_dir.starts_with(&folder) {
         Some(format!("Preflight's data folder or holds it ({})", data_dir.display()))
     } else {

@@ -61,7 +61,8 @@ impl EngineOptions {
 }
 
 /// `[sandbox]` over the embedder's sandbox server: off removes it, `network` gives its runs
-/// the network, `max_file_mib` caps the files they write.
+/// the network, `max_file_mib` caps the files they write, `allow_sdists` lets pip build
+/// source distributions.
 fn apply_sandbox_settings(mcp: &mut McpOptions, settings: crate::config::SandboxSettings) {
     if !settings.enabled {
         mcp.sandbox = None;
@@ -70,7 +71,27 @@ fn apply_sandbox_settings(mcp: &mut McpOptions, settings: crate::config::Sandbox
         sandbox.network = settings.network;
         sandbox.max_file_mib = settings.max_file_mib;
         sandbox.confinement = settings.confinement;
+        sandbox.allow_sdists = settings.allow_sdists;
     }
+}
+
+/// Whether the supplied sandbox confines runs here, asked once now (a fact of the machine),
+/// and the mode its server is started with accordingly ([`Confinement::server_mode`]).
+async fn settle_confinement(mcp: &mut McpOptions) -> Option<Confinement> {
+    let confinement = Confinement::new(mcp.sandbox.as_ref()?);
+    // The probe runs a process and waits for it: not on the runtime's own threads.
+    let settled = tokio::task::spawn_blocking(move || {
+        let mode = confinement.server_mode();
+        (confinement, mode)
+    });
+    let Ok((confinement, mode)) = settled.await else {
+        // The probe panicked: the sandbox keeps its mode, and the calls' check still holds.
+        return mcp.sandbox.as_ref().map(Confinement::new);
+    };
+    if let Some(sandbox) = &mut mcp.sandbox {
+        sandbox.confinement = mode;
+    }
+    Some(confinement)
 }
 
 /// Why the engine could not start: each names what to fix.
@@ -137,7 +158,7 @@ impl Engine {
         crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
         let mut mcp_config = options.mcp;
         apply_sandbox_settings(&mut mcp_config, config.sandbox);
-        let confinement = mcp_config.sandbox.as_ref().map(Confinement::new);
+        let confinement = settle_confinement(&mut mcp_config).await;
         let mcp = McpHost::start(mcp_config)?;
         let local = options.local_models.as_deref();
         let executor = connect_provider(&config.provider, &options.keys, local);

@@ -7,6 +7,7 @@ use crate::ids::ChatId;
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::transitions::{offers_turn_plan, profile_for};
+use crate::lifecycle::unconfined::{held, unconfined_allowed};
 use crate::mcp::ProfileView;
 
 impl Engine {
@@ -30,7 +31,9 @@ impl Engine {
     }
 
     /// The chat's code sandbox as it describes itself (`sandbox_info`, DESIGN §11), started
-    /// if it is not running; a chat without one says why, in the same shape.
+    /// if it is not running; a chat without one says why, in the same shape. A chat whose
+    /// runs would be unconfined without the user's choice gets that said instead, and no
+    /// sandbox is started for it: the same rule as its runs.
     pub async fn sandbox(&self, chat_id: &ChatId) -> Result<SandboxView, ApiError> {
         let chat = self.inner.store.get_chat(chat_id)?;
         let Some(workspace) = chat.workspace.as_deref().map(Path::new) else {
@@ -38,8 +41,15 @@ impl Engine {
                 "this chat has no workspace, so it has no code sandbox",
             ));
         };
+        let plan = self.inner.store.state(chat_id)?.plan;
+        let confinement = self.inner.confinement.as_ref();
+        if let Some(notice) = held(confinement, &chat, plan.as_ref()) {
+            return Ok(SandboxView::absent(&not_started(&notice.reason)));
+        }
+        let consent = unconfined_allowed(confinement, plan.as_ref());
+        let host = self.inner.mcp.with_unconfined_consent(consent);
         let cancel = tokio_util::sync::CancellationToken::new();
-        Ok(match self.inner.mcp.sandbox_info(workspace, &cancel).await {
+        Ok(match host.sandbox_info(workspace, &cancel).await {
             Ok((text, info)) => SandboxView {
                 available: true,
                 confined: info["confined"].as_bool().unwrap_or(false),
@@ -49,6 +59,16 @@ impl Engine {
             Err(why) => SandboxView::absent(&why.to_string()),
         })
     }
+}
+
+/// What the sandbox view says of a chat whose runs would be unconfined without the user's
+/// choice.
+fn not_started(reason: &str) -> String {
+    format!(
+        "The code sandbox was not started: it cannot confine runs on this machine ({reason}), \
+         and this chat is not allowed to run unconfined. Approve its plan with \"Run \
+         unconfined\" to allow it, or set [sandbox] confinement = \"off\" in config.toml."
+    )
 }
 
 /// `GET /v1/chats/{id}/sandbox`: whether the chat has a code sandbox, whether bubblewrap

@@ -5,6 +5,11 @@
 //! **Invariant:** in `auto` mode on a machine where bubblewrap cannot confine, no code of a
 //! chat runs unless the user approved its plan with "run unconfined"; auto-approve holds
 //! such a plan for the user. `[sandbox] confinement = "off"` is the user's choice already.
+//!
+//! **Invariant:** where the engine found bubblewrap working, the sandbox server starts with
+//! `--confinement bubblewrap` (it refuses to start rather than fall back), and whatever a code
+//! sandbox says of itself at start is checked against the chat's choice before each call
+//! (`McpHost::with_unconfined_consent`): the engine's belief is never the only guard.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -24,7 +29,7 @@ pub struct ApproveChoice {
 }
 
 /// What tells whether the supplied sandbox confines runs: its program, environment and
-/// mode; the probe is asked once, when a chat first needs the answer (a fact of the machine).
+/// mode; the probe is asked once, when the engine opens (a fact of the machine).
 pub(crate) struct Confinement {
     mode: ConfinementMode,
     program: PathBuf,
@@ -39,6 +44,21 @@ impl Confinement {
             program: sandbox.program.clone(),
             env: sandbox.env.clone(),
             probe: OnceLock::new(),
+        }
+    }
+
+    /// The mode the supplied sandbox server is started with: `auto` becomes `bubblewrap` where
+    /// the probe found bubblewrap working, so that a server whose own probe then fails refuses
+    /// to start instead of running unconfined without the user's choice; it stays `auto` only
+    /// where the probe failed (every chat reaching the sandbox then has the user's choice).
+    /// Asks the probe (blocking) in `auto` mode.
+    pub(crate) fn server_mode(&self) -> ConfinementMode {
+        if self.mode != ConfinementMode::Auto || !self.program.is_file() {
+            return self.mode;
+        }
+        match self.probe.get_or_init(|| probe(&self.program, &self.env)) {
+            Probe::Confined => ConfinementMode::Bubblewrap,
+            Probe::Unconfined { .. } => ConfinementMode::Auto,
         }
     }
 
@@ -60,9 +80,35 @@ pub(crate) fn chat_notice(
     confinement?.notice()
 }
 
+/// Whether the chat's code may run unconfined: the user set `[sandbox] confinement = "off"`,
+/// or (in `auto` mode) approved its `plan` with "Run unconfined". A code sandbox that runs
+/// unconfined is used by the chat only then.
+pub(crate) fn unconfined_allowed(
+    confinement: Option<&Confinement>,
+    plan: Option<&PlanDocument>,
+) -> bool {
+    match confinement.map(|confinement| confinement.mode) {
+        Some(ConfinementMode::Off) => true,
+        Some(ConfinementMode::Auto) => plan.is_some_and(|plan| plan.run_unconfined),
+        Some(ConfinementMode::Bubblewrap) | None => false,
+    }
+}
+
 /// Whether approving (or auto-approving) needs the user's "run unconfined" first.
 pub(crate) fn needs_consent(confinement: Option<&Confinement>, chat: &Chat) -> bool {
     chat_notice(confinement, chat).is_some_and(|notice| notice.needs_consent)
+}
+
+/// The notice of `chat` when its code may not run now: its runs would be unconfined and its
+/// `plan` was not approved with "Run unconfined"; `None` when it may run.
+pub(crate) fn held(
+    confinement: Option<&Confinement>,
+    chat: &Chat,
+    plan: Option<&PlanDocument>,
+) -> Option<UnconfinedNotice> {
+    let notice = chat_notice(confinement, chat)?;
+    let chosen = plan.is_some_and(|plan| plan.run_unconfined);
+    (notice.needs_consent && !chosen).then_some(notice)
 }
 
 /// Why `chat`'s code may not run now, given its approved `plan`; `None` when it may.
@@ -71,10 +117,7 @@ pub(crate) fn refusal(
     chat: &Chat,
     plan: Option<&PlanDocument>,
 ) -> Option<String> {
-    let notice = chat_notice(confinement, chat)?;
-    if !notice.needs_consent || plan.is_some_and(|plan| plan.run_unconfined) {
-        return None;
-    }
+    let notice = held(confinement, chat, plan)?;
     Some(format!(
         "Refused, nothing ran: this chat is not allowed to run unconfined, and the code sandbox \
          cannot confine runs on this machine ({}). The user allows it by approving a plan with \

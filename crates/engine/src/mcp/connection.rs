@@ -13,6 +13,7 @@ use rmcp::service::{PeerRequestOptions, RunningService};
 use rmcp::{Peer, RoleClient, ServiceError};
 use tokio_util::sync::CancellationToken;
 
+use crate::confinement::{Reported, REPORT_KEY};
 use crate::mcp::classify::ServerClass;
 use crate::mcp::client::HostClient;
 use crate::mcp::error::McpError;
@@ -64,7 +65,9 @@ pub(crate) async fn start(
     let server = key.server.clone();
     let (service, tools, process) = match target {
         Target::Process(launch) => {
-            let (service, tools, process) = start_process(&server, &launch, &limits).await?;
+            let started = start_process(&server, &launch, &limits).await;
+            let (service, tools, process) =
+                started.map_err(|error| refused_to_downgrade(class, &launch, error))?;
             (service, tools, Some(process))
         }
         Target::Remote(remote) => {
@@ -77,9 +80,11 @@ pub(crate) async fn start(
     let pid = process.as_ref().map(ServerProcess::pid);
     tracing::info!(server = %server, ?pid, tools = tools.len(), "MCP server started");
     let peer = service.peer().clone();
+    let confinement = reported_confinement(&peer);
     let askers = Arc::clone(&service.service().askers);
     let tools: Arc<[RemoteTool]> = tools.iter().map(remote_tool).collect();
-    let live = Live { key, class, generation, pid, peer, tools, marked: false, askers };
+    let marked = false;
+    let live = Live { key, class, generation, pid, peer, tools, marked, askers, confinement };
     Ok(Connection { live, process, service })
 }
 
@@ -98,6 +103,18 @@ async fn start_process(
             Err(McpError::Initialize { server, message })
         }
         Err(other) => Err(other),
+    }
+}
+
+/// A code sandbox asked for bubblewrap (`--confinement bubblewrap`) that ended before its
+/// handshake refused to run unconfined: [`McpError::Unconfinable`], which says what to do.
+fn refused_to_downgrade(class: ServerClass, launch: &Launch, error: McpError) -> McpError {
+    let asked = launch.args.windows(2).any(|pair| pair == ["--confinement", "bubblewrap"]);
+    match error {
+        McpError::Initialize { server, message } if class == ServerClass::CodeSandbox && asked => {
+            McpError::Unconfinable { server, message }
+        }
+        other => other,
     }
 }
 
@@ -124,6 +141,13 @@ async fn explain_failed_start(message: String, process: &mut ServerProcess) -> S
         explained.push_str(&format!("; its last words on stderr: {}", tail.join(" | ")));
     }
     explained
+}
+
+/// What the server said of its confinement in its `initialize` result.
+fn reported_confinement(peer: &Peer<RoleClient>) -> Reported {
+    let info = peer.peer_info();
+    let experimental = info.as_ref().and_then(|info| info.capabilities.experimental.as_ref());
+    Reported::read(experimental.and_then(|map| map.get(REPORT_KEY)))
 }
 
 fn remote_tool(tool: &Tool) -> RemoteTool {

@@ -28,6 +28,16 @@ pub enum McpError {
     /// Spawn, `initialize` and `tools/list` did not finish within the start timeout.
     #[error("MCP server `{server}` did not finish starting within {} ms", timeout.as_millis())]
     StartTimeout { server: String, timeout: Duration },
+    /// A code sandbox started with `--confinement bubblewrap` ended before its handshake:
+    /// it refuses to run commands unconfined, as asked, rather than fall back.
+    #[error(
+        "the code sandbox `{server}` did not start ({message}). Preflight started it requiring \
+         bubblewrap's confinement, and it refuses to run commands unconfined rather than fall \
+         back without your consent; nothing ran. Make bubblewrap work, or restart Preflight: it checks bubblewrap again, and where bubblewrap \
+         still cannot confine runs the plan card asks whether to run them unconfined. \
+         `[sandbox] confinement = \"off\"` in config.toml runs them unconfined on purpose"
+    )]
+    Unconfinable { server: String, message: String },
     /// The server started but the MCP handshake or its tool list failed.
     #[error("MCP server `{server}` failed to initialize: {message}")]
     Initialize { server: String, message: String },

@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::confinement::ConfinementMode;
 use crate::mcp::classify::ServerClass;
 use crate::mcp::client::{Asker, Decliner};
 use crate::mcp::config::{ServerEntry, ServerInfo};
@@ -24,8 +25,8 @@ use crate::mcp::local::BaseEnvironment;
 use crate::mcp::options::{load_servers, McpOptions};
 use crate::mcp::status::SignIns;
 use crate::mcp::turn::{
-    refused_write, to_tool_output, Profile, ProfileView, SandboxCallError, SandboxRun, ToolSet,
-    TurnView,
+    refused_unconfined, refused_write, to_tool_output, Profile, ProfileView, SandboxCallError,
+    SandboxRun, ToolSet, TurnView,
 };
 use crate::tool::ToolOutput;
 
@@ -41,6 +42,9 @@ pub struct McpHost {
     base: Arc<BaseEnvironment>,
     /// Remote servers' challenges and sign-ins (`settings.rs`).
     sign_ins: Arc<SignIns>,
+    /// Whether this handle acts for a chat whose user allowed its code to run unconfined
+    /// ([`McpHost::with_unconfined_consent`]); `false` for the host as started.
+    unconfined_consent: bool,
 }
 
 impl McpHost {
@@ -61,7 +65,24 @@ impl McpHost {
         };
         let (requests, views) = connections::spawn(servers, limits, Arc::clone(&base));
         let sign_ins = Arc::default();
-        Ok(McpHost { requests, views, options: Arc::new(options), servers: infos, base, sign_ins })
+        let options = Arc::new(options);
+        let unconfined_consent = false;
+        Ok(McpHost { requests, views, options, servers: infos, base, sign_ins, unconfined_consent })
+    }
+
+    /// This handle acting for a chat whose user did (`true`) or did not allow its code to run
+    /// unconfined (approved its plan with "Run unconfined"). A code sandbox that said at start
+    /// that it runs unconfined, or said nothing, serves only a handle with that consent, or
+    /// every handle where `[sandbox] confinement = "off"`; others get its calls refused.
+    pub fn with_unconfined_consent(&self, consent: bool) -> McpHost {
+        McpHost { unconfined_consent: consent, ..self.clone() }
+    }
+
+    /// Whether this handle's calls may go to a code sandbox that runs unconfined.
+    fn unconfined_allowed(&self) -> bool {
+        let off =
+            |sandbox: &crate::mcp::SandboxDefault| sandbox.confinement == ConfinementMode::Off;
+        self.unconfined_consent || self.options.sandbox.as_ref().is_some_and(off)
     }
 
     /// The configured servers: name, class and the program or package that runs.
@@ -255,6 +276,11 @@ impl McpHost {
                 Callee::Named(name) => view.resolve(name).ok_or_else(|| view.refusal(name))?,
                 Callee::Sandbox(tool) => view.sandbox_tool(tool).map_err(ToolOutput::error)?,
             };
+            let allowed = self.unconfined_allowed();
+            let (class, server) = (live.class, &live.key.server);
+            if let Some(why) = refused_unconfined(class, server, &live.confinement, allowed) {
+                return Err(ToolOutput::error(why));
+            }
             if let Some(why) = refused_write(live.class, tool, arguments.as_ref(), workspace) {
                 return Err(ToolOutput::error(why));
             }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 
+use crate::confinement::Reported;
 use crate::mcp::classify::ServerClass;
 use crate::mcp::client::Askers;
 use crate::mcp::key::ServerKey;
@@ -27,6 +28,9 @@ pub(crate) struct Live {
     pub marked: bool,
     /// Who is asked when the server sends `elicitation/create` (`client.rs`).
     pub askers: Arc<Askers>,
+    /// What the server said of its confinement at `initialize` (a code sandbox's calls are
+    /// judged by it, `turn/consent.rs`).
+    pub confinement: Reported,
 }
 
 impl Live {

@@ -13,8 +13,9 @@
 //! the allowlisted tools (`turn/profile.rs`), and `McpHost::call` resolves a name through the
 //! map of the caller's own profile, so a hidden name is refused before any server sees it.
 //!
-//! **Invariant:** no tool writes into the workspace's `.git` or `.sandbox/` (`turn/guard.rs`,
-//! checked at dispatch in every profile; the code sandbox holds `.git` read-only itself).
+//! **Invariant:** no tool writes into a `.git` of the workspace (at any depth, in any case),
+//! its `.sandbox/` or its `.dwp/` (`turn/guard.rs`, checked at dispatch in every profile; the
+//! code sandbox holds `.git` read-only itself).
 
 mod classify;
 mod client;

@@ -21,7 +21,7 @@ use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::{ChatAsker, Elicitations};
 use crate::lifecycle::runner::scope_guard::PlanningScope;
-use crate::lifecycle::unconfined::refusal;
+use crate::lifecycle::unconfined::{refusal, unconfined_allowed};
 use crate::mcp::naming::server_prefix;
 use crate::mcp::{McpError, McpHost, Profile, SandboxRun, ServerClass};
 use crate::mcp::{SandboxCallError, CODE_SANDBOX};
@@ -111,11 +111,16 @@ impl GateRunner for SandboxGates {
     }
 }
 
-/// Why the chat may not run code now (unconfined without the user's choice), if so.
-fn code_refusal(inner: &Inner, chat_id: &ChatId) -> Option<String> {
-    let chat = inner.store.get_chat(chat_id).ok()?;
+/// The chat's choice on unconfined runs as its code meets it: why it may not run code now
+/// (unconfined without the user's choice), if so, and the host acting for the chat, whose
+/// code sandbox is used only if it confines runs or the user allowed them unconfined.
+fn chat_code(inner: &Inner, chat_id: &ChatId) -> (Option<String>, McpHost) {
+    let chat = inner.store.get_chat(chat_id).ok();
     let plan = inner.store.state(chat_id).ok().and_then(|state| state.plan);
-    refusal(inner.confinement.as_ref(), &chat, plan.as_ref())
+    let confinement = inner.confinement.as_ref();
+    let refused = chat.and_then(|chat| refusal(confinement, &chat, plan.as_ref()));
+    let consent = unconfined_allowed(confinement, plan.as_ref());
+    (refused, inner.mcp.with_unconfined_consent(consent))
 }
 
 /// The scope a planner turn judges its filesystem calls by, with the name prefixes of the
@@ -139,8 +144,8 @@ pub(super) fn class_prefixes(inner: &Inner, class: ServerClass) -> Vec<String> {
 /// its code sandbox, when it has a workspace.
 pub(crate) fn chat_gates(inner: &Inner, chat_id: &ChatId) -> Option<Arc<dyn GateRunner>> {
     let workspace = PathBuf::from(inner.store.get_chat(chat_id).ok()?.workspace?);
-    let refused = code_refusal(inner, chat_id);
-    Some(Arc::new(SandboxGates { host: inner.mcp.clone(), workspace, refused }))
+    let (refused, host) = chat_code(inner, chat_id);
+    Some(Arc::new(SandboxGates { host, workspace, refused }))
 }
 
 /// The MCP tools `profile` offers in `workspace`; a server that cannot start is left out,
@@ -158,6 +163,7 @@ async fn turn_mcp_tools(
                 let code = match missing.error {
                     McpError::NotInstalled { .. } => ErrorCode::McpNotInstalled,
                     McpError::SignInRequired { .. } => ErrorCode::McpSignIn,
+                    McpError::Unconfinable { .. } => ErrorCode::Unconfined,
                     _ => continue,
                 };
                 inner.hub.emit(chat_id, Event::Error { code, message: missing.error.to_string() });
@@ -190,13 +196,13 @@ pub(super) async fn turn_registry(
     };
     let chat = inner.store.get_chat(chat_id).ok();
     turn_plan = turn_plan.with_auto_approve(chat.as_ref().is_some_and(|chat| chat.auto_approve));
-    let code_refused = code_refusal(inner, chat_id);
+    let (code_refused, host) = chat_code(inner, chat_id);
     if let Some(link) = CheckpointLink::for_chat(&inner.store, &inner.home, chat_id) {
         turn_plan = turn_plan.with_checkpoints(link);
     }
     if let Some(folder) = &workspace {
         let refused = code_refused.clone();
-        let gates = SandboxGates { host: inner.mcp.clone(), workspace: folder.clone(), refused };
+        let gates = SandboxGates { host: host.clone(), workspace: folder.clone(), refused };
         turn_plan = turn_plan.with_gates(Arc::new(gates));
     }
     let plan_mode = chat.as_ref().is_some_and(|chat| chat.plan_mode);
@@ -205,7 +211,6 @@ pub(super) async fn turn_registry(
         _ => None,
     };
     let chat = (Arc::clone(&inner.elicitations), Arc::clone(&inner.hub), chat_id.clone());
-    let host = inner.mcp.clone();
     let source = ProfileTools { host, profile, workspace, tools, chat, code_refused, scope };
     let mut registry = ToolRegistry::with_turn_plan(turn_plan);
     if plan_mode {

@@ -21,8 +21,12 @@ pub struct SandboxDefault {
     /// write); `None` leaves the sandbox's default.
     pub max_file_mib: Option<u32>,
     /// `[sandbox] confinement`: passed as `--confinement` unless it is `auto` (the sandbox's
-    /// own default).
+    /// own default). The engine turns `auto` into `bubblewrap` where its probe found
+    /// bubblewrap working, so the server refuses to start rather than fall back to unconfined.
     pub confinement: ConfinementMode,
+    /// `[sandbox] allow_sdists`: `true` runs the server with `--allow-sdists` (pip may build
+    /// source distributions; without it installs take wheels only).
+    pub allow_sdists: bool,
     /// Variables the server gets besides the inherited allowlist: the embedder passes its
     /// `PIP_*` settings (index, find-links, proxies), which DESIGN §11 lets into runs.
     pub env: Vec<(String, String)>,
@@ -55,6 +59,9 @@ pub fn default_sandbox(sandbox: &SandboxDefault, data_dir: &Path) -> ServerEntry
     }
     if let Some(mib) = sandbox.max_file_mib {
         args.extend(["--max-file-mib".to_owned(), mib.to_string()]);
+    }
+    if sandbox.allow_sdists {
+        args.push("--allow-sdists".to_owned());
     }
     if sandbox.confinement != ConfinementMode::Auto {
         args.extend(["--confinement".to_owned(), sandbox.confinement.sandbox_argument().into()]);

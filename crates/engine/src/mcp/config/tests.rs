@@ -132,6 +132,7 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
         network: false,
         max_file_mib: None,
         confinement: Default::default(),
+        allow_sdists: false,
         env: vec![("PIP_NO_INDEX".into(), "1".into())],
     };
     config.sandbox = Some(sandbox.clone());
@@ -158,6 +159,8 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
     );
     let off = SandboxDefault { confinement: ConfinementMode::Off, ..sandbox.clone() };
     assert_eq!(default_sandbox(&off, h).args[4..], ["--confinement", "none"]);
+    let sdists = SandboxDefault { allow_sdists: true, ..sandbox.clone() };
+    assert_eq!(default_sandbox(&sdists, h).args[4..], ["--allow-sdists"], "wheels only unless");
     let absent = default_sandbox(&SandboxDefault { program: bin.path().join("no"), ..sandbox }, h);
     assert!(absent
         .unusable()

@@ -7,8 +7,10 @@
 //!   own `env`. Provider keys and everything else stay here.
 //! - **Program:** resolved to an absolute path before the spawn. A bare name is looked up in
 //!   the `PATH` of that environment, skipping relative folders (`.`, an empty entry) and
-//!   folders inside the workspace; a relative path with a `/` is refused. The spawn never
-//!   searches `PATH` itself, so an entry's own `PATH` cannot point it into the workspace.
+//!   folders inside the workspace, compared as real paths (a link naming the workspace by
+//!   another spelling is inside, and so is a program that is a link into it); a relative
+//!   path with a `/` is refused. The spawn never searches `PATH` itself, so an entry's own
+//!   `PATH` cannot point it into the workspace.
 //! - **Working folder:** the data folder, never the workspace, so `npx`, `uvx` and
 //!   interpreters (which look for local packages, configuration and modules in their working
 //!   folder) cannot pick up the repository's code.
@@ -117,7 +119,8 @@ pub fn apply_inherited_env(
 }
 
 /// The absolute path of `program` for `server`: a bare name from `base`'s `PATH` (never a
-/// relative folder, never one inside `workspace`), an absolute path as it is.
+/// relative folder, never one inside `workspace`, never a program that really is in it),
+/// an absolute path as it is.
 pub(crate) fn resolve_program(
     server: &str,
     program: &str,
@@ -134,17 +137,25 @@ pub(crate) fn resolve_program(
         }
         return Ok(path);
     }
-    let inside = |dir: &Path| workspace.is_some_and(|folder| dir.starts_with(folder));
+    // Compared as real paths: a `PATH` folder that names the workspace through a link (or
+    // the workspace given through one), or a program that is a link into it, is inside.
+    let workspace = workspace.map(real_path);
+    let inside = |path: &Path| workspace.as_ref().is_some_and(|ws| real_path(path).starts_with(ws));
     base.search_path()
         .into_iter()
         .filter(|dir| !inside(dir))
         .map(|dir| dir.join(program))
-        .find(|candidate| is_executable_file(candidate))
+        .find(|candidate| is_executable_file(candidate) && !inside(candidate))
         .ok_or_else(|| {
             refuse(format!(
                 "`{program}` was not found in PATH (only absolute folders outside the workspace are searched); install it or give its absolute path in mcp.json"
             ))
         })
+}
+
+/// `path` with its links resolved, or as it is when it does not exist.
+fn real_path(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 fn is_executable_file(path: &Path) -> bool {
@@ -194,5 +205,28 @@ mod tests {
         let error = resolve_program("s", "bin/tool", &env, None).unwrap_err().to_string();
         assert!(error.contains("`bin/tool` is a relative path"), "{error}");
         assert_eq!(resolve_program("s", "/x/y", &env, None).unwrap(), Path::new("/x/y"));
+    }
+
+    #[test]
+    fn the_workspace_is_judged_by_its_real_path_whatever_spells_it() {
+        let ws = tempfile::tempdir().unwrap();
+        let tool = ws.path().join("tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let links = tempfile::tempdir().unwrap();
+        let alias = links.path().join("alias");
+        std::os::unix::fs::symlink(ws.path(), &alias).unwrap();
+        std::fs::create_dir(links.path().join("bin")).unwrap();
+        std::os::unix::fs::symlink(&tool, links.path().join("bin/tool")).unwrap();
+        let spellings = [
+            (alias.display().to_string(), ws.path().to_path_buf()),
+            (ws.path().display().to_string(), alias.clone()),
+            (links.path().join("bin").display().to_string(), ws.path().to_path_buf()),
+        ];
+        for (path, workspace) in spellings {
+            let env = base(&[("PATH", &path)], Vec::new());
+            let found = resolve_program("s", "tool", &env, Some(&workspace));
+            assert!(found.is_err(), "PATH {path}, workspace {}: {found:?}", workspace.display());
+        }
     }
 }

@@ -1,13 +1,18 @@
-//! Writes the filesystem server is never sent, refused at dispatch in every profile: into the
-//! workspace's `.git` (a hook, or `core.fsmonitor` in its config, would run unconfined at the
-//! user's next `git status` or commit) and into `.sandbox/` (the code sandbox's venv and
-//! state: its interpreter runs every command). The code sandbox holds `.git` read-only on
-//! its side (preflight-sandbox's `confine.rs`); this is the same rule for the other writer.
+//! Writes the filesystem server is never sent, refused at dispatch in every profile: into any
+//! `.git` of the workspace, at any depth and in any case (a hook, or `core.fsmonitor` in a
+//! config, would run unconfined at the user's next `git status` or commit; a submodule's
+//! `lib/.git` replaced by a planted repository is one), into `.sandbox/` (the code sandbox's
+//! venv and state: its interpreter runs every command) and into `.dwp/` (the plan folder at
+//! the root, which only the engine writes). The code sandbox holds `.git` read-only on its
+//! side (preflight-sandbox's `confine.rs`); this is the same rule for the other writer.
 //!
 //! A path counts where it really lands: relative paths are taken from the workspace, `..`
 //! parts are applied, and links on the way (a link the sandbox planted pointing into `.git`)
-//! are followed as far as the path exists.
+//! are followed as far as the path exists. The path as written counts too, with its `..`
+//! applied: a `lib/.git` that is a link elsewhere is still where git looks.
+//! `.github`, `.gitignore`, `.gitmodules` and `x.git` are other names, and stay writable.
 
+use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 
 use rmcp::model::JsonObject;
@@ -18,8 +23,10 @@ use crate::mcp::classify::ServerClass;
 const WRITE_TOOLS: [&str; 4] = ["write_file", "edit_file", "create_directory", "move_file"];
 /// Their arguments that name a path (`move_file` has two: both count).
 const PATH_ARGUMENTS: [&str; 3] = ["path", "source", "destination"];
-/// The workspace's folders no tool of a chat writes into.
-pub const PROTECTED: [&str; 2] = [".git", ".sandbox"];
+/// The folder name no tool of a chat writes into, wherever it is in the workspace.
+const GIT: &str = ".git";
+/// The workspace's top-level folders no tool of a chat writes into.
+pub const PROTECTED: [&str; 3] = [GIT, ".sandbox", ".dwp"];
 
 /// Why `tool` of a server of `class` may not be called with `arguments` in `workspace`, or
 /// `None` when it may.
@@ -40,25 +47,39 @@ pub(crate) fn refused_write(
         Some(format!(
             "`{tool}` may not write into the workspace's `{folder}` ({path}): it belongs to \
              {}; change files elsewhere in the workspace",
-            if folder == ".git" {
-                "git, whose hooks run outside the sandbox"
-            } else {
-                "the code sandbox"
+            match folder {
+                GIT => "git, whose hooks and configuration run outside the sandbox",
+                ".dwp" => "Preflight's plan folder, which only Preflight writes",
+                _ => "the code sandbox",
             }
         ))
     })
 }
 
-/// The protected folder of `workspace` (canonical) that `path` lands in, if any.
+/// The protected folder of `workspace` (canonical) that `path` lands in, if any: judged
+/// where it really lands, and as written.
 fn protected_folder(workspace: &Path, path: &str) -> Option<&'static str> {
-    let landed = real_path(&workspace.join(path));
-    let inside = landed.strip_prefix(workspace).ok()?;
-    let first = inside.components().next()?;
-    PROTECTED.into_iter().find(|name| first.as_os_str() == *name)
+    let written = normalised(&workspace.join(path));
+    [real_path(&written), written].iter().find_map(|landed| {
+        let inside = landed.strip_prefix(workspace).ok()?;
+        protected_in(inside)
+    })
 }
 
-/// `path` with `..` applied and links resolved along its longest existing ancestor.
-fn real_path(path: &Path) -> PathBuf {
+/// The protected folder `inside` (relative to the workspace) names: a `.git` component
+/// anywhere, or a protected top-level folder; names compared without case, as a
+/// case-insensitive file system (or git's own checks) would.
+fn protected_in(inside: &Path) -> Option<&'static str> {
+    let is = |part: &OsStr, name: &str| part.to_str().is_some_and(|p| p.eq_ignore_ascii_case(name));
+    let first = inside.components().next()?.as_os_str();
+    if let Some(top) = PROTECTED.into_iter().find(|name| is(first, name)) {
+        return Some(top);
+    }
+    inside.components().any(|part| is(part.as_os_str(), GIT)).then_some(GIT)
+}
+
+/// `path` with `.` parts dropped and `..` parts applied to the parts before them.
+fn normalised(path: &Path) -> PathBuf {
     let mut normal = PathBuf::new();
     for component in path.components() {
         match component {
@@ -69,8 +90,13 @@ fn real_path(path: &Path) -> PathBuf {
             other => normal.push(other),
         }
     }
+    normal
+}
+
+/// `path` (normalised) with links resolved along its longest existing ancestor.
+fn real_path(normal: &Path) -> PathBuf {
     let mut rest = Vec::new();
-    let mut existing = normal.as_path();
+    let mut existing = normal;
     loop {
         if let Ok(real) = existing.canonicalize() {
             return rest.iter().rev().fold(real, |path: PathBuf, part| path.join(part));
@@ -80,7 +106,7 @@ fn real_path(path: &Path) -> PathBuf {
                 rest.push(name.to_owned());
                 existing = parent;
             }
-            _ => return normal,
+            _ => return normal.to_path_buf(),
         }
     }
 }
@@ -94,44 +120,92 @@ mod tests {
         value.as_object().cloned().unwrap()
     }
 
-    #[test]
-    fn writes_into_git_and_the_sandbox_are_refused_however_they_are_spelled() {
+    /// A workspace with a top-level `.git`, a submodule whose `lib/.git` is a file, and a
+    /// link `src/hooks` into `.git/hooks`; dropped with the guard.
+    fn workspace() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().canonicalize().unwrap();
         std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
         std::fs::create_dir_all(ws.join("src")).unwrap();
+        std::fs::create_dir_all(ws.join("lib")).unwrap();
+        std::fs::write(ws.join("lib/.git"), "gitdir: ../.git/modules/lib\n").unwrap();
         std::os::unix::fs::symlink(ws.join(".git/hooks"), ws.join("src/hooks")).unwrap();
-        let fs = ServerClass::Filesystem;
-        let refused = |tool: &str, value: serde_json::Value| {
-            refused_write(fs, tool, Some(&args(value)), Some(&ws)).is_some()
-        };
+        (dir, ws)
+    }
+
+    #[test]
+    fn writes_into_any_git_the_sandbox_and_the_plan_folder_are_refused_however_spelled() {
+        let (_dir, ws) = workspace();
         let hook = ws.join(".git/hooks/pre-commit").display().to_string();
-        assert!(refused("write_file", json!({"path": hook, "content": "x"})));
-        assert!(refused("edit_file", json!({"path": ".git/config", "edits": []})));
-        assert!(refused("write_file", json!({"path": "src/../.git/config"})));
-        assert!(refused("write_file", json!({"path": "src/hooks/post-checkout"})), "a link");
-        assert!(refused("create_directory", json!({"path": ".git"})));
-        assert!(refused("move_file", json!({"source": "a.sh", "destination": ".git/hooks/x"})));
-        assert!(refused("move_file", json!({"source": ".git/config", "destination": "c"})));
-        assert!(refused("write_file", json!({"path": ".sandbox/venv/bin/python"})));
-        let message =
-            refused_write(fs, "write_file", Some(&args(json!({"path": ".git/config"}))), Some(&ws));
-        assert!(message.unwrap().contains("hooks run outside the sandbox"));
+        let table: &[(&str, serde_json::Value, &str)] = &[
+            ("write_file", json!({"path": hook, "content": "x"}), ".git"),
+            ("edit_file", json!({"path": ".git/config", "edits": []}), ".git"),
+            ("write_file", json!({"path": "src/../.git/config"}), ".git"),
+            ("write_file", json!({"path": "src/hooks/post-checkout"}), ".git"),
+            ("create_directory", json!({"path": ".git"}), ".git"),
+            ("move_file", json!({"source": "a.sh", "destination": ".git/hooks/x"}), ".git"),
+            ("move_file", json!({"source": ".git/config", "destination": "c"}), ".git"),
+            // The finding: a submodule's `.git` moved away, then a planted one written.
+            ("move_file", json!({"source": "lib/.git", "destination": "lib/x"}), ".git"),
+            ("move_file", json!({"source": "lib/x", "destination": "lib/.git"}), ".git"),
+            ("write_file", json!({"path": "lib/.git/config", "content": "x"}), ".git"),
+            ("create_directory", json!({"path": "vendor/deep/er/.git/hooks"}), ".git"),
+            ("write_file", json!({"path": "lib/.GIT/config"}), ".git"),
+            ("write_file", json!({"path": ".Git/HEAD"}), ".git"),
+            ("write_file", json!({"path": "./lib/./.git"}), ".git"),
+            ("write_file", json!({"path": "src/../lib/.git/hooks/x"}), ".git"),
+            ("write_file", json!({"path": ".sandbox/venv/bin/python"}), ".sandbox"),
+            ("create_directory", json!({"path": ".SANDBOX"}), ".sandbox"),
+            ("write_file", json!({"path": ".dwp/plans/PLAN_x/PLAN.md"}), ".dwp"),
+            ("move_file", json!({"source": "notes.md", "destination": ".dwp"}), ".dwp"),
+        ];
+        let fs = ServerClass::Filesystem;
+        for (tool, arguments, folder) in table {
+            let why = refused_write(fs, tool, Some(&args(arguments.clone())), Some(&ws));
+            let why = why.unwrap_or_else(|| panic!("{tool} {arguments} was let through"));
+            assert!(why.contains(&format!("`{folder}`")), "{tool} {arguments}: {why}");
+        }
+    }
+
+    #[test]
+    fn the_refusal_says_why_in_words() {
+        let (_dir, ws) = workspace();
+        let fs = ServerClass::Filesystem;
+        let refusal = |path: &str| {
+            let write = args(json!({"path": path}));
+            refused_write(fs, "write_file", Some(&write), Some(&ws)).unwrap()
+        };
+        assert!(refusal("lib/.git/config").contains("hooks and configuration run outside"));
+        assert!(refusal(".dwp/x").contains("only Preflight writes"));
+        assert!(refusal(".sandbox/x").contains("the code sandbox"));
     }
 
     #[test]
     fn everything_else_passes() {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path().canonicalize().unwrap();
+        let (_dir, ws) = workspace();
         let fs = ServerClass::Filesystem;
-        let write = args(json!({"path": "src/.gitignore", "content": "x"}));
-        assert_eq!(refused_write(fs, "write_file", Some(&write), Some(&ws)), None);
-        let named = args(json!({"path": ".github/workflows/ci.yml"}));
-        assert_eq!(refused_write(fs, "write_file", Some(&named), Some(&ws)), None);
+        let passes = |tool: &str, value: serde_json::Value| {
+            refused_write(fs, tool, Some(&args(value)), Some(&ws)).is_none()
+        };
+        for path in [
+            "src/.gitignore",
+            ".gitignore",
+            ".gitmodules",
+            ".github/workflows/ci.yml",
+            "lib/x.git",
+            "lib/.git-backup/config",
+            "lib/.gitkeep",
+            "docs/.dwp/notes.md",
+            "docs/.sandbox/x",
+            ".dwpx",
+            "lib/.git/../main.c",
+        ] {
+            assert!(passes("write_file", json!({"path": path, "content": "x"})), "{path}");
+        }
+        assert!(passes("move_file", json!({"source": "a", "destination": "lib/.gitattributes"})));
+        assert!(passes("read_text_file", json!({"path": ".git/config"})));
         let read = args(json!({"path": ".git/config"}));
-        assert_eq!(refused_write(fs, "read_text_file", Some(&read), Some(&ws)), None);
-        let other = ServerClass::Other;
-        assert_eq!(refused_write(other, "write_file", Some(&read), Some(&ws)), None);
+        assert_eq!(refused_write(ServerClass::Other, "write_file", Some(&read), Some(&ws)), None);
         assert_eq!(refused_write(fs, "write_file", Some(&read), None), None);
     }
 }

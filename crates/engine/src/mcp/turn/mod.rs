@@ -1,8 +1,10 @@
 //! What one turn sees and may do, decided without a server: the profiles (`profile`), the
 //! `mcp_…` names models are shown (`naming`), the view over a turn's running servers
-//! (`view`), the writes no tool may make (`guard`), a tool result as the model reads it
-//! (`result`) and a code-sandbox run as the engine reads it (`sandbox`).
+//! (`view`), the writes no tool may make (`guard`), the code sandboxes a chat may not use
+//! (`consent`), a tool result as the model reads it (`result`) and a code-sandbox run as the
+//! engine reads it (`sandbox`).
 
+mod consent;
 mod guard;
 pub mod naming;
 mod profile;
@@ -10,6 +12,7 @@ mod result;
 mod sandbox;
 mod view;
 
+pub(crate) use consent::refused_unconfined;
 pub(crate) use guard::refused_write;
 pub use guard::PROTECTED;
 pub use profile::{
