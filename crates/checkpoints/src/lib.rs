@@ -31,6 +31,7 @@ mod current;
 mod diff;
 mod error;
 mod git;
+mod kept_out;
 mod patch;
 mod place;
 mod plan;
@@ -40,7 +41,7 @@ mod restore;
 mod snapshot;
 mod stage;
 
-pub use diff::{Diff, DiffStat, FileDiff, FileStatus};
+pub use diff::{Diff, DiffStat, FileDiff, FileStatus, Truncated};
 pub use error::CheckpointError;
 pub use plan::RestorePlan;
 pub use repo::{Limits, ShadowRepo};
