@@ -116,7 +116,8 @@ pub struct DiffStat {
 }
 
 impl ShadowRepo {
-    /// The changes from checkpoint `from` to checkpoint `to`, with each file's patch.
+    /// The changes from checkpoint `from` to checkpoint `to`, with each file's patch, within
+    /// the diff's budget. `OtherFolder` when either is a checkpoint of another folder.
     pub fn diff(&self, from: &str, to: &str) -> Result<Diff, CheckpointError> {
         let deadline = self.deadline();
         let commits = self.commits_of_this_folder(&[from, to], deadline)?;

@@ -82,7 +82,8 @@ impl Planned {
 
 impl ShadowRepo {
     /// What restoring the work tree to checkpoint `target` would write and delete, and which
-    /// of those files the user changed since `latest` (the most recent checkpoint taken).
+    /// of those files the user changed since `latest` (the most recent checkpoint taken), and
+    /// the plan's digest for `restore`; `OtherFolder` for a checkpoint of another folder.
     /// Changes nothing (objects of the user's changes may be written to the shadow
     /// repository; nothing holds them, and the next `forget` prunes them).
     pub fn restore_plan(&self, target: &str, latest: &str) -> Result<RestorePlan, CheckpointError> {
