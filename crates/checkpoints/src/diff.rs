@@ -7,8 +7,9 @@
 //!
 //! **Invariant:** a diff returns at most `Limits::max_diff_bytes` of file entries and patches
 //! together, however many files changed: the entries first (in order, as many as fit in half
-//! of it, so that some patches always show), then the patches that fit in the rest; what is left out is counted in `Diff::truncated`, and the
-//! figures (`additions`, `deletions`) stay those of every file.
+//! of it, so that some patches always show), then the patches that fit in the rest; what is
+//! left out is counted in `Diff::truncated`, and the figures (`additions`, `deletions`) stay
+//! those of every file.
 
 use crate::error::CheckpointError;
 use crate::patch::{Section, Sections};
