@@ -74,3 +74,54 @@ fn a_checkpoint_of_another_folder_is_neither_restored_nor_compared() {
     support::restore(&repo, &of_new.commit, &later.commit, true).unwrap();
     assert_eq!(setup.read("mine.txt"), b"the new folder's file\n");
 }
+
+/// A checkpoint made by hand in the shadow repository, holding `files`, as one taken before
+/// Preflight's folders were kept out by name (and before checkpoints named their folder).
+fn handmade_checkpoint(setup: &Setup, files: &[(&str, &str)]) -> String {
+    let scratch = tempfile::tempdir().unwrap();
+    let git = |args: &[&str], input: &str| -> String {
+        use std::io::Write;
+        let mut child = support::user_git_command(setup.ws(), setup.home.path())
+            .env("GIT_DIR", setup.git_dir())
+            .env("GIT_INDEX_FILE", scratch.path().join("index"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "git {args:?}");
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    };
+    for (path, text) in files {
+        let blob = git(&["hash-object", "-w", "--stdin"], text);
+        git(&["update-index", "--add", "--cacheinfo", &format!("100644,{blob},{path}")], "");
+    }
+    let tree = git(&["write-tree"], "");
+    let commit = git(&["commit-tree", &tree, "-m", "taken before"], "");
+    git(&["update-ref", &format!("refs/checkpoints/{commit}"), &commit], "");
+    commit
+}
+
+#[test]
+fn a_checkpoint_that_holds_preflights_folders_never_writes_or_deletes_them() {
+    let setup = Setup::new();
+    setup.write("code.py", "x = 1\n");
+    let repo = setup.repo();
+    let held = handmade_checkpoint(
+        &setup,
+        &[("code.py", "x = 0\n"), (".sandbox/venv/x", "old\n"), (".dwp/plan.md", "old plan\n")],
+    );
+    let latest = repo.snapshot("now").unwrap().commit;
+    setup.write(".sandbox/venv/x", "the venv's now\n");
+    setup.write(".sandbox/venv/y", "made since\n");
+    let plan = repo.restore_plan(&held, &latest).unwrap();
+    assert_eq!((plan.writes, plan.deletes), (vec!["code.py".to_owned()], vec![]));
+    let report = support::restore(&repo, &held, &latest, true).unwrap();
+    assert_eq!((report.written, report.deleted), (vec!["code.py".to_owned()], vec![]));
+    assert_eq!(setup.read("code.py"), b"x = 0\n");
+    assert_eq!(setup.read(".sandbox/venv/x"), b"the venv's now\n");
+    assert_eq!(setup.read(".sandbox/venv/y"), b"made since\n");
+    assert!(!setup.exists(".dwp/plan.md"), "nothing written into the plan folder");
+}
