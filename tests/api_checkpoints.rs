@@ -2,7 +2,9 @@
 //! scripted model, the real code sandbox and real git: a three-task run that edits, creates
 //! and deletes files, each task's diff exact, a restore to before task 2 that gives the files
 //! back byte for byte with tasks 2 and 3 open again, the user's own later edit kept (and
-//! overwritten only when asked), and the user's own repository untouched throughout.
+//! overwritten only when asked), and the user's own repository untouched throughout. A
+//! restore carries its preview's digest and is refused when the plan changed since; a
+//! checkpoint of the chat's former workspace is neither restored nor compared (issue 46).
 
 mod support;
 
@@ -73,6 +75,15 @@ fn three_tasks() -> Script {
     )
 }
 
+/// A restore as the window makes it: the preview first, then the restore with its digest.
+async fn restore(serve: &Serve, id: &str, n: u64, overwrite: bool) -> (u16, Value) {
+    let path = format!("/v1/chats/{id}/checkpoints/{n}/restore");
+    let (status, preview) = serve.get(&path).await;
+    assert_eq!(status, 200, "{preview}");
+    let body = json!({"digest": preview["digest"], "overwrite_user_changes": overwrite});
+    serve.post(&path, body).await
+}
+
 fn read(root: &Path, name: &str) -> Option<String> {
     std::fs::read_to_string(root.join(name)).ok()
 }
@@ -120,8 +131,10 @@ async fn each_task_has_its_diff_and_a_restore_gives_the_files_and_the_tasks_back
     assert_eq!(preview["user_changed"], json!(["c.txt"]), "{preview:#}");
     assert_eq!(preview["reopens"], json!([2, 3]), "{preview:#}");
 
-    let (status, view) =
-        serve.post(&format!("/v1/chats/{id}/checkpoints/{from}/restore"), json!(null)).await;
+    let digest = preview["digest"].clone();
+    let (status, view) = serve
+        .post(&format!("/v1/chats/{id}/checkpoints/{from}/restore"), json!({"digest": digest}))
+        .await;
     assert_eq!(status, 202, "{view}");
     assert_eq!(read(root, "a.txt").as_deref(), Some("one\ntwo\n"), "task 1's work stays");
     assert_eq!(read(root, "b.txt").as_deref(), Some("keep\n"));
@@ -129,14 +142,11 @@ async fn each_task_has_its_diff_and_a_restore_gives_the_files_and_the_tasks_back
     assert_eq!(read(root, "c.txt").as_deref(), Some("mine\n"), "the user's edit is kept");
     check_reopened(&serve, &id, &view).await;
 
-    let overwrite = json!({"overwrite_user_changes": true});
-    let (status, _) =
-        serve.post(&format!("/v1/chats/{id}/checkpoints/{from}/restore"), overwrite).await;
+    let (status, _) = restore(&serve, &id, from, true).await;
     assert_eq!(status, 202);
     assert_eq!(read(root, "c.txt"), None, "asked to overwrite: c.txt goes as at the checkpoint");
     // Back to before the plan's first change: the project is as the user left it.
-    let (status, _) =
-        serve.post(&format!("/v1/chats/{id}/checkpoints/1/restore"), json!(null)).await;
+    let (status, _) = restore(&serve, &id, 1, false).await;
     assert_eq!(status, 202);
     assert_eq!(read(root, "a.txt").as_deref(), Some("one\n"));
     assert_eq!(repository_state(root), before, "the user's own .git is untouched");
@@ -204,8 +214,7 @@ async fn a_restore_while_a_turn_runs_is_refused_and_a_folder_without_git_works_t
             name == "delta" && data["text"].as_str().is_some_and(|t| t.contains("Waiting"))
         })
         .await;
-    let (status, error) =
-        serve.post(&format!("/v1/chats/{id}/checkpoints/1/restore"), json!(null)).await;
+    let (status, error) = restore(&serve, &id, 1, false).await;
     assert_eq!((status, error["error"]["code"].clone()), (409, json!("ERR_TURN_ACTIVE")));
     assert_eq!(read(workspace.path(), "a.txt").as_deref(), Some("two\n"), "nothing changed");
     serve.post(&format!("/v1/chats/{id}/stop"), json!(null)).await;
@@ -214,8 +223,7 @@ async fn a_restore_while_a_turn_runs_is_refused_and_a_folder_without_git_works_t
     let (_, list) = serve.get(&format!("/v1/chats/{id}/checkpoints")).await;
     assert_eq!(span(&list, 1)["stat"]["files"], 1, "{list:#}");
     let undo = list["undo_turn"].as_u64().expect("the last turn can be undone");
-    let (status, _) =
-        serve.post(&format!("/v1/chats/{id}/checkpoints/{undo}/restore"), json!(null)).await;
+    let (status, _) = restore(&serve, &id, undo, false).await;
     assert_eq!(status, 202);
     assert_eq!(read(workspace.path(), "a.txt").as_deref(), Some("one\n"), "the turn undone");
     assert!(!workspace.path().join(".git").exists(), "no repository made in the workspace");
@@ -231,4 +239,93 @@ async fn a_restore_while_a_turn_runs_is_refused_and_a_folder_without_git_works_t
     let (status, _) = serve.request("DELETE", &format!("/v1/chats/{id}"), None).await;
     assert_eq!(status, 200);
     assert!(!shadow.exists(), "the shadow repository is deleted with its chat");
+}
+
+/// One task that edits a.txt, run in `workspace`; the chat's id.
+async fn one_edit(serve: &Serve, workspace: &Path) -> String {
+    let id = serve.create_chat(json!({"workspace": workspace, "save_plans": false})).await;
+    serve.plan_approve_and_run(&id, "Edit a.txt").await;
+    id
+}
+
+fn one_edit_script() -> Script {
+    Script::new()
+        .route(planner(), [plan("One edit", &["Edit a.txt"])])
+        .route(anyone(), [run("printf 'two\\n' > a.txt"), done(1), Reply::text("Done.")])
+}
+
+#[tokio::test]
+async fn a_restore_whose_plan_changed_since_its_preview_is_refused_and_changes_nothing() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    std::fs::write(root.join("a.txt"), "one\n").unwrap();
+    std::fs::write(root.join("b.txt"), "b\n").unwrap();
+    let provider = ScriptedServer::start(one_edit_script()).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = one_edit(&serve, root).await;
+    assert_eq!(read(root, "a.txt").as_deref(), Some("two\n"));
+
+    let path = format!("/v1/chats/{id}/checkpoints/1/restore");
+    let (status, preview) = serve.get(&path).await;
+    assert_eq!(status, 200, "{preview}");
+    assert_eq!(preview["writes"], json!(["a.txt"]), "{preview:#}");
+    assert_eq!(preview["user_changed"], json!([]), "{preview:#}");
+    // After the preview, the user edits a.txt: the confirmed restore would overwrite an
+    // edit the preview never showed.
+    std::fs::write(root.join("a.txt"), "the user's, after the preview\n").unwrap();
+    let stale = json!({"digest": preview["digest"], "overwrite_user_changes": true});
+    let (status, error) = serve.post(&path, stale).await;
+    assert_eq!((status, error["error"]["code"].clone()), (409, json!("ERR_CHECKPOINT_CONFLICT")));
+    assert!(error["error"]["message"].as_str().unwrap().contains("preview"), "{error}");
+    assert_eq!(read(root, "a.txt").as_deref(), Some("the user's, after the preview\n"));
+    let (_, view) = serve.get(&format!("/v1/chats/{id}")).await;
+    let restored = view["messages"].as_array().unwrap().iter().any(|m| !m["restored"].is_null());
+    assert!(!restored, "no restore entry in the chat: {view:#}");
+
+    // A restore without the preview's digest is malformed.
+    for body in [json!(null), json!({}), json!({"overwrite_user_changes": true})] {
+        let (status, error) = serve.post(&path, body).await;
+        assert_eq!((status, error["error"]["code"].clone()), (400, json!("ERR_BAD_REQUEST")));
+    }
+    // Previewed again, the user's edit shows as theirs and is kept.
+    let (status, _) = restore(&serve, &id, 1, false).await;
+    assert_eq!(status, 202);
+    assert_eq!(read(root, "a.txt").as_deref(), Some("the user's, after the preview\n"));
+    assert_eq!(read(root, "b.txt").as_deref(), Some("b\n"));
+}
+
+#[tokio::test]
+async fn the_checkpoints_of_a_former_workspace_are_neither_restored_nor_compared() {
+    let (old, new) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(old.path().join("a.txt"), "one\n").unwrap();
+    std::fs::write(old.path().join("old-only.txt"), "old\n").unwrap();
+    std::fs::write(new.path().join("a.txt"), "the new folder's\n").unwrap();
+    let provider = ScriptedServer::start(one_edit_script()).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = one_edit(&serve, old.path()).await;
+    let (status, chat) = serve
+        .request("PATCH", &format!("/v1/chats/{id}"), Some(json!({"workspace": new.path()})))
+        .await;
+    assert_eq!(status, 200, "{chat}");
+
+    let (old_name, new_name) = (
+        std::fs::canonicalize(old.path()).unwrap().display().to_string(),
+        std::fs::canonicalize(new.path()).unwrap().display().to_string(),
+    );
+    let refused = |(status, error): (u16, Value)| {
+        assert_eq!(
+            (status, error["error"]["code"].clone()),
+            (409, json!("ERR_CHECKPOINT_CONFLICT"))
+        );
+        let message = error["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains(&old_name) && message.contains(&new_name), "{message}");
+    };
+    let path = format!("/v1/chats/{id}/checkpoints/1/restore");
+    refused(serve.get(&path).await);
+    let digest = "0123456789abcdef0123456789abcdef01234567";
+    refused(serve.post(&path, json!({"digest": digest, "overwrite_user_changes": true})).await);
+    refused(serve.get(&format!("/v1/chats/{id}/checkpoints/1/diff")).await);
+    assert_eq!(read(new.path(), "a.txt").as_deref(), Some("the new folder's\n"), "nothing written");
+    assert_eq!(read(new.path(), "old-only.txt"), None, "the old folder's files stay there");
+    assert_eq!(read(old.path(), "a.txt").as_deref(), Some("two\n"));
 }

@@ -378,8 +378,8 @@ export function App() {
           busy={phase === "planning" || phase === "executing"}
           loadDiff={(from, to) => api.checkpointDiff(id, from, to)}
           loadPreview={(checkpoint) => api.restorePreview(id, checkpoint)}
-          restore={async (checkpoint, overwrite) => {
-            const error = await chat.act(() => api.restoreCheckpoint(id, checkpoint, overwrite));
+          restore={async (checkpoint, digest, overwrite) => {
+            const error = await chat.act(() => api.restoreCheckpoint(id, checkpoint, digest, overwrite));
             // The files, the task list and the entry changed (or a turn started meanwhile).
             checkpoints.reload();
             chat.refresh();

@@ -31,6 +31,19 @@ pub enum CheckpointError {
     /// nothing was changed.
     #[error("refused to restore {path:?}: {why}")]
     Refused { path: String, why: &'static str },
+    /// The checkpoint was taken of another folder than this repository's work tree (the
+    /// chat's workspace moved): it is restored or compared only there; nothing was changed.
+    #[error(
+        "checkpoint {commit} was taken of the folder {}, not of this workspace {}: it can be \
+         restored or compared only there",
+        folder.display(),
+        work_tree.display()
+    )]
+    OtherFolder { commit: String, folder: PathBuf, work_tree: PathBuf },
+    /// The restore's plan is no longer the one the caller previewed (the workspace or the
+    /// latest checkpoint changed since): nothing was changed; preview it again.
+    #[error("the workspace changed since the restore was previewed: nothing was restored; look at what it would do again")]
+    PlanChanged,
 }
 
 impl CheckpointError {

@@ -78,8 +78,9 @@ impl Git {
         let index_file = git_dir.join("index");
         let inherited =
             std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-        let folders = trusted_folders(&inherited, work_tree);
-        let program = folders.iter().map(|folder| folder.join("git")).find(|git| git.is_file());
+        let real_tree = std::fs::canonicalize(work_tree).unwrap_or_else(|_| work_tree.to_owned());
+        let folders = trusted_folders(&inherited, &real_tree);
+        let program = folders.iter().find_map(|folder| outside(&folder.join("git"), &real_tree));
         Git {
             git_dir: git_dir.to_owned(),
             work_tree: work_tree.to_owned(),
@@ -159,12 +160,23 @@ impl Git {
     }
 }
 
-/// The folders of `path` git may be run from: absolute ones outside the workspace, so that a
-/// `git` the workspace holds (with `.` or `node_modules/.bin` on the PATH) is never run.
-fn trusted_folders(path: &OsStr, work_tree: &Path) -> Vec<PathBuf> {
+/// The folders of `path` git may be run from, by their real paths: absolute ones outside the
+/// workspace, so that a `git` the workspace holds (with `.`, `bin` or `node_modules/.bin` on
+/// the PATH) is never run. Both sides are compared resolved: a folder named through a
+/// symbolic link or a `..` is where it really is, and one that does not exist is dropped.
+/// `real_tree` is the work tree resolved.
+fn trusted_folders(path: &OsStr, real_tree: &Path) -> Vec<PathBuf> {
     std::env::split_paths(path)
-        .filter(|folder| folder.is_absolute() && !folder.starts_with(work_tree))
+        .filter(|folder| folder.is_absolute())
+        .filter_map(|folder| outside(&folder, real_tree))
         .collect()
+}
+
+/// `path` resolved, when it exists and is not inside `real_tree` (the work tree resolved):
+/// the `git` program itself may be a symbolic link into the workspace too.
+fn outside(path: &Path, real_tree: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(path).ok()?;
+    (!real.starts_with(real_tree) && (real.is_dir() || real.is_file())).then_some(real)
 }
 
 /// The fixed author and committer, dated by the caller's clock.
@@ -344,9 +356,24 @@ mod tests {
 
     #[test]
     fn git_is_never_looked_for_in_the_workspace() {
-        let folders =
-            trusted_folders(OsStr::new(".:bin:/ws/tools:/usr/bin:/bin"), Path::new("/ws"));
-        assert_eq!(folders, [PathBuf::from("/usr/bin"), PathBuf::from("/bin")]);
+        let ws = tempfile::tempdir().unwrap();
+        let outside_dir = tempfile::tempdir().unwrap();
+        let tools = ws.path().join("tools");
+        std::fs::create_dir(&tools).unwrap();
+        let link = outside_dir.path().join("link");
+        std::os::unix::fs::symlink(&tools, &link).unwrap();
+        let listed = [
+            PathBuf::from("."),
+            PathBuf::from("bin"),
+            tools.clone(),
+            link,
+            ws.path().join("tools/../tools"),
+            outside_dir.path().to_owned(),
+            PathBuf::from("/nonexistent/folder"),
+        ];
+        let path = std::env::join_paths(&listed).unwrap();
+        let folders = trusted_folders(&path, &std::fs::canonicalize(ws.path()).unwrap());
+        assert_eq!(folders, [std::fs::canonicalize(outside_dir.path()).unwrap()]);
     }
 
     #[test]

@@ -15,11 +15,18 @@
 //! refs, stash, config and hooks — is neither read for writing nor written, and nothing the
 //! workspace contains is run (`git.rs`).
 //!
+//! **A checkpoint is of one folder.** Its commit names the folder it was taken of; one of
+//! another folder (the caller's workspace moved) is neither restored nor compared
+//! (`OtherFolder`). `.git`, `.sandbox/` and `.dwp/` are never kept, whatever `.gitignore`
+//! says (`kept_out.rs`), and a restore does what its preview showed or nothing
+//! (`RestorePlan::digest`, `PlanChanged`).
+//!
 //! **Costs stay bounded.** A file over `Limits::max_file_bytes` and the content past
-//! `Limits::max_checkpoint_bytes` are left out and reported (`Snapshot::skipped`); every
-//! operation has a time budget after which its running git call is killed (`TimedOut`);
-//! checkpoints are parentless commits each held by its own ref, so `forget` frees exactly
-//! what no kept checkpoint shares.
+//! `Limits::max_checkpoint_bytes` are left out and reported (`Snapshot::skipped`); a diff
+//! returns at most `Limits::max_diff_bytes` (`Diff::truncated`); every operation has a time
+//! budget after which its running git call is killed (`TimedOut`); checkpoints are
+//! parentless commits each held by its own ref, so `forget` frees exactly what no kept
+//! checkpoint shares.
 //!
 //! **Boundary:** blocking I/O and child processes, no async and no engine types: the engine
 //! calls this on a blocking thread and keeps its own record of which checkpoint is which.
@@ -31,6 +38,7 @@ mod current;
 mod diff;
 mod error;
 mod git;
+mod kept_out;
 mod patch;
 mod place;
 mod plan;
@@ -40,7 +48,7 @@ mod restore;
 mod snapshot;
 mod stage;
 
-pub use diff::{Diff, DiffStat, FileDiff, FileStatus};
+pub use diff::{Diff, DiffStat, FileDiff, FileStatus, Truncated};
 pub use error::CheckpointError;
 pub use plan::RestorePlan;
 pub use repo::{Limits, ShadowRepo};

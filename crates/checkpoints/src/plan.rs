@@ -15,8 +15,9 @@ use crate::commit::CommitId;
 use crate::current::current_state;
 use crate::error::CheckpointError;
 use crate::git::Deadline;
-use crate::raw::{fields, raw_changes};
-use crate::repo::ShadowRepo;
+use crate::kept_out::never_kept;
+use crate::raw::{fields, raw_changes, RawChange};
+use crate::repo::{folder_record, ShadowRepo};
 use crate::stage::display;
 
 /// What `restore` would change, for the user to confirm. Paths are relative to the work tree.
@@ -29,6 +30,10 @@ pub struct RestorePlan {
     /// Among the writes and deletes, the files the user changed since the latest checkpoint:
     /// kept unless the restore is told to overwrite them.
     pub user_changed: Vec<String>,
+    /// What the plan is, as a hash: the checkpoints, the folder, each file's content now and
+    /// at the target, and which are the user's. `restore` takes it back and refuses when
+    /// the plan it finds then is another (`PlanChanged`).
+    pub digest: String,
 }
 
 /// One file a restore changes.
@@ -38,6 +43,8 @@ pub(crate) struct Step {
     pub action: Action,
     /// The current state holds this path (its content is in the shadow repository).
     pub held: bool,
+    /// The path's object in the current state (zeros when it holds none).
+    pub current: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +62,7 @@ pub(crate) enum Action {
 pub(crate) struct Planned {
     pub steps: Vec<Step>,
     pub user_changed: BTreeSet<Vec<u8>>,
+    pub digest: String,
 }
 
 impl Planned {
@@ -67,13 +75,15 @@ impl Planned {
             }
         }
         plan.user_changed = self.user_changed.iter().map(|path| display(path)).collect();
+        plan.digest = self.digest.clone();
         plan
     }
 }
 
 impl ShadowRepo {
     /// What restoring the work tree to checkpoint `target` would write and delete, and which
-    /// of those files the user changed since `latest` (the most recent checkpoint taken).
+    /// of those files the user changed since `latest` (the most recent checkpoint taken), and
+    /// the plan's digest for `restore`; `OtherFolder` for a checkpoint of another folder.
     /// Changes nothing (objects of the user's changes may be written to the shadow
     /// repository; nothing holds them, and the next `forget` prunes them).
     pub fn restore_plan(&self, target: &str, latest: &str) -> Result<RestorePlan, CheckpointError> {
@@ -86,7 +96,7 @@ impl ShadowRepo {
         latest: &str,
         deadline: Deadline,
     ) -> Result<Planned, CheckpointError> {
-        let commits = self.known_commits(&[target, latest], deadline)?;
+        let commits = self.commits_of_this_folder(&[target, latest], deadline)?;
         // A left-out file is not in the current tree: never deleted, and a write over it is
         // a write over an unheld file (below).
         let current = current_state(self, deadline)?;
@@ -97,7 +107,36 @@ impl ShadowRepo {
             .filter(|step| since_latest.contains(&step.path) || self.unheld_file(step))
             .map(|step| step.path.clone())
             .collect();
-        Ok(Planned { steps, user_changed })
+        let digest = self.digest(&commits, &steps, &user_changed, deadline)?;
+        Ok(Planned { steps, user_changed, digest })
+    }
+
+    /// The plan written out in full and hashed (git's object hash; nothing is stored).
+    fn digest(
+        &self,
+        commits: &[CommitId],
+        steps: &[Step],
+        user_changed: &BTreeSet<Vec<u8>>,
+        deadline: Deadline,
+    ) -> Result<String, CheckpointError> {
+        let hex = |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
+        let mut text = format!(
+            "restore plan 1\nfolder {}\ntarget {}\nlatest {}\n",
+            folder_record(&self.work_tree),
+            commits[0].as_str(),
+            commits[1].as_str()
+        );
+        for step in steps {
+            let action = match &step.action {
+                Action::Write { mode, object } => format!("write {mode:o} {object}"),
+                Action::Delete => "delete".to_owned(),
+            };
+            let mine = if user_changed.contains(&step.path) { "user" } else { "-" };
+            let path = hex(&step.path);
+            text.push_str(&format!("{action} from {} {mine} {path}\n", step.current));
+        }
+        let hashed = self.git.output(&["hash-object", "--stdin"], text.as_bytes(), deadline)?;
+        Ok(String::from_utf8_lossy(&hashed).trim().to_owned())
     }
 
     /// The steps from the current tree back to `target`.
@@ -119,13 +158,16 @@ impl ShadowRepo {
         ];
         let listed = self.git.output(&args, b"", deadline)?;
         let changes = raw_changes(&mut fields(&listed)).ok_or_else(|| unreadable("diff-tree"))?;
-        let steps = changes.into_iter().filter(|change| change.old_mode != GITLINK).map(|change| {
+        // A path no checkpoint may hold (one taken before they were kept out by name may)
+        // is neither written nor deleted.
+        let kept = |change: &RawChange| change.old_mode != GITLINK && !never_kept(&change.path);
+        let steps = changes.into_iter().filter(kept).map(|change| {
             let held = change.status != b'D';
             let action = match change.status {
                 b'A' => Action::Delete,
                 _ => Action::Write { mode: change.old_mode, object: change.old_object },
             };
-            Step { path: change.path, action, held }
+            Step { path: change.path, action, held, current: change.new_object }
         });
         Ok(steps.collect())
     }

@@ -4,7 +4,9 @@
 //! **Invariant:** the repository lives outside the work tree (in Preflight's data folder),
 //! readable by its owner alone; the work tree only ever gets files written back by a restore.
 
+use std::ffi::OsStr;
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,6 +14,7 @@ use std::time::Duration;
 use crate::commit::CommitId;
 use crate::error::CheckpointError;
 use crate::git::{Deadline, Git};
+use crate::raw::batch_objects;
 
 /// What is never kept, whatever the workspace's `.gitignore` says: any `.git` (the user's
 /// repository, a nested one's, a worktree's `.git` file) and Preflight's own folders in the
@@ -31,6 +34,15 @@ const ATTRIBUTES: &str = "\
 * -text -filter -ident -working-tree-encoding !eol !diff !merge
 ";
 
+/// The last line of every checkpoint's message: the folder it was taken of (its real path's
+/// bytes in hexadecimal, so that any name reads back exactly).
+pub(crate) const FOLDER_TRAILER: &str = "Preflight-Folder: ";
+
+/// In the git folder: the folder of the checkpoints taken before each one named its own (the
+/// work tree when this file was first written), and the folder the shadow index is of.
+const LEGACY_FOLDER_FILE: &str = "preflight-legacy-folder";
+pub(crate) const INDEX_FOLDER_FILE: &str = "preflight-index-folder";
+
 /// How much a checkpoint may hold and how long an operation may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -43,6 +55,9 @@ pub struct Limits {
     pub time_budget: Duration,
     /// A file's patch longer than this is not returned (`FileDiff::too_large`).
     pub max_patch_bytes: usize,
+    /// A diff returns at most this many bytes in all (file entries and patches); what is past
+    /// it is left out and counted (`Diff::truncated`).
+    pub max_diff_bytes: usize,
 }
 
 impl Default for Limits {
@@ -52,6 +67,7 @@ impl Default for Limits {
             max_checkpoint_bytes: 100 * 1024 * 1024,
             time_budget: Duration::from_secs(15),
             max_patch_bytes: 256 * 1024,
+            max_diff_bytes: 4 * 1024 * 1024,
         }
     }
 }
@@ -147,6 +163,44 @@ impl ShadowRepo {
         Ok(commits)
     }
 
+    /// The caller's commit strings, checked as `known_commits` does, and each a checkpoint of
+    /// this work tree: a checkpoint of another folder (the chat's workspace moved) is
+    /// `OtherFolder`, so it is never restored into, or compared against, this one.
+    pub(crate) fn commits_of_this_folder(
+        &self,
+        commits: &[&str],
+        deadline: Deadline,
+    ) -> Result<Vec<CommitId>, CheckpointError> {
+        let commits = self.known_commits(commits, deadline)?;
+        let query: String = commits.iter().map(|commit| format!("{}\n", commit.as_str())).collect();
+        let answer = self.git.output(&["cat-file", "--batch"], query.as_bytes(), deadline)?;
+        let objects = batch_objects(&answer).ok_or_else(|| CheckpointError::Git {
+            command: "git cat-file --batch".into(),
+            stderr: "its output could not be read".into(),
+        })?;
+        let here = folder_record(&self.work_tree);
+        for (commit, (_, text)) in commits.iter().zip(objects) {
+            let folder = match recorded_folder(&text) {
+                Some(folder) => folder,
+                None => self.legacy_folder(),
+            };
+            if folder != here {
+                return Err(CheckpointError::OtherFolder {
+                    commit: commit.as_str().to_owned(),
+                    folder: folder_path(&folder),
+                    work_tree: self.work_tree.clone(),
+                });
+            }
+        }
+        Ok(commits)
+    }
+
+    /// The folder of the checkpoints that name none (taken before they did): the work tree
+    /// as it was when this repository was first opened since. Unreadable, it matches none.
+    fn legacy_folder(&self) -> String {
+        fs::read_to_string(self.git_dir.join(LEGACY_FOLDER_FILE)).unwrap_or_default()
+    }
+
     fn create_when_absent(&self) -> Result<(), CheckpointError> {
         if !self.git_dir.join("HEAD").is_file() {
             self.git.init_bare(self.deadline())?;
@@ -154,8 +208,33 @@ impl ShadowRepo {
         let info = self.git_dir.join("info");
         fs::create_dir_all(&info).map_err(|error| CheckpointError::io(&info, error))?;
         write_when_different(&info.join("exclude"), EXCLUDE)?;
-        write_when_different(&info.join("attributes"), ATTRIBUTES)
+        write_when_different(&info.join("attributes"), ATTRIBUTES)?;
+        let legacy = self.git_dir.join(LEGACY_FOLDER_FILE);
+        if !legacy.exists() {
+            preflight_files::write_atomic(&legacy, folder_record(&self.work_tree).as_bytes())?;
+        }
+        Ok(())
     }
+}
+
+/// A folder as a checkpoint records it: its path's bytes in hexadecimal.
+pub(crate) fn folder_record(folder: &Path) -> String {
+    folder.as_os_str().as_bytes().iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The folder a checkpoint's commit names (its message's last line), if it names one.
+fn recorded_folder(commit: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(commit);
+    let last = text.trim_end().lines().next_back()?;
+    last.strip_prefix(FOLDER_TRAILER).map(str::to_owned)
+}
+
+/// A recorded folder back as a path (as much of it as decodes, for an error message).
+fn folder_path(record: &str) -> PathBuf {
+    let bytes: Vec<u8> = (0..record.len() / 2)
+        .filter_map(|at| u8::from_str_radix(record.get(2 * at..2 * at + 2)?, 16).ok())
+        .collect();
+    PathBuf::from(OsStr::from_bytes(&bytes))
 }
 
 /// `path` made absolute with its existing part's symlinks resolved, as it will be once

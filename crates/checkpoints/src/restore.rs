@@ -4,7 +4,11 @@
 //! **Invariant:** a file the user changed since the latest checkpoint is kept unless the
 //! caller says to overwrite it; so is a file whose way is blocked by one kept.
 //! **Invariant:** only files the current state holds are deleted: ignored, excluded and
-//! left-out files (`.git`, `.sandbox/`, `.dwp/`, what `.gitignore` names) are never touched.
+//! left-out files (`.git`, `.sandbox/`, `.dwp/`, what `.gitignore` names) are never touched;
+//! `.git`, `.sandbox/` and `.dwp/` are neither written nor deleted even when a checkpoint
+//! holds them.
+//! **Invariant:** a restore does what the caller previewed or nothing: the plan it finds is
+//! hashed as `restore_plan` hashed it, and another digest than the preview's changes nothing.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -31,16 +35,22 @@ pub struct RestoreReport {
 impl ShadowRepo {
     /// Puts the work tree back to checkpoint `target`: writes its files back and deletes the
     /// ones it did not have. Files the user changed since `latest` are kept unless
-    /// `overwrite_user_changes`. A path that would be reached through a symbolic link (or
-    /// leave the work tree) is refused before anything is changed.
+    /// `overwrite_user_changes`. `digest` is the previewed plan's (`RestorePlan::digest`):
+    /// when the plan is another by now, `PlanChanged` and nothing is changed. A path that
+    /// would be reached through a symbolic link (or leave the work tree) is refused before
+    /// anything is changed; so is a checkpoint of another folder (`OtherFolder`).
     pub fn restore(
         &self,
         target: &str,
         latest: &str,
         overwrite_user_changes: bool,
+        digest: &str,
     ) -> Result<RestoreReport, CheckpointError> {
         let deadline = self.deadline();
         let planned = self.planned(target, latest, deadline)?;
+        if planned.digest != digest {
+            return Err(CheckpointError::PlanChanged);
+        }
         let (steps, kept) = self.sort_out(planned, overwrite_user_changes)?;
         let mut report = RestoreReport {
             kept_user_changes: kept.iter().map(|path| display(path)).collect(),

@@ -6,11 +6,14 @@
 //! `refs/checkpoints/<commit>` alone; what no kept checkpoint shares is pruned once its ref
 //! goes. Unchanged files and folders are shared between checkpoints as git objects anyway.
 
+use std::fs;
+use std::io::ErrorKind;
+
 use crate::commit::CommitId;
 use crate::error::CheckpointError;
 use crate::git::{Deadline, Git};
-use crate::repo::ShadowRepo;
-use crate::stage::{stage, Skipped};
+use crate::repo::{folder_record, ShadowRepo, FOLDER_TRAILER, INDEX_FOLDER_FILE};
+use crate::stage::{drop_never_kept, stage, Skipped};
 
 /// Past this many loose objects (trees and commits) or packs (each checkpoint's new files
 /// are one), a snapshot rolls them up (`git repack --geometric=2`): small packs and loose
@@ -48,16 +51,42 @@ impl ShadowRepo {
 
     fn take(&self, message: &str) -> Result<Snapshot, CheckpointError> {
         let deadline = self.deadline();
+        self.index_of_this_folder(deadline)?;
         let before = write_tree(&self.git, deadline)?;
         let staged = stage(&self.git, &self.work_tree, &self.limits, deadline)?;
         let tree = write_tree(&self.git, deadline)?;
         let changed =
             if tree == before { 0 } else { count_changes(&self.git, &before, &tree, deadline)? };
-        let commit = commit_tree(&self.git, &tree, message, deadline)?;
+        let folder = folder_record(&self.work_tree);
+        let message = format!("{}\n\n{FOLDER_TRAILER}{folder}\n", message.trim_end());
+        let commit = commit_tree(&self.git, &tree, &message, deadline)?;
         let args = ["update-ref", &commit.ref_name(), commit.as_str()];
         self.git.output(&args, b"", deadline)?;
         pack_when_due(&self.git, deadline)?;
         Ok(Snapshot { commit: commit.as_str().to_owned(), skipped: staged.skipped, changed })
+    }
+}
+
+impl ShadowRepo {
+    /// Makes the shadow index one of this work tree before a checkpoint stages into it. Of
+    /// another folder (the chat's workspace moved), it is dropped: the first checkpoint here
+    /// starts afresh rather than from the other folder's files. Never recorded (an index from
+    /// before checkpoints named their folder), it loses the entries no checkpoint may hold.
+    /// Runs with the snapshot, the one writer of the index.
+    fn index_of_this_folder(&self, deadline: Deadline) -> Result<(), CheckpointError> {
+        let record = self.git_dir.join(INDEX_FOLDER_FILE);
+        let here = folder_record(&self.work_tree);
+        match fs::read_to_string(&record) {
+            Ok(folder) if folder == here => return Ok(()),
+            Ok(_) => match fs::remove_file(self.git.index_file()) {
+                Err(error) if error.kind() != ErrorKind::NotFound => {
+                    return Err(CheckpointError::io(self.git.index_file(), error));
+                }
+                _ => {}
+            },
+            Err(_) => drop_never_kept(&self.git, deadline)?,
+        }
+        Ok(preflight_files::write_atomic(&record, here.as_bytes())?)
     }
 }
 

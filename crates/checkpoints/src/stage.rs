@@ -16,6 +16,7 @@ use std::path::Path;
 
 use crate::error::CheckpointError;
 use crate::git::{Deadline, Git};
+use crate::kept_out::never_kept;
 use crate::repo::Limits;
 
 /// A file a checkpoint left out, and why. It is not in the checkpoint: a restore neither
@@ -109,16 +110,36 @@ pub(crate) fn stage(
     Ok(staged)
 }
 
+/// Drops from the index every entry no checkpoint may hold: what a checkpoint taken before
+/// these folders were kept out by name (a `.gitignore` un-ignoring them) left there.
+pub(crate) fn drop_never_kept(git: &Git, deadline: Deadline) -> Result<(), CheckpointError> {
+    let listed = git.output(&["ls-files", "-z", "--cached"], b"", deadline)?;
+    let dropped: Vec<Vec<u8>> = listed
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty() && never_kept(p))
+        .map(<[u8]>::to_vec)
+        .collect();
+    if !dropped.is_empty() {
+        let args = ["update-index", "--force-remove", "-z", "--stdin"];
+        git.output(&args, &nul_separated(&dropped), deadline)?;
+    }
+    Ok(())
+}
+
 fn nul_separated(paths: &[Vec<u8>]) -> Vec<u8> {
     paths.iter().flat_map(|path| path.iter().copied().chain([0])).collect()
 }
 
-/// The paths that may differ from the index: untracked (not ignored), modified, deleted.
+/// The paths that may differ from the index: untracked (not ignored), modified, deleted;
+/// never one of the folders no checkpoint holds, whatever `.gitignore` un-ignores.
 fn candidates(git: &Git, deadline: Deadline) -> Result<Vec<Vec<u8>>, CheckpointError> {
     let args = ["ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"];
     let listed = git.output(&args, b"", deadline)?;
-    let mut paths: Vec<Vec<u8>> =
-        listed.split(|b| *b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect();
+    let mut paths: Vec<Vec<u8>> = listed
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty() && !never_kept(p))
+        .map(<[u8]>::to_vec)
+        .collect();
     // A deleted file is listed twice (deleted, and modified).
     paths.sort();
     paths.dedup();

@@ -20,7 +20,7 @@ fn an_empty_workspace_snapshots_diffs_and_restores() {
     assert_ne!(first.commit, second.commit, "each checkpoint is a commit of its own");
     assert_eq!(repo.diff(&first.commit, &second.commit).unwrap().files, vec![]);
     setup.write("new.txt", "x\n");
-    let report = repo.restore(&first.commit, &second.commit, true).unwrap();
+    let report = support::restore(&repo, &first.commit, &second.commit, true).unwrap();
     assert_eq!(report.deleted, ["new.txt"]);
     assert_eq!(std::fs::read_dir(setup.ws()).unwrap().count(), 0);
 }
@@ -39,7 +39,7 @@ fn a_bad_commit_string_is_not_found_and_changes_nothing() {
             repo.diff(text, &good).unwrap_err(),
             repo.stat(&good, text).unwrap_err(),
             repo.restore_plan(text, &good).unwrap_err(),
-            repo.restore(text, &good, true).unwrap_err(),
+            repo.restore(text, &good, true, "").unwrap_err(),
         ];
         for error in errors {
             assert!(matches!(error, CheckpointError::NotFound { .. }), "{text:?}: {error}");
@@ -102,7 +102,7 @@ fn a_nested_repository_is_left_out_reported_and_never_deleted() {
     let nested =
         Skipped { path: "vendor/lib/".into(), bytes: 0, reason: SkipReason::NestedRepository };
     assert_eq!((second.changed, second.skipped), (0, vec![nested]));
-    let report = repo.restore(&first.commit, &second.commit, true).unwrap();
+    let report = support::restore(&repo, &first.commit, &second.commit, true).unwrap();
     assert_eq!((report.written.len(), report.deleted.len()), (0, 0));
     assert_eq!(setup.read("vendor/lib/code.c"), b"int x;\n");
 }
@@ -123,7 +123,7 @@ fn symlinks_out_of_the_workspace_are_kept_as_links_never_followed() {
     assert_eq!(paths, ["outside", "secret-link", "up"]);
     let patches: String = diff.files.iter().filter_map(|f| f.patch.clone()).collect();
     assert!(patches.contains("new file mode 120000") && !patches.contains("secret\n"), "{patches}");
-    repo.restore(&first.commit, &second.commit, true).unwrap();
+    support::restore(&repo, &first.commit, &second.commit, true).unwrap();
     assert!(!setup.exists("outside") && !setup.exists("up") && !setup.exists("secret-link"));
     assert_eq!(std::fs::read(outside.path().join("secret.txt")).unwrap(), b"secret\n");
 }
@@ -141,7 +141,7 @@ fn a_restore_through_a_symlinked_folder_is_refused_before_anything_changes() {
     setup.symlink(outside.path().to_str().unwrap(), "build");
     setup.write("y.txt", "changed\n");
     let latest = repo.snapshot("latest").unwrap();
-    let error = repo.restore(&first.commit, &latest.commit, true).unwrap_err();
+    let error = support::restore(&repo, &first.commit, &latest.commit, true).unwrap_err();
     assert!(
         matches!(&error, CheckpointError::Refused { path, .. } if path == "build/x.txt"),
         "{error}"
@@ -168,7 +168,7 @@ fn names_git_would_read_as_patterns_or_options_are_plain_names() {
     }
     let second = repo.snapshot("second").unwrap();
     assert_eq!(second.changed, names.len(), "other.txt is not matched by `*.txt`");
-    let report = repo.restore(&first.commit, &second.commit, false).unwrap();
+    let report = support::restore(&repo, &first.commit, &second.commit, false).unwrap();
     assert_eq!(report.written.len(), names.len());
     for name in names {
         assert_eq!(setup.read(name), name.as_bytes(), "{name:?}");
@@ -207,7 +207,7 @@ fn preflights_own_folders_are_never_kept_or_touched() {
     let second = repo.snapshot("second").unwrap();
     let diff = repo.diff(&first.commit, &second.commit).unwrap();
     assert_eq!(diff.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["code.py"]);
-    let report = repo.restore(&first.commit, &second.commit, true).unwrap();
+    let report = support::restore(&repo, &first.commit, &second.commit, true).unwrap();
     assert_eq!((report.written, report.deleted), (vec!["code.py".into()], vec![]));
     for kept in [".sandbox/venv/state", ".dwp/plan.md", "sub/.sandbox/inner"] {
         assert!(setup.exists(kept), "{kept}");
@@ -261,4 +261,44 @@ fn noise(len: usize) -> Vec<u8> {
             (state >> 24) as u8
         })
         .collect()
+}
+
+#[test]
+fn a_diff_of_many_files_is_cut_at_its_total_budget_and_says_what_was_left_out() {
+    let setup = Setup::new();
+    let budget = 16 * 1024;
+    let repo = setup.repo_with(Limits { max_diff_bytes: budget, ..Limits::default() });
+    let first = repo.snapshot("first").unwrap();
+    let body: String =
+        (0..10).map(|n| format!("line {n} of a file with some words in it\n")).collect();
+    for n in 0..400 {
+        setup.write(&format!("src/module_{n:03}.txt"), &body);
+    }
+    let second = repo.snapshot("second").unwrap();
+    let diff = repo.diff(&first.commit, &second.commit).unwrap();
+
+    let patches: usize = diff.files.iter().filter_map(|f| f.patch.as_ref()).map(String::len).sum();
+    let entries: usize = diff.files.iter().map(|f| f.path.len()).sum();
+    assert!(patches + entries <= budget, "{patches} + {entries} bytes past the budget");
+    assert!(!diff.files.is_empty() && diff.files.iter().any(|f| f.patch.is_some()));
+    let cut = diff.truncated.expect("the diff says it was cut");
+    assert_eq!(cut.budget, budget as u64);
+    assert!(cut.files_left_out > 0, "{cut:?}");
+    assert_eq!(diff.changed_files(), 400, "every changed file is counted");
+    let without_patch = diff.files.iter().filter(|f| f.patch.is_none()).count();
+    assert_eq!(cut.patches_left_out, without_patch, "{cut:?}");
+    assert!(diff.files.iter().filter(|f| f.patch.is_none()).all(|f| f.too_large));
+    // Each file's patch is a header of about 100 bytes and its 10 lines.
+    let left_out_files = (cut.files_left_out + cut.patches_left_out) as u64;
+    assert!(cut.bytes_left_out > left_out_files * body.len() as u64, "{cut:?}");
+    assert_eq!((diff.additions, diff.deletions), (4000, 0), "the figures are of every file");
+
+    let small = repo.diff(&first.commit, &first.commit).unwrap();
+    assert_eq!(small.truncated, None);
+    let (one, two) = (repo.snapshot("a").unwrap(), {
+        setup.write("src/module_000.txt", "changed\n");
+        repo.snapshot("b").unwrap()
+    });
+    let within = repo.diff(&one.commit, &two.commit).unwrap();
+    assert_eq!((within.files.len(), within.truncated), (1, None), "a small diff is whole");
 }

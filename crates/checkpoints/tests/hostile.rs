@@ -68,7 +68,7 @@ fn nothing_the_workspace_names_is_run_and_files_stay_byte_for_byte() {
     assert!(crlf_patch.contains("+three\r\n"), "kept with its CRLFs: {crlf_patch:?}");
     repo.stat(&first.commit, &second.commit).unwrap();
     repo.restore_plan(&first.commit, &second.commit).unwrap();
-    repo.restore(&first.commit, &second.commit, true).unwrap();
+    support::restore(&repo, &first.commit, &second.commit, true).unwrap();
     repo.forget(&[&second.commit]).unwrap();
     assert_eq!(setup.read("crlf.txt"), b"one\r\ntwo\r\n");
     assert_eq!(setup.read("lf.txt"), b"one\ntwo\n$Id$\n");

@@ -108,7 +108,7 @@ fn restore_to_first(
     at_first: BTreeMap<String, Entry>,
 ) {
     let before_restore = setup.tree();
-    let report = repo.restore(&commits[0], commits.last().unwrap(), false).unwrap();
+    let report = support::restore(repo, &commits[0], commits.last().unwrap(), false).unwrap();
     assert_eq!(report.kept_user_changes, Vec::<String>::new());
     assert_eq!(report.deleted, ["a/b/c/deep.txt", "notes-moved.txt", "src/util.rs"]);
     let written = ["README.md", "data.bin", "link", "notes.txt", "run.sh", "src/main.rs"];

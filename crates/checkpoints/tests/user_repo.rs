@@ -47,7 +47,7 @@ fn the_users_repository_is_untouched_by_snapshot_diff_and_restore() {
     let paths: Vec<&str> = diff.files.iter().map(|file| file.path.as_str()).collect();
     assert_eq!(paths, ["app.py", "new.py"], "nothing of .git in a checkpoint");
     repo.restore_plan(&first.commit, &second.commit).unwrap();
-    let report = repo.restore(&first.commit, &second.commit, false).unwrap();
+    let report = support::restore(&repo, &first.commit, &second.commit, false).unwrap();
     assert_eq!((report.written, report.deleted), (vec!["app.py".into()], vec!["new.py".into()]));
 
     assert_eq!(std::fs::read(git_folder.join("index")).unwrap(), index_before, "the index");
@@ -65,7 +65,7 @@ fn a_first_snapshot_keeps_the_work_tree_not_the_users_index() {
     setup.write("app.py", "print('v1')\n");
     setup.write("lib.py", "def f():\n    return 1\n");
     let committed = repo.snapshot("as committed").unwrap();
-    let report = repo.restore(&first.commit, &committed.commit, false).unwrap();
+    let report = support::restore(&repo, &first.commit, &committed.commit, false).unwrap();
     assert_eq!(report.written, ["app.py", "lib.py"]);
     assert_eq!(setup.read("app.py"), b"print('unstaged')\n");
     assert_eq!(setup.read("lib.py"), b"def f():\n    return 2\n");

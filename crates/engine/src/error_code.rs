@@ -88,6 +88,10 @@ error_codes! {
     /// A checkpoint of the workspace could not be taken, read or restored (issue 31); a
     /// turn goes on without it.
     Checkpoint => "ERR_CHECKPOINT",
+    /// A checkpoint does not fit the workspace as it is now: the restore's plan changed since
+    /// its preview (the preview's `digest` is another), or the checkpoint is of another folder
+    /// (the chat's workspace moved). Nothing was changed.
+    CheckpointConflict => "ERR_CHECKPOINT_CONFLICT",
     /// Something no caller can fix (a store failure, a task that died).
     Internal => "ERR_INTERNAL",
 }

@@ -36,14 +36,16 @@ pub async fn restore_preview(
     shell.engine()?.restore_preview(&chat_id, checkpoint).await
 }
 
-/// After the user confirmed the preview; `overwrite` also replaces their own changes.
+/// After the user confirmed the preview whose `digest` is given; `overwrite` also replaces
+/// their own changes.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn restore_checkpoint(
     shell: State<'_, Shell>,
     chat_id: ChatId,
     checkpoint: u32,
+    digest: String,
     overwrite: Option<bool>,
 ) -> Answer<ChatView> {
-    let request = RestoreRequest { overwrite_user_changes: overwrite.unwrap_or(false) };
+    let request = RestoreRequest { digest, overwrite_user_changes: overwrite.unwrap_or(false) };
     shell.engine()?.restore_checkpoint(&chat_id, checkpoint, request).await
 }

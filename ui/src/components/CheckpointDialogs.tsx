@@ -40,8 +40,8 @@ export interface CheckpointDialogsProps {
   busy: boolean;
   loadDiff: (from: number, to?: number) => Promise<CheckpointDiff>;
   loadPreview: (checkpoint: number) => Promise<RestorePreview>;
-  /** Restores; resolves with the error to show when refused. */
-  restore: (checkpoint: number, overwrite: boolean) => Promise<string | null>;
+  /** Restores as the preview with `digest` showed; resolves with the error to show when refused. */
+  restore: (checkpoint: number, digest: string, overwrite: boolean) => Promise<string | null>;
   onClose: () => void;
 }
 
@@ -57,7 +57,7 @@ export function CheckpointDialogs({ dialog, checkpoints, tasks, busy, loadDiff, 
       key={checkpoint}
       title={title}
       load={() => loadPreview(checkpoint)}
-      onConfirm={(overwrite) => restore(checkpoint, overwrite)}
+      onConfirm={(overwrite, digest) => restore(checkpoint, digest, overwrite)}
       busy={busy}
       taskTitle={(id) => tasks.find((task) => task.id === id)?.title}
       onClose={onClose}

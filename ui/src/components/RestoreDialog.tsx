@@ -14,8 +14,9 @@ export interface RestoreDialogProps {
   title: string;
   /** What the restore would do; nothing is changed yet. */
   load: () => Promise<RestorePreview>;
-  /** Restores; resolves with the error to show when the engine refused. */
-  onConfirm: (overwrite: boolean) => Promise<string | null>;
+  /** Restores as the shown preview (its `digest`: the engine refuses a plan changed since);
+   *  resolves with the error to show when the engine refused. */
+  onConfirm: (overwrite: boolean, digest: string) => Promise<string | null>;
   /** A turn runs: the engine refuses a restore meanwhile. */
   busy: boolean;
   /** A task's title by id, when the list still has it. */
@@ -97,11 +98,12 @@ export function RestoreDialog({ title, load, onConfirm, busy, taskTitle, onClose
     // One preview per dialog: another checkpoint opens another dialog (App keys it).
   }, []);
   const confirm = async () => {
-    if (sending) return;
+    if (sending || loaded.kind !== "preview") return;
     setSending(true);
     setError(null);
     try {
-      const refused = await onConfirm(overwrite && loaded.kind === "preview" && loaded.preview.user_changed.length > 0);
+      const { preview } = loaded;
+      const refused = await onConfirm(overwrite && preview.user_changed.length > 0, preview.digest);
       if (refused === null) onClose();
       else setError(refused);
     } finally {

@@ -9,7 +9,8 @@ export type FileChange = { path: string, old_path?: string,
  */
 status: string, additions: number, deletions: number, binary: boolean, 
 /**
- * The patch was too large to show; the figures stand.
+ * The patch is not shown: too large alone, or past what was left of the diff's budget
+ * (`truncated` counts those); the figures stand.
  */
 too_large: boolean, 
 /**

@@ -20,4 +20,9 @@ user_changed: Array<string>,
 /**
  * Tasks open again after the restore.
  */
-reopens: Array<number>, };
+reopens: Array<number>, 
+/**
+ * This plan's digest: the restore sends it back, and is refused
+ * (`ERR_CHECKPOINT_CONFLICT`, nothing changed) when the plan is another by then.
+ */
+digest: string, };

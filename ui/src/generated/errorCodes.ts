@@ -31,5 +31,6 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "ERR_MCP_SIGN_IN",
   "ERR_PLAN_FILES",
   "ERR_CHECKPOINT",
+  "ERR_CHECKPOINT_CONFLICT",
   "ERR_INTERNAL",
 ];

@@ -140,10 +140,11 @@ export const api = {
     call<CheckpointDiff>("checkpoint_diff", to == null ? { chat_id, from } : { chat_id, from, to }),
   /** What a restore to `checkpoint` would write, delete and keep; nothing is changed. */
   restorePreview: (chat_id: string, checkpoint: number) => call<RestorePreview>("restore_preview", { chat_id, checkpoint }),
-  /** Restores the workspace (ERR_TURN_ACTIVE while a turn runs); files the user changed since
-   *  the latest checkpoint are kept unless `overwrite`. */
-  restoreCheckpoint: (chat_id: string, checkpoint: number, overwrite = false) =>
-    call<ChatView>("restore_checkpoint", overwrite ? { chat_id, checkpoint, overwrite } : { chat_id, checkpoint }),
+  /** Restores the workspace as the preview whose `digest` is given showed (ERR_TURN_ACTIVE
+   *  while a turn runs, ERR_CHECKPOINT_CONFLICT when the plan changed since); files the user
+   *  changed since the latest checkpoint are kept unless `overwrite`. */
+  restoreCheckpoint: (chat_id: string, checkpoint: number, digest: string, overwrite = false) =>
+    call<ChatView>("restore_checkpoint", overwrite ? { chat_id, checkpoint, digest, overwrite } : { chat_id, checkpoint, digest }),
   /** MCP servers' questions waiting for the user in the chat (after a reload). */
   listElicitations: (chat_id: string) => call<Elicitation[]>("list_elicitations", { chat_id }),
   /** Rejects with ERR_BAD_REQUEST (the question stays open) when the form does not fit. */

@@ -63,6 +63,8 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_PLAN_FILES");
     case "ERR_CHECKPOINT":
       return t("errors.ERR_CHECKPOINT");
+    case "ERR_CHECKPOINT_CONFLICT":
+      return t("errors.ERR_CHECKPOINT_CONFLICT");
     case "ERR_INTERNAL":
       return t("errors.ERR_INTERNAL");
   }

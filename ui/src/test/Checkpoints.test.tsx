@@ -201,9 +201,9 @@ describe("the diff view", () => {
   });
 });
 
-const preview: RestorePreview = { to: 2, writes: ["src/a.rs", "notes.md"], deletes: ["src/new.rs"], user_changed: ["notes.md"], reopens: [1, 2] };
+const preview: RestorePreview = { to: 2, writes: ["src/a.rs", "notes.md"], deletes: ["src/new.rs"], user_changed: ["notes.md"], reopens: [1, 2], digest: "d2" };
 
-async function openRestore(onConfirm: (overwrite: boolean) => Promise<string | null>, busy = false) {
+async function openRestore(onConfirm: (overwrite: boolean, digest: string) => Promise<string | null>, busy = false) {
   const onClose = vi.fn();
   render(
     <RestoreDialog
@@ -236,13 +236,13 @@ describe("the restore confirmation", () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId("restore-confirm"));
     });
-    expect(onConfirm).toHaveBeenLastCalledWith(false);
+    expect(onConfirm).toHaveBeenLastCalledWith(false, "d2");
     expect(onClose).toHaveBeenCalledTimes(1);
     fireEvent.click(screen.getByTestId("restore-overwrite"));
     await act(async () => {
       fireEvent.click(screen.getByTestId("restore-confirm"));
     });
-    expect(onConfirm).toHaveBeenLastCalledWith(true);
+    expect(onConfirm).toHaveBeenLastCalledWith(true, "d2");
   });
 
   it("shows a refusal on the dialog, which stays open", async () => {

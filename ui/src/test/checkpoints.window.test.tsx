@@ -88,7 +88,7 @@ beforeEach(() => {
     list_elicitations: () => [],
     list_checkpoints: () => structuredClone(list),
     checkpoint_diff: (args) => ({ from: args!.from, to: args!.to ?? 5, stat: stat(1, 1, 0), files: [{ path: "src/a.rs", status: "modified", additions: 1, deletions: 0, binary: false, too_large: false, patch: "@@ -1 +1,2 @@\n a\n+b\n" }] }),
-    restore_preview: (args) => ({ to: args!.checkpoint, writes: ["src/a.rs", "notes.md"], deletes: [], user_changed: ["notes.md"], reopens: [1] }),
+    restore_preview: (args) => ({ to: args!.checkpoint, writes: ["src/a.rs", "notes.md"], deletes: [], user_changed: ["notes.md"], reopens: [1], digest: `plan-${args!.checkpoint}` }),
     restore_checkpoint: () => {
       shell.stored = { ...shell.stored, messages: [...shell.stored.messages, entry] };
       return structuredClone(shell.stored);
@@ -117,7 +117,7 @@ describe("the checkpoints in the window", () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId("restore-confirm"));
     });
-    expect(called("restore_checkpoint")).toEqual([{ command: "restore_checkpoint", args: { chat_id: "chat1", checkpoint: 2 } }]);
+    expect(called("restore_checkpoint")).toEqual([{ command: "restore_checkpoint", args: { chat_id: "chat1", checkpoint: 2, digest: "plan-2" } }]);
     await waitFor(() => expect(screen.queryByTestId("restore-dialog")).toBeNull());
     expect(screen.getByTestId("restore-entry").textContent).toContain("Restored to checkpoint 2 (before task 1 “Add the route”)");
   });
@@ -132,7 +132,7 @@ describe("the checkpoints in the window", () => {
     await act(async () => {
       fireEvent.click(screen.getByTestId("restore-confirm"));
     });
-    expect(called("restore_checkpoint")).toEqual([{ command: "restore_checkpoint", args: { chat_id: "chat1", checkpoint: 3, overwrite: true } }]);
+    expect(called("restore_checkpoint")).toEqual([{ command: "restore_checkpoint", args: { chat_id: "chat1", checkpoint: 3, digest: "plan-3", overwrite: true } }]);
     await waitFor(() => expect(screen.getByTestId("restore-error").textContent).toBe("The chat is busy: wait until the turn ends or stop it."));
     expect(screen.getByTestId("restore-dialog")).toBeTruthy();
   });

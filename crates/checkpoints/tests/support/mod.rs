@@ -179,3 +179,14 @@ pub fn render(diff: &Diff) -> String {
     }
     text
 }
+
+/// A restore as the user makes it: previewed first, then confirmed with that preview.
+pub fn restore(
+    repo: &ShadowRepo,
+    target: &str,
+    latest: &str,
+    overwrite: bool,
+) -> Result<preflight_checkpoints::RestoreReport, preflight_checkpoints::CheckpointError> {
+    let plan = repo.restore_plan(target, latest)?;
+    repo.restore(target, latest, overwrite, &plan.digest)
+}

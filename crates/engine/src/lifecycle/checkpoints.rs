@@ -6,8 +6,11 @@
 //! **Invariant:** a restore runs only while no turn runs, holding the chat's turn so none
 //! can start meanwhile; a file the user changed since the latest checkpoint is kept unless
 //! the user asked to overwrite it.
+//! **Invariant:** a restore does what its preview showed or nothing: it carries the
+//! preview's digest, and a plan changed since is `ERR_CHECKPOINT_CONFLICT`; so is a
+//! restore or a diff of a checkpoint of another folder (the chat's workspace moved).
 
-use preflight_checkpoints::{CheckpointError, FileDiff, ShadowRepo};
+use preflight_checkpoints::{CheckpointError, FileDiff, ShadowRepo, Truncated};
 use serde::{Deserialize, Serialize};
 
 use crate::chat::{Message, MessageBody, Restored};
@@ -52,7 +55,8 @@ pub struct FileChange {
     pub additions: u32,
     pub deletions: u32,
     pub binary: bool,
-    /// The patch was too large to show; the figures stand.
+    /// The patch is not shown: too large alone, or past what was left of the diff's budget
+    /// (`truncated` counts those); the figures stand.
     pub too_large: bool,
     /// The unified diff of this file (none for a binary or too large file).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,8 +71,29 @@ pub struct FileChange {
 pub struct CheckpointDiff {
     pub from: u32,
     pub to: u32,
+    /// The figures of every changed file, listed or not.
     pub stat: ChangeStat,
     pub files: Vec<FileChange>,
+    /// Present when the diff was past its size budget: what it left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub truncated: Option<DiffTruncated>,
+}
+
+/// What a diff past its size budget left out: the last files in all, and the patches of
+/// listed files (each marked `too_large`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DiffTruncated {
+    /// Changed files not listed.
+    pub files_left_out: u32,
+    /// Listed files whose patch was left out.
+    pub patches_left_out: u32,
+    /// The patch text left out, in bytes.
+    pub bytes_left_out: u64,
+    /// The diff's budget, in bytes.
+    pub budget: u64,
 }
 
 /// `GET /v1/chats/{id}/checkpoints/{n}/restore`: what a restore to `to` would do.
@@ -86,14 +111,19 @@ pub struct RestorePreview {
     pub user_changed: Vec<String>,
     /// Tasks open again after the restore.
     pub reopens: Vec<u32>,
+    /// This plan's digest: the restore sends it back, and is refused
+    /// (`ERR_CHECKPOINT_CONFLICT`, nothing changed) when the plan is another by then.
+    pub digest: String,
 }
 
 /// `POST /v1/chats/{id}/checkpoints/{n}/restore`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct RestoreRequest {
+    /// The `digest` of the preview the user confirmed (`GET …/restore`).
+    pub digest: String,
     /// Overwrite the files the user changed since the latest checkpoint too.
     #[serde(default)]
     pub overwrite_user_changes: bool,
@@ -143,12 +173,13 @@ impl Engine {
         let diff = self.with_shadow(chat_id, move |repo| repo.diff(&a, &b)).await?;
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         let stat = ChangeStat {
-            files: count(diff.files.len()),
+            files: count(diff.changed_files()),
             additions: count(diff.additions),
             deletions: count(diff.deletions),
         };
+        let truncated = diff.truncated.map(diff_truncated);
         let files = diff.files.into_iter().map(file_change).collect();
-        Ok(CheckpointDiff { from: start.n, to: end.n, stat, files })
+        Ok(CheckpointDiff { from: start.n, to: end.n, stat, files, truncated })
     }
 
     /// What a restore to checkpoint `n` would write, delete and keep.
@@ -167,11 +198,14 @@ impl Engine {
             deletes: plan.deletes,
             user_changed: plan.user_changed,
             reopens: target.tasks.open_ids(),
+            digest: plan.digest,
         })
     }
 
-    /// Restores the workspace's files and the task list to checkpoint `n`. `ERR_TURN_ACTIVE`
-    /// while a turn runs, `ERR_PLAN_PENDING` while a card waits; both change nothing.
+    /// Restores the workspace's files and the task list to checkpoint `n` as its preview
+    /// (`request.digest`) showed. `ERR_TURN_ACTIVE` while a turn runs, `ERR_PLAN_PENDING`
+    /// while a card waits, `ERR_CHECKPOINT_CONFLICT` when the plan changed since the preview
+    /// or the checkpoint is of another folder; each changes nothing.
     pub async fn restore_checkpoint(
         &self,
         chat_id: &ChatId,
@@ -188,7 +222,7 @@ impl Engine {
             let target = self.checkpoint_numbered(chat_id, n)?;
             (target, self.claim_turn(chat_id, TurnKind::Executor)?)
         };
-        let restored = restore(&self.inner, chat_id, target, request.overwrite_user_changes).await;
+        let restored = restore(&self.inner, chat_id, target, request).await;
         drop(guard);
         let entry = restored?;
         self.emit(chat_id, Event::Message { message: entry });
@@ -229,9 +263,21 @@ async fn on_shadow<T: Send + 'static>(
         tokio::task::spawn_blocking(move || work(&open_shadow(&home, &chat, &workspace)?)).await;
     match ran {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(ApiError::new(ErrorCode::Checkpoint, error.to_string())),
+        Ok(Err(error)) => Err(checkpoint_error(&error)),
         Err(_) => Err(ApiError::internal("the checkpoint task failed")),
     }
+}
+
+/// A refusal the user can act on (preview again; use the checkpoints of this folder) is
+/// `ERR_CHECKPOINT_CONFLICT`; anything else `ERR_CHECKPOINT`.
+fn checkpoint_error(error: &CheckpointError) -> ApiError {
+    let code = match error {
+        CheckpointError::PlanChanged | CheckpointError::OtherFolder { .. } => {
+            ErrorCode::CheckpointConflict
+        }
+        _ => ErrorCode::Checkpoint,
+    };
+    ApiError::new(code, error.to_string())
 }
 
 /// The chat's checkpoints link, when it has a workspace to take them of.
@@ -245,12 +291,13 @@ async fn restore(
     inner: &Inner,
     chat_id: &ChatId,
     target: Checkpoint,
-    overwrite: bool,
+    request: RestoreRequest,
 ) -> Result<Message, ApiError> {
     let link = checkpoint_link(inner, chat_id).ok_or_else(no_workspace)?;
     let latest = inner.store.last_checkpoint(chat_id)?.unwrap_or_else(|| target.clone());
     let (to, since) = (target.commit.clone(), latest.commit);
-    let restore = move |repo: &ShadowRepo| repo.restore(&to, &since, overwrite);
+    let RestoreRequest { digest, overwrite_user_changes: overwrite } = request;
+    let restore = move |repo: &ShadowRepo| repo.restore(&to, &since, overwrite, &digest);
     let report = on_shadow(&link, chat_id, restore).await?;
     let n = target.n;
     let tasks = target.tasks.clone();
@@ -293,6 +340,16 @@ fn restore_entry(restored: Restored) -> Message {
             resume: None,
             restored: Some(restored),
         },
+    }
+}
+
+fn diff_truncated(cut: Truncated) -> DiffTruncated {
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    DiffTruncated {
+        files_left_out: count(cut.files_left_out),
+        patches_left_out: count(cut.patches_left_out),
+        bytes_left_out: cut.bytes_left_out,
+        budget: cut.budget,
     }
 }
 

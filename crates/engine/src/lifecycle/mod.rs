@@ -45,7 +45,9 @@ mod view;
 pub use crate::events::Elicitation;
 pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
-pub use checkpoints::{CheckpointDiff, CheckpointList, FileChange, RestorePreview, RestoreRequest};
+pub use checkpoints::{
+    CheckpointDiff, CheckpointList, DiffTruncated, FileChange, RestorePreview, RestoreRequest,
+};
 pub use engine::{Engine, EngineError, EngineOptions, DATABASE_FILE};
 pub use error::{ApiError, ErrorCode};
 pub use mcp_settings::{

@@ -42,6 +42,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::NothingLeft
         | ErrorCode::ChangeAnswered
         | ErrorCode::ChangeStale
+        | ErrorCode::CheckpointConflict
         | ErrorCode::Unconfined
         | ErrorCode::Cancelled => StatusCode::CONFLICT,
         ErrorCode::ContextTooLong => StatusCode::PAYLOAD_TOO_LARGE,

@@ -35,9 +35,10 @@ pub async fn list(
         ("to" = Option<u32>, Query, description = "The checkpoint it ends at; the latest when absent"),
     ),
     responses(
-        (status = 200, description = "Each changed file with its figures and unified diff", body = CheckpointDiff),
+        (status = 200, description = "Each changed file with its figures and unified diff, within a size budget (`truncated` says what it left out)", body = CheckpointDiff),
         (status = 400, description = "`ERR_BAD_REQUEST`: `to` is not a checkpoint number", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat or checkpoint", body = ErrorBody),
+        (status = 409, description = "`ERR_CHECKPOINT_CONFLICT`: a checkpoint of another folder (the chat's workspace moved)", body = ErrorBody),
     ))]
 pub async fn diff(
     State(state): State<AppState>,
@@ -51,9 +52,10 @@ pub async fn diff(
 #[utoipa::path(get, path = "/v1/chats/{id}/checkpoints/{n}/restore", tag = "checkpoints",
     params(("id" = String, Path, description = "The chat's id"), ("n" = u32, Path, description = "The checkpoint")),
     responses(
-        (status = 200, description = "What a restore to the checkpoint would write, delete and keep: ask the user with it", body = RestorePreview),
+        (status = 200, description = "What a restore to the checkpoint would write, delete and keep, and the plan's `digest`: ask the user with it", body = RestorePreview),
         (status = 400, description = "`ERR_BAD_REQUEST`: `n` is not a checkpoint number, or the chat has no workspace", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat or checkpoint", body = ErrorBody),
+        (status = 409, description = "`ERR_CHECKPOINT_CONFLICT`: a checkpoint of another folder (the chat's workspace moved)", body = ErrorBody),
     ))]
 pub async fn preview(
     State(state): State<AppState>,
@@ -64,12 +66,12 @@ pub async fn preview(
 
 #[utoipa::path(post, path = "/v1/chats/{id}/checkpoints/{n}/restore", tag = "checkpoints",
     params(("id" = String, Path, description = "The chat's id"), ("n" = u32, Path, description = "The checkpoint")),
-    request_body(content = Option<RestoreRequest>, description = "Optional; `overwrite_user_changes` overwrites files the user changed since the latest checkpoint, which are kept otherwise"),
+    request_body(content = RestoreRequest, description = "`digest`: the preview's (`GET` of this path) the user confirmed; `overwrite_user_changes` overwrites files the user changed since the latest checkpoint, which are kept otherwise"),
     responses(
         (status = 202, description = "The files and the task list are back as at the checkpoint; the restore is an entry in the chat", body = ChatView),
-        (status = 400, description = "`ERR_BAD_REQUEST`: a malformed body", body = ErrorBody),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a malformed body or no `digest`", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat or checkpoint", body = ErrorBody),
-        (status = 409, description = "`ERR_TURN_ACTIVE`: a turn runs", body = ErrorBody),
+        (status = 409, description = "`ERR_TURN_ACTIVE`: a turn runs; `ERR_CHECKPOINT_CONFLICT`: the plan is no longer the previewed one (`digest`), or the checkpoint is of another folder; nothing was changed", body = ErrorBody),
     ))]
 pub async fn restore(
     State(state): State<AppState>,
@@ -77,7 +79,7 @@ pub async fn restore(
     RawBody(bytes): RawBody,
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
-    let request: RestoreRequest = body::optional_json(&bytes)?;
+    let request: RestoreRequest = body::json(&bytes)?;
     Ok(accepted(state.engine.restore_checkpoint(&id, n, request).await?))
 }
 
