@@ -1,6 +1,7 @@
 // A code-sandbox run as a terminal block: what ran, the exit code, stdout and stderr, a
 // timed-out mark; long output starts collapsed. The unconfined warning the sandbox gives is
-// shown on the block, never dropped.
+// shown on the block, never dropped, and so is a `.git` or `.dwp` the run planted and the
+// sandbox renamed aside (quarantined): the block then stays open.
 import { t } from "../lib/i18n";
 import { describeRun, outputLines, parseRun } from "../lib/sandbox";
 
@@ -19,7 +20,9 @@ export function SandboxRun({ tool, args, result, error, running }: SandboxRunPro
   const run = result !== undefined ? parseRun(result) : null;
   const failed = error !== undefined || (run !== null && (run.exitCode !== 0 || run.timedOut));
   const state = running ? "running" : failed ? "failed" : "done";
-  const long = run !== null && outputLines(run) > COLLAPSE_LINES;
+  const quarantined = run === null ? [] : run.notes.filter(isQuarantine);
+  const notes = run === null ? [] : run.notes.filter((note) => !isQuarantine(note));
+  const long = run !== null && outputLines(run) > COLLAPSE_LINES && quarantined.length === 0;
   return (
     <details class={`terminal ${state}`} data-testid="sandbox-run" open={!long}>
       <summary>
@@ -38,7 +41,13 @@ export function SandboxRun({ tool, args, result, error, running }: SandboxRunPro
         {long && <span class="terminal-state">{t("sandbox.lines", { count: outputLines(run) })}</span>}
       </summary>
       {run?.banner && <p class="terminal-warning" data-testid="unconfined">{run.banner}</p>}
-      {run && run.notes.map((note) => <p class="terminal-note" key={note}>{note}</p>)}
+      {quarantined.length > 0 && (
+        <div class="terminal-warning" data-testid="quarantined">
+          <p>{t("sandbox.quarantined")}</p>
+          {quarantined.map((note) => <p key={note}>{note}</p>)}
+        </div>
+      )}
+      {notes.map((note) => <p class="terminal-note" key={note}>{note}</p>)}
       {run && run.stdout !== "" && <pre class="terminal-out">{run.stdout}</pre>}
       {run && run.stderr !== "" && <pre class="terminal-err">{run.stderr}</pre>}
       {run?.truncated && <p class="terminal-note">{t("sandbox.truncated")}</p>}
@@ -46,4 +55,9 @@ export function SandboxRun({ tool, args, result, error, running }: SandboxRunPro
       {error !== undefined && <pre class="terminal-err">{error}</pre>}
     </details>
   );
+}
+
+/** A note of the sandbox's quarantine (crates/sandbox/src/quarantine.rs words it). */
+function isQuarantine(note: string): boolean {
+  return note.startsWith("QUARANTINED ");
 }

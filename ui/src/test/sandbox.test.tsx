@@ -47,6 +47,16 @@ describe("sandbox results", () => {
     expect(screen.getByText("31 lines")).toBeTruthy();
   });
 
+  it("says in the user's words when a run's planted .git was renamed aside, and keeps the block open", () => {
+    const output = Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n");
+    const planted = `exit code 0\nQUARANTINED lib/.git: this run created it. It was renamed to lib/.git.quarantined-by-preflight-1\nstdout:\n${output}\nstderr:\n\n`;
+    render(<SandboxRun tool="run_command" args={{ command: "git init lib" }} result={planted} running={false} />);
+    const warning = screen.getByTestId("quarantined");
+    expect(warning.textContent).toContain("renamed it aside");
+    expect(warning.textContent).toContain("lib/.git.quarantined-by-preflight-1");
+    expect((screen.getByTestId("sandbox-run") as HTMLDetailsElement).open).toBe(true);
+  });
+
   it("says plainly when the sandbox is not confined", () => {
     const unconfined = "UNCONFINED (bubblewrap is not installed): commands run as this user\nexit code 0\nstdout:\n\nstderr:\n\n";
     render(<SandboxRun tool="run_command" args={{ command: "true" }} result={unconfined} running={false} />);
