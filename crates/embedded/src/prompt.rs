@@ -4,7 +4,7 @@
 //! calls and results already in a conversation become plain text, and a turn that offers
 //! tools is told to answer in plain text instead.
 
-use preflight_engine::llm::{ModelMessage, ModelRequest, OutputConstraint};
+use preflight_engine::llm::{ModelMessage, ModelRequest, OutputConstraint, RECORD_TOOL};
 
 /// One message for the chat template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +46,14 @@ pub fn chat_messages(request: &ModelRequest) -> Vec<ChatMessage> {
             ModelMessage::Tool { name, content, is_error, .. } => {
                 let outcome = if *is_error { "failed" } else { "returned" };
                 let text = format!("[the tool {name} {outcome}]\n{content}");
+                ("user", request.content_with_tail(index, &text).into_owned())
+            }
+            // As the tool rounds above: the note, Preflight's call, and its data.
+            ModelMessage::Record { note, data, .. } => {
+                messages.push(ChatMessage { role: "user", content: note.clone() });
+                let call = format!("[called the tool {RECORD_TOOL} with {{}}]");
+                messages.push(ChatMessage { role: "assistant", content: call });
+                let text = format!("[the tool {RECORD_TOOL} returned]\n{data}");
                 ("user", request.content_with_tail(index, &text).into_owned())
             }
         };

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::record;
 use crate::chat::{Message, MessageBody, ToolCall};
 use crate::tool::ToolSpec;
 
@@ -58,7 +59,10 @@ impl ModelRequest {
     }
 
     fn tail_is_separate(&self) -> bool {
-        !matches!(self.messages.last(), Some(ModelMessage::User { .. } | ModelMessage::Tool { .. }))
+        !matches!(
+            self.messages.last(),
+            Some(ModelMessage::User { .. } | ModelMessage::Tool { .. } | ModelMessage::Record { .. })
+        )
     }
 }
 
@@ -68,6 +72,11 @@ pub enum ModelMessage {
     User { content: String },
     Assistant { content: String, tool_calls: Vec<ToolCall> },
     Tool { call_id: String, name: String, content: String, is_error: bool },
+    /// Preflight's own words with data beside them that must never pass for the user's
+    /// (names of workspace files, a check's output): every wire format sends `note` as a
+    /// user message, then `data` as the result of a call `call_id` of
+    /// [`RECORD_TOOL`](crate::llm::RECORD_TOOL) that Preflight made (`llm/record.rs`).
+    Record { note: String, call_id: String, data: String },
 }
 
 impl ModelMessage {
@@ -75,10 +84,17 @@ impl ModelMessage {
         ModelMessage::User { content: content.into() }
     }
 
-    /// The model's view of a stored message. Cards become their readable text; which stored
-    /// messages a turn shows the model at all is the caller's choice.
+    /// The model's view of a stored message. Cards become their readable text; a restore
+    /// and a Continue become Preflight's records (their file names and output as data);
+    /// which stored messages a turn shows the model at all is the caller's choice.
     pub fn from_stored(message: &Message) -> ModelMessage {
         match &message.body {
+            MessageBody::User { restored: Some(restored), .. } => {
+                record::restore_record(&message.id, restored)
+            }
+            MessageBody::User { resume: Some(_), stopped, content, .. } => {
+                record::continue_record(&message.id, stopped.as_ref(), content)
+            }
             MessageBody::User { content, attachments, .. } if !attachments.is_empty() => {
                 ModelMessage::user(format!(
                     "{content}{}",
