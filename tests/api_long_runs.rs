@@ -168,10 +168,14 @@ fn check_the_continue_told_the_model(provider: &ScriptedServer) {
         .filter(|m| m["tool_call_id"].as_str().is_some_and(|id| id.starts_with("preflight_record")))
         .find_map(|m| m["content"].as_str())
         .expect("Preflight's record of the stop");
-    let record: Value = serde_json::Deserializer::from_str(record).into_iter().next().unwrap().unwrap();
+    let record: Value =
+        serde_json::Deserializer::from_str(record).into_iter().next().unwrap().unwrap();
     assert_eq!(record["open_tasks"], json!([{"id": 2, "title": "Prove the parser"}]), "{record:#}");
     let evidence = record["failing_check"]["output"].as_str().unwrap();
-    assert!(evidence.contains("the parser is broken"), "the model is told the evidence: {record:#}");
+    assert!(
+        evidence.contains("the parser is broken"),
+        "the model is told the evidence: {record:#}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -316,7 +316,8 @@ async fn the_finaliser_runs_at_most_twenty_gates_again_and_says_so() {
 async fn stop_ends_a_gate_the_finaliser_runs_again_and_the_verdict_says_so() {
     let workspace = repository();
     // Passes when the task is done; run again by the finaliser, it says so and hangs.
-    let gate = "if [ -e .ran ]; then touch running-again; sleep 600; else touch .ran; echo fine; fi";
+    let gate =
+        "if [ -e .ran ]; then touch running-again; sleep 600; else touch .ran; echo fine; fi";
     let script = Script::new()
         .route(planner(), [plan("One file", &["Write one.txt"])])
         .route(anyone(), [done(1, gate), Reply::text("Written.")]);

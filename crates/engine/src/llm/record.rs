@@ -24,7 +24,8 @@ pub const MAX_OUTPUT_BYTES: usize = 4096;
 
 /// What the user's side of a restore says: Preflight's words and counts only.
 fn restore_note(restored: &Restored) -> String {
-    let before = restored.before_task.map(|task| format!(" (before task {task})")).unwrap_or_default();
+    let before =
+        restored.before_task.map(|task| format!(" (before task {task})")).unwrap_or_default();
     let kept = match restored.kept.len() {
         0 => String::new(),
         n => format!(", {n} file(s) I had changed myself kept as they were"),
@@ -174,8 +175,17 @@ mod tests {
         let stop = ExecutorStop {
             reason: StopReason::GateFailed,
             text: "The check of task 2 failed.".into(),
-            tasks_left: vec![OpenTask { id: 2, title: "Prove it".into(), status: TaskStatus::Active }],
-            gate: Some(FailedGate { task: 2, command: "cargo test".into(), exit_code: 3, evidence }),
+            tasks_left: vec![OpenTask {
+                id: 2,
+                title: "Prove it".into(),
+                status: TaskStatus::Active,
+            }],
+            gate: Some(FailedGate {
+                task: 2,
+                command: "cargo test".into(),
+                exit_code: 3,
+                evidence,
+            }),
             at: "t".into(),
         };
         let (note, data) = parts(continue_record(&MessageId::new(), Some(&stop), "unused"));

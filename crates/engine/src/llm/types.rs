@@ -61,7 +61,9 @@ impl ModelRequest {
     fn tail_is_separate(&self) -> bool {
         !matches!(
             self.messages.last(),
-            Some(ModelMessage::User { .. } | ModelMessage::Tool { .. } | ModelMessage::Record { .. })
+            Some(
+                ModelMessage::User { .. } | ModelMessage::Tool { .. } | ModelMessage::Record { .. }
+            )
         )
     }
 }
@@ -69,14 +71,28 @@ impl ModelRequest {
 /// A message as models see it. Tool results answer the assistant message before them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelMessage {
-    User { content: String },
-    Assistant { content: String, tool_calls: Vec<ToolCall> },
-    Tool { call_id: String, name: String, content: String, is_error: bool },
+    User {
+        content: String,
+    },
+    Assistant {
+        content: String,
+        tool_calls: Vec<ToolCall>,
+    },
+    Tool {
+        call_id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
     /// Preflight's own words with data beside them that must never pass for the user's
     /// (names of workspace files, a check's output): every wire format sends `note` as a
     /// user message, then `data` as the result of a call `call_id` of
     /// [`RECORD_TOOL`](crate::llm::RECORD_TOOL) that Preflight made (`llm/record.rs`).
-    Record { note: String, call_id: String, data: String },
+    Record {
+        note: String,
+        call_id: String,
+        data: String,
+    },
 }
 
 impl ModelMessage {

@@ -180,7 +180,10 @@ fn record<'a>(
     [
         WireMessage::User { content: Cow::Borrowed(note) },
         WireMessage::Assistant { content: None, tool_calls: vec![call] },
-        WireMessage::Tool { tool_call_id: call_id, content: request.content_with_tail(index, data) },
+        WireMessage::Tool {
+            tool_call_id: call_id,
+            content: request.content_with_tail(index, data),
+        },
     ]
 }
 
