@@ -315,12 +315,13 @@ fn planted_plans_cost_a_bounded_read_and_the_newest_finished_plan_still_counts()
     // 500 planted folders: most with a 4 MiB state.json (sparse, so nothing to write here),
     // every tenth a real finished plan's record padded to 200 KiB.
     let plans = ws.path().join(".dwp/plans");
+    let padded = format!("{record}{}", " ".repeat((200 << 10) - record.len()));
     for n in 0..500 {
         let dir = plans.join(format!("PLAN_planted_{n:03}"));
         std::fs::create_dir(&dir).unwrap();
         let file = std::fs::File::create(dir.join("state.json")).unwrap();
         match n % 10 {
-            0 => std::fs::write(dir.join("state.json"), format!("{record:<204800}")).unwrap(),
+            0 => std::fs::write(dir.join("state.json"), &padded).unwrap(),
             _ => file.set_len(4 << 20).unwrap(),
         }
     }
