@@ -24,9 +24,9 @@ use crate::now_rfc3339;
 use crate::tasks::FinalizationNote;
 
 /// Gates run again at most; the others are recorded as not run again.
-pub(crate) const MAX_RERUNS: usize = 20;
+const MAX_RERUNS: usize = 20;
 /// The evidence of a gate the user's Stop ended or kept from running again.
-pub(crate) const STOPPED: &str = "not run again: the finalisation was stopped by the user";
+const STOPPED: &str = "not run again: the finalisation was stopped by the user";
 
 /// Runs the gates again and finalises the folder; the verdict for the completion record.
 /// `cancel` (the turn's) stops the reruns; the folder is finalised with what ran.
