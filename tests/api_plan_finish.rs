@@ -305,7 +305,7 @@ async fn the_finaliser_runs_at_most_twenty_gates_again_and_says_so() {
         .map(|gate| &gate["rerun"])
         .collect();
     assert_eq!(reruns.len(), 51, "{attestation:#}");
-    let cut = |rerun: &&Value| rerun["evidence"].as_str().unwrap().contains("only the first 20");
+    let cut = |rerun: &&&Value| rerun["evidence"].as_str().unwrap().contains("only the first 20");
     assert_eq!(reruns.iter().filter(cut).count(), 31, "{attestation:#}");
     assert!(reruns[..20].iter().all(|rerun| rerun["passes"] == true), "{attestation:#}");
     let reasons = note["reasons"].to_string();
