@@ -294,7 +294,7 @@ fn only_in_the_record(provider: &ScriptedServer, text: &str) -> Value {
         .filter(|m| m["tool_call_id"].as_str().is_some_and(|c| c.starts_with("preflight_record")))
         .filter_map(|m| m["content"].as_str())
         .find(|content| content.contains(text))
-        .unwrap_or_else(|| panic!("no record holds {text:?}: {messages:#}"));
+        .unwrap_or_else(|| panic!("no record holds {text:?}: {messages:#?}"));
     // The record's JSON first; the turn's `[state]` tail may follow it.
     let mut values = serde_json::Deserializer::from_str(record).into_iter::<Value>();
     values.next().unwrap().unwrap_or_else(|e| panic!("{e}: {record}"))
