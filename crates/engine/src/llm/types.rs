@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::record;
 use crate::chat::{Message, MessageBody, ToolCall};
+use crate::ids::MessageId;
 use crate::tool::ToolSpec;
 
 /// One model call: the stable system prompt, the conversation, the tools on offer, and a
@@ -100,17 +101,23 @@ impl ModelMessage {
         ModelMessage::User { content: content.into() }
     }
 
+    /// Preflight's record of message `id`: its note and its data (`llm/record.rs`).
+    fn record(id: &MessageId, (note, data): (String, String)) -> ModelMessage {
+        ModelMessage::Record { note, call_id: record::call_id(id), data }
+    }
+
     /// The model's view of a stored message. Cards become their readable text; a restore
     /// and a Continue become Preflight's records (their file names and output as data);
     /// which stored messages a turn shows the model at all is the caller's choice.
     pub fn from_stored(message: &Message) -> ModelMessage {
         match &message.body {
             MessageBody::User { restored: Some(restored), .. } => {
-                record::restore_record(&message.id, restored)
+                ModelMessage::record(&message.id, record::restore_record(restored))
             }
-            MessageBody::User { resume: Some(_), stopped, content, .. } => {
-                record::continue_record(&message.id, stopped.as_ref(), content)
-            }
+            MessageBody::User { resume: Some(_), stopped, content, .. } => ModelMessage::record(
+                &message.id,
+                record::continue_record(stopped.as_ref(), content),
+            ),
             MessageBody::User { content, attachments, .. } if !attachments.is_empty() => {
                 ModelMessage::user(format!(
                     "{content}{}",
