@@ -71,7 +71,7 @@ fn newest_folders(plans_dir: &Path) -> Vec<PathBuf> {
             Some((metadata.modified().unwrap_or(UNIX_EPOCH), entry.path()))
         })
         .collect();
-    folders.sort_by(|a, b| b.0.cmp(&a.0));
+    folders.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
     folders.into_iter().map(|(_, path)| path).collect()
 }
 

@@ -55,7 +55,7 @@ pub enum MessageBody {
         /// words; `content` is the same in words, for the window.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
-        stopped: Option<ExecutorStop>,
+        stopped: Option<Box<ExecutorStop>>,
         /// Set on a restore: the user put the workspace back to a checkpoint (issue 31). The
         /// window shows it as a restore entry; the model reads Preflight's record of it
         /// (the kept files' names as data), never `content` as the user's words.

@@ -40,7 +40,7 @@ pub(super) fn continue_message(stop: &ExecutorStop, auto: bool) -> Message {
             attachments: Vec::new(),
             plan_answer: false,
             resume: Some(Resume { reason: stop.reason, auto }),
-            stopped: Some(stop.clone()),
+            stopped: Some(Box::new(stop.clone())),
             restored: None,
         },
     }

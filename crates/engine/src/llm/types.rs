@@ -116,7 +116,7 @@ impl ModelMessage {
             }
             MessageBody::User { resume: Some(_), stopped, content, .. } => ModelMessage::record(
                 &message.id,
-                record::continue_record(stopped.as_ref(), content),
+                record::continue_record(stopped.as_deref(), content),
             ),
             MessageBody::User { content, attachments, .. } if !attachments.is_empty() => {
                 ModelMessage::user(format!(
