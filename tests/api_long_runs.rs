@@ -145,7 +145,9 @@ async fn a_turn_that_stops_on_a_failing_gate_says_why_and_finishes_after_continu
     assert_eq!((status, body["error"]["code"].as_str()), (409, Some("ERR_NOTHING_LEFT")));
 }
 
-/// The Continue the model read: the open task and the failing check's evidence.
+/// The Continue the model read: Preflight's words as the user's, and its record of the stop
+/// — the open task and the failing check's evidence — as the result of `preflight_record`,
+/// never in a user message (issue 46).
 fn check_the_continue_told_the_model(provider: &ScriptedServer) {
     let told = last_messages(provider);
     let continue_text = told
@@ -155,8 +157,25 @@ fn check_the_continue_told_the_model(provider: &ScriptedServer) {
         .find_map(|m| m["content"].as_str())
         .unwrap()
         .to_owned();
-    assert!(continue_text.contains("Tasks still open: 2 “Prove the parser”"), "{continue_text}");
-    assert!(continue_text.contains("the parser is broken"), "the model is told the evidence");
+    assert!(continue_text.starts_with("Continue the approved plan"), "{continue_text}");
+    for user in told.iter().filter(|m| m["role"] == "user") {
+        assert!(!user.to_string().contains("the parser is broken"), "{user}");
+    }
+    let record = told
+        .iter()
+        .rev()
+        .filter(|m| m["role"] == "tool")
+        .filter(|m| m["tool_call_id"].as_str().is_some_and(|id| id.starts_with("preflight_record")))
+        .find_map(|m| m["content"].as_str())
+        .expect("Preflight's record of the stop");
+    let record: Value =
+        serde_json::Deserializer::from_str(record).into_iter().next().unwrap().unwrap();
+    assert_eq!(record["open_tasks"], json!([{"id": 2, "title": "Prove the parser"}]), "{record:#}");
+    let evidence = record["failing_check"]["output"].as_str().unwrap();
+    assert!(
+        evidence.contains("the parser is broken"),
+        "the model is told the evidence: {record:#}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -254,3 +254,98 @@ async fn a_box_ticked_by_hand_is_kept_and_said_in_the_chat_while_the_folder_foll
     let (clean, report) = verify(&plan_folder);
     assert!(!clean && report.contains("readme_ahead") && report.contains("task 3"), "{report}");
 }
+
+/// `count` more passing gates on task 1 of the folder's `state.json`, as a hostile run in
+/// the workspace could write them.
+fn plant_gates(folder: &Path, count: usize) {
+    let path = folder.join("state.json");
+    let mut state = read(&path);
+    let gates = state["tasks"][0]["gates"].as_array_mut().unwrap();
+    let model = gates[0].clone();
+    for n in 0..count {
+        let mut gate = model.clone();
+        gate["command"] = json!(format!("echo planted {n}"));
+        gates.push(gate);
+    }
+    std::fs::write(&path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
+}
+
+#[tokio::test]
+async fn the_finaliser_runs_at_most_forty_gates_again_and_says_so() {
+    let workspace = repository();
+    let script = Script::new()
+        .route(planner(), [plan("Two files", &["Write one.txt", "Write two.txt"])])
+        .route(
+            anyone(),
+            [
+                done(1, "echo 'one is fine'"),
+                Reply::text("Paused after step one."),
+                done(2, "echo 'two is fine'"),
+                Reply::text("Both written."),
+            ],
+        );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let (id, mut events) = approved(&serve, workspace.path(), "Write the files").await;
+    let plan_folder = folder(workspace.path());
+    plant_gates(&plan_folder, 49);
+    // 51 live gates in all: as many as a task list holds tasks (40) run again, 11 are cut.
+
+    let (status, body) = serve.post(&format!("/v1/chats/{id}/continue"), json!(null)).await;
+    assert_eq!(status, 202, "{body}");
+    let completion = events.wait_for("the completion", |name, _| name == "completion").await;
+    let note = &completion["completion"]["finalization"];
+    assert_eq!(note["gates_rerun"], 40, "{completion:#}");
+    assert_eq!(note["verdict"], "UNVERIFIED", "{completion:#}");
+    let attestation = read(&plan_folder.join("analysis_results/FINALIZATION.json"));
+    let reruns: Vec<&Value> = attestation["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|task| task["gates"].as_array().unwrap())
+        .map(|gate| &gate["rerun"])
+        .collect();
+    assert_eq!(reruns.len(), 51, "{attestation:#}");
+    let cut = |rerun: &&&Value| rerun["evidence"].as_str().unwrap().contains("only the first 40");
+    assert_eq!(reruns.iter().filter(cut).count(), 11, "{attestation:#}");
+    assert!(reruns[..40].iter().all(|rerun| rerun["passes"] == true), "{attestation:#}");
+    let reasons = note["reasons"].to_string();
+    assert!(reasons.contains("only the first 40 gates are run again"), "{reasons}");
+}
+
+#[tokio::test]
+async fn stop_ends_a_gate_the_finaliser_runs_again_and_the_verdict_says_so() {
+    let workspace = repository();
+    // Passes when the task is done; run again by the finaliser, it says so and hangs.
+    let gate =
+        "if [ -e .ran ]; then touch running-again; sleep 600; else touch .ran; echo fine; fi";
+    let script = Script::new()
+        .route(planner(), [plan("One file", &["Write one.txt"])])
+        .route(anyone(), [done(1, gate), Reply::text("Written.")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Write it"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    let running = workspace.path().join("running-again");
+    tokio::time::timeout(std::time::Duration::from_secs(120), async {
+        while !running.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the finaliser runs the gate again");
+
+    serve.post(&format!("/v1/chats/{id}/stop"), json!(null)).await;
+    let completion = events.wait_for("the completion", |name, _| name == "completion").await;
+    let note = &completion["completion"]["finalization"];
+    assert_eq!(note["verdict"], "UNVERIFIED", "{completion:#}");
+    assert!(note["reasons"].to_string().contains("stopped by the user"), "{completion:#}");
+    let attestation = read(&folder(workspace.path()).join("analysis_results/FINALIZATION.json"));
+    let rerun = &attestation["tasks"][0]["gates"][0]["rerun"];
+    assert_eq!(rerun["evidence"], "not run again: the finalisation was stopped by the user");
+    let marker = folder(workspace.path()).join(".finalizing.json");
+    assert!(!marker.exists(), "the folder is finalised whole, not left mid-way");
+}

@@ -30,7 +30,7 @@ pub use disk::error::DwpError;
 pub use disk::finalize::FinalizeReport;
 pub use disk::folder::{read_state, PlanFolder, StateSnapshot};
 pub use disk::lock::LockOptions;
-pub use disk::outcomes::finished_outcomes;
+pub use disk::outcomes::{finished_outcomes, OutcomeRecords};
 pub use disk::protocol::{changes_for, PauseInput, SyncReport};
 pub use disk::request::{UpdateAction, UpdateReport, UpdateRequest};
 pub use input::{

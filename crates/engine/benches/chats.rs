@@ -114,6 +114,7 @@ fn message(seed: &mut u64, n: usize) -> Message {
             attachments: vec![],
             plan_answer: false,
             resume: None,
+            stopped: None,
             restored: None,
         }
     } else {

@@ -210,6 +210,12 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, DwpError> {
 /// device or a FIFO), at most `MAX_DOCUMENT_BYTES`. A workspace is untrusted: a planted
 /// `manifest.json -> /dev/zero` or `-> ~/.ssh/id_ed25519` is refused, not read.
 pub(crate) fn read_document(path: &Path) -> Result<Vec<u8>, DwpError> {
+    read_document_within(path, MAX_DOCUMENT_BYTES)
+}
+
+/// [`read_document`] with a lower cap: past `cap` bytes the file is refused, and no more
+/// than `cap + 1` of its bytes were read.
+pub(crate) fn read_document_within(path: &Path, cap: u64) -> Result<Vec<u8>, DwpError> {
     let kind = fs::symlink_metadata(path).map_err(DwpError::io(path))?;
     if kind.file_type().is_symlink() {
         return Err(unsafe_path(path, "is a symbolic link"));
@@ -230,9 +236,12 @@ pub(crate) fn read_document(path: &Path) -> Result<Vec<u8>, DwpError> {
         return Err(unsafe_path(path, "is not a regular file"));
     }
     let mut bytes = Vec::new();
-    file.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes).map_err(DwpError::io(path))?;
-    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
-        let why = format!("is over {} MiB", MAX_DOCUMENT_BYTES >> 20);
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(DwpError::io(path))?;
+    if bytes.len() as u64 > cap {
+        let why = match cap >> 20 {
+            0 => format!("is over {} KiB", cap >> 10),
+            mib => format!("is over {mib} MiB"),
+        };
         return Err(DwpError::Unsafe { path: path.to_owned(), why });
     }
     Ok(bytes)

@@ -288,7 +288,7 @@ fn finished_plans_give_their_outcome_records_newest_first_and_capped() {
     let older = finished(ws.path());
     let open = plan_document("An open plan", &STEPS, crate::PlanApproval::Approved);
     plan_files().materialize(ws.path(), &open, &from_steps(&STEPS), "chat-2", &at(0)).unwrap();
-    let records = crate::finished_outcomes(ws.path(), 10_000);
+    let records = crate::finished_outcomes(ws.path(), 10_000).text;
     assert!(records.starts_with(&format!("### {} (finished ", older.name())), "{records}");
     assert!(records.contains("- task 1 “"), "{records}");
     assert!(records.contains("worked: task 1 works"), "{records}");
@@ -296,12 +296,42 @@ fn finished_plans_give_their_outcome_records_newest_first_and_capped() {
     let later = plan_document("A later plan", &STEPS, crate::PlanApproval::Approved);
     let dir = plan_files().materialize(ws.path(), &later, &from_steps(&STEPS), "chat-3", &at(9));
     let newer = finish(dir.unwrap(), from_steps(&STEPS), 10);
-    let records = crate::finished_outcomes(ws.path(), 10_000);
+    let records = crate::finished_outcomes(ws.path(), 10_000).text;
     let (first, second) = (records.find(&newer.name()).unwrap(), records.find(&older.name()));
     assert!(first < second.unwrap(), "newest first: {records}");
     let one = records.find("\n\n").unwrap() + 2;
-    let capped = crate::finished_outcomes(ws.path(), one);
+    let capped = crate::finished_outcomes(ws.path(), one).text;
     assert_eq!(capped.matches("### ").count(), 1, "{capped}");
     assert!(capped.ends_with("(1 older finished plan(s) left out to keep this short.)\n"));
-    assert_eq!(crate::finished_outcomes(&ws.path().join("nowhere"), 10_000), "");
+    assert_eq!(crate::finished_outcomes(&ws.path().join("nowhere"), 10_000).text, "");
+}
+
+#[test]
+fn planted_plans_cost_a_bounded_read_and_the_newest_finished_plan_still_counts() {
+    use crate::disk::outcomes::{MAX_FOLDERS, MAX_TOTAL_BYTES};
+    let ws = workspace(true);
+    let real = finished(ws.path());
+    let record = std::fs::read_to_string(real.file("state.json")).unwrap();
+    // 500 planted folders: most with a 4 MiB state.json (sparse, so nothing to write here),
+    // every tenth a real finished plan's record padded to 200 KiB.
+    let plans = ws.path().join(".dwp/plans");
+    let padded = format!("{record}{}", " ".repeat((200 << 10) - record.len()));
+    for n in 0..500 {
+        let dir = plans.join(format!("PLAN_planted_{n:03}"));
+        std::fs::create_dir(&dir).unwrap();
+        let file = std::fs::File::create(dir.join("state.json")).unwrap();
+        match n % 10 {
+            0 => std::fs::write(dir.join("state.json"), &padded).unwrap(),
+            _ => file.set_len(4 << 20).unwrap(),
+        }
+    }
+    let later = plan_document("A later plan", &STEPS, crate::PlanApproval::Approved);
+    let dir = plan_files().materialize(ws.path(), &later, &from_steps(&STEPS), "chat-3", &at(9));
+    let newest = finish(dir.unwrap(), from_steps(&STEPS), 10);
+
+    let read = crate::finished_outcomes(ws.path(), 10_000);
+    assert!(read.bytes_read <= MAX_TOTAL_BYTES, "{} bytes read", read.bytes_read);
+    assert!(read.folders_read <= MAX_FOLDERS, "{} folders read", read.folders_read);
+    let head = format!("### {} (finished ", newest.name());
+    assert!(read.text.starts_with(&head), "the newest plan counts: {}", read.text);
 }

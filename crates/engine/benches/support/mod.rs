@@ -25,6 +25,7 @@ pub fn chat(home: &std::path::Path) -> (Arc<Store>, ChatId) {
         attachments: vec![],
         plan_answer: false,
         resume: None,
+        stopped: None,
         restored: None,
     };
     let user = Message { id: MessageId::new(), created_at: preflight_engine::now_rfc3339(), body };

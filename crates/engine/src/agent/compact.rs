@@ -12,7 +12,7 @@ use crate::agent::turn_loop::{AgentError, Interrupt, Reply, Run};
 use crate::chat::{Message, MessageBody};
 use crate::events::Event;
 use crate::ids::MessageId;
-use crate::llm::{LlmError, ModelMessage, ModelRequest, Provider, SUMMARY_HEADER};
+use crate::llm::{LlmError, ModelMessage, ModelRequest, Provider, RECORD_TOOL, SUMMARY_HEADER};
 
 /// The summary call's instructions. Never names the planner's fences.
 pub const SUMMARY_PROMPT: &str = "You summarise an agent's earlier work so that it can go on without the full transcript.\n\
@@ -57,6 +57,9 @@ pub fn transcript(messages: &[ModelMessage]) -> String {
             ModelMessage::Tool { name, content, is_error, .. } => {
                 let what = if *is_error { "error" } else { "result" };
                 (format!("{name} {what}"), content.clone())
+            }
+            ModelMessage::Record { note, data, .. } => {
+                (format!("user, then {RECORD_TOOL}'s data"), format!("{note}\n{data}"))
             }
         };
         text.push_str(&format!("\n[{who}]\n{}\n", cut(body.trim(), TRANSCRIPT_MESSAGE_CHARS)));
@@ -231,6 +234,7 @@ mod tests {
                 attachments: vec![],
                 plan_answer: false,
                 resume: None,
+                stopped: None,
                 restored: None,
             },
         )

@@ -56,6 +56,11 @@ impl Estimator {
             ModelMessage::Tool { content, name, call_id, .. } => {
                 content.len() + name.len() + call_id.len()
             }
+            // Sent as three messages: the note, Preflight's call, and the data.
+            ModelMessage::Record { note, call_id, data } => {
+                return self.bytes(note.len() + 2 * call_id.len() + data.len() + 32)
+                    + 3 * MESSAGE_OVERHEAD;
+            }
         };
         self.bytes(bytes) + MESSAGE_OVERHEAD
     }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::Attachment;
 use crate::ids::MessageId;
 use crate::planner::{PlanDocument, Question};
-use crate::tasks::StopReason;
+use crate::tasks::{ExecutorStop, StopReason};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -46,13 +46,19 @@ pub enum MessageBody {
         #[serde(default)]
         plan_answer: bool,
         /// Set on a Continue: the executor resumed after it stopped with tasks left. The
-        /// window shows it as "Continue", not as typed words; `content` is what the model
-        /// reads (the open tasks and why it stopped).
+        /// window shows it as "Continue", not as typed words, with `content` folded away.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         resume: Option<Resume>,
+        /// Set on a Continue: the stop it resumed from. The model reads it as Preflight's
+        /// record (data: the open tasks, a failing check's output), never as the user's
+        /// words; `content` is the same in words, for the window.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        stopped: Option<Box<ExecutorStop>>,
         /// Set on a restore: the user put the workspace back to a checkpoint (issue 31). The
-        /// window shows it as a restore entry; `content` tells the model what went back.
+        /// window shows it as a restore entry; the model reads Preflight's record of it
+        /// (the kept files' names as data), never `content` as the user's words.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         restored: Option<Restored>,

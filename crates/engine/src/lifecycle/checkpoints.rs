@@ -316,7 +316,8 @@ async fn restore(
     Ok(entry)
 }
 
-/// The restore as the chat shows it and the model reads it.
+/// The restore as the chat shows it. The model reads Preflight's record of it instead
+/// (`llm/record.rs`): the kept files' names are the workspace's, never the user's words.
 fn restore_entry(restored: Restored) -> Message {
     let mut content = format!(
         "I restored the workspace to checkpoint {}{}: {} file(s) written back, {} deleted.",
@@ -338,6 +339,7 @@ fn restore_entry(restored: Restored) -> Message {
             attachments: Vec::new(),
             plan_answer: false,
             resume: None,
+            stopped: None,
             restored: Some(restored),
         },
     }

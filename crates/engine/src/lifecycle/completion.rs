@@ -6,6 +6,8 @@
 //! itself. Its caller (the turn runner, or the answer to a plan change) sends the events
 //! it returns and decides what runs next.
 
+use tokio_util::sync::CancellationToken;
+
 use crate::agent::sync_plan_files;
 use crate::chat::MessageBody;
 use crate::events::Event;
@@ -20,10 +22,12 @@ use crate::tasks::{continues, Completion, FinalizationNote, TaskList, WorkEvent}
 /// record stored (with `summary`, else the executor's last answer) and the list closed.
 /// Returns the events to send (none when the plan is not finished, or on a store failure,
 /// which is logged: the list then stays, and the next turn's end tries again).
+/// `cancel` (the turn's) stops the gates the finaliser runs again.
 pub(super) async fn complete_if_done(
     inner: &Inner,
     chat_id: &ChatId,
     summary: Option<&str>,
+    cancel: &CancellationToken,
 ) -> Vec<Event> {
     let Ok(list) = inner.store.task_list(chat_id) else { return Vec::new() };
     if !list.plan_finished() {
@@ -36,7 +40,8 @@ pub(super) async fn complete_if_done(
     let mut completion = list.completion(&summary, &now_rfc3339());
     completion.stops_and_continues = inner.store.stop_log(chat_id).unwrap_or_default().events;
     // The files first: the stored record then carries the finaliser's verdict.
-    completion.finalization = record_in_plan_files(inner, chat_id, &list, &completion).await;
+    completion.finalization =
+        record_in_plan_files(inner, chat_id, &list, &completion, cancel).await;
     if let Err(error) = inner.store.complete_plan(chat_id, &completion) {
         tracing::error!(%chat_id, %error, "the completion record could not be stored");
         return Vec::new();
@@ -69,6 +74,7 @@ async fn record_in_plan_files(
     chat_id: &ChatId,
     list: &TaskList,
     completion: &Completion,
+    cancel: &CancellationToken,
 ) -> Option<FinalizationNote> {
     let link = plan_files_link(inner, chat_id).await?;
     tell_chat(inner, chat_id, sync_plan_files(&link, chat_id, list).await);
@@ -82,7 +88,7 @@ async fn record_in_plan_files(
         let message = format!("The plan folder could not record the completion: {error}");
         tell_chat(inner, chat_id, Some(message));
     }
-    finalize_plan_files(inner, chat_id, &link).await
+    finalize_plan_files(inner, chat_id, &link, cancel).await
 }
 
 /// The record as PROGRESS.md lines.

@@ -5,6 +5,12 @@
 //! The crate that writes the folder runs no command (seed 002: nothing in that layer runs a
 //! recorded gate); the engine does, here, where the chat's sandbox is. A gate that cannot be
 //! run now counts as failing: the verdict is then UNVERIFIED, never a pass on faith.
+//!
+//! What the reruns may cost is bounded (issue 46): at most [`MAX_RERUNS`] gates run again,
+//! one after the other, each under the sandbox's gate timeout, and the chat's Stop (the
+//! turn's token) ends the running one at once. A gate not run again — past the cap, or
+//! after a Stop — is recorded as failing with the reason, so FINALIZATION.json says it and
+//! the verdict is UNVERIFIED; the folder is finalised either way, never left half-done.
 
 use preflight_dwp::{read_state, GateInput, Rerun, Status};
 use tokio_util::sync::CancellationToken;
@@ -17,19 +23,24 @@ use crate::lifecycle::runner::chat_gates;
 use crate::now_rfc3339;
 use crate::tasks::FinalizationNote;
 
+/// Gates run again at most; the others are recorded as not run again. As many as a task list
+/// can hold tasks, so a plan the engine ran (one live gate a task) is never cut; only gates
+/// planted in the folder beyond that are.
+const MAX_RERUNS: usize = crate::tasks::MAX_TASKS;
+/// The evidence of a gate the user's Stop ended or kept from running again.
+const STOPPED: &str = "not run again: the finalisation was stopped by the user";
+
 /// Runs the gates again and finalises the folder; the verdict for the completion record.
+/// `cancel` (the turn's) stops the reruns; the folder is finalised with what ran.
 pub(super) async fn finalize_plan_files(
     inner: &Inner,
     chat_id: &ChatId,
     link: &PlanFolderLink,
+    cancel: &CancellationToken,
 ) -> Option<FinalizationNote> {
     let gates = completed_gates(link).await;
     let runner = chat_gates(inner, chat_id);
-    let mut reruns = Vec::new();
-    for (task, command) in gates {
-        reruns.push(Rerun { task, run: run_again(runner.as_deref(), &command).await });
-    }
-    let gates_rerun = reruns.len() as u32;
+    let (reruns, gates_rerun) = run_all_again(runner.as_deref(), gates, cancel).await;
     let writer = link.clone();
     let finalized = tokio::task::spawn_blocking(move || {
         writer.files.finalize(&writer.dir, &reruns, &now_rfc3339())
@@ -74,13 +85,47 @@ async fn completed_gates(link: &PlanFolderLink) -> Vec<(u32, String)> {
         .collect()
 }
 
-/// One gate run again, measured as a `done`'s gate is; a run that cannot happen is a
-/// failing record saying why.
-async fn run_again(runner: Option<&dyn GateRunner>, command: &str) -> GateInput {
+/// Each gate run again in turn, the first [`MAX_RERUNS`] only and none once `cancel` is
+/// cancelled; every gate gets a record. Returns them and how many ran.
+async fn run_all_again(
+    runner: Option<&dyn GateRunner>,
+    gates: Vec<(u32, String)>,
+    cancel: &CancellationToken,
+) -> (Vec<Rerun>, u32) {
+    let mut reruns = Vec::with_capacity(gates.len());
+    let mut ran = 0;
+    for (index, (task, command)) in gates.into_iter().enumerate() {
+        let run = if cancel.is_cancelled() {
+            GateInput::new(&command, -1, STOPPED)
+        } else if index >= MAX_RERUNS {
+            let why = format!(
+                "not run again: only the first {MAX_RERUNS} gates are run again at finalisation"
+            );
+            GateInput::new(&command, -1, &why)
+        } else {
+            ran += 1;
+            run_again(runner, &command, cancel).await
+        };
+        reruns.push(Rerun { task, run });
+    }
+    (reruns, ran)
+}
+
+/// One gate run again, measured as a `done`'s gate is; a run that cannot happen, or that
+/// the user's Stop ended, is a failing record saying why.
+async fn run_again(
+    runner: Option<&dyn GateRunner>,
+    command: &str,
+    cancel: &CancellationToken,
+) -> GateInput {
     let Some(runner) = runner else {
         return GateInput::new(command, -1, "not run again: the chat has no code sandbox");
     };
-    match runner.run(command, &CancellationToken::new()).await {
+    let run = runner.run(command, cancel).await;
+    if cancel.is_cancelled() {
+        return GateInput::new(command, -1, STOPPED);
+    }
+    match run {
         Ok(run) => {
             let gate = gate_record(command, &run);
             GateInput { last_run: Some(now_rfc3339()), ..GateInput::from(&gate) }

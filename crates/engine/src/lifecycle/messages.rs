@@ -20,13 +20,16 @@ pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
             attachments: Vec::new(),
             plan_answer: false,
             resume: None,
+            stopped: None,
             restored: None,
         },
     }
 }
 
 /// A Continue: the executor resumes after `stop`, by the user's hand or by itself (`auto`).
-/// The model reads the open tasks and why it stopped; the window shows "Continue".
+/// The window shows "Continue" (with `content` folded away); the model reads Preflight's
+/// words and the stop as a record of data (`llm/record.rs`): the open tasks, why it stopped
+/// and a failing check's output never pass for the user's words.
 pub(super) fn continue_message(stop: &ExecutorStop, auto: bool) -> Message {
     Message {
         id: MessageId::new(),
@@ -37,6 +40,7 @@ pub(super) fn continue_message(stop: &ExecutorStop, auto: bool) -> Message {
             attachments: Vec::new(),
             plan_answer: false,
             resume: Some(Resume { reason: stop.reason, auto }),
+            stopped: Some(Box::new(stop.clone())),
             restored: None,
         },
     }
@@ -53,6 +57,7 @@ pub(super) fn feedback_message(feedback: &str) -> Message {
             attachments: Vec::new(),
             plan_answer: true,
             resume: None,
+            stopped: None,
             restored: None,
         },
     }

@@ -58,7 +58,7 @@ impl Engine {
                 if resumes {
                     tx.begin_user_turn(chat_id, &decision, Phase::Executing)?;
                 }
-                Ok((answer, resumes.then_some(guard), decision, before))
+                Ok((answer, (guard, resumes), decision, before))
             })?
         };
         if let Some(link) = plan_files_link(&self.inner, chat_id).await {
@@ -76,13 +76,14 @@ impl Engine {
         }
         self.emit(chat_id, Event::PlanChange { change: answer.change.clone() });
         match guard {
-            Some(guard) => {
+            (guard, true) => {
                 self.emit(chat_id, Event::TaskList { tasks: answer.list.tasks.clone() });
                 self.announce(chat_id, &decision, Phase::Executing);
                 spawn_turn(&self.inner, guard, TurnJob::Execute);
             }
-            None => {
-                for event in complete_if_done(&self.inner, chat_id, None).await {
+            // The chat's turn is held while the plan completes, so Stop ends its gates' reruns.
+            (guard, false) => {
+                for event in complete_if_done(&self.inner, chat_id, None, &guard.cancel).await {
                     self.emit(chat_id, event);
                 }
             }

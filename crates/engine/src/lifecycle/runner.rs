@@ -134,7 +134,8 @@ async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing 
     loop {
         checkpoint(inner, checkpoints.as_ref(), chat_id, CheckpointReason::TurnStart).await;
         let executed = executor::run(inner, chat_id, &guard.cancel).await;
-        let completed = complete_if_done(inner, chat_id, executed.answer.as_deref()).await;
+        let answer = executed.answer.as_deref();
+        let completed = complete_if_done(inner, chat_id, answer, &guard.cancel).await;
         checkpoint(inner, checkpoints.as_ref(), chat_id, CheckpointReason::TurnEnd).await;
         // Read once: what is left decides both the stop and whether the list closes.
         let list = inner.store.task_list(chat_id).ok();

@@ -20,6 +20,7 @@ mod http;
 mod local;
 mod openai;
 mod provider;
+mod record;
 mod retry;
 mod settings;
 pub mod sse;
@@ -36,6 +37,7 @@ pub use error::{LlmError, SetupError};
 pub use local::LocalModels;
 pub use openai::{format as openai_format, OpenAiProvider};
 pub use provider::{Provider, ResponseStream};
+pub use record::RECORD_TOOL;
 pub use retry::RetryPolicy;
 pub use settings::{
     origin_of, ProviderKind, ProviderSettings, ANTHROPIC_BASE_URL, OPENAI_BASE_URL,

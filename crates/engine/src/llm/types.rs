@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::record;
 use crate::chat::{Message, MessageBody, ToolCall};
+use crate::ids::MessageId;
 use crate::tool::ToolSpec;
 
 /// One model call: the stable system prompt, the conversation, the tools on offer, and a
@@ -58,16 +60,40 @@ impl ModelRequest {
     }
 
     fn tail_is_separate(&self) -> bool {
-        !matches!(self.messages.last(), Some(ModelMessage::User { .. } | ModelMessage::Tool { .. }))
+        !matches!(
+            self.messages.last(),
+            Some(
+                ModelMessage::User { .. } | ModelMessage::Tool { .. } | ModelMessage::Record { .. }
+            )
+        )
     }
 }
 
 /// A message as models see it. Tool results answer the assistant message before them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelMessage {
-    User { content: String },
-    Assistant { content: String, tool_calls: Vec<ToolCall> },
-    Tool { call_id: String, name: String, content: String, is_error: bool },
+    User {
+        content: String,
+    },
+    Assistant {
+        content: String,
+        tool_calls: Vec<ToolCall>,
+    },
+    Tool {
+        call_id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
+    /// Preflight's own words with data beside them that must never pass for the user's
+    /// (names of workspace files, a check's output): every wire format sends `note` as a
+    /// user message, then `data` as the result of a call `call_id` of
+    /// [`RECORD_TOOL`](crate::llm::RECORD_TOOL) that Preflight made (`llm/record.rs`).
+    Record {
+        note: String,
+        call_id: String,
+        data: String,
+    },
 }
 
 impl ModelMessage {
@@ -75,10 +101,23 @@ impl ModelMessage {
         ModelMessage::User { content: content.into() }
     }
 
-    /// The model's view of a stored message. Cards become their readable text; which stored
-    /// messages a turn shows the model at all is the caller's choice.
+    /// Preflight's record of message `id`: its note and its data (`llm/record.rs`).
+    fn record(id: &MessageId, (note, data): (String, String)) -> ModelMessage {
+        ModelMessage::Record { note, call_id: record::call_id(id), data }
+    }
+
+    /// The model's view of a stored message. Cards become their readable text; a restore
+    /// and a Continue become Preflight's records (their file names and output as data);
+    /// which stored messages a turn shows the model at all is the caller's choice.
     pub fn from_stored(message: &Message) -> ModelMessage {
         match &message.body {
+            MessageBody::User { restored: Some(restored), .. } => {
+                ModelMessage::record(&message.id, record::restore_record(restored))
+            }
+            MessageBody::User { resume: Some(_), stopped, content, .. } => ModelMessage::record(
+                &message.id,
+                record::continue_record(stopped.as_deref(), content),
+            ),
             MessageBody::User { content, attachments, .. } if !attachments.is_empty() => {
                 ModelMessage::user(format!(
                     "{content}{}",

@@ -60,6 +60,7 @@ impl Harness {
                 attachments: vec![],
                 plan_answer: false,
                 resume: None,
+                stopped: None,
                 restored: None,
             },
         };

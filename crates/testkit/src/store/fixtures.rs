@@ -30,6 +30,7 @@ pub fn user(content: &str) -> Message {
         attachments: vec![],
         plan_answer: false,
         resume: None,
+        stopped: None,
         restored: None,
     })
 }
@@ -47,6 +48,7 @@ pub fn feedback(content: &str) -> Message {
         attachments: vec![],
         plan_answer: true,
         resume: None,
+        stopped: None,
         restored: None,
     })
 }

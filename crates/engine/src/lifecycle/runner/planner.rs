@@ -225,7 +225,7 @@ async fn planner_facts(
         tools.names().iter().any(|name| prefixes.iter().any(|p| name.starts_with(p.as_str())));
     let outcomes = match chat.workspace.clone() {
         Some(workspace) => tokio::task::spawn_blocking(move || {
-            preflight_dwp::finished_outcomes(Path::new(&workspace), MAX_OUTCOME_BYTES)
+            preflight_dwp::finished_outcomes(Path::new(&workspace), MAX_OUTCOME_BYTES).text
         })
         .await
         .unwrap_or_default(),

@@ -14,7 +14,9 @@ use crate::llm::error::error_for_status;
 use crate::llm::http::ChunkDecoder;
 use crate::llm::sse::SseEvent;
 use crate::llm::types::provider_schema;
-use crate::llm::{FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent, Usage};
+use crate::llm::{
+    FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent, Usage, RECORD_TOOL,
+};
 
 /// The request body for a streaming call, serialised from borrowed parts. The system
 /// prompt is marked for prompt caching: it is the stable prefix (tools and system); the
@@ -107,7 +109,7 @@ fn messages(request: &ModelRequest) -> Vec<WireMessage<'_>> {
         .messages
         .iter()
         .enumerate()
-        .map(|(index, message)| blocks(request, index, message))
+        .flat_map(|(index, message)| blocks(request, index, message))
         .collect();
     if let Some(tail) = request.separate_tail() {
         all.push(("user", vec![Block::Text { text: Cow::Borrowed(tail) }]));
@@ -121,12 +123,13 @@ fn messages(request: &ModelRequest) -> Vec<WireMessage<'_>> {
     merged
 }
 
+/// The role and blocks of `message`: one message, or a record's three.
 fn blocks<'a>(
     request: &'a ModelRequest,
     index: usize,
     message: &'a ModelMessage,
-) -> (&'static str, Vec<Block<'a>>) {
-    match message {
+) -> Vec<(&'static str, Vec<Block<'a>>)> {
+    let one = match message {
         ModelMessage::User { content } => {
             ("user", text_block(request.content_with_tail(index, content)).into_iter().collect())
         }
@@ -144,7 +147,29 @@ fn blocks<'a>(
             let content = request.content_with_tail(index, content);
             ("user", vec![Block::ToolResult { tool_use_id: call_id, content, is_error: *is_error }])
         }
-    }
+        ModelMessage::Record { note, call_id, data } => {
+            return record(request, index, note, call_id, data).into();
+        }
+    };
+    vec![one]
+}
+
+/// Preflight's record: its words as the user's text, then its data as the result of a
+/// `preflight_record` call (a tool result, which the model tells from the user's words).
+fn record<'a>(
+    request: &'a ModelRequest,
+    index: usize,
+    note: &'a str,
+    call_id: &'a str,
+    data: &'a str,
+) -> [(&'static str, Vec<Block<'a>>); 3] {
+    let call = Block::ToolUse { id: call_id, name: RECORD_TOOL, input: json!({}) };
+    let content = request.content_with_tail(index, data);
+    [
+        ("user", text_block(Cow::Borrowed(note)).into_iter().collect()),
+        ("assistant", vec![call]),
+        ("user", vec![Block::ToolResult { tool_use_id: call_id, content, is_error: false }]),
+    ]
 }
 
 /// The API refuses empty text blocks.

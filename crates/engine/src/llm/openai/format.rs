@@ -15,7 +15,9 @@ use crate::llm::error::error_for_status;
 use crate::llm::http::ChunkDecoder;
 use crate::llm::sse::SseEvent;
 use crate::llm::types::provider_schema;
-use crate::llm::{FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent, Usage};
+use crate::llm::{
+    FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent, Usage, RECORD_TOOL,
+};
 
 /// The request body for a streaming call, serialised straight from borrowed parts (the
 /// history can be long: no copy of it is made). Usage is asked for in the last chunk.
@@ -28,8 +30,9 @@ pub fn to_request<'a>(
     if !request.system.is_empty() {
         messages.push(WireMessage::System { content: &request.system });
     }
-    messages
-        .extend(request.messages.iter().enumerate().map(|(index, m)| message(request, index, m)));
+    for (index, each) in request.messages.iter().enumerate() {
+        push_message(&mut messages, request, index, each);
+    }
     if let Some(tail) = request.separate_tail() {
         messages.push(WireMessage::User { content: Cow::Borrowed(tail) });
     }
@@ -122,14 +125,20 @@ struct WireFunctionSpec<'a> {
     parameters: Cow<'a, Value>,
 }
 
-fn message<'a>(
+/// The wire message(s) of `message`: one, or a record's three.
+fn push_message<'a>(
+    out: &mut Vec<WireMessage<'a>>,
     request: &'a ModelRequest,
     index: usize,
     message: &'a ModelMessage,
-) -> WireMessage<'a> {
-    match message {
+) {
+    let wire = match message {
         ModelMessage::User { content } => {
             WireMessage::User { content: request.content_with_tail(index, content) }
+        }
+        ModelMessage::Record { note, call_id, data } => {
+            out.extend(record(request, index, note, call_id, data));
+            return;
         }
         ModelMessage::Assistant { content, tool_calls } => WireMessage::Assistant {
             content: (tool_calls.is_empty() || !content.is_empty()).then_some(content.as_str()),
@@ -150,7 +159,32 @@ fn message<'a>(
             };
             WireMessage::Tool { tool_call_id: call_id, content }
         }
-    }
+    };
+    out.push(wire);
+}
+
+/// Preflight's record: its words as the user's, then its data as the result of a
+/// `preflight_record` call (a tool role the model tells from the user's words).
+fn record<'a>(
+    request: &'a ModelRequest,
+    index: usize,
+    note: &'a str,
+    call_id: &'a str,
+    data: &'a str,
+) -> [WireMessage<'a>; 3] {
+    let call = WireCall {
+        id: call_id,
+        kind: "function",
+        function: WireFunctionCall { name: RECORD_TOOL, arguments: "{}" },
+    };
+    [
+        WireMessage::User { content: Cow::Borrowed(note) },
+        WireMessage::Assistant { content: None, tool_calls: vec![call] },
+        WireMessage::Tool {
+            tool_call_id: call_id,
+            content: request.content_with_tail(index, data),
+        },
+    ]
 }
 
 /// One SSE data payload of a streaming answer.

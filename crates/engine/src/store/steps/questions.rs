@@ -157,6 +157,7 @@ fn synthetic_answer(question: &str, answer: &str) -> Message {
             attachments: Vec::new(),
             plan_answer: true,
             resume: None,
+            stopped: None,
             restored: None,
         },
     }

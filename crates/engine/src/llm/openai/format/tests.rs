@@ -164,3 +164,31 @@ fn request_body() {
     let expected = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true, "stream_options": {"include_usage": true}});
     assert_eq!(bare, expected);
 }
+
+/// A record: Preflight's words as the user's, the data as a `preflight_record` call's
+/// result carrying the tail; nothing of the data in a user message.
+#[test]
+fn a_record_is_the_users_note_then_preflights_call_and_its_result() {
+    let request = ModelRequest {
+        messages: vec![
+            ModelMessage::user("Do it"),
+            ModelMessage::Record {
+                note: "I restored the workspace.".into(),
+                call_id: "preflight_record_m1".into(),
+                data: r#"{"kept":["IGNORE ME.txt"]}"#.into(),
+            },
+        ],
+        tail: Some("[state]".into()),
+        ..ModelRequest::default()
+    };
+    let body = serde_json::to_value(to_request("m", None, &request)).unwrap();
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "user", "content": "Do it"},
+            {"role": "user", "content": "I restored the workspace."},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "preflight_record_m1", "type": "function", "function": {"name": "preflight_record", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "preflight_record_m1", "content": "{\"kept\":[\"IGNORE ME.txt\"]}\n\n[state]"},
+        ])
+    );
+}
