@@ -8,11 +8,11 @@
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
-use preflight_engine::inert::inert;
 use preflight_dwp::{
     verify_plan, Author, Change, GateInput, LockOptions, Outcome, PlanFolder, PlanFolderWriter,
     UpdateAction, UpdateRequest,
 };
+use preflight_engine::inert::inert;
 
 pub const USAGE: &str = "\
 usage: preflight dwp update PLAN [--task N] ACTION [--expected-sha256 HEX] [--agent NAME] [--model NAME] [--break-stale-lock]

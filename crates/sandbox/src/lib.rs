@@ -67,6 +67,7 @@ pub mod error;
 pub mod info;
 pub mod limits;
 pub mod listings;
+pub mod names;
 pub mod outbound;
 pub mod output;
 pub mod paths;

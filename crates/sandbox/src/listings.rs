@@ -9,7 +9,7 @@
 //! ticks. Kept only on local file systems whose ctime behaves so (ext2/3/4, XFS, Btrfs,
 //! tmpfs), and only for folders on the workspace's own device; elsewhere every walk reads all.
 
-use crate::watch::is_watched_name;
+use crate::names::is_watched_name;
 use std::collections::HashMap;
 use std::ffi::{CString, OsString};
 use std::io;
@@ -41,6 +41,13 @@ pub struct Stamp {
 }
 
 impl Stamp {
+    /// The same folder a nanosecond of change time later (the tests' changed folder).
+    #[cfg(test)]
+    pub(crate) fn changed(mut self) -> Stamp {
+        self.ctime.1 += 1;
+        self
+    }
+
     fn of(meta: &std::fs::Metadata) -> Stamp {
         Stamp { dev: meta.dev(), ino: meta.ino(), ctime: (meta.ctime(), meta.ctime_nsec()) }
     }
@@ -155,48 +162,6 @@ fn trusted_device(workspace: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::watch::{snapshot, snapshot_with, MAX_DEPTH, MAX_ENTRIES};
-
-    fn workspace() -> io::Result<(tempfile::TempDir, PathBuf)> {
-        let root = tempfile::tempdir()?;
-        let ws = root.path().canonicalize()?;
-        std::fs::create_dir_all(ws.join("lib/.git"))?;
-        std::fs::create_dir_all(ws.join("src/deep"))?;
-        Ok((root, ws))
-    }
-
-    #[test]
-    fn a_kept_listing_is_used_only_while_the_folder_is_unchanged() -> io::Result<()> {
-        let (_root, ws) = workspace()?;
-        let mut listings = Listings::for_workspace(&ws);
-        // A listing kept for `lib` at its present stamp that says it is empty: used as is.
-        let stamp = Listings::stamp(&ws, Path::new("lib"))?;
-        listings.keep(Path::new("lib"), stamp, Listing::default());
-        let kept = snapshot_with(&ws, &mut listings, MAX_ENTRIES, MAX_DEPTH);
-        assert!(!kept.entries.contains_key(Path::new("lib/.git")));
-        // The same listing for a stamp the folder no longer has: read again.
-        let mut moved = stamp;
-        moved.ctime.1 += 1;
-        listings.keep(Path::new("lib"), moved, Listing::default());
-        let read = snapshot_with(&ws, &mut listings, MAX_ENTRIES, MAX_DEPTH);
-        assert_eq!(read, snapshot(&ws));
-        assert!(read.entries.contains_key(Path::new("lib/.git")));
-        Ok(())
-    }
-
-    #[test]
-    fn a_git_made_after_a_walk_is_found_by_the_next() -> io::Result<()> {
-        let (_root, ws) = workspace()?;
-        let mut listings = Listings::for_workspace(&ws);
-        let first = snapshot_with(&ws, &mut listings, MAX_ENTRIES, MAX_DEPTH);
-        assert!(!first.entries.contains_key(Path::new("src/deep/.git")));
-        // Made within the same clock tick as the folder itself, as a run can: a listing read
-        // so soon after a change is never kept (`SETTLED`), so the next walk reads it again.
-        std::fs::create_dir(ws.join("src/deep/.git"))?;
-        let again = snapshot_with(&ws, &mut listings, MAX_ENTRIES, MAX_DEPTH);
-        assert!(again.entries.contains_key(Path::new("src/deep/.git")));
-        Ok(())
-    }
 
     #[test]
     fn a_settled_stamp_is_one_older_than_the_margin() {

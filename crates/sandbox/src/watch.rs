@@ -9,6 +9,7 @@
 //! (a hook, `core.fsmonitor`) as the user, outside the sandbox, at their next git command.
 
 use crate::listings::Listings;
+pub use crate::names::is_watched_name;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::Read;
@@ -82,12 +83,6 @@ pub struct Snapshot {
     pub entries: BTreeMap<PathBuf, Identity>,
     /// Why the walk stopped short of the whole workspace, in plain words, when it did.
     pub capped: Option<String>,
-}
-
-/// Whether git (or Preflight) would read `name` as a repository or the plan folder.
-pub fn is_watched_name(name: &OsStr, depth: usize) -> bool {
-    let name = name.as_encoded_bytes();
-    name.eq_ignore_ascii_case(b".git") || (depth == 0 && name.eq_ignore_ascii_case(b".dwp"))
 }
 
 /// Walks `workspace` (canonical) breadth-first, reading at most [`MAX_ENTRIES`] entries and
@@ -285,6 +280,46 @@ fn followed_inside(workspace: &Path, link: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::listings::Listing;
+
+    fn workspace() -> io::Result<(tempfile::TempDir, PathBuf)> {
+        let root = tempfile::tempdir()?;
+        let ws = root.path().canonicalize()?;
+        std::fs::create_dir_all(ws.join("lib/.git"))?;
+        std::fs::create_dir_all(ws.join("src/deep"))?;
+        Ok((root, ws))
+    }
+
+    #[test]
+    fn a_kept_listing_is_used_only_while_the_folder_is_unchanged() -> io::Result<()> {
+        let (_root, ws) = workspace()?;
+        let mut listings = Listings::for_workspace(&ws);
+        // A listing kept for `lib` at its present stamp that says it is empty: used as is.
+        let stamp = Listings::stamp(&ws, Path::new("lib"))?;
+        listings.keep(Path::new("lib"), stamp, Listing::default());
+        let kept = snapshot_with(&ws, &mut listings, MAX_ENTRIES, MAX_DEPTH);
+        assert!(!kept.entries.contains_key(Path::new("lib/.git")));
+        // The same listing for a stamp the folder no longer has: read again.
+        listings.keep(Path::new("lib"), stamp.changed(), Listing::default());
+        let read = snapshot_with(&ws, &mut listings, MAX_ENTRIES, MAX_DEPTH);
+        assert_eq!(read, snapshot(&ws));
+        assert!(read.entries.contains_key(Path::new("lib/.git")));
+        Ok(())
+    }
+
+    #[test]
+    fn a_git_made_after_a_walk_is_found_by_the_next() -> io::Result<()> {
+        let (_root, ws) = workspace()?;
+        let mut listings = Listings::for_workspace(&ws);
+        let first = snapshot_with(&ws, &mut listings, MAX_ENTRIES, MAX_DEPTH);
+        assert!(!first.entries.contains_key(Path::new("src/deep/.git")));
+        // Made within the same clock tick as the folder itself, as a run can: a listing read
+        // so soon after a change is never kept (`SETTLED`), so the next walk reads it again.
+        std::fs::create_dir(ws.join("src/deep/.git"))?;
+        let again = snapshot_with(&ws, &mut listings, MAX_ENTRIES, MAX_DEPTH);
+        assert!(again.entries.contains_key(Path::new("src/deep/.git")));
+        Ok(())
+    }
 
     #[test]
     fn git_in_any_case_at_any_depth_and_dwp_at_the_root_are_watched() {

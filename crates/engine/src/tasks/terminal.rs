@@ -193,7 +193,8 @@ mod tests {
     /// line break of its own reached the terminal as written.
     #[test]
     fn text_a_model_wrote_reaches_the_terminal_inert_in_both_styles() {
-        let mut list = TaskList::from_steps(["a\x1b]52;c;cm0gLXJmIH4=\x07b", "c\nFAKE ✓ line"]).unwrap();
+        let mut list =
+            TaskList::from_steps(["a\x1b]52;c;cm0gLXJmIH4=\x07b", "c\nFAKE ✓ line"]).unwrap();
         let done = json!({"op": "done", "id": 1, "outcome": "\x1b[2J\x1b[31mred\u{202e}"});
         list = list.apply(&Operation::from_value(&done).unwrap()).unwrap();
         list.tasks[1].phase = Some("P\x1b[1A".into());
