@@ -11,7 +11,6 @@
 use crate::listings::Listings;
 pub use crate::names::is_watched_name;
 use std::collections::BTreeMap;
-use std::ffi::OsStr;
 use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
@@ -281,6 +280,8 @@ fn followed_inside(workspace: &Path, link: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use crate::listings::Listing;
+    use std::ffi::OsStr;
+    use std::io;
 
     fn workspace() -> io::Result<(tempfile::TempDir, PathBuf)> {
         let root = tempfile::tempdir()?;
