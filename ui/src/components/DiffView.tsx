@@ -98,6 +98,16 @@ export function DiffView({ title, load, leftOut, onClose }: DiffViewProps) {
           </ul>
         </div>
       )}
+      {loaded.kind === "diff" && loaded.diff.truncated && (
+        <p class="diff-left-out small" role="note" data-testid="diff-truncated">
+          {t("checkpoints.truncated", {
+            budget: humanSize(loaded.diff.truncated.budget),
+            files: loaded.diff.truncated.files_left_out,
+            patches: loaded.diff.truncated.patches_left_out,
+            bytes: humanSize(loaded.diff.truncated.bytes_left_out),
+          })}
+        </p>
+      )}
       {loaded.kind === "diff" &&
         (loaded.diff.files.length === 0 ? (
           <p class="muted">{t("checkpoints.noFiles")}</p>

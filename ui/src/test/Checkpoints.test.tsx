@@ -184,6 +184,19 @@ describe("the diff view", () => {
     );
   });
 
+  it("says what a diff past its budget left out, in words", async () => {
+    const truncated = { files_left_out: 120, patches_left_out: 3, bytes_left_out: 2_500_000, budget: 4 * 1024 * 1024 };
+    render(<DiffView title="t" load={async () => ({ ...diff, truncated })} leftOut={[]} onClose={vi.fn()} />);
+    const note = await screen.findByTestId("diff-truncated");
+    expect(note.textContent).toContain("120 more files");
+    expect(note.textContent).toContain("3 listed files");
+  });
+
+  it("says nothing of a budget when the diff is whole", async () => {
+    await openDiff();
+    expect(screen.queryByTestId("diff-truncated")).toBeNull();
+  });
+
   it("closes on Escape, which goes no further (it must not also stop a turn)", async () => {
     const onClose = await openDiff([]);
     expect(screen.queryByTestId("diff-left-out")).toBeNull();
