@@ -9,7 +9,6 @@
 //! (a hook, `core.fsmonitor`) as the user, outside the sandbox, at their next git command.
 
 use crate::listings::Listings;
-pub use crate::names::is_watched_name;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -280,6 +279,7 @@ fn followed_inside(workspace: &Path, link: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use crate::listings::Listing;
+    use crate::names::is_watched_name;
     use std::ffi::OsStr;
     use std::io;
 
