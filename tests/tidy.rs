@@ -25,21 +25,21 @@ const LONG_FILES: &[(&str, &str)] = &[];
 /// Functions allowed past 60 lines: (file, function, why).
 const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
     (
-        "crates/engine/benches/mcp.rs",
+        "crates/mcp/benches/mcp.rs",
         "bench_tool_calls",
         "one benchmark's set-up and its printed table",
     ),
-    ("crates/engine/src/llm/openai/format/tests.rs", "recorded_answers_of_each_server", TABLE),
-    ("crates/engine/src/tasks/tests/parse.rs", "refused_shapes", TABLE),
+    ("crates/llm/src/openai/format/tests.rs", "recorded_answers_of_each_server", TABLE),
+    ("crates/protocol/src/tasks/tests/parse.rs", "refused_shapes", TABLE),
     (
-        "crates/engine/tests/agent_loop.rs",
+        "crates/agent/tests/agent_loop.rs",
         "an_executor_turn_keeps_its_plan_in_the_store_and_the_state_tail",
         SCENARIO,
     ),
     ("crates/engine/tests/config_file.rs", "every_mistake_names_its_line_and_key", TABLE),
-    ("crates/engine/tests/store_checker.rs", "half_steps", TABLE),
+    ("crates/store/tests/store_checker.rs", "half_steps", TABLE),
     (
-        "crates/engine/tests/store_turns.rs",
+        "crates/store/tests/store_turns.rs",
         "wrong_state_steps_are_typed_errors_that_change_nothing",
         TABLE,
     ),
@@ -68,7 +68,16 @@ const NO_MODULE_DOC: &[(&str, &str)] = &[(
 )];
 
 /// The crates whose `pub fn`s make up the engine's public API.
-const ENGINE_API: &[&str] = &["crates/engine/src", "crates/dwp/src", "crates/files/src"];
+const ENGINE_API: &[&str] = &[
+    "crates/protocol/src",
+    "crates/store/src",
+    "crates/llm/src",
+    "crates/mcp/src",
+    "crates/agent/src",
+    "crates/engine/src",
+    "crates/dwp/src",
+    "crates/files/src",
+];
 
 fn sources() -> Vec<SourceFile> {
     let root = repository();
@@ -286,6 +295,21 @@ fn the_circle_check_sees_a_planted_circle_and_only_that() {
     assert_eq!(crate_of(&[facade, written_out, user, root]).len(), 1, "a path in code imports");
     let visibility = ("mcp/a.rs", "//! a\npub(in crate::mcp) struct Alpha;\n");
     assert!(crate_of(&[facade, visibility, user, root]).is_empty(), "`pub(in …)` imports nothing");
+    // The circle no file makes alone: it leaves `runner` from runner.rs and comes back into
+    // it at runner/tools.rs, which the facade re-exports.
+    let rooms = [
+        ("lifecycle/mod.rs", "//! l\nmod completion;\nmod finalize;\nmod runner;\n"),
+        ("lifecycle/runner.rs", "//! r\nuse crate::lifecycle::completion::done;\nmod tools;\npub(crate) use tools::gates;\n"),
+        ("lifecycle/runner/tools.rs", "//! t\npub fn gates() {}\n"),
+        ("lifecycle/completion.rs", "//! c\nuse super::finalize::finalize;\npub fn done() {}\n"),
+        ("lifecycle/finalize.rs", "//! f\nuse crate::lifecycle::runner::gates;\npub fn finalize() {}\n"),
+        ("lib.rs", "//! r\nmod lifecycle;\n"),
+    ];
+    let rooms_of = ["lifecycle::completion", "lifecycle::finalize", "lifecycle::runner"];
+    assert_eq!(crate_of(&rooms), vec![rooms_of.map(str::to_owned).to_vec()]);
+    let mut downhill = rooms;
+    downhill[4] = ("lifecycle/finalize.rs", "//! f\npub fn finalize() {}\n");
+    assert!(crate_of(&downhill).is_empty(), "a child importing its parent's facade is no circle");
 }
 
 fn returns_string_error(signature: &str) -> bool {

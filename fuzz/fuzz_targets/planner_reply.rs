@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
-use preflight_engine::planner::{
+use preflight_protocol::planner::{
     parse_planner_reply, Plan, Question, ReplyKind, MAX_OPTIONS, MAX_QUESTIONS,
 };
 

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
-use preflight_engine::tasks::{
+use preflight_protocol::tasks::{
     Operation, TaskList, TaskStatus, MAX_PHASE_CHARS, MAX_TASKS, MAX_TITLE_CHARS,
 };
 use serde_json::Value;

@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use preflight_dwp::{Author, PlanFolderWriter, PlanInput, TrackedTask};
+use preflight_dwp::{Author, PlanFolderWriter};
+use preflight_engine::agent::{plan_input, tracked_tasks};
 use preflight_engine::planner::{
     build_plan_document, Approval, Plan, PlanFacts, PlanStep, SandboxPolicy, SandboxSpec,
 };
@@ -50,7 +51,7 @@ fn workspace() -> TempDir {
     let document = build_plan_document(&plan, "", &facts);
     let tasks = TaskList::from_steps(steps).unwrap();
     let files = PlanFolderWriter::new(Author::preflight(None));
-    let (document, tasks) = (PlanInput::from(&document), Vec::<TrackedTask>::from(&tasks));
+    let (document, tasks) = (plan_input(&document), tracked_tasks(&tasks));
     let dir =
         files.materialize(ws.path(), &document, &tasks, "chat-1", "2026-06-09T14:00:00Z").unwrap();
     assert_eq!(dir.name(), PLAN);

@@ -11,7 +11,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::mcp::SandboxDefault;
+use preflight_mcp::SandboxDefault;
 
 /// The npm package path of the filesystem server below a `node_modules` folder.
 pub const FS_SERVER_ENTRY: &str = "@modelcontextprotocol/server-filesystem/dist/index.js";

@@ -117,7 +117,7 @@ fn read_holder(file: &mut File) -> std::io::Result<String> {
 }
 
 fn write_holder(file: &mut File, program: &str) -> std::io::Result<()> {
-    let since = crate::now_rfc3339();
+    let since = preflight_dwp::now_rfc3339();
     let line = format!("{program} (pid {}, since {since})\n", std::process::id());
     file.set_len(0)?;
     file.seek(SeekFrom::Start(0))?;

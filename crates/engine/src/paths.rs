@@ -7,8 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use preflight_files::{Access, FileError};
-
-use crate::planner::DEFAULT_PLANNER_PROMPT;
+use preflight_protocol::planner::DEFAULT_PLANNER_PROMPT;
 
 pub fn config_file(home: &Path) -> PathBuf {
     home.join(crate::config::CONFIG_FILE)

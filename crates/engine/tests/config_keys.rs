@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use preflight_engine::config::keys::{KernelKeyring, KeyStore, Lookup};
 use preflight_engine::config::{connect_provider, Config, KeyLookup};
+use preflight_engine::config::{KernelKeyring, KeyStore, Lookup};
 use preflight_engine::llm::{ApiKey, ProviderKind, ProviderSettings, SetupError, OPENAI_BASE_URL};
 
 fn environment(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + Send + Sync + 'static {

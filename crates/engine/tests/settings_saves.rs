@@ -1,8 +1,8 @@
 //! Saving the settings screen (issue 14 #10): a save that fails changes nothing, neither
 //! `config.toml` nor the stored key. Keys go to the real kernel keyring.
 
-use preflight_engine::config::keys::{KernelKeyring, KeyStore, Lookup};
 use preflight_engine::config::Config;
+use preflight_engine::config::{KernelKeyring, KeyStore, Lookup};
 use preflight_engine::lifecycle::settings::{write_settings, ProviderChoice, SettingsUpdate};
 use preflight_engine::llm::{ProviderKind, ProviderSettings};
 

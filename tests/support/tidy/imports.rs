@@ -1,6 +1,8 @@
 //! The import drawing of a crate: which of its files name which through `use` lines, and the
 //! circles in it. A name imported through a facade's `pub use` counts as an import of the file
-//! that defines it, so a facade re-exporting its children makes no circle by itself.
+//! that defines it, so a facade re-exporting its children makes no circle by itself. Circles
+//! are looked for twice: among the files, and among the rooms (a module with the files below
+//! it), so that one which goes out of a room by one file and back in by another is found.
 //!
 //! Deliberately simple (the tidy test's own rule): `use` statements and the `crate::`,
 //! `super::` and `self::` paths written out in code are read, paths are
@@ -59,7 +61,38 @@ pub fn circles(files: &[ModuleFile]) -> Vec<Vec<String>> {
             }
         }
     }
-    strongly_connected(&modules, &edges).into_iter().filter(|group| group.len() > 1).collect()
+    let mut found: Vec<Vec<String>> = strongly_connected(&modules, &edges);
+    found.extend(strongly_connected(&modules, &room_edges(&edges)));
+    found.retain(|group| group.len() > 1);
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The same imports between rooms: a module with all the files below it. An import from a
+/// file below room `a` of a file below its sibling room `b` is an arrow `a → b`, so a circle
+/// that leaves a room by one file and comes back in by another (`runner.rs → completion.rs
+/// → finalize.rs → runner/turn_tools.rs`) is found, where the files alone make no circle.
+/// A facade's imports of its own children, and a child's of its parent, join no two rooms.
+fn room_edges(edges: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut rooms: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in edges {
+        let from_path: Vec<&str> = segments(from);
+        for to in targets {
+            let to_path: Vec<&str> = segments(to);
+            let shared = from_path.iter().zip(&to_path).take_while(|(a, b)| a == b).count();
+            if shared < from_path.len() && shared < to_path.len() {
+                let room = |path: &[&str]| path[..=shared].join("::");
+                rooms.entry(room(&from_path)).or_default().insert(room(&to_path));
+            }
+        }
+    }
+    rooms
+}
+
+/// A module path's segments; none for the crate root.
+fn segments(module: &str) -> Vec<&str> {
+    module.split("::").filter(|s| !s.is_empty()).collect()
 }
 
 struct Tree<'a> {

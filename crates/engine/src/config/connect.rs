@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use crate::config::keys::KeyLookup;
-use crate::llm::{
+use preflight_llm::KeyLookup;
+use preflight_llm::{
     build_provider, LocalModels, Provider, ProviderKind, ProviderSettings, SetupError,
 };
 
@@ -29,7 +29,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::llm::{LlmError, ModelRequest, ResponseStream};
+    use preflight_llm::{LlmError, ModelRequest, ResponseStream};
 
     /// Opens a provider named after the settings' model, and remembers what it was asked.
     #[derive(Default)]

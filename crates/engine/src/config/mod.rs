@@ -11,13 +11,12 @@
 
 mod connect;
 mod error;
-pub mod keys;
 mod parse;
 mod settings;
 mod write;
 
 pub use connect::connect_provider;
 pub use error::ConfigError;
-pub use keys::{KernelKeyring, KeyLookup, KeyStore, SecretService};
+pub use preflight_llm::{KernelKeyring, KeyLookup, KeyStore, Lookup, SecretService};
 pub use settings::{Config, ExecutorSettings, PlanModeDefaults, SandboxSettings, CONFIG_FILE};
 pub use write::{ConfigEdit, PendingConfig};

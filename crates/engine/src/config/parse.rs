@@ -7,6 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use preflight_llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy};
+use preflight_mcp::confinement::ConfinementMode;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
@@ -14,8 +16,6 @@ use crate::config::error::ConfigError;
 use crate::config::settings::{
     Config, ExecutorSettings, PlanModeDefaults, SandboxSettings, CONFIG_FILE,
 };
-use crate::confinement::ConfinementMode;
-use crate::llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy};
 
 const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode", "sandbox", "executor"];
 const PROVIDER_KEYS: &[&str] = &[

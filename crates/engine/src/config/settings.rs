@@ -1,8 +1,8 @@
 //! What `config.toml` says, as plain values with their defaults: [`Config`] and its
 //! sections. Read by `parse.rs`, written by `write.rs`.
 
-use crate::confinement::ConfinementMode;
-use crate::llm::{ProviderSettings, RetryPolicy};
+use preflight_llm::{ProviderSettings, RetryPolicy};
+use preflight_mcp::confinement::ConfinementMode;
 
 pub const CONFIG_FILE: &str = "config.toml";
 
@@ -34,8 +34,8 @@ pub struct ExecutorSettings {
 impl Default for ExecutorSettings {
     fn default() -> ExecutorSettings {
         ExecutorSettings {
-            max_rounds: crate::agent::DEFAULT_MAX_ROUNDS,
-            no_progress_rounds: crate::agent::DEFAULT_NO_PROGRESS_ROUNDS,
+            max_rounds: preflight_agent::DEFAULT_MAX_ROUNDS,
+            no_progress_rounds: preflight_agent::DEFAULT_NO_PROGRESS_ROUNDS,
             auto_continue: 0,
         }
     }

@@ -8,10 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use preflight_llm::ProviderKind;
+
 use crate::config::error::ConfigError;
 use crate::config::parse::line_of;
 use crate::config::settings::{Config, PlanModeDefaults, CONFIG_FILE};
-use crate::llm::ProviderKind;
 
 /// What the settings screen sets. An empty `base_url` or `model` removes the key (the
 /// kind's default URL; no model, which only the embedded kind accepts).

@@ -12,8 +12,9 @@ use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::chat::{human_size, Attachment, Message, MessageBody};
-use crate::ids::ChatId;
+use preflight_protocol::chat::{human_size, Attachment, Message, MessageBody};
+use preflight_protocol::ids::ChatId;
+
 use crate::lifecycle::error::ApiError;
 
 /// Files one message may carry.

@@ -6,10 +6,10 @@
 //! a patch is checked before the one write; the workspace never changes under a running
 //! turn (its tools are rooted there).
 
+use preflight_protocol::chat::{Chat, ChatSettings};
+use preflight_protocol::ids::ChatId;
 use serde::{Deserialize, Deserializer};
 
-use crate::chat::{Chat, ChatSettings};
-use crate::ids::ChatId;
 use crate::lifecycle::chat_input::{
     checked_scope, checked_title, checked_workspace, is_git_repository,
 };
@@ -111,7 +111,7 @@ mod tests {
     use crate::config::KeyLookup;
     use crate::lifecycle::chat_input::MAX_TITLE_CHARS;
     use crate::lifecycle::{EngineOptions, ErrorCode, NewChat};
-    use crate::mcp::McpOptions;
+    use preflight_mcp::McpOptions;
 
     async fn engine(home: &std::path::Path) -> Engine {
         let options = EngineOptions {

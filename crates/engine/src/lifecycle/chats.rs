@@ -1,8 +1,11 @@
 //! Chats as the user manages them: create, list, show, delete; the task list's own routes.
-use crate::chat::{Chat, ChatSettings};
-use crate::checkpoints::shadow_dir;
-use crate::events::Event;
-use crate::ids::{ChatId, MessageId};
+use preflight_agent::checkpoints::shadow_dir;
+use preflight_agent::events::Event;
+use preflight_protocol::chat::{Chat, ChatSettings};
+use preflight_protocol::ids::{ChatId, MessageId};
+use preflight_protocol::planner::PlanDocument;
+use preflight_protocol::tasks::{Task, TaskList};
+
 use crate::lifecycle::attachments::attachments_dir;
 use crate::lifecycle::chat_input::{
     checked_scope, checked_title, checked_workspace, is_git_repository,
@@ -11,8 +14,6 @@ use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::unconfined::chat_notice;
 use crate::lifecycle::view::{ChatView, StateView};
-use crate::planner::PlanDocument;
-use crate::tasks::{Task, TaskList};
 
 /// The title of a chat created without one, until its first message names it.
 pub const DEFAULT_TITLE: &str = "New chat";

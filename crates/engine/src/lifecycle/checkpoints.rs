@@ -10,21 +10,21 @@
 //! preview's digest, and a plan changed since is `ERR_CHECKPOINT_CONFLICT`; so is a
 //! restore or a diff of a checkpoint of another folder (the chat's workspace moved).
 
-use preflight_checkpoints::{CheckpointError, FileDiff, ShadowRepo, Truncated};
-use serde::{Deserialize, Serialize};
-
-use crate::chat::{Message, MessageBody, Restored};
-use crate::checkpoints::{
+use preflight_agent::checkpoints::{
     change_stat, last_turn_start, open_shadow, task_spans, ChangeStat, Checkpoint, CheckpointLink,
     TaskSpan,
 };
-use crate::events::Event;
-use crate::ids::{ChatId, MessageId};
+use preflight_agent::events::Event;
+use preflight_checkpoints::{CheckpointError, FileDiff, ShadowRepo, Truncated};
+use preflight_dwp::now_rfc3339;
+use preflight_protocol::chat::{Message, MessageBody, Restored};
+use preflight_protocol::ids::{ChatId, MessageId};
+use serde::{Deserialize, Serialize};
+
 use crate::lifecycle::engine::{Engine, Inner};
 use crate::lifecycle::error::{ApiError, ErrorCode};
 use crate::lifecycle::hub::TurnKind;
 use crate::lifecycle::view::ChatView;
-use crate::now_rfc3339;
 
 /// `GET /v1/chats/{id}/checkpoints`.
 #[derive(Debug, Clone, PartialEq, Serialize)]

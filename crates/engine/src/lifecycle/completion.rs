@@ -6,17 +6,17 @@
 //! itself. Its caller (the turn runner, or the answer to a plan change) sends the events
 //! it returns and decides what runs next.
 
+use preflight_agent::events::Event;
+use preflight_agent::sync_plan_files;
+use preflight_dwp::now_rfc3339;
+use preflight_protocol::chat::MessageBody;
+use preflight_protocol::ids::ChatId;
+use preflight_protocol::tasks::{continues, Completion, FinalizationNote, TaskList, WorkEvent};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::sync_plan_files;
-use crate::chat::MessageBody;
-use crate::events::Event;
-use crate::ids::ChatId;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::finalize::finalize_plan_files;
 use crate::lifecycle::plan_files::{plan_files_link, tell_chat};
-use crate::now_rfc3339;
-use crate::tasks::{continues, Completion, FinalizationNote, TaskList, WorkEvent};
 
 /// When the chat's list carries out a plan and no step of it is left: the completion
 /// record stored (with `summary`, else the executor's last answer) and the list closed.

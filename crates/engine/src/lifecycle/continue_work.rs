@@ -2,16 +2,17 @@
 //! user turn of its own (a message with `resume`), and the executor runs with the approved
 //! plan's directive, the open tasks and why it stopped.
 
-use crate::chat::Phase;
-use crate::ids::ChatId;
+use preflight_dwp::now_rfc3339;
+use preflight_protocol::chat::Phase;
+use preflight_protocol::ids::ChatId;
+use preflight_protocol::tasks::{ExecutorStop, StopReason};
+
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::TurnKind;
 use crate::lifecycle::messages::continue_message;
 use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::view::ChatView;
-use crate::now_rfc3339;
-use crate::tasks::{ExecutorStop, StopReason};
 
 impl Engine {
     /// Continues the chat's executor: `ERR_TURN_ACTIVE` while a turn runs, `ERR_PLAN_PENDING`

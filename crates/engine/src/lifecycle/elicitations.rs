@@ -8,14 +8,14 @@
 //! themselves wait in `open_questions.rs`, in memory only: after a restart their calls are
 //! gone too, so there is nothing to answer.
 
+use preflight_agent::events::Elicitation;
+use preflight_mcp::{Answer, Question};
+use preflight_protocol::error_code::ErrorCode;
+use preflight_protocol::ids::ChatId;
 use serde_json::Value;
 
-use crate::error_code::ErrorCode;
-use crate::events::Elicitation;
-use crate::ids::ChatId;
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
-use crate::mcp::{Answer, Question};
 
 impl Engine {
     /// The chat's questions waiting for the user.

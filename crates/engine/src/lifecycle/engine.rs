@@ -7,17 +7,18 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use preflight_llm::{LocalModels, Provider, SetupError};
+use preflight_mcp::{McpError, McpHost, McpOptions};
+use preflight_protocol::ids::ChatId;
+use preflight_store::{Store, StoreError};
+
 use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
 use crate::home_lock::{HomeLock, HomeLockError};
-use crate::ids::ChatId;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::Elicitations;
 use crate::lifecycle::recovery::settle_interrupted_turns;
 use crate::lifecycle::unconfined::Confinement;
-use crate::llm::{LocalModels, Provider, SetupError};
-use crate::mcp::{McpError, McpHost, McpOptions};
-use crate::store::{Store, StoreError};
 
 /// The file of the store in the data folder.
 pub const DATABASE_FILE: &str = "preflight.db";
@@ -48,7 +49,7 @@ impl EngineOptions {
         let fs_server =
             fs_server.unwrap_or_else(|| PathBuf::from("server-filesystem-not-installed"));
         let mut mcp = McpOptions::new(home.clone(), fs_server);
-        mcp.tokens = Some(crate::mcp::TokenVault::system());
+        mcp.tokens = Some(preflight_mcp::TokenVault::system());
         EngineOptions {
             mcp,
             keys: KeyLookup::system(|name| std::env::var(name).ok()),

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-pub use crate::error_code::ErrorCode;
-use crate::store::{Conflict, Entity, StoreError};
+pub use preflight_protocol::error_code::ErrorCode;
+use preflight_store::{Conflict, Entity, StoreError};
 
 /// An error a user or an API client can read and act on. A call that returns one changed
 /// nothing.

@@ -12,21 +12,21 @@
 //! after a Stop — is recorded as failing with the reason, so FINALIZATION.json says it and
 //! the verdict is UNVERIFIED; the folder is finalised either way, never left half-done.
 
+use preflight_agent::{gate_input, gate_record, GateRunner, PlanFolderLink};
+use preflight_dwp::now_rfc3339;
 use preflight_dwp::{read_state, GateInput, Rerun, Status};
+use preflight_protocol::ids::ChatId;
+use preflight_protocol::tasks::FinalizationNote;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{gate_record, GateRunner, PlanFolderLink};
-use crate::ids::ChatId;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::plan_files::tell_chat;
 use crate::lifecycle::runner::chat_gates;
-use crate::now_rfc3339;
-use crate::tasks::FinalizationNote;
 
 /// Gates run again at most; the others are recorded as not run again. As many as a task list
 /// can hold tasks, so a plan the engine ran (one live gate a task) is never cut; only gates
 /// planted in the folder beyond that are.
-const MAX_RERUNS: usize = crate::tasks::MAX_TASKS;
+const MAX_RERUNS: usize = preflight_protocol::tasks::MAX_TASKS;
 /// The evidence of a gate the user's Stop ended or kept from running again.
 const STOPPED: &str = "not run again: the finalisation was stopped by the user";
 
@@ -128,7 +128,7 @@ async fn run_again(
     match run {
         Ok(run) => {
             let gate = gate_record(command, &run);
-            GateInput { last_run: Some(now_rfc3339()), ..GateInput::from(&gate) }
+            GateInput { last_run: Some(now_rfc3339()), ..gate_input(&gate) }
         }
         Err(error) => {
             let evidence: String =

@@ -7,11 +7,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use preflight_agent::events::Event;
+use preflight_protocol::ids::ChatId;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
-
-use crate::events::Event;
-use crate::ids::ChatId;
 
 /// Events a slow subscriber may lag behind before it misses some (it is told it lagged).
 const EVENT_BUFFER: usize = 4096;

@@ -3,16 +3,16 @@
 //! tools each profile sees; saving an entry (`mcp/edit.rs`: validated, written atomically,
 //! every other server kept), removing, restarting and testing one.
 
+use preflight_mcp::{edit_servers, ServerChange};
+use preflight_mcp::{parse_entry, parse_servers, EntryError, ServerEntry};
+use preflight_mcp::{planning_uses, tool_in_profile};
+use preflight_mcp::{ProbedTool, ServerState, ServerStatus};
+use preflight_mcp::{Profile, ServerClass};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
-use crate::mcp::{edit_servers, ServerChange};
-use crate::mcp::{parse_entry, parse_servers, ServerEntry};
-use crate::mcp::{planning_uses, tool_in_profile};
-use crate::mcp::{ProbedTool, ServerState, ServerStatus};
-use crate::mcp::{Profile, ServerClass};
 
 /// `mcp.json` and its servers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -53,7 +53,7 @@ pub struct McpServerView {
 pub struct McpRemote {
     pub url: String,
     pub signed_in: bool,
-    pub sign_in: Option<crate::mcp::SignInState>,
+    pub sign_in: Option<preflight_mcp::SignInState>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -134,7 +134,7 @@ impl Engine {
 
     /// Starts the entry on its own and lists its tools (nothing is saved).
     pub async fn test_mcp_server(&self, save: McpServerSave) -> Result<Vec<McpTool>, ApiError> {
-        let entry = parse_entry(&save.name, &save.entry).map_err(ApiError::bad_request)?;
+        let entry = parse_entry(&save.name, &save.entry).map_err(|e| ApiError::bad_request(e.0))?;
         let tools = self.inner.mcp.probe(&entry).await.map_err(mcp_error)?;
         let marked = entry.read_while_planning;
         Ok(tools.iter().map(|probed| tool(entry.class, marked, probed)).collect())
@@ -193,7 +193,7 @@ impl Engine {
 fn view(
     name: &str,
     entry: Value,
-    parsed: Result<ServerEntry, String>,
+    parsed: Result<ServerEntry, EntryError>,
     supplied: bool,
 ) -> McpServerView {
     let remote = parsed
@@ -203,7 +203,7 @@ fn view(
         .map(|remote| McpRemote { url: remote.url.clone(), signed_in: false, sign_in: None });
     let (class, error, marked) = match parsed {
         Ok(parsed) => (Some(parsed.class), parsed.missing, parsed.read_while_planning),
-        Err(error) => (None, Some(error), false),
+        Err(error) => (None, Some(error.0), false),
     };
     McpServerView {
         name: name.to_owned(),
@@ -262,6 +262,6 @@ fn read_optional(path: &std::path::Path) -> Result<Option<String>, ApiError> {
     }
 }
 
-fn mcp_error(error: crate::mcp::McpError) -> ApiError {
+fn mcp_error(error: preflight_mcp::McpError) -> ApiError {
     ApiError::bad_request(error.to_string())
 }

@@ -2,12 +2,12 @@
 //! revision feedback, a decision on a plan change) and the assistant's cards and notices.
 //! Plain constructors: they store and send nothing.
 
-use crate::chat::{Message, MessageBody, Resume};
-use crate::ids::MessageId;
-use crate::now_rfc3339;
-use crate::planner::Question;
-use crate::store::answer_text;
-use crate::tasks::{ChangeStatus, ExecutorStop, PlanChange};
+use preflight_dwp::now_rfc3339;
+use preflight_protocol::chat::{Message, MessageBody, Resume};
+use preflight_protocol::ids::MessageId;
+use preflight_protocol::planner::Question;
+use preflight_protocol::tasks::{ChangeStatus, ExecutorStop, PlanChange};
+use preflight_store::answer_text;
 
 /// A message from the user, with the files it names (copied in later by its sender).
 pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {

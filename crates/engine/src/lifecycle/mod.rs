@@ -42,7 +42,6 @@ mod transitions;
 mod unconfined;
 mod view;
 
-pub use crate::events::Elicitation;
 pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
 pub use checkpoints::{
@@ -56,6 +55,7 @@ pub use mcp_settings::{
 pub use notify::phase_text;
 pub use pages::{ChatPage, MessagePage, CHAT_PAGE, MESSAGE_PAGE};
 pub use plan_files::{PlanFolderLocation, TaskPanel};
+pub use preflight_agent::events::Elicitation;
 pub use search::{SearchHit, SearchPage, SnippetPart, MAX_SEARCH_CHARS, SEARCH_PAGE};
 pub use tool_views::SandboxView;
 pub use transitions::MAX_QUESTION_ROUNDS;

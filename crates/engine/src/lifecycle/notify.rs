@@ -1,8 +1,9 @@
 //! How the lifecycle tells subscribers what changed: stored messages, phases, the task list.
 
-use crate::chat::{Message, MessageBody, Phase};
-use crate::events::Event;
-use crate::ids::ChatId;
+use preflight_agent::events::Event;
+use preflight_protocol::chat::{Message, MessageBody, Phase};
+use preflight_protocol::ids::ChatId;
+
 use crate::lifecycle::engine::{Engine, Inner};
 
 /// The status line shown for each phase ("Drafting a plan…" while the planner works).

@@ -7,13 +7,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use preflight_agent::events::{Elicitation, Event};
+use preflight_mcp::{Answer, Asker, Question};
+use preflight_protocol::ids::ChatId;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::events::{Elicitation, Event};
-use crate::ids::ChatId;
 use crate::lifecycle::hub::Hub;
-use crate::mcp::{Answer, Asker, Question};
 
 pub(crate) struct Waiting {
     pub(super) chat_id: ChatId,

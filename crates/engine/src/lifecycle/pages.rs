@@ -6,13 +6,13 @@
 //! shown twice. A cursor is opaque to clients: a letter naming its list and the `seq` it
 //! stops before; one of another list, or made up, is `ERR_BAD_REQUEST`.
 
+use preflight_protocol::chat::{Chat, Message};
+use preflight_protocol::ids::{ChatId, MessageId};
+use preflight_store::{ChatSnapshot, Page};
 use serde::Serialize;
 
-use crate::chat::{Chat, Message};
-use crate::ids::{ChatId, MessageId};
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
-use crate::store::{ChatSnapshot, Page};
 
 /// The chats a page holds unless asked otherwise, and the most it may hold.
 pub const CHAT_PAGE: Limits = Limits { default: 50, max: 200 };

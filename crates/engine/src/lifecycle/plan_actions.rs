@@ -1,9 +1,12 @@
 //! The user's answers to a plan-mode chat: answer questions, approve, revise, cancel, and
 //! edit a pending plan (DESIGN §2).
 
-use crate::chat::{MessageBody, Phase};
-use crate::events::Event;
-use crate::ids::{ChatId, QuestionId};
+use preflight_agent::events::Event;
+use preflight_dwp::now_rfc3339;
+use preflight_protocol::chat::{MessageBody, Phase};
+use preflight_protocol::ids::{ChatId, QuestionId};
+use preflight_protocol::planner::{edited_plan_document, PlanDocument, PlanEdit};
+
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::{ApiError, ErrorCode};
 use crate::lifecycle::hub::TurnKind;
@@ -12,8 +15,6 @@ use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::transitions::approved_tasks;
 use crate::lifecycle::unconfined::{chat_notice, consent_missing, ApproveChoice};
 use crate::lifecycle::view::ChatView;
-use crate::now_rfc3339;
-use crate::planner::{edited_plan_document, PlanDocument, PlanEdit};
 
 impl Engine {
     /// Answers one question of the waiting card. When the card is complete the planner
@@ -169,7 +170,7 @@ impl Engine {
         match state.plan {
             Some(plan)
                 if state.phase == Phase::AwaitingApproval
-                    && plan.approval == crate::planner::Approval::Pending =>
+                    && plan.approval == preflight_protocol::planner::Approval::Pending =>
             {
                 Ok(plan)
             }

@@ -4,12 +4,15 @@
 //! task list still has work, that message resumes the executor (which reads it as the
 //! user's word). When no plan step is left, the plan is complete (`completion.rs`).
 
+use preflight_agent::events::Event;
+use preflight_agent::{amend_plan_files, resume_paused, sync_plan_files};
+use preflight_dwp::now_rfc3339;
 use preflight_dwp::Pause;
+use preflight_protocol::chat::Phase;
+use preflight_protocol::ids::{ChangeId, ChatId};
+use preflight_protocol::tasks::{ChangeStatus, PlanChange};
+use preflight_store::{Conflict, StoreError};
 
-use crate::agent::{amend_plan_files, resume_paused, sync_plan_files};
-use crate::chat::Phase;
-use crate::events::Event;
-use crate::ids::{ChangeId, ChatId};
 use crate::lifecycle::completion::complete_if_done;
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
@@ -18,9 +21,6 @@ use crate::lifecycle::messages::decision_message;
 use crate::lifecycle::plan_files::{plan_files_link, tell_chat};
 use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::view::ChatView;
-use crate::now_rfc3339;
-use crate::store::{Conflict, StoreError};
-use crate::tasks::{ChangeStatus, PlanChange};
 
 impl Engine {
     /// `GET /v1/chats/{id}/plan/changes`: the chat's change requests, oldest first.

@@ -4,19 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
+use preflight_agent::events::Event;
+use preflight_agent::{pause_task, PlanFolderLink};
+use preflight_dwp::now_rfc3339;
 use preflight_dwp::{
     Author, DwpError, Pause, PauseInput, PlanFolder, PlanFolderWriter, MAX_NOTE_CHARS,
 };
+use preflight_protocol::chat::Chat;
+use preflight_protocol::ids::ChatId;
+use preflight_protocol::tasks::{ExecutorStop, Task, TaskStatus};
 use serde::Serialize;
 
-use crate::agent::{pause_task, PlanFolderLink};
-use crate::chat::Chat;
-use crate::events::Event;
-use crate::ids::ChatId;
 use crate::lifecycle::engine::{Engine, Inner};
 use crate::lifecycle::error::{ApiError, ErrorCode};
-use crate::now_rfc3339;
-use crate::tasks::{ExecutorStop, Task, TaskStatus};
 
 /// `files` of `GET /v1/chats/{id}/plan`: the chat's plan folder, when it writes one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -3,9 +3,9 @@
 //! approved, task lists stay as they were; an executor stopped with tasks left says so
 //! (`state.stopped`, reason `interrupted`), so the user can Continue.
 
-use crate::chat::Phase;
-use crate::store::{Store, StoreError};
-use crate::tasks::{ExecutorStop, StopReason};
+use preflight_protocol::chat::Phase;
+use preflight_protocol::tasks::{ExecutorStop, StopReason};
+use preflight_store::{Store, StoreError};
 
 pub fn settle_interrupted_turns(store: &Store) -> Result<(), StoreError> {
     for chat in store.list_chats()? {
@@ -18,7 +18,7 @@ pub fn settle_interrupted_turns(store: &Store) -> Result<(), StoreError> {
                 let finished = list.is_finished();
                 store.write(|tx| {
                     if list.has_work_left() {
-                        let now = crate::now_rfc3339();
+                        let now = preflight_dwp::now_rfc3339();
                         let stop = ExecutorStop::of(StopReason::Interrupted, None, &list, &now);
                         tx.record_stop(&chat.id, &stop)?;
                     }

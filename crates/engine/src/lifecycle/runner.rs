@@ -12,22 +12,22 @@
 
 use std::sync::Arc;
 
-use crate::chat::Phase;
-use crate::checkpoints::{CheckpointLink, CheckpointReason};
-use crate::error_code::ErrorCode;
-use crate::events::Event;
-use crate::ids::ChatId;
+use outcome::{Closing, Executed, Planned};
+use preflight_agent::checkpoints::{CheckpointLink, CheckpointReason};
+use preflight_agent::events::Event;
+use preflight_dwp::now_rfc3339;
+use preflight_protocol::chat::Phase;
+use preflight_protocol::error_code::ErrorCode;
+use preflight_protocol::ids::ChatId;
+use preflight_protocol::tasks::{ExecutorStop, TaskList};
+use preflight_store::StoreError;
+
 use crate::lifecycle::completion::complete_if_done;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::{TurnGuard, TurnKind};
 use crate::lifecycle::messages::{assistant_message, continue_message};
 use crate::lifecycle::notify::phase_event;
 use crate::lifecycle::plan_files::pause_for_stop;
-use crate::now_rfc3339;
-use crate::store::StoreError;
-use crate::tasks::{ExecutorStop, TaskList};
-
-use outcome::{Closing, Executed, Planned};
 
 mod executor;
 mod outcome;

@@ -1,13 +1,13 @@
 //! Search across every chat (issue 33): titles first, then messages, newest first, each hit
 //! with its matched words as ranges of plain text (never markup made from stored text).
 
+use preflight_protocol::ids::{ChatId, MessageId};
+use preflight_store::{fts_query, word_count, SearchRow, MATCH_END, MATCH_START, MAX_SEARCH_WORDS};
 use serde::Serialize;
 
-use crate::ids::{ChatId, MessageId};
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::pages::{CursorKind, Limits};
-use crate::store::{fts_query, word_count, SearchRow, MATCH_END, MATCH_START, MAX_SEARCH_WORDS};
 
 /// The hits a search page holds unless asked otherwise, and the most it may hold.
 pub const SEARCH_PAGE: Limits = Limits { default: 20, max: 100 };

@@ -1,7 +1,8 @@
 //! The user's messages: send (DESIGN §2 `send`), edit and re-send, stop the running turn.
 
-use crate::chat::{Chat, ChatSettings, MessageBody, Phase};
-use crate::ids::{ChatId, MessageId};
+use preflight_protocol::chat::{Chat, ChatSettings, MessageBody, Phase};
+use preflight_protocol::ids::{ChatId, MessageId};
+
 use crate::lifecycle::attachments::{attachments_dir, chat_attachments, copy_attachments, Copies};
 use crate::lifecycle::chats::DEFAULT_TITLE;
 use crate::lifecycle::engine::Engine;

@@ -14,12 +14,12 @@
 
 use std::path::Path;
 
+use preflight_llm::{ApiKey, ProviderKind};
+use preflight_llm::{KernelKeyring, KeyStore, Lookup, SecretService};
 use serde::{Deserialize, Serialize};
 
-use crate::config::keys::{KernelKeyring, KeyStore, Lookup, SecretService};
 use crate::config::{Config, ConfigEdit, ConfigError, PendingConfig, PlanModeDefaults};
 use crate::lifecycle::error::ApiError;
-use crate::llm::{ApiKey, ProviderKind};
 
 /// The provider kinds of `[provider] kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,7 +195,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::llm::SetupError;
+    use preflight_llm::SetupError;
 
     /// A key store in memory: stands in for the OS stores, which tests must not fill.
     #[derive(Default)]
@@ -309,7 +309,7 @@ mod tests {
         assert_eq!(config.provider.api_key_env.as_deref(), Some("MY_KEY"));
         assert_eq!(
             config.provider.base_url,
-            crate::llm::OPENAI_BASE_URL,
+            preflight_llm::OPENAI_BASE_URL,
             "blank base URL: the kind's default"
         );
         assert_eq!(config.planner.map(|planner| planner.model).as_deref(), Some("big"));

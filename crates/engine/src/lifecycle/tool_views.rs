@@ -3,12 +3,13 @@
 
 use std::path::Path;
 
-use crate::ids::ChatId;
+use preflight_mcp::ProfileView;
+use preflight_protocol::ids::ChatId;
+
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::transitions::{offers_turn_plan, profile_for};
 use crate::lifecycle::unconfined::{held, unconfined_allowed};
-use crate::mcp::ProfileView;
 
 impl Engine {
     /// The profile of the chat's running turn, or of the one that would run next, with
@@ -24,8 +25,8 @@ impl Engine {
             .await
             .map_err(|error| ApiError::internal(error.to_string()))?;
         let list = self.inner.store.task_list(chat_id)?;
-        if profile == crate::mcp::Profile::Execution && offers_turn_plan(chat.plan_mode, &list) {
-            view.tools.push(crate::tasks::TOOL_NAME.to_owned());
+        if profile == preflight_mcp::Profile::Execution && offers_turn_plan(chat.plan_mode, &list) {
+            view.tools.push(preflight_protocol::tasks::TOOL_NAME.to_owned());
         }
         Ok(view)
     }

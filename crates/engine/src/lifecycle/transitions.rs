@@ -1,12 +1,13 @@
 //! The lifecycle's decisions as pure functions of a chat's facts (DESIGN §2): where a
 //! message goes, which profile a turn gets, what a plan's task list starts as.
 
-use crate::chat::Phase;
+use preflight_mcp::Profile;
+use preflight_protocol::chat::Phase;
+use preflight_protocol::planner::PlanStep;
+use preflight_protocol::tasks::{PlannedTask, TaskList, MAX_TASKS, MAX_TITLE_CHARS};
+
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::TurnKind;
-use crate::mcp::Profile;
-use crate::planner::PlanStep;
-use crate::tasks::{PlannedTask, TaskList, MAX_TASKS, MAX_TITLE_CHARS};
 
 /// Question rounds a planner may ask before it must give a plan.
 pub const MAX_QUESTION_ROUNDS: u32 = 3;
@@ -133,7 +134,7 @@ pub fn tasks_from_plan(steps: &[PlanStep]) -> Result<TaskList, StepsOverLimit> {
 
 /// [`tasks_from_plan`] stamped now: the list an approval saves.
 pub fn approved_tasks(steps: &[PlanStep]) -> Result<TaskList, StepsOverLimit> {
-    Ok(tasks_from_plan(steps)?.stamped(&TaskList::empty(), &crate::now_rfc3339()))
+    Ok(tasks_from_plan(steps)?.stamped(&TaskList::empty(), &preflight_dwp::now_rfc3339()))
 }
 
 fn task_title(action: &str) -> String {
@@ -144,7 +145,7 @@ fn task_title(action: &str) -> String {
 mod tests {
     use super::*;
     use crate::lifecycle::error::ErrorCode;
-    use crate::tasks::TaskStatus;
+    use preflight_protocol::tasks::TaskStatus;
 
     /// `done`: the chat's user turns (0: not started, as after a cancelled planning).
     fn facts(plan_mode: bool, phase: Phase, done: u64, running: Option<TurnKind>) -> ChatFacts {

@@ -14,10 +14,10 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use crate::chat::Chat;
-use crate::confinement::{probe, ConfinementMode, Probe, UnconfinedNotice};
-use crate::mcp::SandboxDefault;
-use crate::planner::PlanDocument;
+use preflight_mcp::confinement::{probe, ConfinementMode, Probe, UnconfinedNotice};
+use preflight_mcp::SandboxDefault;
+use preflight_protocol::chat::Chat;
+use preflight_protocol::planner::PlanDocument;
 
 /// How the user approves a plan.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -1,11 +1,10 @@
 //! What the API shows of a chat: the chat, its messages and its plan-mode state.
 
-use crate::confinement::UnconfinedNotice;
+use preflight_mcp::confinement::UnconfinedNotice;
+use preflight_protocol::chat::{Chat, Message, Phase, PlanPending};
+use preflight_protocol::planner::PlanDocument;
+use preflight_protocol::tasks::{Completion, ExecutorStop, PlanChange};
 use serde::Serialize;
-
-use crate::chat::{Chat, Message, Phase, PlanPending};
-use crate::planner::PlanDocument;
-use crate::tasks::{Completion, ExecutorStop, PlanChange};
 
 /// `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
 /// `messages` is the latest page of the chat's messages (or those from the one asked for);

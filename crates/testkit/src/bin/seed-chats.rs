@@ -5,8 +5,8 @@
 //! chat keeps them). The window's scroll figure (`tests/e2e/measure.mjs`, PARTS=scroll) opens
 //! the app on it, and the search e2e (`tests/e2e/search.test.mjs`) a hit in it.
 
-use preflight_engine::chat::ChatSettings;
-use preflight_engine::store::Store;
+use preflight_protocol::chat::ChatSettings;
+use preflight_store::Store;
 use preflight_testkit::store::fixtures::{assistant, user};
 
 const PER_TRANSACTION: usize = 100;

@@ -7,8 +7,7 @@
 
 use std::io::Write;
 
-use preflight_engine::store::Store;
-
+use preflight_store::Store;
 use preflight_testkit::store::workload::{self, Rng};
 
 fn main() {

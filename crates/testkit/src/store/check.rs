@@ -17,10 +17,10 @@
 
 use std::collections::HashSet;
 
-use preflight_engine::chat::{Message, MessageBody, Phase};
-use preflight_engine::planner::{Approval, PlanDocument, Question};
-use preflight_engine::store::{answer_text, ChatSnapshot, Store};
-use preflight_engine::tasks::{TaskList, TaskStatus};
+use preflight_protocol::chat::{Message, MessageBody, Phase};
+use preflight_protocol::planner::{Approval, PlanDocument, Question};
+use preflight_protocol::tasks::{TaskList, TaskStatus};
+use preflight_store::{answer_text, ChatSnapshot, Store};
 
 use crate::store::raw;
 

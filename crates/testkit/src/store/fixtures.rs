@@ -1,12 +1,12 @@
 //! Builders for the stored shapes of DESIGN §2: messages, cards, plan documents, task lists.
 
-use preflight_engine::chat::{ChatSettings, Message, MessageBody, PlanPending, ToolCall};
-use preflight_engine::now_rfc3339;
-use preflight_engine::planner::{
+use preflight_dwp::now_rfc3339;
+use preflight_protocol::chat::{ChatSettings, Message, MessageBody, PlanPending, ToolCall};
+use preflight_protocol::planner::{
     Approval, Library, PlanContext, PlanDocument, PlanStep, Question, Sandbox, SandboxPolicy,
 };
-use preflight_engine::tasks::{Task, TaskList, TaskOrigin, TaskStatus};
-use preflight_engine::MessageId;
+use preflight_protocol::tasks::{Task, TaskList, TaskOrigin, TaskStatus};
+use preflight_protocol::MessageId;
 
 pub fn settings(title: &str) -> ChatSettings {
     ChatSettings {
@@ -37,7 +37,7 @@ pub fn user(content: &str) -> Message {
 
 /// The synthetic answer's text, as the store writes it.
 pub fn answer(question: &str, answer: &str) -> String {
-    preflight_engine::store::answer_text(question, answer)
+    preflight_store::answer_text(question, answer)
 }
 
 /// Rejection feedback (or any synthetic answer), stored like an answer.

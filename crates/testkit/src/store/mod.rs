@@ -7,7 +7,7 @@ pub mod check;
 pub mod fixtures;
 pub mod workload;
 
-use preflight_engine::store::Store;
+use preflight_store::Store;
 use tempfile::TempDir;
 
 /// A store on a fresh file in its own temp dir (kept alive by the returned guard).

@@ -6,10 +6,10 @@
 //! wrong-state probes (`refused_*`), which must fail with the expected conflict and change
 //! nothing.
 
-use preflight_engine::chat::{Chat, Phase};
-use preflight_engine::planner::PlanDocument;
-use preflight_engine::store::{Conflict, Store, StoreError};
-use preflight_engine::ChatId;
+use preflight_protocol::chat::{Chat, Phase};
+use preflight_protocol::planner::PlanDocument;
+use preflight_protocol::ChatId;
+use preflight_store::{Conflict, Store, StoreError};
 
 use crate::store::check::{self, Kind};
 use crate::store::fixtures::{self, advance, finished, tasks_from};

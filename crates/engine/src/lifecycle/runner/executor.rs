@@ -4,31 +4,31 @@
 
 use std::sync::Arc;
 
-use preflight_dwp::{Pause, PlanFolderWriter, PlanInput, TrackedTask};
-use tokio_util::sync::CancellationToken;
-
-use crate::agent::{
+use preflight_agent::events::Event;
+use preflight_agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
     RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope, DEFAULT_EXECUTOR_PROMPT,
     LOOP_REPEATS,
 };
-use crate::agent::{resume_paused, PlanFolderLink};
-use crate::chat::{Chat, Message, MessageBody};
-use crate::error_code::ErrorCode;
-use crate::events::Event;
-use crate::ids::{ChatId, MessageId};
+use preflight_agent::{plan_input, resume_paused, tracked_tasks, PlanFolderLink};
+use preflight_dwp::now_rfc3339;
+use preflight_dwp::{Pause, PlanFolderWriter};
+use preflight_llm::ModelMessage;
+use preflight_mcp::Profile;
+use preflight_protocol::chat::{Chat, Message, MessageBody};
+use preflight_protocol::error_code::ErrorCode;
+use preflight_protocol::ids::{ChatId, MessageId};
+use preflight_protocol::planner::{Approval, PlanDocument};
+use preflight_protocol::tasks::{StopReason, TaskList};
+use preflight_store::StoreError;
+use tokio_util::sync::CancellationToken;
+
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::assistant_message;
 use crate::lifecycle::plan_files::{checkpoint_unfinished, plan_files, plan_workspace, tell_chat};
 use crate::lifecycle::runner::outcome::Executed;
 use crate::lifecycle::runner::turn_tools::{turn_registry, ChatEvents};
 use crate::lifecycle::transitions::offers_turn_plan;
-use crate::llm::ModelMessage;
-use crate::mcp::Profile;
-use crate::now_rfc3339;
-use crate::planner::{Approval, PlanDocument};
-use crate::store::StoreError;
-use crate::tasks::{StopReason, TaskList};
 
 /// One executor turn, its failure said in the chat, and a checkpoint in the plan folder
 /// when work is left; the runner completes the plan and ends the turn from its outcome.
@@ -198,7 +198,7 @@ async fn plan_files_link(
         match PlanFolderWriter::locate(&workspace, chat_id.as_str())? {
             Some(dir) => Ok(Some(dir)),
             None if list.has_work_left() => {
-                let (plan, list) = (PlanInput::from(&plan), Vec::<TrackedTask>::from(&list));
+                let (plan, list) = (plan_input(&plan), tracked_tasks(&list));
                 writer
                     .materialize(&workspace, &plan, &list, chat_id.as_str(), &now_rfc3339())
                     .map(Some)
@@ -263,5 +263,5 @@ fn executor_history(messages: &[Message]) -> (Vec<ModelMessage>, Vec<Option<Mess
             MessageBody::Tool { .. } | MessageBody::Compaction { .. } => true,
         })
         .collect();
-    crate::agent::view_of(&shown)
+    preflight_agent::view_of(&shown)
 }

@@ -2,8 +2,8 @@
 //! the events that close a turn. Plain data: the runner (`runner.rs`) reads it and decides
 //! what runs next; neither turn starts the other.
 
-use crate::events::Event;
-use crate::tasks::StopReason;
+use preflight_agent::events::Event;
+use preflight_protocol::tasks::StopReason;
 
 /// Events sent after a turn has released its chat.
 pub(super) type Closing = Vec<Event>;

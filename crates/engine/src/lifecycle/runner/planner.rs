@@ -5,15 +5,24 @@
 use std::path::Path;
 use std::time::Duration;
 
-use tokio_util::sync::CancellationToken;
-
-use crate::agent::{
+use preflight_agent::events::Event;
+use preflight_agent::{
     load_workspace_instructions, run_turn, Agent, NoEvents, OfferedTools, RoundRule, Turn, TurnEnd,
     TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
 };
-use crate::chat::{Chat, Message, MessageBody, Phase, PlanPending};
-use crate::events::Event;
-use crate::ids::ChatId;
+use preflight_dwp::now_rfc3339;
+use preflight_llm::{Constrained, ModelMessage, OutputConstraint};
+use preflight_mcp::{Profile, ServerClass};
+use preflight_protocol::chat::{Chat, Message, MessageBody, Phase, PlanPending};
+use preflight_protocol::ids::ChatId;
+use preflight_protocol::planner::{
+    build_plan_document, parse_planner_reply, plan_limits_request, planner_system_prompt,
+    questions_markdown, repair_request, Approval, Plan, PlanFacts, PlannerFacts, PlannerReply,
+    Question, ReplyKind, SANDBOX_DIR,
+};
+use preflight_store::StoreError;
+use tokio_util::sync::CancellationToken;
+
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::assistant_message;
 use crate::lifecycle::notify::phase_event;
@@ -21,16 +30,7 @@ use crate::lifecycle::runner::outcome::{Closing, Planned};
 use crate::lifecycle::runner::turn_tools::{class_prefixes, turn_registry};
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use crate::lifecycle::unconfined::needs_consent;
-use crate::llm::{Constrained, ModelMessage, OutputConstraint};
-use crate::mcp::{Profile, ServerClass};
-use crate::now_rfc3339;
 use crate::paths::ensure_planner_prompt;
-use crate::planner::{
-    build_plan_document, parse_planner_reply, plan_limits_request, planner_system_prompt,
-    questions_markdown, repair_request, Approval, Plan, PlanFacts, PlannerFacts, PlannerReply,
-    Question, ReplyKind, SANDBOX_DIR,
-};
-use crate::store::StoreError;
 
 /// The longest a planner turn may take, tool calls included, before execution takes over.
 const PLANNER_DEADLINE: Duration = Duration::from_secs(600);

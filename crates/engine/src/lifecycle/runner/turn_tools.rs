@@ -5,27 +5,27 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
-
-use crate::agent::{
+use preflight_agent::checkpoints::CheckpointLink;
+use preflight_agent::events::Event;
+use preflight_agent::{
     Availability, EventSink, GateRunner, PlanFolderLink, PlanStatusTool, ReadAttachmentTool,
     ToolRegistry, ToolSource, TurnPlanTool, GATE_TIMEOUT_S,
 };
-use crate::checkpoints::CheckpointLink;
-use crate::error_code::ErrorCode;
-use crate::events::Event;
-use crate::ids::ChatId;
+use preflight_mcp::naming::server_prefix;
+use preflight_mcp::{McpError, McpHost, Profile, SandboxRun, ServerClass};
+use preflight_mcp::{SandboxCallError, CODE_SANDBOX};
+use preflight_protocol::error_code::ErrorCode;
+use preflight_protocol::ids::ChatId;
+use preflight_protocol::tool::{ToolOutput, ToolSpec};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
 use crate::lifecycle::attachments::{attachments_dir, chat_attachments};
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::{ChatAsker, Elicitations};
 use crate::lifecycle::runner::scope_guard::PlanningScope;
 use crate::lifecycle::unconfined::{refusal, unconfined_allowed};
-use crate::mcp::naming::server_prefix;
-use crate::mcp::{McpError, McpHost, Profile, SandboxRun, ServerClass};
-use crate::mcp::{SandboxCallError, CODE_SANDBOX};
-use crate::tool::{ToolOutput, ToolSpec};
 
 /// A chat's events as the agent loop's sink.
 pub(super) struct ChatEvents {

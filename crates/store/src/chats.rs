@@ -1,0 +1,160 @@
+//! The `chats` table: create, read, list (newest first), update, delete.
+
+use preflight_dwp::now_rfc3339;
+use preflight_protocol::chat::{Chat, ChatSettings};
+use preflight_protocol::ids::ChatId;
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::error::StoreError;
+use super::{Store, Tx};
+
+pub(super) const CHAT_COLUMNS: &str =
+    "id, title, workspace, plan_mode, auto_approve, save_plans, created_at, updated_at, scope";
+
+impl Tx<'_> {
+    /// Stores a new chat (with an idle session state) and returns it.
+    pub fn insert_chat(&mut self, settings: &ChatSettings) -> Result<Chat, StoreError> {
+        let now = now_rfc3339();
+        let chat = Chat {
+            id: ChatId::new(),
+            title: settings.title.clone(),
+            workspace: settings.workspace.clone(),
+            plan_mode: settings.plan_mode,
+            auto_approve: settings.auto_approve,
+            save_plans: settings.save_plans,
+            scope: settings.scope.clone(),
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        self.sql.execute(
+            "INSERT INTO chats (id, title, workspace, plan_mode, auto_approve, save_plans,
+                                created_at, updated_at, scope)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                chat.id,
+                chat.title,
+                chat.workspace,
+                chat.plan_mode,
+                chat.auto_approve,
+                chat.save_plans,
+                chat.created_at,
+                chat.updated_at,
+                scope_column(&chat.scope)
+            ],
+        )?;
+        self.insert_state(&chat.id)?;
+        Ok(chat)
+    }
+
+    pub fn chat(&self, chat_id: &ChatId) -> Result<Chat, StoreError> {
+        let sql = format!("SELECT {CHAT_COLUMNS} FROM chats WHERE id = ?1");
+        self.sql
+            .query_row(&sql, [chat_id], chat_from_row)
+            .optional()?
+            .ok_or_else(|| StoreError::chat_not_found(chat_id))
+    }
+
+    /// Every chat, the most recently created first.
+    pub fn chats(&self) -> Result<Vec<Chat>, StoreError> {
+        let sql = format!("SELECT {CHAT_COLUMNS} FROM chats ORDER BY seq DESC");
+        let mut statement = self.sql.prepare(&sql)?;
+        let chats = statement.query_map([], chat_from_row)?.collect::<Result<_, _>>()?;
+        Ok(chats)
+    }
+
+    /// Replaces the chat's title and settings and bumps `updated_at`.
+    pub fn update_chat(
+        &mut self,
+        chat_id: &ChatId,
+        settings: &ChatSettings,
+    ) -> Result<Chat, StoreError> {
+        let changed = self.sql.execute(
+            "UPDATE chats SET title = ?2, workspace = ?3, plan_mode = ?4, auto_approve = ?5,
+                              save_plans = ?6, updated_at = ?7, scope = ?8
+             WHERE id = ?1",
+            params![
+                chat_id,
+                settings.title,
+                settings.workspace,
+                settings.plan_mode,
+                settings.auto_approve,
+                settings.save_plans,
+                now_rfc3339(),
+                scope_column(&settings.scope)
+            ],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::chat_not_found(chat_id));
+        }
+        self.chat(chat_id)
+    }
+
+    /// Deletes the chat and, by cascade, everything stored for it. False if there was none.
+    pub fn delete_chat(&mut self, chat_id: &ChatId) -> Result<bool, StoreError> {
+        Ok(self.sql.execute("DELETE FROM chats WHERE id = ?1", [chat_id])? == 1)
+    }
+
+    /// `NotFound` unless the chat exists.
+    pub fn require_chat(&self, chat_id: &ChatId) -> Result<(), StoreError> {
+        let found = self
+            .sql
+            .query_row("SELECT 1 FROM chats WHERE id = ?1", [chat_id], |_| Ok(()))
+            .optional()?;
+        found.ok_or_else(|| StoreError::chat_not_found(chat_id))
+    }
+}
+
+pub(super) fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
+    Ok(Chat {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        workspace: row.get(2)?,
+        plan_mode: row.get(3)?,
+        auto_approve: row.get(4)?,
+        save_plans: row.get(5)?,
+        created_at: row.get(6)?,
+        updated_at: row.get(7)?,
+        scope: scope_from_column(row, 8)?,
+    })
+}
+
+/// A scope as its column holds it: JSON, NULL when empty.
+fn scope_column(scope: &[String]) -> Option<String> {
+    (!scope.is_empty()).then(|| serde_json::Value::from(scope.to_vec()).to_string())
+}
+
+fn scope_from_column(row: &Row<'_>, index: usize) -> rusqlite::Result<Vec<String>> {
+    let Some(text) = row.get::<_, Option<String>>(index)? else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_str(&text).map_err(|error| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, error.into())
+    })
+}
+
+impl Store {
+    pub fn create_chat(&self, settings: &ChatSettings) -> Result<Chat, StoreError> {
+        self.write(|tx| tx.insert_chat(settings))
+    }
+
+    pub fn get_chat(&self, chat_id: &ChatId) -> Result<Chat, StoreError> {
+        self.read(|tx| tx.chat(chat_id))
+    }
+
+    /// Every chat, the most recently created first.
+    pub fn list_chats(&self) -> Result<Vec<Chat>, StoreError> {
+        self.read(|tx| tx.chats())
+    }
+
+    pub fn update_chat(
+        &self,
+        chat_id: &ChatId,
+        settings: &ChatSettings,
+    ) -> Result<Chat, StoreError> {
+        self.write(|tx| tx.update_chat(chat_id, settings))
+    }
+
+    pub fn delete_chat(&self, chat_id: &ChatId) -> Result<bool, StoreError> {
+        self.write(|tx| tx.delete_chat(chat_id))
+    }
+}
