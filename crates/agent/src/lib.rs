@@ -25,6 +25,7 @@ mod round_rule;
 mod sink;
 mod turn_loop;
 mod turn_plan;
+mod work;
 mod workspace_probe;
 
 use std::sync::Arc;
@@ -35,7 +36,10 @@ pub use context::{compaction_span, elide_old_results, rounds, Estimator};
 pub use dwp_input::{gate_input, plan_input, tracked_task, tracked_tasks};
 pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
 pub use plan_folder::PlanFolderLink;
-pub use plan_folder::{amend_plan_files, pause_task, resume_paused, sync_plan_files};
+pub use plan_folder::{
+    amend_plan_files, pause_for_change, pause_task, record_failing_gate, resume_paused,
+    sync_plan_files,
+};
 pub use plan_status::{plan_status, PlanStatus, PlanStatusTool, Progress, PLAN_STATUS};
 pub use prompt::{
     executor_system_prompt, load_workspace_instructions, state_tail, workspace_instructions,
@@ -52,6 +56,7 @@ pub use sink::{EventSink, NoEvents};
 pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub use turn_plan::gate_record;
 pub use turn_plan::{GateRunner, TurnPlanTool, GATE_TIMEOUT_S};
+pub use work::{Heard, WorkChange, WorkListener, WorkStream};
 pub use workspace_probe::{fingerprint, MAX_ENTRIES};
 
 use preflight_store::Store;

@@ -9,10 +9,10 @@ use preflight_protocol::tasks::{ChangeRequest, Operation, PlanChange, TaskList};
 use preflight_protocol::tool::ToolOutput;
 use preflight_store::{ChangeAnswer, ChangeAsked};
 
-use super::plan_folder::{amend_plan_files, pause_for_change, sync_plan_files, tell};
 use super::turn_plan::TurnPlanTool;
 use super::ToolContext;
 use crate::events::Event;
+use crate::work::WorkChange;
 
 impl TurnPlanTool {
     /// The tool's answer when `op` is a plan change (or a refused one); `None` when it is
@@ -49,9 +49,8 @@ impl TurnPlanTool {
     ) -> ToolOutput {
         match self.store.ask_plan_change(chat_id, request, &now_rfc3339()) {
             Ok(ChangeAsked::Waiting(change)) => {
-                if let Some(link) = &self.plan_files {
-                    tell(context.events, pause_for_change(link, chat_id, &change).await);
-                }
+                let asked = WorkChange::ChangeAsked { change: &change };
+                self.work.emit_to(context.events, chat_id, asked, context.cancel).await;
                 context.events.emit(Event::PlanChange { change: change.clone() });
                 ToolOutput::ok(format!("{}\n\n{shown}", waiting_text(&change)))
             }
@@ -79,10 +78,8 @@ impl TurnPlanTool {
             }
         };
         let ChangeAnswer { change, list, .. } = answer;
-        if let Some(link) = &self.plan_files {
-            tell(context.events, amend_plan_files(link, chat_id, &change, before).await);
-            tell(context.events, sync_plan_files(link, chat_id, &list).await);
-        }
+        let answered = WorkChange::ChangeAnswered { change: &change, before, list: &list };
+        self.work.emit_to(context.events, chat_id, answered, context.cancel).await;
         context.events.emit(Event::TaskList { tasks: list.tasks.clone() });
         context.events.emit(Event::PlanChange { change: change.clone() });
         let revision = change.revision.map(|n| format!(" (plan revision {n})")).unwrap_or_default();

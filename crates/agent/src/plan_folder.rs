@@ -1,23 +1,21 @@
-//! A `.dwp` chat's plan folder as the agent and the lifecycle write it (DESIGN §6, §12):
-//! the tracker's list synced after every change, an approved plan change written as its
-//! amendment, a task paused (`blocked`) while it waits for the user and unpaused when the
-//! work goes on, a failing gate filed.
+//! The writes of a `.dwp` chat's plan folder (DESIGN §6, §12), which the engine's projection
+//! makes when it hears a change of the work (`work.rs`): the tracker's list synced, an
+//! approved plan change written as its amendment, a task paused (`blocked`) while it waits
+//! for the user and unpaused when the work goes on, a failing gate filed.
 //!
 //! **Invariant:** a plan folder never stops following the chat silently. Each call returns
 //! what the chat must be told (a disagreement between README.md and the work, a write that
-//! failed), and its caller sends it as an `error` event; the files never hold back the work.
+//! failed), and its caller has it sent as an `error` event; the files never hold back the
+//! work.
 
 use preflight_dwp::now_rfc3339;
 use preflight_dwp::{
     DwpError, Pause, PauseInput, PlanFolder, PlanFolderWriter, SyncReport, TrackedTask,
 };
-use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tasks::{ChangeKind, Gate, PlanChange, TaskList};
 
-use super::sink::EventSink;
 use crate::dwp_input::{amendment_of, gate_input, tracked_tasks};
-use crate::events::Event;
 
 /// Where a `.dwp` chat's task list is mirrored: every change becomes a protocol point, and
 /// a `done` without a passing gate is refused.
@@ -56,7 +54,7 @@ pub async fn amend_plan_files(
 }
 
 /// A drop waiting for the user: its task is `blocked` until the answer.
-pub(crate) async fn pause_for_change(
+pub async fn pause_for_change(
     link: &PlanFolderLink,
     chat_id: &ChatId,
     change: &PlanChange,
@@ -103,7 +101,7 @@ pub async fn resume_paused(
 }
 
 /// Files a gate run that did not finish its task as a protocol point of the plan folder.
-pub(crate) async fn record_failing_gate(
+pub async fn record_failing_gate(
     link: &PlanFolderLink,
     chat_id: &ChatId,
     id: u32,
@@ -116,13 +114,6 @@ pub(crate) async fn record_failing_gate(
         .await
         .err()
         .and_then(|error| told(chat_id, "could not record the failing check", &error))
-}
-
-/// Sends what the chat must hear about its plan folder as an `error` event.
-pub(crate) fn tell(events: &dyn EventSink, message: Option<String>) {
-    if let Some(message) = message {
-        events.emit(Event::Error { code: ErrorCode::PlanFiles, message });
-    }
 }
 
 /// Runs folder work off the async threads.

@@ -22,11 +22,11 @@ use preflight_store::{Store, StoreError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::plan_folder::{record_failing_gate, sync_plan_files, tell, PlanFolderLink};
 use super::{Tool, ToolContext};
 use crate::checkpoints::{CheckpointLink, CheckpointReason};
 use crate::dwp_input::gate_input;
 use crate::events::Event;
+use crate::work::{WorkChange, WorkStream};
 
 /// How long a gate may run (DESIGN §11).
 pub const GATE_TIMEOUT_S: u64 = 300;
@@ -45,8 +45,11 @@ pub trait GateRunner: Send + Sync {
 
 pub struct TurnPlanTool {
     pub(super) store: Arc<Store>,
-    /// The chat's plan folder, when the chat writes `.dwp` files (DESIGN §6).
-    pub(super) plan_files: Option<PlanFolderLink>,
+    /// The chat keeps its plan in a `.dwp` folder (DESIGN §6): its rules apply (a `done`
+    /// needs a passing gate Preflight ran; `init` may not replace a list with tasks).
+    plan_folder_rules: bool,
+    /// Where every change this tool makes is said (the plan folder listens there).
+    pub(super) work: WorkStream,
     /// The chat's code sandbox; `None`: a gate is refused (nothing could prove it).
     gates: Option<Arc<dyn GateRunner>>,
     /// The chat approves plan changes itself (its auto-approve setting, DESIGN §12).
@@ -60,22 +63,24 @@ impl TurnPlanTool {
     pub fn new(store: Arc<Store>) -> TurnPlanTool {
         TurnPlanTool {
             store,
-            plan_files: None,
+            plan_folder_rules: false,
+            work: WorkStream::default(),
             gates: None,
             auto_approve: false,
             checkpoints: None,
         }
     }
 
-    /// The tool of a chat that writes its plan into the workspace.
-    pub fn with_plan_files(store: Arc<Store>, link: PlanFolderLink) -> TurnPlanTool {
-        TurnPlanTool {
-            store,
-            plan_files: Some(link),
-            gates: None,
-            auto_approve: false,
-            checkpoints: None,
-        }
+    /// The `.dwp` rules apply: the chat keeps its plan in a folder of its workspace.
+    pub fn with_plan_folder_rules(mut self, apply: bool) -> TurnPlanTool {
+        self.plan_folder_rules = apply;
+        self
+    }
+
+    /// Each change the tool makes is emitted on `work`.
+    pub fn with_work(mut self, work: WorkStream) -> TurnPlanTool {
+        self.work = work;
+        self
     }
 
     /// Plan changes apply at once and are recorded (an auto-approve chat).
@@ -131,11 +136,12 @@ impl TurnPlanTool {
             return Ok(gate);
         }
         let saved = self.save(chat_id, |list| list.with_gate_run(*id, &gate), context).await;
-        // The save's sync files the run of a task already done (its completion is withdrawn);
-        // an open task's run is filed here, once.
+        // The save's change files the run of a task already done (its completion is
+        // withdrawn); an open task's run is said here, once.
         let was_done = current.get(*id).is_some_and(|task| task.status == TaskStatus::Done);
-        if let (Some(link), false) = (&self.plan_files, was_done) {
-            tell(context.events, record_failing_gate(link, chat_id, *id, &gate).await);
+        if !was_done {
+            let failed = WorkChange::GateFailed { task: *id, gate: &gate };
+            self.work.emit_to(context.events, chat_id, failed, context.cancel).await;
         }
         let shown = saved.as_ref().map_or_else(|_| current.render(), TaskList::render);
         Err(ToolOutput::error(format!(
@@ -163,9 +169,8 @@ impl TurnPlanTool {
             }
         });
         let next = saved.map_err(|e: StoreError| format!("the plan could not be saved: {e}"))??;
-        if let Some(link) = &self.plan_files {
-            tell(context.events, sync_plan_files(link, chat_id, &next).await);
-        }
+        let listed = WorkChange::Listed { list: &next };
+        self.work.emit_to(context.events, chat_id, listed, context.cancel).await;
         context.events.emit(Event::TaskList { tasks: next.tasks.clone() });
         if let Some(link) = &self.checkpoints {
             if let Err(message) = link.take(chat_id, CheckpointReason::Task).await {
@@ -253,8 +258,9 @@ impl Tool for TurnPlanTool {
             }
             _ => (None, false),
         };
-        if let Some(link) = &self.plan_files {
-            if let Err(refused) = self.check_plan_files(link, chat_id, &op, measured.as_ref()).await
+        if self.plan_folder_rules {
+            if let Err(refused) =
+                self.check_plan_files(chat_id, &op, measured.as_ref(), context).await
             {
                 return refused;
             }
@@ -289,17 +295,18 @@ impl TurnPlanTool {
     /// A refused `done` still records its measured gate (every run is a protocol point).
     async fn check_plan_files(
         &self,
-        link: &PlanFolderLink,
         chat_id: &ChatId,
         op: &Operation,
         measured: Option<&Gate>,
+        context: &ToolContext<'_>,
     ) -> Result<(), ToolOutput> {
         let current =
             self.store.task_list(chat_id).map_err(|error| ToolOutput::error(error.to_string()))?;
         let Err(refusal) = check_turn_plan_allowed(op, &current, measured) else { return Ok(()) };
         if let (Operation::Done { id, .. }, Some(gate)) = (op, measured) {
             // Logged when it fails; the refusal below is what the model must hear now.
-            let _ = record_failing_gate(link, chat_id, *id, gate).await;
+            let failed = WorkChange::GateFailed { task: *id, gate };
+            let _ = self.work.emit(chat_id, failed, context.cancel).await;
         }
         Err(ToolOutput::error(format!("{refusal}\n\n{}", current.render())))
     }

@@ -12,13 +12,11 @@
 //!   of a v1 folder at its first write. They fail with a [`DwpError`].
 //!
 //! The crate knows nothing of the engine: the engine hands in a [`PlanInput`] and
-//! [`TrackedTask`]s (`input.rs`). Every `PlanFolderWriter` method blocks (file I/O, and up to
+//! [`TrackedTask`]s (`rules/input.rs`). Every `PlanFolderWriter` method blocks (file I/O, and up to
 //! `LockOptions::wait` for another writer): call it off the async runtime.
 
 mod clock;
 mod disk;
-mod input;
-mod plan_files;
 mod rules;
 
 #[cfg(test)]
@@ -31,13 +29,9 @@ pub use disk::finalize::FinalizeReport;
 pub use disk::folder::{read_state, PlanFolder, StateSnapshot};
 pub use disk::lock::LockOptions;
 pub use disk::outcomes::{finished_outcomes, OutcomeRecords};
+pub use disk::plan_files::PlanFolderWriter;
 pub use disk::protocol::{changes_for, PauseInput, SyncReport};
 pub use disk::request::{UpdateAction, UpdateReport, UpdateRequest};
-pub use input::{
-    AmendmentInput, DropSettled, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus,
-    TrackedTask,
-};
-pub use plan_files::PlanFolderWriter;
 pub use rules::documents::{
     AmendKind, Amendment, ApprovalState, Author, Authority, Blocked, Checkpoint, GateRecord,
     Locator, LocatorKind, Outcome, Pause, PlanState, Status, TaskBlock, TaskEntry,
@@ -45,6 +39,10 @@ pub use rules::documents::{
 pub use rules::evidence::{check_done, DoneRefusal, GateInput};
 pub use rules::finalization::{Finalization, Rerun, Verdict};
 pub use rules::findings::{Direction, Finding, FindingKind};
+pub use rules::input::{
+    AmendmentInput, DropSettled, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus,
+    TrackedTask,
+};
 pub use rules::refusal::Refusal;
 pub use rules::task_helpers::{MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 pub use rules::tracker::{Planned, DROP_NEEDS};

@@ -106,5 +106,5 @@ pub async fn open_plan_folder(
 /// Clears the chat's task list (one that can never tick, e.g. on a model without tools).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn clear_task_list(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<bool> {
-    shell.engine()?.delete_task_list(&chat_id)
+    shell.engine()?.delete_task_list(&chat_id).await
 }

@@ -20,7 +20,7 @@ use super::audit::audit_plan;
 use super::error::DwpError;
 use super::folder::{check_real_folders, to_json, PlanFolder, FINALIZING_FILE};
 use super::writer::Writer;
-use crate::plan_files::PlanFolderWriter;
+use crate::disk::plan_files::PlanFolderWriter;
 use crate::rules::finalization::{finalize, Candidate, Finalization, Rerun, Verdict};
 use crate::rules::transition::Applied;
 

@@ -19,12 +19,12 @@ use super::folder::{
 };
 use super::journal::{commit, recover};
 use super::lock::PlanLock;
-use crate::input::{PlanApproval, PlanInput, TrackedTask};
-use crate::plan_files::PlanFolderWriter;
+use crate::disk::plan_files::PlanFolderWriter;
 use crate::rules::documents::{
     ApprovalState, Archetype, Manifest, Materialization, Origin, PlanFormat, PlanState, Rigor,
     Status, TaskEntry, MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA,
 };
+use crate::rules::input::{PlanApproval, PlanInput, TrackedTask};
 use crate::rules::progress::{append_entries, render_progress_header};
 use crate::rules::readme::render_readme;
 use crate::rules::slug::slug;

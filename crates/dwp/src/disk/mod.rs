@@ -11,6 +11,7 @@ pub(crate) mod lock;
 pub(crate) mod materialize;
 pub(crate) mod migration;
 pub(crate) mod outcomes;
+pub(crate) mod plan_files;
 pub(crate) mod protocol;
 pub(crate) mod request;
 pub(crate) mod writer;

@@ -13,10 +13,10 @@ use super::error::DwpError;
 use super::folder::PlanFolder;
 use super::git_head::head_commit;
 use super::writer::Writer;
-use crate::input::{AmendmentInput, TrackedTask};
-use crate::plan_files::PlanFolderWriter;
+use crate::disk::plan_files::PlanFolderWriter;
 use crate::rules::documents::{Pause, PlanState, Status};
 use crate::rules::evidence::GateInput;
+use crate::rules::input::{AmendmentInput, TrackedTask};
 use crate::rules::tracker::{self, Planned};
 use crate::rules::transition::{Applied, Change};
 

@@ -6,7 +6,7 @@ use super::error::DwpError;
 use super::folder::PlanFolder;
 use super::lock::break_stale_lock;
 use super::writer::Writer;
-use crate::plan_files::PlanFolderWriter;
+use crate::disk::plan_files::PlanFolderWriter;
 use crate::rules::documents::Author;
 use crate::rules::readme::parse_readme;
 use crate::rules::reconciliation::reconcile;

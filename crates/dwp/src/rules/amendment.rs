@@ -10,10 +10,10 @@
 //!   records, and says so in the record;
 //! - records are appended, numbered in order, never rewritten.
 
-use crate::input::AmendmentInput;
 use crate::rules::documents::{
     AmendKind, Amendment, Authority, Outcome, PlanState, Status, TaskEntry,
 };
+use crate::rules::input::AmendmentInput;
 use crate::rules::refusal::Refusal;
 use crate::rules::task_helpers::{task_in, task_in_mut, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 

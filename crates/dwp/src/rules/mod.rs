@@ -6,6 +6,7 @@ pub(crate) mod documents;
 pub(crate) mod evidence;
 pub(crate) mod finalization;
 pub(crate) mod findings;
+pub(crate) mod input;
 pub(crate) mod migration;
 pub(crate) mod outcomes;
 pub(crate) mod progress;

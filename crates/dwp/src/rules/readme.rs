@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use super::documents::{ApprovalState, PlanState, Status, TaskEntry, SPEC_VERSION};
 use super::task_helpers::describe_run;
-use crate::input::PlanInput;
+use crate::rules::input::PlanInput;
 
 pub(crate) const TASKS_BEGIN: &str =
     "<!-- dwp:tasks:begin (Preflight rewrites this block at each protocol point) -->";
@@ -347,7 +347,7 @@ Status: completed
 
     #[test]
     fn steps_show_their_checks_and_the_plan_its_risks() {
-        use crate::input::{PlanApproval, StepInput};
+        use crate::rules::input::{PlanApproval, StepInput};
         let step = |action: &str, check: Option<&str>| StepInput {
             action: action.into(),
             expected: "ok".into(),

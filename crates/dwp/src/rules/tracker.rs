@@ -11,7 +11,7 @@ use super::documents::{GateRecord, Outcome, Pause, PlanState, Status, EPOCH};
 use super::evidence::GateInput;
 use super::task_helpers::MAX_NOTE_CHARS;
 use super::transition::Change;
-use crate::input::{DropSettled, TrackedStatus, TrackedTask};
+use crate::rules::input::{DropSettled, TrackedStatus, TrackedTask};
 
 /// What a dropped task waits for.
 pub const DROP_NEEDS: &str = "the user's confirmation of the drop, or a way forward";

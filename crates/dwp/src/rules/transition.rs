@@ -13,10 +13,10 @@
 //! helpers both files share (finding a task, making it current, the limits) in
 //! `task_helpers.rs`.
 
-use crate::input::AmendmentInput;
 use crate::rules::amendment::{amend, record_user_skip};
 use crate::rules::documents::{Author, Outcome, Pause, PlanState, Status, TaskEntry};
 use crate::rules::evidence::{completion_allowed, GateInput};
+use crate::rules::input::AmendmentInput;
 use crate::rules::refinement as refine;
 use crate::rules::refusal::Refusal;
 use crate::rules::task_helpers::{

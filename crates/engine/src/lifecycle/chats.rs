@@ -1,10 +1,12 @@
 //! Chats as the user manages them: create, list, show, delete; the task list's own routes.
 use preflight_agent::checkpoints::shadow_dir;
 use preflight_agent::events::Event;
+use preflight_agent::WorkChange;
 use preflight_protocol::chat::{Chat, ChatSettings};
 use preflight_protocol::ids::{ChatId, MessageId};
 use preflight_protocol::planner::PlanDocument;
 use preflight_protocol::tasks::{Task, TaskList};
+use tokio_util::sync::CancellationToken;
 
 use crate::lifecycle::attachments::attachments_dir;
 use crate::lifecycle::chat_input::{
@@ -77,7 +79,7 @@ impl Engine {
         from: Option<&MessageId>,
     ) -> Result<ChatView, ApiError> {
         let (snapshot, messages_cursor) = self.paged_snapshot(chat_id, from)?;
-        let unconfined = chat_notice(self.inner.confinement.as_ref(), &snapshot.chat);
+        let unconfined = chat_notice(self.inner.confinement.as_deref(), &snapshot.chat);
         Ok(ChatView {
             chat: snapshot.chat,
             messages: snapshot.messages,
@@ -120,12 +122,16 @@ impl Engine {
         Ok(self.inner.store.task_list(chat_id)?.tasks)
     }
 
-    /// `DELETE /v1/chats/{id}/plan`: clears the task list (a `plan` event with no tasks).
-    pub fn delete_task_list(&self, chat_id: &ChatId) -> Result<bool, ApiError> {
+    /// `DELETE /v1/chats/{id}/plan`: clears the task list (a `plan` event with no tasks);
+    /// the plan folder hears it, and marks the tasks it left open as blocked.
+    pub async fn delete_task_list(&self, chat_id: &ChatId) -> Result<bool, ApiError> {
         self.inner.store.get_chat(chat_id)?;
+        let left = self.inner.store.task_list(chat_id)?;
         let deleted = self.inner.store.delete_task_list(chat_id)?;
         if deleted {
             self.inner.hub.emit(chat_id, Event::TaskList { tasks: TaskList::empty().tasks });
+            let cleared = WorkChange::Cleared { left: &left };
+            self.inner.tell_work(chat_id, cleared, &CancellationToken::new()).await;
         }
         Ok(deleted)
     }

@@ -15,6 +15,7 @@ use preflight_agent::checkpoints::{
     TaskSpan,
 };
 use preflight_agent::events::Event;
+use preflight_agent::WorkChange;
 use preflight_checkpoints::{CheckpointError, FileDiff, ShadowRepo, Truncated};
 use preflight_dwp::now_rfc3339;
 use preflight_protocol::chat::{Message, MessageBody, Restored};
@@ -223,6 +224,10 @@ impl Engine {
             (target, self.claim_turn(chat_id, TurnKind::Executor)?)
         };
         let restored = restore(&self.inner, chat_id, target, request).await;
+        if let (Ok(_), Ok(list)) = (&restored, self.inner.store.task_list(chat_id)) {
+            let change = WorkChange::Restored { checkpoint: n, list: &list };
+            self.inner.tell_work(chat_id, change, &guard.cancel).await;
+        }
         drop(guard);
         let entry = restored?;
         self.emit(chat_id, Event::Message { message: entry });

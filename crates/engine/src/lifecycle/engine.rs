@@ -7,16 +7,21 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use preflight_agent::{WorkChange, WorkStream};
 use preflight_llm::{LocalModels, Provider, SetupError};
 use preflight_mcp::{McpError, McpHost, McpOptions};
 use preflight_protocol::ids::ChatId;
+use preflight_protocol::tasks::FinalizationNote;
 use preflight_store::{Store, StoreError};
+use tokio_util::sync::CancellationToken;
 
 use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
 use crate::home_lock::{HomeLock, HomeLockError};
 use crate::lifecycle::error::ApiError;
+use crate::lifecycle::gates::Sandboxes;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::Elicitations;
+use crate::lifecycle::plan_folders::PlanFolders;
 use crate::lifecycle::recovery::settle_interrupted_turns;
 use crate::lifecycle::unconfined::Confinement;
 
@@ -136,7 +141,11 @@ pub(crate) struct Inner {
     /// Servers' questions waiting for the user (`elicitations.rs`).
     pub(super) elicitations: Arc<Elicitations>,
     /// Whether the supplied code sandbox confines runs here (`None`: no supplied sandbox).
-    pub(super) confinement: Option<Confinement>,
+    pub(super) confinement: Option<Arc<Confinement>>,
+    /// The chats' code as their sandboxes meet it (the turn's tools, the finaliser).
+    pub(super) sandboxes: Sandboxes,
+    /// Where every change of a chat's work is said; the plan folders listen.
+    pub(super) work: WorkStream,
     /// Held for the engine's life: no other process runs turns on this data folder.
     _home_lock: Arc<HomeLock>,
 }
@@ -165,6 +174,16 @@ impl Engine {
         let executor = connect_provider(&config.provider, &options.keys, local);
         let planner = connect_provider(&config.planner_settings(), &options.keys, local);
         let hub = Arc::new(Hub::default());
+        let confinement = confinement.map(Arc::new);
+        let sandboxes = Sandboxes {
+            store: Arc::clone(&store),
+            mcp: mcp.clone(),
+            confinement: confinement.clone(),
+        };
+        let work = WorkStream::default();
+        let model = executor.as_ref().ok().map(|provider| provider.model());
+        let folders = PlanFolders::new(Arc::clone(&store), model, sandboxes.clone());
+        work.subscribe(Arc::new(folders));
         let inner = Inner {
             actions: std::sync::Mutex::new(()),
             home,
@@ -177,6 +196,8 @@ impl Engine {
             executor_settings: config.executor,
             elicitations: Arc::default(),
             confinement,
+            sandboxes,
+            work,
             _home_lock: home_lock,
         };
         settle_interrupted_turns(&inner.store)?;
@@ -204,5 +225,22 @@ impl Engine {
     /// `ERR_NOT_FOUND` unless the chat exists.
     pub fn require_chat(&self, chat_id: &ChatId) -> Result<(), ApiError> {
         self.inner.store.get_chat(chat_id).map(drop).map_err(ApiError::from)
+    }
+}
+
+impl Inner {
+    /// Says `change` of the chat's work on the work stream and sends the chat what its
+    /// listeners said; the plan folder's finalisation verdict, for a completion.
+    pub(super) async fn tell_work(
+        &self,
+        chat_id: &ChatId,
+        change: WorkChange<'_>,
+        cancel: &CancellationToken,
+    ) -> Option<FinalizationNote> {
+        let heard = self.work.emit(chat_id, change, cancel).await;
+        for event in heard.events {
+            self.hub.emit(chat_id, event);
+        }
+        heard.finalization
     }
 }

@@ -12,16 +12,14 @@
 //! after a Stop — is recorded as failing with the reason, so FINALIZATION.json says it and
 //! the verdict is UNVERIFIED; the folder is finalised either way, never left half-done.
 
-use preflight_agent::{gate_input, gate_record, GateRunner, PlanFolderLink};
+use std::sync::Arc;
+
+use preflight_agent::{gate_input, gate_record, GateRunner, Heard, PlanFolderLink};
 use preflight_dwp::now_rfc3339;
 use preflight_dwp::{read_state, GateInput, Rerun, Status};
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tasks::FinalizationNote;
 use tokio_util::sync::CancellationToken;
-
-use crate::lifecycle::engine::Inner;
-use crate::lifecycle::plan_files::tell_chat;
-use crate::lifecycle::runner::chat_gates;
 
 /// Gates run again at most; the others are recorded as not run again. As many as a task list
 /// can hold tasks, so a plan the engine ran (one live gate a task) is never cut; only gates
@@ -30,16 +28,17 @@ const MAX_RERUNS: usize = preflight_protocol::tasks::MAX_TASKS;
 /// The evidence of a gate the user's Stop ended or kept from running again.
 const STOPPED: &str = "not run again: the finalisation was stopped by the user";
 
-/// Runs the gates again and finalises the folder; the verdict for the completion record.
-/// `cancel` (the turn's) stops the reruns; the folder is finalised with what ran.
+/// Runs the gates again through `runner` (the chat's code sandbox) and finalises the folder;
+/// the verdict for the completion record, or what the chat must hear when the folder could
+/// not be finalised. `cancel` (the turn's) stops the reruns; the folder is finalised with
+/// what ran.
 pub(super) async fn finalize_plan_files(
-    inner: &Inner,
+    runner: Option<Arc<dyn GateRunner>>,
     chat_id: &ChatId,
     link: &PlanFolderLink,
     cancel: &CancellationToken,
-) -> Option<FinalizationNote> {
+) -> Heard {
     let gates = completed_gates(link).await;
-    let runner = chat_gates(inner, chat_id);
     let (reruns, gates_rerun) = run_all_again(runner.as_deref(), gates, cancel).await;
     let writer = link.clone();
     let finalized = tokio::task::spawn_blocking(move || {
@@ -50,24 +49,20 @@ pub(super) async fn finalize_plan_files(
         Ok(Ok(report)) => report,
         Ok(Err(error)) => {
             tracing::warn!(%chat_id, %error, "the plan folder could not be finalised");
-            tell_chat(
-                inner,
-                chat_id,
-                Some(format!("The plan folder could not be finalised: {error}")),
-            );
-            return None;
+            return Heard::told(Some(format!("The plan folder could not be finalised: {error}")));
         }
-        Err(_) => return None,
+        Err(_) => return Heard::default(),
     };
     let workspace = link.dir.path().ancestors().nth(3).unwrap_or(link.dir.path());
     let file = report.path.strip_prefix(workspace).unwrap_or(&report.path);
-    Some(FinalizationNote {
+    let note = FinalizationNote {
         verdict: report.verdict().as_str().to_owned(),
         reasons: report.finalization.reasons.clone(),
         file: file.to_string_lossy().into_owned(),
         path: report.path.to_string_lossy().into_owned(),
         gates_rerun,
-    })
+    };
+    Heard { events: Vec::new(), finalization: Some(note) }
 }
 
 /// Each completed task's live gate commands, as `state.json` holds them.

@@ -65,7 +65,7 @@ impl Engine {
         let _serial = self.serialize();
         let chat = self.inner.store.get_chat(chat_id)?;
         let plan = self.waiting_plan(chat_id)?;
-        let notice = chat_notice(self.inner.confinement.as_ref(), &chat);
+        let notice = chat_notice(self.inner.confinement.as_deref(), &chat);
         if let Some(notice) = notice.as_ref().filter(|n| n.needs_consent && !choice.run_unconfined)
         {
             return Err(ApiError::new(ErrorCode::Unconfined, consent_missing(notice)));

@@ -5,9 +5,8 @@
 //! user's word). When no plan step is left, the plan is complete (`completion.rs`).
 
 use preflight_agent::events::Event;
-use preflight_agent::{amend_plan_files, resume_paused, sync_plan_files};
+use preflight_agent::WorkChange;
 use preflight_dwp::now_rfc3339;
-use preflight_dwp::Pause;
 use preflight_protocol::chat::Phase;
 use preflight_protocol::ids::{ChangeId, ChatId};
 use preflight_protocol::tasks::{ChangeStatus, PlanChange};
@@ -18,7 +17,6 @@ use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::TurnKind;
 use crate::lifecycle::messages::decision_message;
-use crate::lifecycle::plan_files::{plan_files_link, tell_chat};
 use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::view::ChatView;
 
@@ -61,19 +59,12 @@ impl Engine {
                 Ok((answer, (guard, resumes), decision, before))
             })?
         };
-        if let Some(link) = plan_files_link(&self.inner, chat_id).await {
-            let change = &answer.change;
-            let said = match approve {
-                true => amend_plan_files(&link, chat_id, change, &before).await,
-                false => {
-                    let id = change.id.to_string();
-                    let waited = move |pause: &Pause| matches!(pause, Pause::PlanChange { change } if *change == id);
-                    resume_paused(&link, chat_id, waited).await
-                }
-            };
-            tell_chat(&self.inner, chat_id, said);
-            tell_chat(&self.inner, chat_id, sync_plan_files(&link, chat_id, &answer.list).await);
-        }
+        let answered = WorkChange::ChangeAnswered {
+            change: &answer.change,
+            before: &before,
+            list: &answer.list,
+        };
+        self.inner.tell_work(chat_id, answered, &guard.0.cancel).await;
         self.emit(chat_id, Event::PlanChange { change: answer.change.clone() });
         match guard {
             (guard, true) => {

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use outcome::{Closing, Executed, Planned};
 use preflight_agent::checkpoints::{CheckpointLink, CheckpointReason};
 use preflight_agent::events::Event;
+use preflight_agent::WorkChange;
 use preflight_dwp::now_rfc3339;
 use preflight_protocol::chat::Phase;
 use preflight_protocol::error_code::ErrorCode;
@@ -27,15 +28,12 @@ use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::{TurnGuard, TurnKind};
 use crate::lifecycle::messages::{assistant_message, continue_message};
 use crate::lifecycle::notify::phase_event;
-use crate::lifecycle::plan_files::pause_for_stop;
 
 mod executor;
 mod outcome;
 mod planner;
 mod scope_guard;
 mod turn_tools;
-
-pub(crate) use turn_tools::chat_gates;
 
 /// What a turn is started to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +154,7 @@ async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing 
         let finished = list.is_some_and(|list| list.is_finished());
         let mut closing = finish(inner, chat_id, finished, stop.as_ref());
         if let Some(stop) = &stop {
-            pause_for_stop(inner, chat_id, stop).await;
+            inner.tell_work(chat_id, WorkChange::Stopped { stop }, &guard.cancel).await;
         }
         closing.splice(0..0, completed);
         return closing;

@@ -43,7 +43,7 @@ impl Engine {
             ));
         };
         let plan = self.inner.store.state(chat_id)?.plan;
-        let confinement = self.inner.confinement.as_ref();
+        let confinement = self.inner.confinement.as_deref();
         if let Some(notice) = held(confinement, &chat, plan.as_ref()) {
             return Ok(SandboxView::absent(&not_started(&notice.reason)));
         }

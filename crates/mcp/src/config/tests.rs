@@ -5,23 +5,32 @@ use std::path::Path;
 use super::*;
 use crate::classify::ServerClass;
 use crate::confinement::ConfinementMode;
-use crate::McpOptions;
 
-fn config() -> McpOptions {
-    McpOptions::new("/home/u/.local/share/preflight", "/opt/p/server-filesystem/dist/index.js")
+/// What an embedder supplies, as `McpOptions::new` does: `node` from `PATH`, no sandbox.
+fn supplied<'a>(data_dir: &'a str, filesystem_server: &'a str) -> Supplied<'a> {
+    Supplied {
+        data_dir: Path::new(data_dir),
+        filesystem_server: Path::new(filesystem_server),
+        node: Path::new("node"),
+        sandbox: None,
+    }
+}
+
+fn config() -> Supplied<'static> {
+    supplied("/home/u/.local/share/preflight", "/opt/p/server-filesystem/dist/index.js")
 }
 
 fn parse(text: &str) -> Result<Vec<ServerEntry>, String> {
-    parse_servers(Path::new("/h/mcp.json"), text, &config()).map_err(|e| e.to_string())
+    parse_servers(Path::new("/h/mcp.json"), text, config()).map_err(|e| e.to_string())
 }
 
 #[test]
 fn without_servers_the_default_filesystem_entry_is_supplied() {
     for text in ["{}", r#"{"mcpServers":{}}"#] {
         let servers = parse(text).unwrap();
-        assert_eq!(servers, vec![default_filesystem(&config())]);
+        assert_eq!(servers, vec![default_filesystem(config())]);
     }
-    let fs = &default_filesystem(&config());
+    let fs = &default_filesystem(config());
     assert_eq!(fs.command, "node");
     assert_eq!(fs.args, ["/opt/p/server-filesystem/dist/index.js", "${workspace}"]);
     assert_eq!(fs.class, ServerClass::Filesystem);
@@ -126,7 +135,6 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
     let bin = tempfile::tempdir().unwrap();
     let program = bin.path().join("preflight-sandbox");
     std::fs::write(&program, "").unwrap();
-    let mut config = config();
     let sandbox = SandboxDefault {
         program: program.clone(),
         network: false,
@@ -135,10 +143,10 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
         allow_sdists: false,
         env: vec![("PIP_NO_INDEX".into(), "1".into())],
     };
-    config.sandbox = Some(sandbox.clone());
     let h = Path::new("/h");
-    config.data_dir = h.to_path_buf();
-    let servers = parse_servers(Path::new("/h/mcp.json"), "{}", &config).unwrap();
+    let supplied_sandbox = sandbox.clone();
+    let mut config = Supplied { data_dir: h, sandbox: Some(&supplied_sandbox), ..config() };
+    let servers = parse_servers(Path::new("/h/mcp.json"), "{}", config).unwrap();
     let entry = servers.iter().find(|s| s.name == CODE_SANDBOX).expect("code-sandbox");
     assert_eq!(entry.args, ["--workspace", "${workspace}", "--state-dir", "/h/sandbox"]);
     assert_eq!((entry.class, entry.missing.clone()), (ServerClass::CodeSandbox, None));
@@ -168,11 +176,11 @@ fn the_sandbox_entry_is_supplied_unless_one_is_configured() {
         .to_string()
         .contains("code sandbox server is not installed"));
     let own = r#"{"mcpServers":{"code-sandbox":{"command":"/opt/box","args":["${workspace}"]}}}"#;
-    let servers = parse_servers(Path::new("/h/mcp.json"), own, &config).unwrap();
+    let servers = parse_servers(Path::new("/h/mcp.json"), own, config).unwrap();
     let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["code-sandbox", "filesystem"], "the user's entry replaces ours");
     config.sandbox = None;
-    let servers = parse_servers(Path::new("/h/mcp.json"), "{}", &config).unwrap();
+    let servers = parse_servers(Path::new("/h/mcp.json"), "{}", config).unwrap();
     assert_eq!(servers.len(), 1, "no sandbox when it is turned off");
 }
 
@@ -181,8 +189,8 @@ fn a_remote_entry_keeps_its_url_headers_and_client_and_fills_env_only_when_start
     let text = r#"{"mcpServers":{"tracker":{"type":"http","url":"https://mcp.example.com/mcp",
         "headers":{"Authorization":"Bearer ${env:TRACKER_TOKEN}","X-Team":"core"},
         "oauth":{"clientId":"preflight-desktop","clientSecret":"${env:TRACKER_SECRET}","scopes":["read"]}}}}"#;
-    let config = McpOptions::new("/h", "/fs/index.js");
-    let servers = parse_servers(Path::new("/h/mcp.json"), text, &config).unwrap();
+    let servers =
+        parse_servers(Path::new("/h/mcp.json"), text, supplied("/h", "/fs/index.js")).unwrap();
     let remote = servers[0].remote.clone().expect("a remote entry");
     assert_eq!(remote.url, "https://mcp.example.com/mcp");
     assert_eq!(remote.kind, RemoteKind::StreamableHttp);

@@ -5,27 +5,25 @@
 use std::sync::Arc;
 
 use preflight_agent::events::Event;
+use preflight_agent::WorkChange;
 use preflight_agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
     RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope, DEFAULT_EXECUTOR_PROMPT,
     LOOP_REPEATS,
 };
-use preflight_agent::{plan_input, resume_paused, tracked_tasks, PlanFolderLink};
-use preflight_dwp::now_rfc3339;
-use preflight_dwp::{Pause, PlanFolderWriter};
 use preflight_llm::ModelMessage;
 use preflight_mcp::Profile;
-use preflight_protocol::chat::{Chat, Message, MessageBody};
+use preflight_protocol::chat::{Message, MessageBody};
 use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::{ChatId, MessageId};
 use preflight_protocol::planner::{Approval, PlanDocument};
-use preflight_protocol::tasks::{StopReason, TaskList};
+use preflight_protocol::tasks::StopReason;
 use preflight_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::assistant_message;
-use crate::lifecycle::plan_files::{checkpoint_unfinished, plan_files, plan_workspace, tell_chat};
+use crate::lifecycle::plan_folders::plan_folder_of;
 use crate::lifecycle::runner::outcome::Executed;
 use crate::lifecycle::runner::turn_tools::{turn_registry, ChatEvents};
 use crate::lifecycle::transitions::offers_turn_plan;
@@ -49,7 +47,7 @@ pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationTo
         (None, Some(detail)) => detail.clone(),
         (None, None) => executed.reason.words().to_owned(),
     };
-    checkpoint_unfinished(inner, chat_id, &why).await;
+    inner.tell_work(chat_id, WorkChange::TurnEnded { why: &why }, cancel).await;
     executed
 }
 
@@ -114,14 +112,14 @@ async fn execute(
         instructions.as_deref(),
         directive.as_deref(),
     );
-    let plan_files = plan_files_link(inner, &chat, state.plan.as_ref(), &list).await;
-    if let Some(link) = &plan_files {
-        let resumed = resume_paused(link, chat_id, |pause| *pause == Pause::Continue).await;
-        tell_chat(inner, chat_id, resumed);
+    if let Some(plan) = state.plan.as_ref().filter(|plan| carried_out(plan)) {
+        let executing = WorkChange::Executing { plan, list: &list };
+        inner.tell_work(chat_id, executing, cancel).await;
     }
+    // The `.dwp` rules hold in a chat whose plan has its folder.
+    let rules = carried_out_plan(state.plan.as_ref()) && plan_folder_of(&chat).await.is_some();
     let registry =
-        turn_registry(inner, chat_id, Profile::Execution, chat.workspace.as_deref(), plan_files)
-            .await;
+        turn_registry(inner, chat_id, Profile::Execution, chat.workspace.as_deref(), rules).await;
     let scope =
         TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
@@ -182,44 +180,12 @@ fn report_failure(inner: &Inner, chat_id: &ChatId, failure: &Failure) {
     inner.hub.emit(chat_id, Event::Error { code: failure.code, message: failure.message.clone() });
 }
 
-/// The chat's `.dwp` plan folder (DESIGN §6), when it writes one: found again, or written
-/// now for a plan just approved. A failure is said in the chat and the turn goes on.
-async fn plan_files_link(
-    inner: &Inner,
-    chat: &Chat,
-    plan: Option<&PlanDocument>,
-    list: &TaskList,
-) -> Option<PlanFolderLink> {
-    let workspace = plan_workspace(chat)?;
-    let plan = plan.filter(|plan| carried_out(plan))?.clone();
-    let files = plan_files(inner);
-    let (chat_id, list, writer) = (chat.id.clone(), list.clone(), files.clone());
-    let found = tokio::task::spawn_blocking(move || {
-        match PlanFolderWriter::locate(&workspace, chat_id.as_str())? {
-            Some(dir) => Ok(Some(dir)),
-            None if list.has_work_left() => {
-                let (plan, list) = (plan_input(&plan), tracked_tasks(&list));
-                writer
-                    .materialize(&workspace, &plan, &list, chat_id.as_str(), &now_rfc3339())
-                    .map(Some)
-            }
-            None => Ok(None),
-        }
-    })
-    .await;
-    match found {
-        Ok(Ok(dir)) => dir.map(|dir| PlanFolderLink { files, dir }),
-        Ok(Err(error)) => {
-            let message = format!("The plan could not be written to the workspace: {error}");
-            inner.hub.emit(&chat.id, Event::Error { code: ErrorCode::PlanFiles, message });
-            None
-        }
-        Err(_) => None,
-    }
-}
-
 fn carried_out(plan: &PlanDocument) -> bool {
     matches!(plan.approval, Approval::Approved | Approval::PreApproved)
+}
+
+fn carried_out_plan(plan: Option<&PlanDocument>) -> bool {
+    plan.is_some_and(carried_out)
 }
 
 /// The executor's directive: the approved plan it carries out (and how to track it), and

@@ -75,7 +75,7 @@ async fn plan(
     let messages = inner.store.messages(chat_id)?;
     let round = question_rounds(&messages) + 1;
     let registry =
-        turn_registry(inner, chat_id, Profile::Planning, chat.workspace.as_deref(), None).await;
+        turn_registry(inner, chat_id, Profile::Planning, chat.workspace.as_deref(), false).await;
     let tools = registry.offer(&TurnScope { agent: Agent::Planner, task_list: false }).await;
     let facts = planner_facts(inner, &chat, round, &tools).await;
     let prompt =
@@ -183,7 +183,7 @@ fn store_plan(
     // it is never cut to fit.
     let fits = check_steps(&plan.steps).is_ok();
     // So does a plan whose code would run unconfined: that is the user's choice to make.
-    let held = needs_consent(inner.confinement.as_ref(), chat);
+    let held = needs_consent(inner.confinement.as_deref(), chat);
     let pre_approve = chat.auto_approve && fits && !held;
     let approval = if pre_approve { Approval::PreApproved } else { Approval::Pending };
     let document_facts = PlanFacts {

@@ -8,12 +8,11 @@ use std::sync::Arc;
 use preflight_agent::checkpoints::CheckpointLink;
 use preflight_agent::events::Event;
 use preflight_agent::{
-    Availability, EventSink, GateRunner, PlanFolderLink, PlanStatusTool, ReadAttachmentTool,
-    ToolRegistry, ToolSource, TurnPlanTool, GATE_TIMEOUT_S,
+    Availability, EventSink, PlanStatusTool, ReadAttachmentTool, ToolRegistry, ToolSource,
+    TurnPlanTool,
 };
 use preflight_mcp::naming::server_prefix;
-use preflight_mcp::{McpError, McpHost, Profile, SandboxRun, ServerClass};
-use preflight_mcp::{SandboxCallError, CODE_SANDBOX};
+use preflight_mcp::{McpError, McpHost, Profile, ServerClass, CODE_SANDBOX};
 use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tool::{ToolOutput, ToolSpec};
@@ -22,10 +21,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::lifecycle::attachments::{attachments_dir, chat_attachments};
 use crate::lifecycle::engine::Inner;
+use crate::lifecycle::gates::SandboxGates;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::{ChatAsker, Elicitations};
 use crate::lifecycle::runner::scope_guard::PlanningScope;
-use crate::lifecycle::unconfined::{refusal, unconfined_allowed};
 
 /// A chat's events as the agent loop's sink.
 pub(super) struct ChatEvents {
@@ -88,41 +87,6 @@ impl ToolSource for ProfileTools {
     }
 }
 
-/// A chat's gates, run in the code sandbox of its workspace (DESIGN §11).
-struct SandboxGates {
-    host: McpHost,
-    workspace: PathBuf,
-    /// As [`ProfileTools::code_refused`]: a gate is code too.
-    refused: Option<String>,
-}
-
-#[async_trait::async_trait]
-impl GateRunner for SandboxGates {
-    async fn run(
-        &self,
-        command: &str,
-        cancel: &CancellationToken,
-    ) -> Result<SandboxRun, SandboxCallError> {
-        if let Some(refusal) = &self.refused {
-            return Err(SandboxCallError::Failed(refusal.clone()));
-        }
-        let timeout = GATE_TIMEOUT_S;
-        self.host.run_in_sandbox(&self.workspace, command, timeout, cancel).await
-    }
-}
-
-/// The chat's choice on unconfined runs as its code meets it: why it may not run code now
-/// (unconfined without the user's choice), if so, and the host acting for the chat, whose
-/// code sandbox is used only if it confines runs or the user allowed them unconfined.
-fn chat_code(inner: &Inner, chat_id: &ChatId) -> (Option<String>, McpHost) {
-    let chat = inner.store.get_chat(chat_id).ok();
-    let plan = inner.store.state(chat_id).ok().and_then(|state| state.plan);
-    let confinement = inner.confinement.as_ref();
-    let refused = chat.and_then(|chat| refusal(confinement, &chat, plan.as_ref()));
-    let consent = unconfined_allowed(confinement, plan.as_ref());
-    (refused, inner.mcp.with_unconfined_consent(consent))
-}
-
 /// The scope a planner turn judges its filesystem calls by, with the name prefixes of the
 /// filesystem servers (DESIGN §14); `None` without a scope.
 fn planning_scope(
@@ -138,14 +102,6 @@ fn planning_scope(
 pub(super) fn class_prefixes(inner: &Inner, class: ServerClass) -> Vec<String> {
     let servers = inner.mcp.servers().into_iter().filter(|server| server.class == class);
     servers.map(|server| server_prefix(&server.name)).collect()
-}
-
-/// The chat's gates outside a turn (the finaliser runs each completed task's check again):
-/// its code sandbox, when it has a workspace.
-pub(crate) fn chat_gates(inner: &Inner, chat_id: &ChatId) -> Option<Arc<dyn GateRunner>> {
-    let workspace = PathBuf::from(inner.store.get_chat(chat_id).ok()?.workspace?);
-    let (refused, host) = chat_code(inner, chat_id);
-    Some(Arc::new(SandboxGates { host, workspace, refused }))
 }
 
 /// The MCP tools `profile` offers in `workspace`; a server that cannot start is left out,
@@ -177,26 +133,25 @@ async fn turn_mcp_tools(
     }
 }
 
-/// The registry of one turn: built-in tools (gated to the executor; `turn_plan` linked to
-/// the chat's plan folder when it has one) and the MCP tools of `profile` in the chat's
-/// workspace. A server that cannot start leaves its tools out.
+/// The registry of one turn: built-in tools (gated to the executor; `turn_plan` saying its
+/// changes on the chats' work stream, under the `.dwp` rules when `plan_folder_rules`) and
+/// the MCP tools of `profile` in the chat's workspace. A server that cannot start leaves its
+/// tools out.
 pub(super) async fn turn_registry(
     inner: &Inner,
     chat_id: &ChatId,
     profile: Profile,
     workspace: Option<&str>,
-    plan_files: Option<PlanFolderLink>,
+    plan_folder_rules: bool,
 ) -> ToolRegistry {
     let workspace = workspace.map(PathBuf::from);
     let tools = turn_mcp_tools(inner, chat_id, profile, workspace.as_deref()).await;
-    let store = Arc::clone(&inner.store);
-    let mut turn_plan = match plan_files {
-        Some(link) => TurnPlanTool::with_plan_files(store, link),
-        None => TurnPlanTool::new(store),
-    };
+    let mut turn_plan = TurnPlanTool::new(Arc::clone(&inner.store))
+        .with_work(inner.work.clone())
+        .with_plan_folder_rules(plan_folder_rules);
     let chat = inner.store.get_chat(chat_id).ok();
     turn_plan = turn_plan.with_auto_approve(chat.as_ref().is_some_and(|chat| chat.auto_approve));
-    let (code_refused, host) = chat_code(inner, chat_id);
+    let (code_refused, host) = inner.sandboxes.code(chat_id);
     if let Some(link) = CheckpointLink::for_chat(&inner.store, &inner.home, chat_id) {
         turn_plan = turn_plan.with_checkpoints(link);
     }

@@ -142,5 +142,5 @@ pub async fn delete_task_list(
     State(state): State<AppState>,
     PathParams(id): PathParams<ChatId>,
 ) -> Answer<Json<Deleted>> {
-    Ok(Json(Deleted { deleted: state.engine.delete_task_list(&id)? }))
+    Ok(Json(Deleted { deleted: state.engine.delete_task_list(&id).await? }))
 }

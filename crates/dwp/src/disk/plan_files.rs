@@ -1,5 +1,5 @@
 //! The engine's handle on plan folders, [`PlanFolderWriter`]: who writes and how long to wait for
-//! another writer. Its methods live beside the disk work they do (`disk/`).
+//! another writer. Its methods live beside the disk work they do, in the other files of `disk/`.
 
 use crate::disk::lock::LockOptions;
 use crate::rules::documents::Author;

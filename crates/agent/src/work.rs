@@ -1,0 +1,153 @@
+//! The change stream of a chat's work: each change of its task list, or of the plan it
+//! carries out, is said here once as a [`WorkChange`], by whoever made it (the `turn_plan`
+//! tool, the answer to a plan change, the turn runner, a restore, *Clear list*, the
+//! completion). Whatever keeps something in step with the work listens: the `.dwp` plan
+//! folder and its finaliser, in the engine. No emitter names a listener.
+//!
+//! **Invariant:** a change is emitted after it is stored, and [`WorkStream::emit`] returns
+//! when every listener has heard it, in the order they subscribed: a listener hears a chat's
+//! changes in the order they happened, and the next change waits for it. What a listener
+//! needs the chat to hear comes back in its [`Heard`]; the emitter sends it.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use preflight_protocol::ids::ChatId;
+use preflight_protocol::planner::PlanDocument;
+use preflight_protocol::tasks::{
+    Completion, ExecutorStop, FinalizationNote, Gate, PlanChange, TaskList,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::events::Event;
+use crate::sink::EventSink;
+
+/// One change of a chat's work, as it was stored.
+#[derive(Debug, Clone, Copy)]
+pub enum WorkChange<'a> {
+    /// The executor takes up the approved plan (after the approval, a Continue, a message,
+    /// an answered change): `list` as it stands when its turn starts.
+    Executing { plan: &'a PlanDocument, list: &'a TaskList },
+    /// The stored task list is now `list`: a `turn_plan` operation.
+    Listed { list: &'a TaskList },
+    /// A gate ran and did not finish task `task`; the list keeps the task as it was.
+    GateFailed { task: u32, gate: &'a Gate },
+    /// A plan change waits for the user's answer.
+    ChangeAsked { change: &'a PlanChange },
+    /// A plan change was answered, by the user or at once by a chat that approves its own:
+    /// `before` is the list it applied to, `list` the list now.
+    ChangeAnswered { change: &'a PlanChange, before: &'a TaskList, list: &'a TaskList },
+    /// An executor turn ended; `why` in a few words.
+    TurnEnded { why: &'a str },
+    /// The executor stopped with tasks left, and waits for the user.
+    Stopped { stop: &'a ExecutorStop },
+    /// The workspace and the task list went back to checkpoint `checkpoint`: `list` now.
+    Restored { checkpoint: u32, list: &'a TaskList },
+    /// The user cleared the task list; `left` is the list as it was.
+    Cleared { left: &'a TaskList },
+    /// No step of the plan is left: the completion record, before it is stored (the
+    /// finaliser's verdict comes back in [`Heard::finalization`]).
+    Completed { list: &'a TaskList, completion: &'a Completion },
+}
+
+impl WorkChange<'_> {
+    /// The change's name in logs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            WorkChange::Executing { .. } => "executing",
+            WorkChange::Listed { .. } => "listed",
+            WorkChange::GateFailed { .. } => "gate_failed",
+            WorkChange::ChangeAsked { .. } => "change_asked",
+            WorkChange::ChangeAnswered { .. } => "change_answered",
+            WorkChange::TurnEnded { .. } => "turn_ended",
+            WorkChange::Stopped { .. } => "stopped",
+            WorkChange::Restored { .. } => "restored",
+            WorkChange::Cleared { .. } => "cleared",
+            WorkChange::Completed { .. } => "completed",
+        }
+    }
+}
+
+/// What the listeners made of a change.
+#[derive(Debug, Default)]
+pub struct Heard {
+    /// What the chat must be told (a plan folder that could not follow, a disagreement).
+    pub events: Vec<Event>,
+    /// The plan folder's finalisation verdict, for [`WorkChange::Completed`].
+    pub finalization: Option<FinalizationNote>,
+}
+
+impl Heard {
+    /// The chat hears `message` as a plan-files `error` event.
+    pub fn told(message: Option<String>) -> Heard {
+        let mut heard = Heard::default();
+        heard.tell(message);
+        heard
+    }
+
+    /// Adds `message`, when there is one, as a plan-files `error` event.
+    pub fn tell(&mut self, message: Option<String>) {
+        if let Some(message) = message {
+            let code = preflight_protocol::error_code::ErrorCode::PlanFiles;
+            self.events.push(Event::Error { code, message });
+        }
+    }
+}
+
+/// Keeps something in step with chats' work.
+#[async_trait::async_trait]
+pub trait WorkListener: Send + Sync {
+    /// Hears one change of `chat_id`'s work. `cancel` is the token of the turn or action
+    /// that made it (the chat's Stop ends long work, such as gates run again).
+    async fn heard(
+        &self,
+        chat_id: &ChatId,
+        change: WorkChange<'_>,
+        cancel: &CancellationToken,
+    ) -> Heard;
+}
+
+/// The one place a chat's work changes are said; cheap to clone, clones share listeners.
+#[derive(Clone, Default)]
+pub struct WorkStream {
+    listeners: Arc<RwLock<Vec<Arc<dyn WorkListener>>>>,
+}
+
+impl WorkStream {
+    /// Adds `listener`; it hears every change emitted from now on, after those before it.
+    pub fn subscribe(&self, listener: Arc<dyn WorkListener>) {
+        self.listeners.write().unwrap_or_else(PoisonError::into_inner).push(listener);
+    }
+
+    /// Tells every listener, in turn; what they made of it.
+    pub async fn emit(
+        &self,
+        chat_id: &ChatId,
+        change: WorkChange<'_>,
+        cancel: &CancellationToken,
+    ) -> Heard {
+        let listeners = self.listeners.read().unwrap_or_else(PoisonError::into_inner).clone();
+        let mut all = Heard::default();
+        for listener in listeners {
+            let heard = listener.heard(chat_id, change, cancel).await;
+            all.events.extend(heard.events);
+            all.finalization = all.finalization.or(heard.finalization);
+        }
+        tracing::debug!(%chat_id, change = change.name(), said = all.events.len(), "work change heard");
+        all
+    }
+
+    /// [`emit`](Self::emit), with what the listeners said sent to `events`; the verdict.
+    pub async fn emit_to(
+        &self,
+        events: &dyn EventSink,
+        chat_id: &ChatId,
+        change: WorkChange<'_>,
+        cancel: &CancellationToken,
+    ) -> Option<FinalizationNote> {
+        let heard = self.emit(chat_id, change, cancel).await;
+        for event in heard.events {
+            events.emit(event);
+        }
+        heard.finalization
+    }
+}
