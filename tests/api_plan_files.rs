@@ -272,3 +272,69 @@ async fn a_stopped_turn_leaves_a_checkpoint_in_the_task_in_progress() {
         "{state:#}"
     );
 }
+
+/// `done` of task `id` with a gate Preflight runs in the sandbox.
+fn done_with_gate(id: u32, command: &str) -> Reply {
+    let gate = json!({"command": command});
+    Answer::new().tool_call("turn_plan", json!({"op": "done", "id": id, "gate": gate})).into()
+}
+
+fn state_of(workspace: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(plan_folder(workspace).join("state.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn statuses(state: &Value) -> Vec<String> {
+    let tasks = state["tasks"].as_array().unwrap_or_else(|| panic!("{state:#}"));
+    tasks.iter().map(|task| task["status"].as_str().unwrap().to_owned()).collect()
+}
+
+/// A restore and *Clear list* change the task list outside the executor's turn: both reach
+/// the plan folder through the work stream, as every other change does (issue 47).
+#[tokio::test]
+async fn a_restore_and_a_cleared_list_reach_the_plan_folder() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join(".git")).unwrap();
+    let sandbox = |command: &str| -> Reply {
+        let arguments = json!({ "command": command });
+        Answer::new().tool_call("mcp_code-sandbox_run_command", arguments).into()
+    };
+    let steps = ["Write a.txt", "Write b.txt", "Write c.txt"];
+    let script = Script::new().route(planner(), [plan("Three files", &steps)]).route(
+        anyone(),
+        [
+            sandbox("printf 'a\\n' > a.txt"),
+            done_with_gate(1, "test -f a.txt"),
+            sandbox("printf 'b\\n' > b.txt"),
+            done_with_gate(2, "test -f b.txt"),
+            Reply::text("Two of the three are written."),
+        ],
+    );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    serve.plan_approve_and_run(&id, "Write the three files").await;
+    let state = state_of(workspace.path());
+    assert_eq!(statuses(&state)[..2], ["completed", "completed"], "{state:#}");
+
+    // Back to where task 2 started: the folder hears the restore and reopens task 2.
+    let (_, list) = serve.get(&format!("/v1/chats/{id}/checkpoints")).await;
+    let spans = list["tasks"].as_array().unwrap_or_else(|| panic!("{list:#}"));
+    let task2 = spans.iter().find(|span| span["task"] == 2).unwrap_or_else(|| panic!("{list:#}"));
+    let path = format!("/v1/chats/{id}/checkpoints/{}/restore", task2["from"]);
+    let (status, preview) = serve.get(&path).await;
+    assert_eq!(status, 200, "{preview}");
+    let (status, view) = serve.post(&path, json!({"digest": preview["digest"]})).await;
+    assert_eq!(status, 202, "{view}");
+    assert!(!workspace.path().join("b.txt").exists(), "task 2's file is gone again");
+    let state = state_of(workspace.path());
+    assert_eq!(statuses(&state)[..2], ["completed", "in_progress"], "{state:#}");
+
+    // Clear list: the tasks it left open are blocked in the folder, saying why.
+    let (status, cleared) = serve.request("DELETE", &format!("/v1/chats/{id}/plan"), None).await;
+    assert_eq!((status, &cleared["deleted"]), (200, &json!(true)), "{cleared}");
+    let state = state_of(workspace.path());
+    assert_eq!(statuses(&state), ["completed", "blocked", "blocked"], "{state:#}");
+    let reason = state["tasks"][1]["block"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("cleared the task list"), "{state:#}");
+}

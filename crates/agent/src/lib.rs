@@ -7,6 +7,13 @@
 //!
 //! **Boundary:** no lifecycle here (phases, cards, profiles, the planner's fences): the
 //! caller decides the prompt, the history, the offered tools and where rounds are stored.
+//!
+//! **What it may use:** the protocol crate, the store, the providers and the MCP host below
+//! it, and the plan-folder and checkpoint crates; never the engine's lifecycle, which calls
+//! it. It also holds what a turn sends (`events.rs`), the checkpoints a turn takes
+//! (`checkpoints.rs`), the conversions to the plan folder's inputs (`dwp_input.rs`), and the
+//! work stream (`work.rs`): where every change of a chat's task list or plan is said, and
+//! where the engine's plan-folder projection listens.
 
 mod attachment_tool;
 pub mod checkpoints;

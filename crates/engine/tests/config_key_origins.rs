@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use preflight_engine::config::{connect_provider, Config, KeyLookup};
 use preflight_engine::config::{KernelKeyring, KeyStore};
-use preflight_engine::lifecycle::settings::{write_settings, ProviderChoice, SettingsUpdate};
+use preflight_engine::lifecycle::{write_settings, ProviderChoice, SettingsUpdate};
 use preflight_engine::llm::{ProviderKind, ProviderSettings};
 use preflight_testkit::{RecordedRequest, Reply, Script, ScriptedServer};
 use support::llm::{ask, drain, quick_retries, text_of};

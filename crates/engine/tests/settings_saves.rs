@@ -3,7 +3,7 @@
 
 use preflight_engine::config::Config;
 use preflight_engine::config::{KernelKeyring, KeyStore, Lookup};
-use preflight_engine::lifecycle::settings::{write_settings, ProviderChoice, SettingsUpdate};
+use preflight_engine::lifecycle::{write_settings, ProviderChoice, SettingsUpdate};
 use preflight_engine::llm::{ProviderKind, ProviderSettings};
 
 /// Removes the account from the kernel keyring when dropped.

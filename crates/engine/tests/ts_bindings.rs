@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use preflight_engine::chat::Chat;
 use preflight_engine::error_code::ErrorCode;
 use preflight_engine::events::Event;
-use preflight_engine::lifecycle::settings::{AppSettings, SettingsUpdate};
 use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, SandboxView, TaskPanel};
+use preflight_engine::lifecycle::{AppSettings, SettingsUpdate};
 use preflight_engine::planner::PlanEdit;
 use ts_rs::{Config, TS};
 
@@ -45,7 +45,7 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::MessagePage::export_all(&config).unwrap();
     preflight_engine::lifecycle::SearchPage::export_all(&config).unwrap();
     ApiError::export_all(&config).unwrap();
-    preflight_engine::lifecycle::attachments::PickedFile::export_all(&config).unwrap();
+    preflight_engine::lifecycle::PickedFile::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpSettings::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpServerSave::export_all(&config).unwrap();
     preflight_engine::mcp::Answer::export_all(&config).unwrap();

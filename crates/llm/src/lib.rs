@@ -9,6 +9,11 @@
 //!
 //! **Boundary:** no prompt policy, no tools, no store: a provider turns one [`ModelRequest`]
 //! into one stream. Keys come in as [`ApiKey`] and never leave in an error or a `Debug`.
+//!
+//! **What it may use:** the protocol crate (messages, tool specs, error codes), HTTP and the
+//! OS key store (`keys.rs`: where a provider's key, or a remote MCP server's token, is
+//! found). It stands beside the store and names it not; the MCP host and the agent stand
+//! above.
 
 mod anthropic;
 mod api_key;
@@ -24,12 +29,12 @@ mod provider;
 mod record;
 mod retry;
 mod settings;
-pub mod sse;
+mod sse;
 mod types;
 
 use std::sync::Arc;
 
-pub use anthropic::{format as anthropic_format, AnthropicProvider};
+pub use anthropic::AnthropicProvider;
 pub use api_key::ApiKey;
 pub use assemble::{ToolCallAssembler, ToolCallDelta};
 pub use budget::{known_window, Budget, DEFAULT_CONTEXT_WINDOW};
@@ -37,7 +42,7 @@ pub use constrained::Constrained;
 pub use error::{LlmError, SetupError};
 pub use keys::{KernelKeyring, KeyLookup, KeyStore, Lookup, SecretService, KEYRING_SERVICE};
 pub use local::LocalModels;
-pub use openai::{format as openai_format, OpenAiProvider};
+pub use openai::OpenAiProvider;
 pub use provider::{Provider, ResponseStream};
 pub use record::RECORD_TOOL;
 pub use retry::RetryPolicy;

@@ -16,6 +16,11 @@
 //! **Invariant:** no tool writes into a `.git` of the workspace (at any depth, in any case),
 //! its `.sandbox/` or its `.dwp/` (`turn/guard.rs`, checked at dispatch in every profile; the
 //! code sandbox holds `.git` read-only itself).
+//!
+//! **What it may use:** the protocol crate (tool specs), the providers' crate for keys
+//! (`ApiKey`, the OS key store a remote server's tokens live in) and rmcp; never the store,
+//! the agent or the engine, which stand above. `confinement.rs` says whether the code
+//! sandbox can confine runs on this machine.
 
 mod classify;
 mod client;
@@ -55,7 +60,7 @@ pub use remote::{ClientIdentity, SignInStarted, TokenVault, Tokens, SIGN_IN_WIND
 pub use schema::clean_schema;
 pub use status::{ProbedTool, ServerState, ServerStatus, SignInState};
 pub use turn::{
-    naming, planning_uses, server_in_profile, to_tool_output, tool_in_profile, visible_tools,
-    Profile, ProfileView, SandboxCallError, SandboxRun, ServerTools, ToolRef, ToolSet, Unavailable,
-    EVIDENCE_CHARS, PROTECTED, READ_ONLY_ALLOWLIST,
+    is_valid_name, planning_uses, server_in_profile, server_prefix, to_tool_output,
+    tool_in_profile, visible_tools, Profile, ProfileView, SandboxCallError, SandboxRun,
+    ServerTools, ToolRef, ToolSet, Unavailable, EVIDENCE_CHARS, PROTECTED, READ_ONLY_ALLOWLIST,
 };

@@ -6,7 +6,7 @@ mod support;
 
 use std::collections::BTreeSet;
 
-use preflight_mcp::{naming, Profile, READ_ONLY_ALLOWLIST};
+use preflight_mcp::{is_valid_name, Profile, READ_ONLY_ALLOWLIST};
 use serde_json::json;
 use support::mcp::{call, fixture, fixture_entry, pid_of, snapshot, Home};
 
@@ -41,7 +41,7 @@ async fn execution_lists_every_filesystem_tool_named_and_cleaned() {
     let names: BTreeSet<String> = set.tools.iter().map(|t| t.name.clone()).collect();
     assert_eq!(names, exposed(&FS_TOOLS));
     for tool in &set.tools {
-        assert!(naming::is_valid_name(&tool.name), "{}", tool.name);
+        assert!(is_valid_name(&tool.name), "{}", tool.name);
         assert!(!tool.description.is_empty(), "{}", tool.name);
         let schema = tool.input_schema.as_object().unwrap();
         assert_eq!(schema["type"], "object", "{}", tool.name);

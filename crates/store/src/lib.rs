@@ -10,6 +10,10 @@
 //! mutex only while it runs, never across an `.await` of its async callers.
 //!
 //! The schema is described in `schema.rs`.
+//!
+//! **What it may use:** the protocol crate (the shapes it stores) and SQLite; nothing that
+//! runs a model, a tool or a timer. The providers' crate stands beside it and neither names
+//! the other; the agent and the engine stand above.
 
 mod changes;
 mod chats;

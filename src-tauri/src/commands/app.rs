@@ -1,7 +1,9 @@
 //! The app itself: what the window asks first, the settings screen, the start-up figure.
 
-use preflight_engine::lifecycle::settings::{self, AppSettings, SettingsUpdate};
 use preflight_engine::lifecycle::ApiError;
+use preflight_engine::lifecycle::{
+    read_settings, system_key_stores, write_settings, AppSettings, SettingsUpdate,
+};
 use tauri::State;
 
 use crate::ipc::AppInfo;
@@ -32,7 +34,7 @@ pub async fn ui_ready() -> Result<u64, ApiError> {
 #[tauri::command(rename_all = "snake_case")]
 pub async fn get_settings(shell: State<'_, Shell>) -> Result<AppSettings, ApiError> {
     let home = shell.home.clone();
-    blocking(move || settings::read_settings(&home, &settings::system_key_stores())).await
+    blocking(move || read_settings(&home, &system_key_stores())).await
 }
 
 /// Saves the settings (the key to the OS key store), then re-opens the engine on them.
@@ -42,9 +44,7 @@ pub async fn save_settings(
     update: SettingsUpdate,
 ) -> Result<AppSettings, ApiError> {
     let home = shell.home.clone();
-    let saved =
-        blocking(move || settings::write_settings(&home, &update, &settings::system_key_stores()))
-            .await?;
+    let saved = blocking(move || write_settings(&home, &update, &system_key_stores())).await?;
     shell.reopen().await?;
     Ok(saved)
 }

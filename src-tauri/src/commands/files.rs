@@ -1,8 +1,8 @@
 //! Attaching files from the window: the native picker, and the check of dropped paths
 //! (the same rules a send applies, so a chip shows what will be refused before sending).
 
-use preflight_engine::lifecycle::attachments::{check_file, PickedFile};
 use preflight_engine::lifecycle::ApiError;
+use preflight_engine::lifecycle::{check_file, PickedFile};
 use tauri::AppHandle;
 use tauri_plugin_dialog::DialogExt;
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use preflight_embedded::catalog::{self, CatalogModel, ModelChoice};
-use preflight_engine::lifecycle::settings::{self, ProviderChoice};
+use preflight_engine::lifecycle::{read_settings, ProviderChoice};
 use preflight_engine::lifecycle::{ApiError, ErrorCode};
 use preflight_fetch::{CancellationToken, FetchError, Fetched, Phase, Progress};
 use tauri::ipc::Channel;
@@ -140,7 +140,7 @@ impl Drop for Install {
 /// Whether `config.toml` has the engine run on `model` (embedded, that catalog entry).
 fn engine_wants(shell: &Shell, model: &'static CatalogModel) -> bool {
     // No key stores: the embedded kind has no key, and they may block on D-Bus.
-    let Ok(settings) = settings::read_settings(&shell.home, &[]) else { return false };
+    let Ok(settings) = read_settings(&shell.home, &[]) else { return false };
     settings.provider == ProviderChoice::Embedded
         && ModelChoice::parse(&settings.model, shell.models.dir()) == ModelChoice::Catalog(model)
 }

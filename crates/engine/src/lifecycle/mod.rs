@@ -12,7 +12,7 @@
 //! This file only names the modules and what the adapters use from them; each definition
 //! lives in a file of its own, so no child reaches back up here.
 
-pub mod attachments;
+mod attachments;
 mod chat_edit;
 mod chat_input;
 mod chats;
@@ -39,12 +39,15 @@ mod recovery;
 mod runner;
 mod search;
 mod send;
-pub mod settings;
+mod settings;
 mod tool_views;
 mod transitions;
 mod unconfined;
 mod view;
 
+pub use attachments::{
+    attachments_dir, check_file, PickedFile, MAX_ATTACHMENTS, MAX_ATTACHMENT_BYTES,
+};
 pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
 pub use checkpoints::{
@@ -60,6 +63,9 @@ pub use pages::{ChatPage, MessagePage, CHAT_PAGE, MESSAGE_PAGE};
 pub use plan_files::{PlanFolderLocation, TaskPanel};
 pub use preflight_agent::events::Elicitation;
 pub use search::{SearchHit, SearchPage, SnippetPart, MAX_SEARCH_CHARS, SEARCH_PAGE};
+pub use settings::{
+    read_settings, system_key_stores, write_settings, AppSettings, ProviderChoice, SettingsUpdate,
+};
 pub use tool_views::SandboxView;
 pub use transitions::MAX_QUESTION_ROUNDS;
 pub use unconfined::ApproveChoice;

@@ -6,7 +6,7 @@
 
 mod consent;
 mod guard;
-pub mod naming;
+pub(crate) mod naming;
 mod profile;
 mod result;
 mod sandbox;
@@ -15,6 +15,7 @@ mod view;
 pub(crate) use consent::refused_unconfined;
 pub(crate) use guard::refused_write;
 pub use guard::PROTECTED;
+pub use naming::{is_valid_name, server_prefix};
 pub use profile::{
     planning_uses, server_in_profile, tool_in_profile, visible_tools, Profile, ServerTools,
     ToolRef, READ_ONLY_ALLOWLIST,

@@ -82,7 +82,8 @@ impl NameMap {
         Some(ToolRef { server: &entry.server, tool: &entry.tool })
     }
 
-    /// The name a model sees for `tool` of `server`.
+    /// The name a model sees for `tool` of `server` (the tests' way in).
+    #[cfg(test)]
     pub fn exposed(&self, server: &str, tool: &str) -> Option<&str> {
         self.entries
             .iter()
@@ -95,14 +96,6 @@ impl NameMap {
         self.entries
             .iter()
             .map(|e| (e.exposed.as_str(), ToolRef { server: &e.server, tool: &e.tool }))
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 

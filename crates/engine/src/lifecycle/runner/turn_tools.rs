@@ -11,7 +11,7 @@ use preflight_agent::{
     Availability, EventSink, PlanStatusTool, ReadAttachmentTool, ToolRegistry, ToolSource,
     TurnPlanTool,
 };
-use preflight_mcp::naming::server_prefix;
+use preflight_mcp::server_prefix;
 use preflight_mcp::{McpError, McpHost, Profile, ServerClass, CODE_SANDBOX};
 use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::ChatId;
