@@ -13,7 +13,7 @@
 //!   changed the workspace (`agent::fingerprint`), on trees of 1,000 and 10,000 files.
 //!
 //! The difference is what the engine adds: request building, SSE decoding, tool-call
-//! assembly, dispatch, events, persistence. Run with `cargo bench -p preflight-engine --bench
+//! assembly, dispatch, events, persistence. Run with `cargo bench -p preflight-agent --bench
 //! agent`. Goals (issue 3): under 1 ms added per round trip, over 50,000 tokens/s relayed.
 
 use std::sync::Arc;

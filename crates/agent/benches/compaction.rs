@@ -7,7 +7,7 @@
 //!
 //! Prints the curve's first and last deciles side by side: managed, both stay flat once the
 //! budget is reached; unmanaged, both grow with every round. Run with `cargo bench -p
-//! preflight-engine --bench compaction`.
+//! preflight-agent --bench compaction`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

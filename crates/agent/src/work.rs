@@ -4,10 +4,13 @@
 //! completion). Whatever keeps something in step with the work listens: the `.dwp` plan
 //! folder and its finaliser, in the engine. No emitter names a listener.
 //!
-//! **Invariant:** a change is emitted after it is stored, and [`WorkStream::emit`] returns
-//! when every listener has heard it, in the order they subscribed: a listener hears a chat's
-//! changes in the order they happened, and the next change waits for it. What a listener
-//! needs the chat to hear comes back in its [`Heard`]; the emitter sends it.
+//! **Invariant:** a change is emitted once it is made — after the store holds it, where it is
+//! stored; a completion just before its record is stored, so that the record carries the
+//! finaliser's verdict — and [`WorkStream::emit`] returns when every listener has heard it,
+//! in the order they subscribed: a listener hears a chat's changes in the order they
+//! happened, and the next change waits for it. What a listener needs the chat to hear comes
+//! back in its [`Heard`]; the emitter sends it (only a refused `done`'s failing gate is
+//! logged instead: the refusal is what the model must hear then).
 
 use std::sync::{Arc, PoisonError, RwLock};
 

@@ -2,7 +2,7 @@
 //! lists (done with a gate, drop, add, a replacing init) converted and synced, written in
 //! seed 002's shape, with PROGRESS.md and README.md following every point.
 
-/// A module named `dwp`, so that `cargo test -p preflight-engine dwp` selects these tests.
+/// A module named `dwp`, so that `cargo test -p preflight-agent dwp` selects these tests.
 mod dwp {
     use std::path::Path;
     use std::time::Duration;

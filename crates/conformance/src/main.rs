@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use preflight_engine::mcp::{
+use preflight_mcp::{
     Answer, Asker, ClientIdentity, McpHost, McpOptions, Profile, Question, SignInState, TokenVault,
 };
 use serde_json::{json, Map, Value};
@@ -90,9 +90,7 @@ async fn exercise(host: &McpHost, context: &Value) -> Result<(), Failure> {
         let ours = set.unavailable.iter().find(|missing| missing.server == SERVER);
         match ours.map(|missing| &missing.error) {
             None => break set.tools,
-            Some(preflight_engine::mcp::McpError::SignInRequired { .. })
-                if sign_ins < MAX_SIGN_INS =>
-            {
+            Some(preflight_mcp::McpError::SignInRequired { .. }) if sign_ins < MAX_SIGN_INS => {
                 sign_ins += 1;
                 sign_in(host).await?;
             }
@@ -151,7 +149,7 @@ async fn sign_in(host: &McpHost) -> Result<(), Failure> {
 /// The context's `toolCalls` when it has some, else each tool once with arguments made
 /// from its schema.
 fn planned_calls(
-    tools: &[preflight_engine::tool::ToolSpec],
+    tools: &[preflight_protocol::tool::ToolSpec],
     context: &Value,
 ) -> Vec<(String, Value)> {
     let listed = context.get("toolCalls").or_else(|| context.get("tool_calls"));

@@ -113,7 +113,7 @@ mod tests {
     /// The optional keys the grammar writes are the ones the engine's parser reads.
     #[test]
     fn a_plan_with_every_optional_field_the_grammar_allows_parses_whole() {
-        use preflight_engine::planner::{parse_planner_reply, ReplyKind};
+        use preflight_protocol::planner::{parse_planner_reply, ReplyKind};
         for key in ["approach", "risks", "files", "create", "modify", "depends_on", "check"] {
             assert!(PLANNER_GRAMMAR.contains(&format!("\\\"{key}\\\"")), "{key}");
         }

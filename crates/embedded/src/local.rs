@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 
-use preflight_engine::llm::{LocalModels, Provider, ProviderSettings, SetupError};
+use preflight_llm::{LocalModels, Provider, ProviderSettings, SetupError};
 
 use crate::catalog::{self, ModelChoice};
 use crate::model::{EmbeddedModel, DEFAULT_MAX_TOKENS};

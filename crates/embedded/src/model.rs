@@ -17,7 +17,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
-use preflight_engine::llm::{FinishReason, LlmError, ModelRequest, OutputConstraint, SetupError};
+use preflight_llm::{FinishReason, LlmError, ModelRequest, OutputConstraint, SetupError};
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::{backend, check_cpu};

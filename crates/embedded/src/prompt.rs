@@ -4,7 +4,7 @@
 //! calls and results already in a conversation become plain text, and a turn that offers
 //! tools is told to answer in plain text instead.
 
-use preflight_engine::llm::{ModelMessage, ModelRequest, OutputConstraint, RECORD_TOOL};
+use preflight_llm::{ModelMessage, ModelRequest, OutputConstraint, RECORD_TOOL};
 
 /// One message for the chat template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,8 +78,8 @@ fn system_text(request: &ModelRequest) -> String {
 
 #[cfg(test)]
 mod tests {
-    use preflight_engine::chat::ToolCall;
-    use preflight_engine::tool::ToolSpec;
+    use preflight_protocol::chat::ToolCall;
+    use preflight_protocol::tool::ToolSpec;
 
     use super::*;
 

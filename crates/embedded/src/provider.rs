@@ -12,7 +12,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::stream;
-use preflight_engine::llm::{
+use preflight_llm::{
     LlmError, ModelRequest, OutputConstraint, Provider, ResponseStream, SetupError, StreamEvent,
     Usage,
 };
@@ -203,7 +203,7 @@ fn seed() -> u32 {
 #[cfg(test)]
 mod tests {
     use futures_util::StreamExt;
-    use preflight_engine::llm::FinishReason;
+    use preflight_llm::FinishReason;
 
     use super::*;
 

@@ -54,7 +54,7 @@ pub use types::{
     Timeouts, Usage, SUMMARY_HEADER,
 };
 
-/// The provider `settings` describe, with its key (looked up by `config::keys`).
+/// The provider `settings` describe, with its key (looked up by `keys.rs`).
 pub fn build_provider(
     settings: &ProviderSettings,
     key: Option<ApiKey>,

@@ -1,7 +1,7 @@
 //! Benchmarks of the MCP host against the real filesystem server: a bench binary printing
 //! figures and ratios (no criterion).
 //!
-//! Run with `cargo bench -p preflight-engine --bench mcp` (release). Two figures, each with
+//! Run with `cargo bench -p preflight-mcp --bench mcp` (release). Two figures, each with
 //! its baseline on the same machine in the same run:
 //! 1. Profile switch: the host computing planning → execution → planning views over the
 //!    servers already running, against a restart-based switch (kill the filesystem server,

@@ -1,6 +1,6 @@
 //! Benchmarks of the engine's pure parts: a bench binary printing ns/op (no criterion).
 //!
-//! Run with `cargo bench -p preflight-engine --bench pure`. Figures are for comparison
+//! Run with `cargo bench -p preflight-protocol --bench pure`. Figures are for comparison
 //! between runs on one machine, not thresholds.
 
 use std::hint::black_box;

@@ -365,7 +365,7 @@ fn check_render(list: &TaskList) {
 
 // ---------------------------------------------------------------- the property
 
-/// In a module named `tasks` so `cargo test -p preflight-engine tasks` runs these too.
+/// In a module named `tasks` so `cargo test -p preflight-protocol tasks` runs these too.
 mod tasks {
     use super::*;
 

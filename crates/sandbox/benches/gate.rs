@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use preflight_engine::agent::{GateRunner, NoEvents, Tool, ToolContext, TurnPlanTool};
-use preflight_engine::chat::ChatSettings;
-use preflight_engine::mcp::{McpHost, McpOptions, SandboxCallError, SandboxDefault, SandboxRun};
-use preflight_engine::store::Store;
-use preflight_engine::tasks::TaskList;
+use preflight_agent::{GateRunner, NoEvents, Tool, ToolContext, TurnPlanTool};
+use preflight_mcp::{McpHost, McpOptions, SandboxCallError, SandboxDefault, SandboxRun};
+use preflight_protocol::chat::ChatSettings;
+use preflight_protocol::tasks::TaskList;
+use preflight_store::Store;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

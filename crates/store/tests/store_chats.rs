@@ -2,7 +2,7 @@
 
 mod support;
 
-/// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
+/// A module named `store`, so that `cargo test -p preflight-store store` selects these tests.
 mod store {
     use std::sync::Arc;
 

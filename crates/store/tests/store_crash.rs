@@ -11,7 +11,7 @@
 //! number of such lines plus a random spin, so kills land inside transactions.
 #![cfg(unix)]
 
-/// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
+/// A module named `store`, so that `cargo test -p preflight-store store` selects these tests.
 mod store {
     use std::collections::BTreeMap;
     use std::io::{BufRead, BufReader, Read};

@@ -1,6 +1,6 @@
 //! Messages: every shape of DESIGN §2 round-trips through the store unchanged, in order.
 
-/// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
+/// A module named `store`, so that `cargo test -p preflight-store store` selects these tests.
 mod store {
     use preflight_protocol::chat::{Message, MessageBody};
     use preflight_protocol::planner::Approval;

@@ -3,7 +3,7 @@
 
 mod support;
 
-/// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
+/// A module named `store`, so that `cargo test -p preflight-store store` selects these tests.
 mod store {
     use crate::support::planning;
     use preflight_protocol::chat::{Message, Phase};

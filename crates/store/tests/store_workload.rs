@@ -1,7 +1,7 @@
 //! The lifecycle workload run in-process, with the checker after every step: every legal
 //! state passes the checker, so the crash test cannot fail on a false alarm.
 
-/// A module named `store`, so that `cargo test -p preflight-engine store` selects these tests.
+/// A module named `store`, so that `cargo test -p preflight-store store` selects these tests.
 mod store {
     use std::collections::BTreeMap;
 

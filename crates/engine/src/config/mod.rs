@@ -7,7 +7,8 @@
 //! replaced atomically with fsync), and `connect.rs` opens the provider it names.
 //!
 //! **Boundary:** paths come in from the caller; nothing here reads the environment.
-//! `keys.rs` finds API keys; they are never part of the config.
+//! API keys are found by the providers' key store (`preflight_llm::KeyLookup`); they are never
+//! part of the config.
 
 mod connect;
 mod error;
