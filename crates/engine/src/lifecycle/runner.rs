@@ -21,12 +21,11 @@ use preflight_protocol::chat::Phase;
 use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tasks::{ExecutorStop, TaskList};
-use preflight_store::StoreError;
 
 use crate::lifecycle::completion::complete_if_done;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::hub::{TurnGuard, TurnKind};
-use crate::lifecycle::messages::{assistant_message, continue_message};
+use crate::lifecycle::messages::continue_message;
 use crate::lifecycle::notify::phase_event;
 
 mod executor;
@@ -85,7 +84,7 @@ async fn plan(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Option<Clos
                 return Some(planner::settle_stop(inner, chat_id));
             }
             guard.hand_over_to_executor();
-            match hand_over(inner, chat_id, notice) {
+            match planner::hand_over(inner, chat_id, notice) {
                 Ok(()) => None,
                 Err(error) => {
                     tracing::error!(%chat_id, %error, "cannot hand over to the executor");
@@ -109,17 +108,6 @@ async fn checkpoint(
         tracing::warn!(%chat_id, %message, "no checkpoint");
         inner.hub.emit(chat_id, Event::Error { code: ErrorCode::Checkpoint, message });
     }
-}
-
-/// The planner gave no card: the chat goes on in execution, after the notice if any.
-fn hand_over(inner: &Inner, chat_id: &ChatId, notice: Option<String>) -> Result<(), StoreError> {
-    let notice = notice.map(|text| assistant_message(text, None));
-    inner.store.fall_back_to_execution(chat_id, notice.as_ref())?;
-    if let Some(notice) = notice {
-        inner.hub.emit(chat_id, Event::Message { message: notice });
-    }
-    inner.emit_phase(chat_id, Phase::Executing);
-    Ok(())
 }
 
 /// The executor's turn, then the plan's completion when its last step is done, then the

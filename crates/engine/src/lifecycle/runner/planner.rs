@@ -50,6 +50,21 @@ pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationTo
     }
 }
 
+/// The planner gave no card: the chat goes on in execution, after the notice if any.
+pub(super) fn hand_over(
+    inner: &Inner,
+    chat_id: &ChatId,
+    notice: Option<String>,
+) -> Result<(), StoreError> {
+    let notice = notice.map(|text| assistant_message(text, None));
+    inner.store.fall_back_to_execution(chat_id, notice.as_ref())?;
+    if let Some(notice) = notice {
+        inner.hub.emit(chat_id, Event::Message { message: notice });
+    }
+    inner.emit_phase(chat_id, Phase::Executing);
+    Ok(())
+}
+
 /// The read-only profile ends with the turn: the chat waits for the user again.
 pub(super) fn settle_stop(inner: &Inner, chat_id: &ChatId) -> Closing {
     match inner.store.settle_interrupted_planning(chat_id) {
