@@ -154,3 +154,78 @@ impl WorkStream {
         heard.finalization
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// A listener that writes down what it heard, and says `said` back.
+    struct Notes {
+        name: &'static str,
+        log: Arc<Mutex<Vec<String>>>,
+        said: Option<&'static str>,
+        verdict: Option<&'static str>,
+    }
+
+    #[async_trait::async_trait]
+    impl WorkListener for Notes {
+        async fn heard(
+            &self,
+            chat_id: &ChatId,
+            change: WorkChange<'_>,
+            _cancel: &CancellationToken,
+        ) -> Heard {
+            self.log.lock().unwrap().push(format!("{} {chat_id} {}", self.name, change.name()));
+            let mut heard = Heard::told(self.said.map(str::to_owned));
+            heard.finalization = self.verdict.map(|verdict| FinalizationNote {
+                verdict: verdict.to_owned(),
+                reasons: Vec::new(),
+                file: String::new(),
+                path: String::new(),
+                gates_rerun: 0,
+            });
+            heard
+        }
+    }
+
+    #[tokio::test]
+    async fn every_listener_hears_each_change_in_the_order_it_subscribed() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let stream = WorkStream::default();
+        let notes = |name, said, verdict| Notes { name, log: Arc::clone(&log), said, verdict };
+        stream.subscribe(Arc::new(notes("folder", Some("could not write"), None)));
+        stream.subscribe(Arc::new(notes("hooks", None, Some("VERIFIED"))));
+        let clone = stream.clone();
+        clone.subscribe(Arc::new(notes("late", Some("second word"), None)));
+        let (chat, list) = (ChatId::from("c1"), TaskList::empty());
+        let cancel = CancellationToken::new();
+
+        let heard = stream.emit(&chat, WorkChange::Listed { list: &list }, &cancel).await;
+        let said: Vec<String> = heard
+            .events
+            .iter()
+            .map(|event| match event {
+                Event::Error { message, .. } => message.clone(),
+                other => panic!("only plan-files errors are said: {other:?}"),
+            })
+            .collect();
+        assert_eq!(said, ["could not write", "second word"]);
+        assert_eq!(heard.finalization.map(|note| note.verdict).as_deref(), Some("VERIFIED"));
+        stream.emit(&chat, WorkChange::Cleared { left: &list }, &cancel).await;
+        let log = log.lock().unwrap().clone();
+        let expected = [
+            "folder c1 listed",
+            "hooks c1 listed",
+            "late c1 listed",
+            "folder c1 cleared",
+            "hooks c1 cleared",
+            "late c1 cleared",
+        ];
+        assert_eq!(log, expected, "clones share their listeners; each hears in order");
+        let nobody = WorkStream::default();
+        let quiet = nobody.emit(&chat, WorkChange::TurnEnded { why: "x" }, &cancel).await;
+        assert!(quiet.events.is_empty(), "a stream nobody listens to says nothing");
+    }
+}
