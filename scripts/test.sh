@@ -95,7 +95,7 @@ build_ui
 step "cargo build --all-targets, clippy -D warnings"
 cargo build "${dev_cargo_flags[@]}" --all-targets --timings
 
-step "cargo test (engine, embedded model, preflight, testkit, desktop shell, tidy)"
+step "cargo test (the engine's crates, embedded model, preflight, testkit, desktop shell, tidy)"
 cargo test "${dev_cargo_flags[@]}"
 
 # The official MCP conformance suite against the engine's MCP host: every client scenario of
