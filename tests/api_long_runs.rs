@@ -241,6 +241,39 @@ async fn rounds_that_only_write_files_are_progress_too() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_review_that_reads_thirty_files_finishes_under_the_default_settings() {
+    // Thirty rounds that each read a file not read before, and change nothing: a review is
+    // work, and the default window of 12 rounds does not stop it halfway (issue 48).
+    let workspace = tempfile::tempdir().unwrap();
+    let mut executor: Vec<Reply> = (1..=30)
+        .map(|n| {
+            let path = workspace.path().join(format!("module{n}.py"));
+            std::fs::write(&path, format!("def f{n}():\n    return {n}\n")).unwrap();
+            call("mcp_filesystem_read_text_file", json!({ "path": path }))
+        })
+        .collect();
+    executor.push(turn_plan(json!({"op": "done", "id": 1, "outcome": "30 modules read"})));
+    executor.push(Reply::text("All thirty modules are fine."));
+    let script = Script::new()
+        .route(planner(), [plan("Review", &["Read every module"])])
+        .route(anyone(), executor);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = serve_with(&provider, "");
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "save_plans": false})).await;
+    let events = serve.plan_approve_and_run(&id, "Review the modules").await;
+
+    assert!(!events.seen.iter().any(|(name, _)| name == "executor_stopped"), "{:?}", events.seen);
+    assert!(events.seen.iter().any(|(name, _)| name == "completion"), "{:?}", events.seen);
+    let chat = serve.chat(&id).await;
+    let read_ok = chat["messages"].as_array().unwrap().iter().filter(|m| {
+        m["role"] == "tool"
+            && m["is_error"] == false
+            && m["content"].as_str().unwrap_or("").contains("return")
+    });
+    assert_eq!(read_ok.count(), 30, "every read answered");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn auto_continue_resumes_by_itself_and_says_so() {
     let script = Script::new().route(planner(), [plan("Two steps", &["First", "Second"])]).route(
         anyone(),

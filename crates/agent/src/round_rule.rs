@@ -1,7 +1,11 @@
 //! When a long turn ends although the model still asks for tools: progress, not a fixed
-//! count. A turn goes on while its rounds change the task list or the workspace; it ends on
-//! too many rounds without progress, on the same calls asked for again and again (a loop),
-//! or on a high hard cap. Pure: the loop (`turn_loop.rs`) tells it what each round did.
+//! count. A turn goes on while its rounds change the task list or the workspace, or make a
+//! call the turn has not made before (a new file read, a new search: research and review
+//! are work too); it ends on too many rounds without progress (calls made again, or two
+//! calls in turn, are none), on the same calls asked for again and again (a loop), or on a
+//! high hard cap. Pure: the loop (`turn_loop.rs`) tells it what each round did.
+
+use std::collections::HashSet;
 
 use preflight_protocol::chat::ToolCall;
 use serde_json::Value;
@@ -61,6 +65,10 @@ pub struct RoundWatch {
     last_calls: Vec<(String, Value)>,
     same_in_a_row: u32,
     progressed: bool,
+    /// Every call the turn has made, as name and canonical arguments.
+    seen: HashSet<String>,
+    /// The calls of the round that runs now, in its order.
+    running: Vec<String>,
 }
 
 impl RoundWatch {
@@ -72,6 +80,8 @@ impl RoundWatch {
             last_calls: Vec::new(),
             same_in_a_row: 0,
             progressed: false,
+            seen: HashSet::new(),
+            running: Vec::new(),
         }
     }
 
@@ -82,6 +92,7 @@ impl RoundWatch {
             return Some(Halt::RoundCap);
         }
         let signature = signature(calls);
+        let keys: Vec<String> = signature.iter().map(|(name, args)| call_key(name, args)).collect();
         self.same_in_a_row = if signature == self.last_calls { self.same_in_a_row + 1 } else { 1 };
         self.last_calls = signature;
         if let Some(limit) = self.rule.repeats {
@@ -91,15 +102,27 @@ impl RoundWatch {
             }
         }
         self.rounds += 1;
+        self.running = keys;
         None
     }
 
-    /// After a round ran: whether it changed the task list or the workspace. `Some` when
-    /// the turn ends here for want of progress.
-    pub fn after_round(&mut self, progressed: bool) -> Option<Halt> {
+    /// After a round ran: whether it changed the task list or the workspace, and which of
+    /// its calls answered without an error (in the round's order). `Some` when the turn
+    /// ends here for want of progress: in the window's rounds neither a change nor a new
+    /// call that answered (a call that failed is no news, and is not new when made again).
+    pub fn after_round(&mut self, progressed: bool, answered: &[bool]) -> Option<Halt> {
+        let mut new_call = false;
+        for (key, ok) in std::mem::take(&mut self.running).into_iter().zip(answered) {
+            // Every call is written down, none skipped: each is old from now on.
+            new_call |= self.seen.insert(key) && *ok;
+        }
         if progressed {
             self.without_progress = 0;
             self.progressed = true;
+            return None;
+        }
+        if new_call {
+            self.without_progress = 0;
             return None;
         }
         self.without_progress += 1;
@@ -133,6 +156,39 @@ fn signature(calls: &[ToolCall]) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// A call as the set of calls made knows it: its name and its arguments with every object's
+/// keys sorted, so that spelling the same call another way makes nothing new.
+fn call_key(name: &str, arguments: &Value) -> String {
+    fn canonical(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for key in keys {
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push(':');
+                    canonical(&map[key], out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for item in items {
+                    canonical(item, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut key = format!("{name}\u{0}");
+    canonical(arguments, &mut key);
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,31 +203,85 @@ mod tests {
         for round in 0..200 {
             let calls = call("write", &format!(r#"{{"n":{round}}}"#));
             assert_eq!(watch.before_round(&calls), None, "round {round}");
-            assert_eq!(watch.after_round(true), None);
+            assert_eq!(watch.after_round(true, &[true]), None);
         }
         assert_eq!(watch.before_round(&call("write", "{}")), Some(Halt::RoundCap));
         assert_eq!(watch.rounds(), 200);
         assert!(watch.progressed());
     }
 
+    /// A read of `path`.
+    fn read(path: &str) -> Vec<ToolCall> {
+        call("read", &format!(r#"{{"p":"{path}"}}"#))
+    }
+
     #[test]
     fn rounds_without_progress_end_the_turn_after_the_window() {
+        // Two files read in turn, over and over: only the first two reads are new.
         let mut watch = RoundWatch::new(RoundRule::progress(200, 12));
-        for round in 1..=12 {
-            assert_eq!(watch.before_round(&call("read", &format!(r#"{{"p":{round}}}"#))), None);
-            let halt = watch.after_round(false);
-            assert_eq!(halt.is_some(), round == 12, "round {round}");
+        for round in 1..=14 {
+            assert_eq!(watch.before_round(&read(["a", "b"][round % 2])), None, "round {round}");
+            let halt = watch.after_round(false, &[true]);
+            assert_eq!(halt.is_some(), round == 14, "round {round}: 2 new reads, then 12 old");
         }
         let mut watch = RoundWatch::new(RoundRule::progress(200, 3));
         let outcomes: Vec<bool> = [false, false, true, false, false, false]
             .iter()
             .enumerate()
             .map(|(i, &made)| {
-                watch.before_round(&call("read", &format!(r#"{{"p":{i}}}"#)));
-                watch.after_round(made).is_some()
+                watch.before_round(&read(["a", "b"][i % 2]));
+                watch.after_round(made, &[true]).is_some()
             })
             .collect();
         assert_eq!(outcomes, [false, false, false, false, false, true], "progress resets");
+    }
+
+    #[test]
+    fn a_review_reading_new_files_goes_on_and_reading_them_again_does_not() {
+        let mut watch = RoundWatch::new(RoundRule::progress(200, 12));
+        for n in 0..30 {
+            assert_eq!(watch.before_round(&read(&format!("src/{n}.rs"))), None);
+            assert_eq!(
+                watch.after_round(false, &[true]),
+                None,
+                "file {n} is new: research is work"
+            );
+        }
+        assert!(!watch.progressed(), "reading changes nothing: no auto-continue on it alone");
+        let mut halted = None;
+        for n in 0..30 {
+            watch.before_round(&read(&format!("src/{}.rs", (n * 7) % 30)));
+            if watch.after_round(false, &[true]).is_some() {
+                halted = Some(n + 1);
+                break;
+            }
+        }
+        assert_eq!(halted, Some(12), "the same files again are no progress");
+        // A spelling of a call made already (other key order, spacing) is not new either;
+        // a round holding one new call among old ones is.
+        let mut watch = RoundWatch::new(RoundRule::progress(200, 2));
+        watch.before_round(&call("grep", r#"{"q":"x","dir":"src"}"#));
+        watch.after_round(false, &[true]);
+        watch.before_round(&call("grep", r#"{ "dir": "src", "q": "x" }"#));
+        assert_eq!(watch.after_round(false, &[true]), None);
+        let mut mixed = call("grep", r#"{"q":"x","dir":"src"}"#);
+        mixed.extend(read("new.rs"));
+        watch.before_round(&mixed);
+        assert_eq!(watch.after_round(false, &[true, true]), None, "one new call in the round");
+        watch.before_round(&read("new.rs"));
+        watch.after_round(false, &[true]);
+        watch.before_round(&call("grep", r#"{"dir":"src","q":"x"}"#));
+        assert_eq!(watch.after_round(false, &[true]), Some(Halt::NoProgress));
+        // New calls that fail (a file that is not there, a tool that is not offered) are no
+        // progress: the window closes on them as on old ones.
+        let mut watch = RoundWatch::new(RoundRule::progress(200, 3));
+        let failed: Vec<bool> = (0..3)
+            .map(|n| {
+                watch.before_round(&read(&format!("missing/{n}.rs")));
+                watch.after_round(false, &[false]).is_some()
+            })
+            .collect();
+        assert_eq!(failed, [false, false, true]);
     }
 
     #[test]
@@ -180,9 +290,9 @@ mod tests {
         let same = call("read_file", r#"{"path":"a","lines":3}"#);
         let reordered = call("read_file", r#"{ "lines": 3, "path": "a" }"#);
         assert_eq!(watch.before_round(&same), None);
-        watch.after_round(true);
+        watch.after_round(true, &[true]);
         assert_eq!(watch.before_round(&reordered), None);
-        watch.after_round(true);
+        watch.after_round(true, &[true]);
         assert_eq!(watch.before_round(&same), Some(Halt::Loop("read_file".into())));
         assert_eq!(watch.rounds(), 2, "the looping round is not counted as run");
     }
@@ -193,7 +303,7 @@ mod tests {
         let rounds = ["a", "a", "b", "a", "a", "b"];
         for name in rounds {
             assert_eq!(watch.before_round(&call(name, "{}")), None, "{name}");
-            watch.after_round(false);
+            watch.after_round(false, &[true]);
         }
     }
 
@@ -202,7 +312,7 @@ mod tests {
         let mut watch = RoundWatch::new(RoundRule::fixed(12));
         for _ in 0..12 {
             assert_eq!(watch.before_round(&call("read", "{}")), None);
-            assert_eq!(watch.after_round(false), None);
+            assert_eq!(watch.after_round(false, &[true]), None);
         }
         assert_eq!(watch.before_round(&call("read", "{}")), Some(Halt::RoundCap));
     }

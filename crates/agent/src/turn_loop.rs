@@ -193,13 +193,14 @@ impl Run<'_, '_> {
                 return self.refuse_round(id, reply, halt);
             }
             let (results, stopped) = self.run_tools(&id, &reply.calls, cancel).await;
+            let answered: Vec<bool> = results.iter().map(answered_well).collect();
             let text = reply.text.clone();
             self.finish_round(id, reply, results)?;
             if stopped {
                 return Ok(self.outcome(TurnEnd::Stopped, String::new()));
             }
             let progressed = self.progressed().await?;
-            if let Some(Halt::NoProgress) = self.watch.after_round(progressed) {
+            if let Some(Halt::NoProgress) = self.watch.after_round(progressed, &answered) {
                 return Ok(self.outcome(TurnEnd::NoProgress, text));
             }
         }
@@ -466,4 +467,9 @@ fn tool_result(call: &ToolCall, output: ToolOutput) -> Message {
             is_error: output.is_error,
         },
     }
+}
+
+/// Whether a tool's result message says the call answered without an error.
+fn answered_well(result: &Message) -> bool {
+    matches!(result.body, MessageBody::Tool { is_error: false, .. })
 }

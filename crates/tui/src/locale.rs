@@ -231,7 +231,7 @@ pub static EN: Words = Words {
     stop_reasons: [
         "It gave its answer before the open tasks were finished.",
         "A step's check failed and was not fixed.",
-        "It made no progress on the task list for many rounds.",
+        "For many rounds it changed nothing and looked at nothing new.",
         "It kept repeating the same tool call.",
         "It reached the most tool rounds one turn may take.",
         "The model provider failed during the turn.",
@@ -319,7 +319,7 @@ pub static RU: Words = Words {
     stop_reasons: [
         "Он дал ответ, не закончив открытые задачи.",
         "Проверка шага не прошла, и её не исправили.",
-        "Много раундов подряд список задач не продвигался.",
+        "Много раундов подряд он ничего не менял и не смотрел ничего нового.",
         "Он раз за разом повторял один и тот же вызов инструмента.",
         "Достигнут предел раундов инструментов на один ход.",
         "Во время хода произошёл сбой у провайдера модели.",

@@ -118,7 +118,7 @@ describe("the stop card", () => {
 
   it("in English keeps the engine's words as the second line", () => {
     render(<StopCard stopped={gateStop({ reason: "no_progress", text: "No task changed in 12 rounds.", gate: undefined })} onContinue={async () => null} />);
-    expect(screen.getByTestId("stop-reason").textContent).toBe("It made no progress on the task list for many rounds.");
+    expect(screen.getByTestId("stop-reason").textContent).toBe("For many rounds it changed nothing and looked at nothing new.");
     expect(screen.getByTestId("stop-detail").textContent).toBe("No task changed in 12 rounds.");
   });
 

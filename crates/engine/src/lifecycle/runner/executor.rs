@@ -67,7 +67,7 @@ fn executed(outcome: TurnOutcome, cancelled: bool, max_rounds: u32) -> Executed 
             None,
             Some(format!(
                 "Stopped after {} tool rounds: the last ones changed neither the task list \
-                 nor the workspace.",
+                 nor the workspace, and looked at nothing new.",
                 outcome.rounds
             )),
         ),
