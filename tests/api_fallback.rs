@@ -73,6 +73,54 @@ async fn an_unreadable_fence_twice_falls_back_to_execution() {
     assert_eq!(executor_count(&provider), 1);
     let chat = serve.chat(&id).await;
     assert_eq!(chat["messages"].as_array().unwrap().last().unwrap()["content"], "Did it anyway.");
+    let notice = said_before_execution(&chat);
+    assert!(notice.contains("could not be read, twice"), "{notice}");
+}
+
+/// The chat's notice that the planner failed, said before the executor's first word.
+fn said_before_execution(chat: &serde_json::Value) -> String {
+    let messages = chat["messages"].as_array().unwrap();
+    let contents: Vec<&str> = messages.iter().map(|m| m["content"].as_str().unwrap()).collect();
+    let notice = contents
+        .iter()
+        .position(|text| text.starts_with("The planner could not make a plan"))
+        .unwrap_or_else(|| panic!("the planner's failure is said in the chat: {contents:#?}"));
+    assert_eq!(messages[notice]["role"], "assistant");
+    assert_eq!(notice, 1, "right after the user's message, before the executor: {contents:#?}");
+    contents[notice].to_owned()
+}
+
+#[tokio::test]
+async fn with_on_planner_failure_stop_a_failed_planner_runs_nothing_and_says_so() {
+    let script = Script::new()
+        .route(planner(), [Reply::status(500), Reply::status(500), Reply::status(500)])
+        .route(planner(), [plan("Second try", &["Do it"])])
+        .route(anyone(), [Reply::text("Must not run.")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let config = format!(
+        "{}\n[plan_mode]\non_planner_failure = \"stop\"\n",
+        openai_config(&provider.openai_url())
+    );
+    let serve = Serve::start(&config);
+    let id = serve.create_chat(json!({})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
+    events.wait_for_phase("idle").await;
+    assert_eq!(executor_count(&provider), 0, "nothing ran without a plan");
+    let chat = serve.chat(&id).await;
+    let last = chat["messages"].as_array().unwrap().last().unwrap().clone();
+    let text = last["content"].as_str().unwrap();
+    assert!(
+        text.starts_with("The planner could not make a plan") && text.contains("Nothing was run"),
+        "{last}"
+    );
+    assert!(text.contains("HTTP 500"), "what failed is said: {text}");
+
+    // The message sent again plans again.
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go, please"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    assert_eq!(serve.chat(&id).await["state"]["plan"]["title"], "Second try");
+    assert_eq!(executor_count(&provider), 0);
 }
 
 #[tokio::test]
@@ -100,6 +148,8 @@ async fn a_provider_error_during_planning_falls_back_with_the_managed_profile() 
         chat["messages"].as_array().unwrap().last().unwrap()["content"],
         "Executed without a plan."
     );
+    let notice = said_before_execution(&chat);
+    assert!(notice.contains("HTTP 500") && notice.contains("Going ahead without one"), "{notice}");
 }
 
 #[tokio::test]

@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use preflight_engine::config::{Config, ConfigError, PlanModeDefaults, SandboxSettings};
+use preflight_engine::config::{
+    Config, ConfigError, OnPlannerFailure, PlanModeDefaults, SandboxSettings,
+};
 use preflight_engine::confinement::ConfinementMode;
 use preflight_engine::llm::{ProviderKind, RetryPolicy, ANTHROPIC_BASE_URL};
 
@@ -18,7 +20,12 @@ fn a_missing_file_is_the_defaults() {
     let config = Config::load(home.path()).unwrap();
     assert_eq!(config, Config::default());
     assert_eq!(config.provider.kind, ProviderKind::Embedded);
-    assert_eq!(config.plan_mode, PlanModeDefaults { enabled: true, auto_approve: false });
+    let plan_mode = PlanModeDefaults {
+        enabled: true,
+        auto_approve: false,
+        on_planner_failure: OnPlannerFailure::Execute,
+    };
+    assert_eq!(config.plan_mode, plan_mode, "a failed planner is said, then execution goes on");
     assert_eq!(
         config.sandbox,
         SandboxSettings {
@@ -49,6 +56,7 @@ model = "qwen2.5:32b"
 [plan_mode]           # defaults when the section is absent: enabled = true, auto_approve = false
 enabled = true
 auto_approve = false
+on_planner_failure = "stop"   # execute (default) | stop: what a chat does when planning fails
 
 [sandbox]             # the code sandbox of chats with a workspace; defaults: enabled, no network
 enabled = true
@@ -75,6 +83,7 @@ allow_sdists = true   # pip may build source distributions (default false: wheel
         "the planner retries at most twice within 10 s"
     );
     assert_eq!(config.planner_settings().model, "qwen2.5:32b");
+    assert_eq!(config.plan_mode.on_planner_failure, OnPlannerFailure::Stop);
     assert_eq!(
         config.sandbox,
         SandboxSettings {
@@ -161,7 +170,13 @@ fn every_mistake_names_its_line_and_key() {
             "[plan_mode]\nauto = true\n",
             2,
             "plan_mode.auto",
-            "unknown key; expected one of enabled, auto_approve",
+            "unknown key; expected one of enabled, auto_approve, on_planner_failure",
+        ),
+        (
+            "[plan_mode]\non_planner_failure = \"ask\"\n",
+            2,
+            "plan_mode.on_planner_failure",
+            "on_planner_failure = \"ask\": use \"execute\" or \"stop\"",
         ),
         (
             "[sandbox]\nnetwork = \"off\"\n",

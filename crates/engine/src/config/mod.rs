@@ -19,5 +19,7 @@ mod write;
 pub use connect::connect_provider;
 pub use error::ConfigError;
 pub use preflight_llm::{KernelKeyring, KeyLookup, KeyStore, Lookup, SecretService};
-pub use settings::{Config, ExecutorSettings, PlanModeDefaults, SandboxSettings, CONFIG_FILE};
+pub use settings::{
+    Config, ExecutorSettings, OnPlannerFailure, PlanModeDefaults, SandboxSettings, CONFIG_FILE,
+};
 pub use write::{ConfigEdit, PendingConfig};

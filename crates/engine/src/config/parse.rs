@@ -14,7 +14,7 @@ use toml::Spanned;
 
 use crate::config::error::ConfigError;
 use crate::config::settings::{
-    Config, ExecutorSettings, PlanModeDefaults, SandboxSettings, CONFIG_FILE,
+    Config, ExecutorSettings, OnPlannerFailure, PlanModeDefaults, SandboxSettings, CONFIG_FILE,
 };
 
 const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode", "sandbox", "executor"];
@@ -28,7 +28,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "connect_timeout_secs",
     "idle_timeout_secs",
 ];
-const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve"];
+const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve", "on_planner_failure"];
 const SANDBOX_KEYS: &[&str] =
     &["enabled", "network", "max_file_mib", "confinement", "allow_sdists"];
 const EXECUTOR_KEYS: &[&str] = &["max_rounds", "no_progress_rounds", "auto_continue"];
@@ -202,6 +202,19 @@ impl<'a> Section<'a> {
         Ok(PlanModeDefaults {
             enabled: self.boolean("enabled", defaults.enabled)?,
             auto_approve: self.boolean("auto_approve", defaults.auto_approve)?,
+            on_planner_failure: self.on_planner_failure()?.unwrap_or(defaults.on_planner_failure),
+        })
+    }
+
+    /// `[plan_mode] on_planner_failure = "execute" | "stop"`.
+    fn on_planner_failure(&self) -> Result<Option<OnPlannerFailure>, ConfigError> {
+        let Some((word, at)) = self.string("on_planner_failure")? else { return Ok(None) };
+        OnPlannerFailure::parse(&word).map(Some).ok_or_else(|| {
+            self.error(
+                &at,
+                "on_planner_failure",
+                format!("on_planner_failure = {word:?}: use \"execute\" or \"stop\""),
+            )
         })
     }
 

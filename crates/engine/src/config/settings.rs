@@ -76,11 +76,39 @@ impl Default for SandboxSettings {
 pub struct PlanModeDefaults {
     pub enabled: bool,
     pub auto_approve: bool,
+    /// What a chat does when its planner fails (`on_planner_failure`).
+    pub on_planner_failure: OnPlannerFailure,
 }
 
 impl Default for PlanModeDefaults {
     fn default() -> PlanModeDefaults {
-        PlanModeDefaults { enabled: true, auto_approve: false }
+        PlanModeDefaults {
+            enabled: true,
+            auto_approve: false,
+            on_planner_failure: OnPlannerFailure::Execute,
+        }
+    }
+}
+
+/// `[plan_mode] on_planner_failure`: what a chat does when its planner fails (the provider
+/// is down, its answer cannot be read twice). Either way the chat says so.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OnPlannerFailure {
+    /// `"execute"` (seed 003): the executor goes on without a plan.
+    #[default]
+    Execute,
+    /// `"stop"`: nothing runs; the chat waits, and the message sent again plans again.
+    Stop,
+}
+
+impl OnPlannerFailure {
+    /// The configuration file's spelling.
+    pub fn parse(word: &str) -> Option<OnPlannerFailure> {
+        match word {
+            "execute" => Some(OnPlannerFailure::Execute),
+            "stop" => Some(OnPlannerFailure::Stop),
+            _ => None,
+        }
     }
 }
 

@@ -75,6 +75,7 @@ async fn plan(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Option<Clos
     match planner::run(inner, chat_id, &guard.cancel).await {
         Planned::Card(closing) => Some(closing),
         Planned::Stopped => Some(planner::settle_stop(inner, chat_id)),
+        Planned::Failed(notice) => Some(planner::settle_failure(inner, chat_id, notice)),
         Planned::PreApproved => {
             guard.hand_over_to_executor();
             None

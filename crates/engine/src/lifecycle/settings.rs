@@ -145,9 +145,11 @@ impl SettingsUpdate {
             kind: self.provider.kind(),
             base_url: self.base_url.clone(),
             model: self.model.clone(),
+            // The settings screen edits these two; the writer keeps the section's other keys.
             plan_mode: PlanModeDefaults {
                 enabled: self.plan_mode,
                 auto_approve: self.auto_approve,
+                ..PlanModeDefaults::default()
             },
         }
     }

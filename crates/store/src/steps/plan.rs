@@ -133,6 +133,25 @@ impl Tx<'_> {
         Ok(deleted)
     }
 
+    /// The planner failed and the chat stops there (`[plan_mode] on_planner_failure =
+    /// "stop"`): it is settled as a stopped planner is (a first planning turn leaves the chat
+    /// as right after its message, and its next message plans again; a revision's card
+    /// waits again), then `notice` (an assistant message) says why. Returns the phase the
+    /// chat is left in.
+    pub fn stop_failed_planning(
+        &mut self,
+        chat_id: &ChatId,
+        notice: &Message,
+    ) -> Result<Phase, StoreError> {
+        require_kind(notice, &[MessageKind::Assistant], "a notice is an assistant message")?;
+        let phase = self.settle_interrupted_planning(chat_id)?;
+        if phase == Phase::Idle {
+            self.set_plans_again(chat_id, true)?;
+        }
+        self.insert_message(chat_id, notice)?;
+        Ok(phase)
+    }
+
     /// The planner gave neither card, failed, or asked past the last round: `plan_pending`
     /// is dropped, `notice` (an assistant message, if any) appended, phase `executing`.
     pub fn fall_back_to_execution(
@@ -301,6 +320,15 @@ impl Store {
             tx.set_plans_again(chat_id, true)?;
             Ok(deleted)
         })
+    }
+
+    /// See [`Tx::stop_failed_planning`].
+    pub fn stop_failed_planning(
+        &self,
+        chat_id: &ChatId,
+        notice: &Message,
+    ) -> Result<Phase, StoreError> {
+        self.write(|tx| tx.stop_failed_planning(chat_id, notice))
     }
 
     /// See [`Tx::fall_back_to_execution`].

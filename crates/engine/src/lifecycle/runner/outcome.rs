@@ -16,6 +16,9 @@ pub(super) enum Planned {
     PreApproved,
     /// No card: execution takes over, after the notice if there is one.
     HandOver(Option<String>),
+    /// The planner failed and the chat stops there (`on_planner_failure = "stop"`): the
+    /// notice says why, and nothing runs.
+    Failed(String),
     Stopped,
 }
 

@@ -23,6 +23,7 @@ use preflight_protocol::planner::{
 use preflight_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::OnPlannerFailure;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::assistant_message;
 use crate::lifecycle::notify::phase_event;
@@ -39,13 +40,42 @@ const PLANNER_DEADLINE: Duration = Duration::from_secs(600);
 const MAX_OUTCOME_BYTES: usize = 4096;
 
 /// One planner turn; how it ended, for the runner to decide what runs next. A planner
-/// that fails hands over to the executor without a plan.
+/// that fails is said in the chat, never silently: the executor goes on without a plan
+/// (seed 003), or with `[plan_mode] on_planner_failure = "stop"` nothing runs.
 pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Planned {
     match plan(inner, chat_id, cancel).await {
         Ok(outcome) => outcome,
         Err(error) => {
-            tracing::warn!(%chat_id, %error, "planning failed; executing without a plan");
-            Planned::HandOver(None)
+            let choice = inner.defaults.on_planner_failure;
+            tracing::warn!(%chat_id, %error, ?choice, "planning failed");
+            match choice {
+                OnPlannerFailure::Execute => Planned::HandOver(Some(format!(
+                    "The planner could not make a plan: {error}. Going ahead without one — \
+                     no plan card, no approval. (To stop instead when planning fails, set \
+                     `on_planner_failure = \"stop\"` under `[plan_mode]` in config.toml.)"
+                ))),
+                OnPlannerFailure::Stop => Planned::Failed(format!(
+                    "The planner could not make a plan: {error}. Nothing was run \
+                     (`on_planner_failure = \"stop\"`). Send your message again to plan it \
+                     again, or change the provider in Settings."
+                )),
+            }
+        }
+    }
+}
+
+/// A planner that failed where the chat stops: the notice stored as the chat settles (as a
+/// stopped planner does), then the phase that hands control back.
+pub(super) fn settle_failure(inner: &Inner, chat_id: &ChatId, notice: String) -> Closing {
+    let notice = assistant_message(notice, None);
+    match inner.store.stop_failed_planning(chat_id, &notice) {
+        Ok(phase) => {
+            let tasks = inner.store.task_list(chat_id).map(|list| list.tasks).unwrap_or_default();
+            vec![Event::Message { message: notice }, Event::TaskList { tasks }, phase_event(phase)]
+        }
+        Err(error) => {
+            tracing::error!(%chat_id, %error, "cannot settle a failed planner");
+            Vec::new()
         }
     }
 }
@@ -148,6 +178,9 @@ enum PlanError {
     Turn(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Its answer could not be read, even after the repair request.
+    #[error("its answer could not be read, twice ({0})")]
+    Unreadable(String),
 }
 
 /// Stores what the planner said: a question card, a plan card, or nothing (hand-over).
@@ -166,7 +199,10 @@ fn store_reply(
             "The planner still had questions after {MAX_QUESTION_ROUNDS} rounds; going ahead without a plan."
         )))),
         ReplyKind::Plan(plan) => store_plan(inner, chat, facts, &reply.text, &plan),
-        ReplyKind::None => Ok(Planned::HandOver(None)),
+        ReplyKind::None => match reply.error {
+            Some(error) => Err(PlanError::Unreadable(error.to_string())),
+            None => Ok(Planned::HandOver(None)),
+        },
     }
 }
 
