@@ -154,7 +154,9 @@ async fn a_provider_error_during_planning_falls_back_with_the_managed_profile() 
 
 #[tokio::test]
 async fn when_the_executor_fails_too_the_chat_says_so() {
+    // The planner's provider fails on its side (HTTP 500), so execution is tried, and fails.
     let script = Script::new()
+        .route(planner(), [Reply::status(500), Reply::status(500), Reply::status(500)])
         .forever(anyone(), Reply::status_with_body(401, "{\"error\":{\"message\":\"bad key\"}}"));
     let (_provider, serve, id) = start(script).await;
     let mut events = serve.events(&id).await;
@@ -264,4 +266,38 @@ async fn pending_questions_and_an_open_task_list_survive_a_restart() {
     let serve = Serve::start_in(serve.stop());
     assert_eq!(serve.get(&format!("/v1/chats/{id}/plan")).await.1, tasks);
     assert_eq!(serve.chat(&id).await["state"]["plan"]["approval"], "approved");
+}
+
+#[tokio::test]
+async fn a_provider_that_cannot_be_reached_is_said_once_and_nothing_runs() {
+    // A port nobody listens on: the planner's provider, which is the executor's too.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let serve = Serve::start(&openai_config(&format!("http://127.0.0.1:{port}/v1")));
+    let id = serve.create_chat(json!({})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Go"})).await;
+    let error = events.wait_for("the error", |name, _| name == "error").await;
+    events.wait_for_phase("idle").await;
+
+    assert_eq!(error["code"], "ERR_PROVIDER_UNAVAILABLE", "{error}");
+    let chat = serve.chat(&id).await;
+    let contents: Vec<&str> = chat["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents.len(), 2, "the message and one notice, said once: {contents:#?}");
+    assert!(
+        contents[1].starts_with("The model provider could not be used")
+            && contents[1].contains("Nothing was run"),
+        "{contents:#?}"
+    );
+    let errors = events.seen.iter().filter(|(name, _)| name == "error").count();
+    assert_eq!(errors, 1, "one error event: {:?}", events.seen);
+    assert!(
+        !events.seen.iter().any(|(_, data)| data["phase"] == "executing"),
+        "the executor never started: {:?}",
+        events.seen
+    );
 }

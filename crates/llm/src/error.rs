@@ -63,6 +63,12 @@ impl LlmError {
         }
     }
 
+    /// Whether every request to the same provider would fail the same way now: it cannot be
+    /// reached at all (no HTTP status came back), or it refused the key.
+    pub fn refuses_everyone(&self) -> bool {
+        matches!(self, LlmError::Unavailable { status: None, .. } | LlmError::Unauthorized { .. })
+    }
+
     pub fn bad_response(detail: impl Into<String>) -> LlmError {
         LlmError::BadResponse { detail: detail.into() }
     }

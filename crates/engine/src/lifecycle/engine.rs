@@ -136,6 +136,9 @@ pub(crate) struct Inner {
     /// The executor's model, or why there is none (shown in the chat when a turn needs it).
     pub(super) executor: Result<Arc<dyn Provider>, SetupError>,
     pub(super) planner: Result<Arc<dyn Provider>, SetupError>,
+    /// The planner and the executor talk to one provider (kind and base URL): what keeps
+    /// one from answering keeps the other too.
+    pub(super) one_provider: bool,
     /// `[executor]`: when an executor turn ends, and how often it continues by itself.
     pub(super) executor_settings: crate::config::ExecutorSettings,
     /// Servers' questions waiting for the user (`elicitations.rs`).
@@ -173,6 +176,9 @@ impl Engine {
         let local = options.local_models.as_deref();
         let executor = connect_provider(&config.provider, &options.keys, local);
         let planner = connect_provider(&config.planner_settings(), &options.keys, local);
+        let planner_settings = config.planner_settings();
+        let one_provider = (planner_settings.kind, planner_settings.base_url.as_str())
+            == (config.provider.kind, config.provider.base_url.as_str());
         let hub = Arc::new(Hub::default());
         let confinement = confinement.map(Arc::new);
         let sandboxes = Sandboxes {
@@ -193,6 +199,7 @@ impl Engine {
             mcp,
             executor,
             planner,
+            one_provider,
             executor_settings: config.executor,
             elicitations: Arc::default(),
             confinement,

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use preflight_agent::events::Event;
 use preflight_agent::{
-    load_workspace_instructions, run_turn, Agent, NoEvents, OfferedTools, RoundRule, Turn, TurnEnd,
-    TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
+    load_workspace_instructions, run_turn, Agent, AgentError, NoEvents, OfferedTools, RoundRule,
+    Turn, TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
 };
 use preflight_dwp::now_rfc3339;
-use preflight_llm::{Constrained, ModelMessage, OutputConstraint};
+use preflight_llm::{Constrained, LlmError, ModelMessage, OutputConstraint};
 use preflight_mcp::{Profile, ServerClass};
 use preflight_protocol::chat::{Chat, Message, MessageBody, Phase, PlanPending};
 use preflight_protocol::ids::ChatId;
@@ -45,6 +45,17 @@ const MAX_OUTCOME_BYTES: usize = 4096;
 pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Planned {
     match plan(inner, chat_id, cancel).await {
         Ok(outcome) => outcome,
+        Err(PlanError::Provider(error)) if error.refuses_everyone() && inner.one_provider => {
+            // The executor would meet the same refusal: said once, now, and nothing runs.
+            tracing::warn!(%chat_id, %error, "the provider refuses every request; nothing runs");
+            let code = error.code();
+            let message = format!(
+                "The model provider could not be used: {error}. Nothing was run. Check that it \
+                 is running and that its key is right (Settings), then send your message again."
+            );
+            inner.hub.emit(chat_id, Event::Error { code, message: message.clone() });
+            Planned::Failed(message)
+        }
         Err(error) => {
             let choice = inner.defaults.on_planner_failure;
             tracing::warn!(%chat_id, %error, ?choice, "planning failed");
@@ -145,7 +156,10 @@ async fn plan(
             events: &NoEvents,
         };
         let outcome = match tokio::time::timeout(PLANNER_DEADLINE, run_turn(turn, cancel)).await {
-            Ok(outcome) => outcome.map_err(|error| PlanError::Turn(error.to_string()))?,
+            Ok(outcome) => outcome.map_err(|error| match error {
+                AgentError::Provider(error) => PlanError::Provider(error),
+                other => PlanError::Turn(other.to_string()),
+            })?,
             Err(_) => return Err(PlanError::Turn("the planner took too long".into())),
         };
         if outcome.end == TurnEnd::Stopped || cancel.is_cancelled() {
@@ -178,6 +192,9 @@ enum PlanError {
     Turn(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Its provider failed.
+    #[error(transparent)]
+    Provider(LlmError),
     /// Its answer could not be read, even after the repair request.
     #[error("its answer could not be read, twice ({0})")]
     Unreadable(String),
