@@ -156,10 +156,7 @@ async fn plan(
             events: &NoEvents,
         };
         let outcome = match tokio::time::timeout(PLANNER_DEADLINE, run_turn(turn, cancel)).await {
-            Ok(outcome) => outcome.map_err(|error| match error {
-                AgentError::Provider(error) => PlanError::Provider(error),
-                other => PlanError::Turn(other.to_string()),
-            })?,
+            Ok(outcome) => outcome.map_err(PlanError::from)?,
             Err(_) => return Err(PlanError::Turn("the planner took too long".into())),
         };
         if outcome.end == TurnEnd::Stopped || cancel.is_cancelled() {
@@ -198,6 +195,16 @@ enum PlanError {
     /// Its answer could not be read, even after the repair request.
     #[error("its answer could not be read, twice ({0})")]
     Unreadable(String),
+}
+
+impl From<AgentError> for PlanError {
+    /// A provider's failure stays typed: what it was decides whether execution is tried.
+    fn from(error: AgentError) -> PlanError {
+        match error {
+            AgentError::Provider(error) => PlanError::Provider(error),
+            other => PlanError::Turn(other.to_string()),
+        }
+    }
 }
 
 /// Stores what the planner said: a question card, a plan card, or nothing (hand-over).
