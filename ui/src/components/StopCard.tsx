@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 
 import type { ExecutorStop } from "../generated/ExecutorStop";
 import type { StopReason } from "../generated/StopReason";
-import { language, t } from "../lib/i18n";
+import { t } from "../lib/i18n";
 
 export interface StopCardProps {
   stopped: ExecutorStop;
@@ -58,13 +58,14 @@ export function stopReasonShort(reason: StopReason): string {
   }
 }
 
-/** The engine's own words (English) as a second line: in English always, in another language
- *  only where they carry specifics the reason does not (the provider's error, the loop's call). */
+/** The engine's own words (English) as a second line, in every language, only where they carry
+ *  specifics the reason does not (the provider's error, the loop's call): otherwise they would
+ *  say the reason a second time. */
 export function engineDetail(stopped: ExecutorStop): string | null {
   const text = stopped.text.trim();
   if (text === "") return null;
   const specific = stopped.reason === "provider_error" || stopped.reason === "loop";
-  return specific || language() === "en" ? text : null;
+  return specific ? text : null;
 }
 
 export function StopCard({ stopped, onContinue }: StopCardProps) {

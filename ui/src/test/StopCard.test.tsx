@@ -116,10 +116,14 @@ describe("the stop card", () => {
     expect(screen.queryByTestId("stop-gate")).toBeNull();
   });
 
-  it("in English keeps the engine's words as the second line", () => {
-    render(<StopCard stopped={gateStop({ reason: "no_progress", text: "No task changed in 12 rounds.", gate: undefined })} onContinue={async () => null} />);
+  it("says its reason once, and the engine's words only where they carry specifics", () => {
+    const { unmount } = render(<StopCard stopped={gateStop({ reason: "no_progress", text: "No task changed in 12 rounds.", gate: undefined })} onContinue={async () => null} />);
     expect(screen.getByTestId("stop-reason").textContent).toBe("For many rounds it changed nothing and looked at nothing new.");
-    expect(screen.getByTestId("stop-detail").textContent).toBe("No task changed in 12 rounds.");
+    expect(screen.queryByTestId("stop-detail")).toBeNull();
+    expect(screen.getByTestId("stop-card").textContent).not.toContain("No task changed");
+    unmount();
+    render(<StopCard stopped={gateStop({ reason: "loop", text: "Stopped as a loop: `read_file` was asked for 3 times.", gate: undefined })} onContinue={async () => null} />);
+    expect(screen.getByTestId("stop-detail").textContent).toBe("Stopped as a loop: `read_file` was asked for 3 times.");
   });
 
   it("is at the end of the conversation while no turn runs, and its Continue is the chat's", () => {
