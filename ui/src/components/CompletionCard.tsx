@@ -7,7 +7,7 @@ import type { Deviation } from "../generated/Deviation";
 import type { FinalizationNote } from "../generated/FinalizationNote";
 import type { StopReason } from "../generated/StopReason";
 import type { Task } from "../generated/Task";
-import { t } from "../lib/i18n";
+import { formatTime, t } from "../lib/i18n";
 import { Markdown } from "./Markdown";
 import { stopReasonShort } from "./StopCard";
 
@@ -148,7 +148,7 @@ export function CompletionCard({ completion, onOpenFolder, onPlanDiff }: Complet
           </button>
         </div>
       )}
-      <p class="small muted">{t("completion.finishedAt", { time: completion.finished_at })}</p>
+      <p class="small muted">{t("completion.finishedAt", { time: formatTime(completion.finished_at) })}</p>
     </section>
   );
 }

@@ -16,7 +16,7 @@ import type { TaskSpan } from "../generated/TaskSpan";
 import type { TaskStatus } from "../generated/TaskStatus";
 import { taskCounts } from "../lib/chatState";
 import { spanOf, statText } from "../lib/checkpoints";
-import { formatNumber, t } from "../lib/i18n";
+import { formatNumber, formatTime, t } from "../lib/i18n";
 
 const MARK: Record<TaskStatus, string> = { pending: "[ ]", active: "[>]", done: "[x]", dropped: "[~]" };
 
@@ -209,8 +209,8 @@ function ClearList({ onClear }: { onClear: () => Promise<string | null> }) {
 export function taskTimes(task: Task): string | undefined {
   const whose = task.origin === "plan" ? t("tasks.planStep") : t("tasks.ownTask");
   const parts = [whose];
-  if (task.created_at) parts.push(t("tasks.added", { time: task.created_at }));
-  if (task.updated_at && task.updated_at !== task.created_at) parts.push(t("tasks.changed", { time: task.updated_at }));
+  if (task.created_at) parts.push(t("tasks.added", { time: formatTime(task.created_at) }));
+  if (task.updated_at && task.updated_at !== task.created_at) parts.push(t("tasks.changed", { time: formatTime(task.updated_at) }));
   return parts.join(" · ");
 }
 
@@ -254,7 +254,7 @@ function GateLine({ gate }: { gate: Gate }) {
         </span>
       </summary>
       <pre class="gate-evidence" data-testid="gate-evidence">{gate.evidence}</pre>
-      {gate.last_run && <p class="small muted">{t("gate.ranAt", { time: gate.last_run })}</p>}
+      {gate.last_run && <p class="small muted">{t("gate.ranAt", { time: formatTime(gate.last_run) })}</p>}
     </details>
   );
 }

@@ -65,6 +65,17 @@ export function language(): Language {
   return i18next.language === "ru" ? "ru" : "en";
 }
 
+/** A time the engine sent (RFC 3339, UTC) as people read it: the window's language, the
+ *  user's own locale for it where they have one, their time zone (`timeZone` only for tests),
+ *  e.g. "4 Dec 2026, 18:02". Text that is not a time is shown as it came. */
+export function formatTime(iso: string, timeZone?: string): string {
+  const date = new Date(iso);
+  if (iso.trim() === "" || Number.isNaN(date.getTime())) return iso;
+  const lang = language();
+  const locale = navigatorLanguages().find((tag) => tag.toLowerCase().startsWith(lang)) ?? lang;
+  return new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", timeZone }).format(date);
+}
+
 /** Switches the window's language now, without remembering it (tests; the stored choice). */
 export function applyLanguage(choice: LanguageChoice): void {
   void i18next.changeLanguage(resolveLanguage(choice));

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 
 import { humanSize } from "../components/Attachments";
-import { CATALOGUES, applyLanguage, language, setLanguageChoice, storedLanguageChoice, systemLanguage, t, type Language } from "../lib/i18n";
+import { CATALOGUES, applyLanguage, formatTime, language, setLanguageChoice, storedLanguageChoice, systemLanguage, t, type Language } from "../lib/i18n";
 
 const PLURAL = /_(zero|one|two|few|many|other)$/;
 
@@ -95,6 +95,22 @@ describe("plurals and numbers", () => {
     expect([1, 3, 7].map((done) => t("tasks.count", { done, total: 7 }))).toEqual(["1 из 7 готово", "3 из 7 готово", "7 из 7 готово"]);
     expect(humanSize(12_300)).toBe("12,3 кБ");
     expect(humanSize(512)).toBe("512 Б");
+  });
+
+  it("times as people read them, in the window's language, never as RFC 3339", () => {
+    const at = "2026-12-04T18:02:51.733Z";
+    applyLanguage("en");
+    const english = formatTime(at, "UTC");
+    expect(english).toMatch(/Dec/);
+    expect(english).toMatch(/2026/);
+    expect(english).toMatch(/18:02|6:02/);
+    expect(english).not.toContain("T18");
+    applyLanguage("ru");
+    const russian = formatTime(at, "UTC");
+    expect(russian).toMatch(/дек/);
+    expect(russian).toContain("18:02");
+    expect(formatTime("not a time")).toBe("not a time");
+    expect(formatTime("")).toBe("");
   });
 });
 
