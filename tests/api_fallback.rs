@@ -87,6 +87,9 @@ fn said_before_execution(chat: &serde_json::Value) -> String {
         .unwrap_or_else(|| panic!("the planner's failure is said in the chat: {contents:#?}"));
     assert_eq!(messages[notice]["role"], "assistant");
     assert_eq!(notice, 1, "right after the user's message, before the executor: {contents:#?}");
+    // Typed, so that each client says it in its own words with its action.
+    assert_eq!(messages[notice]["notice"]["kind"], "planner_failed", "{:#?}", messages[notice]);
+    assert_eq!(messages[notice]["notice"]["went_on"], true);
     contents[notice].to_owned()
 }
 
@@ -292,6 +295,12 @@ async fn a_provider_that_cannot_be_reached_is_said_once_and_nothing_runs() {
         contents[1].starts_with("The model provider could not be used")
             && contents[1].contains("Nothing was run"),
         "{contents:#?}"
+    );
+    let notice = &chat["messages"][1]["notice"];
+    assert_eq!(
+        (notice["kind"].as_str(), notice["code"].as_str()),
+        (Some("provider_refused"), Some("ERR_PROVIDER_UNAVAILABLE")),
+        "{notice}"
     );
     let errors = events.seen.iter().filter(|(name, _)| name == "error").count();
     assert_eq!(errors, 1, "one error event: {:?}", events.seen);

@@ -433,3 +433,28 @@ async fn a_plan_that_still_does_not_fit_waits_and_cannot_be_approved_even_automa
     let (_, panel) = world.serve.get(&format!("/v1/chats/{id}/plan")).await;
     assert_eq!(panel["tasks"], json!([]));
 }
+
+#[tokio::test]
+async fn the_planners_draft_is_told_by_its_words_so_far_never_by_the_words_themselves() {
+    let prose = "word ".repeat(45);
+    let script = Script::new()
+        .route(planner(), [Reply::text(&prose)])
+        .route(anyone(), [Reply::text("Done.")]);
+    let world = world(script, "").await;
+    let id = world.chat(json!({})).await;
+    let mut events = world.serve.events(&id).await;
+    world.serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Do it"})).await;
+    events.wait_for_phase("idle").await;
+    let planning: Vec<&(String, Value)> = events
+        .seen
+        .iter()
+        .take_while(|(name, data)| !(name == "plan_status" && data["phase"] == "executing"))
+        .collect();
+    let drafted: Vec<u64> = planning
+        .iter()
+        .filter(|(name, _)| name == "drafting")
+        .map(|(_, data)| data["words"].as_u64().unwrap())
+        .collect();
+    assert_eq!(drafted, [20, 40], "every twentieth word: {planning:?}");
+    assert!(!planning.iter().any(|(name, _)| name == "delta"), "no draft words: {planning:?}");
+}

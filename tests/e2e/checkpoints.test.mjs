@@ -55,6 +55,12 @@ test("each task shows its diff, and restoring to before task 2 brings the files 
             run("printf 'keep\\nmore\\n' > b.txt"),
             done(3, "grep -q more b.txt"),
             text("All three edits are made."),
+            // After the restore, Continue: tasks 2 and 3 again.
+            run("printf 'new\\n' > c.txt && rm gone.txt"),
+            done(2, "test -f c.txt && test ! -e gone.txt"),
+            run("printf 'keep\\nmore\\n' > b.txt"),
+            done(3, "grep -q more b.txt"),
+            text("Tasks 2 and 3 are done again."),
           ],
         },
       ],
@@ -105,6 +111,15 @@ test("each task shows its diff, and restoring to before task 2 brings the files 
     assert.equal(readFileSync(join(ws, "a.txt"), "utf8"), "one\ntwo\n", "task 1's work stays");
     await app.waitText('[data-testid="task-count"]', /1 of 3/);
     assert.deepEqual(repository(ws), before, "the user's own .git is unchanged");
+
+    // The undone work links to no diff; the way on is offered: Continue with the open tasks.
+    assert.equal(await app.count('[data-testid="task-diff-3"]'), 0, "task 3's undone work has no diff");
+    await app.byText('[data-testid="restore-continue"]', "Extend b.txt");
+    publish(await app.screenshot("restore-continue"), "restore-continue.png");
+    await app.click('[data-testid="restore-continue-button"]');
+    await app.byText(".message.assistant", "Tasks 2 and 3 are done again");
+    await app.waitText('[data-testid="task-count"]', /3 of 3/);
+    assert.ok(existsSync(join(ws, "c.txt")) && !existsSync(join(ws, "gone.txt")), "task 2 done again");
   } finally {
     await app.stop();
   }

@@ -9,8 +9,9 @@ import type { SettingsUpdate } from "./generated/SettingsUpdate";
 import type { AppInfo } from "./generated/desktop/AppInfo";
 import { api, asApiError } from "./lib/api";
 import { warmUpMarkdown } from "./lib/markdown";
-import { activeCard, statusText } from "./lib/chatState";
+import { activeCard, draftedText, statusText } from "./lib/chatState";
 import { describeError } from "./lib/errorText";
+import { saidByNotice } from "./lib/notices";
 import { t, useLanguage } from "./lib/i18n";
 import { useChat } from "./lib/useChat";
 import { NO_CHATS, withFirstPage, withNextPage, withoutChat, type LoadedChats } from "./lib/chatList";
@@ -184,6 +185,8 @@ export function App() {
   }
 
   const state = chat.state;
+  // A failure the chat's own notice card says (with its actions) is not said a second time.
+  const shownError = state?.error && !saidByNotice(state.view.messages, state.error.code) ? state.error : null;
   // A chat opened from a search may be in no page loaded yet: its view says what it is.
   const current: Chat | null = chats.find((c) => c.id === selected) ?? (state && state.view.id === selected ? state.view : null);
   const phase = state?.view.state.phase ?? "idle";
@@ -296,6 +299,8 @@ export function App() {
                 if (error?.code === "ERR_NOTHING_LEFT" || error?.code === "ERR_TURN_ACTIVE") chat.refresh();
                 return describeOrNull(error);
               },
+              onResend: async (messageId, content) => describeOrNull(await chat.act(() => api.editMessage(id, messageId, content))),
+              onOpenSettings: openSettings,
               onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
               onPlanDiff: planDiff(checkpoints.list) ? () => setDialog(planDiff(checkpoints.list)) : undefined,
             }}
@@ -303,11 +308,17 @@ export function App() {
           {statusText(phase) !== "" && (
             <p class="status-line" data-testid="status-line" aria-live="polite">
               {(phase === "planning" || phase === "executing") && <span class="spinner" aria-hidden="true" />} {statusText(phase)}
+              {phase === "planning" && state.drafted && (
+                <span class="muted" data-testid="drafted" aria-hidden="true">
+                  {" "}
+                  {draftedText(state.drafted)}
+                </span>
+              )}
             </p>
           )}
-          {(banner ?? state.error) && (
+          {(banner ?? shownError) && (
             <p class="error" role="alert" data-testid="error-banner">
-              {banner ?? (state.error && describeError(state.error))}
+              {banner ?? (shownError && describeError(shownError))}
               {!banner && state.error?.code === "ERR_MCP_SIGN_IN" && (
                 <>
                   {" "}

@@ -16,6 +16,12 @@ pub enum Event {
         phase: Phase,
         text: String,
     },
+    /// The planner at work: its draft is shown only once it is a card, so the chat is told
+    /// how many words it has written so far and how many times it looked at the workspace.
+    Drafting {
+        words: u32,
+        looked_at: u32,
+    },
     /// A message as it was stored.
     Message {
         message: Message,
@@ -76,6 +82,7 @@ impl Event {
     pub fn name(&self) -> &'static str {
         match self {
             Event::PlanStatus { .. } => "plan_status",
+            Event::Drafting { .. } => "drafting",
             Event::Message { .. } => "message",
             Event::Delta { .. } => "delta",
             Event::Tool { .. } => "tool",

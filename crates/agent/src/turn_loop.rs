@@ -452,7 +452,13 @@ fn assistant(id: MessageId, content: String, tool_calls: Vec<ToolCall>) -> Messa
     Message {
         id,
         created_at: preflight_dwp::now_rfc3339(),
-        body: MessageBody::Assistant { content, questions: None, plan: None, tool_calls },
+        body: MessageBody::Assistant {
+            content,
+            questions: None,
+            plan: None,
+            tool_calls,
+            notice: None,
+        },
     }
 }
 

@@ -18,12 +18,27 @@ use crate::raw::batch_objects;
 
 /// What is never kept, whatever the workspace's `.gitignore` says: any `.git` (the user's
 /// repository, a nested one's, a worktree's `.git` file) and Preflight's own folders in the
-/// workspace (the sandbox's state, the plan folder's working files).
+/// workspace (the sandbox's state, the plan folder's working files). Then the caches and
+/// installed packages that tools make and nobody writes by hand (Python's bytecode, test and
+/// type-check caches, virtual environments, npm's packages): left out as if `.gitignore`
+/// named them, so a task's diff is the work, not what its checks left behind; a workspace's
+/// `.gitignore` that un-ignores one (`!node_modules/`) ranks above this file and wins.
+/// Build output folders (`target/`, `build/`, `dist/`) are not named: in some projects they
+/// hold sources.
 const EXCLUDE: &str = "\
 # Written by Preflight: never kept in a checkpoint.
 .git
 .sandbox/
 .dwp/
+# Caches and installed packages, unless the workspace's .gitignore un-ignores them.
+__pycache__/
+*.py[cod]
+.pytest_cache/
+.mypy_cache/
+.ruff_cache/
+.tox/
+.venv/
+node_modules/
 ";
 
 /// Highest-precedence attributes: files are kept byte for byte (no filter, no end-of-line

@@ -125,3 +125,30 @@ fn a_checkpoint_that_holds_preflights_folders_never_writes_or_deletes_them() {
     assert_eq!(setup.read(".sandbox/venv/y"), b"made since\n");
     assert!(!setup.exists(".dwp/plan.md"), "nothing written into the plan folder");
 }
+
+#[test]
+fn caches_and_installed_packages_stay_out_of_diffs_unless_gitignore_unignores_them() {
+    let setup = Setup::new();
+    setup.write("textutils.py", "def f(): pass\n");
+    let repo = setup.repo();
+    let first = repo.snapshot("before the checks").unwrap();
+    // What a test run and an install leave behind.
+    setup.write("__pycache__/textutils.cpython-311.pyc", "bytecode");
+    setup.write("tests/__pycache__/test_x.cpython-311.pyc", "bytecode");
+    setup.write("stray.pyc", "bytecode");
+    setup.write(".pytest_cache/v/cache/nodeids", "[]");
+    setup.write(".venv/lib/site.py", "x = 1\n");
+    setup.write("web/node_modules/left-pad/index.js", "module.exports = 1;\n");
+    setup.write("textutils.py", "def f(): return 1\n");
+    let second = repo.snapshot("after the checks").unwrap();
+    let diff = repo.diff(&first.commit, &second.commit).unwrap();
+    let paths: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["textutils.py"], "only the work is in the diff");
+
+    // A workspace that keeps its packages in git says so, and then they are kept.
+    setup.write(".gitignore", "!node_modules/\n");
+    let third = repo.snapshot("packages kept").unwrap();
+    let diff = repo.diff(&second.commit, &third.commit).unwrap();
+    let paths: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, [".gitignore", "web/node_modules/left-pad/index.js"]);
+}

@@ -118,7 +118,13 @@ fn message(seed: &mut u64, n: usize) -> Message {
             restored: None,
         }
     } else {
-        MessageBody::Assistant { content, questions: None, plan: None, tool_calls: vec![] }
+        MessageBody::Assistant {
+            content,
+            questions: None,
+            plan: None,
+            tool_calls: vec![],
+            notice: None,
+        }
     };
     Message { id: MessageId::new(), created_at: preflight_engine::now_rfc3339(), body }
 }

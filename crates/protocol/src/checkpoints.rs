@@ -118,10 +118,17 @@ pub fn task_moves(before: Option<&TaskList>, after: &TaskList) -> (Option<u32>, 
 
 /// Each task's latest span: from the checkpoint it last started at to the first one after
 /// that closed it (or the latest checkpoint while it is open), in the order tasks started.
-/// The stat is filled by the caller, who can diff.
+/// A restore takes back the work after the checkpoint it went to: a span that began after it
+/// is gone, one that ended after it is open again. The stat is filled by the caller.
 pub fn task_spans(checkpoints: &[Checkpoint]) -> Vec<TaskSpan> {
     let mut spans: Vec<TaskSpan> = Vec::new();
     for checkpoint in checkpoints {
+        if let Some(back_to) = checkpoint.restored_to {
+            spans.retain(|span| span.from < back_to);
+            for span in spans.iter_mut().filter(|span| span.to.is_some_and(|to| to > back_to)) {
+                span.to = None;
+            }
+        }
         for id in &checkpoint.closed {
             if let Some(span) = spans.iter_mut().rev().find(|s| s.task == *id && s.to.is_none()) {
                 span.to = Some(checkpoint.n);
@@ -204,5 +211,32 @@ mod tests {
                 .concat();
         let spans: Vec<_> = task_spans(&again).iter().map(|s| (s.task, s.from, s.to)).collect();
         assert_eq!(spans, [(1, 1, Some(3)), (3, 4, None), (2, 6, Some(7))]);
+    }
+
+    #[test]
+    fn a_restore_takes_back_the_spans_of_the_work_it_undid() {
+        let restore = |n, to, started| Checkpoint {
+            restored_to: Some(to),
+            reason: CheckpointReason::Restore,
+            ..checkpoint(n, started, &[])
+        };
+        let spans_of = |list: &[Checkpoint]| -> Vec<_> {
+            task_spans(list).iter().map(|s| (s.task, s.from, s.to)).collect()
+        };
+        let work = [
+            checkpoint(1, Some(1), &[]),
+            checkpoint(3, Some(2), &[1]),
+            checkpoint(4, Some(3), &[2]),
+            checkpoint(5, None, &[3]),
+        ];
+        // Back to the start of task 2: its work and task 3's are gone; task 1's stays.
+        let back = [work.to_vec(), vec![restore(6, 3, Some(2))]].concat();
+        assert_eq!(spans_of(&back), [(1, 1, Some(3)), (2, 6, None)]);
+        // Back to the middle of task 1: it is open again, with its work so far.
+        let back = [work.to_vec(), vec![restore(6, 2, None)]].concat();
+        assert_eq!(spans_of(&back), [(1, 1, None)]);
+        // Back to the end: nothing was undone.
+        let back = [work.to_vec(), vec![restore(6, 5, None)]].concat();
+        assert_eq!(spans_of(&back), [(1, 1, Some(3)), (2, 3, Some(4)), (3, 4, Some(5))]);
     }
 }

@@ -2,7 +2,7 @@
 //! answer, a chat's `error` event, a provider's failure. This file is the one place that
 //! spells them; the HTTP adapter gives each a status, the UI gets them as a generated type.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Declares `ErrorCode` with each variant's wire spelling once: the serde name, `as_str`
 /// and `ALL` are generated from the same list, so they cannot drift apart.
@@ -10,7 +10,7 @@ macro_rules! error_codes {
     ($($(#[doc = $doc:tt])* $variant:ident => $code:tt,)+) => {
         /// The stable codes of DESIGN §9, the provider's failures, what a turn reports in
         /// the chat, and `ERR_INTERNAL` for what no caller can fix.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
         #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
         pub enum ErrorCode {

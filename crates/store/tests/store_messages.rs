@@ -140,6 +140,7 @@ mod store {
             questions: Some(fixtures::questions(1, 1)),
             plan: None,
             tool_calls: vec![],
+            notice: None,
         };
         store.write(|tx| tx.update_message(&chat.id, &changed)).unwrap();
         assert_eq!(store.messages(&chat.id).unwrap(), [changed, messages[1].clone()]);

@@ -67,7 +67,6 @@ export function DiffView({ title, load, leftOut, onClose }: DiffViewProps) {
           {loaded.kind === "loading" && <span class="muted">{t("checkpoints.loadingDiff")}</span>}
           {loaded.kind === "diff" && (
             <>
-              <span class="muted">{t("checkpoints.range", { from: loaded.diff.from, to: loaded.diff.to })}</span>{" "}
               {statText(loaded.diff.stat) ?? t("checkpoints.noChange")}
             </>
           )}
@@ -81,6 +80,9 @@ export function DiffView({ title, load, leftOut, onClose }: DiffViewProps) {
           </button>
         </div>
       </div>
+      <p class="small muted" data-testid="diff-caches-note">
+        {t("checkpoints.cachesLeftOut")}
+      </p>
       {loaded.kind === "failed" && (
         <p class="error small" role="alert" data-testid="diff-error">
           {loaded.problem}

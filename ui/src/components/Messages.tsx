@@ -20,7 +20,9 @@ import { PlanCard } from "./PlanCard";
 import { ToolGroup, type GroupedCall } from "./ToolGroup";
 import { SandboxRun } from "./SandboxRun";
 import { QuestionCard } from "./QuestionCard";
-import { RestoreEntry } from "./RestoreEntry";
+import { NoticeCard, type NoticeCardProps } from "./NoticeCard";
+import { askedBefore, openTasks, reopenedByRestore, userSpokeAfter } from "../lib/notices";
+import { RestoreContinue, RestoreEntry } from "./RestoreEntry";
 import { StopCard, stopReasonShort } from "./StopCard";
 import { t } from "../lib/i18n";
 
@@ -38,6 +40,10 @@ export interface CardActions {
   onOpenElicitationUrl: (id: string) => Promise<string | null>;
   /** The stop card's Continue; resolves with the error to show, if refused. */
   onContinue: () => Promise<string | null>;
+  /** Sends the user's message `messageId` again as it was (a notice's Plan again / Try again). */
+  onResend?: (messageId: string, content: string) => Promise<string | null>;
+  /** Opens Settings (a notice about the provider). */
+  onOpenSettings?: () => void;
   /** Opens the chat's plan folder (where FINALIZATION.json is) in the file manager. */
   onOpenPlanFolder?: () => void;
   /** Opens the diff of the whole plan's work (from its approval's checkpoint); none without one. */
@@ -56,6 +62,7 @@ export interface EditActions {
 }
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
+type NoticeMessage = NoticeCardProps["message"];
 
 /** A long chat's pages (issue 33): older messages on scroll, and the message a search hit opened. */
 export interface MessagePaging {
@@ -116,6 +123,18 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
             return <UserMessage key={message.id} message={message} edits={edits} running={running} planAgain={planAgain === message.id} />;
           }
           if (message.role === "compaction") return <CompactionDivider key={message.id} message={message} />;
+          if (message.notice) {
+            const asked = askedBefore(view.messages, message.id);
+            return (
+              <NoticeCard
+                key={message.id}
+                message={message as NoticeMessage}
+                actionable={!running && asked !== null && actions.onResend !== undefined && !userSpokeAfter(view.messages, message.id)}
+                onRetry={() => (asked && actions.onResend ? actions.onResend(asked.id, asked.content) : Promise.resolve(null))}
+                onOpenSettings={() => actions.onOpenSettings?.()}
+              />
+            );
+          }
           if (message.questions) {
             const active = live?.id === message.id;
             const questions = active && view.state.plan_pending ? view.state.plan_pending.questions : message.questions;
@@ -176,6 +195,9 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
         )),
         // Keyed by when it stopped: a later stop is a new card (its Continue not in flight).
         view.state.stopped && !running && <StopCard key={`stopped-${view.state.stopped.at}`} stopped={view.state.stopped} onContinue={actions.onContinue} />,
+        !view.state.stopped && !running && reopenedByRestore(view.messages, state.tasks) && (
+          <RestoreContinue key="restore-continue" open={openTasks(state.tasks)} onContinue={actions.onContinue} />
+        ),
       ]}
     </div>
   );

@@ -30,6 +30,8 @@ export interface PlanCardProps {
   onApprove: (unconfined: boolean) => void;
   onRevise: (feedback: string) => void;
   onCancel: () => void;
+  /** Opens Settings: where a provider that can carry out the plan is added. */
+  onOpenSettings?: () => void;
   onEdit: (edit: PlanEdit) => Promise<void> | void;
   /** Every revision of the chat's plan, for "Compare with…". */
   loadRevisions?: () => Promise<PlanDocument[]>;
@@ -267,6 +269,11 @@ export function PlanCard(props: PlanCardProps) {
             <strong>{t("plan.noTools.title")}</strong> {t("plan.noTools.text")}
           </p>
           <p class="small">{t("plan.noTools.fix")}</p>
+          {props.onOpenSettings && (
+            <button type="button" class="primary" data-testid="plan-add-provider" onClick={props.onOpenSettings}>
+              {t("plan.noTools.addProvider")}
+            </button>
+          )}
         </div>
       )}
       {!active && plan.run_unconfined && (
@@ -284,7 +291,7 @@ export function PlanCard(props: PlanCardProps) {
                 {overLimit(plan.steps)} {t("plan.shorten")}
               </p>
             )}
-            <button type="button" class="primary" data-testid="approve-plan" disabled={overLimit(plan.steps) !== null || consentMissing} onClick={() => props.onApprove(allowUnconfined)}>
+            <button type="button" class={props.executorCallsTools === false ? "secondary" : "primary"} data-testid="approve-plan" disabled={overLimit(plan.steps) !== null || consentMissing} onClick={() => props.onApprove(allowUnconfined)}>
               {t("plan.approve")}
             </button>
             <button type="button" class="secondary" data-testid="revise-plan" onClick={() => setMode("revise")}>

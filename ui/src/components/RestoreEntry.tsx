@@ -1,7 +1,10 @@
 // A restore in the conversation (issue 31): the workspace went back to a checkpoint. Stored
 // as a user message whose content is what the model reads, so, like a Continue, it is shown
 // as a marker, not as typed words, with the files written back, deleted and kept folded away.
+import { useState } from "preact/hooks";
+
 import type { Message } from "../generated/Message";
+import type { Task } from "../generated/Task";
 import { t } from "../lib/i18n";
 
 type UserMessage = Extract<Message, { role: "user" }>;
@@ -48,5 +51,44 @@ export function RestoreEntry({ message, taskTitle }: { message: UserMessage; tas
       <p class="small muted">{t("checkpoints.entryHint")}</p>
       <pre class="continue-content">{message.content}</pre>
     </details>
+  );
+}
+
+/** After a restore that left tasks open: the way on from there, as a stop card offers it. */
+export function RestoreContinue({ open, onContinue }: { open: Task[]; onContinue: () => Promise<string | null> }) {
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const go = async () => {
+    if (sending) return;
+    setSending(true);
+    setError(null);
+    try {
+      setError(await onContinue());
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <section class="card restore-continue" data-testid="restore-continue" aria-label={t("checkpoints.reopenedTitle", { count: open.length })}>
+      <h3 class="card-title">{t("checkpoints.reopenedTitle", { count: open.length })}</h3>
+      <ul class="stop-tasks">
+        {open.map((task) => (
+          <li key={task.id} data-status={task.status}>
+            <span class="task-id">{t("stop.taskId", { id: task.id })}</span> {task.title}
+          </li>
+        ))}
+      </ul>
+      <div class="card-actions">
+        <button type="button" class="primary" data-testid="restore-continue-button" disabled={sending} aria-busy={sending} onClick={() => void go()}>
+          {t("stop.continue")}
+        </button>
+        <span class="small muted">{t("checkpoints.reopenedHint")}</span>
+      </div>
+      {error && (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
   );
 }

@@ -2,6 +2,7 @@
 import type { Attachment } from "./Attachment";
 import type { ExecutorStop } from "./ExecutorStop";
 import type { MessageId } from "./MessageId";
+import type { Notice } from "./Notice";
 import type { PlanDocument } from "./PlanDocument";
 import type { Question } from "./Question";
 import type { Restored } from "./Restored";
@@ -32,4 +33,9 @@ stopped?: ExecutorStop,
  * window shows it as a restore entry; the model reads Preflight's record of it
  * (the kept files' names as data), never `content` as the user's words.
  */
-restored?: Restored, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });
+restored?: Restored, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, 
+/**
+ * Set when Preflight itself speaks: a planner that failed, a provider that refused,
+ * a fallback (`notice.rs`); `content` is then the notice's English text.
+ */
+notice?: Notice, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });

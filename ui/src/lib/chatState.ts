@@ -34,6 +34,8 @@ export interface ChatState {
   error: ApiError | null;
   /** MCP servers' questions waiting for the user, oldest first (in memory only: not stored). */
   elicitations: Elicitation[];
+  /** How far the planner's draft got (its `drafting` events); null when it is not drafting. */
+  drafted?: { words: number; looked_at: number } | null;
 }
 
 /** The status line of each phase, in the window's language (the engine's `plan_status` text
@@ -51,6 +53,13 @@ export function statusText(phase: Phase): string {
     case "idle":
       return "";
   }
+}
+
+/** How far the planner's draft got, in words (after the status line). */
+export function draftedText(drafted: ChatState["drafted"]): string {
+  if (!drafted) return "";
+  const words = t("status.draftedWords", { count: drafted.words });
+  return drafted.looked_at > 0 ? `${words} · ${t("status.draftedLooks", { count: drafted.looked_at })}` : words;
 }
 
 /**
@@ -165,7 +174,9 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
     case "delta":
       return applyDelta(state, event.message_id, event.text);
     case "plan_status":
-      return { ...state, status: statusText(event.phase), view: { ...state.view, state: { ...state.view.state, phase: event.phase } } };
+      return { ...state, status: statusText(event.phase), drafted: null, view: { ...state.view, state: { ...state.view.state, phase: event.phase } } };
+    case "drafting":
+      return { ...state, drafted: { words: event.words, looked_at: event.looked_at } };
     case "message": {
       const view = upsertMessage(state.view, event.message);
       // A Continue or a typed message: the work goes on, as the engine has it.

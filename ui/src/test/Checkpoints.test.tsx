@@ -132,7 +132,8 @@ async function openDiff(leftOut = leftOutBetween(list, 2)) {
 describe("the diff view", () => {
   it("shows each file's header, and a unified diff with line numbers, signs and highlighting", async () => {
     await openDiff();
-    expect(screen.getByTestId("diff-summary").textContent).toBe("checkpoint 2 → 5: 5 files, +5003 −21");
+    expect(screen.getByTestId("diff-summary").textContent).toBe("5 files, +5003 −21");
+    expect(screen.getByTestId("diff-caches-note").textContent).toContain("node_modules");
     const [code, , , renamed] = screen.getAllByTestId("diff-file");
     expect(within(code!).getByTestId("diff-file-path").textContent).toBe(HOSTILE);
     expect(code!.querySelector(".diff-file-head")!.textContent).toBe(`${HOSTILE} modified +2 −1`);

@@ -231,12 +231,19 @@ describe("Clear list in the task panel", () => {
 describe("a plan on a model that cannot call tools", () => {
   const handlers = { onApprove: vi.fn(), onRevise: noop, onCancel: noop, onEdit: async () => {} };
 
-  it("says so before approval, and approval stays possible", () => {
-    render(<PlanCard plan={plan()} active planRunning executorCallsTools={false} {...handlers} />);
+  it("says it is a small offline model's draft, points to a provider, and approval stays possible but second", () => {
+    const onOpenSettings = vi.fn();
+    render(<PlanCard plan={plan()} active planRunning executorCallsTools={false} onOpenSettings={onOpenSettings} {...handlers} />);
     const notice = screen.getByTestId("plan-no-tools");
-    expect(notice.textContent).toContain("The embedded model cannot use tools");
+    expect(notice.textContent).toContain("A draft from the small offline model");
+    expect(notice.textContent).toContain("cannot use tools");
     expect(notice.textContent).toContain("Ollama, an OpenAI-compatible server or Anthropic");
+    const add = screen.getByTestId("plan-add-provider");
+    expect(add.className).toContain("primary");
+    fireEvent.click(add);
+    expect(onOpenSettings).toHaveBeenCalledTimes(1);
     const approve = screen.getByTestId("approve-plan") as HTMLButtonElement;
+    expect(approve.className).not.toContain("primary");
     expect(approve.disabled).toBe(false);
     fireEvent.click(approve);
     expect(handlers.onApprove).toHaveBeenCalledWith(false);
@@ -262,7 +269,7 @@ describe("a plan on a model that cannot call tools", () => {
     applyLanguage("ru");
     render(<PlanCard plan={plan()} active planRunning executorCallsTools={false} {...handlers} />);
     expect(screen.getByTestId("plan-no-tools").textContent).toBe(
-      "Встроенная модель не умеет вызывать инструменты: после одобрения шаги не будут выполнены, а задачи в списке так и не отметятся.Чтобы выполнить план, выберите в настройках провайдера с инструментами: Ollama, OpenAI-совместимый сервер или Anthropic.",
+      "Черновик небольшой офлайн-модели: она не умеет вызывать инструменты, поэтому после одобрения шаги не будут выполнены, а задачи в списке так и не отметятся.Чтобы выполнить план, выберите в настройках провайдера с инструментами: Ollama, OpenAI-совместимый сервер или Anthropic.",
     );
   });
 });

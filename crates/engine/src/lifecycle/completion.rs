@@ -54,11 +54,13 @@ fn last_answer(inner: &Inner, chat_id: &ChatId) -> String {
         .iter()
         .rev()
         .find_map(|message| match &message.body {
-            MessageBody::Assistant { content, questions: None, plan: None, tool_calls }
-                if tool_calls.is_empty() && !content.trim().is_empty() =>
-            {
-                Some(content.clone())
-            }
+            MessageBody::Assistant {
+                content,
+                questions: None,
+                plan: None,
+                tool_calls,
+                notice: None,
+            } if tool_calls.is_empty() && !content.trim().is_empty() => Some(content.clone()),
             _ => None,
         })
         .unwrap_or_default()

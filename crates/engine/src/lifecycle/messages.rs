@@ -3,7 +3,7 @@
 //! Plain constructors: they store and send nothing.
 
 use preflight_dwp::now_rfc3339;
-use preflight_protocol::chat::{Message, MessageBody, Resume};
+use preflight_protocol::chat::{Message, MessageBody, Notice, Resume};
 use preflight_protocol::ids::MessageId;
 use preflight_protocol::planner::Question;
 use preflight_protocol::tasks::{ChangeStatus, ExecutorStop, PlanChange};
@@ -83,6 +83,27 @@ pub(super) fn assistant_message(content: String, questions: Option<Vec<Question>
     Message {
         id: MessageId::new(),
         created_at: now_rfc3339(),
-        body: MessageBody::Assistant { content, questions, plan: None, tool_calls: Vec::new() },
+        body: MessageBody::Assistant {
+            content,
+            questions,
+            plan: None,
+            tool_calls: Vec::new(),
+            notice: None,
+        },
+    }
+}
+
+/// Preflight's own notice in the chat: its English text as the content, the notice typed.
+pub(super) fn notice_message(notice: Notice) -> Message {
+    Message {
+        id: MessageId::new(),
+        created_at: now_rfc3339(),
+        body: MessageBody::Assistant {
+            content: notice.text(),
+            questions: None,
+            plan: None,
+            tool_calls: Vec::new(),
+            notice: Some(notice),
+        },
     }
 }

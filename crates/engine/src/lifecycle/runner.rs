@@ -28,6 +28,7 @@ use crate::lifecycle::hub::{TurnGuard, TurnKind};
 use crate::lifecycle::messages::continue_message;
 use crate::lifecycle::notify::phase_event;
 
+mod drafting;
 mod executor;
 mod outcome;
 mod planner;

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Attachment;
+use super::{Attachment, Notice};
 use crate::ids::MessageId;
 use crate::planner::{PlanDocument, Question};
 use crate::tasks::{ExecutorStop, StopReason};
@@ -72,6 +72,11 @@ pub enum MessageBody {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         #[cfg_attr(feature = "ts", ts(as = "Option<Vec<ToolCall>>", optional))]
         tool_calls: Vec<ToolCall>,
+        /// Set when Preflight itself speaks: a planner that failed, a provider that refused,
+        /// a fallback (`notice.rs`); `content` is then the notice's English text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        notice: Option<Notice>,
     },
     /// The result of one tool call of the assistant message before it.
     Tool { tool_call_id: String, name: String, content: String, is_error: bool },

@@ -3,7 +3,9 @@
 mod attachment;
 mod message;
 mod model;
+mod notice;
 
 pub use attachment::{attachments_note, human_size, Attachment};
 pub use message::{Message, MessageBody, Restored, Resume, Role, ToolCall};
 pub use model::{Chat, ChatSettings, Phase, PlanPending};
+pub use notice::Notice;

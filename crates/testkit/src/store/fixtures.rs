@@ -59,6 +59,7 @@ pub fn assistant(content: &str) -> Message {
         questions: None,
         plan: None,
         tool_calls: vec![],
+        notice: None,
     })
 }
 
@@ -80,6 +81,7 @@ pub fn tool_round(call_id: &str, failed: bool) -> Vec<Message> {
         questions: None,
         plan: None,
         tool_calls: vec![call],
+        notice: None,
     };
     vec![message(round), message(result)]
 }
@@ -101,6 +103,7 @@ pub fn question_card(questions: &[Question]) -> Message {
         questions: Some(questions.to_vec()),
         plan: None,
         tool_calls: vec![],
+        notice: None,
     })
 }
 
@@ -165,6 +168,7 @@ pub fn plan_card(document: &PlanDocument) -> Message {
         questions: None,
         plan: None,
         tool_calls: vec![],
+        notice: None,
     })
 }
 

@@ -101,6 +101,8 @@ impl App {
                 self.sync_card();
                 After::Redraw
             }
+            // The planner's progress: the status line already says it drafts.
+            Event::Drafting { .. } => After::Redraw,
             Event::PlanChange { .. } | Event::ExecutorStopped { .. } | Event::Completion { .. } => {
                 After::Reload
             }

@@ -3,6 +3,7 @@
 //! what runs next; neither turn starts the other.
 
 use preflight_agent::events::Event;
+use preflight_protocol::chat::Notice;
 use preflight_protocol::tasks::StopReason;
 
 /// Events sent after a turn has released its chat.
@@ -15,10 +16,10 @@ pub(super) enum Planned {
     /// A pre-approved plan is stored (auto-approve): the executor carries it out now.
     PreApproved,
     /// No card: execution takes over, after the notice if there is one.
-    HandOver(Option<String>),
+    HandOver(Option<Notice>),
     /// The planner failed and the chat stops there (`on_planner_failure = "stop"`): the
     /// notice says why, and nothing runs.
-    Failed(String),
+    Failed(Notice),
     Stopped,
 }
 

@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use preflight_agent::events::Event;
 use preflight_agent::{
-    load_workspace_instructions, run_turn, Agent, AgentError, NoEvents, OfferedTools, RoundRule,
-    Turn, TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
+    load_workspace_instructions, run_turn, Agent, AgentError, OfferedTools, RoundRule, Turn,
+    TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
 };
 use preflight_dwp::now_rfc3339;
 use preflight_llm::{Constrained, LlmError, ModelMessage, OutputConstraint};
 use preflight_mcp::{Profile, ServerClass};
-use preflight_protocol::chat::{Chat, Message, MessageBody, Phase, PlanPending};
+use preflight_protocol::chat::{Chat, Message, MessageBody, Notice, Phase, PlanPending};
+use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::planner::{
     build_plan_document, parse_planner_reply, plan_limits_request, planner_system_prompt,
@@ -25,8 +26,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::OnPlannerFailure;
 use crate::lifecycle::engine::Inner;
-use crate::lifecycle::messages::assistant_message;
+use crate::lifecycle::messages::{assistant_message, notice_message};
 use crate::lifecycle::notify::phase_event;
+use crate::lifecycle::runner::drafting::Drafting;
 use crate::lifecycle::runner::outcome::{Closing, Planned};
 use crate::lifecycle::runner::turn_tools::{class_prefixes, turn_registry};
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
@@ -48,28 +50,20 @@ pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationTo
         Err(PlanError::Provider(error)) if error.refuses_everyone() && inner.one_provider => {
             // The executor would meet the same refusal: said once, now, and nothing runs.
             tracing::warn!(%chat_id, %error, "the provider refuses every request; nothing runs");
-            let code = error.code();
-            let message = format!(
-                "The model provider could not be used: {error}. Nothing was run. Check that it \
-                 is running and that its key is right (Settings), then send your message again."
-            );
-            inner.hub.emit(chat_id, Event::Error { code, message: message.clone() });
-            Planned::Failed(message)
+            let notice = Notice::ProviderRefused { code: error.code(), detail: error.to_string() };
+            inner.hub.emit(chat_id, Event::Error { code: error.code(), message: notice.text() });
+            Planned::Failed(notice)
         }
         Err(error) => {
             let choice = inner.defaults.on_planner_failure;
             tracing::warn!(%chat_id, %error, ?choice, "planning failed");
-            match choice {
-                OnPlannerFailure::Execute => Planned::HandOver(Some(format!(
-                    "The planner could not make a plan: {error}. Going ahead without one — \
-                     no plan card, no approval. (To stop instead when planning fails, set \
-                     `on_planner_failure = \"stop\"` under `[plan_mode]` in config.toml.)"
-                ))),
-                OnPlannerFailure::Stop => Planned::Failed(format!(
-                    "The planner could not make a plan: {error}. Nothing was run \
-                     (`on_planner_failure = \"stop\"`). Send your message again to plan it \
-                     again, or change the provider in Settings."
-                )),
+            let went_on = choice == OnPlannerFailure::Execute;
+            let notice =
+                Notice::PlannerFailed { went_on, code: error.code(), detail: error.to_string() };
+            if went_on {
+                Planned::HandOver(Some(notice))
+            } else {
+                Planned::Failed(notice)
             }
         }
     }
@@ -77,8 +71,8 @@ pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationTo
 
 /// A planner that failed where the chat stops: the notice stored as the chat settles (as a
 /// stopped planner does), then the phase that hands control back.
-pub(super) fn settle_failure(inner: &Inner, chat_id: &ChatId, notice: String) -> Closing {
-    let notice = assistant_message(notice, None);
+pub(super) fn settle_failure(inner: &Inner, chat_id: &ChatId, notice: Notice) -> Closing {
+    let notice = notice_message(notice);
     match inner.store.stop_failed_planning(chat_id, &notice) {
         Ok(phase) => {
             let tasks = inner.store.task_list(chat_id).map(|list| list.tasks).unwrap_or_default();
@@ -95,9 +89,9 @@ pub(super) fn settle_failure(inner: &Inner, chat_id: &ChatId, notice: String) ->
 pub(super) fn hand_over(
     inner: &Inner,
     chat_id: &ChatId,
-    notice: Option<String>,
+    notice: Option<Notice>,
 ) -> Result<(), StoreError> {
-    let notice = notice.map(|text| assistant_message(text, None));
+    let notice = notice.map(notice_message);
     inner.store.fall_back_to_execution(chat_id, notice.as_ref())?;
     if let Some(notice) = notice {
         inner.hub.emit(chat_id, Event::Message { message: notice });
@@ -120,7 +114,8 @@ pub(super) fn settle_stop(inner: &Inner, chat_id: &ChatId) -> Closing {
     }
 }
 
-/// One planner turn, with one repair attempt for an unreadable fence.
+/// One planner turn, with one repair attempt for an unreadable fence. It streams into
+/// `Drafting`, which tells the chat how far the draft got (never its words).
 async fn plan(
     inner: &Inner,
     chat_id: &ChatId,
@@ -140,6 +135,7 @@ async fn plan(
     let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
     let mut history = planner_history(&messages);
     let mut repaired = false;
+    let drafting = Drafting::new(&inner.hub, chat_id);
     loop {
         let turn = Turn {
             chat_id,
@@ -148,12 +144,12 @@ async fn plan(
             history: history.clone(),
             history_ids: Vec::new(),
             tools: &tools,
-            mode: TurnMode::Quiet,
+            mode: TurnMode::Streaming,
             rule: RoundRule::fixed(PLANNER_MAX_ROUNDS),
             workspace: None,
             task_list: None,
             recorder: None,
-            events: &NoEvents,
+            events: &drafting,
         };
         let outcome = match tokio::time::timeout(PLANNER_DEADLINE, run_turn(turn, cancel)).await {
             Ok(outcome) => outcome.map_err(PlanError::from)?,
@@ -197,6 +193,17 @@ enum PlanError {
     Unreadable(String),
 }
 
+impl PlanError {
+    /// The code the chat's notice shows for this failure.
+    fn code(&self) -> ErrorCode {
+        match self {
+            PlanError::Provider(error) => error.code(),
+            PlanError::Unreadable(_) => ErrorCode::ProviderBadResponse,
+            PlanError::Setup(_) | PlanError::Turn(_) | PlanError::Store(_) => ErrorCode::Internal,
+        }
+    }
+}
+
 impl From<AgentError> for PlanError {
     /// A provider's failure stays typed: what it was decides whether execution is tried.
     fn from(error: AgentError) -> PlanError {
@@ -219,9 +226,9 @@ fn store_reply(
             let card = store_questions(inner, chat, &reply.text, questions, facts.round)?;
             Ok(Planned::Card(vec![Event::Message { message: card }, phase_event(Phase::Questions)]))
         }
-        ReplyKind::Questions(_) => Ok(Planned::HandOver(Some(format!(
-            "The planner still had questions after {MAX_QUESTION_ROUNDS} rounds; going ahead without a plan."
-        )))),
+        ReplyKind::Questions(_) => {
+            Ok(Planned::HandOver(Some(Notice::QuestionsLeft { rounds: MAX_QUESTION_ROUNDS })))
+        }
         ReplyKind::Plan(plan) => store_plan(inner, chat, facts, &reply.text, &plan),
         ReplyKind::None => match reply.error {
             Some(error) => Err(PlanError::Unreadable(error.to_string())),
