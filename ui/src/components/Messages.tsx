@@ -5,11 +5,10 @@
 import { useLayoutEffect, useRef } from "preact/hooks";
 
 import type { Message } from "../generated/Message";
-import type { ToolCall } from "../generated/ToolCall";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { ServerAnswer } from "../generated/ServerAnswer";
-import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
+import { activeCard, planInProgress, type ChatState } from "../lib/chatState";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
 import { sandboxRunTool } from "../lib/sandbox";
 import { MessageFiles } from "./Attachments";
@@ -18,7 +17,8 @@ import { CompletionCard } from "./CompletionCard";
 import { ElicitationCard } from "./ElicitationCard";
 import { PlanCard } from "./PlanCard";
 import { ToolGroup, type GroupedCall } from "./ToolGroup";
-import { SandboxRun } from "./SandboxRun";
+import { LiveToolBlock, StoredTool } from "./ToolBlock";
+import type { SentenceContext } from "../lib/toolSentence";
 import { QuestionCard } from "./QuestionCard";
 import { RestoreEntry } from "./RestoreEntry";
 import { StopCard, stopReasonShort } from "./StopCard";
@@ -80,6 +80,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
   const running = view.state.phase === "planning" || view.state.phase === "executing";
   const firstUser = view.messages.find(typedByUser);
   // After a cancel the chat is as right after its first message: it can be planned again.
+  const context: SentenceContext = { workspace: view.workspace, taskTitle: (id) => state.tasks.find((task) => task.id === id)?.title };
   const planAgain = view.plan_mode && view.state.phase === "idle" && view.messages.every((m) => m.role === "user") ? firstUser?.id : undefined;
   return (
     <div
@@ -100,7 +101,8 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
                 <ToolGroup
                   calls={item.group.flatMap((message) => groupCalls(message, results))}
                   onShowTasks={edits?.onShowTasks}
-                  renderCall={(call, index) => <StoredTool key={index} call={call.call} result={results.get(resultKey(call.owner ?? "", call.call.id))} />}
+                  context={context}
+                  renderCall={(call, index) => <StoredTool key={index} call={call.call} result={results.get(resultKey(call.owner ?? "", call.call.id))} context={context} />}
                 />
               </div>
             );
@@ -144,7 +146,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
               {message.content.trim() !== "" &&
                 (wasStreamed(message.id) ? <StreamingMarkdown id={message.id} text={message.content} done /> : <Markdown text={message.content} />)}
               {(message.tool_calls ?? []).map((call) => (
-                <StoredTool key={call.id} call={call} result={results.get(resultKey(message.id, call.id))} />
+                <StoredTool key={call.id} call={call} result={results.get(resultKey(message.id, call.id))} context={context} />
               ))}
             </div>
           );
@@ -153,7 +155,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
           <div class="message assistant streaming" key={entry.id} data-testid="streaming">
             <StreamingMarkdown id={entry.id} text={entry.text} done={false} />
             {(state.tools[entry.id] ?? []).map((tool, index) => (
-              <LiveToolBlock key={index} tool={tool} />
+              <LiveToolBlock key={index} tool={tool} context={context} />
             ))}
           </div>
         )),
@@ -162,7 +164,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
           .map(([id, tools]) => (
             <div class="message assistant" key={id}>
               {tools.map((tool, index) => (
-                <LiveToolBlock key={index} tool={tool} />
+                <LiveToolBlock key={index} tool={tool} context={context} />
               ))}
             </div>
           )),
@@ -402,55 +404,6 @@ export function CompactionDivider({ message }: { message: Extract<Message, { rol
       <Markdown text={message.content} />
     </details>
   );
-}
-
-function prettyArgs(args: unknown): string {
-  if (typeof args === "string") {
-    try {
-      return JSON.stringify(JSON.parse(args), null, 2);
-    } catch {
-      return args;
-    }
-  }
-  return JSON.stringify(args, null, 2);
-}
-
-function ToolBlock(props: { name: string; args: unknown; result?: string; error?: string; running: boolean }) {
-  const sandboxTool = sandboxRunTool(props.name);
-  if (sandboxTool !== null) return <SandboxRun tool={sandboxTool} {...props} />;
-  const state = props.running ? "running" : props.error !== undefined ? "failed" : "done";
-  return (
-    <details class={`tool ${state}`} data-testid="tool-block">
-      <summary>
-        <span class="tool-name">{props.name}</span> <span class="tool-state">{toolState(state)}</span>
-      </summary>
-      <pre class="tool-args">{prettyArgs(props.args)}</pre>
-      {props.result !== undefined && <pre class="tool-result">{props.result}</pre>}
-      {props.error !== undefined && <pre class="tool-error">{props.error}</pre>}
-    </details>
-  );
-}
-
-function toolState(state: "running" | "failed" | "done"): string {
-  if (state === "running") return t("tool.running");
-  return state === "failed" ? t("tool.failed") : t("tool.done");
-}
-
-function StoredTool({ call, result }: { call: ToolCall; result: ToolMessage | undefined }) {
-  const text = result?.content;
-  return (
-    <ToolBlock
-      name={call.name}
-      args={call.arguments}
-      result={result && !result.is_error ? text : undefined}
-      error={result && result.is_error ? text : undefined}
-      running={result === undefined}
-    />
-  );
-}
-
-function LiveToolBlock({ tool }: { tool: LiveTool }) {
-  return <ToolBlock name={tool.name} args={tool.args} result={tool.result} error={tool.error} running={!tool.done} />;
 }
 
 /**
