@@ -94,6 +94,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
       }}
     >
       {[
+        isEmpty(state) && <EmptyChat key="empty" planMode={view.plan_mode} />,
         ...grouped(interleave(view.messages, cardsOf(state, actions), cardMayGoBefore)).map((item) => {
           if ("group" in item) {
             return (
@@ -180,6 +181,22 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
         view.state.stopped && !running && <StopCard key={`stopped-${view.state.stopped.at}`} stopped={view.state.stopped} onContinue={actions.onContinue} />,
       ]}
     </div>
+  );
+}
+
+/** A chat with nothing in it yet: no message, nothing streaming or asked. */
+export function isEmpty(state: ChatState): boolean {
+  const { view } = state;
+  return view.messages.length === 0 && !view.messages_cursor && state.streaming.length === 0 && Object.keys(state.tools).length === 0 && state.elicitations.length === 0 && view.state.phase === "idle";
+}
+
+/** An empty chat says in two lines how a chat goes: question → plan → approve → work. */
+function EmptyChat({ planMode }: { planMode: boolean }) {
+  return (
+    <section class="empty-chat" data-testid="empty-chat" aria-label={t("messages.emptyLabel")}>
+      <p>{planMode ? t("messages.emptyPlan") : t("messages.emptyNoPlan")}</p>
+      <p class="muted">{planMode ? t("messages.emptyApprove") : t("messages.emptyNoPlanHint")}</p>
+    </section>
   );
 }
 
