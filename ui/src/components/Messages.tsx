@@ -9,6 +9,7 @@ import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { ServerAnswer } from "../generated/ServerAnswer";
 import { activeCard, planInProgress, type ChatState } from "../lib/chatState";
+import { summaryShownInChat } from "../lib/completion";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
 import { sandboxRunTool } from "../lib/sandbox";
 import { MessageFiles } from "./Attachments";
@@ -213,7 +214,7 @@ function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
     at: change.requested_at,
     node: <ChangeCard key={`change-${change.id}`} change={change} busy={busy} onAnswer={actions.onAnswerChange} />,
   }));
-  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} onOpenFolder={actions.onOpenPlanFolder} onPlanDiff={actions.onPlanDiff} /> });
+  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} showSummary={!summaryShownInChat(completion.summary, state.view.messages)} onOpenFolder={actions.onOpenPlanFolder} onPlanDiff={actions.onPlanDiff} /> });
   return cards.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
