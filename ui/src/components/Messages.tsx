@@ -13,6 +13,7 @@ import { summaryShownInChat } from "../lib/completion";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
 import { sandboxRunTool } from "../lib/sandbox";
 import { MessageFiles } from "./Attachments";
+import { Announcer } from "./Announcer";
 import { ChangeCard } from "./ChangeCard";
 import { CompletionCard } from "./CompletionCard";
 import { ElicitationCard } from "./ElicitationCard";
@@ -94,6 +95,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
         if (element.scrollTop < 200 && state.view.messages_cursor) paging?.onNearTop();
       }}
     >
+      <Announcer state={state} />
       {[
         isEmpty(state) && <EmptyChat key="empty" planMode={view.plan_mode} />,
         ...grouped(interleave(view.messages, cardsOf(state, actions), cardMayGoBefore)).map((item) => {
