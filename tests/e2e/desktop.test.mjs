@@ -127,9 +127,12 @@ test("first run: settings, then questions → own answer → plan → edit → a
     await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
     assert.ok((await app.count(".markdown code.language-rust .hljs-keyword")) > 0, "code is highlighted");
     const tools = await app.text('[data-testid="messages"]');
-    assert.match(tools, /mcp_filesystem_read_text_file/, "the tool call shows as a block");
-    const marks = await Promise.all((await app.session.findAll(".task .mark")).map((mark) => mark.text()));
-    assert.deepEqual(marks, ["[x]", "[x]", "[x]"]);
+    assert.match(tools, /Read README\.md/, "the tool call reads as a sentence");
+    assert.doesNotMatch(tools, /mcp_filesystem_read_text_file/, "its raw name is folded away");
+    const states = await Promise.all((await app.session.findAll(".task")).map((task) => task.attribute("data-status")));
+    assert.deepEqual(states, ["done", "done", "done"]);
+    const marks = await Promise.all((await app.session.findAll(".task .mark")).map((mark) => mark.attribute("title")));
+    assert.ok(marks.every((title) => title.length > 0), `each state has its tooltip: ${marks}`);
     publish(await app.screenshot("task-panel"), "task-panel.png");
   } finally {
     await app.stop();

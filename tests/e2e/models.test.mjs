@@ -120,6 +120,9 @@ test("Settings → Models: install with progress, cancel leaves nothing, install
 
     // Remove: not installed, the folder empty.
     await app.click('[data-testid="model-remove-smollm2"]');
+    // Removing asks first, naming the model's size.
+    await app.byText('[data-testid="model-remove-dialog"]', "MB");
+    await app.click('[data-testid="model-remove-confirm"]');
     await app.waitText(STATUS, /^Not installed$/);
     assert.deepEqual(readdirSync(models), []);
     await app.find('[data-testid="model-install-smollm2"]');

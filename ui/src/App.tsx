@@ -370,6 +370,7 @@ export function App() {
         onTaskDiff={(task, span) => setDialog(taskDiff(task, span))}
         onRestoreTask={(task, span) => setDialog(restoreBeforeTask(task, span))}
         onUndoTurn={(checkpoint) => setDialog(undoTurn(checkpoint))}
+        stopped={!!state?.view.state.stopped && phase !== "planning" && phase !== "executing"}
         onClear={
           current && state
             ? async () => {

@@ -79,9 +79,11 @@ export interface CompletionCardProps {
   onOpenFolder?: () => void;
   /** Opens the diff of the whole plan's work; without it, no button (no checkpoints). */
   onPlanDiff?: () => void;
+  /** Show the executor's summary; false when the chat's last message already says it. */
+  showSummary?: boolean;
 }
 
-export function CompletionCard({ completion, onOpenFolder, onPlanDiff }: CompletionCardProps) {
+export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSummary = true }: CompletionCardProps) {
   const byId = new Map(completion.tasks.map((task) => [task.id, task]));
   const planned = new Set(completion.planned.map((step) => step.id));
   const added = completion.tasks.filter((task) => !planned.has(task.id));
@@ -96,7 +98,7 @@ export function CompletionCard({ completion, onOpenFolder, onPlanDiff }: Complet
           {stopsLine(completion)}
         </p>
       )}
-      {completion.summary && (
+      {showSummary && completion.summary && (
         <div class="completion-summary">
           <Markdown text={completion.summary} />
         </div>

@@ -67,6 +67,7 @@ export function DiffView({ title, load, leftOut, onClose }: DiffViewProps) {
           {loaded.kind === "loading" && <span class="muted">{t("checkpoints.loadingDiff")}</span>}
           {loaded.kind === "diff" && (
             <>
+              <span class="muted">{t("checkpoints.range")}</span>{" "}
               {statText(loaded.diff.stat) ?? t("checkpoints.noChange")}
             </>
           )}

@@ -5,20 +5,22 @@
 import { useLayoutEffect, useRef } from "preact/hooks";
 
 import type { Message } from "../generated/Message";
-import type { ToolCall } from "../generated/ToolCall";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { ServerAnswer } from "../generated/ServerAnswer";
-import { activeCard, planInProgress, type ChatState, type LiveTool } from "../lib/chatState";
+import { activeCard, planInProgress, type ChatState } from "../lib/chatState";
+import { summaryShownInChat } from "../lib/completion";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
 import { sandboxRunTool } from "../lib/sandbox";
 import { MessageFiles } from "./Attachments";
+import { Announcer } from "./Announcer";
 import { ChangeCard } from "./ChangeCard";
 import { CompletionCard } from "./CompletionCard";
 import { ElicitationCard } from "./ElicitationCard";
 import { PlanCard } from "./PlanCard";
 import { ToolGroup, type GroupedCall } from "./ToolGroup";
-import { SandboxRun } from "./SandboxRun";
+import { LiveToolBlock, StoredTool } from "./ToolBlock";
+import type { SentenceContext } from "../lib/toolSentence";
 import { QuestionCard } from "./QuestionCard";
 import { NoticeCard, type NoticeCardProps } from "./NoticeCard";
 import { askedBefore, openTasks, reopenedByRestore, userSpokeAfter } from "../lib/notices";
@@ -87,6 +89,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
   const running = view.state.phase === "planning" || view.state.phase === "executing";
   const firstUser = view.messages.find(typedByUser);
   // After a cancel the chat is as right after its first message: it can be planned again.
+  const context: SentenceContext = { workspace: view.workspace, taskTitle: (id) => state.tasks.find((task) => task.id === id)?.title };
   const planAgain = view.plan_mode && view.state.phase === "idle" && view.messages.every((m) => m.role === "user") ? firstUser?.id : undefined;
   return (
     <div
@@ -99,7 +102,9 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
         if (element.scrollTop < 200 && state.view.messages_cursor) paging?.onNearTop();
       }}
     >
+      <Announcer state={state} />
       {[
+        isEmpty(state) && <EmptyChat key="empty" planMode={view.plan_mode} />,
         ...grouped(interleave(view.messages, cardsOf(state, actions), cardMayGoBefore)).map((item) => {
           if ("group" in item) {
             return (
@@ -107,7 +112,8 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
                 <ToolGroup
                   calls={item.group.flatMap((message) => groupCalls(message, results))}
                   onShowTasks={edits?.onShowTasks}
-                  renderCall={(call, index) => <StoredTool key={index} call={call.call} result={results.get(resultKey(call.owner ?? "", call.call.id))} />}
+                  context={context}
+                  renderCall={(call, index) => <StoredTool key={index} call={call.call} result={results.get(resultKey(call.owner ?? "", call.call.id))} context={context} />}
                 />
               </div>
             );
@@ -163,7 +169,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
               {message.content.trim() !== "" &&
                 (wasStreamed(message.id) ? <StreamingMarkdown id={message.id} text={message.content} done /> : <Markdown text={message.content} />)}
               {(message.tool_calls ?? []).map((call) => (
-                <StoredTool key={call.id} call={call} result={results.get(resultKey(message.id, call.id))} />
+                <StoredTool key={call.id} call={call} result={results.get(resultKey(message.id, call.id))} context={context} />
               ))}
             </div>
           );
@@ -172,7 +178,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
           <div class="message assistant streaming" key={entry.id} data-testid="streaming">
             <StreamingMarkdown id={entry.id} text={entry.text} done={false} />
             {(state.tools[entry.id] ?? []).map((tool, index) => (
-              <LiveToolBlock key={index} tool={tool} />
+              <LiveToolBlock key={index} tool={tool} context={context} />
             ))}
           </div>
         )),
@@ -181,7 +187,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
           .map(([id, tools]) => (
             <div class="message assistant" key={id}>
               {tools.map((tool, index) => (
-                <LiveToolBlock key={index} tool={tool} />
+                <LiveToolBlock key={index} tool={tool} context={context} />
               ))}
             </div>
           )),
@@ -203,6 +209,22 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
   );
 }
 
+/** A chat with nothing in it yet: no message, nothing streaming or asked. */
+export function isEmpty(state: ChatState): boolean {
+  const { view } = state;
+  return view.messages.length === 0 && !view.messages_cursor && state.streaming.length === 0 && Object.keys(state.tools).length === 0 && state.elicitations.length === 0 && view.state.phase === "idle";
+}
+
+/** An empty chat says in two lines how a chat goes: question → plan → approve → work. */
+function EmptyChat({ planMode }: { planMode: boolean }) {
+  return (
+    <section class="empty-chat" data-testid="empty-chat" aria-label={t("messages.emptyLabel")}>
+      <p>{planMode ? t("messages.emptyPlan") : t("messages.emptyNoPlan")}</p>
+      <p class="muted">{planMode ? t("messages.emptyApprove") : t("messages.emptyNoPlanHint")}</p>
+    </section>
+  );
+}
+
 interface TimedCard {
   at: string;
   node: preact.JSX.Element;
@@ -216,7 +238,7 @@ function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
     at: change.requested_at,
     node: <ChangeCard key={`change-${change.id}`} change={change} busy={busy} onAnswer={actions.onAnswerChange} />,
   }));
-  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} onOpenFolder={actions.onOpenPlanFolder} onPlanDiff={actions.onPlanDiff} /> });
+  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} showSummary={!summaryShownInChat(completion.summary, state.view.messages)} onOpenFolder={actions.onOpenPlanFolder} onPlanDiff={actions.onPlanDiff} /> });
   return cards.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
@@ -424,55 +446,6 @@ export function CompactionDivider({ message }: { message: Extract<Message, { rol
       <Markdown text={message.content} />
     </details>
   );
-}
-
-function prettyArgs(args: unknown): string {
-  if (typeof args === "string") {
-    try {
-      return JSON.stringify(JSON.parse(args), null, 2);
-    } catch {
-      return args;
-    }
-  }
-  return JSON.stringify(args, null, 2);
-}
-
-function ToolBlock(props: { name: string; args: unknown; result?: string; error?: string; running: boolean }) {
-  const sandboxTool = sandboxRunTool(props.name);
-  if (sandboxTool !== null) return <SandboxRun tool={sandboxTool} {...props} />;
-  const state = props.running ? "running" : props.error !== undefined ? "failed" : "done";
-  return (
-    <details class={`tool ${state}`} data-testid="tool-block">
-      <summary>
-        <span class="tool-name">{props.name}</span> <span class="tool-state">{toolState(state)}</span>
-      </summary>
-      <pre class="tool-args">{prettyArgs(props.args)}</pre>
-      {props.result !== undefined && <pre class="tool-result">{props.result}</pre>}
-      {props.error !== undefined && <pre class="tool-error">{props.error}</pre>}
-    </details>
-  );
-}
-
-function toolState(state: "running" | "failed" | "done"): string {
-  if (state === "running") return t("tool.running");
-  return state === "failed" ? t("tool.failed") : t("tool.done");
-}
-
-function StoredTool({ call, result }: { call: ToolCall; result: ToolMessage | undefined }) {
-  const text = result?.content;
-  return (
-    <ToolBlock
-      name={call.name}
-      args={call.arguments}
-      result={result && !result.is_error ? text : undefined}
-      error={result && result.is_error ? text : undefined}
-      running={result === undefined}
-    />
-  );
-}
-
-function LiveToolBlock({ tool }: { tool: LiveTool }) {
-  return <ToolBlock name={tool.name} args={tool.args} result={tool.result} error={tool.error} running={!tool.done} />;
 }
 
 /**

@@ -1,12 +1,14 @@
-// Settings → Models: the embedded catalog with what is installed, Install / Cancel / Remove,
+// Settings → Models: the embedded catalog with what is installed, Install / Cancel / Remove
+// (Remove asks first, with the model's size: the download is gone with it),
 // and an install's progress (bytes, speed, the SHA-256 check). The installs live in the
 // window (useModelInstalls, held by App), so the model notice and Settings show the same one.
-import { useCallback, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
 import type { ModelProgress } from "../generated/desktop/ModelProgress";
 import { api, asApiError } from "../lib/api";
 import { formatNumber, t } from "../lib/i18n";
+import { Dialog } from "./Dialog";
 
 /** What this window knows of a model's install beyond what `installed` says. */
 export type InstallState =
@@ -137,17 +139,49 @@ export function InstallButton({ model, installs, label }: { model: EmbeddedModel
       </button>
     );
   }
-  if (isInstalled(model, state)) {
-    return (
-      <button type="button" class="secondary small" data-testid={`model-remove-${model.id}`} onClick={() => installs.remove(model.id)}>
-        {t("models.remove")}
-      </button>
-    );
-  }
+  if (isInstalled(model, state)) return <RemoveButton model={model} installs={installs} />;
   return (
     <button type="button" class="primary small" data-testid={`model-install-${model.id}`} onClick={() => installs.install(model.id)}>
       {label ?? t("models.install")}
     </button>
+  );
+}
+
+/** Remove, asked first: "Remove the 253 MB model?" with Cancel (focused) and Remove. */
+function RemoveButton({ model, installs }: { model: EmbeddedModel; installs: ModelInstalls }) {
+  const [asking, setAsking] = useState(false);
+  const cancel = useRef<HTMLButtonElement>(null);
+  // After the dialog took focus (its effect runs first): Cancel is the safe default.
+  useEffect(() => {
+    if (asking) cancel.current?.focus();
+  }, [asking]);
+  return (
+    <>
+      <button type="button" class="secondary small" data-testid={`model-remove-${model.id}`} onClick={() => setAsking(true)}>
+        {t("models.remove")}
+      </button>
+      {asking && (
+        <Dialog title={t("models.removeAsk", { size: megabytes(model.size) })} testId="model-remove-dialog" onClose={() => setAsking(false)}>
+          <p>{t("models.removeWhat", { name: model.name })}</p>
+          <div class="card-actions">
+            <button type="button" class="secondary" data-testid="model-remove-cancel" ref={cancel} onClick={() => setAsking(false)}>
+              {t("models.cancel")}
+            </button>
+            <button
+              type="button"
+              class="danger"
+              data-testid="model-remove-confirm"
+              onClick={() => {
+                setAsking(false);
+                installs.remove(model.id);
+              }}
+            >
+              {t("models.remove")}
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </>
   );
 }
 

@@ -1,9 +1,12 @@
-// A code-sandbox run as a terminal block: what ran, the exit code, stdout and stderr, a
-// timed-out mark; long output starts collapsed. The unconfined warning the sandbox gives is
+// A code-sandbox run as a terminal block, headed by a sentence ("Ran python3 -m unittest —
+// exit 0"): what ran, the exit code, stdout and stderr, a timed-out mark; long output starts
+// collapsed. The output is coloured by the exit code: a passing run's stderr (where unittest
+// and pytest report) is not drawn as an error; a non-zero exit is. The unconfined warning the sandbox gives is
 // shown on the block, never dropped, and so is a `.git` or `.dwp` the run planted and the
 // sandbox renamed aside (quarantined): the block then stays open.
 import { t } from "../lib/i18n";
 import { describeRun, outputLines, parseRun } from "../lib/sandbox";
+import { runCommand, shortened } from "../lib/toolSentence";
 
 /** Output longer than this many lines starts collapsed. */
 export const COLLAPSE_LINES = 12;
@@ -23,15 +26,26 @@ export function SandboxRun({ tool, args, result, error, running }: SandboxRunPro
   const quarantined = run === null ? [] : run.notes.filter(isQuarantine);
   const notes = run === null ? [] : run.notes.filter((note) => !isQuarantine(note));
   const long = run !== null && outputLines(run) > COLLAPSE_LINES && quarantined.length === 0;
+  const { command, sentence } = runCommand(tool, args);
+  const [before, after] = sentence("\u0001").split("\u0001");
+  const whole = describeRun(tool, args);
+  const passed = run !== null && run.exitCode === 0 && !run.timedOut;
   return (
     <details class={`terminal ${state}`} data-testid="sandbox-run" open={!long}>
       <summary>
-        <code class="terminal-command">{describeRun(tool, args)}</code>
+        <span class="tool-sentence" data-testid="tool-sentence">
+          {before}
+          <code class="terminal-command">{shortened(command)}</code>
+          {after}
+        </span>
         {running && <span class="terminal-state">{t("sandbox.running")}</span>}
         {run && (
-          <span class={`exit-code ${run.exitCode === 0 && !run.timedOut ? "ok" : "bad"}`} data-testid="exit-code">
-            {t("gate.exit", { code: run.exitCode })}
-          </span>
+          <>
+            {" — "}
+            <span class={`exit-code ${passed ? "ok" : "bad"}`} data-testid="exit-code">
+              {t("gate.exit", { code: run.exitCode })}
+            </span>
+          </>
         )}
         {run?.timedOut && (
           <span class="timed-out" data-testid="timed-out">
@@ -40,6 +54,7 @@ export function SandboxRun({ tool, args, result, error, running }: SandboxRunPro
         )}
         {long && <span class="terminal-state">{t("sandbox.lines", { count: outputLines(run) })}</span>}
       </summary>
+      {shortened(command) !== command.trim() && <pre class="terminal-input">{whole}</pre>}
       {run?.banner && <p class="terminal-warning" data-testid="unconfined">{run.banner}</p>}
       {quarantined.length > 0 && (
         <div class="terminal-warning" data-testid="quarantined">
@@ -49,7 +64,7 @@ export function SandboxRun({ tool, args, result, error, running }: SandboxRunPro
       )}
       {notes.map((note) => <p class="terminal-note" key={note}>{note}</p>)}
       {run && run.stdout !== "" && <pre class="terminal-out">{run.stdout}</pre>}
-      {run && run.stderr !== "" && <pre class="terminal-err">{run.stderr}</pre>}
+      {run && run.stderr !== "" && <pre class={passed ? "terminal-stderr" : "terminal-err"}>{run.stderr}</pre>}
       {run?.truncated && <p class="terminal-note">{t("sandbox.truncated")}</p>}
       {result !== undefined && run === null && <pre class="terminal-out">{result}</pre>}
       {error !== undefined && <pre class="terminal-err">{error}</pre>}

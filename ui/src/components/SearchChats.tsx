@@ -1,11 +1,13 @@
 // Ctrl+K: the engine's full-text search over every chat's title and messages as you type,
-// each hit with its snippet (the matched words marked, as text: a snippet is never HTML);
+// each hit with its snippet as plain text (the matched words marked; Markdown's fences,
+// emphasis and links left out: a snippet is never HTML);
 // ↑/↓ move, Enter opens the chat at the hit, Esc closes. Scrolling to the end loads more.
 import { useEffect, useState } from "preact/hooks";
 
 import type { SearchHit } from "../generated/SearchHit";
 import type { SearchPage } from "../generated/SearchPage";
 import { t } from "../lib/i18n";
+import { plainSnippet } from "../lib/plainSnippet";
 
 export interface SearchChatsProps {
   search: (query: string, cursor: string | null) => Promise<SearchPage>;
@@ -107,11 +109,11 @@ export function SearchChats({ search, onOpen, onClose }: SearchChatsProps) {
   );
 }
 
-/** The snippet's pieces as text nodes, the matched ones in `<mark>`. */
+/** The snippet's pieces as plain text nodes, the matched ones in `<mark>`. */
 function Snippet({ hit }: { hit: SearchHit }) {
   return (
     <>
-      {hit.snippet.map((part, index) => (part.matched ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
+      {plainSnippet(hit.snippet).map((part, index) => (part.matched ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
     </>
   );
 }

@@ -4,7 +4,8 @@
 import { useState } from "preact/hooks";
 
 import type { Chat } from "../generated/Chat";
-import { t } from "../lib/i18n";
+import { sharedTitles } from "../lib/chatList";
+import { formatTime, t } from "../lib/i18n";
 import { VirtualList } from "./VirtualList";
 
 /** A chat row's height in pixels; `.chat-item` in styles.css is as high. */
@@ -23,6 +24,7 @@ export interface SidebarProps {
 }
 
 export function Sidebar(props: SidebarProps) {
+  const shared = sharedTitles(props.chats);
   return (
     <nav class="sidebar" aria-label={t("sidebar.label")}>
       <div class="sidebar-head">
@@ -38,7 +40,7 @@ export function Sidebar(props: SidebarProps) {
         rowHeight={CHAT_ROW_PX}
         keyOf={(chat) => chat.id}
         onNearEnd={props.onMore}
-        render={(chat) => <ChatItem chat={chat} selected={chat.id === props.selectedId} {...props} />}
+        render={(chat) => <ChatItem chat={chat} selected={chat.id === props.selectedId} dated={shared.has(chat.title.trim())} {...props} />}
       />
       <button type="button" class="secondary settings-button" data-testid="open-settings" onClick={props.onSettings}>
         {t("sidebar.settings")}
@@ -47,7 +49,9 @@ export function Sidebar(props: SidebarProps) {
   );
 }
 
-function ChatItem({ chat, selected, onSelect, onRename, onDelete }: SidebarProps & { chat: Chat; selected: boolean }) {
+function ChatItem({ chat, selected, dated, onSelect, onRename, onDelete }: SidebarProps & { chat: Chat; selected: boolean; dated: boolean }) {
+  // Chats of the same title are told apart by when they were made.
+  const date = dated ? formatTime(chat.created_at) : null;
   const [mode, setMode] = useState<"show" | "rename" | "delete">("show");
   const [title, setTitle] = useState(chat.title);
   if (mode === "rename") {
@@ -74,8 +78,14 @@ function ChatItem({ chat, selected, onSelect, onRename, onDelete }: SidebarProps
   }
   return (
     <li class={`chat-item${selected ? " selected" : ""}`} data-chat-id={chat.id}>
-      <button type="button" class="chat-title" onClick={() => onSelect(chat.id)} onDblClick={() => setMode("rename")} title={chat.title}>
-        {chat.title}
+      <button type="button" class="chat-title" onClick={() => onSelect(chat.id)} onDblClick={() => setMode("rename")} title={date ? `${chat.title} · ${date}` : chat.title}>
+        <span class="chat-name">{chat.title}</span>
+        {date && (
+          <span class="chat-date small muted" data-testid="chat-date">
+            {" · "}
+            {date}
+          </span>
+        )}
       </button>
       {mode === "delete" ? (
         <span class="confirm">

@@ -1,4 +1,5 @@
-// The live `turn_plan` list beside the chat: phases, [ ] [>] [x] [~] marks, "3 of 7 done",
+// The live `turn_plan` list beside the chat: phases, each task's state as an icon with its
+// word and a tooltip ("▶ In progress", "⏸ Stopped" when the work stopped on it), "3 of 7 done",
 // each task's last gate (run by Preflight in the sandbox: command, exit code, evidence), a
 // mark on plan steps whose change waits for the user; and, for a chat that saves its plan
 // into the workspace, the link to that `.dwp` folder. While no turn runs the list can be
@@ -13,12 +14,10 @@ import type { PlanChange } from "../generated/PlanChange";
 import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import type { Task } from "../generated/Task";
 import type { TaskSpan } from "../generated/TaskSpan";
-import type { TaskStatus } from "../generated/TaskStatus";
 import { taskCounts } from "../lib/chatState";
 import { spanOf, statText } from "../lib/checkpoints";
 import { formatNumber, formatTime, t } from "../lib/i18n";
-
-const MARK: Record<TaskStatus, string> = { pending: "[ ]", active: "[>]", done: "[x]", dropped: "[~]" };
+import { shownState, stateHint, stateIcon, stateLabel, type ShownState } from "../lib/taskState";
 
 /** Tasks grouped by phase in list order (the tracker keeps a phase's tasks together). */
 export function groupByPhase(tasks: Task[]): { phase: string | null; tasks: Task[] }[] {
@@ -52,11 +51,13 @@ export interface TaskPanelProps {
   onRestoreTask?: (task: Task, span: TaskSpan) => void;
   /** Asks to undo the executor's last turn (restore to `checkpoints.undo_turn`). */
   onUndoTurn?: (checkpoint: number) => void;
+  /** The chat's work stopped with tasks left (the stop card shows): the active task is stopped. */
+  stopped?: boolean;
 }
 
 export function TaskPanel(props: TaskPanelProps) {
   const { tasks, finished, files = null, changes = [], onOpenFolder, busy = false, onClear } = props;
-  const { checkpoints = null, onTaskDiff, onRestoreTask, onUndoTurn } = props;
+  const { checkpoints = null, onTaskDiff, onRestoreTask, onUndoTurn, stopped = false } = props;
   const counts = taskCounts(tasks);
   const asked = new Set(changes.filter((change) => change.status === "pending").map((change) => change.task));
   return (
@@ -78,8 +79,8 @@ export function TaskPanel(props: TaskPanelProps) {
             {group.phase !== null && <h3 class="task-phase">{group.phase}</h3>}
             <ul>
               {group.tasks.map((task) => (
-                <li key={task.id} class={`task ${task.status}`} data-status={task.status} title={taskTimes(task)}>
-                  <span class="mark">{MARK[task.status]}</span>
+                <li key={task.id} class={`task ${shownState(task, stopped)}`} data-status={shownState(task, stopped)} title={taskTimes(task)}>
+                  <StateMark id={task.id} state={shownState(task, stopped)} />
                   <span class="task-text">
                     {task.priority && task.priority !== "medium" && (
                       <span class={`priority ${task.priority}`} data-testid="task-priority">
@@ -145,9 +146,21 @@ function TaskWork({ task, span, busy, onTaskDiff, onRestoreTask }: { task: Task;
           disabled={busy}
           onClick={() => onRestoreTask(task, span)}
         >
-          ↺
+          <span aria-hidden="true">↺</span> {t("checkpoints.restoreShort")}
         </button>
       )}
+    </span>
+  );
+}
+
+/** A task's state: its icon (hidden from screen readers) and its word, shown beside the icon
+ *  where it matters (in progress, stopped, dropped) and read out everywhere; what it means on hover. */
+function StateMark({ id, state }: { id: number; state: ShownState }) {
+  const shown = state === "active" || state === "stopped" || state === "dropped";
+  return (
+    <span class={`mark state-${state}`} data-testid={`task-state-${id}`} title={stateHint(state)}>
+      <span aria-hidden="true">{stateIcon(state)}</span>
+      <span class={shown ? "state-label" : "visually-hidden"}>{stateLabel(state)}</span>
     </span>
   );
 }
@@ -228,7 +241,7 @@ function TaskBindings({ task }: { task: Task }) {
       {after.length > 0 && (
         <span class="task-after muted" data-testid={`task-depends-${task.id}`} title={t("tasks.dependsHint")}>
           {" "}
-          {t("tasks.after", { steps: after.join(", ") })}
+          {t("tasks.after", { count: after.length, steps: after.join(", ") })}
         </span>
       )}
       {check && (

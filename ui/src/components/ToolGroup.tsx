@@ -1,8 +1,9 @@
-// Consecutive tool calls of the executor as one collapsible block with a count (issue 18):
-// a run of twenty `turn_plan` calls is one line ("task list: done 12 · started 3"), not a
-// wall of boxes; a failed call makes the block stand out and opens it.
+// Consecutive tool calls of the executor as one collapsible block (issue 18), summed up in
+// words (issue 48): "Read 3 files: a.py, b.py, c.py · task list: done 2 · 5 tool calls", each
+// call's own sentence folded under it; a failed call makes the block stand out and opens it.
 import type { ToolCall } from "../generated/ToolCall";
 import { t } from "../lib/i18n";
+import { describeTool, summaryOf, type SentenceContext } from "../lib/toolSentence";
 
 export interface GroupedCall {
   call: ToolCall;
@@ -57,22 +58,26 @@ export interface ToolGroupProps {
   /** Renders one call as its own block. */
   renderCall: (call: GroupedCall, index: number) => preact.JSX.Element;
   onShowTasks?: () => void;
+  /** The chat's workspace and task titles, for the sentences. */
+  context?: SentenceContext;
 }
 
-export function ToolGroup({ calls, renderCall, onShowTasks }: ToolGroupProps) {
+export function ToolGroup({ calls, renderCall, onShowTasks, context }: ToolGroupProps) {
   const failed = calls.filter((call) => call.error !== undefined).length;
   const running = calls.some((call) => call.running);
   const tasks = taskListSummary(calls);
-  const others = calls.filter((call) => call.call.name !== "turn_plan").length;
+  const summary = summaryOf(calls.map(({ call, result, error }) => describeTool({ name: call.name, args: call.arguments, result, error }, context)));
   return (
     <details class={`tool-group${failed > 0 ? " failed" : ""}`} data-testid="tool-group" open={failed > 0}>
       <summary>
-        <span class="tool-count" data-testid="tool-count">
-          {t("toolGroup.calls", { count: calls.length })}
-        </span>
+        {summary !== "" && (
+          <span class="tool-summary" data-testid="tool-summary">
+            {summary}
+            {" · "}
+          </span>
+        )}
         {tasks && (
           <>
-            {" · "}
             <button
               type="button"
               class="link small"
@@ -85,9 +90,12 @@ export function ToolGroup({ calls, renderCall, onShowTasks }: ToolGroupProps) {
             >
               {t("toolGroup.taskList", { summary: tasks })}
             </button>
+            {" · "}
           </>
         )}
-        {others > 0 && tasks && <span class="small muted"> · {t("toolGroup.others", { count: others })}</span>}
+        <span class="tool-count small muted" data-testid="tool-count">
+          {t("toolGroup.calls", { count: calls.length })}
+        </span>
         {failed > 0 && (
           <span class="tool-failed" data-testid="tool-failed">
             {" "}

@@ -30,6 +30,18 @@ export function withFirstPage(loaded: LoadedChats, page: ChatPage): LoadedChats 
   return { chats: [...page.data, ...loaded.chats.slice(at + 1).filter((chat) => !inPage.has(chat.id))], next: loaded.next };
 }
 
+/** The titles two or more of `chats` share (the list shows those chats' dates, to tell them apart). */
+export function sharedTitles(chats: Chat[]): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const chat of chats) {
+    const title = chat.title.trim();
+    if (seen.has(title)) shared.add(title);
+    seen.add(title);
+  }
+  return shared;
+}
+
 /** The loaded chats without `id` (deleted). */
 export function withoutChat(loaded: LoadedChats, id: string): LoadedChats {
   return { ...loaded, chats: loaded.chats.filter((chat) => chat.id !== id) };

@@ -55,7 +55,7 @@ function sample(piece: WarmUpPiece, markdownHtml: string): HTMLElement[] {
     case "tool": {
       const tool = element("details", "tool done");
       const summary = element("summary", "");
-      summary.append(element("span", "tool-name", "mcp_filesystem_read_text_file"), " ", element("span", "tool-state", "done"));
+      summary.append(element("span", "tool-sentence", "Read README.md"));
       tool.append(summary, element("pre", "tool-args", '{\n  "path": "README.md"\n}'));
       return [tool];
     }

@@ -99,6 +99,9 @@ describe("the task panel's checkpoints", () => {
     const onUndoTurn = vi.fn();
     const { rerender } = render(<TaskPanel tasks={tasks} finished={false} checkpoints={list} onRestoreTask={onRestoreTask} onUndoTurn={onUndoTurn} />);
     expect(screen.getAllByTestId(/^restore-task-/).map((button) => button.dataset.testid)).toEqual(["restore-task-1", "restore-task-2", "restore-task-3"]);
+    // The ↺ has its word beside it and its tooltip, not an icon alone.
+    expect(screen.getByTestId("restore-task-1").textContent).toBe("↺ Restore");
+    expect(screen.getByTestId("restore-task-1").getAttribute("title")).toBe("Restore to before this task");
     fireEvent.click(screen.getByTestId("restore-task-1"));
     expect(onRestoreTask).toHaveBeenCalledWith(tasks[0], list.tasks[0]);
     fireEvent.click(screen.getByTestId("undo-turn"));
@@ -132,7 +135,7 @@ async function openDiff(leftOut = leftOutBetween(list, 2)) {
 describe("the diff view", () => {
   it("shows each file's header, and a unified diff with line numbers, signs and highlighting", async () => {
     await openDiff();
-    expect(screen.getByTestId("diff-summary").textContent).toBe("5 files, +5003 −21");
+    expect(screen.getByTestId("diff-summary").textContent).toBe("Changed: 5 files, +5003 −21");
     expect(screen.getByTestId("diff-caches-note").textContent).toContain("node_modules");
     const [code, , , renamed] = screen.getAllByTestId("diff-file");
     expect(within(code!).getByTestId("diff-file-path").textContent).toBe(HOSTILE);

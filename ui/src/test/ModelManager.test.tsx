@@ -1,7 +1,7 @@
 import { act, fireEvent, render, screen } from "@testing-library/preact";
 import { describe, expect, it, vi } from "vitest";
 
-import { ModelManager, useModelInstalls, type ModelClient } from "../components/ModelManager";
+import { ModelManager, megabytes, useModelInstalls, type ModelClient } from "../components/ModelManager";
 import { ModelNotice } from "../components/ModelNotice";
 import type { ApiError } from "../generated/ApiError";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
@@ -106,6 +106,15 @@ describe("Settings → Models", () => {
     render(<Window client={shell.client} model={{ ...smollm2, installed: true }} onChanged={onChanged} />);
     expect(status()).toBe("Installed");
     await act(async () => void fireEvent.click(screen.getByTestId("model-remove-smollm2")));
+    // It asks first, with the size; Cancel keeps the model.
+    expect(screen.getByTestId("model-remove-dialog").textContent).toContain(`Remove the ${megabytes(smollm2.size)} model?`);
+    expect(document.activeElement).toBe(screen.getByTestId("model-remove-cancel"));
+    await act(async () => void fireEvent.click(screen.getByTestId("model-remove-cancel")));
+    expect(screen.queryByTestId("model-remove-dialog")).toBeNull();
+    expect(shell.client.removeModel).not.toHaveBeenCalled();
+    expect(status()).toBe("Installed");
+    await act(async () => void fireEvent.click(screen.getByTestId("model-remove-smollm2")));
+    await act(async () => void fireEvent.click(screen.getByTestId("model-remove-confirm")));
     expect(shell.client.removeModel).toHaveBeenCalledWith("smollm2");
     expect(status()).toBe("Not installed");
     expect(onChanged).toHaveBeenCalledTimes(1);

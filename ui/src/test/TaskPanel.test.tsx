@@ -13,17 +13,42 @@ const tasks: Task[] = [
 ];
 
 describe("TaskPanel", () => {
-  it("shows phases, [ ] [>] [x] [~] marks and the count", () => {
+  it("shows phases, each state as an icon with its word and a tooltip, and the count", () => {
     render(<TaskPanel tasks={tasks} finished={false} />);
     expect(screen.getByTestId("task-count").textContent).toBe("1 of 4 done, 1 dropped");
     expect(screen.getAllByRole("heading").map((h) => h.textContent)).toEqual(["dig", "build"]);
     const rows = screen.getAllByRole("listitem").map((row) => row.textContent);
     expect(rows).toEqual([
-      "[x]find every call site — all in agent.rs (done without a check)",
-      "[>]read the config schema",
-      "[ ]add the field",
-      "[~]old approach",
+      "✓Donefind every call site — all in agent.rs (done without a check)",
+      "▶In progressread the config schema",
+      "○To doadd the field",
+      "✗Droppedold approach",
     ]);
+    expect(rows.join("")).not.toMatch(/\[[ x>~]\]/);
+    // The icon is hidden from screen readers; the word is read; the tooltip says what it means.
+    const active = screen.getByTestId("task-state-2");
+    expect(active.querySelector('[aria-hidden="true"]')?.textContent).toBe("▶");
+    expect(active.getAttribute("title")).toBe("The executor is working on this task");
+    expect(screen.getByTestId("task-state-3").querySelector(".visually-hidden")?.textContent).toBe("To do");
+  });
+
+  it("shows the active task as stopped, not running, when the work stopped", () => {
+    const { unmount } = render(<TaskPanel tasks={tasks} finished={false} stopped />);
+    const row = screen.getByTestId("task-state-2");
+    expect(row.textContent).toBe("⏸Stopped");
+    expect(row.getAttribute("title")).toContain("Continue");
+    expect(row.closest("li")?.dataset.status).toBe("stopped");
+    expect(screen.getByTestId("task-state-1").textContent).toBe("✓Done");
+    unmount();
+    render(<TaskPanel tasks={tasks} finished={false} stopped={false} />);
+    expect(screen.getByTestId("task-state-2").textContent).toBe("▶In progress");
+  });
+
+  it("says what a task waits for in words, not \"after 1\"", () => {
+    const waiting: Task[] = [{ id: 3, title: "ship", status: "pending", origin: "plan", depends_on: [1, 2] }, { id: 4, title: "tell", status: "pending", origin: "plan", depends_on: [3] }];
+    render(<TaskPanel tasks={waiting} finished={false} />);
+    expect(screen.getByTestId("task-depends-3").textContent?.trim()).toBe("starts after tasks 1, 2");
+    expect(screen.getByTestId("task-depends-4").textContent?.trim()).toBe("starts after task 3");
   });
 
   it("says when there is no list, and when the list is finished", () => {

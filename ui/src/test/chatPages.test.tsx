@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from "vitest";
 import { CHAT_ROW_PX, Sidebar } from "../components/Sidebar";
 import { visibleRange } from "../components/VirtualList";
 import type { Chat } from "../generated/Chat";
-import { withFirstPage, withNextPage, type LoadedChats } from "../lib/chatList";
+import { sharedTitles, withFirstPage, withNextPage, type LoadedChats } from "../lib/chatList";
+import { formatTime } from "../lib/i18n";
 import { initialState, withOlder } from "../lib/chatState";
 import { assistant, chat as fixtureChat, user, view } from "./fixtures";
 
@@ -61,5 +62,24 @@ describe("a long chat's older messages", () => {
     expect(older.view.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3", "m4"]);
     expect(older.view.messages_cursor).toBe("m1");
     expect(withOlder(older, { data: [], next_cursor: null }).view.messages_cursor).toBeUndefined();
+  });
+});
+
+describe("chats of the same title (issue 48)", () => {
+  it("each show when they were made, as people read times; other chats show none", () => {
+    const noop = () => {};
+    const made = ["2026-12-04T18:02:51.733Z", "2026-12-05T09:30:00Z"];
+    const list: Chat[] = [
+      { ...fixtureChat, id: "a", title: "Fix the tests", created_at: made[0]! },
+      { ...fixtureChat, id: "b", title: "Fix the tests", created_at: made[1]! },
+      { ...fixtureChat, id: "c", title: "CSV export", created_at: made[1]! },
+    ];
+    const { container } = render(<Sidebar chats={list} selectedId={null} onSelect={noop} onNew={noop} onRename={noop} onDelete={noop} onSettings={noop} />);
+    const row = (id: string) => container.querySelector<HTMLElement>(`[data-chat-id="${id}"]`)!;
+    expect(row("a").querySelector('[data-testid="chat-date"]')?.textContent).toBe(` · ${formatTime(made[0]!)}`);
+    expect(row("b").querySelector('[data-testid="chat-date"]')?.textContent).toBe(` · ${formatTime(made[1]!)}`);
+    expect(row("a").textContent).not.toContain("2026-12-04T");
+    expect(row("c").querySelector('[data-testid="chat-date"]')).toBeNull();
+    expect(sharedTitles(list)).toEqual(new Set(["Fix the tests"]));
   });
 });

@@ -46,7 +46,7 @@ describe("warmUpLayout", () => {
     expect(boxes[0]?.querySelector(".user-text")?.textContent).toContain("…");
     expect(boxes[1]?.querySelector(".stream-tail")).not.toBeNull();
     expect(boxes[1]?.querySelector(".status-line .spinner")).not.toBeNull();
-    expect(boxes[2]?.querySelector("summary .tool-name")).not.toBeNull();
+    expect(boxes[2]?.querySelector("summary .tool-sentence")).not.toBeNull();
   });
 
   it("is removed even when layout throws", () => {

@@ -37,7 +37,7 @@ describe("sandbox results", () => {
     const { unmount } = render(<SandboxRun tool="run_command" args={{ command: "python use_tiny.py" }} result={ok} running={false} />);
     expect(screen.getByTestId("exit-code").textContent).toBe("exit 0");
     expect((screen.getByTestId("sandbox-run") as HTMLDetailsElement).open).toBe(true);
-    expect(screen.getByText("$ python use_tiny.py")).toBeTruthy();
+    expect(screen.getByTestId("tool-sentence").textContent).toBe("Ran python use_tiny.py");
     unmount();
     const long = `exit code 2\nstdout:\n${Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n")}\nstderr:\nboom\n`;
     render(<SandboxRun tool="run_command" args={{ command: "make" }} result={long} running={false} />);

@@ -42,7 +42,7 @@ describe("the task panel's bindings", () => {
     ];
     render(<TaskPanel tasks={tasks} finished={false} />);
     expect(screen.getByTestId("task-check-2").textContent).toContain("cargo test");
-    expect(screen.getByTestId("task-depends-2").textContent).toContain("after 1");
+    expect(screen.getByTestId("task-depends-2").textContent).toContain("starts after task 1");
     expect(screen.queryByTestId("task-check-1")).toBeNull();
     expect(screen.getAllByTestId("task-gate")).toHaveLength(1);
     expect(screen.queryByTestId("task-check-3")).toBeNull();

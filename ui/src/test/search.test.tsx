@@ -67,3 +67,21 @@ describe("searching chats (Ctrl+K)", () => {
     expect(onClose).toHaveBeenCalled();
   });
 });
+
+describe("search snippets as plain text (issue 48)", () => {
+  it("leave out Markdown's fences, emphasis, links and headings, and keep the matched words marked", async () => {
+    const markdown = hit("a", "Report", "m1", [
+      ["## Result\n\n```python\nprint(", false],
+      ["total", true],
+      [")\n```\nSee **the [", false],
+      ["total", true],
+      ["](https://x.test/t)** in `report.py` and _this_ snake_case…", false],
+    ]);
+    render(<SearchChats search={async () => page([markdown])} onOpen={() => {}} onClose={() => {}} />);
+    fireEvent.input(screen.getByTestId("search-input"), { target: { value: "total" } });
+    await waitFor(() => screen.getByTestId("search-hit"));
+    const excerpt = screen.getByTestId("search-hit").querySelector(".search-excerpt")!;
+    expect(excerpt.textContent).toBe("Result print(total) See the total in report.py and this snake_case…");
+    expect([...excerpt.querySelectorAll("mark")].map((mark) => mark.textContent)).toEqual(["total", "total"]);
+  });
+});
