@@ -483,6 +483,8 @@ test("the executor stops with a task left: the stop card says why, Continue fini
     await app.byText('[data-testid="stop-card"]', "Check the changelog");
     await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
     assert.equal(await app.count('[data-testid="completion-card"]'), 0);
+    // The task the work stopped on is shown as stopped, not as running.
+    await app.find('[data-testid="task-state-2"].state-stopped');
     publish(await app.screenshot("stop-card"), "stop-card.png");
 
     // Continue is its own turn, shown as such; the plan completes and the record names both.

@@ -77,7 +77,7 @@ test("a provider that cannot be reached is said once, with Try again and Open Se
     await app.find('[data-testid="notice-retry"]');
     assert.equal(await app.count('[data-testid="notice-card"]'), 1, "the retried message replaced what followed it");
 
-    await app.click('[data-testid="notice-settings"]');
+    await app.click('[data-testid="notice-card-settings"]');
     await app.find('[data-testid="settings"]');
   } finally {
     await app.stop();

@@ -179,6 +179,7 @@ export function App() {
         problem={screen.problem}
         at={screen.at}
         onSave={saveSettings}
+        onCheck={api.checkProvider}
         onClose={close}
       />
     );

@@ -56,6 +56,7 @@ fn export_all(dir: &Path) {
     SandboxView::export_all(&config).unwrap();
     PlanEdit::export_all(&config).unwrap();
     AppSettings::export_all(&config).unwrap();
+    preflight_engine::lifecycle::ProviderCheck::export_all(&config).unwrap();
     SettingsUpdate::export_all(&config).unwrap();
     preflight_engine::lifecycle::CheckpointList::export_all(&config).unwrap();
     preflight_engine::lifecycle::CheckpointDiff::export_all(&config).unwrap();

@@ -186,6 +186,29 @@ impl HttpClient {
     }
 }
 
+impl HttpClient {
+    /// One GET of a JSON document (no retries: a person is waiting for the answer); an error
+    /// status is classified by `error` as a stream's would be.
+    pub async fn get_json(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        error: fn(u16, Option<Duration>, &str) -> LlmError,
+        cancel: &CancellationToken,
+    ) -> Result<serde_json::Value, LlmError> {
+        let send = self.client.get(url).headers(headers).header(ACCEPT, "application/json").send();
+        let response = within(self.idle, cancel, send).await?.map_err(send_error)?;
+        let status = response.status().as_u16();
+        let body = within(self.idle, cancel, response.text()).await?.map_err(send_error)?;
+        if !(200..300).contains(&status) {
+            return Err(error(status, None, &body));
+        }
+        serde_json::from_str(&body).map_err(|parse| LlmError::BadResponse {
+            detail: format!("the answer is not JSON: {parse}"),
+        })
+    }
+}
+
 /// Reads one streaming answer.
 struct SseReader {
     response: reqwest::Response,

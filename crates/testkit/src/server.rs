@@ -156,6 +156,9 @@ async fn handle(
     shutdown: CancellationToken,
 ) -> Result<Response<Body>, Infallible> {
     let path = request.uri().path().to_owned();
+    if path.ends_with("/models") {
+        return Ok(model_list(request.headers()));
+    }
     let api = if path.ends_with("/chat/completions") {
         Api::OpenAi
     } else if path.ends_with("/v1/messages") {
@@ -192,6 +195,19 @@ async fn handle(
         (reply, _) => reply,
     };
     Ok(respond(api, &recorded.body, reply, shutdown))
+}
+
+/// `GET …/models` (OpenAI's `/v1/models`, Anthropic's `/v1/models`): the models the server
+/// "serves", `scripted` and `scripted-large`; a request whose key is `wrong` (as a bearer
+/// token or `x-api-key`) is refused with 401, as a real provider refuses a bad key.
+fn model_list(headers: &hyper::HeaderMap) -> Response<Body> {
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    if header("authorization") == Some("Bearer wrong") || header("x-api-key") == Some("wrong") {
+        let body = r#"{"error":{"type":"authentication_error","message":"invalid api key"}}"#;
+        return plain(StatusCode::UNAUTHORIZED, body.to_owned());
+    }
+    let body = r#"{"object":"list","data":[{"id":"scripted-large"},{"id":"scripted"}]}"#;
+    plain(StatusCode::OK, body.to_owned())
 }
 
 /// Records a request that gets no scripted reply.

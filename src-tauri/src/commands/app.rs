@@ -2,8 +2,10 @@
 
 use preflight_engine::lifecycle::ApiError;
 use preflight_engine::lifecycle::{
-    read_settings, system_key_stores, write_settings, AppSettings, SettingsUpdate,
+    check_provider as check, read_settings, system_key_stores, write_settings, AppSettings,
+    ProviderCheck, SettingsUpdate,
 };
+use preflight_engine::llm::KeyLookup;
 use tauri::State;
 
 use crate::ipc::AppInfo;
@@ -47,6 +49,12 @@ pub async fn save_settings(
     let saved = blocking(move || write_settings(&home, &update, &system_key_stores())).await?;
     shell.reopen().await?;
     Ok(saved)
+}
+
+/// Settings' "Test connection": the form's provider asked for its models; nothing is saved.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn check_provider(update: SettingsUpdate) -> Result<ProviderCheck, ApiError> {
+    check(update, KeyLookup::system(|name| std::env::var(name).ok())).await
 }
 
 /// Key stores may block on D-Bus: off the async workers.

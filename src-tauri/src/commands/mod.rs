@@ -21,6 +21,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         app::ui_ready,
         app::get_settings,
         app::save_settings,
+        app::check_provider,
         chats::list_chats,
         chats::search_chats,
         chats::create_chat,

@@ -8,6 +8,7 @@ pub const COMMANDS: &[&str] = &[
     "ui_ready",
     "get_settings",
     "save_settings",
+    "check_provider",
     "list_chats",
     "search_chats",
     "create_chat",

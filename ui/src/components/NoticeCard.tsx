@@ -87,7 +87,7 @@ export function NoticeCard({ message, actionable, onRetry, onOpenSettings }: Not
             </button>
           )}
           {actions.settings && (
-            <button type="button" data-testid="notice-settings" onClick={onOpenSettings}>
+            <button type="button" data-testid="notice-card-settings" onClick={onOpenSettings}>
               {t("saidInChat.openSettings")}
             </button>
           )}

@@ -7,7 +7,10 @@ import type { AppSettings } from "../generated/AppSettings";
 import type { ProviderChoice } from "../generated/ProviderChoice";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
+import type { ProviderCheck } from "../generated/ProviderCheck";
+import { asApiError } from "../lib/api";
 import { McpServers, type McpSource } from "./McpServers";
+import { fieldOf, fieldProblems, ProviderTest, useProviderTest, type FieldName } from "./ProviderTest";
 import { ModelManager, isInstalled, type ModelInstalls } from "./ModelManager";
 import { embeddedModel } from "./ModelNotice";
 import { storedLanguageChoice, setLanguageChoice, t, type LanguageChoice } from "../lib/i18n";
@@ -28,7 +31,19 @@ export interface SettingsProps {
   /** `mcp`: open at MCP servers (a chat's server asks to sign in). */
   at?: "mcp";
   onSave: (update: SettingsUpdate) => Promise<string | null>;
+  /** "Test connection": the form's provider asked for its models (nothing saved). */
+  onCheck?: (update: SettingsUpdate) => Promise<ProviderCheck>;
   onClose: (() => void) | null;
+}
+
+/** A field's message under it, tied to it for screen readers. */
+function FieldProblem({ field, text }: { field: FieldName; text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <span class="field-error small" id={`problem-${field}`} data-testid={`problem-${field}`}>
+      {text}
+    </span>
+  );
 }
 
 const providers = (): { value: ProviderChoice; label: string; baseUrl: string }[] => [
@@ -75,7 +90,7 @@ function WindowChoices() {
   );
 }
 
-export function Settings({ settings, models, installs, mcp, modelsDir, firstRun, problem, at, onSave, onClose }: SettingsProps) {
+export function Settings({ settings, models, installs, mcp, modelsDir, firstRun, problem, at, onSave, onCheck, onClose }: SettingsProps) {
   const [form, setForm] = useState<SettingsUpdate>({
     provider: settings.provider,
     base_url: settings.base_url,
@@ -86,8 +101,18 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
   });
   const [error, setError] = useState<string | null>(problem && t("settings.notRunning", { detail: problem }));
   const [saving, setSaving] = useState(false);
+  const [checked, setChecked] = useState(false);
+  const test = useProviderTest(onCheck ?? (() => Promise.reject(new Error("no connection test here"))), asApiError);
   const remote = form.provider !== "embedded";
-  const update = (change: Partial<SettingsUpdate>) => setForm({ ...form, ...change });
+  const update = (change: Partial<SettingsUpdate>) => {
+    setForm({ ...form, ...change });
+    test.reset();
+  };
+  // The form's own problems show once a save was tried; a failed test marks its field.
+  const problems = checked ? fieldProblems(form) : {};
+  const failedField = test.state.kind === "failed" ? fieldOf(test.state.error) : null;
+  const invalid = (field: FieldName) => problems[field] !== undefined || failedField === field;
+  const offered = test.state.kind === "ok" ? test.state.check.models : [];
   const chosen = embeddedModel(form.model, models);
   // A model name typed for a remote provider means nothing to the embedded one: its default then.
   const embeddedValue = chosen?.id ?? models.find((entry) => entry.default)?.id ?? "";
@@ -99,6 +124,8 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
       <form
         onSubmit={async (event) => {
           event.preventDefault();
+          setChecked(true);
+          if (Object.keys(fieldProblems(form)).length > 0) return;
           setSaving(true);
           setError(await onSave({ ...form, api_key: form.api_key?.trim() ? form.api_key.trim() : undefined }));
           setSaving(false);
@@ -149,11 +176,33 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
             <>
               <label>
                 {t("settings.baseUrl")}
-                <input data-testid="base-url" placeholder={provider?.baseUrl} value={form.base_url} onInput={(event) => update({ base_url: event.currentTarget.value })} />
+                <input
+                  data-testid="base-url"
+                  placeholder={provider?.baseUrl}
+                  value={form.base_url}
+                  aria-invalid={invalid("base_url")}
+                  aria-describedby={problems.base_url ? "problem-base_url" : undefined}
+                  onInput={(event) => update({ base_url: event.currentTarget.value })}
+                />
+                <FieldProblem field="base_url" text={problems.base_url} />
               </label>
               <label>
                 {t("settings.model")}
-                <input data-testid="model" placeholder={t("settings.modelPlaceholder")} value={form.model} onInput={(event) => update({ model: event.currentTarget.value })} />
+                <input
+                  data-testid="model"
+                  placeholder={t("settings.modelPlaceholder")}
+                  value={form.model}
+                  list="provider-models"
+                  aria-invalid={invalid("model")}
+                  aria-describedby={problems.model ? "problem-model" : undefined}
+                  onInput={(event) => setForm({ ...form, model: event.currentTarget.value })}
+                />
+                <datalist id="provider-models">
+                  {offered.map((model) => (
+                    <option key={model} value={model} />
+                  ))}
+                </datalist>
+                <FieldProblem field="model" text={problems.model} />
               </label>
               <label>
                 {t("settings.apiKey")}
@@ -163,9 +212,11 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
                   autocomplete="off"
                   placeholder={settings.api_key_stored_in ? t("settings.apiKeyStored", { store: settings.api_key_stored_in }) : t("settings.apiKeyNone")}
                   value={form.api_key ?? ""}
+                  aria-invalid={invalid("api_key")}
                   onInput={(event) => update({ api_key: event.currentTarget.value })}
                 />
               </label>
+              {onCheck && <ProviderTest state={test.state} onTest={() => void test.run(form)} />}
             </>
           )}
         </fieldset>

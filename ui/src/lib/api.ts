@@ -31,6 +31,7 @@ import type { RestorePreview } from "../generated/RestorePreview";
 import type { SandboxView } from "../generated/SandboxView";
 import type { SearchPage } from "../generated/SearchPage";
 import type { ServerAnswer } from "../generated/ServerAnswer";
+import type { ProviderCheck } from "../generated/ProviderCheck";
 import type { SettingsUpdate } from "../generated/SettingsUpdate";
 import type { TaskPanel } from "../generated/TaskPanel";
 import type { AppInfo } from "../generated/desktop/AppInfo";
@@ -82,6 +83,8 @@ export const api = {
   uiReady: () => call<number>("ui_ready"),
   getSettings: () => call<AppSettings>("get_settings"),
   saveSettings: (update: SettingsUpdate) => call<AppSettings>("save_settings", { update }),
+  /** Asks the provider the form describes for its models; nothing is saved. */
+  checkProvider: (update: SettingsUpdate) => call<ProviderCheck>("check_provider", { update }),
   /** A page of chats, newest first; `cursor` is the previous page's `next_cursor`. */
   listChats: (cursor: string | null = null) => call<ChatPage>("list_chats", cursor === null ? {} : { cursor }),
   /** Titles and messages holding the words (the last one as a prefix while typed). */

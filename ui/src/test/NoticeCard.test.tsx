@@ -35,7 +35,7 @@ describe("the notice card", () => {
     fireEvent.click(screen.getByTestId("notice-retry"));
     await waitFor(() => expect(onRetry).toHaveBeenCalledTimes(1));
     expect(screen.getByTestId("notice-retry").textContent).toBe("Plan again");
-    fireEvent.click(screen.getByTestId("notice-settings"));
+    fireEvent.click(screen.getByTestId("notice-card-settings"));
     expect(onOpenSettings).toHaveBeenCalledTimes(1);
   });
 

@@ -95,3 +95,39 @@ describe("ChatOptions", () => {
     expect((screen.getByTestId("chat-save-plans") as HTMLInputElement).disabled).toBe(false);
   });
 });
+
+describe("the provider, checked where it is typed", () => {
+  const openai: AppSettings = { ...embedded, provider: "openai", base_url: "http://127.0.0.1:11434/v1", model: "" };
+
+  it("marks a missing model and a bad base URL at their fields, and saves nothing", async () => {
+    const onSave = vi.fn(async () => null);
+    render(<Settings settings={openai} models={models} installs={installs()} modelsDir="/m" firstRun={false} problem={null} onSave={onSave} onClose={null} />);
+    fireEvent.input(screen.getByTestId("base-url"), { target: { value: "127.0.0.1:11434" } });
+    fireEvent.click(screen.getByTestId("save-settings"));
+    expect(screen.getByTestId("problem-model").textContent).toContain("Name the model");
+    expect(screen.getByTestId("problem-base_url").textContent).toContain("http://");
+    expect(screen.getByTestId("model").getAttribute("aria-invalid")).toBe("true");
+    expect(onSave).not.toHaveBeenCalled();
+  });
+
+  it("tests the connection, offers the provider's models and says when the model is not one of them", async () => {
+    const onCheck = vi.fn(async () => ({ models: ["llama3.2", "qwen2.5:7b"], model_served: false }));
+    render(<Settings settings={{ ...openai, model: "mistral" }} models={models} installs={installs()} modelsDir="/m" firstRun={false} problem={null} onSave={async () => null} onCheck={onCheck} onClose={null} />);
+    fireEvent.click(screen.getByTestId("test-connection"));
+    expect((await screen.findByTestId("connection-ok")).textContent).toContain("serves 2 models");
+    expect(screen.getByTestId("model-not-served").textContent).toContain("“mistral”");
+    const offered = [...document.querySelectorAll("#provider-models option")].map((option) => option.getAttribute("value"));
+    expect(offered).toEqual(["llama3.2", "qwen2.5:7b"]);
+    expect(onCheck).toHaveBeenCalledWith(expect.objectContaining({ provider: "openai", model: "mistral" }));
+  });
+
+  it("says a refused key in words and marks the key field", async () => {
+    const onCheck = vi.fn(async () => Promise.reject({ code: "ERR_PROVIDER_UNAUTHORIZED", message: "invalid api key" }));
+    render(<Settings settings={{ ...openai, model: "m" }} models={models} installs={installs()} modelsDir="/m" firstRun={false} problem={null} onSave={async () => null} onCheck={onCheck} onClose={null} />);
+    fireEvent.click(screen.getByTestId("test-connection"));
+    const failed = await screen.findByTestId("connection-failed");
+    expect(failed.textContent).not.toContain("ERR_");
+    expect(failed.textContent).toContain("invalid api key");
+    expect(screen.getByTestId("api-key").getAttribute("aria-invalid")).toBe("true");
+  });
+});

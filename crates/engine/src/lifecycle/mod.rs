@@ -35,6 +35,7 @@ mod plan_changes;
 mod plan_files;
 mod plan_folders;
 mod progress;
+mod provider_check;
 mod recovery;
 mod runner;
 mod search;
@@ -62,6 +63,7 @@ pub use notify::phase_text;
 pub use pages::{ChatPage, MessagePage, CHAT_PAGE, MESSAGE_PAGE};
 pub use plan_files::{PlanFolderLocation, TaskPanel};
 pub use preflight_agent::events::Elicitation;
+pub use provider_check::{check_provider, ProviderCheck};
 pub use search::{SearchHit, SearchPage, SnippetPart, MAX_SEARCH_CHARS, SEARCH_PAGE};
 pub use settings::{
     read_settings, system_key_stores, write_settings, AppSettings, ProviderChoice, SettingsUpdate,

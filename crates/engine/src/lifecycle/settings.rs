@@ -32,7 +32,7 @@ pub enum ProviderChoice {
 }
 
 impl ProviderChoice {
-    fn kind(self) -> ProviderKind {
+    pub(super) fn kind(self) -> ProviderKind {
         match self {
             ProviderChoice::Openai => ProviderKind::OpenAi,
             ProviderChoice::Anthropic => ProviderKind::Anthropic,
@@ -155,7 +155,7 @@ impl SettingsUpdate {
     }
 
     /// The new key, when one was typed (blank keeps the stored one).
-    fn new_key(&self) -> Option<ApiKey> {
+    pub(super) fn new_key(&self) -> Option<ApiKey> {
         let key = self.api_key.as_deref().map(str::trim).filter(|key| !key.is_empty())?;
         Some(ApiKey::new(key))
     }

@@ -12,7 +12,7 @@ use crate::{
 
 const WIRE: Wire = Wire { decoder: format::Decoder::boxed, error: format::parse_error };
 
-const API_VERSION: &str = "2023-06-01";
+pub(crate) const API_VERSION: &str = "2023-06-01";
 
 pub struct AnthropicProvider {
     endpoint: Endpoint,

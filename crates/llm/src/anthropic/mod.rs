@@ -1,6 +1,6 @@
 //! Anthropic Messages: the pure wire format and the HTTP client.
 
-mod client;
+pub(crate) mod client;
 pub mod format;
 
 pub use client::AnthropicProvider;
