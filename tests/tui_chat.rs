@@ -102,6 +102,13 @@ fn done(id: u32) -> Reply {
     Answer::new().tool_call("turn_plan", json!({"op": "done", "id": id})).into()
 }
 
+const PLAN_CARD_PARTS: [&str; 4] = [
+    "Libraries: csv (write rows: csv::Writer)",
+    "Sandbox: a new sandbox",
+    "Revise…",
+    "Cancel plan",
+];
+
 #[tokio::test]
 async fn plan_answer_revise_approve_and_the_task_list_ticks_to_done() {
     let script = Script::new()
@@ -129,8 +136,7 @@ async fn plan_answer_revise_approve_and_the_task_list_ticks_to_done() {
     pane.type_text("Only this year");
     pane.keys(&["Enter"]);
     let screen = pane.wait_for(&["The plan · revision 1", "Write the test", "Approve"]).await;
-    for part in ["Libraries: csv (write rows)", "Sandbox: a new sandbox", "Revise…", "Cancel plan"]
-    {
+    for part in PLAN_CARD_PARTS {
         assert!(screen.contains(part), "the plan card shows {part:?}:\n{screen}");
     }
     assert!(screen.contains("Which format? JSON"), "the option chosen:\n{screen}");
@@ -293,4 +299,160 @@ async fn refusals_say_why_and_change_nothing() {
     assert!(screen.contains("not an existing folder"), "{screen}");
     drop((unknown, not_a_folder));
     assert!(world.chats_as_the_window_sees_them().await.is_empty(), "no chat was made");
+}
+
+#[test]
+fn help_lists_the_options_and_the_keys_and_unknown_options_still_refuse() {
+    let chat = |args: &[&str], lang: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_preflight"))
+            .arg("chat")
+            .args(args)
+            .env("LANG", lang)
+            .env("LC_ALL", "")
+            .env("PREFLIGHT_HOME", "/nonexistent/preflight-help-needs-no-data-folder")
+            .output()
+            .unwrap()
+    };
+    for flag in ["--help", "-h"] {
+        let help = chat(&[flag], "C.UTF-8");
+        assert!(help.status.success(), "{help:?}");
+        let text = String::from_utf8(help.stdout).unwrap();
+        for part in ["usage: preflight chat", "--workspace DIR", "^G", "y/N", "^C", "NO_COLOR"] {
+            assert!(text.contains(part), "{flag} names {part:?}:\n{text}");
+        }
+    }
+    let russian = chat(&["--help"], "ru_RU.UTF-8");
+    assert!(String::from_utf8(russian.stdout).unwrap().contains("клавиши:"));
+    let unknown = chat(&["--verbose"], "C.UTF-8");
+    assert_eq!(unknown.status.code(), Some(1));
+    let error = String::from_utf8(unknown.stderr).unwrap();
+    assert!(error.contains("unknown option --verbose") && error.contains("--help"), "{error}");
+}
+
+/// A plan with every part the window's card shows: complexity, approach, steps with their
+/// expected results, order and files, a library, the sandbox, risks, alternatives, tests
+/// and the files it will create and change.
+fn whole_plan() -> Reply {
+    let plan = json!({
+        "title": "Text utils",
+        "aim": "A shout() helper, documented",
+        "approach": "One small module and a line in the README",
+        "complexity": "low",
+        "steps": [
+            {"action": "Write textutils.py", "expected": "shout() upper-cases", "files": ["textutils.py"]},
+            {"action": "Note it in the README", "expected": "the README names it", "files": ["README.md"], "depends_on": [1]}
+        ],
+        "libraries": [{"name": "unittest", "purpose": "check shout()", "usage": "python3 -m unittest"}],
+        "sandbox": {"policy": "create", "notes": "no network"},
+        "risks": ["the README intro clashes", "shout() of something not a string fails loudly, not quietly"],
+        "alternatives": ["a function in an existing module"],
+        "tests": ["shout of a is A"],
+        "files": {"create": ["textutils.py"], "modify": ["README.md"]}
+    });
+    Reply::text(&format!("Here is the plan.\n\n```plan\n{plan}\n```"))
+}
+
+fn call(name: &str, arguments: Value) -> Reply {
+    Answer::new().tool_call(name, arguments).into()
+}
+
+/// The executor writes a module (task 1), lists the workspace and changes the README (task
+/// 2), and ends with a bullet longer than a line.
+fn text_utils_run(root: &str) -> Script {
+    let module = "def shout(text):\n    return text.upper()\n";
+    let readme = "# Shop\nOrders live in orders.csv\nText utils: see textutils.py\n";
+    let executor = [
+        call("mcp_filesystem_write_file", json!({"path": format!("{root}/textutils.py"), "content": module})),
+        done(1),
+        call("mcp_code-sandbox_run_command", json!({"command": "ls"})),
+        call("mcp_filesystem_write_file", json!({"path": format!("{root}/README.md"), "content": readme})),
+        done(2),
+        Reply::text("Done.\n\n- The shout helper lives in textutils.py, and the README now points people to it with a line"),
+    ];
+    Script::new().route(planner(), [whole_plan()]).route(anyone(), executor)
+}
+
+const LONG_TASK: &str = "Add a text utility module with a shout function, and say so in the README so that people find it";
+
+#[tokio::test]
+async fn the_whole_plan_card_tool_sentences_hanging_wraps_then_a_tasks_diff_and_a_restore() {
+    let workspace = TempDir::new().unwrap();
+    let root = workspace.path().to_str().unwrap().to_owned();
+    let script = text_utils_run(&root);
+    let mut world = world(script, "").await;
+    std::fs::write(workspace.path().join("README.md"), "# Shop\nOrders live in orders.csv\n")
+        .unwrap();
+    world.workspace = workspace;
+    let pane = world.chat(&["--workspace", world.workspace()], &[]);
+    pane.wait_for(&["Type a task"]).await;
+    pane.type_text(LONG_TASK);
+    pane.keys(&["Enter"]);
+
+    let screen = pane.wait_for(&["The plan · revision 1", "Text utils · low complexity"]).await;
+    assert!(screen.contains("Write textutils.py → shout() upper-cases"), "{screen}");
+    assert!(screen.contains("after step 1 · files: README.md"), "{screen}");
+    assert!(screen.contains("more lines (PgDn)"), "the card says what is below:\n{screen}");
+    assert!(!screen.contains("Files: create"), "below the card's room until PgDn:\n{screen}");
+    pane.keys(&["PageDown"]);
+    let screen = pane.wait_for(&["Risks: the README intro clashes;", "Files: create"]).await;
+    for part in [
+        "Sandbox: a new sandbox (",
+        "— no network",
+        "Alternatives: a function in an existing module",
+        "Tests: shout of a is A",
+        "Files: create textutils.py; change README.md",
+        "unittest (check shout(): python3 -m unittest)",
+    ] {
+        assert!(screen.contains(part), "the plan card shows {part:?}:\n{screen}");
+    }
+    pane.keys(&["Enter"]);
+    pane.wait_for(&["Plan completed ✓ · 2 of 2 done"]).await;
+    pane.resize(80, 50);
+    let screen = pane.wait_for(&["▸ Wrote textutils.py", "▸ Wrote README.md"]).await;
+    assert!(screen.contains("▸ Updated the task list"), "{screen}");
+    assert!(screen.contains("▸ Ran ls — exit 0 in "), "{screen}");
+    for raw in ["mcp_filesystem", "mcp_code-sandbox", "turn_plan", "{\""] {
+        assert!(!screen.contains(raw), "no raw tool names or JSON ({raw}):\n{screen}");
+    }
+    let rows: Vec<&str> = screen.lines().collect();
+    let you = rows.iter().position(|row| row.starts_with("You: Add a text utility")).unwrap();
+    assert!(rows[you + 1].starts_with("     ") && !rows[you + 1].starts_with("      "), "{screen}");
+    let bullet = rows.iter().position(|row| row.starts_with("• The shout helper")).unwrap();
+    assert!(rows[bullet + 1].starts_with("  ") && !rows[bullet + 1].starts_with("   "), "{screen}");
+
+    diff_then_restore(&pane, &world).await;
+    quit(&pane).await;
+}
+
+/// Ctrl+G: the last finished task's diff, the one before with ←, a restore refused with n
+/// and done with y; the workspace is as it was before task 1.
+async fn diff_then_restore(pane: &Pane, world: &World) {
+    let dir = world.workspace.path();
+    pane.keys(&["C-g"]);
+    pane.wait_for(&[
+        "Task 2 · Note it in the README",
+        "changed README.md",
+        "+Text utils: see textutils.py",
+    ])
+    .await;
+    pane.keys(&["Left"]);
+    pane.wait_for(&["Task 1 · Write textutils.py", "added textutils.py", "+def shout(text):"])
+        .await;
+    pane.keys(&["r"]);
+    let ask =
+        ["Restore the workspace to before task 1? 1 file(s) written back, 1 deleted.", "[y/N]"];
+    pane.wait_for(&ask).await;
+    pane.keys(&["n"]);
+    pane.wait_gone("[y/N]").await;
+    assert!(dir.join("textutils.py").exists(), "n keeps the workspace");
+    pane.keys(&["r"]);
+    pane.wait_for(&ask).await;
+    pane.keys(&["y"]);
+    pane.wait_for(&[
+        "↺ Restored the workspace to before task 1: 1 file(s) written back, 1 deleted.",
+    ])
+    .await;
+    assert!(!dir.join("textutils.py").exists(), "the task's new file is gone");
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert_eq!(readme, "# Shop\nOrders live in orders.csv\n", "the README is back");
 }

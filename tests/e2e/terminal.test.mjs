@@ -7,10 +7,11 @@
 import assert from "node:assert/strict";
 
 import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { CSV_EXPORT_PLAN as PLAN, explainFailures, openaiConfig, PLANNER, planReply, questionsReply, startApp, TARGET, text, toolCall, waitFor } from "./harness.mjs";
+import { ARTIFACTS, CSV_EXPORT_PLAN as PLAN, explainFailures, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, TARGET, text, toolCall, waitFor } from "./harness.mjs";
 
 explainFailures();
 
@@ -45,6 +46,15 @@ class Terminal {
 
   screen() {
     return this.tmux("capture-pane", "-p", "-J", "-t", "t");
+  }
+
+  /** The screen as it is now, kept as a text capture in the artifacts and the README's
+   * figures (docs/screenshots). */
+  capture(name) {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = join(ARTIFACTS, `terminal-${name}.txt`);
+    writeFileSync(file, this.screen());
+    publish(file, `terminal-${name}.txt`);
   }
 
   /** Waits until the screen shows `words`; a timeout says what it showed. */
@@ -121,6 +131,71 @@ test("a chat planned, answered and approved in the terminal opens in the window 
     await app.find('[data-testid="tasks-finished"]');
     await app.byText('[data-testid="completion-card"]', "3 of 3 steps as planned");
     await app.byText(".message.assistant", "The export is ready");
+  } finally {
+    await app.stop();
+  }
+});
+
+const EXPORT = "def export(orders):\n    return \"id,total\\n\"\n";
+
+/** The plan run in the terminal, then Ctrl+G: task 2's diff, and a restore to before it,
+ * asked first; the captures show both. */
+async function diffAndRestoreInTheTerminal(home, workspace) {
+  const terminal = new Terminal(home, workspace);
+  try {
+    await terminal.shows("Type a task and press Enter");
+    terminal.type("Add a CSV export of the orders");
+    terminal.keys("Enter");
+    await terminal.shows("Approve");
+    terminal.keys("Enter");
+    await terminal.shows("3 of 3 done");
+    await terminal.shows("▸ Wrote export.py");
+    terminal.keys("C-g");
+    await terminal.shows("Task 3 · Write the test");
+    terminal.keys("Left");
+    await terminal.shows("added export.py");
+    await terminal.shows("+def export(orders):");
+    terminal.capture("task-diff");
+    terminal.keys("r");
+    await terminal.shows("Restore the workspace to before task 2?");
+    await terminal.shows("[y/N]");
+    terminal.capture("restore-confirm");
+    terminal.keys("y");
+    await terminal.shows("↺ Restored the workspace to before task 2");
+    terminal.capture("restored");
+    assert.equal(existsSync(join(workspace, "export.py")), false, "the restore took task 2's file away");
+    terminal.keys("C-c");
+    await terminal.shows("[exited 0]");
+  } finally {
+    terminal.close();
+  }
+}
+
+test("the terminal shows a task's diff and restores the workspace to before it, asked first", async () => {
+  const app = await startApp({
+    name: "terminal-restore",
+    config: (url) => openaiConfig(url),
+    script: (workspace) => ({
+      routes: [
+        { when: PLANNER, replies: [planReply(PLAN)] },
+        {
+          replies: [
+            toolCall("turn_plan", { op: "done", id: 1 }),
+            toolCall("mcp_filesystem_write_file", { path: join(workspace, "export.py"), content: EXPORT }),
+            toolCall("turn_plan", { op: "done", id: 2 }),
+            toolCall("turn_plan", { op: "done", id: 3 }),
+            text("The export is ready."),
+          ],
+        },
+      ],
+    }),
+    prepare: async (home) => diffAndRestoreInTheTerminal(home, join(home, "..", "workspace")),
+  });
+  try {
+    // The window on the same folder: the restore is an entry of the chat; the file stays gone.
+    await app.byText('[data-testid="chat"] .message.user .user-text', "Add a CSV export of the orders");
+    await app.find('[data-testid="restore-entry"]');
+    assert.equal(existsSync(join(app.workspace, "export.py")), false);
   } finally {
     await app.stop();
   }

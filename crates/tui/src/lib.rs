@@ -9,6 +9,7 @@
 
 mod args;
 mod error;
+mod help;
 mod locale;
 mod markdown;
 mod sanitize;
@@ -29,6 +30,11 @@ use preflight_engine::lifecycle::{Engine, EngineOptions, ErrorCode};
 use crate::app::state::App;
 use crate::run::session::event_loop;
 use crate::run::terminal::TerminalGuard;
+
+/// `preflight chat --help` in the language of the user's locale.
+pub fn help() -> &'static str {
+    help::help_text(Language::from_locale(|name| std::env::var(name).ok()))
+}
 
 /// Runs `preflight chat` on the data folder of `options` until the user quits. Arguments,
 /// the terminal, the data folder's lock and the chat asked for are checked before the screen

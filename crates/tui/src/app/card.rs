@@ -136,6 +136,7 @@ impl App {
         if key != self.card_key {
             self.card_key = key;
             self.selection = 0;
+            self.card_scroll = 0;
             self.form =
                 self.elicitations.first().map(|open| open.question.defaults()).unwrap_or_default();
             if self.entry != Entry::Message {

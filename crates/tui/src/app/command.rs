@@ -35,4 +35,11 @@ pub enum Command {
     /// Delete the chat (asked for and confirmed in the chat list).
     DeleteChat(ChatId),
     NewChat,
+    /// Show the diff of the task at this index of the chat's spans (Ctrl+G: the last
+    /// finished task's when None).
+    ShowDiff(Option<usize>),
+    /// Ask what a restore to before the shown task would do.
+    PreviewRestore,
+    /// Restore to before the shown task, as its preview said.
+    Restore,
 }

@@ -116,17 +116,24 @@ impl App {
         result: Option<String>,
         error: Option<String>,
     ) {
+        let args = args.to_string();
+        let finished = result.is_some() || error.is_some();
+        if finished {
+            self.tool_times.finish(&name, &args);
+        } else {
+            self.tool_times.start(&name, &args);
+        }
         let open = self
             .live_tools
             .iter_mut()
             .rev()
             .find(|tool| tool.name == name && tool.result.is_none() && tool.error.is_none());
         match open {
-            Some(tool) if result.is_some() || error.is_some() => {
+            Some(tool) if finished => {
                 tool.result = result;
                 tool.error = error;
             }
-            _ => self.live_tools.push(LiveTool { name, args: args.to_string(), result, error }),
+            _ => self.live_tools.push(LiveTool { name, args, result, error }),
         }
     }
 }

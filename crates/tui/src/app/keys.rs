@@ -4,7 +4,9 @@
 //! Enter sends or confirms, arrows choose a card's row, typing on a question card is your own
 //! answer and on a plan card revision feedback, Esc stops the running turn (or backs out of
 //! an answer being typed), Ctrl+L the chat list and search, Ctrl+N a new chat, Ctrl+T opens
-//! or folds tool calls, Ctrl+X cancels plan mode, PgUp/PgDn scroll, Ctrl+C quits. Alt+Enter
+//! or folds tool calls, Ctrl+X cancels plan mode, Ctrl+G shows a task's diff (and restores
+//! to before it, asked first), PgUp/PgDn scroll (a card taller than its room first),
+//! Ctrl+C quits. Alt+Enter
 //! (or Ctrl+J, what most terminals send for Ctrl+Enter) starts a new line in what is typed;
 //! ← → Home End and the line-editing keys of `app/input.rs` edit it where the cursor is.
 
@@ -45,8 +47,20 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
     if app.chat_list.is_some() {
         return list_key(app, key.code);
     }
+    if app.diff.is_some() {
+        return diff_key(app, key.code);
+    }
+    let card_overflow = if app.card().is_some() { app.card_overflow.get() } else { 0 };
     match key.code {
         KeyCode::Esc => escape(app),
+        KeyCode::PageUp if card_overflow > 0 => {
+            app.card_scroll = app.card_scroll.min(card_overflow).saturating_sub(PAGE);
+            None
+        }
+        KeyCode::PageDown if card_overflow > 0 => {
+            app.card_scroll = (app.card_scroll + PAGE).min(card_overflow);
+            None
+        }
         KeyCode::PageUp => {
             app.scroll += PAGE;
             let older = app.chat.as_ref().is_some_and(|view| view.messages_cursor.is_some());
@@ -58,6 +72,36 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
         }
         code => chat_key(app, code),
     }
+}
+
+/// Keys over a task's diff: ←→ another task, ↑↓ PgUp PgDn scroll, R asks to restore to
+/// before the task (y restores; any other key keeps), Esc closes.
+fn diff_key(app: &mut App, code: KeyCode) -> Option<Command> {
+    let diff = app.diff.as_mut()?;
+    if diff.confirm.is_some() {
+        if matches!(code, KeyCode::Char('y' | 'Y' | 'д' | 'Д')) {
+            return Some(Command::Restore);
+        }
+        diff.confirm = None;
+        return None;
+    }
+    let most = diff.overflow.get();
+    match code {
+        KeyCode::Esc => app.diff = None,
+        KeyCode::Up => diff.scroll = diff.scroll.min(most).saturating_sub(1),
+        KeyCode::Down => diff.scroll = (diff.scroll + 1).min(most),
+        KeyCode::PageUp => diff.scroll = diff.scroll.min(most).saturating_sub(PAGE),
+        KeyCode::PageDown => diff.scroll = (diff.scroll + PAGE).min(most),
+        KeyCode::Left if diff.index > 0 => return Some(Command::ShowDiff(Some(diff.index - 1))),
+        KeyCode::Right if diff.index + 1 < diff.spans.len() => {
+            return Some(Command::ShowDiff(Some(diff.index + 1)));
+        }
+        KeyCode::Char('r' | 'R' | 'к' | 'К') if diff.span().is_some() => {
+            return Some(Command::PreviewRestore);
+        }
+        _ => {}
+    }
+    None
 }
 
 /// Alt+Enter, or Ctrl+J (a line feed: what a terminal in raw mode sends for Ctrl+Enter).
@@ -85,6 +129,11 @@ fn control_key(app: &mut App, code: KeyCode) -> Option<Command> {
             None
         }
         KeyCode::Char('x') if in_plan_mode(app.phase) => Some(Command::CancelPlan),
+        KeyCode::Char('g') if app.diff.is_some() => {
+            app.diff = None;
+            None
+        }
+        KeyCode::Char('g') => app.chat.is_some().then_some(Command::ShowDiff(None)),
         KeyCode::Char(key @ ('a' | 'e' | 'w' | 'u' | 'k')) if app.chat_list.is_none() => {
             app.edit(match key {
                 'a' => Edit::Home,

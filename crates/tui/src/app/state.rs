@@ -3,9 +3,12 @@
 //! list. Changed only by `events.rs` (the engine's events), `keys.rs` (the user's keys) and
 //! the event loop's reloads; read by `view/`.
 
+use std::cell::Cell;
+
 use preflight_engine::chat::Phase;
+use preflight_engine::checkpoints::TaskSpan;
 use preflight_engine::ids::{ChatId, MessageId};
-use preflight_engine::lifecycle::{ChatView, Elicitation};
+use preflight_engine::lifecycle::{ChatView, CheckpointDiff, Elicitation, RestorePreview};
 use preflight_engine::tasks::Task;
 
 use crate::locale::Words;
@@ -51,6 +54,29 @@ pub struct ListRow {
     pub detail: String,
 }
 
+/// A task's changes over the chat (Ctrl+G): the tasks that have a span of checkpoints, the
+/// one shown and its diff, scrolled; and the restore to before it, once asked for.
+#[derive(Debug, Clone, Default)]
+pub struct DiffView {
+    /// Each task with a span, in the order the tasks started, with its title.
+    pub spans: Vec<(TaskSpan, String)>,
+    pub index: usize,
+    pub diff: Option<CheckpointDiff>,
+    /// Lines scrolled down from the diff's top.
+    pub scroll: usize,
+    /// The most `scroll` can be, as the last drawing found it.
+    pub overflow: Cell<usize>,
+    /// R was pressed: what the restore would do; y restores, any other key keeps.
+    pub confirm: Option<RestorePreview>,
+}
+
+impl DiffView {
+    /// The span shown.
+    pub fn span(&self) -> Option<&(TaskSpan, String)> {
+        self.spans.get(self.index)
+    }
+}
+
 pub struct App {
     pub words: &'static Words,
     pub theme: Theme,
@@ -67,6 +93,8 @@ pub struct App {
     /// Executor tokens of the message being written.
     pub streaming: Option<(MessageId, String)>,
     pub live_tools: Vec<LiveTool>,
+    /// How long this session's tool calls took.
+    pub tool_times: crate::app::timing::ToolTimes,
     pub input: String,
     /// Characters after the input's cursor (0: at the end; `app/input.rs`).
     pub back: usize,
@@ -83,6 +111,12 @@ pub struct App {
     /// The last refusal or error, until the next key.
     pub notice: Option<String>,
     pub chat_list: Option<ChatList>,
+    /// A task's diff over the chat (Ctrl+G).
+    pub diff: Option<DiffView>,
+    /// Lines the card's body is scrolled down when it is taller than its room.
+    pub card_scroll: usize,
+    /// The most `card_scroll` can be, as the last drawing found it (0: the card fits).
+    pub card_overflow: Cell<usize>,
     /// Enter was pressed once on "Approve, run unconfined": the next Enter approves.
     pub unconfined_armed: bool,
     /// Counts the event loop's ticks while a turn runs: the status line's spinner.
@@ -103,6 +137,7 @@ impl App {
             elicitations: Vec::new(),
             streaming: None,
             live_tools: Vec::new(),
+            tool_times: Default::default(),
             input: String::new(),
             back: 0,
             entry: Entry::Message,
@@ -113,6 +148,9 @@ impl App {
             scroll: 0,
             notice: None,
             chat_list: None,
+            diff: None,
+            card_scroll: 0,
+            card_overflow: Cell::new(0),
             unconfined_armed: false,
             tick: 0,
             quit: false,

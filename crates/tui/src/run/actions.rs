@@ -8,6 +8,7 @@ use tokio::sync::broadcast::Receiver;
 
 use crate::app::command::Command;
 use crate::app::state::{App, ListRow};
+use crate::run::checkpoints::{preview_restore, restore, show_diff};
 use crate::sanitize::one_line;
 
 /// Chats and hits the chat list shows at most.
@@ -30,6 +31,9 @@ pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &
         }
         Command::Send(text) => send(engine, app, &text, events).and_then(|()| reload(engine, app)),
         Command::LoadOlder => load_older(engine, app),
+        Command::ShowDiff(index) => show_diff(engine, app, index).await,
+        Command::PreviewRestore => preview_restore(engine, app).await,
+        Command::Restore => restore(engine, app).await.and_then(|()| reload(engine, app)),
         command => match app.chat_id().cloned() {
             Some(chat_id) => {
                 chat_action(engine, &chat_id, command).await.and_then(|_| reload(engine, app))
@@ -64,7 +68,10 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
         | Command::Open(_)
         | Command::DeleteChat(_)
         | Command::NewChat
-        | Command::LoadOlder => Ok(()),
+        | Command::LoadOlder
+        | Command::ShowDiff(_)
+        | Command::PreviewRestore
+        | Command::Restore => Ok(()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Running a session: the terminal taken and given back (`terminal`), the event loop
-//! (`session`) and the engine calls (`actions`).
+//! (`session`) and the engine calls (`actions`; a task's diff and restore in `checkpoints`).
 
 pub mod actions;
+pub mod checkpoints;
 pub mod session;
 pub mod terminal;

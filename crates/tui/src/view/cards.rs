@@ -1,11 +1,14 @@
-//! The card waiting for the user, drawn: its title, its body (the question, the plan with its
-//! steps, libraries and sandbox line, the change asked, the server's question, the stop) and
-//! its rows to choose from, the chosen one in reverse video.
+//! The card waiting for the user, drawn: its title, its body (the question; the whole plan
+//! as the window's card shows it: complexity, aim, approach, steps with their expected
+//! results, order, files and checks, libraries, sandbox, risks, alternatives, tests, planned
+//! files and notes; the change asked, the server's question, the stop) and its rows to
+//! choose from, the chosen one in reverse video.
 
 use preflight_engine::lifecycle::Elicitation;
 use preflight_engine::mcp::Question;
-use preflight_engine::planner::{PlanDocument, SandboxPolicy};
+use preflight_engine::planner::{Complexity, Library, PlanDocument, PlanStep, SandboxPolicy};
 use preflight_engine::tasks::{ExecutorStop, PlanChange};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::card::Card;
@@ -74,7 +77,7 @@ pub fn card_choices(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
         .map(|(index, choice)| {
             let chosen = index == app.selection;
             let marker = if chosen { "› " } else { "  " };
-            let style = if chosen { theme.selected() } else { ratatui::style::Style::new() };
+            let style = if chosen { theme.selected() } else { Style::new() };
             let mut spans = vec![Span::raw(marker), Span::styled(choice.clone(), style)];
             if index == own && (app.entry == Entry::OwnAnswer || chosen) {
                 spans.push(Span::raw(": "));
@@ -92,50 +95,111 @@ pub fn card_choices(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
 fn plan_body(app: &App, plan: &PlanDocument, calls_tools: bool) -> Vec<Line<'static>> {
     let words = app.words;
     let theme = app.theme;
-    let mut lines = vec![Line::styled(one_line(&plan.title), theme.bold())];
-    if !plan.aim.trim().is_empty() {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{} ", words.aim), theme.dim()),
-            Span::raw(one_line(&plan.aim)),
-        ]));
+    let judgement = &plan.judgement;
+    let mut title = vec![Span::styled(one_line(&plan.title), theme.bold())];
+    if let Some(complexity) = judgement.complexity {
+        let said = match complexity {
+            Complexity::Low => words.complexity_low,
+            Complexity::Medium => words.complexity_medium,
+            Complexity::High => words.complexity_high,
+        };
+        title.push(Span::styled(format!(" · {said}"), theme.dim()));
     }
-    if let Some(approach) = plan.judgement.approach.as_deref().filter(|a| !a.trim().is_empty()) {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{} ", words.approach), theme.dim()),
-            Span::raw(one_line(approach)),
-        ]));
+    let mut lines = vec![Line::from(title)];
+    if !plan.aim.trim().is_empty() {
+        lines.push(labelled(words.aim, theme.dim(), one_line(&plan.aim)));
+    }
+    if let Some(approach) = judgement.approach.as_deref().filter(|a| !a.trim().is_empty()) {
+        lines.push(labelled(words.approach, theme.dim(), one_line(approach)));
     }
     lines.push(Line::styled(words.steps, theme.accent()));
     for (number, step) in plan.steps.iter().enumerate() {
-        lines.push(Line::from(format!("{:>2}. {}", number + 1, one_line(&step.action))));
-        if let Some(check) = &step.check {
-            let check = format!("    {}: {}", words.check, one_line(check));
-            lines.push(Line::styled(check, theme.dim()));
-        }
+        lines.extend(step_lines(app, number + 1, step));
     }
     if !plan.libraries.is_empty() {
-        let names: Vec<String> = plan
-            .libraries
-            .iter()
-            .map(|library| format!("{} ({})", one_line(&library.name), one_line(&library.purpose)))
-            .collect();
-        lines.push(Line::from(vec![
-            Span::styled(format!("{}: ", words.libraries), theme.accent()),
-            Span::raw(names.join(", ")),
-        ]));
+        let names: Vec<String> = plan.libraries.iter().map(library).collect();
+        lines.push(labelled(&format!("{}:", words.libraries), theme.accent(), names.join(", ")));
     }
     lines.push(sandbox_line(app, plan));
-    if !plan.judgement.risks.is_empty() {
-        let risks: Vec<String> = plan.judgement.risks.iter().map(|risk| one_line(risk)).collect();
-        lines.push(Line::from(vec![
-            Span::styled(format!("{} ", words.risks), theme.warn()),
-            Span::raw(risks.join("; ")),
-        ]));
-    }
+    lines.extend(judgement_lines(app, plan));
     if !calls_tools {
         lines.push(Line::styled(words.no_tools, theme.bad()));
     }
     lines
+}
+
+/// Risks, alternatives, tests, the files the plan creates and changes, and its notes.
+fn judgement_lines(app: &App, plan: &PlanDocument) -> Vec<Line<'static>> {
+    let words = app.words;
+    let theme = app.theme;
+    let judgement = &plan.judgement;
+    let mut lines = Vec::new();
+    let listed = |items: &[String]| items.iter().map(|item| one_line(item)).collect::<Vec<_>>();
+    for (label, style, items) in [
+        (words.risks, theme.warn(), &judgement.risks),
+        (words.alternatives, theme.accent(), &judgement.alternatives),
+        (words.tests, theme.accent(), &judgement.tests),
+    ] {
+        if !items.is_empty() {
+            lines.push(labelled(label, style, listed(items).join("; ")));
+        }
+    }
+    let files = &judgement.planned_files;
+    let mut planned = Vec::new();
+    for (verb, paths) in [(words.files_create, &files.create), (words.files_modify, &files.modify)]
+    {
+        if !paths.is_empty() {
+            planned.push(format!("{verb} {}", listed(paths).join(", ")));
+        }
+    }
+    if !planned.is_empty() {
+        lines.push(labelled(words.planned_files, theme.accent(), planned.join("; ")));
+    }
+    for note in &plan.notes {
+        lines.push(labelled(words.note, theme.dim(), one_line(note)));
+    }
+    lines
+}
+
+/// "Risks: …": a label in its style, then the text.
+fn labelled(label: &str, style: Style, text: String) -> Line<'static> {
+    Line::from(vec![Span::styled(format!("{label} "), style), Span::raw(text)])
+}
+
+/// "1. Add the route → the route answers", then its order, files and check, dimmed.
+fn step_lines(app: &App, number: usize, step: &PlanStep) -> Vec<Line<'static>> {
+    let words = app.words;
+    let dim = app.theme.dim();
+    let mut head = vec![Span::raw(format!("{number:>2}. {}", one_line(&step.action)))];
+    if !step.expected.trim().is_empty() {
+        head.push(Span::styled(format!(" → {}", one_line(&step.expected)), dim));
+    }
+    let mut lines = vec![Line::from(head)];
+    let mut details = Vec::new();
+    if !step.depends_on.is_empty() {
+        let steps: Vec<String> = step.depends_on.iter().map(u32::to_string).collect();
+        details.push(fill(words.after_steps, &[("steps", &steps.join(", "))]));
+    }
+    if !step.files.is_empty() {
+        let files: Vec<String> = step.files.iter().map(|file| one_line(file)).collect();
+        details.push(format!("{} {}", words.step_files, files.join(", ")));
+    }
+    if let Some(check) = &step.check {
+        details.push(format!("{}: {}", words.check, one_line(check)));
+    }
+    if !details.is_empty() {
+        lines.push(Line::styled(format!("    {}", details.join(" · ")), dim));
+    }
+    lines
+}
+
+fn library(library: &Library) -> String {
+    let mut text = format!("{} ({}", one_line(&library.name), one_line(&library.purpose));
+    if !library.usage.trim().is_empty() {
+        text.push_str(&format!(": {}", one_line(&library.usage)));
+    }
+    text.push(')');
+    text
 }
 
 fn sandbox_line(app: &App, plan: &PlanDocument) -> Line<'static> {

@@ -89,9 +89,8 @@ fn tail(text: &str, room: usize) -> String {
     std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
 
-/// The keys that work now, "key action" pairs, as many as fit in `width` columns (the
-/// last ones go first; quitting always shows).
-pub fn hint_line(app: &App, width: usize) -> Line<'static> {
+/// The keys that work now, most useful first.
+fn keys_now(app: &App) -> Vec<(&'static str, &'static str)> {
     let words = app.words;
     let mut keys: Vec<(&str, &str)> = Vec::new();
     if app.chat_list.is_some() {
@@ -101,6 +100,16 @@ pub fn hint_line(app: &App, width: usize) -> Line<'static> {
             ("Del", words.key_delete),
             ("Esc", words.key_close),
         ];
+    } else if let Some(diff) = &app.diff {
+        keys = match diff.confirm {
+            Some(_) => vec![("y", words.key_yes), ("n", words.key_no)],
+            None => vec![
+                ("←→", words.key_task),
+                ("↑↓", words.key_scroll),
+                ("R", words.key_restore),
+                ("Esc", words.key_close),
+            ],
+        };
     } else {
         match (app.card(), app.entry) {
             (_, Entry::OwnAnswer | Entry::Feedback | Entry::Field(_)) => {
@@ -120,6 +129,11 @@ pub fn hint_line(app: &App, width: usize) -> Line<'static> {
         {
             keys.push(("^X", words.key_cancel_plan));
         }
+        let has_tasks = !app.tasks.is_empty()
+            || app.chat.as_ref().is_some_and(|view| view.state.completion.is_some());
+        if has_tasks {
+            keys.push(("^G", words.key_diff));
+        }
         keys.extend([
             ("^L", words.key_chats),
             ("^N", words.key_new),
@@ -127,6 +141,14 @@ pub fn hint_line(app: &App, width: usize) -> Line<'static> {
             ("PgUp", words.key_scroll),
         ]);
     }
+    keys
+}
+
+/// The keys that work now, "key action" pairs, as many as fit in `width` columns (the
+/// last ones go first; quitting always shows).
+pub fn hint_line(app: &App, width: usize) -> Line<'static> {
+    let words = app.words;
+    let mut keys = keys_now(app);
     let quit = ("^C", words.key_quit);
     let room = width.saturating_sub(hint_width(quit));
     let mut used = 0;

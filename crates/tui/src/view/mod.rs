@@ -3,7 +3,9 @@
 
 pub mod cards;
 pub mod chat_list;
+pub mod diff;
 pub mod footer;
 pub mod screen;
 pub mod tasks;
+pub mod tool_sentences;
 pub mod transcript;

@@ -13,6 +13,7 @@ use crate::locale::fill;
 use crate::sanitize::one_line;
 use crate::view::cards::{card_body, card_choices, card_title};
 use crate::view::chat_list::draw_chat_list;
+use crate::view::diff::draw_diff;
 use crate::view::footer::{hint_line, input_line};
 use crate::view::tasks::{focus_line, task_panel};
 use crate::view::transcript::transcript_lines;
@@ -46,10 +47,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     }
     draw_input(frame, app, input);
     frame.render_widget(Paragraph::new(hint_line(app, usize::from(footer.width))), footer);
+    let [_, middle, _] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)])
+            .areas(area);
+    if let Some(view) = &app.diff {
+        draw_diff(frame, app, view, middle);
+    }
     if let Some(list) = &app.chat_list {
-        let [_, middle, _] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)])
-                .areas(area);
         draw_chat_list(frame, app, list, middle);
     }
 }
@@ -136,10 +140,30 @@ fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect) -> Rect {
     let inner = block.inner(card_area);
     frame.render_widget(block, card_area);
     let body_rows = usize::from(inner.height).saturating_sub(choices.len());
-    let mut lines: Vec<Line<'static>> = body.into_iter().take(body_rows).collect();
+    let mut lines = card_window(app, &body, body_rows);
     lines.extend(choices);
     frame.render_widget(Paragraph::new(lines), inner);
     above
+}
+
+/// The card's body in `rows`: whole when it fits; else from `card_scroll` on, its last row
+/// saying how many lines are below (PgDn shows them).
+fn card_window(app: &App, body: &[Line<'static>], rows: usize) -> Vec<Line<'static>> {
+    if body.len() <= rows {
+        app.card_overflow.set(0);
+        return body.to_vec();
+    }
+    let most = body.len() - rows;
+    app.card_overflow.set(most);
+    let first = app.card_scroll.min(most);
+    if first == most {
+        return body[most..].to_vec();
+    }
+    let room = rows.saturating_sub(1);
+    let mut lines: Vec<Line<'static>> = body.iter().skip(first).take(room).cloned().collect();
+    let below = body.len() - first - lines.len();
+    lines.push(Line::styled(fill(app.words.more_below, &[("n", &below)]), app.theme.dim()));
+    lines
 }
 
 fn draw_transcript(frame: &mut Frame<'_>, app: &App, area: Rect) {

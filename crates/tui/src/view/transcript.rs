@@ -1,19 +1,21 @@
 //! The chat as lines: the user's messages, the planner's cards as they were answered, the
-//! plans, the executor's answers in Markdown, its tool calls and their results folded to one
-//! line each (Ctrl+T opens them), and what streams in now. Everything stored is made inert.
+//! plans, the executor's answers in Markdown, its tool calls folded to one sentence each
+//! with how they went ("Ran cargo test — exit 0 in 1.2 s"; Ctrl+T opens them to their
+//! arguments and results), a restore, and what streams in now. Everything stored is made
+//! inert.
 
-use preflight_engine::chat::{Message, MessageBody, Phase, ToolCall};
+use preflight_engine::chat::{Message, MessageBody, Phase, Restored, ToolCall};
 use preflight_engine::ids::MessageId;
 use preflight_engine::planner::{Approval, PlanDocument, Question};
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::state::{App, LiveTool};
-use crate::locale::fill;
+use crate::locale::{fill, Words};
 use crate::markdown::markdown_lines;
 use crate::sanitize::{inert, one_line};
+use crate::view::tool_sentences::{outcome, sentence, Outcome};
 
-/// Characters of a folded tool call's arguments or result.
-const FOLDED_CHARS: usize = 60;
 /// Lines of a tool result shown when tool calls are open.
 const OPEN_LINES: usize = 40;
 
@@ -22,9 +24,10 @@ pub fn transcript_lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if let Some(view) = &app.chat {
         let on_card = waiting_card(app, &view.messages);
-        for message in &view.messages {
+        for (index, message) in view.messages.iter().enumerate() {
             if on_card != Some(&message.id) {
-                message_lines(app, message, &mut lines);
+                let tools = Calls::around(&view.messages, index);
+                message_lines(app, message, &tools, &mut lines);
             }
         }
     }
@@ -51,7 +54,38 @@ fn waiting_card<'a>(app: &App, messages: &'a [Message]) -> Option<&'a MessageId>
     messages.iter().rev().find(is_card).map(|message| &message.id)
 }
 
-fn message_lines(app: &App, message: &Message, lines: &mut Vec<Line<'static>>) {
+/// The tool calls around a message, so that a result is drawn with its call's sentence,
+/// and a call only once (at its result, when it has one). A result answers a call of the
+/// assistant message before it (call ids repeat across a chat's turns).
+struct Calls<'a> {
+    /// For a result: the calls of the assistant message it follows.
+    calls: &'a [ToolCall],
+    /// For an assistant message: the ids of the results that follow it.
+    answered: Vec<&'a str>,
+}
+
+impl<'a> Calls<'a> {
+    fn around(messages: &'a [Message], index: usize) -> Calls<'a> {
+        let calls = messages[..index]
+            .iter()
+            .rev()
+            .find_map(|message| match &message.body {
+                MessageBody::Assistant { tool_calls, .. } => Some(tool_calls.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[]);
+        let answered = messages[index + 1..]
+            .iter()
+            .map_while(|message| match &message.body {
+                MessageBody::Tool { tool_call_id, .. } => Some(tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        Calls { calls, answered }
+    }
+}
+
+fn message_lines(app: &App, message: &Message, tools: &Calls<'_>, lines: &mut Vec<Line<'static>>) {
     let theme = app.theme;
     match &message.body {
         MessageBody::User { plan_answer: true, content, .. } => {
@@ -65,9 +99,25 @@ fn message_lines(app: &App, message: &Message, lines: &mut Vec<Line<'static>>) {
         MessageBody::User { resume: Some(_), .. } => {
             lines.push(Line::styled(format!("▸ {}", app.words.continue_work), theme.dim()));
         }
+        MessageBody::User { restored: Some(restored), .. } => {
+            lines.push(Line::styled(
+                format!("↺ {}", restored_text(app.words, restored)),
+                theme.ok(),
+            ));
+            lines.push(Line::default());
+        }
         MessageBody::User { content, .. } => {
-            lines.push(Line::styled(app.words.you.to_owned(), theme.accent()));
-            lines.extend(inert(content).lines().map(|line| Line::from(line.to_owned())));
+            let label = format!("{}: ", app.words.you);
+            let pad = " ".repeat(label.width());
+            for (index, line) in inert(content).lines().enumerate() {
+                lines.push(match index {
+                    0 => Line::from(vec![
+                        Span::styled(label.clone(), theme.accent()),
+                        Span::raw(line.to_owned()),
+                    ]),
+                    _ => Line::from(format!("{pad}{line}")),
+                });
+            }
             lines.push(Line::default());
         }
         MessageBody::Assistant { questions: Some(questions), .. } => {
@@ -77,14 +127,18 @@ fn message_lines(app: &App, message: &Message, lines: &mut Vec<Line<'static>>) {
         MessageBody::Assistant { content, tool_calls, .. } => {
             lines.extend(markdown_lines(content, theme));
             for call in tool_calls {
-                tool_call_lines(app, call, lines);
+                if app.tools_open || !tools.answered.contains(&call.id.as_str()) {
+                    tool_call_lines(app, call, lines);
+                }
             }
             if tool_calls.is_empty() {
                 lines.push(Line::default());
             }
         }
-        MessageBody::Tool { name, content, is_error, .. } => {
-            tool_result_lines(app, name, content, *is_error, lines);
+        MessageBody::Tool { tool_call_id, name, content, is_error } => {
+            let call = tools.calls.iter().find(|call| call.id == *tool_call_id);
+            let arguments = call.map_or("", |call| call.arguments.as_str());
+            tool_result_lines(app, (name, arguments), content, *is_error, lines);
         }
         MessageBody::Compaction { .. } => {
             lines.push(Line::styled(format!("— {} —", app.words.summarised), theme.dim()));
@@ -117,76 +171,111 @@ fn plan_lines(app: &App, plan: &PlanDocument, lines: &mut Vec<Line<'static>>) {
     lines.push(Line::default());
 }
 
+/// What a restore did, in a sentence.
+pub fn restored_text(words: &Words, restored: &Restored) -> String {
+    let when = match restored.before_task {
+        Some(id) => fill(words.restored_before_task, &[("id", &id)]),
+        None => words.restored_earlier.to_owned(),
+    };
+    let values: [(&str, &dyn std::fmt::Display); 3] = [
+        ("when", &when),
+        ("written", &restored.written.len()),
+        ("deleted", &restored.deleted.len()),
+    ];
+    let mut text = fill(words.restored, &values);
+    if !restored.kept.is_empty() {
+        let files = one_line(&restored.kept.join(", "));
+        text = format!("{text} {}", fill(words.restored_kept, &[("files", &files)]));
+    }
+    text
+}
+
+fn workspace(app: &App) -> Option<&str> {
+    app.chat.as_ref().and_then(|view| view.chat.workspace.as_deref())
+}
+
+/// A call without a stored result (folded), or a call opened to its arguments.
 fn tool_call_lines(app: &App, call: &ToolCall, lines: &mut Vec<Line<'static>>) {
     let theme = app.theme;
+    let said = sentence(app.words, &call.name, &call.arguments, workspace(app));
     if app.tools_open {
-        lines.push(Line::styled(format!("▾ {}", one_line(&call.name)), theme.code()));
+        lines.push(Line::styled(format!("▾ {said}"), theme.code()));
+        lines.push(Line::styled(format!("    {}", one_line(&call.name)), theme.dim()));
         for line in pretty_json(&call.arguments).lines() {
             lines.push(Line::styled(format!("    {line}"), theme.dim()));
         }
     } else {
-        lines.push(Line::from(vec![
-            Span::styled(format!("▸ {} ", one_line(&call.name)), theme.code()),
-            Span::styled(shorten(&one_line(&call.arguments)), theme.dim()),
-        ]));
+        lines.push(Line::styled(format!("▸ {said}"), theme.code()));
     }
 }
 
+/// A stored result: folded, its call's sentence and how it went; open, its lines.
 fn tool_result_lines(
     app: &App,
-    name: &str,
+    (name, arguments): (&str, &str),
     content: &str,
     is_error: bool,
     lines: &mut Vec<Line<'static>>,
 ) {
     let theme = app.theme;
     let text = inert(content);
-    let count = text.lines().count();
-    let style = if is_error { theme.bad() } else { theme.dim() };
-    let mark = if is_error { format!(" {}", app.words.tool_failed) } else { String::new() };
-    let size = fill(app.words.lines, &[("n", &count)]);
+    let went = timed(app, name, arguments, outcome(name, &text, is_error));
+    let style = if went.is_bad() { theme.bad() } else { theme.dim() };
     if app.tools_open {
-        lines.push(Line::styled(format!("  ↳ {}{mark} ({size})", one_line(name)), style));
+        let count = text.lines().count();
+        let size = fill(app.words.lines, &[("n", &count)]);
+        lines.push(Line::styled(format!("  ↳ {size}{}", went.words(app.words)), style));
         for line in text.lines().take(OPEN_LINES) {
             lines.push(Line::styled(format!("    {line}"), theme.dim()));
         }
     } else {
-        let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
-        lines.push(Line::styled(
-            format!("  ↳ {}{mark}: {} ({size})", one_line(name), shorten(first)),
-            style,
-        ));
+        let said = sentence(app.words, name, arguments, workspace(app));
+        lines.push(outcome_line(app, &said, &went));
     }
 }
 
-fn live_tool_lines(app: &App, tool: &LiveTool, lines: &mut Vec<Line<'static>>) {
+/// A command's outcome with how long it took, when this session watched it run.
+fn timed(app: &App, name: &str, arguments: &str, went: Outcome) -> Outcome {
+    match went {
+        Outcome::Exited { code, millis: None } => {
+            Outcome::Exited { code, millis: app.tool_times.millis(name, arguments) }
+        }
+        went => went,
+    }
+}
+
+/// "▸ Ran cargo test — exit 0 in 1.2 s": the sentence, then how it went in its colour.
+fn outcome_line(app: &App, said: &str, went: &Outcome) -> Line<'static> {
     let theme = app.theme;
-    let state = match (&tool.result, &tool.error) {
-        (_, Some(error)) => Span::styled(
-            format!("{}: {}", app.words.tool_failed, shorten(&one_line(error))),
-            theme.bad(),
-        ),
-        (Some(result), None) => Span::styled(shorten(&one_line(result)), theme.dim()),
-        (None, None) => Span::styled(app.words.tool_running.to_owned(), theme.warn()),
+    let style = match went {
+        Outcome::Exited { code: 0, .. } => theme.ok(),
+        went if went.is_bad() => theme.bad(),
+        _ => theme.dim(),
     };
-    lines.push(Line::from(vec![
-        Span::styled(format!("▸ {} ", one_line(&tool.name)), theme.code()),
-        Span::styled(format!("{} ", shorten(&one_line(&tool.args))), theme.dim()),
-        state,
-    ]));
+    Line::from(vec![
+        Span::styled(format!("▸ {said}"), theme.code()),
+        Span::styled(went.words(app.words), style),
+    ])
+}
+
+fn live_tool_lines(app: &App, tool: &LiveTool, lines: &mut Vec<Line<'static>>) {
+    let said = sentence(app.words, &tool.name, &tool.args, workspace(app));
+    let line = match (&tool.result, &tool.error) {
+        (_, Some(error)) => outcome_line(app, &said, &outcome(&tool.name, error, true)),
+        (Some(result), None) => {
+            let went = timed(app, &tool.name, &tool.args, outcome(&tool.name, result, false));
+            outcome_line(app, &said, &went)
+        }
+        (None, None) => Line::from(vec![
+            Span::styled(format!("▸ {said} "), app.theme.code()),
+            Span::styled(app.words.tool_running.to_owned(), app.theme.warn()),
+        ]),
+    };
+    lines.push(line);
 }
 
 fn pretty_json(text: &str) -> String {
     let pretty = serde_json::from_str::<serde_json::Value>(text)
         .and_then(|value| serde_json::to_string_pretty(&value));
     inert(&pretty.unwrap_or_else(|_| text.to_owned()))
-}
-
-/// At most [`FOLDED_CHARS`] characters, with `…` where cut.
-pub fn shorten(text: &str) -> String {
-    let mut out: String = text.chars().take(FOLDED_CHARS).collect();
-    if text.chars().count() > FOLDED_CHARS {
-        out.push('…');
-    }
-    out
 }

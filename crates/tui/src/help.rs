@@ -1,0 +1,101 @@
+//! `preflight chat --help`: the usage, the keys and the environment, in the user's language.
+
+use crate::locale::Language;
+
+/// The help text of `preflight chat`, in `language`.
+pub fn help_text(language: Language) -> &'static str {
+    match language {
+        Language::English => EN,
+        Language::Russian => RU,
+    }
+}
+
+const EN: &str = "\
+usage: preflight chat [--workspace DIR] [CHAT_ID]
+
+The chat in this terminal, full screen, over the same engine and data folder as
+the window (so it does not start while the window or `preflight serve` runs on
+that folder). Type a task: the planner asks or drafts a plan, you approve it,
+and the task list ticks to done.
+
+options:
+  --workspace DIR   the folder a new chat works in
+  CHAT_ID           open this chat instead of a new one
+  -h, --help        show this text
+
+keys:
+  Enter             send; on a card, confirm the chosen row
+  Alt+Enter, ^J     a new line in the message
+  ←→ ↑↓ Tab         choose on a card (an option, Approve, Revise…, Cancel plan)
+  Esc               stop the running turn; leave an answer being typed
+  ^X                cancel the plan while it is drafted, asked about or waiting
+  ^G                a task's changes (the last finished task first): ←→ another
+                    task, ↑↓ PgUp PgDn scroll, R restores the workspace to
+                    before that task (asks y/N first), Esc closes
+  ^L                the chat list: type to search, Enter opens, Del deletes
+  ^N                a new chat
+  ^T                tool calls shown whole or folded to a sentence
+  PgUp PgDn ↑↓      scroll the chat (or a card taller than the screen)
+  ^A ^E ^W ^U ^K    edit the input line
+  ^C                quit
+
+environment:
+  PREFLIGHT_HOME    the data folder (default ~/.local/share/preflight)
+  NO_COLOR          no colour
+  LANG=ru_*         Russian
+";
+
+const RU: &str = "\
+использование: preflight chat [--workspace ПАПКА] [ID_ЧАТА]
+
+Чат в этом терминале, во весь экран, на том же движке и с той же папкой данных,
+что и окно (поэтому он не запускается, пока с этой папкой работает окно или
+`preflight serve`). Опишите задачу: планировщик задаст вопросы или составит
+план, вы его одобрите, и список задач отметит сделанное.
+
+параметры:
+  --workspace ПАПКА папка, в которой работает новый чат
+  ID_ЧАТА           открыть этот чат вместо нового
+  -h, --help        показать этот текст
+
+клавиши:
+  Enter             отправить; на карточке — подтвердить выбранное
+  Alt+Enter, ^J     новая строка в сообщении
+  ←→ ↑↓ Tab         выбор на карточке (вариант, Одобрить, Переработать…, Отмена)
+  Esc               остановить ход; выйти из набора ответа
+  ^X                отменить план, пока он составляется или ждёт ответа
+  ^G                изменения задачи (сначала последней законченной): ←→ другая
+                    задача, ↑↓ PgUp PgDn прокрутка, R возвращает рабочую
+                    папку к состоянию до этой задачи (сначала спросит y/N),
+                    Esc закрыть
+  ^L                список чатов: поиск по набору, Enter открыть, Del удалить
+  ^N                новый чат
+  ^T                вызовы инструментов целиком или одной фразой
+  PgUp PgDn ↑↓      прокрутка чата (или карточки выше экрана)
+  ^A ^E ^W ^U ^K    правка строки ввода
+  ^C                выход
+
+окружение:
+  PREFLIGHT_HOME    папка данных (по умолчанию ~/.local/share/preflight)
+  NO_COLOR          без цвета
+  LANG=ru_*         по-русски
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn the_help_fits_80_columns_and_names_every_key_in_both_languages() {
+        for language in [Language::English, Language::Russian] {
+            let text = help_text(language);
+            for line in text.lines() {
+                assert!(line.width() <= 80, "{line:?}");
+            }
+            for key in ["--workspace", "--help", "^G", "^L", "^X", "^T", "^C", "Esc", "y/N"] {
+                assert!(text.contains(key), "{language:?} names {key}");
+            }
+        }
+    }
+}
