@@ -163,14 +163,23 @@ fn tool(name: &'static str, description: String, input: JsonObject, network: boo
     Tool::new(name, description, input).with_annotations(annotations)
 }
 
-/// A run as a tool result: text (`exit code N`, then stdout and stderr) and the
+/// How long a run took, as its text says it: "40 ms", "1.2 s".
+fn took(millis: u64) -> String {
+    if millis < 1000 {
+        format!("{millis} ms")
+    } else {
+        format!("{:.1} s", millis as f64 / 1000.0)
+    }
+}
+
+/// A run as a tool result: text (`exit code N in T`, then stdout and stderr) and the
 /// structured `{exit_code, stdout, stderr, timed_out, truncated, duration_ms}`.
 pub fn run_result(banner: Option<&str>, outcome: &RunOutcome, extra: &[String]) -> CallToolResult {
     let mut text = String::new();
     if let Some(banner) = banner {
         text.push_str(&format!("{banner}\n"));
     }
-    text.push_str(&format!("exit code {}", outcome.exit_code));
+    text.push_str(&format!("exit code {} in {}", outcome.exit_code, took(outcome.duration_ms)));
     if outcome.timed_out {
         text.push_str(" (timed out: the whole process group was killed)");
     }

@@ -31,7 +31,11 @@ async fn a_timeout_kills_the_whole_group_and_says_so() -> Result<()> {
     assert_eq!(run.exit_code, 137);
     assert!(run.duration_ms < 15_000, "{}", run.duration_ms);
     assert_eq!(run.stdout, "started\n");
-    assert!(run.text.starts_with("exit code 137 (timed out"), "{}", run.text);
+    assert!(
+        run.text.starts_with("exit code 137 in ") && run.text.contains(" (timed out"),
+        "{}",
+        run.text
+    );
     for words in [["sleep".to_string(), n.to_string()], ["sleep".to_string(), (n + 1).to_string()]]
     {
         assert!(

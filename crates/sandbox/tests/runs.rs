@@ -14,13 +14,13 @@ async fn a_run_returns_text_and_structured_content_and_a_failure_is_a_result() -
     assert_eq!(ok.exit_code, 0, "{}", ok.text);
     assert_eq!(ok.stdout, format!("hello\n{}\n", server.workspace().display()));
     assert_eq!(ok.stderr, "oops\n");
-    assert!(ok.text.starts_with("exit code 0\n"), "{}", ok.text);
+    assert!(ok.text.starts_with("exit code 0 in ") && ok.text.contains(" ms\n"), "{}", ok.text);
     assert!(!ok.timed_out && !ok.truncated);
     let keys: Vec<&String> = ok.structured.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["exit_code", "stdout", "stderr", "timed_out", "truncated", "duration_ms"]);
     let failed = server.run("echo partial; exit 3", 30).await?;
     assert_eq!((failed.exit_code, failed.stdout.as_str()), (3, "partial\n"));
-    assert!(failed.text.starts_with("exit code 3\n"));
+    assert!(failed.text.starts_with("exit code 3 in "), "{}", failed.text);
     Ok(())
 }
 
@@ -80,7 +80,11 @@ async fn unconfined_is_said_in_every_description_and_on_every_result() -> Result
     }
     let run = server.run("echo hi", 30).await?;
     assert!(run.text.starts_with("UNCONFINED (started with --confinement none)"), "{}", run.text);
-    assert!(run.text.lines().nth(1) == Some("exit code 0"), "{}", run.text);
+    assert!(
+        run.text.lines().nth(1).is_some_and(|line| line.starts_with("exit code 0 in ")),
+        "{}",
+        run.text
+    );
     let info = server.call("sandbox_info", json!({})).await?;
     assert!(text(&info).starts_with("UNCONFINED"), "{}", text(&info));
     assert_eq!(info.structured_content.unwrap()["confined"], json!(false));

@@ -5,7 +5,7 @@
 // shown on the block, never dropped, and so is a `.git` or `.dwp` the run planted and the
 // sandbox renamed aside (quarantined): the block then stays open.
 import { t } from "../lib/i18n";
-import { describeRun, outputLines, parseRun } from "../lib/sandbox";
+import { describeRun, outputLines, parseRun, tookText } from "../lib/sandbox";
 import { runCommand, shortened } from "../lib/toolSentence";
 
 /** Output longer than this many lines starts collapsed. */
@@ -44,6 +44,7 @@ export function SandboxRun({ tool, args, result, error, running }: SandboxRunPro
             {" — "}
             <span class={`exit-code ${passed ? "ok" : "bad"}`} data-testid="exit-code">
               {t("gate.exit", { code: run.exitCode })}
+              {run.millis !== null && ` ${t("gate.took", { time: tookText(run.millis) })}`}
             </span>
           </>
         )}

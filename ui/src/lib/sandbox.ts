@@ -2,13 +2,15 @@
 // sandbox runs, what they ran, and their result text read back into exit code, streams,
 // timeout and truncation. The text is the sandbox's own format (crates/sandbox/src/tools.rs):
 //   [UNCONFINED banner]
-//   exit code N[ (timed out: …)]
+//   exit code N[ in T][ (timed out: …)]
 //   [notes, e.g. "installed: six 1.16.0"]
 //   stdout:
 //   …
 //   stderr:
 //   …
 //   [(output truncated: …)]
+
+import { language, t } from "./i18n";
 
 /** The prefix of the code sandbox's tools as models see them. */
 export const SANDBOX_PREFIX = "mcp_code-sandbox_";
@@ -46,6 +48,8 @@ export interface RunResult {
   /** The unconfined warning the sandbox puts first, when it is not confined. */
   banner: string | null;
   exitCode: number;
+  /** How long it ran, when the sandbox said (its text: `exit code 0 in 1.2 s`). */
+  millis: number | null;
   timedOut: boolean;
   notes: string[];
   stdout: string;
@@ -59,7 +63,7 @@ const TRUNCATED = "(output truncated";
 
 /** A run's result text read back; `null` when it is not in the sandbox's format. */
 export function parseRun(text: string): RunResult | null {
-  const head = /^(?:(.*)\n)?exit code (-?\d+)( \(timed out[^\n]*\))?\n/.exec(text);
+  const head = /^(?:(.*)\n)?exit code (-?\d+)(?: in (\d+(?:\.\d+)?) (ms|s))?( \(timed out[^\n]*\))?\n/.exec(text);
   if (!head) return null;
   const rest = text.slice(head[0].length);
   const out = rest.indexOf(STDOUT);
@@ -73,7 +77,8 @@ export function parseRun(text: string): RunResult | null {
   return {
     banner: head[1] ?? null,
     exitCode: Number(head[2]),
-    timedOut: head[3] !== undefined,
+    timedOut: head[5] !== undefined,
+    millis: head[3] === undefined ? null : Math.round(Number(head[3]) * (head[4] === "s" ? 1000 : 1)),
     notes,
     stdout: rest.slice(out + STDOUT.length, err),
     stderr: stderr.endsWith("\n") ? stderr.slice(0, -1) : stderr,
@@ -85,4 +90,11 @@ export function parseRun(text: string): RunResult | null {
 export function outputLines(run: RunResult): number {
   const count = (text: string) => (text === "" ? 0 : text.split("\n").length);
   return count(run.stdout) + count(run.stderr);
+}
+
+/** How long a run took, in the window's language: "40 ms", "1.2 s" ("1,2 с"). */
+export function tookText(millis: number): string {
+  if (millis < 1000) return t("gate.ms", { n: millis });
+  const seconds = new Intl.NumberFormat(language(), { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(millis / 1000);
+  return t("gate.seconds", { n: seconds });
 }

@@ -11,7 +11,7 @@ const ok = "exit code 0\nstdout:\ntiny 0.1.0\n\nstderr:\n\n";
 
 describe("sandbox results", () => {
   it("reads the sandbox's own text back", () => {
-    expect(parseRun(ok)).toEqual({ banner: null, exitCode: 0, timedOut: false, notes: [], stdout: "tiny 0.1.0\n", stderr: "", truncated: false });
+    expect(parseRun(ok)).toEqual({ banner: null, exitCode: 0, millis: null, timedOut: false, notes: [], stdout: "tiny 0.1.0\n", stderr: "", truncated: false });
     const install = "exit code 1\ninstalled: nothing (see pip's error below)\nstdout:\n\nstderr:\nERROR: No matching distribution\n\n";
     const run = parseRun(install);
     expect(run?.notes).toEqual(["installed: nothing (see pip's error below)"]);
@@ -121,5 +121,20 @@ describe("the sandbox notice", () => {
     expect(calls).toBe(1);
     rerender(<SandboxNotice chatKey="c2:/w" executing={false} load={load} />);
     expect(screen.queryByTestId("sandbox-notice")).toBeNull();
+  });
+});
+
+describe("how long a run took", () => {
+  it("is read from the run's text and said in the window's language", async () => {
+    const { parseRun, tookText } = await import("../lib/sandbox");
+    const { applyLanguage } = await import("../lib/i18n");
+    expect(parseRun("exit code 0 in 1.2 s\nstdout:\n\nstderr:\n\n")?.millis).toBe(1200);
+    expect(parseRun("exit code 3 in 40 ms (timed out: the whole process group was killed)\nstdout:\n\nstderr:\n\n")).toMatchObject({ millis: 40, exitCode: 3, timedOut: true });
+    expect(parseRun("exit code 0\nstdout:\n\nstderr:\n\n")?.millis).toBeNull();
+    expect(tookText(40)).toBe("40 ms");
+    expect(tookText(1234)).toBe("1.2 s");
+    applyLanguage("ru");
+    expect(tookText(1234)).toBe("1,2 с");
+    applyLanguage("en");
   });
 });

@@ -185,14 +185,25 @@ pub fn outcome(name: &str, result: &str, is_error: bool) -> Outcome {
         let millis = object.get("duration_ms").and_then(Value::as_u64);
         return Outcome::Exited { code, millis };
     }
-    let code = result
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("exit code "))
-        .and_then(|rest| rest.split_whitespace().next()?.parse().ok());
-    match code {
-        Some(code) => Outcome::Exited { code, millis: None },
+    let head = result.lines().find_map(|line| line.trim().strip_prefix("exit code "));
+    match head.and_then(exit_line) {
+        Some((code, millis)) => Outcome::Exited { code, millis },
         None => Outcome::Done,
     }
+}
+
+/// `0 in 1.2 s (timed out…)` after "exit code ": the code, and the time when it is said.
+fn exit_line(rest: &str) -> Option<(i64, Option<u64>)> {
+    let mut words = rest.split_whitespace();
+    let code = words.next()?.parse().ok()?;
+    let millis = match (words.next(), words.next(), words.next()) {
+        (Some("in"), Some(number), Some("ms")) => number.parse::<u64>().ok(),
+        (Some("in"), Some(number), Some("s")) => {
+            number.parse::<f64>().ok().map(|seconds| (seconds * 1000.0).round() as u64)
+        }
+        _ => None,
+    };
+    Some((code, millis))
 }
 
 impl Outcome {
@@ -303,6 +314,12 @@ mod tests {
         assert_eq!(ran.words(&EN), " — exit 0 in 1.2 s");
         assert_eq!(ran.words(&RU), " — код 0 за 1,2 с");
         assert!(!ran.is_bad());
+        let timed =
+            outcome("mcp_code-sandbox_run_command", "exit code 0 in 1.2 s\nstdout:\n", false);
+        assert_eq!(timed, Outcome::Exited { code: 0, millis: Some(1200) });
+        let quick =
+            outcome("mcp_code-sandbox_run_command", "exit code 1 in 40 ms\nstdout:\n", false);
+        assert_eq!(quick, Outcome::Exited { code: 1, millis: Some(40) });
         let failed = outcome("mcp_code-sandbox_run_command", "exit code 2\nstdout:\n", false);
         assert_eq!(failed.words(&EN), " — exit 2");
         assert!(failed.is_bad());
