@@ -64,39 +64,37 @@ export function ToolGroup({ calls, renderCall, onShowTasks }: ToolGroupProps) {
   const running = calls.some((call) => call.running);
   const tasks = taskListSummary(calls);
   const others = calls.filter((call) => call.call.name !== "turn_plan").length;
+  // The task list's line is a button, so it stands beside the summary rather than in it (no
+  // control inside another: axe's nested-interactive), floated onto the summary's line.
   return (
-    <details class={`tool-group${failed > 0 ? " failed" : ""}`} data-testid="tool-group" open={failed > 0}>
-      <summary>
-        <span class="tool-count" data-testid="tool-count">
-          {t("toolGroup.calls", { count: calls.length })}
-        </span>
-        {tasks && (
-          <>
-            {" · "}
-            <button
-              type="button"
-              class="link small"
-              data-testid="task-summary"
-              title={t("toolGroup.showTasks")}
-              onClick={(event) => {
-                event.preventDefault();
-                onShowTasks?.();
-              }}
-            >
-              {t("toolGroup.taskList", { summary: tasks })}
-            </button>
-          </>
-        )}
-        {others > 0 && tasks && <span class="small muted"> · {t("toolGroup.others", { count: others })}</span>}
-        {failed > 0 && (
-          <span class="tool-failed" data-testid="tool-failed">
-            {" "}
-            · {t("toolGroup.failed", { count: failed })}
+    <div class={`tool-group-box${failed > 0 ? " failed" : ""}`}>
+      {tasks && (
+        <button
+          type="button"
+          class="link small task-summary"
+          data-testid="task-summary"
+          title={t("toolGroup.showTasks")}
+          onClick={() => onShowTasks?.()}
+        >
+          {t("toolGroup.taskList", { summary: tasks })}
+        </button>
+      )}
+      <details class={`tool-group${failed > 0 ? " failed" : ""}`} data-testid="tool-group" open={failed > 0}>
+        <summary>
+          <span class="tool-count" data-testid="tool-count">
+            {t("toolGroup.calls", { count: calls.length })}
           </span>
-        )}
-        {running && <span class="small muted"> · {t("toolGroup.running")}</span>}
-      </summary>
-      <div class="tool-group-calls">{calls.map(renderCall)}</div>
-    </details>
+          {others > 0 && tasks && <span class="small muted"> · {t("toolGroup.others", { count: others })}</span>}
+          {failed > 0 && (
+            <span class="tool-failed" data-testid="tool-failed">
+              {" "}
+              · {t("toolGroup.failed", { count: failed })}
+            </span>
+          )}
+          {running && <span class="small muted"> · {t("toolGroup.running")}</span>}
+        </summary>
+        <div class="tool-group-calls">{calls.map(renderCall)}</div>
+      </details>
+    </div>
   );
 }
