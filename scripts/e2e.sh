@@ -52,7 +52,9 @@ mkdir -p "$E2E_ARTIFACTS"
 
 for ((run = 1; run <= runs; run++)); do
   echo "e2e: running tests/e2e under Xvfb, run $run/$runs (artifacts: $E2E_ARTIFACTS)" >&2
-  if ! xvfb-run -a -s "-screen 0 1280x900x24" node --test --test-concurrency=1 --test-reporter=spec tests/e2e/; then
+  # The display is larger than the window (1200×800 at its origin): tests/e2e/layout.test.mjs
+  # widens it to 1440 px.
+  if ! xvfb-run -a -s "-screen 0 1600x1000x24" node --test --test-concurrency=1 --test-reporter=spec tests/e2e/; then
     echo "e2e: run $run/$runs failed; $((run - 1)) of $runs passed before it (evidence: $E2E_ARTIFACTS/failures)" >&2
     exit 1
   fi

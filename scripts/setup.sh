@@ -114,7 +114,8 @@ npm_ci "$repo/runtime"
 fs_server="$repo/runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 [[ -f "$fs_server" ]] || die "the MCP filesystem server is missing after npm ci: $fs_server"
 # Real peers of the tests (tests/peers; never shipped): the reference `everything` MCP
-# server, and the MCP conformance suite with the Node.js 22 it needs (scripts/conformance.sh).
+# server, the MCP conformance suite with the Node.js 22 it needs (scripts/conformance.sh), and
+# axe-core, which the e2e tests run in the window (tests/e2e/a11y.mjs).
 npm_ci "$repo/tests/peers"
 
 if ((desktop)); then

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
+import { checkA11y } from "./a11y.mjs";
 import { CSV_EXPORT_PLAN as PLAN, descendants, explainFailures, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
@@ -61,6 +62,7 @@ test("first run: settings, then questions → own answer → plan → edit → a
     // First run: no config.toml, so the settings screen; an OpenAI-compatible local server.
     await app.find('[data-testid="settings"]');
     await app.screenshot("settings");
+    await checkA11y(app, "the first-run settings");
     await app.click('[data-testid="provider"] option[value="openai"]');
     await (await app.find('[data-testid="base-url"]')).type(app.openaiUrl);
     await (await app.find('[data-testid="model"]')).type("scripted");
@@ -77,6 +79,7 @@ test("first run: settings, then questions → own answer → plan → edit → a
     await app.waitText('[data-testid="status-line"]', /Drafting a plan…|Waiting for your answers/);
     await app.find('[data-testid="question-card"].active');
     publish(await app.screenshot("question-card"), "question-card.png");
+    await checkA11y(app, "the question card");
 
     // One ready answer, one of the user's own.
     await app.click('[data-testid="question-card"].active button.option', "CSV");
@@ -105,6 +108,7 @@ test("first run: settings, then questions → own answer → plan → edit → a
     const edited = await app.byText('[data-testid="plan-card"].active .step-action', "Read how orders are stored in orders.csv");
     assert.equal(await edited.text(), "Read how orders are stored in orders.csv", "the step says exactly what was typed");
     publish(await app.screenshot("plan-card"), "plan-card.png");
+    await checkA11y(app, "the plan card");
 
     // What the edit changed, against the planner's revision.
     await app.click('[data-testid="compare-revisions"]');
@@ -134,6 +138,7 @@ test("first run: settings, then questions → own answer → plan → edit → a
     const marks = await Promise.all((await app.session.findAll(".task .mark")).map((mark) => mark.attribute("title")));
     assert.ok(marks.every((title) => title.length > 0), `each state has its tooltip: ${marks}`);
     publish(await app.screenshot("task-panel"), "task-panel.png");
+    await checkA11y(app, "the finished plan and its task panel");
   } finally {
     await app.stop();
   }
@@ -440,6 +445,7 @@ test("the executor asks to change the plan: the change card, Keep the plan resum
     await app.byText(".completion-summary", "announced");
     await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the resumed turn to end");
     publish(await app.screenshot("completion-card"), "completion-card.png");
+    await checkA11y(app, "the change and completion cards");
   } finally {
     await app.stop();
   }
@@ -486,6 +492,7 @@ test("the executor stops with a task left: the stop card says why, Continue fini
     // The task the work stopped on is shown as stopped, not as running.
     await app.find('[data-testid="task-state-2"].state-stopped');
     publish(await app.screenshot("stop-card"), "stop-card.png");
+    await checkA11y(app, "the stop card");
 
     // Continue is its own turn, shown as such; the plan completes and the record names both.
     await app.click('[data-testid="stop-continue"]');

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
+import { checkA11y } from "./a11y.mjs";
 import { explainFailures, openaiConfig, publish, REPO, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
@@ -55,6 +56,7 @@ test("a server's form and URL questions: defaults shown, nothing sent or opened 
     assert.equal(await value("firstLine"), "It was a dark and stormy night.");
     assert.equal(await app.session.execute(`return document.querySelector('[data-testid="field-untitledMultipleSelectEnum-0"]').checked`), true);
     const formShot = await app.screenshot("form");
+    await checkA11y(app, "an MCP server's form");
     await app.click('[data-testid="elicitation-accept"]');
     await app.byText('[data-testid="elicitation-error"]', "“String” is required.");
     await (await app.find('[data-testid="field-name"]')).type("Ada Lovelace");

@@ -48,9 +48,9 @@ const PAGE_TEXT = `
   return { text: document.body.innerText, html: chat.outerHTML };
 `;
 
-/** The window from the X display as a PNG at `file` (see `App.screenshot`). */
-function grabWindow(file) {
-  const result = spawnSync("import", ["-window", "root", "-crop", WINDOW_SIZE, "+repage", file], { stdio: "inherit" });
+/** The window from the X display as a PNG at `file` (see `App.screenshot`); `size` as WINDOW_SIZE. */
+function grabWindow(file, size = WINDOW_SIZE) {
+  const result = spawnSync("import", ["-window", "root", "-crop", size, "+repage", file], { stdio: "inherit" });
   if (result.status !== 0) throw new Error(`import failed (${result.status ?? result.error})`);
 }
 
@@ -288,8 +288,24 @@ export class App {
     mkdirSync(ARTIFACTS, { recursive: true });
     const file = join(ARTIFACTS, `${this.name}-${label}.png`);
     await this.painted();
-    grabWindow(file);
+    grabWindow(file, this.size);
     return file;
+  }
+
+  /**
+   * Resizes the window to `width`×`height` CSS pixels (its corner stays at the display's
+   * origin; the display must be as large) and waits until the page has laid out at that size;
+   * later screenshots are cropped to it.
+   */
+  async resize(width, height) {
+    await this.session.command("POST", "/window/rect", { width, height });
+    const size = () => this.session.execute("return [window.innerWidth, window.innerHeight]");
+    await waitFor(async () => {
+      const [w, h] = await size();
+      return w === width && h === height;
+    }, `the window to be ${width}×${height}`);
+    this.size = `${width}x${height}+0+0`;
+    await this.painted();
   }
 
   /**
@@ -314,7 +330,7 @@ export class App {
     keep("page.txt", (file) => writeFileSync(file, page.error ?? page.text));
     keep("chat.html", (file) => writeFileSync(file, page.error ?? page.html));
     await this.painted().catch(() => {});
-    keep("window.png", (file) => grabWindow(file));
+    keep("window.png", (file) => grabWindow(file, this.size));
     return files;
   }
 

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
+import { checkA11y } from "./a11y.mjs";
 import { explainFailures, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
@@ -88,6 +89,7 @@ test("Russian from Settings, kept across a restart: questions → own answer →
       await app.click('[data-testid="send"]');
       assert.equal(await app.text('[data-testid="composer-notice"]'), "Сначала ответьте на вопросы планировщика");
       publish(await app.screenshot("questions"), "ru-questions.png");
+      await checkA11y(app, "the question card in Russian");
 
       // One ready answer, one own.
       await app.click('[data-testid="question-card"].active button.option', "CSV");
@@ -106,6 +108,7 @@ test("Russian from Settings, kept across a restart: questions → own answer →
       }
       await app.byText('[data-testid="status-line"]', "Ждём вашего одобрения");
       publish(await app.screenshot("plan"), "ru-plan.png");
+      await checkA11y(app, "the plan card in Russian");
 
       // Approve: the task panel ticks in Russian.
       await app.click('[data-testid="approve-plan"]', "Одобрить");
@@ -118,6 +121,7 @@ test("Russian from Settings, kept across a restart: questions → own answer →
       await app.byText('[data-testid="task-summary"]', "список задач: готово 3");
       await app.byText('[data-testid="completion-card"]', "3 из 3 шагов по плану");
       publish(await app.screenshot("tasks"), "ru-tasks.png");
+      await checkA11y(app, "the task panel in Russian");
     } finally {
       await app.stop();
     }

@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 
+import { checkA11y } from "./a11y.mjs";
 import { explainFailures, openaiConfig, publish, startApp, TARGET, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
@@ -42,6 +43,7 @@ test("Ctrl+K opens the oldest chat at its first message; the sidebar pages as it
     assert.match(await hit.text(), /Ёлочная Зебрафиш/, "the snippet shows the words as they were written (ё found by е)");
     assert.ok((await app.count('[data-testid="search-hit"] mark')) >= 1, "the word is highlighted");
     publish(await app.screenshot("search-deep"), "search-deep.png");
+    await checkA11y(app, "the search dialog");
     await search.type(KEYS.enter);
     await waitFor(async () => (await app.count('[data-testid="search"]')) === 0, "the search to close");
 

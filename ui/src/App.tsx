@@ -9,7 +9,7 @@ import type { SettingsUpdate } from "./generated/SettingsUpdate";
 import type { AppInfo } from "./generated/desktop/AppInfo";
 import { api, asApiError } from "./lib/api";
 import { warmUpMarkdown } from "./lib/markdown";
-import { activeCard, draftedText, statusText } from "./lib/chatState";
+import { activeCard, draftedText, statusText, taskCounts } from "./lib/chatState";
 import { describeError } from "./lib/errorText";
 import { saidByNotice } from "./lib/notices";
 import { t, useLanguage } from "./lib/i18n";
@@ -19,6 +19,7 @@ import { useCheckpoints } from "./lib/useCheckpoints";
 import { CheckpointDialogs, planDiff, restoreBeforeTask, taskDiff, undoTurn, type CheckpointDialog } from "./components/CheckpointDialogs";
 import { ChatOptions } from "./components/ChatOptions";
 import { Composer, lockedNotice, type FileSource } from "./components/Composer";
+import { FoldPanel, FoldToggle, useFolds } from "./components/Fold";
 import { Messages, typedByUser } from "./components/Messages";
 import { ModelNotice } from "./components/ModelNotice";
 import { useModelInstalls } from "./components/ModelManager";
@@ -72,6 +73,7 @@ export function App() {
   const [editing, setEditing] = useState<string | null>(null);
   const [searching, setSearching] = useState(false);
   const [dialog, setDialog] = useState<CheckpointDialog | null>(null);
+  const folds = useFolds();
   const checkpoints = useCheckpoints(selected, generation);
   const chat = useChat(selected, generation, checkpoints.onEvent, openAt);
   const phaseNow = chat.state?.view.state.phase ?? "idle";
@@ -105,6 +107,7 @@ export function App() {
     }
   };
   const select = (chatId: string | null, at: string | null = null) => {
+    folds.close();
     setBanner(null);
     setEditing(null);
     setOpenAt(at);
@@ -200,12 +203,17 @@ export function App() {
   };
   const id = selected ?? "";
   const refreshChats = () => void loadChats();
-  const openSettings = () => setScreen({ kind: "settings", firstRun: false, problem: null });
+  const openSettings = () => {
+    folds.close(false);
+    setScreen({ kind: "settings", firstRun: false, problem: null });
+  };
   const openMcpSettings = () => setScreen({ kind: "settings", firstRun: false, problem: null, at: "mcp" });
   const describeOrNull = (error: unknown) => (error === null ? null : describeError(asApiError(error)));
   const notice = settings?.provider === "embedded" && (
     <ModelNotice model={settings.model} models={info?.models ?? []} installs={installs} onSettings={openSettings} />
   );
+  const counts = taskCounts(state?.tasks ?? []);
+  const tasksDetail = counts.total > 0 ? t("tasks.count", { done: counts.done, total: counts.total }) : undefined;
 
   return (
     <div class="app">
@@ -219,31 +227,38 @@ export function App() {
           }}
         />
       )}
-      <Sidebar
-        chats={chats}
-        selectedId={selected}
-        onSelect={(chatId) => select(chatId)}
-        onMore={loaded.next === null ? undefined : () => void loadMoreChats()}
-        onNew={async () => {
-          const created = await api.createChat({});
-          await loadChats(created.id);
-        }}
-        onRename={async (chatId, title) => {
-          await run(() => api.renameChat(chatId, title), refreshChats);
-        }}
-        onDelete={async (chatId) => {
-          await run(() => api.deleteChat(chatId));
-          setLoaded((current) => withoutChat(current, chatId));
-          if (chatId === selected) select(null);
-          await loadChats();
-        }}
-        onSettings={openSettings}
-      />
+      <FoldPanel name="chats" folds={folds}>
+        <Sidebar
+          chats={chats}
+          selectedId={selected}
+          onSelect={(chatId) => select(chatId)}
+          onMore={loaded.next === null ? undefined : () => void loadMoreChats()}
+          onNew={async () => {
+            folds.close();
+            const created = await api.createChat({});
+            await loadChats(created.id);
+          }}
+          onRename={async (chatId, title) => {
+            await run(() => api.renameChat(chatId, title), refreshChats);
+          }}
+          onDelete={async (chatId) => {
+            await run(() => api.deleteChat(chatId));
+            setLoaded((current) => withoutChat(current, chatId));
+            if (chatId === selected) select(null);
+            await loadChats();
+          }}
+          onSettings={openSettings}
+        />
+      </FoldPanel>
       {current && state ? (
         <main class="chat" data-testid="chat" data-phase={phase}>
           {notice}
           <header class="chat-head">
-            <h2 class="chat-heading">{current.title}</h2>
+            <div class="chat-title-row">
+              <FoldToggle name="chats" folds={folds} />
+              <h2 class="chat-heading">{current.title}</h2>
+              <FoldToggle name="tasks" folds={folds} detail={tasksDetail} />
+            </div>
             <WorkspaceBar
               chat={current}
               onSet={(path) => void run(() => api.setChatWorkspace(id, path), refreshChats)}
@@ -271,7 +286,10 @@ export function App() {
                 setEditing(null);
                 void run(() => api.editMessage(id, messageId, text), refreshChats);
               },
-              onShowTasks: () => document.querySelector<HTMLElement>('[data-testid="task-panel"]')?.focus(),
+              onShowTasks: () => {
+                folds.show("tasks");
+                setTimeout(() => document.querySelector<HTMLElement>('[data-testid="task-panel"]')?.focus());
+              },
             }}
             actions={{
               onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
@@ -346,6 +364,9 @@ export function App() {
         </main>
       ) : (
         <main class="chat empty">
+          <div class="fold-bar">
+            <FoldToggle name="chats" folds={folds} />
+          </div>
           {notice}
           <p class="muted">{chats.length === 0 ? t("app.noChats") : t("app.chooseChat")}</p>
           <button
@@ -360,29 +381,31 @@ export function App() {
           </button>
         </main>
       )}
-      <TaskPanel
-        tasks={state?.tasks ?? []}
-        finished={state?.tasksFinished ?? false}
-        files={chat.files}
-        changes={state?.view.state.changes ?? []}
-        onOpenFolder={() => void run(() => api.openPlanFolder(id))}
-        busy={phase === "planning" || phase === "executing"}
-        checkpoints={current && state ? checkpoints.list : null}
-        onTaskDiff={(task, span) => setDialog(taskDiff(task, span))}
-        onRestoreTask={(task, span) => setDialog(restoreBeforeTask(task, span))}
-        onUndoTurn={(checkpoint) => setDialog(undoTurn(checkpoint))}
-        stopped={!!state?.view.state.stopped && phase !== "planning" && phase !== "executing"}
-        onClear={
-          current && state
-            ? async () => {
-                const error = await chat.act(() => api.clearTaskList(id));
-                // The list (and the stop card it kept) as the engine has them now.
-                chat.refresh();
-                return describeOrNull(error);
-              }
-            : undefined
-        }
-      />
+      <FoldPanel name="tasks" folds={folds}>
+        <TaskPanel
+          tasks={state?.tasks ?? []}
+          finished={state?.tasksFinished ?? false}
+          files={chat.files}
+          changes={state?.view.state.changes ?? []}
+          onOpenFolder={() => void run(() => api.openPlanFolder(id))}
+          busy={phase === "planning" || phase === "executing"}
+          checkpoints={current && state ? checkpoints.list : null}
+          onTaskDiff={(task, span) => setDialog(taskDiff(task, span))}
+          onRestoreTask={(task, span) => setDialog(restoreBeforeTask(task, span))}
+          onUndoTurn={(checkpoint) => setDialog(undoTurn(checkpoint))}
+          stopped={!!state?.view.state.stopped && phase !== "planning" && phase !== "executing"}
+          onClear={
+            current && state
+              ? async () => {
+                  const error = await chat.act(() => api.clearTaskList(id));
+                  // The list (and the stop card it kept) as the engine has them now.
+                  chat.refresh();
+                  return describeOrNull(error);
+                }
+              : undefined
+          }
+        />
+      </FoldPanel>
       {current && state && (
         <CheckpointDialogs
           dialog={dialog}

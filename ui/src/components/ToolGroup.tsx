@@ -67,44 +67,36 @@ export function ToolGroup({ calls, renderCall, onShowTasks, context }: ToolGroup
   const running = calls.some((call) => call.running);
   const tasks = taskListSummary(calls);
   const summary = summaryOf(calls.map(({ call, result, error }) => describeTool({ name: call.name, args: call.arguments, result, error }, context)));
+  // The task list's line is a button, so it stands beside the summary rather than in it (no
+  // control inside another: axe's nested-interactive), floated onto the summary's line.
   return (
-    <details class={`tool-group${failed > 0 ? " failed" : ""}`} data-testid="tool-group" open={failed > 0}>
-      <summary>
-        {summary !== "" && (
-          <span class="tool-summary" data-testid="tool-summary">
-            {summary}
-            {" · "}
+    <div class={`tool-group-box${failed > 0 ? " failed" : ""}`}>
+      {tasks && (
+        <button type="button" class="link small task-summary" data-testid="task-summary" title={t("toolGroup.showTasks")} onClick={() => onShowTasks?.()}>
+          {t("toolGroup.taskList", { summary: tasks })}
+        </button>
+      )}
+      <details class={`tool-group${failed > 0 ? " failed" : ""}`} data-testid="tool-group" open={failed > 0}>
+        <summary>
+          {summary !== "" && (
+            <span class="tool-summary" data-testid="tool-summary">
+              {summary}
+              {" · "}
+            </span>
+          )}
+          <span class="tool-count small muted" data-testid="tool-count">
+            {t("toolGroup.calls", { count: calls.length })}
           </span>
-        )}
-        {tasks && (
-          <>
-            <button
-              type="button"
-              class="link small"
-              data-testid="task-summary"
-              title={t("toolGroup.showTasks")}
-              onClick={(event) => {
-                event.preventDefault();
-                onShowTasks?.();
-              }}
-            >
-              {t("toolGroup.taskList", { summary: tasks })}
-            </button>
-            {" · "}
-          </>
-        )}
-        <span class="tool-count small muted" data-testid="tool-count">
-          {t("toolGroup.calls", { count: calls.length })}
-        </span>
-        {failed > 0 && (
-          <span class="tool-failed" data-testid="tool-failed">
-            {" "}
-            · {t("toolGroup.failed", { count: failed })}
-          </span>
-        )}
-        {running && <span class="small muted"> · {t("toolGroup.running")}</span>}
-      </summary>
-      <div class="tool-group-calls">{calls.map(renderCall)}</div>
-    </details>
+          {failed > 0 && (
+            <span class="tool-failed" data-testid="tool-failed">
+              {" "}
+              · {t("toolGroup.failed", { count: failed })}
+            </span>
+          )}
+          {running && <span class="small muted"> · {t("toolGroup.running")}</span>}
+        </summary>
+        <div class="tool-group-calls">{calls.map(renderCall)}</div>
+      </details>
+    </div>
   );
 }
