@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 
 import { explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { checkA11y } from "./a11y.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 explainFailures();
@@ -116,6 +117,7 @@ test("each task shows its diff, and restoring to before task 2 brings the files 
     assert.equal(await app.count('[data-testid="task-diff-3"]'), 0, "task 3's undone work has no diff");
     await app.byText('[data-testid="restore-continue"]', "Extend b.txt");
     publish(await app.screenshot("restore-continue"), "restore-continue.png");
+    await checkA11y(app, "Continue after a restore");
     await app.click('[data-testid="restore-continue-button"]');
     await app.byText(".message.assistant", "Tasks 2 and 3 are done again");
     await app.waitText('[data-testid="task-count"]', /3 of 3/);

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { CSV_EXPORT_PLAN as PLAN, explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, waitFor } from "./harness.mjs";
+import { checkA11y } from "./a11y.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 explainFailures();
@@ -36,6 +37,7 @@ test("a planner that fails is said as a card before the work; Plan again plans t
     await waitFor(async () => (await app.count('[data-testid="status-line"]')) === 0, "the turn to end");
     assert.equal(await app.count('[data-testid="error-banner"]'), 0, "said once, in the chat");
     publish(await app.screenshot("planner-failed"), "planner-failed.png");
+    await checkA11y(app, "the planner's failure card");
 
     // Plan again: the same message, planned anew; this time the planner answers.
     await app.click('[data-testid="notice-retry"]');
@@ -65,6 +67,7 @@ test("a provider that cannot be reached is said once, with Try again and Open Se
     assert.equal(await app.count('[data-testid="error-banner"]'), 0, "not a second time in a banner");
     await app.find('[data-testid="notice-retry"]');
     publish(await app.screenshot("provider-down"), "provider-down.png");
+    await checkA11y(app, "the provider's failure card");
 
     // Try again meets the same refusal: a new card in place of the old one.
     const first = await card.attribute("data-message-id");
