@@ -188,6 +188,16 @@ async fn check_reopened(serve: &Serve, id: &str, view: &Value) {
     let statuses: Vec<&str> =
         plan["tasks"].as_array().unwrap().iter().map(|t| t["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["done", "active", "pending"], "{plan:#}");
+    // The undone work links to no diff: task 3's span is gone, task 2's starts anew.
+    let (_, list) = serve.get(&format!("/v1/chats/{id}/checkpoints")).await;
+    let spans: Vec<(u64, Option<u64>)> = list["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["task"].as_u64().unwrap(), s["to"].as_u64()))
+        .collect();
+    assert_eq!(spans.iter().map(|s| s.0).collect::<Vec<_>>(), [1, 2], "{list:#}");
+    assert_eq!(span(&list, 2)["stat"]["files"], 0, "nothing done again yet: {list:#}");
 }
 
 #[tokio::test]

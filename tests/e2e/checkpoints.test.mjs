@@ -114,7 +114,7 @@ test("each task shows its diff, and restoring to before task 2 brings the files 
     assert.deepEqual(repository(ws), before, "the user's own .git is unchanged");
 
     // The undone work links to no diff; the way on is offered: Continue with the open tasks.
-    assert.equal(await app.count('[data-testid="task-diff-3"]'), 0, "task 3's undone work has no diff");
+    await waitFor(async () => (await app.count('[data-testid="task-diff-3"]')) === 0, "task 3's undone work to lose its diff");
     await app.byText('[data-testid="restore-continue"]', "Extend b.txt");
     publish(await app.screenshot("restore-continue"), "restore-continue.png");
     await checkA11y(app, "Continue after a restore");
