@@ -280,3 +280,35 @@ fn russian_change_and_stop_cards() {
     );
     insta::assert_snapshot!("russian_stop", screen(&app, 80, 24).backend());
 }
+
+#[test]
+fn preflights_own_notices_are_said_in_the_users_language_with_the_way_on() {
+    let notice = |id: &str, notice: serde_json::Value| {
+        let mut message =
+            assistant(id, "The planner could not make a plan: … (English)", serde_json::json!([]));
+        let serde_json::Value::Object(mut body) = serde_json::to_value(&message).unwrap() else {
+            unreachable!()
+        };
+        body.insert("notice".into(), notice);
+        message = serde_json::from_value(serde_json::Value::Object(body)).unwrap();
+        message
+    };
+    for language in [Language::English, Language::Russian] {
+        let mut app = app(language);
+        let messages = vec![
+            user("m1", "Add a CSV export"),
+            notice(
+                "m2",
+                serde_json::json!({"kind": "planner_failed", "went_on": true, "code": "ERR_PROVIDER_UNAVAILABLE", "detail": "the provider is unavailable (HTTP 500)"}),
+            ),
+            assistant("m3", "Done without a plan.", serde_json::json!([])),
+            user("m4", "Again"),
+            notice(
+                "m5",
+                serde_json::json!({"kind": "provider_refused", "code": "ERR_PROVIDER_UNAVAILABLE", "detail": "cannot connect: connection refused"}),
+            ),
+        ];
+        app.load(view(Phase::Idle, messages, |_| {}), vec![], vec![]);
+        insta::assert_snapshot!(format!("notices_{language:?}"), screen(&app, 80, 24).backend());
+    }
+}

@@ -75,6 +75,14 @@ pub struct Words {
     pub tool_failed: &'static str,
     pub lines: &'static str,
     pub summarised: &'static str,
+    /// Preflight's own notices (a planner that failed, a provider that refused, questions
+    /// left): their heading, what happened next, and how to go on.
+    pub notice_planner_failed: &'static str,
+    pub notice_went_on: &'static str,
+    pub notice_nothing_ran: &'static str,
+    pub notice_provider_refused: &'static str,
+    pub notice_questions_left: &'static str,
+    pub notice_again: &'static str,
     pub chats_label: &'static str,
     pub search_prompt: &'static str,
     pub no_chats: &'static str,

@@ -4,7 +4,7 @@
 //! arguments and results), a restore, and what streams in now. Everything stored is made
 //! inert.
 
-use preflight_engine::chat::{Message, MessageBody, Phase, Restored, ToolCall};
+use preflight_engine::chat::{Message, MessageBody, Notice, Phase, Restored, ToolCall};
 use preflight_engine::ids::MessageId;
 use preflight_engine::planner::{Approval, PlanDocument, Question};
 use ratatui::text::{Line, Span};
@@ -120,10 +120,9 @@ fn message_lines(app: &App, message: &Message, tools: &Calls<'_>, lines: &mut Ve
             }
             lines.push(Line::default());
         }
-        MessageBody::Assistant { questions: Some(questions), .. } => {
-            questions_lines(app, questions, lines);
-        }
+        MessageBody::Assistant { questions: Some(qs), .. } => questions_lines(app, qs, lines),
         MessageBody::Assistant { plan: Some(plan), .. } => plan_lines(app, plan, lines),
+        MessageBody::Assistant { notice: Some(notice), .. } => notice_lines(app, notice, lines),
         MessageBody::Assistant { content, tool_calls, .. } => {
             lines.extend(markdown_lines(content, theme));
             for call in tool_calls {
@@ -144,6 +143,34 @@ fn message_lines(app: &App, message: &Message, tools: &Calls<'_>, lines: &mut Ve
             lines.push(Line::styled(format!("— {} —", app.words.summarised), theme.dim()));
         }
     }
+}
+
+/// Preflight's own notice in the user's language: what failed, what happened next, the way
+/// on; the engine's words (the provider's error) dimmed after it.
+fn notice_lines(app: &App, notice: &Notice, lines: &mut Vec<Line<'static>>) {
+    let (theme, words) = (app.theme, app.words);
+    let (title, next, detail) = match notice {
+        Notice::PlannerFailed { went_on, detail, .. } => {
+            let next = if *went_on { words.notice_went_on } else { words.notice_nothing_ran };
+            (words.notice_planner_failed.to_owned(), next.to_owned(), Some(detail))
+        }
+        Notice::ProviderRefused { detail, .. } => {
+            let next = format!("{} {}", words.notice_nothing_ran, words.notice_again);
+            (words.notice_provider_refused.to_owned(), next, Some(detail))
+        }
+        Notice::QuestionsLeft { rounds } => {
+            let text = fill(words.notice_questions_left, &[("rounds", rounds)]);
+            (text, String::new(), None)
+        }
+    };
+    lines.push(Line::styled(format!("! {title}"), theme.warn()));
+    if !next.is_empty() {
+        lines.push(Line::from(format!("  {next}")));
+    }
+    if let Some(detail) = detail {
+        lines.push(Line::styled(format!("  {}", one_line(&inert(detail))), theme.dim()));
+    }
+    lines.push(Line::default());
 }
 
 fn questions_lines(app: &App, questions: &[Question], lines: &mut Vec<Line<'static>>) {
