@@ -1,12 +1,12 @@
 // Preflight's own notice in the chat (DESIGN §15, never silent): a planner that could not make
 // a plan, a provider that refused every request, a fallback to execution. Said in the window's
 // language with what happened next and the action that fits; the engine's words folded away.
-import { useState } from "preact/hooks";
 
 import type { Message } from "../generated/Message";
 import type { Notice } from "../generated/Notice";
 import { errorLead } from "../lib/errorText";
 import { t } from "../lib/i18n";
+import { useAction } from "../lib/useAction";
 
 type AssistantMessage = Extract<Message, { role: "assistant" }>;
 
@@ -47,21 +47,10 @@ function actionsOf(notice: Notice): { retry: string | null; settings: boolean } 
 }
 
 export function NoticeCard({ message, actionable, onRetry, onOpenSettings }: NoticeCardProps) {
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { sending, error, run: retry } = useAction(onRetry);
   const notice = message.notice;
   const { title, body } = noticeWords(notice);
   const actions = actionsOf(notice);
-  const retry = async () => {
-    if (sending) return;
-    setSending(true);
-    setError(null);
-    try {
-      setError(await onRetry());
-    } finally {
-      setSending(false);
-    }
-  };
   return (
     <section class="card notice-card" data-testid="notice-card" data-kind={notice.kind} aria-label={title} data-message-id={message.id}>
       <h3 class="card-title">

@@ -1,11 +1,11 @@
 // A restore in the conversation (issue 31): the workspace went back to a checkpoint. Stored
 // as a user message whose content is what the model reads, so, like a Continue, it is shown
 // as a marker, not as typed words, with the files written back, deleted and kept folded away.
-import { useState } from "preact/hooks";
 
 import type { Message } from "../generated/Message";
 import type { Task } from "../generated/Task";
 import { t } from "../lib/i18n";
+import { useAction } from "../lib/useAction";
 
 type UserMessage = Extract<Message, { role: "user" }>;
 
@@ -56,18 +56,7 @@ export function RestoreEntry({ message, taskTitle }: { message: UserMessage; tas
 
 /** After a restore that left tasks open: the way on from there, as a stop card offers it. */
 export function RestoreContinue({ open, onContinue }: { open: Task[]; onContinue: () => Promise<string | null> }) {
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const go = async () => {
-    if (sending) return;
-    setSending(true);
-    setError(null);
-    try {
-      setError(await onContinue());
-    } finally {
-      setSending(false);
-    }
-  };
+  const { sending, error, run: go } = useAction(onContinue);
   return (
     <section class="card restore-continue" data-testid="restore-continue" aria-label={t("checkpoints.reopenedTitle", { count: open.length })}>
       <h3 class="card-title">{t("checkpoints.reopenedTitle", { count: open.length })}</h3>

@@ -2,11 +2,11 @@
 // failing check's command, exit code and evidence; the provider's or the loop's specifics as
 // the engine said them), the tasks still open, and Continue, which hands them back to the
 // executor. Shown at the end of the conversation while no turn runs.
-import { useState } from "preact/hooks";
 
 import type { ExecutorStop } from "../generated/ExecutorStop";
 import type { StopReason } from "../generated/StopReason";
 import { t } from "../lib/i18n";
+import { useAction } from "../lib/useAction";
 
 export interface StopCardProps {
   stopped: ExecutorStop;
@@ -69,20 +69,9 @@ export function engineDetail(stopped: ExecutorStop): string | null {
 }
 
 export function StopCard({ stopped, onContinue }: StopCardProps) {
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { sending, error, run: go } = useAction(onContinue);
   const detail = engineDetail(stopped);
   const gate = stopped.gate;
-  const go = async () => {
-    if (sending) return;
-    setSending(true);
-    setError(null);
-    try {
-      setError(await onContinue());
-    } finally {
-      setSending(false);
-    }
-  };
   return (
     <section class="card stop-card" data-testid="stop-card" data-reason={stopped.reason} aria-label={t("stop.label")}>
       <h3 class="card-title">{t("stop.title")}</h3>
