@@ -57,7 +57,12 @@ pub(super) async fn complete_if_done(
 
 /// The list with the tasks whose check failed when the finaliser ran it again open again
 /// (pending, saying why): their completion is withdrawn, and Continue works on them.
-pub(super) fn reopen(list: &TaskList, tasks: &[u32], completion: &Completion, now: &str) -> TaskList {
+pub(super) fn reopen(
+    list: &TaskList,
+    tasks: &[u32],
+    completion: &Completion,
+    now: &str,
+) -> TaskList {
     let mut next = list.clone();
     let reasons = completion.finalization.as_ref().map(|note| note.reasons.as_slice());
     for task in next.tasks.iter_mut().filter(|task| tasks.contains(&task.id)) {

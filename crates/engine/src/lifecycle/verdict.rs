@@ -119,9 +119,11 @@ async fn verify_again(
     };
     let reopened = note.reopened.clone();
     completion.finalization = Some(note);
-    let left = match reopened.is_empty() {
-        true => TaskList::empty(),
-        false => reopen(&list, &reopened, &completion, &now_rfc3339()),
+    // Tasks already open again stay open: only the work closes them, not a verdict.
+    let left = match (reopened.is_empty(), list.has_work_left()) {
+        (false, _) => reopen(&list, &reopened, &completion, &now_rfc3339()),
+        (true, true) => list,
+        (true, false) => TaskList::empty(),
     };
     if let Err(error) = inner.store.complete_plan(chat_id, &completion, &left) {
         tracing::error!(%chat_id, %error, "the new verdict could not be stored");
