@@ -109,7 +109,10 @@ fn a_restore_of_a_finished_plan_withdraws_its_verdict_and_keeps_it_as_history() 
     let stale = dir.file("analysis_results/FINALIZATION.json");
     std::fs::copy(dir.file("analysis_results/history/FINALIZATION-1.json"), &stale).unwrap();
     let found = clean(&dir).join("\n");
-    assert!(found.contains("FINALIZATION.json says VERIFIED, but state.json holds no verdict"), "{found}");
+    assert!(
+        found.contains("FINALIZATION.json says VERIFIED, but state.json holds no verdict"),
+        "{found}"
+    );
 }
 
 #[test]
