@@ -11,13 +11,14 @@ mod findings;
 mod finishing;
 #[cfg(unix)]
 mod hostile;
+mod layout;
 #[cfg(unix)]
 mod lock;
 mod migration;
 #[cfg(unix)]
 mod migration_crash;
 mod reconciliation;
-mod support;
+pub(crate) mod support;
 mod transitions;
 mod updater_props;
 
