@@ -127,6 +127,7 @@ pub(crate) fn amendment_of(change: &PlanChange, before: &TaskList) -> AmendmentI
         new_check: request.new_check.clone(),
         authority: if change.auto_approved { Authority::AutoApprove } else { Authority::User },
         change: Some(change.id.to_string()),
+        target: None,
     }
 }
 

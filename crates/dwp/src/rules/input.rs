@@ -137,4 +137,6 @@ pub struct AmendmentInput {
     pub authority: Authority,
     /// The chat's change request, e.g. `c1`.
     pub change: Option<String>,
+    /// A deferral's target task: where the criterion goes.
+    pub target: Option<u32>,
 }

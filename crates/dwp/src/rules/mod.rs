@@ -4,6 +4,7 @@
 pub(crate) mod amendment;
 pub(crate) mod documents;
 pub(crate) mod evidence;
+pub(crate) mod evidence_states;
 pub(crate) mod finalization;
 pub(crate) mod findings;
 pub(crate) mod input;

@@ -110,6 +110,10 @@ fn push_task(block: &mut String, task: &TaskEntry, ticked_by_hand: bool) {
     if let Some(block_record) = &task.block {
         let _ = writeln!(block, "  - Blocked: {}", blocked_line(block_record));
     }
+    if let Some(investigation) = &task.investigation {
+        let findings = inert_line(&investigation.findings, MAX_PARAGRAPH_CHARS);
+        let _ = writeln!(block, "  - Investigation ({}): {findings}", investigation.at);
+    }
     if let Some(outcome) = &task.outcome {
         for line in outcome.worked.iter().chain(outcome.notes.iter()) {
             let _ = writeln!(block, "  - Outcome: {}", inert_line(line, MAX_PARAGRAPH_CHARS));

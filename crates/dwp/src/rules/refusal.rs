@@ -58,6 +58,12 @@ pub enum Refusal {
     AddedInReadme { task: u32 },
     #[error("README.md shows task {task} checked but it has no passing gate run in state.json; run its check and record it (--gate-json) before reconciling")]
     CheckedWithoutEvidence { task: u32 },
+    #[error("task {task}'s criterion cannot be deferred to task {target}: {why}")]
+    BadDeferral { task: u32, target: u32, why: &'static str },
+    #[error("a deferral names the task its criterion moves to (--defer-to N)")]
+    NoDeferTarget,
+    #[error("task {task} has no investigation on record: record what it found first (--investigation TEXT)")]
+    NoInvestigation { task: u32 },
 }
 
 fn ids(live: &[u32]) -> String {

@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use super::documents::{Locator, LocatorKind, PlanFormat, PlanState, Status, TaskEntry};
+use super::documents::{Amendment, Locator, LocatorKind, PlanFormat, PlanState, Status, TaskEntry};
 use super::input::StepInput;
 use super::plan_text::{step_details, step_headline, MAX_ITEM_CHARS, MAX_PARAGRAPH_CHARS};
 use super::readme::{amendment_line, blocked_line, gate_line};
@@ -119,7 +119,13 @@ fn render_block(task: &TaskEntry, state: &PlanState) -> String {
         let _ = writeln!(block, "- Blocked: {}", blocked_line(record));
     }
     push_outcome(&mut block, task);
-    for record in state.amendments.iter().filter(|record| record.tasks.contains(&task.id)) {
+    let names =
+        |record: &&Amendment| record.tasks.contains(&task.id) || record.target == Some(task.id);
+    if let Some(investigation) = &task.investigation {
+        let findings = inert_line(&investigation.findings, MAX_PARAGRAPH_CHARS);
+        let _ = writeln!(block, "- Investigation ({}): {findings}", investigation.at);
+    }
+    for record in state.amendments.iter().filter(names) {
         let _ = writeln!(block, "- {}", amendment_line(record));
     }
     block.push_str(TASK_END);

@@ -7,6 +7,7 @@
 #[cfg(unix)]
 mod crash;
 mod documents;
+mod evidence_states;
 mod findings;
 mod finishing;
 #[cfg(unix)]
