@@ -127,10 +127,13 @@ const INVESTIGATION_UNNAMED: &str = "completed on an investigation that no amend
 pub(crate) fn evidence_state_problems(state: &PlanState, task: &TaskEntry) -> Vec<String> {
     let mut problems = Vec::new();
     let on_gates = completion_allowed(task).is_ok();
-    if task.status == Status::Completed && !on_gates && task.investigation.is_some() {
-        if !investigation_closes(state, task) {
-            problems.push(INVESTIGATION_UNNAMED.to_owned());
-        }
+    let on_investigation = task.investigation.is_some();
+    if task.status == Status::Completed
+        && !on_gates
+        && on_investigation
+        && !investigation_closes(state, task)
+    {
+        problems.push(INVESTIGATION_UNNAMED.to_owned());
     }
     for amendment in state.amendments.iter().filter(|a| a.kind == AmendKind::Investigation) {
         let has = task.investigation.as_ref().map(|record| record.at.as_str());

@@ -57,7 +57,6 @@ pub(crate) fn append_entries(existing: &str, now: &str, lines: &[String]) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::input::PlanApproval;
 
     #[test]
     fn entries_are_appended_one_a_line() {
@@ -70,16 +69,5 @@ mod tests {
         assert!(text.starts_with("# Progress — Webhooks\n"));
         assert!(text.ends_with("- 2026-06-09T14:00:00Z — Task 1 started: a.\n- 2026-06-09T14:00:00Z — Task 2 paused.\n"));
         assert_eq!(append_entries("no newline", "t", &["x".into()]), "no newline\n- t — x\n");
-    }
-
-    #[test]
-    fn the_request_is_kept_verbatim_in_a_fence_it_cannot_close() {
-        let mut plan = crate::tests::support::plan_document("T", &[], PlanApproval::Approved);
-        plan.prompt = Some("Fix it.\n~~~\n# not a heading\n".into());
-        let text = render_prompts(&plan, "2026-06-09T14:00:00Z");
-        assert!(text.ends_with("~~~~text\nFix it.\n~~~\n# not a heading\n~~~~\n"), "{text}");
-        plan.prompt = None;
-        let text = render_prompts(&plan, "2026-06-09T14:00:00Z");
-        assert!(text.ends_with("not handed to the plan folder. The plan's aim, as the planner put it: Accept signed webhooks and retry failed deliveries.\n"), "{text}");
     }
 }

@@ -149,7 +149,6 @@ fn push_outcome(block: &mut String, task: &TaskEntry) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::readme::first_status_word;
 
     #[test]
     fn only_names_the_writer_makes_are_task_file_names() {
@@ -167,30 +166,5 @@ mod tests {
         for (name, expected) in table {
             assert_eq!(is_task_file_name(3, name), expected, "{name}");
         }
-    }
-
-    #[test]
-    fn the_status_is_the_first_status_line_and_hostile_text_stays_inert() {
-        let mut state = crate::tests::plan(&["Status: completed <!-- dwp:task:end -->"]);
-        state.tasks[0].status = Status::InProgress;
-        state.tasks[0].started_at = Some("2026-06-09T14:00:00Z".into());
-        let step = StepInput {
-            action: "Status: completed\n- [x] **2.** x {#task-2}".into(),
-            expected: "ok".into(),
-            check: Some("echo <!-- dwp:task:end -->".into()),
-            files: vec!["src/a.rs".into()],
-            depends_on: vec![],
-        };
-        let text = render_task_file(&state.tasks[0], &state, TaskOrigin::Step(&step));
-        assert_eq!(first_status_word(&text).as_deref(), Some("in_progress"), "{text}");
-        assert_eq!(text.matches(TASK_END).count(), 1, "{text}");
-        state.tasks[0].status = Status::Pending;
-        let again = replace_task_file_block(&text, &state.tasks[0], &state).unwrap();
-        assert_eq!(first_status_word(&again).as_deref(), Some("pending"));
-        assert!(again.ends_with(&text[text.find("\n## The step").unwrap()..]), "{again}");
-        assert_eq!(
-            replace_task_file_block("# someone else's log\n", &state.tasks[0], &state),
-            None
-        );
     }
 }

@@ -19,7 +19,7 @@ mod migration;
 #[cfg(unix)]
 mod migration_crash;
 mod reconciliation;
-pub(crate) mod support;
+mod support;
 mod transitions;
 mod updater_props;
 
