@@ -9,89 +9,61 @@ fn run(cwd: &std::path::Path, args: &[&str]) -> String {
     stdout
 }
 
+fn update(cwd: &std::path::Path, task: &str, action: &[&str]) -> String {
+    let mut args = vec!["update", PLAN, "--task", task];
+    args.extend_from_slice(action);
+    run(cwd, &args)
+}
+
 #[test]
-fn dwp_update_defers_a_requirement_and_closes_a_task_by_its_investigation() {
+fn dwp_update_defers_a_requirement_closed_by_its_amendment_alone() {
     let ws = workspace();
     let cwd = ws.path();
-    let said = run(
-        cwd,
-        &[
-            "update",
-            PLAN,
-            "--task",
-            "2",
-            "--defer-reason",
-            "tests come with the docs",
-            "--defer-to",
-            "3",
-        ],
-    );
+    let said = update(cwd, "2", &["--defer-reason", "tests come with the docs", "--defer-to", "3"]);
     assert!(said.contains("task 2's criterion deferred to task 3"), "{said}");
-    let said = run(
-        cwd,
-        &[
-            "update",
-            PLAN,
-            "--task",
-            "1",
-            "--investigation",
-            "the grammar is LL(1); no parser generator needed",
-        ],
-    );
-    assert!(said.contains("Task 1 investigation recorded"), "{said}");
-    let said = run(
-        cwd,
-        &[
-            "update",
-            PLAN,
-            "--task",
-            "1",
-            "--close-by-investigation",
-            "the user asked for the finding, not the code",
-        ],
-    );
-    assert!(said.contains("criterion becomes its investigation of"), "{said}");
     let state = state(cwd);
-    let statuses: Vec<&str> =
-        state["tasks"].as_array().unwrap().iter().map(|t| t["status"].as_str().unwrap()).collect();
-    assert_eq!(statuses, vec!["completed", "skipped", "pending"]);
-    let kinds: Vec<(&str, &serde_json::Value)> = state["amendments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| (a["kind"].as_str().unwrap(), &a["authority"]))
-        .collect();
+    assert_eq!(state["tasks"][1]["status"], "skipped");
+    let record = &state["amendments"][0];
     assert_eq!(
-        kinds,
-        vec![("defer", &serde_json::json!("user")), ("investigation", &serde_json::json!("user"))]
+        (&record["kind"], &record["target"], &record["authority"]),
+        (&"defer".into(), &3.into(), &"user".into())
     );
-    assert_eq!(state["amendments"][0]["target"], 3);
-    assert_eq!(state["amendments"][1]["investigation"], state["tasks"][0]["investigation"]["at"]);
     let (status, stdout, _) = dwp(cwd, &["verify", PLAN]);
     assert_eq!(status, 0, "{stdout}");
     let task3 =
         std::fs::read_to_string(cwd.join(".dwp/plans").join(PLAN).join("3.task_document.md"))
             .unwrap();
-    assert!(
-        task3.contains("deferred to task 3"),
-        "the target's own log names the deferral: {task3}"
-    );
+    assert!(task3.contains("deferred to task 3"), "the target's log names the deferral: {task3}");
 
-    // Dropping the target leaves the deferred criterion unmet: verify says so.
-    run(cwd, &["update", PLAN, "--task", "3", "--skip-reason", "no time"]);
+    // Dropping the target leaves the deferred criterion unmet: verify and finalize say so.
+    update(cwd, "3", &["--skip-reason", "no time"]);
     let (status, stdout, _) = dwp(cwd, &["verify", PLAN]);
     assert_eq!(status, 1, "{stdout}");
-    assert!(
-        stdout
-            .contains("[evidence] task 2: its criterion was deferred to task 3, which is skipped"),
-        "{stdout}"
-    );
+    let never_met = "[evidence] task 2: its criterion was deferred to task 3, which is skipped";
+    assert!(stdout.contains(never_met), "{stdout}");
     let (status, stdout, _) = dwp(cwd, &["finalize", PLAN]);
     assert_eq!(status, 1, "{stdout}");
-    assert!(
-        stdout.contains("UNVERIFIED") && stdout.contains("the deferred criterion is never met"),
-        "{stdout}"
-    );
+    let unverified = stdout.contains("UNVERIFIED");
+    assert!(unverified && stdout.contains("the deferred criterion is never met"), "{stdout}");
+}
+
+#[test]
+fn dwp_update_closes_a_task_by_its_investigation_only_through_the_amendment() {
+    let ws = workspace();
+    let cwd = ws.path();
+    let findings = "the grammar is LL(1); no parser generator needed";
+    let said = update(cwd, "1", &["--investigation", findings]);
+    assert!(said.contains("Task 1 investigation recorded"), "{said}");
+    assert_eq!(state(cwd)["tasks"][0]["status"], "in_progress", "it closes nothing by itself");
+    let said = update(cwd, "1", &["--close-by-investigation", "the finding was the deliverable"]);
+    assert!(said.contains("criterion becomes its investigation of"), "{said}");
+    let state = state(cwd);
+    assert_eq!(state["tasks"][0]["status"], "completed");
+    let record = &state["amendments"][0];
+    assert_eq!((&record["kind"], &record["authority"]), (&"investigation".into(), &"user".into()));
+    assert_eq!(record["investigation"], state["tasks"][0]["investigation"]["at"]);
+    let (status, stdout, _) = dwp(cwd, &["verify", PLAN]);
+    assert_eq!(status, 0, "{stdout}");
 }
 
 #[test]
