@@ -41,8 +41,8 @@ pub use rules::evidence::{check_done, DoneRefusal, GateInput};
 pub use rules::finalization::{Finalization, Rerun, Verdict};
 pub use rules::findings::{Direction, Finding, FindingKind};
 pub use rules::input::{
-    AmendmentInput, DropSettled, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus,
-    TrackedTask,
+    AmendmentInput, Complexity, DropSettled, LibraryInput, PlanApproval, PlanInput,
+    PlannedFilesInput, StepInput, TrackedStatus, TrackedTask,
 };
 pub use rules::refusal::Refusal;
 pub use rules::task_helpers::{MAX_NOTE_CHARS, MAX_TITLE_CHARS};

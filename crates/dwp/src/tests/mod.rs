@@ -7,10 +7,12 @@
 #[cfg(unix)]
 mod crash;
 mod documents;
+mod evidence_states;
 mod findings;
 mod finishing;
 #[cfg(unix)]
 mod hostile;
+mod layout;
 #[cfg(unix)]
 mod lock;
 mod migration;

@@ -115,12 +115,15 @@ impl PlanFolders {
         let Some(workspace) = plan_workspace(chat) else { return Heard::default() };
         let (chat_id, writer) = (chat.id.clone(), self.files.clone());
         let (plan, list) = (plan.clone(), list.clone());
+        let request = self.first_request(&chat.id);
         let work_left = list.has_work_left();
         let found = tokio::task::spawn_blocking(move || {
             match PlanFolderWriter::locate(&workspace, chat_id.as_str())? {
                 Some(dir) => Ok(Some(dir)),
                 None if list.has_work_left() => {
-                    let (plan, list) = (plan_input(&plan), tracked_tasks(&list));
+                    let (mut plan, list) = (plan_input(&plan), tracked_tasks(&list));
+                    // PROMPTS.md: the request the plan was made for, as the user typed it.
+                    plan.prompt = request;
                     writer
                         .materialize(&workspace, &plan, &list, chat_id.as_str(), &now_rfc3339())
                         .map(Some)
@@ -142,6 +145,15 @@ impl PlanFolders {
         }
         let link = PlanFolderLink { files: self.files.clone(), dir };
         Heard::told(resume_paused(&link, &chat.id, |pause| *pause == Pause::Continue).await)
+    }
+
+    /// The chat's first user message: the request the plan answers.
+    fn first_request(&self, chat_id: &ChatId) -> Option<String> {
+        let messages = self.store.messages(chat_id).ok()?;
+        messages.into_iter().find_map(|message| match message.body {
+            preflight_protocol::chat::MessageBody::User { content, .. } => Some(content),
+            _ => None,
+        })
     }
 
     /// At the end of an executor turn that left work in the plan: a checkpoint in the task
