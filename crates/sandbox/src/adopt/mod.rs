@@ -82,6 +82,10 @@ pub async fn adopt(
     if records.is_ours(venv) {
         return Ok(());
     }
+    if std::fs::symlink_metadata(venv).is_err() {
+        let reason = "there is no venv there to adopt".to_owned();
+        return Err(SandboxError::VenvNotAdoptable { venv: venv.to_path_buf(), reason });
+    }
     match examine(venv, workspace, python).await {
         Verdict::Adoptable => records.record(venv),
         Verdict::Refused(why) => {
