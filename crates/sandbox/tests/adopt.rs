@@ -30,41 +30,53 @@ fn launcher(venv: &Path, name: &str) -> std::io::Result<()> {
     executable(&venv.join("bin").join(name), &text)
 }
 
+fn untouched(_: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+fn a_package_and_its_console_script(v: &Path) -> std::io::Result<()> {
+    std::fs::create_dir(site(v).join("tinylib"))?;
+    std::fs::write(site(v).join("tinylib/__init__.py"), "X = 1\n")?;
+    std::fs::create_dir(site(v).join("tinylib-1.0.dist-info"))?;
+    launcher(v, "preflight-tinytool")
+}
+
+fn python_a_script(v: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(v.join("bin/python3"))?;
+    executable(&v.join("bin/python3"), "#!/bin/sh\necho faked\n")
+}
+
+fn python_another_program(v: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(v.join("bin/python3"))?;
+    symlink("/bin/sh", v.join("bin/python3"))
+}
+
+fn rewritten_pip(v: &Path) -> std::io::Result<()> {
+    let init = site(v).join("pip/__init__.py");
+    let text = std::fs::read_to_string(&init)? + "\nimport os\n";
+    std::fs::write(init, text)
+}
+
+fn config_replaced(v: &Path, old: &str, new: &str) -> std::io::Result<()> {
+    let config = std::fs::read_to_string(v.join("pyvenv.cfg"))?;
+    assert!(config.contains(old), "{config}");
+    std::fs::write(v.join("pyvenv.cfg"), config.replace(old, new))
+}
+
+fn a_fifo(v: &Path) -> std::io::Result<()> {
+    let status = Command::new("mkfifo").arg(v.join("include/pipe")).status()?;
+    assert!(status.success());
+    Ok(())
+}
+
 /// What each case plants and whether the venv stays adoptable (a word of the refusal).
 fn cases() -> Vec<(&'static str, Plant, Option<&'static str>)> {
     vec![
-        ("as made", |_| Ok(()), None),
-        (
-            "a package and its console script",
-            |v| {
-                std::fs::create_dir(site(v).join("tinylib"))?;
-                std::fs::write(site(v).join("tinylib/__init__.py"), "X = 1\n")?;
-                std::fs::create_dir(site(v).join("tinylib-1.0.dist-info"))?;
-                launcher(v, "preflight-tinytool")
-            },
-            None,
-        ),
-        (
-            "bin/python3 a script",
-            |v| {
-                std::fs::remove_file(v.join("bin/python3"))?;
-                executable(&v.join("bin/python3"), "#!/bin/sh\necho faked\n")
-            },
-            Some("not a link"),
-        ),
-        (
-            "bin/python3 another program",
-            |v| {
-                std::fs::remove_file(v.join("bin/python3"))?;
-                symlink("/bin/sh", v.join("bin/python3"))
-            },
-            Some("not the interpreter"),
-        ),
-        (
-            "a link out of the workspace",
-            |v| symlink("/etc", site(v).join("etc")),
-            Some("symbolic link"),
-        ),
+        ("as made", untouched, None),
+        ("a package and its console script", a_package_and_its_console_script, None),
+        ("bin/python3 a script", python_a_script, Some("not a link")),
+        ("bin/python3 another program", python_another_program, Some("not the interpreter")),
+        ("a link out", |v| symlink("/etc", site(v).join("etc")), Some("symbolic link")),
         ("a launcher named ls", |v| launcher(v, "ls"), Some("in place of the system's ls")),
         (
             "a program that is no launcher",
@@ -82,34 +94,21 @@ fn cases() -> Vec<(&'static str, Plant, Option<&'static str>)> {
             |v| std::fs::write(site(v).join("_manylinux.py"), "x = 1\n"),
             Some("pip's network"),
         ),
-        (
-            "a rewritten pip",
-            |v| {
-                let init = site(v).join("pip/__init__.py");
-                let text = std::fs::read_to_string(&init)? + "\nimport os\n";
-                std::fs::write(init, text)
-            },
-            Some("differs from the pip"),
-        ),
+        ("a rewritten pip", rewritten_pip, Some("differs from the pip")),
         (
             "system site-packages",
             |v| {
-                let config = std::fs::read_to_string(v.join("pyvenv.cfg"))?;
-                let changed = config.replace(
+                config_replaced(
+                    v,
                     "include-system-site-packages = false",
                     "include-system-site-packages = true",
-                );
-                std::fs::write(v.join("pyvenv.cfg"), changed)
+                )
             },
             Some("pyvenv.cfg"),
         ),
         (
             "a home in the workspace",
-            |v| {
-                let config = std::fs::read_to_string(v.join("pyvenv.cfg"))?;
-                let changed = config.replace("home = /usr/bin", &format!("home = {}", v.display()));
-                std::fs::write(v.join("pyvenv.cfg"), changed)
-            },
+            |v| config_replaced(v, "home = /usr/bin", &format!("home = {}", v.display())),
             Some("pyvenv.cfg"),
         ),
         (
@@ -117,15 +116,7 @@ fn cases() -> Vec<(&'static str, Plant, Option<&'static str>)> {
             |v| std::fs::hard_link(v.join("pyvenv.cfg"), v.join("include/cfg")),
             Some("hard link"),
         ),
-        (
-            "a FIFO",
-            |v| {
-                let status = Command::new("mkfifo").arg(v.join("include/pipe")).status()?;
-                assert!(status.success());
-                Ok(())
-            },
-            Some("FIFO"),
-        ),
+        ("a FIFO", a_fifo, Some("FIFO")),
     ]
 }
 
