@@ -37,6 +37,7 @@ const ROUTES: &[&str] = &[
     "POST /v1/chats/{id}/elicitations/{eid}",
     "GET /v1/chats/{id}/profile",
     "GET /v1/chats/{id}/sandbox",
+    "POST /v1/chats/{id}/sandbox/venv/adopt",
     "POST /v1/chats/{id}/stop",
     "POST /v1/chats/{id}/continue",
     "GET /v1/chats/{id}/checkpoints",
