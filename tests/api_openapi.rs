@@ -29,6 +29,8 @@ const ROUTES: &[&str] = &[
     "POST /v1/chats/{id}/plan/cancel",
     "PATCH /v1/chats/{id}/plan/doc",
     "POST /v1/chats/{id}/plan/reject",
+    "POST /v1/chats/{id}/plan/verify",
+    "POST /v1/chats/{id}/plan/accept",
     "GET /v1/chats/{id}/plan/revisions",
     "GET /v1/chats/{id}/plan/changes",
     "POST /v1/chats/{id}/plan/changes/{cid}/approve",
