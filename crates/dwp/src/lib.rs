@@ -34,8 +34,8 @@ pub use disk::protocol::{changes_for, PauseInput, SyncReport};
 pub use disk::request::{UpdateAction, UpdateReport, UpdateRequest};
 pub use rules::documents::{
     Acceptance, AmendKind, Amendment, ApprovalState, Author, Authority, Blocked, Checkpoint,
-    GateRecord, Locator, LocatorKind, Outcome, Pause, PlanState, Status, TaskBlock, TaskEntry,
-    Verification,
+    GateRecord, Locator, LocatorKind, Outcome, Pause, PlanState, Status, Superseded, TaskBlock,
+    TaskEntry, Verification,
 };
 pub use rules::evidence::{check_done, DoneRefusal, GateInput};
 pub use rules::finalization::{Finalization, Rerun, Verdict};

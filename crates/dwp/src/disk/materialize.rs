@@ -120,6 +120,9 @@ impl PlanFolderWriter {
                 continue;
             };
             let ours = manifest.origin.as_ref().is_some_and(|origin| origin.chat_id == chat_id);
+            // A plan the chat set aside is a record now, never the chat's current plan.
+            let set_aside = || read_state(&dir).is_ok_and(|read| read.state.superseded.is_some());
+            let ours = ours && !set_aside();
             let newer =
                 found.as_ref().is_none_or(|(created_at, _)| manifest.created_at > *created_at);
             if ours && newer {
@@ -189,6 +192,7 @@ impl PlanFolderWriter {
             amendments: Vec::new(),
             verification: None,
             withdrawn_verifications: Vec::new(),
+            superseded: None,
             extra: Default::default(),
         };
         stamp(&mut state, now, &self.author);

@@ -123,8 +123,19 @@ pub struct PlanState {
     /// oldest first: kept as history, never as proof.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub withdrawn_verifications: Vec<Verification>,
+    /// Additive: the chat set this plan aside (its request was edited, so it planned
+    /// again): the folder is a record from then on, and the chat's next plan gets its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<Superseded>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// When and why a plan was set aside.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Superseded {
+    pub at: String,
+    pub why: String,
 }
 
 /// One durable amendment record: the original criterion verbatim, what was observed, the

@@ -80,6 +80,7 @@ pub(crate) fn plan(titles: &[&str]) -> PlanState {
         amendments: Vec::new(),
         verification: None,
         withdrawn_verifications: Vec::new(),
+        superseded: None,
         extra: Default::default(),
     };
     state.refresh_derived();

@@ -95,6 +95,7 @@ impl WorkListener for PlanFolders {
             WorkChange::TurnEnded { why } => self.checkpoint_unfinished(&link, chat_id, why).await,
             WorkChange::Stopped { stop } => pause_for_stop(&link, chat_id, stop).await,
             WorkChange::Cleared { left } => cleared(&link, chat_id, left).await,
+            WorkChange::Superseded { why } => superseded(&link, chat_id, why).await,
             WorkChange::Completed { list, completion } => {
                 let runner = self.sandboxes.gates(chat_id);
                 let mut heard = record_completion(&link, chat_id, list, completion).await;
@@ -256,6 +257,25 @@ async fn cleared(link: &PlanFolderLink, chat_id: &ChatId, left: &TaskList) -> He
         heard.tell(pause_task(link, chat_id, task.id, pause).await);
     }
     heard
+}
+
+/// The chat set its plan aside: the folder records why and stops being the chat's current
+/// one, so the next approved plan is written to a folder of its own.
+async fn superseded(link: &PlanFolderLink, chat_id: &ChatId, why: &str) -> Heard {
+    let (writer, why) = (link.clone(), why.to_owned());
+    let written = tokio::task::spawn_blocking(move || {
+        writer.files.supersede(&writer.dir, &why, &now_rfc3339())
+    })
+    .await;
+    match written {
+        Ok(Ok(_)) | Err(_) => Heard::default(),
+        Ok(Err(error)) => {
+            tracing::warn!(%chat_id, %error, "the plan folder could not be set aside");
+            Heard::told(Some(format!(
+                "The plan folder could not record that its plan was set aside: {error}"
+            )))
+        }
+    }
 }
 
 /// The completion in the folder: the list synced, then the record written into PROGRESS.md.
