@@ -9,8 +9,9 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use preflight_dwp::{
-    verify_plan, AmendKind, AmendmentInput, Author, Authority, Change, GateInput, LockOptions,
-    Outcome, PlanFolder, PlanFolderWriter, UpdateAction, UpdateRequest,
+    origin_chat, verify_plan, work_findings, AmendKind, AmendmentInput, Author, Authority, Change,
+    ChatWork, GateInput, LockOptions, Outcome, PlanFolder, PlanFolderWriter, UpdateAction,
+    UpdateRequest,
 };
 use preflight_engine::inert::inert;
 
@@ -109,7 +110,12 @@ fn run_update(plan: &str, request: &UpdateRequest, by: Author) -> anyhow::Result
 
 fn run_verify(plan: &str) -> anyhow::Result<ExitCode> {
     let dir = resolve(plan)?;
-    let report = verify_plan(&dir, LockOptions::default())?;
+    let mut report = verify_plan(&dir, LockOptions::default())?;
+    if let Some((chat, work)) = chat_work(&dir) {
+        let state = preflight_dwp::read_state(&dir)?.state;
+        report.findings.extend(work_findings(&state, &work));
+        println!("checked against the work of chat {}", inert(&chat));
+    }
     for finding in &report.findings {
         println!("{}", inert(&finding.to_string()));
     }
@@ -144,6 +150,34 @@ fn run_finalize(plan: &str) -> anyhow::Result<ExitCode> {
         preflight_dwp::Verdict::Verified => ExitCode::SUCCESS,
         preflight_dwp::Verdict::Unverified => ExitCode::FAILURE,
     })
+}
+
+/// The work of the chat that made `dir`, read (read only) from this data folder's store:
+/// `None` when the folder names no chat, the chat is not here, or `dir` is not that chat's
+/// current plan folder (one it set aside, or an older one).
+fn chat_work(dir: &PlanFolder) -> Option<(String, ChatWork)> {
+    use preflight_engine::agent::tracked_tasks;
+    let chat_id = origin_chat(dir)?;
+    let workspace = dir.path().ancestors().nth(3)?;
+    let current = PlanFolderWriter::locate(workspace, &chat_id).ok().flatten()?;
+    if current.path() != dir.path() {
+        return None;
+    }
+    let database = crate::home::data_home().ok()?.join(preflight_engine::lifecycle::DATABASE_FILE);
+    if !database.is_file() {
+        return None;
+    }
+    let store = preflight_engine::store::Store::open_read_only(&database).ok()?;
+    let snapshot = store.snapshot(&preflight_engine::ChatId::from(chat_id.as_str())).ok()?;
+    let work = match (&snapshot.task_list, &snapshot.state.completion) {
+        (list, _) if !list.is_empty() => ChatWork::Listed(tracked_tasks(list)),
+        (_, Some(completion)) => {
+            let verdict = completion.finalization.as_ref().map(|note| note.verdict.clone());
+            ChatWork::Completed { verdict }
+        }
+        _ => ChatWork::Nothing,
+    };
+    Some((chat_id, work))
 }
 
 fn resolve(plan: &str) -> anyhow::Result<PlanFolder> {

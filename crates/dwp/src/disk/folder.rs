@@ -137,6 +137,11 @@ pub(crate) fn parse_state(path: &Path, bytes: &[u8]) -> Result<Versioned<PlanSta
 }
 
 /// Reads and checks `manifest.json`, refusing a plan written under a newer specification.
+/// The chat that materialised the plan (`manifest.json`'s `origin`), when it says.
+pub fn origin_chat(dir: &PlanFolder) -> Option<String> {
+    read_manifest(dir).ok()?.origin.map(|origin| origin.chat_id)
+}
+
 pub(crate) fn read_manifest(dir: &PlanFolder) -> Result<Manifest, DwpError> {
     read_manifest_versioned(dir).map(|read| read.document)
 }

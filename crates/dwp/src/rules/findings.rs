@@ -37,6 +37,8 @@ pub enum FindingKind {
     Interrupted,
     /// The plan is newer than this tool, or in a schema version it does not check.
     Version,
+    /// The folder and the chat's work disagree (`work_check.rs`).
+    Work,
 }
 
 impl FindingKind {
@@ -53,6 +55,7 @@ impl FindingKind {
             FindingKind::Schema => "schema",
             FindingKind::Interrupted => "interrupted",
             FindingKind::Version => "version",
+            FindingKind::Work => "work",
         }
     }
 }

@@ -25,3 +25,4 @@ pub(crate) mod text;
 pub(crate) mod tracker;
 pub(crate) mod transition;
 pub(crate) mod verification;
+pub(crate) mod work_check;

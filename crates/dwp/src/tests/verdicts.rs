@@ -184,3 +184,31 @@ fn a_plan_set_aside_is_a_record_and_the_chats_next_plan_gets_its_own_folder() {
     assert_ne!(new.path(), dir.path(), "a folder of its own");
     assert_eq!(clean(&dir), Vec::<String>::new());
 }
+
+#[test]
+fn the_folder_is_held_to_the_chats_work_not_only_to_itself() {
+    use crate::{work_findings, ChatWork};
+    let ws = workspace(true);
+    let dir = finished(ws.path());
+    let now: crate::PlanState = serde_json::from_value(state(&dir)).unwrap();
+    let mut tasks = from_steps(&STEPS);
+    done(&mut tasks, 1, "test -f one.txt");
+    let found: Vec<String> =
+        work_findings(&now, &ChatWork::Listed(tasks)).iter().map(ToString::to_string).collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    let said = "the chat's task list has it active, but state.json says completed";
+    assert!(found[0].contains(&format!("[work] task 2: {said}")), "{found:?}");
+    let said = "the chat's task list has it pending, but state.json says skipped";
+    assert!(found[1].contains(&format!("[work] task 3: {said}")), "{found:?}");
+    let completed = ChatWork::Completed { verdict: Some("VERIFIED".to_owned()) };
+    let found: Vec<String> =
+        work_findings(&now, &completed).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        found,
+        ["[work] the chat's completion says VERIFIED, but state.json's verdict is none"]
+    );
+    plan_files().finalize(&dir, &passing_reruns(), &at(4)).unwrap();
+    let verified: crate::PlanState = serde_json::from_value(state(&dir)).unwrap();
+    assert!(work_findings(&verified, &completed).is_empty());
+    assert!(work_findings(&verified, &ChatWork::Nothing).is_empty());
+}
