@@ -390,7 +390,7 @@ async fn a_check_failing_again_leaves_the_plan_open_until_the_work_proves_it() {
     assert_eq!(state["verification"]["verdict"], "UNVERIFIED", "{state:#}");
     let (_, tasks) = serve.get(&format!("/v1/chats/{id}/plan")).await;
     assert_eq!(tasks["tasks"][0]["status"], "pending", "open again in the chat: {tasks:#}");
-    assert_eq!(verify(&dir).0, true, "{}", verify(&dir).1);
+    assert!(verify(&dir).0, "{}", verify(&dir).1);
 
     // Run the checks again: one.txt is still gone, so the verdict stands, the first one kept.
     let (status, body) = serve.post(&format!("/v1/chats/{id}/plan/verify"), json!(null)).await;

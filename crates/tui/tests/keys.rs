@@ -275,3 +275,31 @@ fn words_typed_before_the_questions_showed_become_an_own_answer_not_the_first_op
         "{sent:?}"
     );
 }
+
+/// A plan finished but not verified: Enter runs the checks again; Continue works on the task
+/// open again; Accept as is needs a second Enter, and any other key takes it back.
+#[test]
+fn the_unverified_card_checks_again_continues_or_accepts_after_asking() {
+    let unverified = || {
+        let mut app = app(Language::English);
+        let chat = view(Phase::Idle, vec![user("m1", "Add a CSV export")], |s| {
+            s.completion = Some(unverified_completion())
+        });
+        app.load(chat, tasks(&["done", "pending"]), vec![]);
+        app
+    };
+    let mut app = unverified();
+    assert!(matches!(press(&mut app, &[KeyCode::Enter])[..], [Command::VerifyPlan]));
+    let mut app = unverified();
+    assert!(matches!(press(&mut app, &[KeyCode::Right, KeyCode::Enter])[..], [Command::Continue]));
+    let mut app = unverified();
+    let right = [KeyCode::Right, KeyCode::Right];
+    assert!(press(&mut app, &[&right[..], &[KeyCode::Enter]].concat()).is_empty(), "asked first");
+    assert!(app.notice.as_deref().unwrap_or_default().contains("Enter again accepts"));
+    assert!(matches!(press(&mut app, &[KeyCode::Enter])[..], [Command::AcceptPlan]));
+    let mut app = unverified();
+    press(&mut app, &[&right[..], &[KeyCode::Enter]].concat());
+    assert!(press(&mut app, &[KeyCode::Esc, KeyCode::Enter])
+        .iter()
+        .all(|c| !matches!(c, Command::AcceptPlan)));
+}

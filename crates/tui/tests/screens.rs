@@ -312,3 +312,18 @@ fn preflights_own_notices_are_said_in_the_users_language_with_the_way_on() {
         insta::assert_snapshot!(format!("notices_{language:?}"), screen(&app, 80, 24).backend());
     }
 }
+
+#[test]
+fn a_plan_finished_but_not_verified_offers_three_ways_on() {
+    for (language, name) in
+        [(Language::English, "unverified_en"), (Language::Russian, "unverified_ru")]
+    {
+        let mut app = app(language);
+        let messages = vec![user("m1", "Add a CSV export"), plan_card("m5", "approved")];
+        let shape = |s: &mut preflight_engine::lifecycle::StateView| {
+            s.completion = Some(unverified_completion())
+        };
+        app.load(view(Phase::Idle, messages, shape), tasks(&["done", "pending"]), vec![]);
+        insta::assert_snapshot!(name, screen(&app, 100, 30).backend());
+    }
+}

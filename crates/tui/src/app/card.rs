@@ -6,7 +6,7 @@ use preflight_engine::chat::Phase;
 use preflight_engine::confinement::UnconfinedNotice;
 use preflight_engine::lifecycle::Elicitation;
 use preflight_engine::planner::{PlanDocument, Question};
-use preflight_engine::tasks::{ChangeStatus, ExecutorStop, PlanChange};
+use preflight_engine::tasks::{ChangeStatus, ExecutorStop, FinalizationNote, PlanChange};
 
 use preflight_engine::mcp::Question as ServerQuestion;
 use serde_json::{Map, Value};
@@ -31,6 +31,9 @@ pub enum Card<'a> {
     },
     Change(&'a PlanChange),
     Stopped(&'a ExecutorStop),
+    /// The plan finished but its verdict is UNVERIFIED: the user checks again, continues,
+    /// or accepts it as is.
+    Unverified(&'a FinalizationNote),
 }
 
 impl Card<'_> {
@@ -42,6 +45,7 @@ impl Card<'_> {
             Card::Plan { plan, .. } => format!("plan:{}", plan.revision),
             Card::Change(change) => format!("change:{}", change.id),
             Card::Stopped(stop) => format!("stopped:{}", stop.at),
+            Card::Unverified(note) => format!("unverified:{}:{}", note.file, note.reasons.len()),
         }
     }
 
@@ -78,6 +82,10 @@ impl Card<'_> {
             }
             Card::Change(_) => vec![words.change_approve.into(), words.change_keep.into()],
             Card::Stopped(_) => vec![words.continue_work.into()],
+            Card::Unverified(note) => unverified_actions(note, words)
+                .into_iter()
+                .map(|action| action.label(words).to_owned())
+                .collect(),
         }
     }
 
@@ -97,6 +105,35 @@ impl Card<'_> {
             _ => Vec::new(),
         }
     }
+}
+
+/// What a plan finished but not verified offers, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnverifiedAction {
+    CheckAgain,
+    /// Only when tasks are open again (their check failed when run again).
+    Continue,
+    AcceptAsIs,
+}
+
+impl UnverifiedAction {
+    fn label(self, words: &Words) -> &'static str {
+        match self {
+            UnverifiedAction::CheckAgain => words.check_again,
+            UnverifiedAction::Continue => words.continue_work,
+            UnverifiedAction::AcceptAsIs => words.accept_as_is,
+        }
+    }
+}
+
+/// The actions of the unverified card, in the order its rows show them.
+pub fn unverified_actions(note: &FinalizationNote, _words: &Words) -> Vec<UnverifiedAction> {
+    let mut actions = vec![UnverifiedAction::CheckAgain];
+    if !note.reopened.is_empty() {
+        actions.push(UnverifiedAction::Continue);
+    }
+    actions.push(UnverifiedAction::AcceptAsIs);
+    actions
 }
 
 impl App {
@@ -122,7 +159,14 @@ impl App {
             }),
             Phase::Idle => {
                 let waiting = state.changes.iter().find(|c| c.status == ChangeStatus::Pending);
-                waiting.map(Card::Change).or_else(|| state.stopped.as_ref().map(Card::Stopped))
+                let unverified = || {
+                    let note = state.completion.as_ref()?.finalization.as_ref()?;
+                    note.waits_for_the_user().then_some(Card::Unverified(note))
+                };
+                waiting
+                    .map(Card::Change)
+                    .or_else(|| state.stopped.as_ref().map(Card::Stopped))
+                    .or_else(unverified)
             }
             Phase::Planning | Phase::Executing => None,
         }

@@ -27,6 +27,10 @@ pub enum Command {
         answer: Answer,
     },
     Continue,
+    /// Run the checks of a plan finished but not verified again.
+    VerifyPlan,
+    /// Accept a plan finished but not verified as it is (asked twice).
+    AcceptPlan,
     /// Read the page of messages before the first one shown.
     LoadOlder,
     /// Fill the chat list: every chat for an empty query, else the search's hits.

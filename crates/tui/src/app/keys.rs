@@ -14,7 +14,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use preflight_engine::chat::Phase;
 use preflight_engine::mcp::Answer;
 
-use crate::app::card::Card;
+use crate::app::card::{unverified_actions, Card, UnverifiedAction};
 use crate::app::command::Command;
 use crate::app::form::{parse_value, shown_value, Field};
 use crate::app::input::Edit;
@@ -29,11 +29,12 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
         return None;
     }
     app.notice = None;
-    if std::mem::take(&mut app.unconfined_armed)
-        && key.code == KeyCode::Enter
-        && key.modifiers.is_empty()
-    {
+    let enter = key.code == KeyCode::Enter && key.modifiers.is_empty();
+    if std::mem::take(&mut app.unconfined_armed) && enter {
         return Some(Command::Approve { run_unconfined: true });
+    }
+    if std::mem::take(&mut app.accept_armed) && enter {
+        return Some(Command::AcceptPlan);
     }
     if new_line(key) {
         if app.chat_list.is_none() && !matches!(app.entry, Entry::Field(_)) {
@@ -327,6 +328,16 @@ fn choose(app: &mut App) -> Option<Command> {
         }
         Card::Elicitation(_) => return None,
         Card::Stopped(_) => Command::Continue,
+        Card::Unverified(note) => match unverified_actions(note, app.words).get(selection) {
+            Some(UnverifiedAction::CheckAgain) => Command::VerifyPlan,
+            Some(UnverifiedAction::Continue) => Command::Continue,
+            // Accepting is a recorded choice: asked twice, as the window asks.
+            Some(UnverifiedAction::AcceptAsIs) | None => {
+                app.accept_armed = true;
+                app.notice = Some(app.words.confirm_accept.to_owned());
+                return None;
+            }
+        },
     };
     Some(command)
 }

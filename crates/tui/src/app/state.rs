@@ -119,6 +119,8 @@ pub struct App {
     pub card_overflow: Cell<usize>,
     /// Enter was pressed once on "Approve, run unconfined": the next Enter approves.
     pub unconfined_armed: bool,
+    /// Enter on "Accept as is" was pressed once: the next Enter records the acceptance.
+    pub accept_armed: bool,
     /// Counts the event loop's ticks while a turn runs: the status line's spinner.
     pub tick: usize,
     pub quit: bool,
@@ -152,6 +154,7 @@ impl App {
             card_scroll: 0,
             card_overflow: Cell::new(0),
             unconfined_armed: false,
+            accept_armed: false,
             tick: 0,
             quit: false,
         }

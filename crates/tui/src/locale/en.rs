@@ -56,6 +56,13 @@ pub static EN: Words = Words {
     mcp_cancel: "Cancel",
     stopped_label: "The executor stopped with tasks left",
     continue_work: "Continue",
+    unverified_label: "Finished, not verified",
+    unverified_why: "Preflight ran the checks again and could not confirm the work:",
+    check_again: "Run the checks again",
+    accept_as_is: "Accept as is",
+    confirm_accept: "The plan stays marked not verified, and its folder records that you accepted it: Enter again accepts; any other key waits",
+    open_again: "Open again: task {tasks} (its check failed when run again)",
+    auto_dropped: "Planned steps dropped without you (auto-approve): {n} of {total}",
     stop_reasons: [
         "It gave its answer before the open tasks were finished.",
         "A step's check failed and was not fixed.",

@@ -69,6 +69,16 @@ pub struct Words {
     pub mcp_cancel: &'static str,
     pub stopped_label: &'static str,
     pub continue_work: &'static str,
+    /// A plan finished but not verified: the card's title, its lead, its actions.
+    pub unverified_label: &'static str,
+    pub unverified_why: &'static str,
+    pub check_again: &'static str,
+    pub accept_as_is: &'static str,
+    pub confirm_accept: &'static str,
+    /// `{tasks}`: the ids of the tasks open again.
+    pub open_again: &'static str,
+    /// `{n}` of `{total}` planned steps auto-approve dropped.
+    pub auto_dropped: &'static str,
     /// Why the executor stopped, one sentence a reason, in [`StopReason`]'s order.
     pub stop_reasons: [&'static str; 8],
     pub tool_running: &'static str,

@@ -63,6 +63,8 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
             engine.answer_elicitation(chat_id, &id, answer)
         }
         Command::Continue => engine.continue_work(chat_id).map(drop),
+        Command::VerifyPlan => engine.verify_plan(chat_id).await.map(drop),
+        Command::AcceptPlan => engine.accept_plan(chat_id).await.map(drop),
         Command::Send(_)
         | Command::Search(_)
         | Command::Open(_)

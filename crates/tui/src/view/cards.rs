@@ -7,7 +7,7 @@
 use preflight_engine::lifecycle::Elicitation;
 use preflight_engine::mcp::Question;
 use preflight_engine::planner::{Complexity, Library, PlanDocument, PlanStep, SandboxPolicy};
-use preflight_engine::tasks::{ExecutorStop, PlanChange};
+use preflight_engine::tasks::{ExecutorStop, FinalizationNote, PlanChange};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -32,6 +32,7 @@ pub fn card_title(app: &App, card: &Card<'_>) -> String {
         }
         Card::Change(_) => words.change_asks.to_owned(),
         Card::Stopped(_) => words.stopped_label.to_owned(),
+        Card::Unverified(_) => words.unverified_label.to_owned(),
     }
 }
 
@@ -51,6 +52,7 @@ pub fn card_body(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
         }
         Card::Change(change) => change_body(app, change),
         Card::Stopped(stop) => stop_body(app, stop),
+        Card::Unverified(note) => unverified_body(app, note),
     }
 }
 
@@ -244,6 +246,29 @@ fn stop_body(app: &App, stop: &ExecutorStop) -> Vec<Line<'static>> {
     }
     for task in &stop.tasks_left {
         lines.push(Line::styled(format!("  ○ {}", one_line(&task.title)), app.theme.dim()));
+    }
+    lines
+}
+
+/// Why the plan is not verified (the engine's reasons, dimmed words around them), the tasks
+/// open again, and planned steps auto-approve dropped.
+fn unverified_body(app: &App, note: &FinalizationNote) -> Vec<Line<'static>> {
+    let words = app.words;
+    let mut lines = vec![Line::from(words.unverified_why)];
+    for reason in &note.reasons {
+        lines.push(Line::styled(format!("  ✗ {}", one_line(reason)), app.theme.bad()));
+    }
+    if !note.reopened.is_empty() {
+        let tasks: Vec<String> = note.reopened.iter().map(u32::to_string).collect();
+        let open = fill(words.open_again, &[("tasks", &tasks.join(", "))]);
+        lines.push(Line::styled(open, app.theme.dim()));
+    }
+    if note.dropped_without_user > 0 {
+        let (n, total) = (note.dropped_without_user, note.planned);
+        lines.push(Line::styled(
+            fill(words.auto_dropped, &[("n", &n), ("total", &total)]),
+            app.theme.dim(),
+        ));
     }
     lines
 }
