@@ -185,6 +185,10 @@ mod tests {
                 file: String::new(),
                 path: String::new(),
                 gates_rerun: 0,
+                reopened: Vec::new(),
+                dropped_without_user: 0,
+                planned: 0,
+                accepted_at: None,
             });
             heard
         }

@@ -33,8 +33,9 @@ pub use disk::plan_files::PlanFolderWriter;
 pub use disk::protocol::{changes_for, PauseInput, SyncReport};
 pub use disk::request::{UpdateAction, UpdateReport, UpdateRequest};
 pub use rules::documents::{
-    AmendKind, Amendment, ApprovalState, Author, Authority, Blocked, Checkpoint, GateRecord,
-    Locator, LocatorKind, Outcome, Pause, PlanState, Status, TaskBlock, TaskEntry,
+    Acceptance, AmendKind, Amendment, ApprovalState, Author, Authority, Blocked, Checkpoint,
+    GateRecord, Locator, LocatorKind, Outcome, Pause, PlanState, Status, TaskBlock, TaskEntry,
+    Verification,
 };
 pub use rules::evidence::{check_done, DoneRefusal, GateInput};
 pub use rules::finalization::{Finalization, Rerun, Verdict};

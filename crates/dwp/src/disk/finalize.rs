@@ -18,11 +18,14 @@ use serde::{Deserialize, Serialize};
 
 use super::audit::audit_plan;
 use super::error::DwpError;
-use super::folder::{check_real_folders, to_json, PlanFolder, FINALIZING_FILE};
+use super::folder::{check_real_folders, read_manifest, to_json, PlanFolder, FINALIZING_FILE};
 use super::writer::Writer;
 use crate::disk::plan_files::PlanFolderWriter;
+use crate::rules::documents::{Acceptance, PlanState, Status, Verification};
 use crate::rules::finalization::{finalize, Candidate, Finalization, Rerun, Verdict};
-use crate::rules::transition::Applied;
+use crate::rules::refusal::Refusal;
+use crate::rules::restore::{history_name, HISTORY_DIR};
+use crate::rules::transition::{stamp, Applied, Change};
 
 /// Where the attestation goes, inside the plan's own folder (never the repository's root).
 pub(crate) const ANALYSIS_DIR: &str = "analysis_results";
@@ -45,6 +48,8 @@ pub struct FinalizeReport {
     pub path: PathBuf,
     /// An interrupted finalisation's marker was found (and everything checked again).
     pub recovered: Option<String>,
+    /// Tasks whose gate failed when run again: their completion was withdrawn.
+    pub reopened: Vec<u32>,
 }
 
 impl FinalizeReport {
@@ -71,6 +76,7 @@ impl PlanFolderWriter {
                 &marker.candidate_sha256[..marker.candidate_sha256.len().min(12)]
             )
         });
+        let reopened = record_reruns(&mut writer, reruns, now)?;
         let conformance = audit_plan(dir, self.lock, true)?.findings;
         let sha256 = writer.sha256().to_owned();
         let marker = Marker {
@@ -79,23 +85,140 @@ impl PlanFolderWriter {
             pid: std::process::id(),
         };
         write_atomic(&dir.file(FINALIZING_FILE), to_json(&marker).as_bytes())?;
+        let planned = read_manifest(dir)?.task_count;
+        let state = writer.state();
         let candidate =
-            Candidate { state: writer.state(), sha256: &sha256, conformance: &conformance, reruns };
+            Candidate { state, sha256: &sha256, conformance: &conformance, reruns, planned };
         let finalization = finalize(&candidate, now, &self.author);
+        let mut next = state.clone();
+        let mut log: Vec<String> = recovered.iter().cloned().collect();
+        log.extend(replace_verdict(dir, &mut next, &finalization, now)?);
         let analysis = dir.file(ANALYSIS_DIR);
         check_real_folders(&analysis)?;
         fs::create_dir_all(&analysis).map_err(DwpError::io(&analysis))?;
         let path = analysis.join(FINALIZATION_FILE);
         write_atomic(&path, to_json(&finalization).as_bytes())?;
-        let mut log: Vec<String> = recovered.iter().cloned().collect();
         log.push(progress_line(&finalization));
-        let applied = Applied { state: writer.state().clone(), log };
-        writer.write(applied, now)?;
+        stamp(&mut next, now, &self.author);
+        writer.write(Applied { state: next, log }, now)?;
         let marker = dir.file(FINALIZING_FILE);
         fs::remove_file(&marker).map_err(DwpError::io(&marker))?;
         preflight_files::sync_dir(dir.path())?;
-        Ok(FinalizeReport { finalization, path, recovered })
+        Ok(FinalizeReport { finalization, path, recovered, reopened })
     }
+
+    /// The user accepts the plan's UNVERIFIED verdict as it is (`by`: who, in words): an
+    /// explicit choice, recorded in `state.json` and PROGRESS.md. The plan is `completed`
+    /// then only when every task is finished; open tasks stay open.
+    pub fn accept(&self, dir: &PlanFolder, by: &str, now: &str) -> Result<(), DwpError> {
+        let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
+        writer.follow_markdown(now)?;
+        let mut next = writer.state().clone();
+        let open: Vec<String> = next
+            .tasks
+            .iter()
+            .filter(|task| !matches!(task.status, Status::Completed | Status::Skipped))
+            .map(|task| task.id.to_string())
+            .collect();
+        let verification = match next.verification.as_mut() {
+            None => return Err(Refusal::NothingToAccept { why: "it was not finalised" }.into()),
+            Some(v) if v.verdict == Verdict::Verified => {
+                return Err(Refusal::NothingToAccept { why: "it is VERIFIED" }.into())
+            }
+            Some(v) if v.accepted.is_some() => {
+                return Err(Refusal::NothingToAccept { why: "it was accepted already" }.into())
+            }
+            Some(verification) => verification,
+        };
+        verification.accepted = Some(Acceptance { at: now.to_owned(), by: by.to_owned() });
+        let still_open = match open.is_empty() {
+            true => String::new(),
+            false => format!(" Tasks still open: {}.", open.join(", ")),
+        };
+        let line = format!(
+            "{by} accepted the plan as it is, not verified (UNVERIFIED: {}).{still_open}",
+            verification.reasons.join("; ")
+        );
+        stamp(&mut next, now, &self.author);
+        writer.write(Applied { state: next, log: vec![line] }, now).map(drop)
+    }
+}
+
+/// Each gate that was run again filed as a gate record of its task (seed 002: every run of
+/// a validation command is one); a failing run withdraws the task's completion. Returns the
+/// tasks so withdrawn.
+fn record_reruns(
+    writer: &mut Writer<'_>,
+    reruns: &[Rerun],
+    now: &str,
+) -> Result<Vec<u32>, DwpError> {
+    let mut reopened = Vec::new();
+    for rerun in reruns.iter().filter(|rerun| rerun.ran) {
+        let was_completed =
+            writer.state().task(rerun.task).is_some_and(|t| t.status == Status::Completed);
+        let change = Change::RecordGates { task: rerun.task, gates: vec![rerun.run.clone()] };
+        match writer.apply(&change, now) {
+            Ok(_) => {}
+            // A run the rules refuse (e.g. its evidence) is attested, not filed.
+            Err(DwpError::Refused(_)) => continue,
+            Err(error) => return Err(error),
+        }
+        let open = writer.state().task(rerun.task).is_some_and(|t| t.status != Status::Completed);
+        if was_completed && open && !reopened.contains(&rerun.task) {
+            reopened.push(rerun.task);
+        }
+    }
+    Ok(reopened)
+}
+
+/// `next` gets `finalization` as its verdict; one it had is withdrawn as replaced, its
+/// attestation moved to the history. The PROGRESS lines of that.
+fn replace_verdict(
+    dir: &PlanFolder,
+    next: &mut PlanState,
+    finalization: &Finalization,
+    now: &str,
+) -> Result<Vec<String>, DwpError> {
+    let mut log = Vec::new();
+    if let Some(mut previous) = next.verification.take() {
+        let why = format!("replaced by the finalisation of {now}");
+        log.push(format!("The {} verdict of {} is {why}.", previous.verdict.as_str(), previous.at));
+        previous.withdrawn = Some(why);
+        previous.attestation = history_name(next.withdrawn_verifications.len() + 1);
+        next.withdrawn_verifications.push(previous);
+        keep_withdrawn_attestation(dir, next)?;
+    }
+    next.verification = Some(Verification {
+        verdict: finalization.verdict,
+        at: now.to_owned(),
+        reasons: finalization.reasons.clone(),
+        attestation: format!("{ANALYSIS_DIR}/{FINALIZATION_FILE}"),
+        accepted: None,
+        withdrawn: None,
+    });
+    Ok(log)
+}
+
+/// After a write that left the plan without a verdict: the attestation of the verdict
+/// withdrawn last, if still in place, moves to its place in the history. The name is the
+/// writer's own (from the count), never a path read from the files.
+pub(crate) fn keep_withdrawn_attestation(
+    dir: &PlanFolder,
+    state: &PlanState,
+) -> Result<(), DwpError> {
+    let withdrawn = state.withdrawn_verifications.len();
+    let current = dir.file(ANALYSIS_DIR).join(FINALIZATION_FILE);
+    let present = fs::symlink_metadata(&current).is_ok_and(|meta| meta.is_file());
+    if state.verification.is_some() || withdrawn == 0 || !present {
+        return Ok(());
+    }
+    let history = dir.file(ANALYSIS_DIR).join(HISTORY_DIR);
+    check_real_folders(&history)?;
+    fs::create_dir_all(&history).map_err(DwpError::io(&history))?;
+    let kept = dir.path().join(history_name(withdrawn));
+    fs::rename(&current, &kept).map_err(DwpError::io(&kept))?;
+    preflight_files::sync_dir(&history)?;
+    preflight_files::sync_dir(&dir.file(ANALYSIS_DIR)).map_err(Into::into)
 }
 
 /// The marker of an interrupted finalisation, when there is one (a regular file, capped).

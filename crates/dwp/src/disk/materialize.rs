@@ -172,6 +172,8 @@ impl PlanFolderWriter {
             checkpoint: None,
             blocked: None,
             amendments: Vec::new(),
+            verification: None,
+            withdrawn_verifications: Vec::new(),
             extra: Default::default(),
         };
         stamp(&mut state, now, &self.author);

@@ -41,21 +41,44 @@ impl PlanFolderWriter {
         tasks: &[TrackedTask],
         now: &str,
     ) -> Result<SyncReport, DwpError> {
+        self.sync_after(dir, tasks, None, now)
+    }
+
+    /// [`sync`](Self::sync) after the workspace was restored (`cause`, in words): every
+    /// task the restored list has open is open again in the files first, its evidence
+    /// invalidated and the cause said, and a verdict over the plan withdrawn with it.
+    pub fn sync_restored(
+        &self,
+        dir: &PlanFolder,
+        tasks: &[TrackedTask],
+        cause: &str,
+        now: &str,
+    ) -> Result<SyncReport, DwpError> {
+        self.sync_after(dir, tasks, Some(cause), now)
+    }
+
+    fn sync_after(
+        &self,
+        dir: &PlanFolder,
+        tasks: &[TrackedTask],
+        undone: Option<&str>,
+        now: &str,
+    ) -> Result<SyncReport, DwpError> {
         let mut report = SyncReport::default();
         if tasks.is_empty() {
             return Ok(report);
         }
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         report.disagreements = writer.follow_markdown(now)?;
+        let restores = undone.map(|cause| tracker::undone_for(writer.state(), tasks, cause));
+        for change in restores.unwrap_or_default() {
+            apply_reported(&mut writer, &change, now, &mut report)?;
+        }
         let commit = workspace_of(dir).and_then(head_commit);
         let planned = tracker::changes_for(writer.state(), tasks, commit.as_deref())?;
         report.disagreements.extend(planned.disagreements);
         for change in planned.changes {
-            match writer.apply(&change, now) {
-                Ok(_) => report.points.push(format!("{}: {}", change.point(), task_of(&change))),
-                Err(DwpError::Refused(refusal)) => report.refused.push(refusal.to_string()),
-                Err(error) => return Err(error),
-            }
+            apply_reported(&mut writer, &change, now, &mut report)?;
         }
         Ok(report)
     }
@@ -184,6 +207,21 @@ impl PlanFolderWriter {
     }
 }
 
+/// One change written, or its refusal reported (the task then stays as the files had it).
+fn apply_reported(
+    writer: &mut Writer<'_>,
+    change: &Change,
+    now: &str,
+    report: &mut SyncReport,
+) -> Result<(), DwpError> {
+    match writer.apply(change, now) {
+        Ok(_) => report.points.push(format!("{}: {}", change.point(), task_of(change))),
+        Err(DwpError::Refused(refusal)) => report.refused.push(refusal.to_string()),
+        Err(error) => return Err(error),
+    }
+    Ok(())
+}
+
 /// A pause as the engine asks for it: why, what it needs, and what resumes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PauseInput {
@@ -215,6 +253,7 @@ fn task_of(change: &Change) -> String {
         | Change::Block { task, .. }
         | Change::ResolveBlocker { task }
         | Change::Reopen { task, .. }
+        | Change::Restore { task, .. }
         | Change::Skip { task, .. }
         | Change::Retire { task, .. }
         | Change::Pause { task, .. }

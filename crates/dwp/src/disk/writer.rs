@@ -129,6 +129,8 @@ impl<'a> Writer<'a> {
         files.extend(manifest.map(|manifest| (MANIFEST_FILE, manifest)));
         files.push((STATE_FILE, state.as_str()));
         commit(self.dir.path(), &files)?;
+        // A verdict this write withdrew: its attestation goes to the history.
+        super::finalize::keep_withdrawn_attestation(self.dir, &applied.state)?;
         self.migration = None;
         self.snapshot =
             StateSnapshot { sha256: sha256_hex(state.as_bytes()), state: applied.state };

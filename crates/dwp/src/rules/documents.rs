@@ -112,8 +112,66 @@ pub struct PlanState {
     /// (seed 002, "Prawdziwość dowodów i poprawki": amendments are appended, never backdated).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub amendments: Vec<Amendment>,
+    /// Additive: the finaliser's verdict over the plan as it stands (seed 002: the last
+    /// task closes through the finaliser). The plan is `completed` only while it says
+    /// VERIFIED, or the user accepted it as is; it is withdrawn when a task opens again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+    /// Additive: verdicts withdrawn since (a restore, a reopen, a check failing again),
+    /// oldest first: kept as history, never as proof.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub withdrawn_verifications: Vec<Verification>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// The finaliser's verdict as `state.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verification {
+    pub verdict: Verdict,
+    pub at: String,
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    /// The attestation, relative to the plan folder (`analysis_results/FINALIZATION.json`,
+    /// or its copy under `analysis_results/history/` once withdrawn).
+    pub attestation: String,
+    /// The user accepted the plan as finished although it is not verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<Acceptance>,
+    /// Why the verdict no longer holds, once withdrawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawn: Option<String>,
+}
+
+/// The user's explicit choice to take an unverified plan as finished.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Acceptance {
+    pub at: String,
+    pub by: String,
+}
+
+/// The finaliser's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    Verified,
+    Unverified,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Verified => "VERIFIED",
+            Verdict::Unverified => "UNVERIFIED",
+        }
+    }
+}
+
+impl Verification {
+    /// The plan may be `completed` under this verdict.
+    pub fn closes_the_plan(&self) -> bool {
+        self.verdict == Verdict::Verified || self.accepted.is_some()
+    }
 }
 
 /// One durable amendment record: the original criterion verbatim, what was observed, the
@@ -358,12 +416,20 @@ impl PlanState {
         self.tasks.iter_mut().find(|task| task.id == id)
     }
 
+    /// Every task is completed with its gate or skipped by the user's decision, and at
+    /// least one is completed (DESIGN §12, which refines seed 002's "Pominięta praca nigdy
+    /// nie może uczynić planu completed": skipped work alone never completes a plan, and a
+    /// skip is always the user's approved change).
+    pub fn all_done(&self) -> bool {
+        self.tasks.iter().any(|t| t.status == Status::Completed)
+            && self.tasks.iter().all(|t| matches!(t.status, Status::Completed | Status::Skipped))
+    }
+
     /// Recomputes `status`, `completed_count`, `task_count` and `blocked` from the tasks.
     ///
-    /// The plan is `completed` only when every task is completed with its gate or skipped
-    /// by the user's decision, and at least one is completed (DESIGN §12, which refines seed
-    /// 002's "Pominięta praca nigdy nie może uczynić planu completed": skipped work alone
-    /// never completes a plan, and a skip is always the user's approved change).
+    /// The plan is `completed` only when [`all_done`](Self::all_done) and the finaliser's
+    /// verdict closes it (VERIFIED, or accepted by the user as is): seed 002's last task
+    /// closes through the finaliser, so finished work awaiting its verdict is `in_progress`.
     pub(crate) fn refresh_derived(&mut self) {
         self.task_count = self.tasks.len() as u32;
         self.completed_count =
@@ -372,8 +438,7 @@ impl PlanState {
         let all = |status: Status| self.tasks.iter().all(|t| t.status == status);
         self.status = if self.blocked.is_some() {
             Status::Blocked
-        } else if self.tasks.iter().any(|t| t.status == Status::Completed)
-            && self.tasks.iter().all(|t| matches!(t.status, Status::Completed | Status::Skipped))
+        } else if self.all_done() && self.verification.as_ref().is_some_and(|v| v.closes_the_plan())
         {
             Status::Completed
         } else if all(Status::Pending) {

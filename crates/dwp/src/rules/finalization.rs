@@ -3,8 +3,11 @@
 //! was actually checked, `FINALIZATION.json`. The verdict is VERIFIED only when
 //! - every task is completed, or out of scope by an amendment (or the executor's own task,
 //!   which the user never approved, dropped), and at least one is completed;
-//! - every completed task's live gate records pass with evidence, and, where the caller
-//!   ran a gate again (the engine does, in the chat's sandbox), the fresh run passes too;
+//! - every completed task's live gate records pass with evidence, and each was run again
+//!   just now (the engine does, in the chat's sandbox) and passed again: a record alone is
+//!   never the basis of VERIFIED (seed 002: "an invented passing gate cannot be the basis");
+//! - no more than half of the planned steps left the plan by the auto-approve setting
+//!   alone (a standing approval is not the user's decision about this plan);
 //! - the plan-conformance check (the verifier's findings over the files on disk) is clean.
 //!
 //! Anything else is UNVERIFIED with the reasons, each naming its task. A gate nobody ran
@@ -12,7 +15,7 @@
 
 use serde::Serialize;
 
-use super::documents::{Author, PlanState, Status, TaskEntry};
+use super::documents::{AmendKind, Author, Authority, PlanState, Status, TaskEntry};
 use super::evidence::{completion_allowed, GateInput};
 use super::findings::Finding;
 use super::refinement::OWN_TASK_DROPPED;
@@ -21,28 +24,16 @@ use super::refinement::OWN_TASK_DROPPED;
 pub(crate) const FINALIZATION_SCHEMA: &str =
     "https://preflight.local/schema/dwp-finalization/v1.json";
 
-/// A gate run again just before finalising, by whoever can run it (never this crate).
+/// A gate run again just before finalising, by whoever can run it (never this crate), or
+/// the reason it was not (`ran` false: `run.evidence` says why; never filed as a run).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rerun {
     pub task: u32,
     pub run: GateInput,
+    pub ran: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Verdict {
-    Verified,
-    Unverified,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Verified => "VERIFIED",
-            Verdict::Unverified => "UNVERIFIED",
-        }
-    }
-}
+pub use super::documents::Verdict;
 
 /// `FINALIZATION.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -58,6 +49,10 @@ pub struct Finalization {
     pub tasks: Vec<TaskAttestation>,
     /// The conformance findings, as the verifier words them.
     pub conformance: Vec<String>,
+    /// The steps of the plan as approved (the manifest's task count).
+    pub planned: u32,
+    /// Planned steps dropped by the chat's auto-approve setting, not by the user.
+    pub dropped_without_user: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -96,6 +91,8 @@ pub(crate) struct Candidate<'a> {
     pub sha256: &'a str,
     pub conformance: &'a [Finding],
     pub reruns: &'a [Rerun],
+    /// The manifest's task count: the steps as approved.
+    pub planned: u32,
 }
 
 /// The verdict and its attestation for `candidate`, at `now`, by `by`.
@@ -114,6 +111,13 @@ pub(crate) fn finalize(candidate: &Candidate<'_>, now: &str, by: &Author) -> Fin
     for finding in &conformance {
         reasons.push(format!("conformance: {finding}"));
     }
+    let dropped_without_user = dropped_by_auto_approve(state, candidate.planned);
+    if dropped_without_user * 2 > candidate.planned {
+        reasons.push(format!(
+            "{dropped_without_user} of {} planned steps were dropped by the auto-approve setting, without the user: more than half of the plan was never done",
+            candidate.planned
+        ));
+    }
     let verdict = if reasons.is_empty() { Verdict::Verified } else { Verdict::Unverified };
     Finalization {
         schema: FINALIZATION_SCHEMA,
@@ -125,7 +129,24 @@ pub(crate) fn finalize(candidate: &Candidate<'_>, now: &str, by: &Author) -> Fin
         reasons,
         tasks,
         conformance,
+        planned: candidate.planned,
+        dropped_without_user,
     }
+}
+
+/// Planned steps (ids up to `planned`) that left the plan by an approved drop whose only
+/// authority was the auto-approve setting: approval by standing rule is not the user's.
+fn dropped_by_auto_approve(state: &PlanState, planned: u32) -> u32 {
+    let auto_drops = state.amendments.iter().filter(|record| {
+        record.kind == AmendKind::Drop && record.authority == Authority::AutoApprove
+    });
+    let mut steps: Vec<u32> = auto_drops.flat_map(|record| record.tasks.iter().copied()).collect();
+    steps.retain(|id| {
+        *id <= planned && state.task(*id).is_some_and(|t| t.status == Status::Skipped)
+    });
+    steps.sort_unstable();
+    steps.dedup();
+    steps.len() as u32
 }
 
 fn attest(
@@ -149,7 +170,7 @@ fn attest(
         }
         Status::Skipped if !amendments.is_empty() || is_own_task_dropped(task) => {}
         Status::Skipped => reasons.push(format!("{named} is skipped without an amendment")),
-        status => reasons.push(format!("{named} is {}, not finished", status.as_str())),
+        status => reasons.push(open_task(&named, status, task.id, reruns)),
     }
     let mut gates = Vec::new();
     for gate in task.gates.iter().filter(|gate| gate.is_live()) {
@@ -159,16 +180,16 @@ fn attest(
             evidence: gate.evidence.clone(),
             at: Some(gate.last_run.clone()),
         };
-        let fresh = reruns
-            .iter()
-            .find(|rerun| rerun.task == task.id && rerun.run.command.trim() == gate.command)
+        let rerun_of = |task: u32, command: &str| {
+            reruns.iter().find(|rerun| rerun.task == task && rerun.run.command.trim() == command)
+        };
+        let fresh = rerun_of(task.id, &gate.command)
+            .filter(|rerun| rerun.ran)
             .map(|rerun| fresh_run(&rerun.run));
-        if let Some(fresh) = fresh.as_ref().filter(|_| task.status == Status::Completed) {
-            if !fresh.passes {
-                reasons.push(format!(
-                    "{named}: its gate `{}` fails when run again (exit {}): {}",
-                    gate.command, fresh.exit_code, fresh.evidence
-                ));
+        if task.status == Status::Completed {
+            if let Some(reason) = unproven(&named, &gate.command, rerun_of(task.id, &gate.command))
+            {
+                reasons.push(reason);
             }
         }
         gates.push(GateAttestation { command: gate.command.clone(), recorded, rerun: fresh });
@@ -181,6 +202,40 @@ fn attest(
         amendments,
         gates,
     }
+}
+
+/// Why an open task keeps the plan from its verdict: its check failing when run again just
+/// now (which withdrew its completion), or that it is not finished.
+fn open_task(named: &str, status: Status, task: u32, reruns: &[Rerun]) -> String {
+    let failed = reruns.iter().filter(|rerun| rerun.task == task && rerun.ran);
+    let failed = failed.map(|rerun| (rerun, fresh_run(&rerun.run))).find(|(_, run)| !run.passes);
+    match failed {
+        Some((rerun, run)) => format!(
+            "{named}: its gate `{}` fails when run again (exit {}): {}; the task is open again",
+            rerun.run.command, run.exit_code, run.evidence
+        ),
+        None => format!("{named} is {}, not finished", status.as_str()),
+    }
+}
+
+/// Why a completed task's gate is not proven now: a record alone never is (seed 002: an
+/// invented passing gate is never the basis of the verdict), nor a run that failed again.
+fn unproven(named: &str, command: &str, rerun: Option<&Rerun>) -> Option<String> {
+    let Some(rerun) = rerun else {
+        return Some(format!(
+            "{named}: its gate `{command}` was not run again, and a record alone is not proof"
+        ));
+    };
+    if !rerun.ran {
+        return Some(format!("{named}: its gate `{command}` {}", rerun.run.evidence));
+    }
+    let fresh = fresh_run(&rerun.run);
+    (!fresh.passes).then(|| {
+        format!(
+            "{named}: its gate `{command}` fails when run again (exit {}): {}",
+            fresh.exit_code, fresh.evidence
+        )
+    })
 }
 
 fn is_own_task_dropped(task: &TaskEntry) -> bool {

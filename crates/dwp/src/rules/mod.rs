@@ -14,6 +14,7 @@ pub(crate) mod readme;
 pub(crate) mod reconciliation;
 pub(crate) mod refinement;
 pub(crate) mod refusal;
+pub(crate) mod restore;
 pub(crate) mod slug;
 pub(crate) mod structure;
 pub(crate) mod task_helpers;

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::rules::documents::{PlanState, Status};
+use crate::rules::documents::PlanState;
 
 /// One finished plan as read from its folder: the folder's name and its state.
 pub struct FinishedPlan {
@@ -17,7 +17,7 @@ pub struct FinishedPlan {
 /// how many were. Plans that are not completed, and tasks with nothing recorded, are skipped.
 /// Empty when nothing was recorded.
 pub fn outcome_text(mut plans: Vec<FinishedPlan>, max_bytes: usize) -> String {
-    plans.retain(|plan| plan.state.status == Status::Completed);
+    plans.retain(|plan| plan.state.all_done());
     plans.sort_by(|a, b| b.state.updated_at.cmp(&a.state.updated_at));
     let mut text = String::new();
     let mut left_out = 0;

@@ -58,6 +58,8 @@ pub enum Refusal {
     AddedInReadme { task: u32 },
     #[error("README.md shows task {task} checked but it has no passing gate run in state.json; run its check and record it (--gate-json) before reconciling")]
     CheckedWithoutEvidence { task: u32 },
+    #[error("the plan has no UNVERIFIED verdict waiting for the user ({why}); nothing to accept")]
+    NothingToAccept { why: &'static str },
 }
 
 fn ids(live: &[u32]) -> String {

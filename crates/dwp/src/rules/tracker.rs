@@ -66,6 +66,32 @@ pub(crate) fn changes_for(
     Ok(planned)
 }
 
+/// The changes a restore of the workspace means (`cause`, said in PROGRESS.md): each task
+/// the restored list has open while the files hold it finished, blocked or out of scope is
+/// open again. The rest of the list is synced as usual afterwards.
+pub(crate) fn undone_for(state: &PlanState, tasks: &[TrackedTask], cause: &str) -> Vec<Change> {
+    let open =
+        |status: TrackedStatus| matches!(status, TrackedStatus::Pending | TrackedStatus::Active);
+    let closed = |id: u32| {
+        state.task(id).is_some_and(|entry| {
+            matches!(entry.status, Status::Completed | Status::Blocked | Status::Skipped)
+        })
+    };
+    let undone = tasks.iter().filter(|task| open(task.status) && closed(task.id));
+    // The active task last, so that it is the one in progress when the restore is written.
+    let (active, pending): (Vec<&TrackedTask>, Vec<&TrackedTask>) =
+        undone.partition(|task| task.status == TrackedStatus::Active);
+    pending
+        .into_iter()
+        .chain(active)
+        .map(|task| Change::Restore {
+            task: task.id,
+            reason: cause.to_owned(),
+            active: task.status == TrackedStatus::Active,
+        })
+        .collect()
+}
+
 /// The files keep the approved plan: a list that lost or renamed one of its tasks (an
 /// `init` over it) cannot be projected onto them.
 fn check_same_plan(state: &PlanState, tasks: &[TrackedTask]) -> Result<(), ListReplaced> {

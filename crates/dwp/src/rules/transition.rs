@@ -19,6 +19,7 @@ use crate::rules::evidence::{completion_allowed, GateInput};
 use crate::rules::input::AmendmentInput;
 use crate::rules::refinement as refine;
 use crate::rules::refusal::Refusal;
+use crate::rules::restore;
 use crate::rules::task_helpers::{
     describe_run, make_current, task_in, task_in_mut, MAX_NOTE_CHARS, MAX_TITLE_CHARS,
 };
@@ -58,6 +59,13 @@ pub enum Change {
         task: u32,
         reason: String,
     },
+    /// The task's work was undone from outside the plan (a restore of the workspace): open
+    /// again, `in_progress` when `active`, with the cause (`restore.rs`).
+    Restore {
+        task: u32,
+        reason: String,
+        active: bool,
+    },
     /// The user's explicit refinement: the task leaves the plan's scope.
     Skip {
         task: u32,
@@ -96,11 +104,26 @@ impl Change {
             Change::Block { .. } => "blocked",
             Change::ResolveBlocker { .. } => "blocker resolved",
             Change::Reopen { .. } => "reopen",
+            Change::Restore { .. } => "restore",
             Change::Skip { .. } => "skip",
             Change::Retire { .. } => "own task dropped",
             Change::Checkpoint { .. } => "checkpoint",
             Change::Amend(_) => "amendment",
             Change::Pause { .. } => "blocked",
+        }
+    }
+}
+
+impl Change {
+    /// What the change did, in a few words: the cause a withdrawn verdict names.
+    fn cause(&self) -> String {
+        match self {
+            Change::Restore { task, reason, .. } | Change::Reopen { task, reason } => {
+                format!("task {task}: {reason}")
+            }
+            Change::RecordGates { task, .. } => format!("a check of task {task} failed"),
+            Change::AddTask { id, .. } => format!("task {id} was added"),
+            other => other.point().to_owned(),
         }
     }
 }
@@ -139,6 +162,9 @@ pub fn apply(
             refine::resolve_blocker(&mut next, *task, now, &mut log)?
         }
         Change::Reopen { task, reason } => refine::reopen(&mut next, *task, reason, now, &mut log)?,
+        Change::Restore { task, reason, active } => {
+            restore::undo(&mut next, *task, reason, *active, now, &mut log)?
+        }
         Change::Skip { task, reason } => {
             refine::skip(&mut next, *task, reason, &mut log)?;
             record_user_skip(&mut next, *task, reason, now);
@@ -155,6 +181,7 @@ pub fn apply(
             }
         }
     }
+    restore::withdraw_if_unfinished(&mut next, change.cause(), &mut log);
     stamp(&mut next, now, by);
     Ok(Applied { state: next, log })
 }

@@ -12,11 +12,11 @@ use crate::{
     TrackedTask, Verdict,
 };
 
-fn state(dir: &PlanFolder) -> Value {
+pub(super) fn state(dir: &PlanFolder) -> Value {
     read_json(&dir.file("state.json"))
 }
 
-fn done(tasks: &mut [TrackedTask], id: u32, command: &str) {
+pub(super) fn done(tasks: &mut [TrackedTask], id: u32, command: &str) {
     let task = &mut tasks[id as usize - 1];
     task.status = TrackedStatus::Done;
     task.outcome = Some(format!("task {id} works"));
@@ -26,7 +26,7 @@ fn done(tasks: &mut [TrackedTask], id: u32, command: &str) {
     }
 }
 
-fn amendment(kind: AmendKind, task: u32, new_title: Option<&str>) -> AmendmentInput {
+pub(super) fn amendment(kind: AmendKind, task: u32, new_title: Option<&str>) -> AmendmentInput {
     AmendmentInput {
         kind,
         tasks: vec![task],
@@ -38,7 +38,7 @@ fn amendment(kind: AmendKind, task: u32, new_title: Option<&str>) -> AmendmentIn
     }
 }
 
-fn clean(dir: &PlanFolder) -> Vec<String> {
+pub(super) fn clean(dir: &PlanFolder) -> Vec<String> {
     verify_plan(dir, LockOptions::default())
         .unwrap()
         .findings
@@ -204,13 +204,13 @@ fn a_completed_task_records_head_and_an_outcome_with_the_seeds_fields() {
 }
 
 /// Every task finished: 1 and 2 completed on `test -f`, 3 dropped by an amendment.
-fn finished(ws: &std::path::Path) -> PlanFolder {
+pub(super) fn finished(ws: &std::path::Path) -> PlanFolder {
     let (dir, tasks) = materialised(ws);
     finish(dir, tasks, 0)
 }
 
 /// Finishes the plan of `dir` as [`finished`] does, its protocol points at `at(start + 1…3)`.
-fn finish(dir: PlanFolder, mut tasks: Vec<TrackedTask>, start: u32) -> PlanFolder {
+pub(super) fn finish(dir: PlanFolder, mut tasks: Vec<TrackedTask>, start: u32) -> PlanFolder {
     done(&mut tasks, 1, "test -f one.txt");
     done(&mut tasks, 2, "test -f two.txt");
     plan_files().sync(&dir, &tasks, &at(start + 1)).unwrap();
@@ -220,8 +220,8 @@ fn finish(dir: PlanFolder, mut tasks: Vec<TrackedTask>, start: u32) -> PlanFolde
     dir
 }
 
-fn rerun(task: u32, command: &str, exit_code: i64, evidence: &str) -> Rerun {
-    Rerun { task, run: GateInput::new(command, exit_code, evidence) }
+pub(super) fn rerun(task: u32, command: &str, exit_code: i64, evidence: &str) -> Rerun {
+    Rerun { task, run: GateInput::new(command, exit_code, evidence), ran: true }
 }
 
 #[test]

@@ -20,6 +20,7 @@ mod reconciliation;
 mod support;
 mod transitions;
 mod updater_props;
+mod verdicts;
 
 pub(crate) use crate::disk::audit::verify_plan;
 pub(crate) use crate::disk::error::DwpError;
@@ -75,6 +76,8 @@ pub(crate) fn plan(titles: &[&str]) -> PlanState {
         checkpoint: None,
         blocked: None,
         amendments: Vec::new(),
+        verification: None,
+        withdrawn_verifications: Vec::new(),
         extra: Default::default(),
     };
     state.refresh_derived();

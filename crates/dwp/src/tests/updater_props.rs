@@ -123,6 +123,7 @@ fn task_of(change: &Change) -> u32 {
         | Change::Block { task, .. }
         | Change::ResolveBlocker { task }
         | Change::Reopen { task, .. }
+        | Change::Restore { task, .. }
         | Change::Skip { task, .. }
         | Change::Retire { task, .. }
         | Change::Pause { task, .. }
@@ -213,6 +214,8 @@ fn tiny_plan(titles: &[String]) -> PlanState {
         checkpoint: None,
         blocked: None,
         amendments: Vec::new(),
+        verification: None,
+        withdrawn_verifications: Vec::new(),
         extra: Default::default(),
     };
     state.refresh_derived();

@@ -46,6 +46,28 @@ pub struct FinalizationNote {
     pub path: String,
     /// How many gates were run again before the verdict.
     pub gates_rerun: u32,
+    /// Tasks whose check failed when run again: their completion was withdrawn, and they
+    /// are open again in the chat's task list (Continue works on them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<u32>>", optional))]
+    pub reopened: Vec<u32>,
+    /// Planned steps dropped by the chat's auto-approve setting, not by the user.
+    #[serde(default)]
+    pub dropped_without_user: u32,
+    /// The steps of the plan as approved.
+    #[serde(default)]
+    pub planned: u32,
+    /// When the user accepted the unverified plan as is: an explicit, recorded choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub accepted_at: Option<String>,
+}
+
+impl FinalizationNote {
+    /// An UNVERIFIED verdict the user has not accepted: the plan is finished, not verified.
+    pub fn waits_for_the_user(&self) -> bool {
+        self.verdict != "VERIFIED" && self.accepted_at.is_none()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
