@@ -328,7 +328,20 @@ async fn a_restore_and_a_cleared_list_reach_the_plan_folder() {
     assert_eq!(status, 202, "{view}");
     assert!(!workspace.path().join("b.txt").exists(), "task 2's file is gone again");
     let state = state_of(workspace.path());
-    assert_eq!(statuses(&state)[..2], ["completed", "in_progress"], "{state:#}");
+    assert_eq!(statuses(&state), ["completed", "in_progress", "pending"], "{state:#}");
+    // Every file says tasks 2 and 3 are open, and why (issue 49); the verifier agrees.
+    let folder = plan_folder(workspace.path());
+    let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
+    assert_eq!(readme.matches("- [x]").count(), 1, "only task 1 is ticked: {readme}");
+    let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
+    assert!(
+        progress.contains(
+            "Task 2 open again (was completed): the user restored the workspace to checkpoint"
+        ),
+        "{progress}"
+    );
+    assert!(!progress.contains("restarted by the executor"), "{progress}");
+    assert_eq!(dwp_verify(&folder), (true, 0), "the folder agrees with itself");
 
     // Clear list: the tasks it left open are blocked in the folder, saying why.
     let (status, cleared) = serve.request("DELETE", &format!("/v1/chats/{id}/plan"), None).await;
@@ -337,4 +350,65 @@ async fn a_restore_and_a_cleared_list_reach_the_plan_folder() {
     assert_eq!(statuses(&state), ["completed", "blocked", "blocked"], "{state:#}");
     let reason = state["tasks"][1]["block"]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("cleared the task list"), "{state:#}");
+}
+
+/// `preflight dwp verify FOLDER`: whether it passed, and how many findings it printed.
+fn dwp_verify(folder: &std::path::Path) -> (bool, usize) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_preflight"))
+        .args(["dwp", "verify"])
+        .arg(folder)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let findings =
+        stdout.lines().filter(|line| !line.contains("sha256") && !line.contains("agree")).count();
+    (out.status.success(), findings)
+}
+
+/// A restore of a finished plan withdraws its completion and its VERIFIED verdict: the
+/// verdict is kept as history (state.json and analysis_results/history/), never as proof.
+#[tokio::test]
+async fn a_restore_of_a_finished_plan_withdraws_its_verdict() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join(".git")).unwrap();
+    let sandbox = |command: &str| -> Reply {
+        let arguments = json!({ "command": command });
+        Answer::new().tool_call("mcp_code-sandbox_run_command", arguments).into()
+    };
+    let steps = ["Write a.txt", "Write b.txt"];
+    let script = Script::new().route(planner(), [plan("Two files", &steps)]).route(
+        anyone(),
+        [
+            sandbox("printf 'a\\n' > a.txt"),
+            done_with_gate(1, "test -f a.txt"),
+            sandbox("printf 'b\\n' > b.txt"),
+            done_with_gate(2, "test -f b.txt"),
+            Reply::text("Both are written."),
+        ],
+    );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    serve.plan_approve_and_run(&id, "Write the two files").await;
+    let state = state_of(workspace.path());
+    assert_eq!(state["status"], "completed", "{state:#}");
+    assert_eq!(state["verification"]["verdict"], "VERIFIED", "{state:#}");
+
+    let (_, list) = serve.get(&format!("/v1/chats/{id}/checkpoints")).await;
+    let spans = list["tasks"].as_array().unwrap_or_else(|| panic!("{list:#}"));
+    let task2 = spans.iter().find(|span| span["task"] == 2).unwrap_or_else(|| panic!("{list:#}"));
+    let path = format!("/v1/chats/{id}/checkpoints/{}/restore", task2["from"]);
+    let (_, preview) = serve.get(&path).await;
+    let (status, view) = serve.post(&path, json!({"digest": preview["digest"]})).await;
+    assert_eq!(status, 202, "{view}");
+    let folder = plan_folder(workspace.path());
+    let state = state_of(workspace.path());
+    assert_eq!(state["status"], "in_progress", "{state:#}");
+    assert!(state.get("verification").is_none(), "{state:#}");
+    assert_eq!(state["withdrawn_verifications"][0]["verdict"], "VERIFIED", "{state:#}");
+    assert!(!folder.join("analysis_results/FINALIZATION.json").exists());
+    assert!(folder.join("analysis_results/history/FINALIZATION-1.json").is_file());
+    let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
+    assert!(progress.contains("The plan's completion is withdrawn"), "{progress}");
+    assert_eq!(dwp_verify(&folder), (true, 0));
 }

@@ -349,3 +349,126 @@ async fn stop_ends_a_gate_the_finaliser_runs_again_and_the_verdict_says_so() {
     let marker = folder(workspace.path()).join(".finalizing.json");
     assert!(!marker.exists(), "the folder is finalised whole, not left mid-way");
 }
+
+/// A check that fails when the finaliser runs it again (issue 49): the rerun is filed as the
+/// task's gate record, the task is open again in the folder and in the chat's list, the plan
+/// is not completed, and the card says why. Run the checks again keeps it so (the first
+/// verdict kept as history); Continue works on the task and the plan then verifies.
+#[tokio::test]
+async fn a_check_failing_again_leaves_the_plan_open_until_the_work_proves_it() {
+    let workspace = repository();
+    let script = Script::new()
+        .route(planner(), [plan("Two files", &["Write one.txt", "Write two.txt"])])
+        .route(
+            anyone(),
+            [
+                run("echo one > one.txt"),
+                done(1, "cat one.txt"),
+                run("rm one.txt && echo two > two.txt"),
+                done(2, "cat two.txt"),
+                Reply::text("Both written."),
+                run("echo one > one.txt"),
+                done(1, "cat one.txt"),
+                Reply::text("one.txt is back."),
+            ],
+        );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Write them"})).await;
+    events.wait_for_phase("awaiting_approval").await;
+    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    let completion = events.wait_for("the completion", |name, _| name == "completion").await;
+    assert_eq!(completion["completion"]["finalization"]["reopened"], json!([1]), "{completion:#}");
+    events.wait_for_phase("idle").await;
+    let dir = folder(workspace.path());
+    let state = read(&dir.join("state.json"));
+    assert_eq!(state["status"], "in_progress", "not completed: {state:#}");
+    assert_eq!(state["tasks"][0]["status"], "in_progress", "{state:#}");
+    assert_eq!(state["tasks"][0]["gates"][0]["passes"], false, "the rerun is on file: {state:#}");
+    assert_eq!(state["verification"]["verdict"], "UNVERIFIED", "{state:#}");
+    let (_, tasks) = serve.get(&format!("/v1/chats/{id}/plan")).await;
+    assert_eq!(tasks["tasks"][0]["status"], "pending", "open again in the chat: {tasks:#}");
+    assert_eq!(verify(&dir).0, true, "{}", verify(&dir).1);
+
+    // Run the checks again: one.txt is still gone, so the verdict stands, the first one kept.
+    let (status, body) = serve.post(&format!("/v1/chats/{id}/plan/verify"), json!(null)).await;
+    assert_eq!(status, 202, "{body}");
+    let again = events.wait_for("the new verdict", |name, _| name == "completion").await;
+    assert_eq!(again["completion"]["finalization"]["verdict"], "UNVERIFIED", "{again:#}");
+    assert!(dir.join("analysis_results/history/FINALIZATION-1.json").is_file());
+
+    // Continue works on the open task with the reason; the plan then finishes verified.
+    let (status, body) = serve.post(&format!("/v1/chats/{id}/continue"), json!(null)).await;
+    assert_eq!(status, 202, "{body}");
+    let last = events.wait_for("the completion", |name, _| name == "completion").await;
+    assert_eq!(last["completion"]["finalization"]["verdict"], "VERIFIED", "{last:#}");
+    let resumed = provider.requests().last().unwrap().body.to_string();
+    assert!(resumed.contains("not verified"), "the executor heard why: {resumed}");
+    let state = read(&dir.join("state.json"));
+    assert_eq!(state["status"], "completed", "{state:#}");
+    let (status, body) = serve.post(&format!("/v1/chats/{id}/plan/accept"), json!(null)).await;
+    assert_eq!((status, &body["error"]["code"]), (409, &json!("ERR_NOTHING_LEFT")), "{body}");
+}
+
+/// Auto-approve is a standing approval, not the user's decision about this plan: a plan
+/// finished after the setting dropped 3 of its 4 steps is UNVERIFIED and says so; the user
+/// may accept it as is, which the folder records.
+#[tokio::test]
+async fn most_steps_dropped_by_auto_approve_finalise_unverified_until_the_user_accepts() {
+    let workspace = repository();
+    let steps = ["Write one.txt", "Write two.txt", "Write three.txt", "Write four.txt"];
+    let drop = |id: u32| {
+        tool("turn_plan", json!({"op": "drop", "id": id, "outcome": "not needed after all"}))
+    };
+    let script = Script::new().route(planner(), [plan("Four files", &steps)]).route(
+        anyone(),
+        [
+            run("echo one > one.txt"),
+            done(1, "cat one.txt"),
+            drop(2),
+            drop(3),
+            drop(4),
+            Reply::text("One was enough."),
+        ],
+    );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "auto_approve": true})).await;
+    let mut events = serve.events(&id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "Write them"})).await;
+    let completion = events.wait_for("the completion", |name, _| name == "completion").await;
+    let note = &completion["completion"]["finalization"];
+    assert_eq!(note["verdict"], "UNVERIFIED", "{completion:#}");
+    assert_eq!(
+        (note["dropped_without_user"].clone(), note["planned"].clone()),
+        (json!(3), json!(4))
+    );
+    assert!(
+        note["reasons"]
+            .to_string()
+            .contains("3 of 4 planned steps were dropped by the auto-approve setting"),
+        "{note:#}"
+    );
+    events.wait_for_phase("idle").await;
+    let dir = folder(workspace.path());
+    let state = read(&dir.join("state.json"));
+    assert_eq!(state["status"], "in_progress", "{state:#}");
+    assert!(state["amendments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|a| a["authority"] == "auto_approve"));
+
+    let (status, view) = serve.post(&format!("/v1/chats/{id}/plan/accept"), json!(null)).await;
+    assert_eq!(status, 200, "{view}");
+    assert!(view["state"]["completion"]["finalization"]["accepted_at"].is_string(), "{view:#}");
+    let state = read(&dir.join("state.json"));
+    assert_eq!(state["status"], "completed", "accepted as is: {state:#}");
+    assert_eq!(state["verification"]["accepted"]["by"], "The user", "{state:#}");
+    let progress = std::fs::read_to_string(dir.join("PROGRESS.md")).unwrap();
+    assert!(progress.contains("The user accepted the plan as it is, not verified"), "{progress}");
+    let (status, body) = serve.post(&format!("/v1/chats/{id}/plan/accept"), json!(null)).await;
+    assert_eq!((status, &body["error"]["code"]), (409, &json!("ERR_NOTHING_LEFT")), "{body}");
+}

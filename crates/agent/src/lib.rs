@@ -45,7 +45,7 @@ pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
 pub use plan_folder::PlanFolderLink;
 pub use plan_folder::{
     amend_plan_files, pause_for_change, pause_task, record_failing_gate, resume_paused,
-    sync_plan_files,
+    sync_plan_files, sync_restored_plan_files,
 };
 pub use plan_status::{plan_status, PlanStatus, PlanStatusTool, Progress, PLAN_STATUS};
 pub use prompt::{

@@ -39,6 +39,24 @@ pub async fn sync_plan_files(
     }
 }
 
+/// Mirrors a list the workspace was restored to (`cause`, in words): the tasks it has open
+/// are open again in the folder first, saying why, and a verdict over the plan withdrawn.
+pub async fn sync_restored_plan_files(
+    link: &PlanFolderLink,
+    chat_id: &ChatId,
+    list: &TaskList,
+    cause: String,
+) -> Option<String> {
+    let tasks: Vec<TrackedTask> = tracked_tasks(list);
+    let report = on_folder(link, move |link| {
+        link.files.sync_restored(&link.dir, &tasks, &cause, &now_rfc3339())
+    });
+    match report.await {
+        Ok(report) => said(chat_id, report),
+        Err(error) => told(chat_id, "could not follow the restore", &error),
+    }
+}
+
 /// An approved plan change as the folder's amendment record, before the list that carries
 /// it is synced. `before`: the list the change applied to.
 pub async fn amend_plan_files(

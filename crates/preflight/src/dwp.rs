@@ -21,8 +21,9 @@ usage: preflight dwp update PLAN [--task N] ACTION [--expected-sha256 HEX] [--ag
 
 finalize checks a finished plan against its records and files and writes the attestation
 PLAN/analysis_results/FINALIZATION.json: VERIFIED, or UNVERIFIED with the reasons. It runs no
-command (seed 002): the gates are checked as recorded. A chat's own finalisation, at the plan's
-completion, also runs every gate again in the chat's sandbox.
+command (seed 002), and a record nobody ran again is never proof: from here the verdict is
+UNVERIFIED, saying so. A chat's own finalisation, at the plan's completion (or \"Run the checks
+again\" in the window), runs every gate again in the chat's sandbox and can verify.
 
 PLAN is a plan folder, or its name under ./.dwp/plans/ (with or without PLAN_).
 
@@ -123,6 +124,9 @@ fn run_finalize(plan: &str) -> anyhow::Result<ExitCode> {
     }
     for reason in &report.finalization.reasons {
         println!("- {}", inert(reason));
+    }
+    if report.finalization.reasons.iter().any(|reason| reason.contains("was not run again")) {
+        println!("The checks were not run again: this command runs none. The chat's own finalisation runs them in its sandbox (in the window: Run the checks again).");
     }
     let path = report.path.display().to_string();
     println!("{}: {} ({})", inert(&dir.name()), report.verdict().as_str(), inert(&path));

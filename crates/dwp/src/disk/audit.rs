@@ -10,11 +10,11 @@ use std::path::Path;
 use super::error::DwpError;
 use super::folder::{
     is_finalizing, parse_state, read_document, read_manifest, read_optional, read_text, sha256_hex,
-    PlanFolder, README_FILE, STATE_FILE,
+    PlanFolder, ANALYSIS_DIR, FINALIZATION_FILE, README_FILE, STATE_FILE,
 };
 use super::journal::has_pending_commit;
 use super::lock::{inspect, LockOptions, LockState};
-use crate::rules::documents::{LocatorKind, PlanState, Status};
+use crate::rules::documents::{LocatorKind, PlanState, Status, Verdict};
 use crate::rules::findings::{verify, Finding, FindingKind};
 use crate::rules::readme::{first_status_word, parse_readme, ReadmeView};
 use crate::rules::structure::derived_problems;
@@ -105,8 +105,41 @@ fn state_findings(
     }
     let logs = task_logs(dir.path(), state, findings);
     findings.extend(verify(readme, state, &logs));
+    verdict_findings(dir, state, findings);
     let completed = state.tasks.iter().filter(|t| t.status == Status::Completed).count();
     (state.tasks.len(), completed)
+}
+
+/// Where the finaliser's attestation and `state.json` disagree about the verdict: an
+/// attestation whose verdict no longer holds (a task opened again after it), or a verdict
+/// over a plan that is not finished — the folder would claim more than the truth.
+fn verdict_findings(dir: &PlanFolder, state: &PlanState, findings: &mut Vec<Finding>) {
+    let path = dir.file(ANALYSIS_DIR).join(FINALIZATION_FILE);
+    let attested = read_optional(&path).ok().flatten().map(|text| {
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        value["verdict"].as_str().unwrap_or("an unreadable").to_owned()
+    });
+    let mut say =
+        |message: String| findings.push(Finding::new(FindingKind::Contradiction, None, message));
+    match (&attested, &state.verification) {
+        (Some(verdict), None) => say(format!(
+            "{ANALYSIS_DIR}/{FINALIZATION_FILE} says {verdict}, but state.json holds no verdict: the attestation no longer holds; run the finaliser again"
+        )),
+        (Some(verdict), Some(held)) if verdict != held.verdict.as_str() => say(format!(
+            "{ANALYSIS_DIR}/{FINALIZATION_FILE} says {verdict}, but state.json's verdict is {}",
+            held.verdict.as_str()
+        )),
+        (None, Some(held)) if held.withdrawn.is_none() => say(format!(
+            "state.json holds a {} verdict but {ANALYSIS_DIR}/{FINALIZATION_FILE} is missing",
+            held.verdict.as_str()
+        )),
+        _ => {}
+    }
+    let verified =
+        state.verification.as_ref().is_some_and(|held| held.verdict == Verdict::Verified);
+    if verified && !state.all_done() {
+        say("state.json says VERIFIED over a plan with open tasks".to_owned());
+    }
 }
 
 /// The `Status:` word of each task kept in its own file (Full plans).

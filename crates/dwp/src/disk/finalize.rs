@@ -24,12 +24,10 @@ use crate::disk::plan_files::PlanFolderWriter;
 use crate::rules::documents::{Acceptance, PlanState, Status, Verification};
 use crate::rules::finalization::{finalize, Candidate, Finalization, Rerun, Verdict};
 use crate::rules::refusal::Refusal;
-use crate::rules::restore::{history_name, HISTORY_DIR};
+use crate::rules::restore::history_name;
 use crate::rules::transition::{stamp, Applied, Change};
 
-/// Where the attestation goes, inside the plan's own folder (never the repository's root).
-pub(crate) const ANALYSIS_DIR: &str = "analysis_results";
-pub(crate) const FINALIZATION_FILE: &str = "FINALIZATION.json";
+pub(crate) use super::folder::{ANALYSIS_DIR, FINALIZATION_FILE};
 const MARKER_CAP: usize = 64 * 1024;
 
 /// What the marker says: which candidate was being published, since when, by which process.
@@ -186,7 +184,7 @@ fn replace_verdict(
         previous.withdrawn = Some(why);
         previous.attestation = history_name(next.withdrawn_verifications.len() + 1);
         next.withdrawn_verifications.push(previous);
-        keep_withdrawn_attestation(dir, next)?;
+        super::history::keep_withdrawn_attestation(dir, next)?;
     }
     next.verification = Some(Verification {
         verdict: finalization.verdict,
@@ -197,28 +195,6 @@ fn replace_verdict(
         withdrawn: None,
     });
     Ok(log)
-}
-
-/// After a write that left the plan without a verdict: the attestation of the verdict
-/// withdrawn last, if still in place, moves to its place in the history. The name is the
-/// writer's own (from the count), never a path read from the files.
-pub(crate) fn keep_withdrawn_attestation(
-    dir: &PlanFolder,
-    state: &PlanState,
-) -> Result<(), DwpError> {
-    let withdrawn = state.withdrawn_verifications.len();
-    let current = dir.file(ANALYSIS_DIR).join(FINALIZATION_FILE);
-    let present = fs::symlink_metadata(&current).is_ok_and(|meta| meta.is_file());
-    if state.verification.is_some() || withdrawn == 0 || !present {
-        return Ok(());
-    }
-    let history = dir.file(ANALYSIS_DIR).join(HISTORY_DIR);
-    check_real_folders(&history)?;
-    fs::create_dir_all(&history).map_err(DwpError::io(&history))?;
-    let kept = dir.path().join(history_name(withdrawn));
-    fs::rename(&current, &kept).map_err(DwpError::io(&kept))?;
-    preflight_files::sync_dir(&history)?;
-    preflight_files::sync_dir(&dir.file(ANALYSIS_DIR)).map_err(Into::into)
 }
 
 /// The marker of an interrupted finalisation, when there is one (a regular file, capped).

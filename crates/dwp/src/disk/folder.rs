@@ -25,6 +25,10 @@ pub(crate) const README_FILE: &str = "README.md";
 pub(crate) const PROGRESS_FILE: &str = "PROGRESS.md";
 /// The finaliser's in-progress marker (`disk/finalize.rs`).
 pub(crate) const FINALIZING_FILE: &str = ".finalizing.json";
+/// Where the finaliser's attestation goes, inside the plan's own folder (never the
+/// repository's root).
+pub(crate) const ANALYSIS_DIR: &str = "analysis_results";
+pub(crate) const FINALIZATION_FILE: &str = "FINALIZATION.json";
 /// Where plan folders live in a workspace.
 pub(crate) const PLANS_DIR: &str = ".dwp/plans";
 /// The most a plan document may hold: far above any real plan (a 40-task state.json is a

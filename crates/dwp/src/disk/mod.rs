@@ -6,6 +6,7 @@ pub(crate) mod error;
 pub(crate) mod finalize;
 pub(crate) mod folder;
 pub(crate) mod git_head;
+pub(crate) mod history;
 pub(crate) mod journal;
 pub(crate) mod lock;
 pub(crate) mod materialize;

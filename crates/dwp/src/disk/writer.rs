@@ -130,7 +130,7 @@ impl<'a> Writer<'a> {
         files.push((STATE_FILE, state.as_str()));
         commit(self.dir.path(), &files)?;
         // A verdict this write withdrew: its attestation goes to the history.
-        super::finalize::keep_withdrawn_attestation(self.dir, &applied.state)?;
+        super::history::keep_withdrawn_attestation(self.dir, &applied.state)?;
         self.migration = None;
         self.snapshot =
             StateSnapshot { sha256: sha256_hex(state.as_bytes()), state: applied.state };

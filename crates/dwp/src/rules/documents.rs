@@ -10,6 +10,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use super::verification::{Acceptance, Verdict, Verification};
+
 /// The schema URL of `manifest.json` (seed 002, "Wersjonowanie schematów": `/v2.json`).
 pub(crate) const MANIFEST_SCHEMA: &str = "https://deepworkplan.com/schema/plan-manifest/v2.json";
 /// The schema URL of `state.json`.
@@ -123,55 +125,6 @@ pub struct PlanState {
     pub withdrawn_verifications: Vec<Verification>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
-}
-
-/// The finaliser's verdict as `state.json` keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verification {
-    pub verdict: Verdict,
-    pub at: String,
-    #[serde(default)]
-    pub reasons: Vec<String>,
-    /// The attestation, relative to the plan folder (`analysis_results/FINALIZATION.json`,
-    /// or its copy under `analysis_results/history/` once withdrawn).
-    pub attestation: String,
-    /// The user accepted the plan as finished although it is not verified.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accepted: Option<Acceptance>,
-    /// Why the verdict no longer holds, once withdrawn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub withdrawn: Option<String>,
-}
-
-/// The user's explicit choice to take an unverified plan as finished.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Acceptance {
-    pub at: String,
-    pub by: String,
-}
-
-/// The finaliser's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Verdict {
-    Verified,
-    Unverified,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Verified => "VERIFIED",
-            Verdict::Unverified => "UNVERIFIED",
-        }
-    }
-}
-
-impl Verification {
-    /// The plan may be `completed` under this verdict.
-    pub fn closes_the_plan(&self) -> bool {
-        self.verdict == Verdict::Verified || self.accepted.is_some()
-    }
 }
 
 /// One durable amendment record: the original criterion verbatim, what was observed, the

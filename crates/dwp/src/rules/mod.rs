@@ -21,3 +21,4 @@ pub(crate) mod task_helpers;
 pub(crate) mod text;
 pub(crate) mod tracker;
 pub(crate) mod transition;
+pub(crate) mod verification;

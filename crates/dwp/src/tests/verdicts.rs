@@ -105,6 +105,14 @@ fn a_restore_of_a_finished_plan_withdraws_its_verdict_and_keeps_it_as_history() 
     assert!(progress.contains("The plan's completion is withdrawn"), "{progress}");
     assert!(!progress.contains("restarted by the executor"), "{progress}");
     assert_eq!(clean(&dir), Vec::<String>::new());
+    // An attestation put back by hand claims more than the state: the verifier says so.
+    let stale = dir.file("analysis_results/FINALIZATION.json");
+    std::fs::copy(dir.file("analysis_results/history/FINALIZATION-1.json"), &stale).unwrap();
+    let found = clean(&dir).join("\n");
+    assert!(
+        found.contains("FINALIZATION.json says VERIFIED, but state.json holds no verdict"),
+        "{found}"
+    );
 }
 
 #[test]

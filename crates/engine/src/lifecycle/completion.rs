@@ -2,6 +2,9 @@
 //! plan is left, the record is computed, said on the work stream (the plan folder writes it
 //! into PROGRESS.md and finalises, and its verdict comes back), stored, and the list closed.
 //!
+//! The verdict decides what stays open: tasks whose check failed when run again are open
+//! again in the list (the completion record, UNVERIFIED, says why); otherwise the list closes.
+//!
 //! **Invariant:** completion computes and records; it starts no turn, and of the events it
 //! sends only what the work stream's listeners said. Its caller (the turn runner, or the
 //! answer to a plan change) sends the events it returns and decides what runs next.
@@ -11,7 +14,7 @@ use preflight_agent::WorkChange;
 use preflight_dwp::now_rfc3339;
 use preflight_protocol::chat::MessageBody;
 use preflight_protocol::ids::ChatId;
-use preflight_protocol::tasks::TaskList;
+use preflight_protocol::tasks::{Completion, TaskList, TaskStatus};
 use tokio_util::sync::CancellationToken;
 
 use crate::lifecycle::engine::Inner;
@@ -40,11 +43,38 @@ pub(super) async fn complete_if_done(
     // The files first: the stored record then carries the finaliser's verdict.
     let completed = WorkChange::Completed { list: &list, completion: &completion };
     completion.finalization = inner.tell_work(chat_id, completed, cancel).await;
-    if let Err(error) = inner.store.complete_plan(chat_id, &completion) {
+    let reopened = completion.finalization.as_ref().map(|note| note.reopened.as_slice());
+    let left = match reopened.filter(|tasks| !tasks.is_empty()) {
+        Some(tasks) => reopen(&list, tasks, &completion, &now_rfc3339()),
+        None => TaskList::empty(),
+    };
+    if let Err(error) = inner.store.complete_plan(chat_id, &completion, &left) {
         tracing::error!(%chat_id, %error, "the completion record could not be stored");
         return Vec::new();
     }
-    vec![Event::Completion { completion }, Event::TaskList { tasks: TaskList::empty().tasks }]
+    vec![Event::Completion { completion }, Event::TaskList { tasks: left.tasks }]
+}
+
+/// The list with the tasks whose check failed when the finaliser ran it again open again
+/// (pending, saying why): their completion is withdrawn, and Continue works on them.
+pub(super) fn reopen(
+    list: &TaskList,
+    tasks: &[u32],
+    completion: &Completion,
+    now: &str,
+) -> TaskList {
+    let mut next = list.clone();
+    let reasons = completion.finalization.as_ref().map(|note| note.reasons.as_slice());
+    for task in next.tasks.iter_mut().filter(|task| tasks.contains(&task.id)) {
+        let named = format!("task {} “", task.id);
+        let why = reasons.unwrap_or_default().iter().find(|reason| reason.starts_with(&named));
+        task.status = TaskStatus::Pending;
+        task.outcome = why.map(|why| why.replacen(&format!("{named}{}”: ", task.title), "", 1));
+        if let Some(gate) = task.gate.as_mut() {
+            gate.passes = false;
+        }
+    }
+    next.stamped(list, now)
 }
 
 /// The executor's last final answer in the chat (its text without tool calls).

@@ -35,12 +35,27 @@ impl Engine {
         let now = now_rfc3339();
         // Without a recorded stop (the user's own message went on since), the model ended
         // its last turn: that is the only way a turn ends without one.
-        let stop = state
-            .stopped
-            .unwrap_or_else(|| ExecutorStop::of(StopReason::Answered, None, &list, &now));
+        let unverified = state.completion.clone().and_then(|completion| {
+            completion.finalization.filter(|note| note.waits_for_the_user())
+        });
+        let stop = match (state.stopped, &unverified) {
+            (Some(stop), _) => stop,
+            // The plan finished but a check failed when run again: that is why work is left.
+            (None, Some(note)) => {
+                let why = format!("not verified: {}", note.reasons.join("; "));
+                ExecutorStop::of(StopReason::GateFailed, Some(&why), &list, &now)
+            }
+            (None, None) => ExecutorStop::of(StopReason::Answered, None, &list, &now),
+        };
         let guard = self.claim_turn(chat_id, TurnKind::Executor)?;
         let message = continue_message(&stop, false);
-        self.inner.store.begin_continue(chat_id, &message, false, &now)?;
+        // The unverified record gives way to the work; the next completion replaces it.
+        self.inner.store.write(|tx| {
+            if unverified.is_some() {
+                tx.set_completion(chat_id, None)?;
+            }
+            tx.begin_continue(chat_id, &message, false, &now)
+        })?;
         self.announce(chat_id, &message, Phase::Executing);
         spawn_turn(&self.inner, guard, TurnJob::Execute);
         self.chat_view(chat_id)

@@ -61,6 +61,10 @@ pub(super) async fn finalize_plan_files(
         file: file.to_string_lossy().into_owned(),
         path: report.path.to_string_lossy().into_owned(),
         gates_rerun,
+        reopened: report.reopened.clone(),
+        dropped_without_user: report.finalization.dropped_without_user,
+        planned: report.finalization.planned,
+        accepted_at: None,
     };
     Heard { events: Vec::new(), finalization: Some(note) }
 }
@@ -90,45 +94,45 @@ async fn run_all_again(
     let mut reruns = Vec::with_capacity(gates.len());
     let mut ran = 0;
     for (index, (task, command)) in gates.into_iter().enumerate() {
-        let run = if cancel.is_cancelled() {
-            GateInput::new(&command, -1, STOPPED)
+        let (run, did) = if cancel.is_cancelled() {
+            (GateInput::new(&command, -1, STOPPED), false)
         } else if index >= MAX_RERUNS {
             let why = format!(
                 "not run again: only the first {MAX_RERUNS} gates are run again at finalisation"
             );
-            GateInput::new(&command, -1, &why)
+            (GateInput::new(&command, -1, &why), false)
         } else {
-            ran += 1;
             run_again(runner, &command, cancel).await
         };
-        reruns.push(Rerun { task, run });
+        ran += u32::from(did);
+        reruns.push(Rerun { task, run, ran: did });
     }
     (reruns, ran)
 }
 
-/// One gate run again, measured as a `done`'s gate is; a run that cannot happen, or that
-/// the user's Stop ended, is a failing record saying why.
+/// One gate run again, measured as a `done`'s gate is, and whether it ran: a run that
+/// cannot happen, or that the user's Stop ended, says why and is never filed as a run.
 async fn run_again(
     runner: Option<&dyn GateRunner>,
     command: &str,
     cancel: &CancellationToken,
-) -> GateInput {
+) -> (GateInput, bool) {
     let Some(runner) = runner else {
-        return GateInput::new(command, -1, "not run again: the chat has no code sandbox");
+        return (GateInput::new(command, -1, "not run again: the chat has no code sandbox"), false);
     };
     let run = runner.run(command, cancel).await;
     if cancel.is_cancelled() {
-        return GateInput::new(command, -1, STOPPED);
+        return (GateInput::new(command, -1, STOPPED), false);
     }
     match run {
         Ok(run) => {
             let gate = gate_record(command, &run);
-            GateInput { last_run: Some(now_rfc3339()), ..gate_input(&gate) }
+            (GateInput { last_run: Some(now_rfc3339()), ..gate_input(&gate) }, true)
         }
         Err(error) => {
             let evidence: String =
-                format!("could not be run again: {error}").chars().take(280).collect();
-            GateInput::new(command, -1, &evidence)
+                format!("not run again: it could not be run ({error})").chars().take(280).collect();
+            (GateInput::new(command, -1, &evidence), false)
         }
     }
 }

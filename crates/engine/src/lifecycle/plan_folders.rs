@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use preflight_agent::{
     amend_plan_files, pause_for_change, pause_task, plan_input, record_failing_gate, resume_paused,
-    sync_plan_files, tracked_tasks, Heard, PlanFolderLink, WorkChange, WorkListener,
+    sync_plan_files, sync_restored_plan_files, tracked_tasks, Heard, PlanFolderLink, WorkChange,
+    WorkListener,
 };
 use preflight_dwp::now_rfc3339;
 use preflight_dwp::{Author, Pause, PauseInput, PlanFolder, PlanFolderWriter, MAX_NOTE_CHARS};
@@ -75,8 +76,12 @@ impl WorkListener for PlanFolders {
         let Some(link) = self.link(&chat).await else { return Heard::default() };
         match change {
             WorkChange::Executing { .. } => Heard::default(),
-            WorkChange::Listed { list } | WorkChange::Restored { list, .. } => {
-                Heard::told(sync_plan_files(&link, chat_id, list).await)
+            WorkChange::Listed { list } => Heard::told(sync_plan_files(&link, chat_id, list).await),
+            WorkChange::Restored { checkpoint, list } => {
+                let cause = format!(
+                    "the user restored the workspace to checkpoint {checkpoint}, which undid this work"
+                );
+                Heard::told(sync_restored_plan_files(&link, chat_id, list, cause).await)
             }
             WorkChange::GateFailed { task, gate } => {
                 Heard::told(record_failing_gate(&link, chat_id, task, gate).await)

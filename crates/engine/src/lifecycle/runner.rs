@@ -142,10 +142,12 @@ async fn execute(inner: &Inner, chat_id: &ChatId, guard: &TurnGuard) -> Closing 
             }
         }
         let finished = list.is_some_and(|list| list.is_finished());
-        let mut closing = finish(inner, chat_id, finished, stop.as_ref());
+        // The plan folder hears the stop before the chat goes idle: whoever trusts the idle
+        // chat reads a folder that is written, never one mid-write.
         if let Some(stop) = &stop {
             inner.tell_work(chat_id, WorkChange::Stopped { stop }, &guard.cancel).await;
         }
+        let mut closing = finish(inner, chat_id, finished, stop.as_ref());
         closing.splice(0..0, completed);
         return closing;
     }

@@ -172,18 +172,22 @@ impl Store {
     }
 
     /// The plan is carried out: its completion record stored and the finished task list
-    /// closed, in one transaction (the record is never lost with the list). Not a turn's
-    /// end: the caller ends the turn as usual.
+    /// closed, in one transaction (the record is never lost with the list) — or, when the
+    /// finaliser withdrew tasks, the list kept as `open` (those tasks open again). Not a
+    /// turn's end: the caller ends the turn as usual.
     pub fn complete_plan(
         &self,
         chat_id: &ChatId,
         completion: &preflight_protocol::tasks::Completion,
+        open: &preflight_protocol::tasks::TaskList,
     ) -> Result<(), StoreError> {
         self.write(|tx| {
             tx.set_completion(chat_id, Some(completion))?;
             tx.clear_current_stop(chat_id)?;
-            tx.delete_task_list(chat_id)?;
-            Ok(())
+            match open.tasks.is_empty() {
+                true => tx.delete_task_list(chat_id).map(drop),
+                false => tx.save_task_list(chat_id, open),
+            }
         })
     }
 }

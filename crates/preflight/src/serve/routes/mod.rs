@@ -47,6 +47,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(plan::edit_plan_doc))
         .routes(routes!(plan::plan_revisions))
         .routes(routes!(plan::task_list, plan::delete_task_list))
+        .routes(routes!(plan::verify_plan))
+        .routes(routes!(plan::accept_plan))
         .routes(routes!(changes::plan_changes))
         .routes(routes!(changes::approve_change))
         .routes(routes!(changes::reject_change))

@@ -144,3 +144,41 @@ pub async fn delete_task_list(
 ) -> Answer<Json<Deleted>> {
     Ok(Json(Deleted { deleted: state.engine.delete_task_list(&id).await? }))
 }
+
+#[utoipa::path(post, path = "/v1/chats/{id}/plan/verify", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 202, description = "The finished plan's checks run again in the sandbox; the new verdict follows as a `completion` event (a check failing now opens its task again)", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a body (none is taken)", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_NOTHING_LEFT`: no finished plan waits for a verdict; `ERR_TURN_ACTIVE`: a turn runs", body = ErrorBody),
+        (status = 500, description = "`ERR_PLAN_FILES`: the plan folder is gone from the workspace", body = ErrorBody),
+    ))]
+pub async fn verify_plan(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<ChatId>,
+    RawBody(bytes): RawBody,
+) -> Answer<(StatusCode, Json<ChatView>)> {
+    state.engine.require_chat(&id)?;
+    body::no_body(&bytes)?;
+    Ok(accepted(state.engine.verify_plan(&id).await?))
+}
+
+#[utoipa::path(post, path = "/v1/chats/{id}/plan/accept", tag = "plan",
+    params(("id" = String, Path, description = "The chat's id")),
+    responses(
+        (status = 200, description = "The user accepted the unverified plan as it is: recorded in its folder and on the completion record (`finalization.accepted_at`); the list closes", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a body (none is taken)", body = ErrorBody),
+        (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
+        (status = 409, description = "`ERR_NOTHING_LEFT`: no finished plan waits for a verdict; `ERR_TURN_ACTIVE`: a turn runs", body = ErrorBody),
+        (status = 500, description = "`ERR_PLAN_FILES`: the plan folder could not be written; nothing changed", body = ErrorBody),
+    ))]
+pub async fn accept_plan(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<ChatId>,
+    RawBody(bytes): RawBody,
+) -> Answer<Json<ChatView>> {
+    state.engine.require_chat(&id)?;
+    body::no_body(&bytes)?;
+    Ok(Json(state.engine.accept_plan(&id).await?))
+}
