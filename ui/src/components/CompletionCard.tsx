@@ -80,6 +80,8 @@ export interface CompletionCardProps extends VerdictActions {
   completion: Completion;
   /** A turn runs in the chat: the verdict's actions wait for it. */
   busy?: boolean;
+  /** How many verdicts (`completion` events) the chat has heard: a re-run's may repeat the last. */
+  verdictsHeard?: number;
   onOpenFolder?: () => void;
   /** Opens the diff of the whole plan's work; without it, no button (no checkpoints). */
   onPlanDiff?: () => void;
@@ -98,7 +100,7 @@ function heading(standing: Standing): string {
   }
 }
 
-export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSummary = true, busy, ...verdictActions }: CompletionCardProps) {
+export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSummary = true, busy, verdictsHeard, ...verdictActions }: CompletionCardProps) {
   const byId = new Map(completion.tasks.map((task) => [task.id, task]));
   const planned = new Set(completion.planned.map((step) => step.id));
   const added = completion.tasks.filter((task) => !planned.has(task.id));
@@ -117,7 +119,7 @@ export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSumma
           {stopsLine(completion)}
         </p>
       )}
-      {completion.finalization && <Finalization completion={completion} note={completion.finalization} busy={busy} onOpenFolder={onOpenFolder} {...verdictActions} />}
+      {completion.finalization && <Finalization completion={completion} note={completion.finalization} busy={busy} verdictsHeard={verdictsHeard} onOpenFolder={onOpenFolder} {...verdictActions} />}
       {showSummary && completion.summary && (
         <div class="completion-summary">
           <Markdown text={completion.summary} />

@@ -11,15 +11,11 @@ import type { FinalizationNote } from "../generated/FinalizationNote";
 import { formatTime, t } from "../lib/i18n";
 import { useAction } from "../lib/useAction";
 
-/** The note with issue 49's fields, until the bindings are generated from the engine that
- *  sends them. */
-export type Note = FinalizationNote & { reopened?: number[]; dropped_without_user?: number; planned?: number; accepted_at?: string | null };
-
 /** How the plan ended, as the card's heading says it. */
 export type Standing = "completed" | "not_verified" | "accepted";
 
 /** VERIFIED (or no plan folder) is completed; UNVERIFIED waits for the user until accepted. */
-export function standingOf(note: Note | undefined): Standing {
+export function standingOf(note: FinalizationNote | undefined): Standing {
   if (!note || note.verdict === "VERIFIED") return "completed";
   return note.accepted_at ? "accepted" : "not_verified";
 }
@@ -33,16 +29,18 @@ export interface VerdictActions {
 
 export interface FinalizationProps extends VerdictActions {
   completion: Completion;
-  note: Note;
+  note: FinalizationNote;
   /** A turn runs in the chat: the actions wait for it. */
   busy?: boolean;
+  /** How many verdicts the chat has heard (see `ChatState.completionsHeard`). */
+  verdictsHeard?: number;
   onOpenFolder?: () => void;
 }
 
-export function Finalization({ completion, note, busy = false, onOpenFolder, ...actions }: FinalizationProps) {
+export function Finalization({ completion, note, busy = false, verdictsHeard = 0, onOpenFolder, ...actions }: FinalizationProps) {
   const verified = note.verdict === "VERIFIED";
   const standing = standingOf(note);
-  const dropped = note.dropped_without_user ?? 0;
+  const dropped = note.dropped_without_user;
   return (
     <section class={`finalization ${verified ? "verified" : "unverified"}`} data-testid="finalization" data-verdict={note.verdict}>
       <p>
@@ -63,10 +61,10 @@ export function Finalization({ completion, note, busy = false, onOpenFolder, ...
         </>
       )}
       {dropped > 0 && (
-        <p data-testid="finalization-auto-dropped">{t("completion.droppedWithoutYou", { count: dropped, planned: note.planned ?? 0 })}</p>
+        <p data-testid="finalization-auto-dropped">{t("completion.droppedWithoutYou", { count: dropped, planned: note.planned })}</p>
       )}
       <Reopened completion={completion} reopened={note.reopened ?? []} />
-      {standing === "not_verified" && <VerdictChoices completion={completion} note={note} busy={busy} {...actions} />}
+      {standing === "not_verified" && <VerdictChoices completion={completion} note={note} busy={busy} heard={verdictsHeard} {...actions} />}
       <p class="small">
         {onOpenFolder ? (
           <button type="button" class="link" data-testid="open-finalization" title={note.path} onClick={onOpenFolder}>
@@ -98,16 +96,16 @@ function Reopened({ completion, reopened }: { completion: Completion; reopened: 
   );
 }
 
-/** What the verdict is made of: a re-run's new verdict changes it (new gate records at the
- *  least), so the card knows when the checks it asked for have come back. */
-function verdictKey(completion: Completion): string {
-  return JSON.stringify([completion.finalization, completion.tasks.map((task) => task.gate?.last_run ?? null)]);
+/** What the verdict is made of: a re-run's new verdict that reads otherwise changes it (new
+ *  gate records at the least), one that reads the same is a verdict heard. */
+function verdictKey(completion: Completion, heard: number): string {
+  return JSON.stringify([heard, completion.finalization, completion.tasks.map((task) => task.gate?.last_run ?? null)]);
 }
 
-function VerdictChoices({ completion, note, busy, onVerify, onAccept, onContinue }: VerdictActions & { completion: Completion; note: Note; busy: boolean }) {
+function VerdictChoices({ completion, note, busy, heard, onVerify, onAccept, onContinue }: VerdictActions & { completion: Completion; note: FinalizationNote; busy: boolean; heard: number }) {
   // The engine answers a re-run at once (202) and runs the checks after: the button stays
   // busy until the verdict they give arrives.
-  const key = verdictKey(completion);
+  const key = verdictKey(completion, heard);
   const [awaiting, setAwaiting] = useState<string | null>(null);
   useEffect(() => {
     if (awaiting !== null && awaiting !== key) setAwaiting(null);

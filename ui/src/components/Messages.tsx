@@ -248,6 +248,7 @@ function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
         key="completion"
         completion={completion}
         busy={busy}
+        verdictsHeard={state.completionsHeard ?? 0}
         showSummary={!summaryShownInChat(completion.summary, state.view.messages)}
         onOpenFolder={actions.onOpenPlanFolder}
         onPlanDiff={actions.onPlanDiff}

@@ -20,4 +20,21 @@ path: string,
 /**
  * How many gates were run again before the verdict.
  */
-gates_rerun: number, };
+gates_rerun: number, 
+/**
+ * Tasks whose check failed when run again: their completion was withdrawn, and they
+ * are open again in the chat's task list (Continue works on them).
+ */
+reopened?: Array<number>, 
+/**
+ * Planned steps dropped by the chat's auto-approve setting, not by the user.
+ */
+dropped_without_user: number, 
+/**
+ * The steps of the plan as approved.
+ */
+planned: number, 
+/**
+ * When the user accepted the unverified plan as is: an explicit, recorded choice.
+ */
+accepted_at?: string, };

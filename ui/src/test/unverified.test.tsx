@@ -8,10 +8,10 @@ import { act, fireEvent, render, screen, within } from "@testing-library/preact"
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { CompletionCard } from "../components/CompletionCard";
-import type { Note } from "../components/Finalization";
 import { Messages } from "../components/Messages";
 import type { Completion } from "../generated/Completion";
-import { initialState } from "../lib/chatState";
+import type { FinalizationNote as Note } from "../generated/FinalizationNote";
+import { applyEvent, initialState } from "../lib/chatState";
 import { applyLanguage, formatTime } from "../lib/i18n";
 import { assistant, user, view } from "./fixtures";
 
@@ -219,5 +219,19 @@ describe("the chat's completion card", () => {
     expect(actions.onVerifyPlan).toHaveBeenCalledTimes(1);
     rerender(<Messages state={chatWith(note(), "executing")} actions={actions} />);
     expect(button("finalization-continue").disabled).toBe(true);
+  });
+
+  it("is ready again when the re-run's verdict arrives, even one that reads as the last", async () => {
+    const actions = { ...base, onContinue: async () => null, onVerifyPlan: vi.fn(async () => null), onAcceptPlan: async () => null };
+    const before = chatWith(note());
+    const { rerender } = render(<Messages state={before} actions={actions} />);
+    await act(async () => void fireEvent.click(button("finalization-verify")));
+    expect(actions.onVerifyPlan).toHaveBeenCalledTimes(1);
+    expect(button("finalization-verify").getAttribute("aria-busy")).toBe("true");
+    // The same checks failing the same way: the same record, heard as a new verdict.
+    const heard = applyEvent(before, { type: "completion", completion: completion(note()) });
+    rerender(<Messages state={heard} actions={actions} />);
+    expect(button("finalization-verify").getAttribute("aria-busy")).toBe("false");
+    expect(button("finalization-verify").textContent).toBe("Run the checks again");
   });
 });
