@@ -1,8 +1,8 @@
 // A plan finished but not verified (issue 49), in the real window: step 1's check passes
 // during the turn, then step 2 moves the file it checks away, so when the finaliser runs every
 // check again step 1's fails. The completion card says "Finished, not verified" with the
-// engine's reason and task 1 open again; Run the checks again comes back with the same
-// verdict; Accept as is, after its second step, leaves the card accepted with the date and no
+// engine's reason and task 1 open again; Run the checks again comes back still not verified
+// over task 1; Accept as is, after its second step, leaves the card accepted with the date and no
 // actions, and the plan folder records it.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -96,7 +96,7 @@ test("a check that fails when run again leaves the plan finished, not verified, 
     publish(await app.screenshot("unverified"), "unverified.png");
     await checkA11y(app, "the card of a plan finished but not verified");
 
-    // Run the checks again: keep.txt is still gone, so the verdict comes back the same.
+    // Run the checks again: keep.txt is still gone, so the plan comes back not verified again.
     const folderBefore = planFolder(ws);
     await app.click('[data-testid="finalization-verify"]');
     await waitFor(() => planFolder(ws) !== folderBefore, "the re-run's gate records in the plan folder");
@@ -106,6 +106,7 @@ test("a check that fails when run again leaves the plan finished, not verified, 
     }, "the checks run again to come back");
     assert.equal(await app.count('[data-testid="finalization-error"]'), 0, "the re-run was not refused");
     await app.find('[data-testid="completion-card"][data-standing="not_verified"]');
+    await app.byText('[data-testid="finalization-reasons"]', "Create keep.txt");
 
     // Accept as is: a second step says what it records; then the card is accepted, no actions.
     await app.click('[data-testid="finalization-accept"]');

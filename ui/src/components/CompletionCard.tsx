@@ -76,6 +76,15 @@ function mark(task: Task | undefined): string {
   return task.status === "done" ? "✓" : task.status === "dropped" ? "✗" : "○";
 }
 
+/** The tasks as the verdict left them: one whose check failed when run again is open again
+ *  (its record of the turn's passing run no longer stands, so it is not shown as evidence). */
+function asVerified(completion: Completion): Task[] {
+  const reopened = new Set(completion.finalization?.reopened ?? []);
+  return completion.tasks.map((task) =>
+    reopened.has(task.id) ? { ...task, status: "pending", outcome: t("completion.openAgain"), gate: undefined } : task,
+  );
+}
+
 export interface CompletionCardProps extends VerdictActions {
   completion: Completion;
   /** A turn runs in the chat: the verdict's actions wait for it. */
@@ -101,9 +110,10 @@ function heading(standing: Standing): string {
 }
 
 export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSummary = true, busy, verdictsHeard, ...verdictActions }: CompletionCardProps) {
-  const byId = new Map(completion.tasks.map((task) => [task.id, task]));
+  const tasks = asVerified(completion);
+  const byId = new Map(tasks.map((task) => [task.id, task]));
   const planned = new Set(completion.planned.map((step) => step.id));
-  const added = completion.tasks.filter((task) => !planned.has(task.id));
+  const added = tasks.filter((task) => !planned.has(task.id));
   const standing = standingOf(completion.finalization);
   const title = heading(standing);
   return (
@@ -125,7 +135,7 @@ export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSumma
           <Markdown text={completion.summary} />
         </div>
       )}
-      <h4>{t("completion.planned")}</h4>
+      <h4>{standing === "completed" ? t("completion.planned") : t("completion.plannedSteps")}</h4>
       <ol class="completion-steps" data-testid="completion-steps">
         {completion.planned.map((step) => {
           const task = byId.get(step.id);

@@ -72,6 +72,13 @@ describe("a plan finished but not verified", () => {
     expect(button("finalization-continue").textContent).toBe("Continue");
     expect(button("finalization-accept").textContent).toBe("Accept as is");
     expect(screen.queryByTestId("finalization-auto-dropped")).toBeNull();
+    // The steps as the verdict left them: step 1 open again, its turn's passing run not shown.
+    expect(within(card).getByRole("heading", { level: 4, name: "Planned steps" })).toBeTruthy();
+    const steps = [...screen.getByTestId("completion-steps").querySelectorAll("li")];
+    expect(steps.map((li) => li.className)).toEqual(["pending", "done"]);
+    expect(steps[0]!.textContent).toBe("○ Create keep.txt — open again: its check failed when run again");
+    expect(within(steps[0]!).queryByTestId("completion-gate")).toBeNull();
+    expect(within(steps[1]!).getByTestId("completion-gate").textContent).toContain("test -f out.txt");
   });
 
   it("offers no Continue when no task is open again", () => {
