@@ -412,3 +412,59 @@ async fn a_restore_of_a_finished_plan_withdraws_its_verdict() {
     assert!(progress.contains("The plan's completion is withdrawn"), "{progress}");
     assert_eq!(dwp_verify(&folder), (true, 0));
 }
+
+/// An edit of the first message sets the approved plan aside (issue 49): its folder says so
+/// and stays a record, and the plan made again is written to a folder of its own — never
+/// synced onto the old one.
+#[tokio::test]
+async fn an_edited_request_sets_the_plan_aside_and_the_next_plan_gets_its_own_folder() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join(".git")).unwrap();
+    let script = Script::new()
+        .route(
+            planner(),
+            [
+                plan("First plan", &["Write a.txt", "Check a.txt"]),
+                plan("Second plan", &["Write b.txt"]),
+            ],
+        )
+        .route(anyone(), [Reply::text("Not started yet."), Reply::text("Still thinking.")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    let mut events = serve.plan_approve_and_run(&id, "Write a file").await;
+    let first_folder = plan_folder(workspace.path());
+
+    let chat = serve.chat(&id).await;
+    let first = chat["messages"][0]["id"].as_str().unwrap().to_owned();
+    let path = format!("/v1/chats/{id}/messages/{first}");
+    let (status, body) =
+        serve.request("PUT", &path, Some(json!({"content": "Write b instead"}))).await;
+    assert_eq!(status, 202, "{body}");
+    events.wait_for_phase("awaiting_approval").await;
+    let old: Value =
+        serde_json::from_str(&std::fs::read_to_string(first_folder.join("state.json")).unwrap())
+            .unwrap();
+    assert!(
+        old["superseded"]["why"].as_str().unwrap_or_default().contains("edited the request"),
+        "{old:#}"
+    );
+    let progress = std::fs::read_to_string(first_folder.join("PROGRESS.md")).unwrap();
+    assert!(progress.contains("The plan is set aside"), "{progress}");
+    serve.post(&format!("/v1/chats/{id}/plan/approve"), json!(null)).await;
+    events.wait_for_phase("idle").await;
+    let mut folders: Vec<_> = std::fs::read_dir(workspace.path().join(".dwp/plans"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    folders.sort();
+    assert_eq!(folders.len(), 2, "{folders:?}");
+    let new = folders.iter().find(|folder| **folder != first_folder).unwrap();
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(new.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["title"], "Second plan", "{manifest:#}");
+    let prompts = std::fs::read_to_string(new.join("PROMPTS.md")).unwrap();
+    assert!(prompts.contains("Write b instead"), "PROMPTS.md holds the request: {prompts}");
+    assert_eq!(dwp_verify(&first_folder), (true, 0));
+    assert_eq!(dwp_verify(new), (true, 0));
+}

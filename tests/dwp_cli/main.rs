@@ -14,6 +14,7 @@ use preflight_engine::tasks::TaskList;
 use serde_json::Value;
 use tempfile::TempDir;
 
+mod evidence;
 mod lock;
 mod verify;
 

@@ -271,6 +271,7 @@ export function App() {
               onSet={(path) => void run(() => api.setChatWorkspace(id, path), refreshChats)}
               onChoose={() => void run(() => api.chooseWorkspace(id), refreshChats)}
               loadSandbox={() => api.sandboxInfo(id)}
+              adoptVenv={() => api.adoptVenv(id)}
             />
             <ChatOptions chat={current} onChange={(patch) => void run(() => api.updateChat(id, patch), refreshChats)} />
             <ScopeBar
@@ -280,7 +281,7 @@ export function App() {
             />
           </header>
           {current.workspace && (
-            <SandboxNotice chatKey={`${id}:${current.workspace}`} executing={phase === "executing"} load={() => api.sandboxInfo(id)} />
+            <SandboxNotice chatKey={`${id}:${current.workspace}`} executing={phase === "executing"} load={() => api.sandboxInfo(id)} adopt={() => api.adoptVenv(id)} />
           )}
           <Messages
             state={state}

@@ -4,10 +4,10 @@
 //! the whole seam (public, so the engine's tests use them too).
 
 use preflight_dwp::{
-    AmendKind, AmendmentInput, Authority, DropSettled, GateInput, LibraryInput, PlanApproval,
-    PlanInput, StepInput, TrackedStatus, TrackedTask,
+    AmendKind, AmendmentInput, Authority, Complexity, DropSettled, GateInput, LibraryInput,
+    PlanApproval, PlanInput, PlannedFilesInput, StepInput, TrackedStatus, TrackedTask,
 };
-use preflight_protocol::planner::{Approval, PlanDocument};
+use preflight_protocol::planner::{self, Approval, PlanDocument, PlanStep};
 use preflight_protocol::tasks::{
     ChangeKind, Gate, PlanChange, Task, TaskList, TaskOrigin, TaskStatus, MAX_TITLE_CHARS,
 };
@@ -50,7 +50,10 @@ pub fn tracked_tasks(list: &TaskList) -> Vec<TrackedTask> {
     list.tasks.iter().map(tracked_task).collect()
 }
 
-/// The approved plan document as the plan folder's input.
+/// The approved plan document as the plan folder's input: every field README.md shows,
+/// the judgement and each step's files and dependencies included. The document does not
+/// hold the user's request; a caller that has it sets `prompt` (PROMPTS.md says when none
+/// was handed in).
 pub fn plan_input(plan: &PlanDocument) -> PlanInput {
     let approval = match plan.approval {
         Approval::Pending => PlanApproval::Pending,
@@ -58,18 +61,11 @@ pub fn plan_input(plan: &PlanDocument) -> PlanInput {
         Approval::PreApproved => PlanApproval::PreApproved,
         Approval::Rejected => PlanApproval::Rejected,
     };
+    let judgement = &plan.judgement;
     PlanInput {
         title: plan.title.clone(),
         aim: plan.aim.clone(),
-        steps: plan
-            .steps
-            .iter()
-            .map(|step| StepInput {
-                action: step.action.clone(),
-                expected: step.expected.clone(),
-                check: step.check.clone(),
-            })
-            .collect(),
+        steps: plan.steps.iter().map(step_input).collect(),
         libraries: plan
             .libraries
             .iter()
@@ -80,7 +76,30 @@ pub fn plan_input(plan: &PlanDocument) -> PlanInput {
             })
             .collect(),
         approval,
-        risks: plan.judgement.risks.clone(),
+        risks: judgement.risks.clone(),
+        approach: judgement.approach.clone(),
+        alternatives: judgement.alternatives.clone(),
+        planned_files: PlannedFilesInput {
+            create: judgement.planned_files.create.clone(),
+            modify: judgement.planned_files.modify.clone(),
+        },
+        tests: judgement.tests.clone(),
+        complexity: judgement.complexity.map(|complexity| match complexity {
+            planner::Complexity::Low => Complexity::Low,
+            planner::Complexity::Medium => Complexity::Medium,
+            planner::Complexity::High => Complexity::High,
+        }),
+        prompt: None,
+    }
+}
+
+fn step_input(step: &PlanStep) -> StepInput {
+    StepInput {
+        action: step.action.clone(),
+        expected: step.expected.clone(),
+        check: step.check.clone(),
+        files: step.files.clone(),
+        depends_on: step.depends_on.clone(),
     }
 }
 
@@ -108,6 +127,7 @@ pub(crate) fn amendment_of(change: &PlanChange, before: &TaskList) -> AmendmentI
         new_check: request.new_check.clone(),
         authority: if change.auto_approved { Authority::AutoApprove } else { Authority::User },
         change: Some(change.id.to_string()),
+        target: None,
     }
 }
 

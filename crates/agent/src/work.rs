@@ -47,6 +47,9 @@ pub enum WorkChange<'a> {
     Restored { checkpoint: u32, list: &'a TaskList },
     /// The user cleared the task list; `left` is the list as it was.
     Cleared { left: &'a TaskList },
+    /// The chat set its plan aside (`why`, in words): the user edited the request it was
+    /// made for, and the chat plans again.
+    Superseded { why: &'a str },
     /// No step of the plan is left: the completion record, before it is stored (the
     /// finaliser's verdict comes back in [`Heard::finalization`]).
     Completed { list: &'a TaskList, completion: &'a Completion },
@@ -65,6 +68,7 @@ impl WorkChange<'_> {
             WorkChange::Stopped { .. } => "stopped",
             WorkChange::Restored { .. } => "restored",
             WorkChange::Cleared { .. } => "cleared",
+            WorkChange::Superseded { .. } => "superseded",
             WorkChange::Completed { .. } => "completed",
         }
     }

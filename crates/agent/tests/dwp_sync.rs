@@ -245,4 +245,51 @@ mod dwp {
             "a closed list changes nothing"
         );
     }
+
+    /// The plan document's judgement and each step's files, dependencies and check reach
+    /// README.md and the task files through `plan_input`.
+    #[test]
+    fn every_optional_field_of_the_plan_reaches_the_folder() {
+        use preflight_protocol::planner::{Complexity, PlanJudgement, PlannedFiles};
+        let ws = workspace();
+        let mut document =
+            plan_document("Add payment webhook handling", &STEPS, Approval::Approved);
+        document.judgement = PlanJudgement {
+            approach: Some("Verify the signature before parsing.".to_owned()),
+            alternatives: vec!["A hosted webhook relay".to_owned()],
+            risks: vec!["Clock skew rejects valid signatures".to_owned()],
+            planned_files: PlannedFiles {
+                create: vec!["src/webhook.rs".to_owned()],
+                modify: vec!["src/main.rs".to_owned()],
+            },
+            tests: vec!["a forged signature is refused".to_owned()],
+            complexity: Some(Complexity::Medium),
+        };
+        document.steps[0].files = vec!["src/webhook.rs".to_owned()];
+        document.steps[0].check = Some("cargo test webhook".to_owned());
+        document.steps[1].depends_on = vec![1];
+        let tasks = TaskList::from_steps(STEPS).unwrap();
+        let dir = plan_files()
+            .materialize(ws.path(), &plan_input(&document), &tracked(&tasks), CHAT, &at(0))
+            .unwrap();
+        let readme = std::fs::read_to_string(dir.file("README.md")).unwrap();
+        for line in [
+            "- **Approach:** Verify the signature before parsing.\n",
+            "- **Complexity:** medium\n",
+            "- **Alternatives weighed:**\n  - A hosted webhook relay\n",
+            "- **Risks:**\n  - Clock skew rejects valid signatures\n",
+            "- **Files to create:** `src/webhook.rs`\n- **Files to modify:** `src/main.rs`\n",
+            "- **Tests to write:**\n  - a forged signature is refused\n",
+            "   Files: `src/webhook.rs`\n   Check: `cargo test webhook`\n",
+            "   Depends on: step 1\n",
+        ] {
+            assert!(readme.contains(line), "{line:?} in\n{readme}");
+        }
+        let first = std::fs::read_to_string(dir.file("1.task_create_webhook_endpoint.md")).unwrap();
+        assert!(first.contains("- Files: `src/webhook.rs`\n- Check: `cargo test webhook`\n"));
+        let second = std::fs::read_to_string(dir.file("2.task_add_retry_queue.md")).unwrap();
+        assert!(second.contains("- Depends on: step 1\n"), "{second}");
+        let report = verify_plan(&dir, LockOptions::default()).unwrap();
+        assert!(report.findings.is_empty(), "{:?}", report.findings);
+    }
 }

@@ -34,15 +34,15 @@ pub use disk::protocol::{changes_for, PauseInput, SyncReport};
 pub use disk::request::{UpdateAction, UpdateReport, UpdateRequest};
 pub use rules::documents::{
     Acceptance, AmendKind, Amendment, ApprovalState, Author, Authority, Blocked, Checkpoint,
-    GateRecord, Locator, LocatorKind, Outcome, Pause, PlanState, Status, TaskBlock, TaskEntry,
-    Verification,
+    GateRecord, Locator, LocatorKind, Outcome, Pause, PlanState, Status, Superseded, TaskBlock,
+    TaskEntry, Verification,
 };
 pub use rules::evidence::{check_done, DoneRefusal, GateInput};
 pub use rules::finalization::{Finalization, Rerun, Verdict};
 pub use rules::findings::{Direction, Finding, FindingKind};
 pub use rules::input::{
-    AmendmentInput, DropSettled, LibraryInput, PlanApproval, PlanInput, StepInput, TrackedStatus,
-    TrackedTask,
+    AmendmentInput, Complexity, DropSettled, LibraryInput, PlanApproval, PlanInput,
+    PlannedFilesInput, StepInput, TrackedStatus, TrackedTask,
 };
 pub use rules::refusal::Refusal;
 pub use rules::task_helpers::{MAX_NOTE_CHARS, MAX_TITLE_CHARS};

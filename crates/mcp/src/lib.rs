@@ -20,7 +20,8 @@
 //! **What it may use:** the protocol crate (tool specs), the providers' crate for keys
 //! (`ApiKey`, the OS key store a remote server's tokens live in) and rmcp; never the store,
 //! the agent or the engine, which stand above. `confinement.rs` says whether the code
-//! sandbox can confine runs on this machine.
+//! sandbox can confine runs on this machine; `venv_adoption.rs` asks it to adopt a workspace's
+//! earlier venv at the user's word.
 
 mod classify;
 mod client;
@@ -42,13 +43,14 @@ mod settings;
 mod status;
 mod target;
 mod turn;
+pub mod venv_adoption;
 
 pub use classify::{classify, program_of, ServerClass};
 pub use client::{Answer, Asker, Question};
 pub use config::{
-    default_filesystem, default_sandbox, parse_entry, parse_servers, EntryError, PreRegistered,
-    Remote, RemoteKind, SandboxDefault, ServerEntry, ServerInfo, Supplied, CODE_SANDBOX,
-    FILESYSTEM, MCP_JSON, WORKSPACE_VAR,
+    default_filesystem, default_sandbox, parse_entry, parse_servers, sandbox_state_dir, EntryError,
+    PreRegistered, Remote, RemoteKind, SandboxDefault, ServerEntry, ServerInfo, Supplied,
+    CODE_SANDBOX, FILESYSTEM, MCP_JSON, WORKSPACE_VAR,
 };
 pub use connections::RunningServer;
 pub use edit::{edit_servers, ServerChange};

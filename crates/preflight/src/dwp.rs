@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use preflight_dwp::{
-    verify_plan, Author, Change, GateInput, LockOptions, Outcome, PlanFolder, PlanFolderWriter,
-    UpdateAction, UpdateRequest,
+    verify_plan, AmendKind, AmendmentInput, Author, Authority, Change, GateInput, LockOptions,
+    Outcome, PlanFolder, PlanFolderWriter, UpdateAction, UpdateRequest,
 };
 use preflight_engine::inert::inert;
 
@@ -35,9 +35,19 @@ ACTION, exactly one (each but --reconcile and --resolve-blocker needs --task N):
   GATE…                             only record gate runs (e.g. a failing one)
   --block-reason TEXT [--needs TEXT]   the task is blocked
   --resolve-blocker                 resolve the current blocker (with --task N: only if it is N)
-  --reopen-reason TEXT              reopen a completed, blocked or skipped task; its evidence is
-                                    invalidated and logged first
+  --reopen-reason TEXT              reopen a completed, blocked or skipped task: an amendment
+                                    (kind reopen) is recorded first, then its evidence is
+                                    invalidated (kept as history)
   --skip-reason TEXT                the user takes the task out of scope (skipped)
+  --defer-reason TEXT --defer-to M  a deferred requirement: the task's criterion moves to the open
+                                    task M, and this amendment (kind defer) alone closes the task
+                                    (skipped, its records history); a finished plan whose M never
+                                    meets it is UNVERIFIED
+  --investigation TEXT              record a completed investigation: what the work found; it
+                                    closes nothing by itself
+  --close-by-investigation TEXT     change the task's criterion to its recorded investigation
+                                    (an amendment of kind investigation naming it, TEXT the why)
+                                    and close the task against it — never against the original
   --checkpoint STEP [--note TEXT]   the resume point inside the task in progress
   --reconcile                       regenerate state.json from README.md (Markdown wins)
 
@@ -158,6 +168,10 @@ const VALUE_FLAGS: &[(&str, bool)] = &[
     ("--block-reason", true),
     ("--reopen-reason", true),
     ("--skip-reason", true),
+    ("--defer-reason", true),
+    ("--investigation", true),
+    ("--close-by-investigation", true),
+    ("--defer-to", false),
     ("--checkpoint", true),
     ("--needs", false),
     ("--note", false),
@@ -239,9 +253,17 @@ fn action(flags: &Flags) -> anyhow::Result<UpdateAction> {
     if !flags.gates.is_empty() && !matches!(name, "--complete" | "--gate") {
         bail!("gate runs go with --complete, or alone");
     }
+    if flags.text.contains_key("--defer-to") && name != "--defer-reason" {
+        bail!("--defer-to goes with --defer-reason");
+    }
     match name {
         "--reconcile" => Ok(UpdateAction::Reconcile),
         "--resolve-blocker" => Ok(UpdateAction::ResolveBlocker { task: flags.task }),
+        "--investigation" => {
+            let task = flags.task.ok_or_else(|| anyhow!("{name} needs --task N"))?;
+            let findings = flags.text.get(name).cloned().unwrap_or_default();
+            Ok(UpdateAction::Investigation { task, findings })
+        }
         _ => {
             let task = flags.task.ok_or_else(|| anyhow!("{name} needs --task N"))?;
             Ok(UpdateAction::Change(change(name, task, flags)?))
@@ -262,9 +284,30 @@ fn change(name: &str, task: u32, flags: &Flags) -> anyhow::Result<Change> {
             Change::Complete { task, gates, outcome, commit }
         }
         "--block-reason" => Change::Block { task, reason: text(name), needs: text("--needs") },
-        "--reopen-reason" => Change::Reopen { task, reason: text(name) },
+        "--reopen-reason" => amendment(AmendKind::Reopen, task, text(name), None),
+        "--close-by-investigation" => amendment(AmendKind::Investigation, task, text(name), None),
+        "--defer-reason" => {
+            let target =
+                flags.text.get("--defer-to").ok_or_else(|| anyhow!("{name} needs --defer-to M"))?;
+            let target = target.parse().map_err(|_| anyhow!("--defer-to takes a task number"))?;
+            amendment(AmendKind::Defer, task, text(name), Some(target))
+        }
         "--skip-reason" => Change::Skip { task, reason: text(name) },
         _ => Change::Checkpoint { task, step: text("--checkpoint"), note: text("--note") },
+    })
+}
+
+/// The user's refinement of `task` on the command line, as its amendment record.
+fn amendment(kind: AmendKind, task: u32, observed: String, target: Option<u32>) -> Change {
+    Change::Amend(AmendmentInput {
+        kind,
+        tasks: vec![task],
+        observed,
+        new_title: None,
+        new_check: None,
+        authority: Authority::User,
+        change: None,
+        target,
     })
 }
 

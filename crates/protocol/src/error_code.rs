@@ -58,6 +58,13 @@ error_codes! {
     /// The code sandbox cannot confine runs here, and the approval did not allow it to run
     /// unconfined (`{"unconfined": true}`, or `[sandbox] confinement = "off"`).
     Unconfined => "ERR_UNCONFINED",
+    /// The workspace's `.sandbox/venv` was not recorded by the sandbox but looks like one an
+    /// earlier Preflight made: it is not used until the user adopts it
+    /// (`POST /v1/chats/{id}/sandbox/venv/adopt`).
+    VenvAdoptable => "ERR_VENV_ADOPTABLE",
+    /// The workspace's `.sandbox/venv` was not made by Preflight (it came with the workspace)
+    /// and cannot be adopted: it is never used; the user moves it away or deletes it.
+    VenvForeign => "ERR_VENV_FOREIGN",
     /// No model provider could be built from the settings: the turn cannot start.
     ProviderSetup => "ERR_PROVIDER",
     ProviderRateLimited => "ERR_PROVIDER_RATE_LIMITED",

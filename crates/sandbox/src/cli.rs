@@ -9,6 +9,7 @@ usage: preflight-sandbox --workspace DIR [--network] [--confinement auto|bubblew
                          [--python PATH] [--allow-sdists]
                          [--state-dir DIR]
        preflight-sandbox --probe
+       preflight-sandbox --adopt-venv --workspace DIR [--state-dir DIR] [--python PATH]
 
 Serves the code-sandbox MCP tools (run_command, run_python, install_packages, sandbox_info)
 over stdio for the workspace DIR.
@@ -28,7 +29,11 @@ over stdio for the workspace DIR.
                       workspace (default $XDG_STATE_HOME/preflight/sandbox); a venv not
                       recorded there (one a repository brought) is never used
   --probe             print whether runs can be confined on this machine, as one JSON line
-                      (confined true, or false with the reason), and exit";
+                      (confined true, or false with the reason), and exit
+  --adopt-venv        record DIR/.sandbox/venv as this sandbox's when it is a venv an
+                      earlier Preflight made (before venvs were recorded), print one JSON
+                      line (adopted true, or false with the reason), and exit; only at the
+                      user's word (the window's \"Use this environment\")";
 
 /// What `--confinement` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,12 +69,15 @@ pub enum Command {
     Help,
     /// Say whether bubblewrap can confine runs here, and stop.
     Probe,
+    /// Adopt the workspace's unrecorded venv if it is an earlier Preflight's, and stop.
+    AdoptVenv(Options),
 }
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxError> {
     let mut args = args.into_iter();
     let mut workspace = None;
+    let mut adopt = false;
     let mut options = Options {
         workspace: PathBuf::new(),
         network: false,
@@ -87,6 +95,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
         match arg.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
             "--probe" => return Ok(Command::Probe),
+            "--adopt-venv" => adopt = true,
             "--workspace" => workspace = Some(PathBuf::from(value("--workspace")?)),
             "--network" => options.network = true,
             "--no-network" => options.network = false,
@@ -101,7 +110,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, SandboxE
         }
     }
     options.workspace = workspace.ok_or_else(|| usage_error("--workspace DIR is required"))?;
-    Ok(Command::Serve(options))
+    Ok(if adopt { Command::AdoptVenv(options) } else { Command::Serve(options) })
 }
 
 fn confinement(value: &str) -> Result<ConfinementChoice, SandboxError> {
@@ -170,5 +179,11 @@ mod tests {
         }
         assert_eq!(parse_words("--help").unwrap(), Command::Help);
         assert_eq!(parse_words("--probe").unwrap(), Command::Probe);
+        let Command::AdoptVenv(o) =
+            parse_words("--adopt-venv --workspace /w --state-dir /s").unwrap()
+        else {
+            panic!("--adopt-venv is its own command")
+        };
+        assert_eq!((o.workspace, o.state_dir), ("/w".into(), Some("/s".into())));
     }
 }

@@ -33,6 +33,13 @@ pub enum SandboxError {
     VenvBroken(PathBuf),
     #[error("{0} was not made by Preflight's sandbox (it came with the workspace, or was replaced): its programs would run with the user's rights, so it is not used. Move it away or delete it yourself, and the next run creates a fresh one")]
     VenvForeign(PathBuf),
+    /// Not recorded, but made the way an earlier Preflight made venvs (`adopt.rs`): it is used
+    /// once the user adopts it in the window, never before.
+    #[error("{0} was not recorded by this sandbox, but it looks like a venv an earlier Preflight made (before venvs were recorded). It is not used until the user confirms it: in Preflight's window, \"Use this environment\" adopts it (or POST /v1/chats/{{id}}/sandbox/venv/adopt with {{\"confirm\": true}}). Or move it away or delete it, and the next run creates a fresh one. Ask the user; do not try to work around it")]
+    VenvAdoptable(PathBuf),
+    /// Adoption refused: the venv is not what an earlier Preflight made; nothing changed.
+    #[error("{venv} cannot be adopted: {reason}. It is not used; move it away or delete it yourself, and the next run creates a fresh one")]
+    VenvNotAdoptable { venv: PathBuf, reason: String },
     #[error("could not create the virtual environment {dir}: {detail}")]
     VenvCreate { dir: PathBuf, detail: String },
     #[error("--confinement bubblewrap was asked for, but {0}")]

@@ -98,6 +98,19 @@ pub fn names_and_versions(packages: &[Package]) -> String {
     words.join(", ")
 }
 
+/// Where the workspace's venv stands with this sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    /// None yet: the first run makes it.
+    Absent,
+    /// Made (or adopted) by this sandbox: used.
+    Ours,
+    /// Not recorded, but an earlier Preflight's: used once the user adopts it.
+    Adoptable,
+    /// Not recorded and not an earlier Preflight's, with why: never used.
+    Foreign(String),
+}
+
 /// The `sandbox_info` result: text in plain words and the same facts structured. `version`
 /// is the interpreter's, `venv` the workspace's venv folder (`venv_ours` when this sandbox
 /// made it) and `packages` what its `site-packages` holds.
@@ -106,7 +119,7 @@ pub fn sandbox_info(
     python: &Python,
     version: Option<String>,
     venv: &Path,
-    venv_ours: bool,
+    standing: &Standing,
     packages: Option<Vec<Package>>,
 ) -> CallToolResult {
     let venv_exists = venv::venv_python(venv).exists();
@@ -121,10 +134,11 @@ pub fn sandbox_info(
         python.interpreter.display(),
         python.chosen_because
     ));
-    let state = match (venv_exists, venv_ours) {
-        (true, true) => "exists",
-        (true, false) => "NOT USED: it was not made by this sandbox (it came with the workspace)",
-        (false, _) => "not created yet: made on the first run",
+    let state = match standing {
+        Standing::Ours => "exists".to_owned(),
+        Standing::Adoptable => "NOT USED YET: not recorded by this sandbox, but it looks like a venv an earlier Preflight made; the user can adopt it in the window (\"Use this environment\")".to_owned(),
+        Standing::Foreign(why) => format!("NOT USED: it was not made by this sandbox (it came with the workspace): {why}"),
+        Standing::Absent => "not created yet: made on the first run".to_owned(),
     };
     text.push_str(&format!("Venv: {} ({state})\n", venv.display()));
     let listed = packages.as_deref().map(names_and_versions);
@@ -139,7 +153,13 @@ pub fn sandbox_info(
         "network": jail.network,
         "limits": jail.limits.describe(),
         "python": {"interpreter": python.interpreter, "chosen_because": python.chosen_because, "version": version},
-        "venv": {"path": venv, "exists": venv_exists, "ours": venv_ours},
+        "venv": {
+            "path": venv,
+            "exists": venv_exists,
+            "ours": *standing == Standing::Ours,
+            "adoptable": *standing == Standing::Adoptable,
+            "refused_because": match standing { Standing::Foreign(why) => Some(why), _ => None },
+        },
         "packages": packages.unwrap_or_default(),
     }));
     result

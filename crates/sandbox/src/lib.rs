@@ -52,6 +52,11 @@
 //!   folder's `sandbox/`); a `.sandbox/venv` not recorded there came with the workspace and is
 //!   neither run nor put on PATH (`venv.rs`).
 //! - `--probe`: prints whether runs can be confined here, as one JSON line, and exits.
+//! - `--adopt-venv`: records an unrecorded `.sandbox/venv` as this sandbox's when it is one an
+//!   earlier Preflight made (`adopt/`: its layout, its interpreter and its pip checked as
+//!   data, nothing of it run), prints one JSON line and exits. The engine runs it only at
+//!   the user's word; until then such a venv is refused like any other unrecorded one, with
+//!   its own error (`VenvAdoptable`) that says how to adopt it.
 //!
 //! Tools: `run_command {command, timeout_s?, cwd?}`, `run_python {code, timeout_s?}`,
 //! `install_packages {packages, timeout_s?}`, `sandbox_info {}`. Runs return text and
@@ -60,6 +65,7 @@
 //! `guard_incomplete` when the walk stopped at its caps.
 //! The server's own stdout is the MCP channel; it logs one line to stderr at start.
 
+pub mod adopt;
 pub mod cli;
 pub mod confine;
 pub mod env;

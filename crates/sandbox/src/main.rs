@@ -1,5 +1,6 @@
 //! `preflight-sandbox`: the code-sandbox MCP server over stdio (usage in the library's docs).
 
+use preflight_sandbox::adopt;
 use preflight_sandbox::cli::{self, Command};
 use preflight_sandbox::confine::Jail;
 use preflight_sandbox::venv::{Python, Records};
@@ -14,6 +15,7 @@ fn main() -> ExitCode {
     }
     let options = match cli::parse(std::env::args().skip(1)) {
         Ok(Command::Serve(options)) => options,
+        Ok(Command::AdoptVenv(options)) => return adopt_venv(&options),
         Ok(Command::Help) => {
             println!("{}", cli::USAGE);
             return ExitCode::SUCCESS;
@@ -24,17 +26,9 @@ fn main() -> ExitCode {
         }
         Err(error) => return fail(&error),
     };
-    let workspace = match options.workspace.canonicalize() {
-        Ok(dir) if dir.is_dir() => dir,
-        Ok(dir) => {
-            return fail(&SandboxError::Workspace {
-                path: dir,
-                source: std::io::ErrorKind::NotADirectory.into(),
-            })
-        }
-        Err(source) => {
-            return fail(&SandboxError::Workspace { path: options.workspace.clone(), source })
-        }
+    let workspace = match workspace_of(&options) {
+        Ok(dir) => dir,
+        Err(error) => return fail(&error),
     };
     let jail = match Jail::detect(&options, workspace) {
         Ok(jail) => jail,
@@ -60,6 +54,43 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The workspace folder, canonical.
+fn workspace_of(options: &cli::Options) -> Result<std::path::PathBuf, SandboxError> {
+    match options.workspace.canonicalize() {
+        Ok(dir) if dir.is_dir() => Ok(dir),
+        Ok(dir) => Err(SandboxError::Workspace {
+            path: dir,
+            source: std::io::ErrorKind::NotADirectory.into(),
+        }),
+        Err(source) => Err(SandboxError::Workspace { path: options.workspace.clone(), source }),
+    }
+}
+
+/// `--adopt-venv`: one JSON line, `{"adopted": true}` or `{"adopted": false, "reason": …}`
+/// (exit 1); nothing changes unless the venv is adopted.
+fn adopt_venv(options: &cli::Options) -> ExitCode {
+    let workspace = match workspace_of(options) {
+        Ok(dir) => dir,
+        Err(error) => return fail(&error),
+    };
+    let python = Python::resolve(options.python.clone());
+    let records = Records::resolve(options.state_dir.clone());
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(&SandboxError::io("starting the async runtime", e)),
+    };
+    let venv = preflight_sandbox::venv::venv_dir(&workspace);
+    let adoption = adopt::adopt(&venv, &workspace, &python, &records);
+    let (line, code) = match runtime.block_on(adoption) {
+        Ok(()) => (serde_json::json!({"adopted": true}), ExitCode::SUCCESS),
+        Err(error) => {
+            (serde_json::json!({"adopted": false, "reason": error.to_string()}), ExitCode::FAILURE)
+        }
+    };
+    println!("{line}");
+    code
 }
 
 /// Serves MCP on stdin/stdout until the client closes the connection.

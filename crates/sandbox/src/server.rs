@@ -1,9 +1,10 @@
 //! The MCP server: lists the four tools and runs them for one workspace. One `Sandbox` owns
 //! the jail, the interpreter choice and the venv's creation lock.
 
+use crate::adopt::{self, Verdict};
 use crate::confine::{Confinement, Jail};
 use crate::error::SandboxError;
-use crate::info::{self, Package};
+use crate::info::{self, Package, Standing};
 use crate::quarantine::Guard;
 use crate::request::{Network, Reach, RunRequest};
 use crate::run::{run, RunOutcome};
@@ -32,6 +33,9 @@ pub struct Sandbox {
     /// pip may build source distributions (`--allow-sdists`); else wheels only.
     pub allow_sdists: bool,
     venv_creation: tokio::sync::Mutex<()>,
+    /// The last verdict on an unrecorded venv, by the venv's identity: what its refusal says
+    /// (adoption itself always examines afresh).
+    verdict: std::sync::Mutex<Option<(String, Verdict)>>,
     /// Snapshots the workspace's `.git` entries around each run and quarantines new ones.
     guard: Guard,
 }
@@ -50,7 +54,8 @@ impl Sandbox {
     ) -> Sandbox {
         let venv_creation = tokio::sync::Mutex::new(());
         let guard = Guard::default();
-        Sandbox { jail, python, records, server_env, allow_sdists, venv_creation, guard }
+        let verdict = std::sync::Mutex::new(None);
+        Sandbox { jail, python, records, server_env, allow_sdists, venv_creation, verdict, guard }
     }
 
     pub fn workspace(&self) -> &Path {
@@ -61,10 +66,32 @@ impl Sandbox {
         venv::venv_dir(self.workspace())
     }
 
-    /// Creates the venv on first need; concurrent first calls create it once.
+    /// Creates the venv on first need; concurrent first calls create it once. An unrecorded
+    /// venv is refused either way; one an earlier Preflight made says it can be adopted.
     pub async fn ensure_venv(&self) -> Result<(), SandboxError> {
         let _creating = self.venv_creation.lock().await;
-        venv::ensure(&self.python, &self.venv(), &self.records).await
+        match venv::ensure(&self.python, &self.venv(), &self.records).await {
+            Err(SandboxError::VenvForeign(venv)) => match self.adoption_verdict().await {
+                Verdict::Adoptable => Err(SandboxError::VenvAdoptable(venv)),
+                Verdict::Refused(_) => Err(SandboxError::VenvForeign(venv)),
+            },
+            other => other,
+        }
+    }
+
+    /// Whether the workspace's unrecorded venv could be adopted, examined once per venv.
+    async fn adoption_verdict(&self) -> Verdict {
+        let venv = self.venv();
+        let key = venv::identity(&venv).unwrap_or_default();
+        let cached = self.verdict.lock().ok().and_then(|slot| slot.clone());
+        if let Some((_, verdict)) = cached.filter(|(seen, _)| *seen == key) {
+            return verdict;
+        }
+        let verdict = adopt::examine(&venv, self.workspace(), &self.python).await;
+        if let Ok(mut slot) = self.verdict.lock() {
+            *slot = Some((key, verdict.clone()));
+        }
+        verdict
     }
 
     /// The venv when it is there and this sandbox made it: only then is its `bin` on PATH
@@ -133,9 +160,17 @@ impl Sandbox {
     /// `sandbox_info`: the jail, the interpreter, the venv and its packages.
     async fn sandbox_info(&self) -> CallToolResult {
         let version = self.python.version().await;
-        let (venv, venv_ours) = (self.venv(), self.usable_venv().is_some());
+        let venv = self.venv();
+        let standing = match (self.usable_venv().is_some(), venv::venv_python(&venv).exists()) {
+            (true, _) => Standing::Ours,
+            (false, false) => Standing::Absent,
+            (false, true) => match self.adoption_verdict().await {
+                Verdict::Adoptable => Standing::Adoptable,
+                Verdict::Refused(why) => Standing::Foreign(why),
+            },
+        };
         let packages = self.installed();
-        info::sandbox_info(&self.jail, &self.python, version, &venv, venv_ours, packages)
+        info::sandbox_info(&self.jail, &self.python, version, &venv, &standing, packages)
     }
 
     async fn run_command(

@@ -122,7 +122,9 @@ impl Records {
         identity(venv).is_some_and(|now| recorded.lines().next() == Some(now.as_str()))
     }
 
-    fn record(&self, venv: &Path) -> Result<(), SandboxError> {
+    /// Records `venv` as made by this sandbox: after it is created, or adopted at the user's
+    /// word (`adopt.rs`).
+    pub(crate) fn record(&self, venv: &Path) -> Result<(), SandboxError> {
         let file = self.file_of(venv);
         let failed =
             |e| SandboxError::io(format!("recording the new venv in {}", file.display()), e);
@@ -136,7 +138,7 @@ impl Records {
 }
 
 /// `dev:ino dev:ino` of the venv folder and its `pyvenv.cfg` (links not followed).
-fn identity(venv: &Path) -> Option<String> {
+pub(crate) fn identity(venv: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let folder = std::fs::symlink_metadata(venv).ok().filter(|m| m.is_dir())?;
     let config = std::fs::symlink_metadata(venv.join("pyvenv.cfg")).ok().filter(|m| m.is_file())?;
@@ -193,7 +195,7 @@ async fn check_venv_module(python: &Python) -> Result<(), SandboxError> {
 
 /// The trusted interpreter, isolated (`-I`: no PYTHON* variables, no user site, no current
 /// folder on sys.path) and started from `/` so nothing in the workspace is imported.
-fn isolated(interpreter: &Path) -> Command {
+pub(crate) fn isolated(interpreter: &Path) -> Command {
     let mut command = Command::new(interpreter);
     command.arg("-I").current_dir("/").env_clear();
     command.env("PATH", "/usr/local/bin:/usr/bin:/bin").stdin(std::process::Stdio::null());

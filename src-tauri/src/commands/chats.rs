@@ -71,6 +71,17 @@ pub async fn sandbox_info(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<Sa
     shell.engine()?.sandbox(&chat_id).await
 }
 
+/// "Use this environment": adopts the workspace's `.sandbox/venv` that an earlier Preflight
+/// made, at the user's word (`confirm`); answers the sandbox as it stands afterwards.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn adopt_venv(
+    shell: State<'_, Shell>,
+    chat_id: ChatId,
+    confirm: bool,
+) -> Answer<SandboxView> {
+    shell.engine()?.adopt_venv(&chat_id, confirm).await
+}
+
 /// Renames the chat, sets its workspace from a typed or pasted path (null clears it), or
 /// flips its plan-mode switches: one checked write.
 #[tauri::command(rename_all = "snake_case")]

@@ -28,6 +28,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chats::chat_view,
         chats::chat_messages,
         chats::sandbox_info,
+        chats::adopt_venv,
         chats::update_chat,
         chats::choose_workspace,
         chats::choose_scope,

@@ -15,6 +15,7 @@ pub const COMMANDS: &[&str] = &[
     "chat_view",
     "chat_messages",
     "sandbox_info",
+    "adopt_venv",
     "update_chat",
     "choose_workspace",
     "choose_scope",

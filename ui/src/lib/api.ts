@@ -95,6 +95,9 @@ export const api = {
   /** The page of the chat's messages before `before` (a view's `messages_cursor`). */
   chatMessages: (chat_id: string, before: string) => call<MessagePage>("chat_messages", { chat_id, before }),
   sandboxInfo: (chat_id: string) => call<SandboxView>("sandbox_info", { chat_id }),
+  /** "Use this environment": adopts the workspace's venv an earlier Preflight made (the user's
+   *  confirmation); the sandbox as it stands afterwards, or ERR_VENV_FOREIGN with why not. */
+  adoptVenv: (chat_id: string) => call<SandboxView>("adopt_venv", { chat_id, confirm: true }),
   updateChat: (chat_id: string, patch: ChatPatch) => call<Chat>("update_chat", { chat_id, patch }),
   renameChat: (chat_id: string, title: string) => call<Chat>("update_chat", { chat_id, patch: { title } }),
   setChatWorkspace: (chat_id: string, workspace: string | null) =>

@@ -33,6 +33,10 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_CHANGE_STALE");
     case "ERR_UNCONFINED":
       return t("errors.ERR_UNCONFINED");
+    case "ERR_VENV_ADOPTABLE":
+      return t("errors.ERR_VENV_ADOPTABLE");
+    case "ERR_VENV_FOREIGN":
+      return t("errors.ERR_VENV_FOREIGN");
     case "ERR_PROVIDER":
       return t("errors.ERR_PROVIDER");
     case "ERR_PROVIDER_RATE_LIMITED":

@@ -81,10 +81,10 @@ describe("sandbox results", () => {
   });
 
   it("tells a confined sandbox from an unconfined one", () => {
-    const { unmount } = render(<SandboxSummary view={{ available: true, confined: true, text: "Confinement: Confined by bubblewrap", info: {} }} />);
+    const { unmount } = render(<SandboxSummary view={{ available: true, confined: true, text: "Confinement: Confined by bubblewrap", info: {}, venv_refusal: null }} />);
     expect(screen.getByTestId("sandbox-status").textContent).toBe("Confined by bubblewrap");
     unmount();
-    render(<SandboxSummary view={{ available: true, confined: false, text: "UNCONFINED", info: {} }} />);
+    render(<SandboxSummary view={{ available: true, confined: false, text: "UNCONFINED", info: {}, venv_refusal: null }} />);
     expect(screen.getByTestId("sandbox-status").textContent).toBe("UNCONFINED");
   });
 });
@@ -112,7 +112,7 @@ describe("the sandbox notice", () => {
     let calls = 0;
     const load = () => {
       calls += 1;
-      return Promise.resolve({ available: true, confined: false, text: "UNCONFINED (no bubblewrap)", info: null });
+      return Promise.resolve({ available: true, confined: false, text: "UNCONFINED (no bubblewrap)", info: null, venv_refusal: null });
     };
     const { rerender } = render(<SandboxNotice chatKey="c1:/w" executing={true} load={load} />);
     rerender(<SandboxNotice chatKey="c1:/w" executing={false} load={load} />);

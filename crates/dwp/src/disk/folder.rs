@@ -23,6 +23,8 @@ pub(crate) const STATE_FILE: &str = "state.json";
 pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 pub(crate) const README_FILE: &str = "README.md";
 pub(crate) const PROGRESS_FILE: &str = "PROGRESS.md";
+/// The user's request that made the plan, written once at materialisation.
+pub(crate) const PROMPTS_FILE: &str = "PROMPTS.md";
 /// The finaliser's in-progress marker (`disk/finalize.rs`).
 pub(crate) const FINALIZING_FILE: &str = ".finalizing.json";
 /// Where the finaliser's attestation goes, inside the plan's own folder (never the

@@ -1,10 +1,20 @@
-//! Materialising an approved plan: `.dwp/plans/PLAN_<slug>/` with README.md, PROGRESS.md,
-//! `manifest.json` (written exactly once) and `state.json`, then finding it again.
+//! Materialising an approved plan: `.dwp/plans/PLAN_<slug>/` in seed 002's full layout —
+//! README.md, PROGRESS.md, PROMPTS.md, `manifest.json` (written exactly once), `state.json`,
+//! one `{N}.task_{slug}.md` per task and `analysis_results/` — then finding it again.
 //!
 //! Order: the folder (a unique name), the lock, `manifest.json`, `state.json` saying
-//! `materializing`, then README.md, PROGRESS.md and `state.json` saying `ready` with every
-//! task pending as one change (the "materialisation" protocol point). The tracker's
-//! current statuses (task 1 active) are then synced as their own protocol points.
+//! `materializing`, `analysis_results/`, then README.md, PROGRESS.md, PROMPTS.md, the task
+//! files and `state.json` saying `ready` with every task pending as one change (the
+//! "materialisation" protocol point). The tracker's current statuses (task 1 active) are
+//! then synced as their own protocol points.
+//!
+//! New plans are Full: each task's locator is `{kind:"file", value:"N.task_slug.md"}`. A
+//! `file` locator is what makes `preflight dwp verify` read the task file (a missing one is
+//! a finding, and a completed task whose file still says otherwise a contradiction), and it
+//! is the shape a migrated v1 plan already has, so the writer, the verifier and the
+//! migration treat every task file alike. README.md keeps its checkbox list, the index the
+//! reconciler reads (Markdown wins) in both formats; a Lite folder an earlier Preflight
+//! wrote stays Lite.
 
 use std::fs;
 use std::io::ErrorKind;
@@ -13,21 +23,24 @@ use std::path::{Path, PathBuf};
 use preflight_files::{write_atomic, write_new, Access};
 
 use super::error::DwpError;
+use super::finalize::ANALYSIS_DIR;
 use super::folder::{
     check_real_folders, read_manifest, read_state, to_json, PlanFolder, MANIFEST_FILE, PLANS_DIR,
-    PROGRESS_FILE, README_FILE, STATE_FILE,
+    PROGRESS_FILE, PROMPTS_FILE, README_FILE, STATE_FILE,
 };
 use super::journal::{commit, recover};
 use super::lock::PlanLock;
+use super::task_files::task_file_changes;
 use crate::disk::plan_files::PlanFolderWriter;
 use crate::rules::documents::{
     ApprovalState, Archetype, Manifest, Materialization, Origin, PlanFormat, PlanState, Rigor,
     Status, TaskEntry, MANIFEST_SCHEMA, SPEC_VERSION, STATE_SCHEMA,
 };
 use crate::rules::input::{PlanApproval, PlanInput, TrackedTask};
-use crate::rules::progress::{append_entries, render_progress_header};
+use crate::rules::progress::{append_entries, render_progress_header, render_prompts};
 use crate::rules::readme::render_readme;
 use crate::rules::slug::slug;
+use crate::rules::task_file::task_locator;
 use crate::rules::transition::stamp;
 
 impl PlanFolderWriter {
@@ -107,6 +120,9 @@ impl PlanFolderWriter {
                 continue;
             };
             let ours = manifest.origin.as_ref().is_some_and(|origin| origin.chat_id == chat_id);
+            // A plan the chat set aside is a record now, never the chat's current plan.
+            let set_aside = || read_state(&dir).is_ok_and(|read| read.state.superseded.is_some());
+            let ours = ours && !set_aside();
             let newer =
                 found.as_ref().is_none_or(|(created_at, _)| manifest.created_at > *created_at);
             if ours && newer {
@@ -135,7 +151,7 @@ impl PlanFolderWriter {
             title: Some(plan.title.clone()),
             archetype: if in_git { Archetype::Individual } else { Archetype::AgentWorkspace },
             rigor: Rigor::Standard,
-            plan_format: PlanFormat::Lite,
+            plan_format: PlanFormat::Full,
             created_at: now.to_owned(),
             created_by: Some(self.author.clone()),
             tags: Vec::new(),
@@ -153,9 +169,11 @@ impl PlanFolderWriter {
         approval: ApprovalState,
         now: &str,
     ) -> PlanState {
-        let entries = tasks
-            .iter()
-            .map(|task| TaskEntry::pending(task.id, task.title.clone(), task.phase.clone()));
+        let entries = tasks.iter().map(|task| {
+            let mut entry = TaskEntry::pending(task.id, task.title.clone(), task.phase.clone());
+            entry.locator = task_locator(PlanFormat::Full, task.id, &task.title);
+            entry
+        });
         let mut state = PlanState {
             schema: STATE_SCHEMA.to_owned(),
             plan: dir.name(),
@@ -164,7 +182,7 @@ impl PlanFolderWriter {
             status: Status::Pending,
             completed_count: 0,
             task_count: 0,
-            format: PlanFormat::Lite,
+            format: PlanFormat::Full,
             materialization: Materialization::Materializing,
             approval: Some(approval),
             promotion: None,
@@ -174,6 +192,7 @@ impl PlanFolderWriter {
             amendments: Vec::new(),
             verification: None,
             withdrawn_verifications: Vec::new(),
+            superseded: None,
             extra: Default::default(),
         };
         stamp(&mut state, now, &self.author);
@@ -181,8 +200,9 @@ impl PlanFolderWriter {
     }
 }
 
-/// The materialisation protocol point: README.md, PROGRESS.md and `state.json` (`ready`,
-/// every task pending) as one change.
+/// The materialisation protocol point: `analysis_results/` first, then README.md,
+/// PROGRESS.md, PROMPTS.md, the task files and `state.json` (`ready`, every task pending) as
+/// one change. PROMPTS.md is written here only, never again (seed 002: "niezmieniony").
 fn write_ready(
     dir: &PlanFolder,
     plan: &PlanInput,
@@ -191,15 +211,26 @@ fn write_ready(
     now: &str,
 ) -> Result<(), DwpError> {
     state.materialization = Materialization::Ready;
+    let results = dir.file(ANALYSIS_DIR);
+    match fs::create_dir(&results) {
+        Err(error) if error.kind() != ErrorKind::AlreadyExists => {
+            return Err(DwpError::Io { path: results, source: error })
+        }
+        _ => {}
+    }
     let readme = render_readme(plan, &state, approval, now);
     let header = render_progress_header(&plan.title, &dir.name());
     let line =
         format!("Plan materialised: {} tasks, approval {}.", state.tasks.len(), approval.as_str());
     let progress = append_entries(&header, now, &[line]);
-    commit(
-        dir.path(),
-        &[(PROGRESS_FILE, &progress), (README_FILE, &readme), (STATE_FILE, &to_json(&state))],
-    )
+    let prompts = render_prompts(plan, now);
+    let task_files = task_file_changes(dir, None, &state, &plan.steps)?;
+    let state = to_json(&state);
+    let mut files =
+        vec![(PROGRESS_FILE, progress.as_str()), (README_FILE, &readme), (PROMPTS_FILE, &prompts)];
+    files.extend(task_files.iter().map(|(name, text)| (name.as_str(), text.as_str())));
+    files.push((STATE_FILE, &state));
+    commit(dir.path(), &files)
 }
 
 /// Creates `plans_root/PLAN_<slug>` (or `PLAN_<slug>_2`, `_3`, … when taken) and returns

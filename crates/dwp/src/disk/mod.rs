@@ -15,4 +15,5 @@ pub(crate) mod outcomes;
 pub(crate) mod plan_files;
 pub(crate) mod protocol;
 pub(crate) mod request;
+pub(crate) mod task_files;
 pub(crate) mod writer;

@@ -14,7 +14,7 @@ use super::folder::PlanFolder;
 use super::git_head::head_commit;
 use super::writer::Writer;
 use crate::disk::plan_files::PlanFolderWriter;
-use crate::rules::documents::{Pause, PlanState, Status};
+use crate::rules::documents::{Pause, PlanState, Status, Superseded};
 use crate::rules::evidence::GateInput;
 use crate::rules::input::{AmendmentInput, TrackedTask};
 use crate::rules::tracker::{self, Planned};
@@ -198,6 +198,37 @@ impl PlanFolderWriter {
         writer.follow_markdown(now)?;
         let applied = Applied { state: writer.state().clone(), log: lines.to_vec() };
         writer.write(applied, now).map(drop)
+    }
+
+    /// The chat set the plan aside (`why`, in words; e.g. its request was edited and it plans
+    /// again): recorded in `state.json` and PROGRESS.md, the tasks kept as they stand. The
+    /// folder is a record from then on: [`locate`](Self::locate) passes it over, so the
+    /// chat's next plan gets a folder of its own. `false` when it was set aside already.
+    pub fn supersede(&self, dir: &PlanFolder, why: &str, now: &str) -> Result<bool, DwpError> {
+        let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
+        writer.follow_markdown(now)?;
+        if writer.state().superseded.is_some() {
+            return Ok(false);
+        }
+        let why = crate::rules::text::one_line(why);
+        let mut next = writer.state().clone();
+        let open: Vec<String> = next
+            .tasks
+            .iter()
+            .filter(|task| !matches!(task.status, Status::Completed | Status::Skipped))
+            .map(|task| task.id.to_string())
+            .collect();
+        let left = match open.is_empty() {
+            true => String::new(),
+            false => format!(" Its open tasks ({}) stay as they were.", open.join(", ")),
+        };
+        let line = format!(
+            "The plan is set aside: {why}.{left} The chat's next plan gets its own folder."
+        );
+        next.superseded = Some(Superseded { at: now.to_owned(), why });
+        crate::rules::transition::stamp(&mut next, now, &self.author);
+        writer.write(Applied { state: next, log: vec![line] }, now)?;
+        Ok(true)
     }
 
     fn apply_one(&self, dir: &PlanFolder, change: &Change, now: &str) -> Result<(), DwpError> {

@@ -8,10 +8,11 @@ use super::lock::break_stale_lock;
 use super::writer::Writer;
 use crate::disk::plan_files::PlanFolderWriter;
 use crate::rules::documents::Author;
+use crate::rules::evidence_states::record_investigation;
 use crate::rules::readme::parse_readme;
 use crate::rules::reconciliation::reconcile;
 use crate::rules::refusal::Refusal;
-use crate::rules::transition::Change;
+use crate::rules::transition::{stamp, Applied, Change};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateAction {
@@ -22,6 +23,12 @@ pub enum UpdateAction {
     },
     /// Regenerate `state.json` from README.md (Markdown wins).
     Reconcile,
+    /// Record a completed investigation's findings on a task (seed 002): real work that
+    /// closes the task only through an amendment of kind `investigation` naming it.
+    Investigation {
+        task: u32,
+        findings: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -80,6 +87,11 @@ fn run_action(
             Change::ResolveBlocker { task: task.or(current).ok_or(Refusal::NothingBlocked)? }
         }
         UpdateAction::Change(change) => change.clone(),
+        UpdateAction::Investigation { task, findings } => {
+            let (mut state, log) = record_investigation(writer.state(), *task, findings, now)?;
+            stamp(&mut state, now, by);
+            return writer.write(Applied { state, log }, now);
+        }
         UpdateAction::Reconcile => unreachable!("handled above"),
     };
     writer.apply(&change, now)

@@ -1,7 +1,8 @@
 //! The guarded write session every update takes: lock, recover a crashed writer's
 //! leftovers, read and check the documents, apply a pure transition, and write
-//! `state.json`, README.md and PROGRESS.md as one change. A folder read as v1 is migrated by
-//! the session's first write (`disk/migration.rs`), never by a session that writes nothing.
+//! `state.json`, README.md, PROGRESS.md and the task files it changes as one change. A
+//! folder read as v1 is migrated by the session's first write (`disk/migration.rs`), never
+//! by a session that writes nothing.
 
 use super::error::DwpError;
 use super::folder::{
@@ -11,6 +12,7 @@ use super::folder::{
 use super::journal::{commit, recover};
 use super::lock::{remove_abandoned_candidates, LockOptions, PlanLock};
 use super::migration::PendingMigration;
+use super::task_files::task_file_changes;
 use crate::rules::documents::{Author, PlanState};
 use crate::rules::findings::checkbox_findings;
 use crate::rules::progress::append_entries;
@@ -125,8 +127,11 @@ impl<'a> Writer<'a> {
         let progress = append_entries(&self.progress, now, &log);
         let state = to_json(&applied.state);
         let manifest = self.migration.as_ref().and_then(PendingMigration::manifest_v2);
+        let task_files =
+            task_file_changes(self.dir, Some(&self.snapshot.state), &applied.state, &[])?;
         let mut files = vec![(PROGRESS_FILE, progress.as_str()), (README_FILE, readme.as_str())];
         files.extend(manifest.map(|manifest| (MANIFEST_FILE, manifest)));
+        files.extend(task_files.iter().map(|(name, text)| (name.as_str(), text.as_str())));
         files.push((STATE_FILE, state.as_str()));
         commit(self.dir.path(), &files)?;
         // A verdict this write withdrew: its attestation goes to the history.

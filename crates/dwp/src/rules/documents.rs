@@ -123,8 +123,19 @@ pub struct PlanState {
     /// oldest first: kept as history, never as proof.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub withdrawn_verifications: Vec<Verification>,
+    /// Additive: the chat set this plan aside (its request was edited, so it planned
+    /// again): the folder is a record from then on, and the chat's next plan gets its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<Superseded>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// When and why a plan was set aside.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Superseded {
+    pub at: String,
+    pub why: String,
 }
 
 /// One durable amendment record: the original criterion verbatim, what was observed, the
@@ -151,6 +162,12 @@ pub struct Amendment {
     /// The chat's change request it records, when it came from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
+    /// Additive, a deferral's: the task the criterion moved to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<u32>,
+    /// Additive, a closing investigation's: the investigation it names (its `at`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub investigation: Option<String>,
 }
 
 /// What an amendment changes.
@@ -165,6 +182,15 @@ pub enum AmendKind {
     Replace,
     /// A task is to be proven by another command than its planned check.
     Check,
+    /// Seed 002's deferred requirement: the task's criterion moves to the named `target`
+    /// task; this amendment alone closes the source task (`skipped`, its records history).
+    Defer,
+    /// Seed 002's completed investigation: the task's criterion becomes the investigation
+    /// recorded on it, which this amendment names and which then closes the task.
+    Investigation,
+    /// A reopen on the command line (`--reopen-reason`): the refinement the seed records
+    /// before the task's evidence is invalidated.
+    Reopen,
 }
 
 /// Who stood behind a change (seed 002: the user, a developer, or evidence).
@@ -267,8 +293,19 @@ pub struct TaskEntry {
     /// only the current blocker; a second blocked task must not lose its reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<TaskBlock>,
+    /// Additive: seed 002's completed investigation, real work recorded on the task. It
+    /// closes the task only through an amendment that names it (`rules/evidence_states.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub investigation: Option<Investigation>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// What an investigation found, and when it was recorded (its name in amendments).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Investigation {
+    pub at: String,
+    pub findings: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -444,6 +481,7 @@ impl TaskEntry {
             gates: Vec::new(),
             outcome: None,
             block: None,
+            investigation: None,
             extra: Map::new(),
         }
     }

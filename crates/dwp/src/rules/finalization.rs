@@ -16,7 +16,8 @@
 use serde::Serialize;
 
 use super::documents::{AmendKind, Author, Authority, PlanState, Status, TaskEntry};
-use super::evidence::{completion_allowed, GateInput};
+use super::evidence::GateInput;
+use super::evidence_states::{completion_basis, deferral_problems};
 use super::findings::Finding;
 use super::refinement::OWN_TASK_DROPPED;
 
@@ -164,13 +165,16 @@ fn attest(
     let named = format!("task {} “{}”", task.id, task.title);
     match task.status {
         Status::Completed => {
-            if let Err(refusal) = completion_allowed(task) {
+            if let Err(refusal) = completion_basis(state, task) {
                 reasons.push(format!("{named}: {refusal}"));
             }
         }
         Status::Skipped if !amendments.is_empty() || is_own_task_dropped(task) => {}
         Status::Skipped => reasons.push(format!("{named} is skipped without an amendment")),
         status => reasons.push(open_task(&named, status, task.id, reruns)),
+    }
+    for problem in deferral_problems(state, task) {
+        reasons.push(format!("{named}: {problem}"));
     }
     let mut gates = Vec::new();
     for gate in task.gates.iter().filter(|gate| gate.is_live()) {

@@ -9,6 +9,7 @@ use std::fmt;
 
 use super::documents::{PlanState, Status, TaskEntry};
 use super::evidence::admits_not_run;
+use super::evidence_states::{evidence_state_problems, investigation_closes};
 use super::readme::ReadmeView;
 
 /// Which file is ahead when a checkbox and `state.json` disagree.
@@ -100,8 +101,13 @@ pub(crate) fn verify(
         readme.tasks.iter().filter_map(|task| Some((task.id, task.status.as_deref()?))).collect();
     for task in &state.tasks {
         gate_contradictions(task, &mut findings);
+        for problem in evidence_state_problems(state, task) {
+            findings.push(Finding::new(FindingKind::Evidence, Some(task.id), problem));
+        }
         if task.status == Status::Completed {
-            evidence_findings(task, &mut findings);
+            if !investigation_closes(state, task) {
+                evidence_findings(task, &mut findings);
+            }
             let log = task_logs
                 .get(&task.id)
                 .map(String::as_str)

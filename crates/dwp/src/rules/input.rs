@@ -15,6 +15,42 @@ pub struct PlanInput {
     pub approval: PlanApproval,
     /// What could go wrong, as the plan said; may be empty.
     pub risks: Vec<String>,
+    /// The rest of the plan's judgement (seed 001, DESIGN §14), each field optional: how
+    /// the plan goes about it, what else was weighed, the files it will create and modify,
+    /// the tests it will write, how much work it expects.
+    pub approach: Option<String>,
+    pub alternatives: Vec<String>,
+    pub planned_files: PlannedFilesInput,
+    pub tests: Vec<String>,
+    pub complexity: Option<Complexity>,
+    /// The user's request that made the plan, as Preflight has it, for PROMPTS.md; `None`
+    /// when the caller did not hand it in (PROMPTS.md then says so).
+    pub prompt: Option<String>,
+}
+
+/// The files a plan will create and modify, relative to the workspace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlannedFilesInput {
+    pub create: Vec<String>,
+    pub modify: Vec<String>,
+}
+
+/// How much work the planner expects the plan to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Complexity {
+    Low,
+    Medium,
+    High,
+}
+
+impl Complexity {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Complexity::Low => "low",
+            Complexity::Medium => "medium",
+            Complexity::High => "high",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +59,10 @@ pub struct StepInput {
     pub expected: String,
     /// The shell command that proves the step, when the plan gave one.
     pub check: Option<String>,
+    /// Paths relative to the workspace that the step touches.
+    pub files: Vec<String>,
+    /// 1-based numbers of earlier steps that must be done first.
+    pub depends_on: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,4 +137,6 @@ pub struct AmendmentInput {
     pub authority: Authority,
     /// The chat's change request, e.g. `c1`.
     pub change: Option<String>,
+    /// A deferral's target task: where the criterion goes.
+    pub target: Option<u32>,
 }

@@ -8,8 +8,12 @@
 
 use std::fmt::Write;
 
-use super::documents::{ApprovalState, PlanState, Status, TaskEntry, SPEC_VERSION};
+use super::documents::{
+    Amendment, ApprovalState, GateRecord, PlanState, Status, TaskBlock, TaskEntry, SPEC_VERSION,
+};
+use super::plan_text::{code, plan_sections, MAX_ITEM_CHARS, MAX_PARAGRAPH_CHARS};
 use super::task_helpers::describe_run;
+use super::text::inert_line;
 use crate::rules::input::PlanInput;
 
 pub(crate) const TASKS_BEGIN: &str =
@@ -37,63 +41,30 @@ pub(crate) struct ReadmeTask {
     pub line: usize,
 }
 
-/// The whole README of a newly materialised plan.
+/// The whole README of a newly materialised plan: its title, Approval and aim, the task
+/// block, then the plan as approved (`plan_text.rs`), every field made inert.
 pub(crate) fn render_readme(
     plan: &PlanInput,
     state: &PlanState,
     approval: ApprovalState,
     now: &str,
 ) -> String {
-    let mut text = format!("# {}\n\n**Approval:** {} — {now}\n\n", plan.title, approval.as_str());
+    let title = inert_line(&plan.title, MAX_ITEM_CHARS);
+    let mut text = format!("# {title}\n\n**Approval:** {} — {now}\n\n", approval.as_str());
     if !plan.aim.trim().is_empty() {
-        let _ = write!(text, "**Aim:** {}\n\n", plan.aim.trim());
+        let _ = write!(text, "**Aim:** {}\n\n", inert_line(&plan.aim, MAX_PARAGRAPH_CHARS));
     }
-    text.push_str("## Tasks\n\nA box is ticked when the task's check has passed; `state.json` mirrors this list.\n\n");
+    text.push_str("## Tasks\n\nA box is ticked when the task's check has passed; `state.json` mirrors this list, and each task's own file (`N.task_….md`) holds its step, checks and outcome.\n\n");
     text.push_str(&render_task_block(state));
-    push_steps(&mut text, plan);
+    text.push_str(&plan_sections(plan));
     let _ = write!(
         text,
-        "\n---\nDeep Work Plan {} (Lite). Files: `PROGRESS.md` (log), `manifest.json` (identity), \
-         `state.json` (live state). Check with `preflight dwp verify {}`.\n",
+        "\n---\nDeep Work Plan {} (Full). Files: `PROGRESS.md` (log), `PROMPTS.md` (the request), \
+         `manifest.json` (identity), `state.json` (live state), one `N.task_….md` per task, \
+         `analysis_results/` (evidence). Check with `preflight dwp verify {}`.\n",
         SPEC_VERSION, state.plan
     );
     text
-}
-
-fn push_steps(text: &mut String, plan: &PlanInput) {
-    if !plan.steps.is_empty() {
-        text.push_str("\n## Steps as approved\n\n");
-        for (index, step) in plan.steps.iter().enumerate() {
-            let _ = writeln!(text, "{}. {} — expected: {}", index + 1, step.action, step.expected);
-            if let Some(check) = &step.check {
-                let _ = writeln!(text, "   Check: {}", inline_code(check));
-            }
-        }
-    }
-    if !plan.risks.is_empty() {
-        text.push_str("\n## Risks\n\n");
-        for risk in &plan.risks {
-            let _ = writeln!(text, "- {}", risk.split_whitespace().collect::<Vec<_>>().join(" "));
-        }
-    }
-    if !plan.libraries.is_empty() {
-        text.push_str("\n## Libraries\n\n");
-        for library in &plan.libraries {
-            let _ =
-                writeln!(text, "- **{}** — {} ({})", library.name, library.purpose, library.usage);
-        }
-    }
-}
-
-/// A command as inline code on one line; one holding backticks gets a longer fence.
-fn inline_code(command: &str) -> String {
-    let command = command.split_whitespace().collect::<Vec<_>>().join(" ");
-    let longest_run = command.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest_run + 1);
-    match longest_run {
-        0 => format!("{fence}{command}{fence}"),
-        _ => format!("{fence} {command} {fence}"),
-    }
 }
 
 /// The task block, markers included, ending with a newline.
@@ -122,7 +93,7 @@ fn render_block(state: &PlanState, ticked_by_hand: &[u32]) -> String {
 
 fn push_task(block: &mut String, task: &TaskEntry, ticked_by_hand: bool) {
     let mark = if task.status == Status::Completed || ticked_by_hand { "x" } else { " " };
-    let label = format!("**{}.** {}", task.id, task.title);
+    let label = format!("**{}.** {}", task.id, inert_line(&task.title, MAX_ITEM_CHARS));
     let label = if task.status == Status::Skipped { format!("~~{label}~~") } else { label };
     let _ = writeln!(block, "- [{mark}] {label} {{#task-{}}}", task.id);
     let when = match task.status {
@@ -134,26 +105,35 @@ fn push_task(block: &mut String, task: &TaskEntry, ticked_by_hand: bool) {
     let when = when.map(|at| format!(" ({at})")).unwrap_or_default();
     let _ = writeln!(block, "  - Status: {}{when}", task.status.as_str());
     for gate in &task.gates {
-        let invalidated = gate
-            .invalidated
-            .as_deref()
-            .map(|why| format!(" — invalidated: {why}"))
-            .unwrap_or_default();
-        let _ = writeln!(block, "  - Gate: `{}` {}{invalidated}", gate.command, describe_run(gate));
+        let _ = writeln!(block, "  - Gate: {}", gate_line(gate));
     }
     if let Some(block_record) = &task.block {
-        let needs = if block_record.needs.is_empty() {
-            String::new()
-        } else {
-            format!(" (needs: {})", block_record.needs)
-        };
-        let _ = writeln!(block, "  - Blocked: {}{needs}", block_record.reason);
+        let _ = writeln!(block, "  - Blocked: {}", blocked_line(block_record));
+    }
+    if let Some(investigation) = &task.investigation {
+        let findings = inert_line(&investigation.findings, MAX_PARAGRAPH_CHARS);
+        let _ = writeln!(block, "  - Investigation ({}): {findings}", investigation.at);
     }
     if let Some(outcome) = &task.outcome {
         for line in outcome.worked.iter().chain(outcome.notes.iter()) {
-            let _ = writeln!(block, "  - Outcome: {line}");
+            let _ = writeln!(block, "  - Outcome: {}", inert_line(line, MAX_PARAGRAPH_CHARS));
         }
     }
+}
+
+/// A gate record on one line: its command, its run, and its invalidation if any.
+pub(crate) fn gate_line(gate: &GateRecord) -> String {
+    let invalidated =
+        gate.invalidated.as_deref().map(|why| format!(" — invalidated: {why}")).unwrap_or_default();
+    let run = inert_line(&format!("{}{invalidated}", describe_run(gate)), MAX_PARAGRAPH_CHARS);
+    format!("{} {run}", code(&gate.command))
+}
+
+/// A task's block record on one line: the reason and what it needs.
+pub(crate) fn blocked_line(block: &TaskBlock) -> String {
+    let needs =
+        if block.needs.is_empty() { String::new() } else { format!(" (needs: {})", block.needs) };
+    inert_line(&format!("{}{needs}", block.reason), MAX_PARAGRAPH_CHARS)
 }
 
 /// The plan's amendments under the tasks, one line each, so a reader of README.md sees why
@@ -164,18 +144,23 @@ fn push_amendments(block: &mut String, state: &PlanState) {
     }
     block.push_str("\n### Amendments\n\n");
     for record in &state.amendments {
-        let was: Vec<String> = record.original.iter().map(|title| format!("“{title}”")).collect();
-        let _ = writeln!(
-            block,
-            "- Amendment {} ({}): {} (was {}); {}; observed: {}",
-            record.id,
-            record.at,
-            record.resolution,
-            was.join(", "),
-            record.reason,
-            record.observed
-        );
+        let _ = writeln!(block, "- {}", amendment_line(record));
     }
+}
+
+/// An amendment record on one line, as README.md and the task files show it.
+pub(crate) fn amendment_line(record: &Amendment) -> String {
+    let was: Vec<String> = record.original.iter().map(|title| format!("“{title}”")).collect();
+    let line = format!(
+        "Amendment {} ({}): {} (was {}); {}; observed: {}",
+        record.id,
+        record.at,
+        record.resolution,
+        was.join(", "),
+        record.reason,
+        record.observed
+    );
+    inert_line(&line, 4 * MAX_PARAGRAPH_CHARS)
 }
 
 /// `readme` with its task block replaced by the one `state` renders (boxes in
@@ -343,32 +328,6 @@ Status: completed
         for (line, expected) in table {
             assert_eq!(parse_readme(line).approval, expected, "{line}");
         }
-    }
-
-    #[test]
-    fn steps_show_their_checks_and_the_plan_its_risks() {
-        use crate::rules::input::{PlanApproval, StepInput};
-        let step = |action: &str, check: Option<&str>| StepInput {
-            action: action.into(),
-            expected: "ok".into(),
-            check: check.map(str::to_string),
-        };
-        let plan = PlanInput {
-            title: "T".into(),
-            aim: String::new(),
-            steps: vec![step("build", Some("cargo build")), step("ship", None)],
-            libraries: vec![],
-            approval: PlanApproval::Approved,
-            risks: vec!["slow\nbuilds".into()],
-        };
-        let mut text = String::new();
-        push_steps(&mut text, &plan);
-        assert_eq!(
-            text,
-            "\n## Steps as approved\n\n1. build — expected: ok\n   Check: `cargo build`\n\
-             2. ship — expected: ok\n\n## Risks\n\n- slow builds\n"
-        );
-        assert_eq!(inline_code("echo `date`"), "`` echo `date` ``");
     }
 
     #[test]

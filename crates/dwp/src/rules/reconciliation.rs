@@ -14,6 +14,7 @@ use super::documents::{Author, PlanState, Status, TaskEntry};
 use super::evidence::completion_allowed;
 use super::readme::{ReadmeTask, ReadmeView};
 use super::refusal::Refusal;
+use super::task_file::task_locator;
 use super::transition::{stamp, Applied};
 
 /// `state` made to agree with `readme`, or the refusal; an empty log means they agreed.
@@ -123,7 +124,8 @@ fn add_from_readme(state: &mut PlanState, task: &ReadmeTask, log: &mut Vec<Strin
     let title =
         if task.title.trim().is_empty() { format!("task {}", task.id) } else { task.title.clone() };
     log.push(format!("Task {} added from README.md: {title}.", task.id));
-    state.tasks.push(TaskEntry::pending(task.id, title, None));
+    let locator = task_locator(state.format, task.id, &title);
+    state.tasks.push(TaskEntry { locator, ..TaskEntry::pending(task.id, title, None) });
 }
 
 fn tick(state: &mut PlanState, id: u32, now: &str, log: &mut Vec<String>) -> Result<(), Refusal> {

@@ -60,6 +60,12 @@ pub enum Refusal {
     CheckedWithoutEvidence { task: u32 },
     #[error("the plan has no UNVERIFIED verdict waiting for the user ({why}); nothing to accept")]
     NothingToAccept { why: &'static str },
+    #[error("task {task}'s criterion cannot be deferred to task {target}: {why}")]
+    BadDeferral { task: u32, target: u32, why: &'static str },
+    #[error("a deferral names the task its criterion moves to (--defer-to N)")]
+    NoDeferTarget,
+    #[error("task {task} has no investigation on record: record what it found first (--investigation TEXT)")]
+    NoInvestigation { task: u32 },
 }
 
 fn ids(live: &[u32]) -> String {

@@ -20,6 +20,7 @@ use crate::rules::input::AmendmentInput;
 use crate::rules::refinement as refine;
 use crate::rules::refusal::Refusal;
 use crate::rules::restore;
+use crate::rules::task_file::task_locator;
 use crate::rules::task_helpers::{
     describe_run, make_current, task_in, task_in_mut, MAX_NOTE_CHARS, MAX_TITLE_CHARS,
 };
@@ -206,7 +207,8 @@ fn add_task(
     let title = checked_text("the title", title, MAX_TITLE_CHARS)?;
     let phase = phase.map(one_line).filter(|phase| !phase.is_empty());
     log.push(format!("Task {id} added: {title}."));
-    state.tasks.push(TaskEntry::pending(id, title, phase));
+    let locator = task_locator(state.format, id, &title);
+    state.tasks.push(TaskEntry { locator, ..TaskEntry::pending(id, title, phase) });
     Ok(())
 }
 

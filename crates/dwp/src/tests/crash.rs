@@ -22,6 +22,8 @@ use super::{
     at, break_stale_lock, checkbox_findings, has_pending_commit, parse_readme, read_manifest,
     read_state, verify_plan, LockOptions, PlanFolder, UpdateAction, UpdateRequest, LOCK_DIR,
 };
+use crate::rules::readme::first_status_word;
+use crate::rules::task_file::is_task_file_name;
 
 const KILLS: u64 = 100;
 const MAX_STEPS_BEFORE_KILL: u64 = 12;
@@ -104,6 +106,7 @@ fn inspect_after_kill(dir: &PlanFolder, kill: u64, stats: &mut Stats) {
         let state = read_state(dir).unwrap().state;
         let findings = checkbox_findings(&parse_readme(&readme), &state);
         assert!(findings.is_empty(), "kill {kill}: {findings:#?}");
+        assert_task_files_agree(dir, &state, kill);
     }
     stats.leftovers += leftovers(dir.path());
     let lock = dir.path().join(LOCK_DIR);
@@ -147,6 +150,16 @@ fn recover_and_check(dir: &PlanFolder, kill: u64, reported: usize) {
     assert!(progress_entries(dir.path()) >= reported, "kill {kill}: a reported step was lost");
 }
 
+/// Each task's own file says the status `state.json` says: they change in one commit.
+fn assert_task_files_agree(dir: &PlanFolder, state: &crate::PlanState, kill: u64) {
+    for task in &state.tasks {
+        let text = std::fs::read_to_string(dir.file(&task.locator.value))
+            .unwrap_or_else(|error| panic!("kill {kill}: {}: {error}", task.locator.value));
+        let status = first_status_word(&text);
+        assert_eq!(status.as_deref(), Some(task.status.as_str()), "kill {kill}: task {}", task.id);
+    }
+}
+
 fn progress_entries(plan: &Path) -> usize {
     let text = std::fs::read_to_string(plan.join("PROGRESS.md")).unwrap();
     text.lines().filter(|line| line.starts_with("- ")).count()
@@ -154,10 +167,20 @@ fn progress_entries(plan: &Path) -> usize {
 
 /// Temp files, `.next` files, the `.commit` marker and lock candidates.
 fn leftovers(plan: &Path) -> u64 {
-    let expected = ["README.md", "PROGRESS.md", "manifest.json", "state.json", LOCK_DIR];
+    let expected = [
+        "README.md",
+        "PROGRESS.md",
+        "PROMPTS.md",
+        "manifest.json",
+        "state.json",
+        "analysis_results",
+        LOCK_DIR,
+    ];
+    let is_task_file = |name: &str| (1..=TASKS).any(|id| is_task_file_name(id, name));
     std::fs::read_dir(plan)
         .unwrap()
-        .filter(|e| !expected.contains(&e.as_ref().unwrap().file_name().to_str().unwrap()))
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !expected.contains(&name.as_str()) && !is_task_file(name))
         .count() as u64
 }
 

@@ -42,7 +42,7 @@ fn the_manifest_has_every_required_field_and_nothing_secret() {
     assert_eq!(manifest["title"], "Add payment webhook handling");
     assert_eq!(manifest["archetype"], "individual", "a git repository");
     assert!(["micro", "standard", "deep"].contains(&manifest["rigor"].as_str().unwrap()));
-    assert_eq!(manifest["plan_format"], "lite", "tasks are inline records in README.md");
+    assert_eq!(manifest["plan_format"], "full", "each task has its own file");
     assert!(is_timestamp(&manifest["created_at"]));
     assert_eq!(
         manifest["task_count"], 3,
@@ -99,7 +99,7 @@ fn the_state_at_materialisation_has_every_field() {
         (state["completed_count"].clone(), state["task_count"].clone()),
         (json!(0), json!(3))
     );
-    assert_eq!(state["format"], "lite", "mirrors the manifest's plan_format");
+    assert_eq!(state["format"], "full", "mirrors the manifest's plan_format");
     assert_eq!(state["materialization"], "ready");
     assert_eq!(state["approval"], "approved");
     assert_eq!(
@@ -110,7 +110,11 @@ fn the_state_at_materialisation_has_every_field() {
     assert_eq!(tasks.len(), 3, "exactly one entry per task");
     for (task, id) in tasks.iter().zip(1..) {
         assert_eq!(task["id"], id);
-        assert_eq!(task["locator"], json!({"kind": "inline", "value": format!("#task-{id}")}));
+        let slug = STEPS[id as usize - 1].to_lowercase().replace(' ', "_");
+        assert_eq!(
+            task["locator"],
+            json!({"kind": "file", "value": format!("{id}.task_{slug}.md")})
+        );
         assert_eq!(task["title"], STEPS[id as usize - 1]);
         assert_eq!(task["gates"], json!([]));
         assert!(task.get("completed_at").is_none());

@@ -35,6 +35,7 @@ pub(super) fn amendment(kind: AmendKind, task: u32, new_title: Option<&str>) -> 
         new_check: None,
         authority: Authority::User,
         change: Some("c1".to_owned()),
+        target: None,
     }
 }
 

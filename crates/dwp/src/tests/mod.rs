@@ -7,10 +7,12 @@
 #[cfg(unix)]
 mod crash;
 mod documents;
+mod evidence_states;
 mod findings;
 mod finishing;
 #[cfg(unix)]
 mod hostile;
+mod layout;
 #[cfg(unix)]
 mod lock;
 mod migration;
@@ -78,6 +80,7 @@ pub(crate) fn plan(titles: &[&str]) -> PlanState {
         amendments: Vec::new(),
         verification: None,
         withdrawn_verifications: Vec::new(),
+        superseded: None,
         extra: Default::default(),
     };
     state.refresh_derived();

@@ -35,11 +35,19 @@ pub(crate) fn plan_document(title: &str, steps: &[&str], approval: PlanApproval)
                 action: (*action).to_owned(),
                 expected: format!("{action} works"),
                 check: None,
+                files: vec![],
+                depends_on: vec![],
             })
             .collect(),
         libraries: vec![],
         approval,
         risks: vec![],
+        approach: None,
+        alternatives: vec![],
+        planned_files: Default::default(),
+        tests: vec![],
+        complexity: None,
+        prompt: Some("Add payment webhooks to the shop, with retries.".to_owned()),
     }
 }
 

@@ -216,6 +216,7 @@ fn tiny_plan(titles: &[String]) -> PlanState {
         amendments: Vec::new(),
         verification: None,
         withdrawn_verifications: Vec::new(),
+        superseded: None,
         extra: Default::default(),
     };
     state.refresh_derived();

@@ -162,3 +162,25 @@ fn the_users_acceptance_of_an_unverified_plan_is_recorded_once() {
     let again = plan_files().accept(&dir, "The user", &at(7)).unwrap_err();
     assert!(again.to_string().contains("accepted already"), "{again}");
 }
+
+#[test]
+fn a_plan_set_aside_is_a_record_and_the_chats_next_plan_gets_its_own_folder() {
+    let ws = workspace(true);
+    let (dir, _) = materialised(ws.path());
+    let why = "the user edited the request it was made for, and the chat plans again";
+    assert!(crate::PlanFolderWriter::locate(ws.path(), CHAT).unwrap().is_some());
+    assert!(plan_files().supersede(&dir, why, &at(1)).unwrap());
+    assert!(!plan_files().supersede(&dir, why, &at(2)).unwrap(), "once is enough");
+    let now = state(&dir);
+    assert_eq!(now["superseded"]["why"], why, "{now:#}");
+    let progress = std::fs::read_to_string(dir.file("PROGRESS.md")).unwrap();
+    assert!(progress.contains(&format!("The plan is set aside: {why}.")), "{progress}");
+    assert!(progress.contains("Its open tasks (1, 2, 3) stay as they were."), "{progress}");
+    let found = crate::PlanFolderWriter::locate(ws.path(), CHAT).unwrap();
+    assert!(found.is_none(), "set aside, it is not the chat's current plan: {found:?}");
+    let next = plan_document("The next plan", &STEPS, PlanApproval::Approved);
+    let new = plan_files().materialize(ws.path(), &next, &from_steps(&STEPS), CHAT, &at(3));
+    let new = new.unwrap();
+    assert_ne!(new.path(), dir.path(), "a folder of its own");
+    assert_eq!(clean(&dir), Vec::<String>::new());
+}

@@ -84,7 +84,7 @@ fn apply_sandbox_settings(mcp: &mut McpOptions, settings: crate::config::Sandbox
 /// Whether the supplied sandbox confines runs here, asked once now (a fact of the machine),
 /// and the mode its server is started with accordingly ([`Confinement::server_mode`]).
 async fn settle_confinement(mcp: &mut McpOptions) -> Option<Confinement> {
-    let confinement = Confinement::new(mcp.sandbox.as_ref()?);
+    let confinement = Confinement::new(mcp.sandbox.as_ref()?, &mcp.data_dir);
     // The probe runs a process and waits for it: not on the runtime's own threads.
     let settled = tokio::task::spawn_blocking(move || {
         let mode = confinement.server_mode();
@@ -92,7 +92,7 @@ async fn settle_confinement(mcp: &mut McpOptions) -> Option<Confinement> {
     });
     let Ok((confinement, mode)) = settled.await else {
         // The probe panicked: the sandbox keeps its mode, and the calls' check still holds.
-        return mcp.sandbox.as_ref().map(Confinement::new);
+        return mcp.sandbox.as_ref().map(|sandbox| Confinement::new(sandbox, &mcp.data_dir));
     };
     if let Some(sandbox) = &mut mcp.sandbox {
         sandbox.confinement = mode;

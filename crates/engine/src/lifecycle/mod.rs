@@ -44,6 +44,7 @@ mod settings;
 mod tool_views;
 mod transitions;
 mod unconfined;
+mod venv_adoption;
 mod verdict;
 mod view;
 

@@ -95,6 +95,7 @@ impl WorkListener for PlanFolders {
             WorkChange::TurnEnded { why } => self.checkpoint_unfinished(&link, chat_id, why).await,
             WorkChange::Stopped { stop } => pause_for_stop(&link, chat_id, stop).await,
             WorkChange::Cleared { left } => cleared(&link, chat_id, left).await,
+            WorkChange::Superseded { why } => superseded(&link, chat_id, why).await,
             WorkChange::Completed { list, completion } => {
                 let runner = self.sandboxes.gates(chat_id);
                 let mut heard = record_completion(&link, chat_id, list, completion).await;
@@ -115,12 +116,15 @@ impl PlanFolders {
         let Some(workspace) = plan_workspace(chat) else { return Heard::default() };
         let (chat_id, writer) = (chat.id.clone(), self.files.clone());
         let (plan, list) = (plan.clone(), list.clone());
+        let request = self.first_request(&chat.id);
         let work_left = list.has_work_left();
         let found = tokio::task::spawn_blocking(move || {
             match PlanFolderWriter::locate(&workspace, chat_id.as_str())? {
                 Some(dir) => Ok(Some(dir)),
                 None if list.has_work_left() => {
-                    let (plan, list) = (plan_input(&plan), tracked_tasks(&list));
+                    let (mut plan, list) = (plan_input(&plan), tracked_tasks(&list));
+                    // PROMPTS.md: the request the plan was made for, as the user typed it.
+                    plan.prompt = request;
                     writer
                         .materialize(&workspace, &plan, &list, chat_id.as_str(), &now_rfc3339())
                         .map(Some)
@@ -142,6 +146,15 @@ impl PlanFolders {
         }
         let link = PlanFolderLink { files: self.files.clone(), dir };
         Heard::told(resume_paused(&link, &chat.id, |pause| *pause == Pause::Continue).await)
+    }
+
+    /// The chat's first user message: the request the plan answers.
+    fn first_request(&self, chat_id: &ChatId) -> Option<String> {
+        let messages = self.store.messages(chat_id).ok()?;
+        messages.into_iter().find_map(|message| match message.body {
+            preflight_protocol::chat::MessageBody::User { content, .. } => Some(content),
+            _ => None,
+        })
     }
 
     /// At the end of an executor turn that left work in the plan: a checkpoint in the task
@@ -244,6 +257,25 @@ async fn cleared(link: &PlanFolderLink, chat_id: &ChatId, left: &TaskList) -> He
         heard.tell(pause_task(link, chat_id, task.id, pause).await);
     }
     heard
+}
+
+/// The chat set its plan aside: the folder records why and stops being the chat's current
+/// one, so the next approved plan is written to a folder of its own.
+async fn superseded(link: &PlanFolderLink, chat_id: &ChatId, why: &str) -> Heard {
+    let (writer, why) = (link.clone(), why.to_owned());
+    let written = tokio::task::spawn_blocking(move || {
+        writer.files.supersede(&writer.dir, &why, &now_rfc3339())
+    })
+    .await;
+    match written {
+        Ok(Ok(_)) | Err(_) => Heard::default(),
+        Ok(Err(error)) => {
+            tracing::warn!(%chat_id, %error, "the plan folder could not be set aside");
+            Heard::told(Some(format!(
+                "The plan folder could not record that its plan was set aside: {error}"
+            )))
+        }
+    }
 }
 
 /// The completion in the folder: the list synced, then the record written into PROGRESS.md.

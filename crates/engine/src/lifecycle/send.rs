@@ -1,5 +1,8 @@
 //! The user's messages: send (DESIGN §2 `send`), edit and re-send, stop the running turn.
 
+use std::sync::Arc;
+
+use preflight_agent::WorkChange;
 use preflight_protocol::chat::{Chat, ChatSettings, MessageBody, Phase};
 use preflight_protocol::ids::{ChatId, MessageId};
 
@@ -15,6 +18,8 @@ use crate::lifecycle::view::ChatView;
 
 /// Longest title a chat takes from its first message.
 const TITLE_CHARS: usize = 60;
+/// Why an edit of the first message sets the chat's plan aside, as its plan folder says it.
+const SET_ASIDE: &str = "the user edited the request it was made for, and the chat plans again";
 
 impl Engine {
     /// Sends a user message. The first message of a plan-mode chat starts a planner turn
@@ -81,11 +86,23 @@ impl Engine {
         let phase = route_edit(&self.facts(&chat)?, edits_first)?;
         let kind = if phase == Phase::Planning { TurnKind::Planner } else { TurnKind::Executor };
         let guard = self.claim_turn(chat_id, kind)?;
+        // Planning again sets the approved plan aside: its folder hears it first.
+        let sets_aside = edits_first && self.inner.store.state(chat_id)?.plan.is_some();
         let message = self.inner.store.edit_user_message(chat_id, message_id, content, phase)?;
         self.announce(chat_id, &message, phase);
         self.emit_task_list(chat_id);
         let job = if kind == TurnKind::Planner { TurnJob::Plan } else { TurnJob::Execute };
-        spawn_turn(&self.inner, guard, job);
+        match sets_aside {
+            true => {
+                let (inner, chat) = (Arc::clone(&self.inner), chat_id.clone());
+                tokio::spawn(async move {
+                    let change = WorkChange::Superseded { why: SET_ASIDE };
+                    inner.tell_work(&chat, change, &guard.cancel).await;
+                    spawn_turn(&inner, guard, job);
+                });
+            }
+            false => spawn_turn(&self.inner, guard, job),
+        }
         self.chat_view(chat_id)
     }
 

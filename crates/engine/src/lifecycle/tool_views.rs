@@ -7,7 +7,7 @@ use preflight_mcp::ProfileView;
 use preflight_protocol::ids::ChatId;
 
 use crate::lifecycle::engine::Engine;
-use crate::lifecycle::error::ApiError;
+use crate::lifecycle::error::{ApiError, ErrorCode};
 use crate::lifecycle::transitions::{offers_turn_plan, profile_for};
 use crate::lifecycle::unconfined::{held, unconfined_allowed};
 
@@ -54,12 +54,42 @@ impl Engine {
             Ok((text, info)) => SandboxView {
                 available: true,
                 confined: info["confined"].as_bool().unwrap_or(false),
+                venv_refusal: venv_refusal(&info["venv"]),
                 text,
                 info,
             },
             Err(why) => SandboxView::absent(&why.to_string()),
         })
     }
+}
+
+/// The refusal of `sandbox_info`'s `venv` facts: `None` when the venv is the sandbox's own or
+/// not there yet.
+fn venv_refusal(venv: &serde_json::Value) -> Option<ApiError> {
+    if venv["exists"].as_bool() != Some(true) || venv["ours"].as_bool() != Some(false) {
+        return None;
+    }
+    let path = venv["path"].as_str().unwrap_or(".sandbox/venv");
+    if venv["adoptable"].as_bool() == Some(true) {
+        return Some(ApiError::new(
+            ErrorCode::VenvAdoptable,
+            format!(
+                "{path} was not recorded by Preflight's sandbox, but it looks like a venv an \
+                 earlier Preflight made. It is not used until you confirm it: adopt it (\"Use \
+                 this environment\"), or move it away or delete it, and the next run creates a \
+                 fresh one."
+            ),
+        ));
+    }
+    let why = venv["refused_because"].as_str().unwrap_or("it came with the workspace");
+    Some(ApiError::new(
+        ErrorCode::VenvForeign,
+        format!(
+            "{path} was not made by Preflight's sandbox ({why}): its programs would run with \
+             your rights, so it is not used. Move it away or delete it yourself, and the next \
+             run creates a fresh one."
+        ),
+    ))
 }
 
 /// What the sandbox view says of a chat whose runs would be unconfined without the user's
@@ -88,6 +118,10 @@ pub struct SandboxView {
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub info: serde_json::Value,
+    /// Why the workspace's `.sandbox/venv` is not used, when it is there and the sandbox did
+    /// not make it: `ERR_VENV_ADOPTABLE` (an earlier Preflight's; the user may adopt it) or
+    /// `ERR_VENV_FOREIGN` (never used; the user moves it away or deletes it).
+    pub venv_refusal: Option<ApiError>,
 }
 
 impl SandboxView {
@@ -97,6 +131,7 @@ impl SandboxView {
             confined: false,
             text: why.to_owned(),
             info: serde_json::Value::Null,
+            venv_refusal: None,
         }
     }
 }

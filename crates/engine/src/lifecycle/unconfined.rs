@@ -32,17 +32,20 @@ pub struct ApproveChoice {
 /// mode; the probe is asked once, when the engine opens (a fact of the machine).
 pub(crate) struct Confinement {
     mode: ConfinementMode,
-    program: PathBuf,
-    env: Vec<(String, String)>,
+    pub(crate) program: PathBuf,
+    pub(crate) env: Vec<(String, String)>,
+    /// The sandbox's `--state-dir`, where the venvs it made (or adopted) are recorded.
+    pub(crate) state_dir: PathBuf,
     probe: OnceLock<Probe>,
 }
 
 impl Confinement {
-    pub(crate) fn new(sandbox: &SandboxDefault) -> Confinement {
+    pub(crate) fn new(sandbox: &SandboxDefault, data_dir: &std::path::Path) -> Confinement {
         Confinement {
             mode: sandbox.confinement,
             program: sandbox.program.clone(),
             env: sandbox.env.clone(),
+            state_dir: preflight_mcp::sandbox_state_dir(data_dir),
             probe: OnceLock::new(),
         }
     }

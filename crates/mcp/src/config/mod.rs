@@ -31,7 +31,9 @@ pub use names::{CODE_SANDBOX, FILESYSTEM, MCP_JSON, WORKSPACE_VAR};
 pub use parse::parse_servers;
 pub use parse::{parse_entry, EntryError};
 pub use remote::{PreRegistered, Remote, RemoteKind};
-pub use supplied::{default_filesystem, default_sandbox, SandboxDefault, Supplied};
+pub use supplied::{
+    default_filesystem, default_sandbox, sandbox_state_dir, SandboxDefault, Supplied,
+};
 
 #[cfg(test)]
 mod tests;

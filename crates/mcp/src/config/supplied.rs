@@ -46,6 +46,12 @@ pub struct Supplied<'a> {
     pub sandbox: Option<&'a SandboxDefault>,
 }
 
+/// The data folder's `sandbox/`: the supplied sandbox's `--state-dir`, where it records the
+/// venvs it made (or the user adopted).
+pub fn sandbox_state_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("sandbox")
+}
+
 /// Preflight's sandbox server for `${workspace}`, recording the venvs it makes in the data
 /// folder's `sandbox/` (outside every workspace); `missing` says why it cannot run when the
 /// binary is not there.
@@ -53,7 +59,7 @@ pub fn default_sandbox(sandbox: &SandboxDefault, data_dir: &Path) -> ServerEntry
     let program = &sandbox.program;
     let mut args = vec!["--workspace".to_owned(), WORKSPACE_VAR.to_owned()];
     args.push("--state-dir".to_owned());
-    args.push(data_dir.join("sandbox").to_string_lossy().into_owned());
+    args.push(sandbox_state_dir(data_dir).to_string_lossy().into_owned());
     if sandbox.network {
         args.push("--network".to_owned());
     }

@@ -44,6 +44,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::ChangeStale
         | ErrorCode::CheckpointConflict
         | ErrorCode::Unconfined
+        | ErrorCode::VenvAdoptable
+        | ErrorCode::VenvForeign
         | ErrorCode::Cancelled => StatusCode::CONFLICT,
         ErrorCode::ContextTooLong => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::ProviderRateLimited => StatusCode::TOO_MANY_REQUESTS,

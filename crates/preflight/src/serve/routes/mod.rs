@@ -9,6 +9,7 @@ mod meta;
 
 pub use meta::Document;
 mod plan;
+mod sandbox;
 mod search;
 mod turns;
 
@@ -34,6 +35,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chats::get_chat, chats::update_chat, chats::delete_chat))
         .routes(routes!(chats::profile))
         .routes(routes!(chats::sandbox))
+        .routes(routes!(sandbox::adopt_venv))
         .routes(routes!(chats::events))
         .routes(routes!(turns::send_message, search::messages))
         .routes(routes!(search::search))
