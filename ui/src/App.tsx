@@ -209,6 +209,13 @@ export function App() {
   };
   const openMcpSettings = () => setScreen({ kind: "settings", firstRun: false, problem: null, at: "mcp" });
   const describeOrNull = (error: unknown) => (error === null ? null : describeError(asApiError(error)));
+  /** Run the checks again / Accept as is: refused, the verdict may have changed meanwhile (a
+   *  re-run that came back, another window's choice), so the chat is read again. */
+  const verdictAction = async (action: () => Promise<unknown>) => {
+    const error = await chat.act(action);
+    if (error !== null) chat.refresh();
+    return describeOrNull(error);
+  };
   const notice = settings?.provider === "embedded" && (
     <ModelNotice model={settings.model} models={info?.models ?? []} installs={installs} onSettings={openSettings} />
   );
@@ -321,6 +328,8 @@ export function App() {
               },
               onResend: async (messageId, content) => describeOrNull(await chat.act(() => api.editMessage(id, messageId, content))),
               onOpenSettings: openSettings,
+              onVerifyPlan: () => verdictAction(() => api.verifyPlan(id)),
+              onAcceptPlan: () => verdictAction(() => api.acceptPlan(id)),
               onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
               onPlanDiff: planDiff(checkpoints.list) ? () => setDialog(planDiff(checkpoints.list)) : undefined,
             }}

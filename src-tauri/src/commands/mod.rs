@@ -50,6 +50,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         plan::clear_task_list,
         plan::plan_changes,
         plan::answer_plan_change,
+        plan::verify_plan,
+        plan::accept_plan,
         checkpoints::list_checkpoints,
         checkpoints::checkpoint_diff,
         checkpoints::restore_preview,

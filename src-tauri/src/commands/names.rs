@@ -37,6 +37,8 @@ pub const COMMANDS: &[&str] = &[
     "clear_task_list",
     "plan_changes",
     "answer_plan_change",
+    "verify_plan",
+    "accept_plan",
     "list_checkpoints",
     "checkpoint_diff",
     "restore_preview",

@@ -1,6 +1,7 @@
 //! Plan mode's actions: answer a question, approve, revise or cancel the plan, edit it
 //! before approval, read its revisions and the `turn_plan` task list, answer the executor's
-//! plan changes, and show the plan folder in the workspace.
+//! plan changes, run an unverified plan's checks again or accept it as is, and show the plan
+//! folder in the workspace.
 
 use preflight_engine::lifecycle::{
     ApiError, ApproveChoice, ChatView, PlanFolderLocation, TaskPanel,
@@ -87,6 +88,20 @@ pub async fn answer_plan_change(
     approve: bool,
 ) -> Answer<ChatView> {
     shell.engine()?.answer_plan_change(&chat_id, &change_id, approve).await
+}
+
+/// A plan that finished but was not verified: its checks run again in the sandbox (issue 49).
+/// The engine answers at once; the new verdict follows as a `completion` event.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn verify_plan(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
+    shell.engine()?.verify_plan(&chat_id).await
+}
+
+/// The user accepts a plan that finished but was not verified as it is: recorded in its plan
+/// folder and on the completion record; the verdict stays UNVERIFIED.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn accept_plan(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<ChatView> {
+    shell.engine()?.accept_plan(&chat_id).await
 }
 
 /// Shows the chat's plan folder in the system's file manager. The path comes from the

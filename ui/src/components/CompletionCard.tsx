@@ -2,12 +2,14 @@
 // how the work departed from the plan, and each step's check as Preflight ran it. The
 // figures are the engine's, computed from the task history; the summary is the executor's.
 // With checkpoints, "Diff of the whole plan" shows what the work changed in the workspace.
+// A plan whose checks the finaliser could not confirm reads "Finished, not verified" until the
+// user has it verified, continues it or accepts it as is (./Finalization.tsx).
 import type { Completion } from "../generated/Completion";
 import type { Deviation } from "../generated/Deviation";
-import type { FinalizationNote } from "../generated/FinalizationNote";
 import type { StopReason } from "../generated/StopReason";
 import type { Task } from "../generated/Task";
 import { formatTime, t } from "../lib/i18n";
+import { Finalization, standingOf, type Standing, type VerdictActions } from "./Finalization";
 import { Markdown } from "./Markdown";
 import { stopReasonShort } from "./StopCard";
 
@@ -74,8 +76,21 @@ function mark(task: Task | undefined): string {
   return task.status === "done" ? "✓" : task.status === "dropped" ? "✗" : "○";
 }
 
-export interface CompletionCardProps {
+/** The tasks as the verdict left them: one whose check failed when run again is open again
+ *  (its record of the turn's passing run no longer stands, so it is not shown as evidence). */
+function asVerified(completion: Completion): Task[] {
+  const reopened = new Set(completion.finalization?.reopened ?? []);
+  return completion.tasks.map((task) =>
+    reopened.has(task.id) ? { ...task, status: "pending", outcome: t("completion.openAgain"), gate: undefined } : task,
+  );
+}
+
+export interface CompletionCardProps extends VerdictActions {
   completion: Completion;
+  /** A turn runs in the chat: the verdict's actions wait for it. */
+  busy?: boolean;
+  /** How many verdicts (`completion` events) the chat has heard: a re-run's may repeat the last. */
+  verdictsHeard?: number;
   onOpenFolder?: () => void;
   /** Opens the diff of the whole plan's work; without it, no button (no checkpoints). */
   onPlanDiff?: () => void;
@@ -83,13 +98,29 @@ export interface CompletionCardProps {
   showSummary?: boolean;
 }
 
-export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSummary = true }: CompletionCardProps) {
-  const byId = new Map(completion.tasks.map((task) => [task.id, task]));
+function heading(standing: Standing): string {
+  switch (standing) {
+    case "completed":
+      return t("completion.title");
+    case "not_verified":
+      return t("completion.notVerifiedTitle");
+    case "accepted":
+      return t("completion.acceptedTitle");
+  }
+}
+
+export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSummary = true, busy, verdictsHeard, ...verdictActions }: CompletionCardProps) {
+  const tasks = asVerified(completion);
+  const byId = new Map(tasks.map((task) => [task.id, task]));
   const planned = new Set(completion.planned.map((step) => step.id));
-  const added = completion.tasks.filter((task) => !planned.has(task.id));
+  const added = tasks.filter((task) => !planned.has(task.id));
+  const standing = standingOf(completion.finalization);
+  const title = heading(standing);
   return (
-    <section class="card completion-card" data-testid="completion-card" aria-label={t("completion.title")}>
-      <h3 class="card-title">{t("completion.title")}</h3>
+    <section class={`card completion-card ${standing}`} data-testid="completion-card" data-standing={standing} aria-label={title}>
+      <h3 class="card-title" data-testid="completion-title">
+        {title}
+      </h3>
       <p class="adherence" data-testid="adherence">
         {adherenceLine(completion)}
       </p>
@@ -98,12 +129,13 @@ export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSumma
           {stopsLine(completion)}
         </p>
       )}
+      {completion.finalization && <Finalization completion={completion} note={completion.finalization} busy={busy} verdictsHeard={verdictsHeard} onOpenFolder={onOpenFolder} {...verdictActions} />}
       {showSummary && completion.summary && (
         <div class="completion-summary">
           <Markdown text={completion.summary} />
         </div>
       )}
-      <h4>{t("completion.planned")}</h4>
+      <h4>{standing === "completed" ? t("completion.planned") : t("completion.plannedSteps")}</h4>
       <ol class="completion-steps" data-testid="completion-steps">
         {completion.planned.map((step) => {
           const task = byId.get(step.id);
@@ -142,7 +174,6 @@ export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSumma
           </ul>
         </>
       )}
-      {completion.finalization && <Finalization note={completion.finalization} onOpenFolder={onOpenFolder} />}
       {onPlanDiff && (
         <div class="card-actions">
           <button type="button" class="secondary small" data-testid="plan-diff" onClick={onPlanDiff}>
@@ -164,35 +195,5 @@ function GateEvidence({ task }: { task: Task }) {
       </summary>
       <pre class="gate-evidence">{gate.evidence}</pre>
     </details>
-  );
-}
-
-/** The plan folder's verdict (seed 002's finaliser): VERIFIED, or UNVERIFIED with why, and a
- *  link to the attestation FINALIZATION.json. */
-function Finalization({ note, onOpenFolder }: { note: FinalizationNote; onOpenFolder?: () => void }) {
-  const verified = note.verdict === "VERIFIED";
-  return (
-    <section class={`finalization ${verified ? "verified" : "unverified"}`} data-testid="finalization" data-verdict={note.verdict}>
-      <p>
-        <strong>{verified ? t("completion.verified") : t("completion.unverified")}</strong>{" "}
-        <span class="small muted">{t("completion.gatesRerun", { count: note.gates_rerun })}</span>
-      </p>
-      {note.reasons.length > 0 && (
-        <ul class="finalization-reasons" data-testid="finalization-reasons">
-          {note.reasons.map((reason, index) => (
-            <li key={index}>{reason}</li>
-          ))}
-        </ul>
-      )}
-      <p class="small">
-        {onOpenFolder ? (
-          <button type="button" class="link" data-testid="open-finalization" title={note.path} onClick={onOpenFolder}>
-            {note.file}
-          </button>
-        ) : (
-          <code title={note.path}>{note.file}</code>
-        )}
-      </p>
-    </section>
   );
 }

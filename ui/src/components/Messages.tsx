@@ -50,6 +50,10 @@ export interface CardActions {
   onOpenPlanFolder?: () => void;
   /** Opens the diff of the whole plan's work (from its approval's checkpoint); none without one. */
   onPlanDiff?: () => void;
+  /** An unverified plan's checks run again; resolves with the error to show, if refused. */
+  onVerifyPlan?: () => Promise<string | null>;
+  /** The user accepts an unverified plan as is; resolves with the error, if refused. */
+  onAcceptPlan?: () => Promise<string | null>;
 }
 
 /** Editing and re-sending the user's messages (issue 18). */
@@ -238,7 +242,23 @@ function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
     at: change.requested_at,
     node: <ChangeCard key={`change-${change.id}`} change={change} busy={busy} onAnswer={actions.onAnswerChange} />,
   }));
-  if (completion) cards.push({ at: completion.finished_at, node: <CompletionCard key="completion" completion={completion} showSummary={!summaryShownInChat(completion.summary, state.view.messages)} onOpenFolder={actions.onOpenPlanFolder} onPlanDiff={actions.onPlanDiff} /> });
+  if (completion) {
+    const card = (
+      <CompletionCard
+        key="completion"
+        completion={completion}
+        busy={busy}
+        verdictsHeard={state.completionsHeard ?? 0}
+        showSummary={!summaryShownInChat(completion.summary, state.view.messages)}
+        onOpenFolder={actions.onOpenPlanFolder}
+        onPlanDiff={actions.onPlanDiff}
+        onVerify={actions.onVerifyPlan}
+        onAccept={actions.onAcceptPlan}
+        onContinue={actions.onContinue}
+      />
+    );
+    cards.push({ at: completion.finished_at, node: card });
+  }
   return cards.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 

@@ -125,6 +125,12 @@ export const api = {
   stopTurn: (chat_id: string) => call<ChatView>("stop_turn", { chat_id }),
   /** Resumes an executor that stopped with tasks left (ERR_NOTHING_LEFT when none is open). */
   continueWork: (chat_id: string) => call<ChatView>("continue_work", { chat_id }),
+  /** Runs an unverified plan's checks again (the new verdict comes as a `completion` event);
+   *  refused when the chat has no unverified completion. */
+  verifyPlan: (chat_id: string) => call<ChatView>("verify_plan", { chat_id }),
+  /** Accepts an unverified plan as is: recorded in the chat and the plan folder, still not
+   *  verified; refused when the chat has no unverified completion. */
+  acceptPlan: (chat_id: string) => call<ChatView>("accept_plan", { chat_id }),
   /** Drops the chat's task list; whether there was one. */
   clearTaskList: (chat_id: string) => call<boolean>("clear_task_list", { chat_id }),
   answerQuestion: (chat_id: string, question_id: string, answer: string) =>

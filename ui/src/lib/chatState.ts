@@ -34,6 +34,9 @@ export interface ChatState {
   error: ApiError | null;
   /** MCP servers' questions waiting for the user, oldest first (in memory only: not stored). */
   elicitations: Elicitation[];
+  /** How many `completion` events arrived while the chat is open: a verdict that came back
+   *  from Run the checks again may read exactly as the one before it. */
+  completionsHeard?: number;
   /** How far the planner's draft got (its `drafting` events); null when it is not drafting. */
   drafted?: { words: number; looked_at: number } | null;
 }
@@ -202,7 +205,7 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
       return { ...state, view: { ...state.view, state: { ...state.view.state, changes } } };
     }
     case "completion":
-      return { ...state, view: { ...state.view, state: { ...state.view.state, completion: event.completion } } };
+      return { ...state, completionsHeard: (state.completionsHeard ?? 0) + 1, view: { ...state.view, state: { ...state.view.state, completion: event.completion } } };
     case "error":
       return { ...state, error: { code: event.code, message: event.message } };
     case "elicitation": {

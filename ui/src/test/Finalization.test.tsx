@@ -38,7 +38,7 @@ describe("the completion card's plan-folder verdict", () => {
 
   it("shows VERIFIED with the number of checks run again, and opens the folder", () => {
     const open = vi.fn();
-    render(<CompletionCard completion={completion({ verdict: "VERIFIED", reasons: [], file, path, gates_rerun: 2 })} onOpenFolder={open} />);
+    render(<CompletionCard completion={completion({ verdict: "VERIFIED", reasons: [], file, path, gates_rerun: 2, dropped_without_user: 0, planned: 2 })} onOpenFolder={open} />);
     const verdict = screen.getByTestId("finalization");
     expect(verdict.dataset.verdict).toBe("VERIFIED");
     expect(verdict.textContent).toContain("Plan folder verified");
@@ -53,7 +53,7 @@ describe("the completion card's plan-folder verdict", () => {
 
   it("shows UNVERIFIED with every reason as text", () => {
     const reasons = ["task 2: gate `cargo test` fails when run again (exit code 101)", XSS];
-    render(<CompletionCard completion={completion({ verdict: "UNVERIFIED", reasons, file, path, gates_rerun: 1 })} />);
+    render(<CompletionCard completion={completion({ verdict: "UNVERIFIED", reasons, file, path, gates_rerun: 1, dropped_without_user: 0, planned: 2 })} />);
     expect(screen.getByTestId("finalization").dataset.verdict).toBe("UNVERIFIED");
     const items = [...screen.getByTestId("finalization-reasons").querySelectorAll("li")].map((li) => li.textContent);
     expect(items).toEqual(reasons);
@@ -70,7 +70,7 @@ describe("the completion card's plan-folder verdict", () => {
 
   it("in Russian", () => {
     applyLanguage("ru");
-    render(<CompletionCard completion={completion({ verdict: "VERIFIED", reasons: [], file, path, gates_rerun: 3 })} />);
+    render(<CompletionCard completion={completion({ verdict: "VERIFIED", reasons: [], file, path, gates_rerun: 3, dropped_without_user: 0, planned: 2 })} />);
     expect(screen.getByTestId("finalization").textContent).toContain("Папка плана проверена");
     expect(screen.getByTestId("finalization").textContent).toContain("(повторно выполнены 3 проверки)");
   });
