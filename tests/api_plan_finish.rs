@@ -397,6 +397,13 @@ async fn a_check_failing_again_leaves_the_plan_open_until_the_work_proves_it() {
     assert_eq!(status, 202, "{body}");
     let again = events.wait_for("the new verdict", |name, _| name == "completion").await;
     assert_eq!(again["completion"]["finalization"]["verdict"], "UNVERIFIED", "{again:#}");
+    assert_eq!(
+        again["completion"]["finalization"]["reopened"],
+        json!([1]),
+        "still open: {again:#}"
+    );
+    let (_, tasks) = serve.get(&format!("/v1/chats/{id}/plan")).await;
+    assert_eq!(tasks["tasks"][0]["status"], "pending", "the list keeps it open: {tasks:#}");
     assert!(dir.join("analysis_results/history/FINALIZATION-1.json").is_file());
 
     // Continue works on the open task with the reason; the plan then finishes verified.

@@ -28,8 +28,8 @@ fn state_of(workspace: &std::path::Path) -> Value {
 }
 
 /// `preflight dwp verify FOLDER` against the chat's data folder `home`: whether it passed,
-/// and how many findings it printed.
-fn dwp_verify(folder: &std::path::Path, home: &std::path::Path) -> (bool, usize) {
+/// how many findings it printed, and whether it held the folder to the chat's work.
+fn dwp_verify(folder: &std::path::Path, home: &std::path::Path) -> (bool, usize, bool) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_preflight"))
         .args(["dwp", "verify"])
         .arg(folder)
@@ -37,9 +37,8 @@ fn dwp_verify(folder: &std::path::Path, home: &std::path::Path) -> (bool, usize)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let findings =
-        stdout.lines().filter(|line| !line.contains("sha256") && !line.contains("agree")).count();
-    (out.status.success(), findings)
+    let findings = stdout.lines().filter(|line| line.starts_with('[')).count();
+    (out.status.success(), findings, stdout.contains("checked against the work of chat"))
 }
 
 /// A restore of a finished plan withdraws its completion and its VERIFIED verdict: the
@@ -87,7 +86,7 @@ async fn a_restore_of_a_finished_plan_withdraws_its_verdict() {
     assert!(folder.join("analysis_results/history/FINALIZATION-1.json").is_file());
     let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
     assert!(progress.contains("The plan's completion is withdrawn"), "{progress}");
-    assert_eq!(dwp_verify(&folder, serve.home_path()), (true, 0));
+    assert_eq!(dwp_verify(&folder, serve.home_path()), (true, 0, true));
 }
 
 /// An edit of the first message sets the approved plan aside (issue 49): its folder says so
@@ -142,6 +141,6 @@ async fn an_edited_request_sets_the_plan_aside_and_the_next_plan_gets_its_own_fo
     assert_eq!(manifest["title"], "Second plan", "{manifest:#}");
     let prompts = std::fs::read_to_string(new.join("PROMPTS.md")).unwrap();
     assert!(prompts.contains("Write b instead"), "PROMPTS.md holds the request: {prompts}");
-    assert_eq!(dwp_verify(&first_folder, serve.home_path()), (true, 0));
-    assert_eq!(dwp_verify(new, serve.home_path()), (true, 0));
+    assert_eq!(dwp_verify(&first_folder, serve.home_path()), (true, 0, false), "a record now");
+    assert_eq!(dwp_verify(new, serve.home_path()), (true, 0, true));
 }

@@ -143,8 +143,10 @@ impl PlanFolderWriter {
 }
 
 /// Each gate that was run again filed as a gate record of its task (seed 002: every run of
-/// a validation command is one); a failing run withdraws the task's completion. Returns the
-/// tasks so withdrawn.
+/// a validation command is one); a failing run withdraws a completed task's completion, and
+/// a passing run completes an open task the caller asked to run again (one a failing rerun
+/// opened: its check passes now, and a run Preflight made is its evidence). Returns the
+/// tasks whose completion was withdrawn.
 fn record_reruns(
     writer: &mut Writer<'_>,
     reruns: &[Rerun],
@@ -154,7 +156,14 @@ fn record_reruns(
     for rerun in reruns.iter().filter(|rerun| rerun.ran) {
         let was_completed =
             writer.state().task(rerun.task).is_some_and(|t| t.status == Status::Completed);
-        let change = Change::RecordGates { task: rerun.task, gates: vec![rerun.run.clone()] };
+        let gates = vec![rerun.run.clone()];
+        let passes = rerun.run.clone().into_record(now).is_ok_and(|record| record.passes);
+        let change = match (was_completed, passes) {
+            (false, true) => {
+                Change::Complete { task: rerun.task, gates, outcome: None, commit: None }
+            }
+            _ => Change::RecordGates { task: rerun.task, gates },
+        };
         match writer.apply(&change, now) {
             Ok(_) => {}
             // A run the rules refuse (e.g. its evidence) is attested, not filed.

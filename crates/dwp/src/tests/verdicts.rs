@@ -212,3 +212,22 @@ fn the_folder_is_held_to_the_chats_work_not_only_to_itself() {
     assert!(work_findings(&verified, &completed).is_empty());
     assert!(work_findings(&verified, &ChatWork::Nothing).is_empty());
 }
+
+#[test]
+fn a_check_run_again_that_passes_now_completes_the_task_it_had_opened() {
+    let ws = workspace(true);
+    let dir = finished(ws.path());
+    let failing =
+        [rerun(1, "test -f one.txt", 0, "exit 0"), rerun(2, "test -f two.txt", 1, "exit 1")];
+    let report = plan_files().finalize(&dir, &failing, &at(4)).unwrap();
+    assert_eq!(report.reopened, [2]);
+    // The user fixed it by hand; the checks run again, task 2's among them.
+    let report = plan_files().finalize(&dir, &passing_reruns(), &at(5)).unwrap();
+    assert_eq!(report.verdict(), Verdict::Verified, "{:?}", report.finalization.reasons);
+    let now = state(&dir);
+    assert_eq!(now["tasks"][1]["status"], "completed", "{now:#}");
+    assert_eq!(now["status"], "completed", "{now:#}");
+    assert_eq!(now["withdrawn_verifications"][0]["verdict"], "UNVERIFIED", "{now:#}");
+    assert!(dir.file("analysis_results/history/FINALIZATION-1.json").is_file());
+    assert_eq!(clean(&dir), Vec::<String>::new());
+}

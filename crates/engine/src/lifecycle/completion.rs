@@ -70,9 +70,8 @@ pub(super) fn reopen(
         let why = reasons.unwrap_or_default().iter().find(|reason| reason.starts_with(&named));
         task.status = TaskStatus::Pending;
         task.outcome = why.map(|why| why.replacen(&format!("{named}{}”: ", task.title), "", 1));
-        if let Some(gate) = task.gate.as_mut() {
-            gate.passes = false;
-        }
+        // The turn's passing run is no evidence any more; the reason says what failed.
+        task.gate = None;
     }
     next.stamped(list, now)
 }

@@ -36,9 +36,10 @@ pub(super) async fn finalize_plan_files(
     runner: Option<Arc<dyn GateRunner>>,
     chat_id: &ChatId,
     link: &PlanFolderLink,
+    also: &[u32],
     cancel: &CancellationToken,
 ) -> Heard {
-    let gates = completed_gates(link).await;
+    let gates = gates_to_run(link, also).await;
     let (reruns, gates_rerun) = run_all_again(runner.as_deref(), gates, cancel).await;
     let writer = link.clone();
     let finalized = tokio::task::spawn_blocking(move || {
@@ -69,13 +70,17 @@ pub(super) async fn finalize_plan_files(
     Heard { events: Vec::new(), finalization: Some(note) }
 }
 
-/// Each completed task's live gate commands, as `state.json` holds them.
-async fn completed_gates(link: &PlanFolderLink) -> Vec<(u32, String)> {
+/// The live gate commands of each completed task and of the tasks in `also` (open again
+/// after a check failed when run again), as `state.json` holds them.
+async fn gates_to_run(link: &PlanFolderLink, also: &[u32]) -> Vec<(u32, String)> {
     let dir = link.dir.clone();
     let state = tokio::task::spawn_blocking(move || read_state(&dir)).await;
     let Ok(Ok(snapshot)) = state else { return Vec::new() };
-    let completed =
-        snapshot.state.tasks.into_iter().filter(|task| task.status == Status::Completed);
+    let completed = snapshot
+        .state
+        .tasks
+        .into_iter()
+        .filter(|task| task.status == Status::Completed || also.contains(&task.id));
     completed
         .flat_map(|task| {
             let live = task.gates.into_iter().filter(|gate| gate.invalidated.is_none());

@@ -99,7 +99,7 @@ impl WorkListener for PlanFolders {
             WorkChange::Completed { list, completion } => {
                 let runner = self.sandboxes.gates(chat_id);
                 let mut heard = record_completion(&link, chat_id, list, completion).await;
-                let finalized = finalize_plan_files(runner, chat_id, &link, cancel).await;
+                let finalized = finalize_plan_files(runner, chat_id, &link, &[], cancel).await;
                 heard.events.extend(finalized.events);
                 heard.finalization = finalized.finalization;
                 heard

@@ -10,11 +10,11 @@ use std::sync::Arc;
 
 use preflight_agent::events::Event;
 use preflight_agent::PlanFolderLink;
-use preflight_dwp::{now_rfc3339, Author, PlanFolderWriter};
+use preflight_dwp::{now_rfc3339, read_state, Author, PlanFolderWriter};
 use preflight_protocol::chat::Chat;
 use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::ChatId;
-use preflight_protocol::tasks::{Completion, TaskList};
+use preflight_protocol::tasks::{Completion, TaskList, TaskStatus};
 
 use crate::lifecycle::completion::reopen;
 use crate::lifecycle::engine::{Engine, Inner};
@@ -103,11 +103,20 @@ async fn verify_again(
     guard: TurnGuard,
 ) {
     let runner = inner.sandboxes.gates(chat_id);
-    let heard = finalize_plan_files(runner, chat_id, &link, &guard.cancel).await;
+    let before = completion.finalization.as_ref().map(|note| note.reopened.clone());
+    let before = before.unwrap_or_default();
+    let heard = finalize_plan_files(runner, chat_id, &link, &before, &guard.cancel).await;
     for event in heard.events {
         inner.hub.emit(chat_id, event);
     }
-    let Some(note) = heard.finalization else { return };
+    let Some(mut note) = heard.finalization else { return };
+    // Tasks open again before stay so unless their check passed now; new ones join them.
+    let open = open_tasks(&link).await;
+    let (still, passed): (Vec<u32>, Vec<u32>) = before.iter().partition(|id| open.contains(id));
+    let newly = note.reopened.clone();
+    note.reopened = still.iter().chain(&newly).copied().collect();
+    note.reopened.sort_unstable();
+    note.reopened.dedup();
     let list = match inner.store.task_list(chat_id) {
         Ok(list) if !list.tasks.is_empty() => list,
         _ => TaskList {
@@ -117,14 +126,14 @@ async fn verify_again(
             history: Vec::new(),
         },
     };
-    let reopened = note.reopened.clone();
     completion.finalization = Some(note);
-    // Tasks already open again stay open: only the work closes them, not a verdict.
-    let left = match (reopened.is_empty(), list.has_work_left()) {
-        (false, _) => reopen(&list, &reopened, &completion, &now_rfc3339()),
-        (true, true) => list,
-        (true, false) => TaskList::empty(),
+    let now = now_rfc3339();
+    let list = finished_again(&list, &passed, &now);
+    let list = match newly.is_empty() {
+        true => list,
+        false => reopen(&list, &newly, &completion, &now),
     };
+    let left = if list.has_work_left() { list } else { TaskList::empty() };
     if let Err(error) = inner.store.complete_plan(chat_id, &completion, &left) {
         tracing::error!(%chat_id, %error, "the new verdict could not be stored");
         return;
@@ -132,6 +141,27 @@ async fn verify_again(
     inner.hub.emit(chat_id, Event::Completion { completion });
     inner.hub.emit(chat_id, Event::TaskList { tasks: left.tasks });
     drop(guard);
+}
+
+/// The tasks `state.json` has open (neither completed nor skipped).
+async fn open_tasks(link: &PlanFolderLink) -> Vec<u32> {
+    let dir = link.dir.clone();
+    let read = tokio::task::spawn_blocking(move || read_state(&dir)).await;
+    let Ok(Ok(snapshot)) = read else { return Vec::new() };
+    let open = snapshot.state.tasks.into_iter().filter(|task| {
+        !matches!(task.status, preflight_dwp::Status::Completed | preflight_dwp::Status::Skipped)
+    });
+    open.map(|task| task.id).collect()
+}
+
+/// The list with `tasks` done again: their check, run again now, passed.
+fn finished_again(list: &TaskList, tasks: &[u32], now: &str) -> TaskList {
+    let mut next = list.clone();
+    for task in next.tasks.iter_mut().filter(|task| tasks.contains(&task.id)) {
+        task.status = TaskStatus::Done;
+        task.outcome = Some("its check passed when run again".to_owned());
+    }
+    next.stamped(list, now)
 }
 
 /// The chat's plan folder, as the finaliser writes it; 409 when it has none.
