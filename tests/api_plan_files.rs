@@ -329,8 +329,23 @@ async fn a_restore_and_a_cleared_list_reach_the_plan_folder() {
     assert!(!workspace.path().join("b.txt").exists(), "task 2's file is gone again");
     let state = state_of(workspace.path());
     assert_eq!(statuses(&state), ["completed", "in_progress", "pending"], "{state:#}");
-    // Every file says tasks 2 and 3 are open, and why (issue 49); the verifier agrees.
     let folder = plan_folder(workspace.path());
+    check_the_folder_tells_the_truth(&folder, serve.home_path());
+
+    // Clear list: the tasks it left open are blocked in the folder, saying why.
+    let (status, cleared) = serve.request("DELETE", &format!("/v1/chats/{id}/plan"), None).await;
+    assert_eq!((status, &cleared["deleted"]), (200, &json!(true)), "{cleared}");
+    let state = state_of(workspace.path());
+    assert_eq!(statuses(&state), ["completed", "blocked", "blocked"], "{state:#}");
+    let reason = state["tasks"][1]["block"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("cleared the task list"), "{state:#}");
+}
+
+/// After the restore to before task 2 (issue 49): every file says tasks 2 and 3 are open,
+/// and why; the verifier agrees, also with the chat's work. A folder that then claims more
+/// than the chat's work is reported though its files agree, and the claim is taken back.
+fn check_the_folder_tells_the_truth(folder: &std::path::Path, home: &std::path::Path) {
+    // Every file says tasks 2 and 3 are open, and why (issue 49); the verifier agrees.
     let readme = std::fs::read_to_string(folder.join("README.md")).unwrap();
     assert_eq!(readme.matches("- [x]").count(), 1, "only task 1 is ticked: {readme}");
     let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
@@ -341,18 +356,10 @@ async fn a_restore_and_a_cleared_list_reach_the_plan_folder() {
         "{progress}"
     );
     assert!(!progress.contains("restarted by the executor"), "{progress}");
-    assert_eq!(dwp_verify(&folder, serve.home_path()), (true, vec![]), "and with the chat");
+    assert_eq!(dwp_verify(folder, home), (true, vec![]), "and with the chat");
     // A folder that claims more than the chat's work is reported, though its files agree.
-    let claim =
-        ["dwp", "update", "--task", "3", "--complete", "--gate", "test -f c.txt|0|c.txt is there"];
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_preflight"))
-        .args(&claim[..2])
-        .arg(&folder)
-        .args(&claim[2..])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let (passed, findings) = dwp_verify(&folder, serve.home_path());
+    dwp_update(folder, &["--task", "3", "--complete", "--gate", "test -f c.txt|0|c.txt is there"]);
+    let (passed, findings) = dwp_verify(folder, home);
     assert!(!passed, "{findings:?}");
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert!(
@@ -361,22 +368,18 @@ async fn a_restore_and_a_cleared_list_reach_the_plan_folder() {
         ),
         "{findings:?}"
     );
-    let undo = ["--task", "3", "--reopen-reason", "it was never done"];
+    dwp_update(folder, &["--task", "3", "--reopen-reason", "it was never done"]);
+}
+
+/// `preflight dwp update FOLDER ARGS…`, which must succeed.
+fn dwp_update(folder: &std::path::Path, args: &[&str]) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_preflight"))
         .args(["dwp", "update"])
-        .arg(&folder)
-        .args(undo)
+        .arg(folder)
+        .args(args)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-
-    // Clear list: the tasks it left open are blocked in the folder, saying why.
-    let (status, cleared) = serve.request("DELETE", &format!("/v1/chats/{id}/plan"), None).await;
-    assert_eq!((status, &cleared["deleted"]), (200, &json!(true)), "{cleared}");
-    let state = state_of(workspace.path());
-    assert_eq!(statuses(&state), ["completed", "blocked", "blocked"], "{state:#}");
-    let reason = state["tasks"][1]["block"]["reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("cleared the task list"), "{state:#}");
 }
 
 /// `preflight dwp verify FOLDER` against the chat's data folder `home`: whether it passed,

@@ -392,19 +392,7 @@ async fn a_check_failing_again_leaves_the_plan_open_until_the_work_proves_it() {
     assert_eq!(tasks["tasks"][0]["status"], "pending", "open again in the chat: {tasks:#}");
     assert!(verify(&dir).0, "{}", verify(&dir).1);
 
-    // Run the checks again: one.txt is still gone, so the verdict stands, the first one kept.
-    let (status, body) = serve.post(&format!("/v1/chats/{id}/plan/verify"), json!(null)).await;
-    assert_eq!(status, 202, "{body}");
-    let again = events.wait_for("the new verdict", |name, _| name == "completion").await;
-    assert_eq!(again["completion"]["finalization"]["verdict"], "UNVERIFIED", "{again:#}");
-    assert_eq!(
-        again["completion"]["finalization"]["reopened"],
-        json!([1]),
-        "still open: {again:#}"
-    );
-    let (_, tasks) = serve.get(&format!("/v1/chats/{id}/plan")).await;
-    assert_eq!(tasks["tasks"][0]["status"], "pending", "the list keeps it open: {tasks:#}");
-    assert!(dir.join("analysis_results/history/FINALIZATION-1.json").is_file());
+    check_again_keeps_it_open(&serve, &id, &mut events, &dir).await;
 
     // Continue works on the open task with the reason; the plan then finishes verified.
     let (status, body) = serve.post(&format!("/v1/chats/{id}/continue"), json!(null)).await;
@@ -417,6 +405,23 @@ async fn a_check_failing_again_leaves_the_plan_open_until_the_work_proves_it() {
     assert_eq!(state["status"], "completed", "{state:#}");
     let (status, body) = serve.post(&format!("/v1/chats/{id}/plan/accept"), json!(null)).await;
     assert_eq!((status, &body["error"]["code"]), (409, &json!("ERR_NOTHING_LEFT")), "{body}");
+}
+
+/// Run the checks again while one.txt is still gone: the verdict stands with task 1 open
+/// (in the verdict and in the chat's list), and the first verdict is kept as history.
+async fn check_again_keeps_it_open(serve: &Serve, id: &str, events: &mut EventStream, dir: &Path) {
+    let (status, body) = serve.post(&format!("/v1/chats/{id}/plan/verify"), json!(null)).await;
+    assert_eq!(status, 202, "{body}");
+    let again = events.wait_for("the new verdict", |name, _| name == "completion").await;
+    assert_eq!(again["completion"]["finalization"]["verdict"], "UNVERIFIED", "{again:#}");
+    assert_eq!(
+        again["completion"]["finalization"]["reopened"],
+        json!([1]),
+        "still open: {again:#}"
+    );
+    let (_, tasks) = serve.get(&format!("/v1/chats/{id}/plan")).await;
+    assert_eq!(tasks["tasks"][0]["status"], "pending", "the list keeps it open: {tasks:#}");
+    assert!(dir.join("analysis_results/history/FINALIZATION-1.json").is_file());
 }
 
 /// Auto-approve is a standing approval, not the user's decision about this plan: a plan
