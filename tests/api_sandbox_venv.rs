@@ -130,5 +130,6 @@ async fn a_planted_venv_stays_refused_and_adopting_it_changes_nothing() {
     let bare = serve.create_chat(json!({})).await;
     let (status, answer) =
         serve.post(&format!("/v1/chats/{bare}/sandbox/venv/adopt"), json!({"confirm": true})).await;
-    assert_eq!(status, 400, "a chat without a workspace: {answer}");
+    assert_eq!(status, 409, "a chat without a workspace has no venv: {answer}");
+    assert_eq!(answer["error"]["code"], "ERR_VENV_FOREIGN", "{answer}");
 }

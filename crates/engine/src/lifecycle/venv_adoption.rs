@@ -17,7 +17,8 @@ use crate::lifecycle::tool_views::SandboxView;
 impl Engine {
     /// Adopts the chat's workspace venv when `confirmed`, and answers the sandbox as it stands
     /// afterwards. A venv that is not an earlier Preflight's is `ERR_VENV_FOREIGN` with why;
-    /// no confirmation, no workspace or no Preflight sandbox is `ERR_BAD_REQUEST`.
+    /// no confirmation is `ERR_BAD_REQUEST`; no workspace or no Preflight sandbox (no venv to
+    /// adopt) is `ERR_VENV_FOREIGN`.
     pub async fn adopt_venv(
         &self,
         chat_id: &ChatId,
@@ -29,13 +30,15 @@ impl Engine {
                 "adopting a venv needs the user's confirmation: send {\"confirm\": true}",
             ));
         }
+        // No venv to adopt is a state of the chat, not a malformed request: a 409.
         let Some(workspace) = chat.workspace.as_deref().map(Path::new) else {
-            return Err(ApiError::bad_request("this chat has no workspace, so no venv to adopt"));
+            let why = "this chat has no workspace, so there is no venv to adopt";
+            return Err(ApiError::new(ErrorCode::VenvForeign, why));
         };
         let Some(sandbox) = self.inner.confinement.as_deref() else {
-            return Err(ApiError::bad_request(
-                "Preflight's own code sandbox is not in use here, so it has no venv to adopt",
-            ));
+            let why =
+                "Preflight's own code sandbox is not in use here, so there is no venv to adopt";
+            return Err(ApiError::new(ErrorCode::VenvForeign, why));
         };
         let adopted =
             adopt_venv(&sandbox.program, &sandbox.env, workspace, &sandbox.state_dir).await;
