@@ -30,6 +30,7 @@ fn gate_attempts() -> Vec<Reply> {
         Answer::new().tool_call("mcp_code-sandbox_run_command", fix).into(),
         done(json!({"command": "cat result.txt", "exit_code": 0, "evidence": "claimed"})),
         Reply::text("Step one is checked."),
+        Reply::text("Still documenting."),
     ]
 }
 
@@ -74,6 +75,15 @@ async fn an_approved_plan_is_written_and_done_needs_a_passing_gate() {
     assert_eq!(view["files"]["dir"], format!(".dwp/plans/{name}"), "{view}");
     assert_eq!(view["files"]["path"], folder.to_string_lossy().as_ref(), "{view}");
     assert_eq!(view["tasks"].as_array().unwrap().len(), 2, "{view}");
+
+    // Continue: the folder says what made the work go on before it unblocks task 2.
+    let (status, body) = serve.post(&format!("/v1/chats/{id}/continue"), json!(null)).await;
+    assert_eq!(status, 202, "{body}");
+    events.wait_for_phase("idle").await;
+    let progress = std::fs::read_to_string(folder.join("PROGRESS.md")).unwrap();
+    let goes_on = progress.find("The work goes on: the user pressed Continue.");
+    let unblocked = progress.find("Task 2 unblocked");
+    assert!(goes_on.is_some() && goes_on < unblocked, "said first: {progress}");
 }
 
 /// Task 1 completed on its gate's passing rerun, both runs on file, as Preflight measured them.

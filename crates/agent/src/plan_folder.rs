@@ -100,14 +100,17 @@ pub async fn pause_task(
     paused.await.err().and_then(|error| told(chat_id, "could not mark the task blocked", &error))
 }
 
-/// The work goes on: the tasks Preflight paused for what `waits` accepts are unblocked.
+/// The work goes on (`why`, in words): the tasks Preflight paused for what `waits` accepts
+/// are unblocked.
 pub async fn resume_paused(
     link: &PlanFolderLink,
     chat_id: &ChatId,
     waits: impl Fn(&Pause) -> bool + Send + 'static,
+    why: String,
 ) -> Option<String> {
     let resumed =
-        on_folder(link, move |link| link.files.resume(&link.dir, waits, &now_rfc3339())).await;
+        on_folder(link, move |link| link.files.resume(&link.dir, waits, &why, &now_rfc3339()))
+            .await;
     match resumed {
         Ok(tasks) if !tasks.is_empty() => {
             tracing::info!(%chat_id, ?tasks, "paused tasks resumed in the plan folder");

@@ -29,7 +29,8 @@ use crate::sink::EventSink;
 pub enum WorkChange<'a> {
     /// The executor takes up the approved plan (after the approval, a Continue, a message,
     /// an answered change): `list` as it stands when its turn starts.
-    Executing { plan: &'a PlanDocument, list: &'a TaskList },
+    /// `why`: what started the turn, in words ("the user pressed Continue").
+    Executing { plan: &'a PlanDocument, list: &'a TaskList, why: &'a str },
     /// The stored task list is now `list`: a `turn_plan` operation.
     Listed { list: &'a TaskList },
     /// A gate ran and did not finish task `task`; the list keeps the task as it was.

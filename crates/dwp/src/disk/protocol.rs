@@ -153,16 +153,23 @@ impl PlanFolderWriter {
         Ok(true)
     }
 
-    /// The work resumes: every task Preflight paused for `waits` is unblocked (back in
-    /// progress, its records kept). Returns the tasks unblocked.
+    /// The work resumes (`why`, in words, said first in PROGRESS.md): every task Preflight
+    /// paused for `waits` is unblocked (back in progress, its records kept). Returns the
+    /// tasks unblocked.
     pub fn resume(
         &self,
         dir: &PlanFolder,
         waits: impl Fn(&Pause) -> bool,
+        why: &str,
         now: &str,
     ) -> Result<Vec<u32>, DwpError> {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         writer.follow_markdown(now)?;
+        if paused_blocker(writer.state(), &waits).is_some() {
+            // What made the work go on, said once before the tasks it unblocks.
+            let line = format!("The work goes on: {}.", crate::rules::text::one_line(why));
+            writer.write(Applied { state: writer.state().clone(), log: vec![line] }, now)?;
+        }
         let mut resumed = Vec::new();
         while let Some(task) = paused_blocker(writer.state(), &waits) {
             writer.apply(&Change::ResolveBlocker { task }, now)?;

@@ -163,7 +163,9 @@ fn a_pause_blocks_the_task_with_its_reason_and_resuming_unblocks_it() {
     assert_eq!(state_now["blocked"]["task"], 1);
     assert_eq!(state_now["blocked"]["reason"], "the executor stopped: no progress");
     assert_eq!(state_now["tasks"][0]["status"], "blocked");
-    let resumed = plan_files().resume(&dir, |pause| *pause == Pause::Continue, &at(3)).unwrap();
+    let resumed = plan_files()
+        .resume(&dir, |pause| *pause == Pause::Continue, "the user pressed Continue", &at(3))
+        .unwrap();
     assert_eq!(resumed, vec![1]);
     let state_now = state(&dir);
     assert_eq!(state_now["tasks"][0]["status"], "in_progress", "{state_now:#}");

@@ -70,8 +70,8 @@ impl WorkListener for PlanFolders {
         cancel: &CancellationToken,
     ) -> Heard {
         let Ok(chat) = self.store.get_chat(chat_id) else { return Heard::default() };
-        if let WorkChange::Executing { plan, list } = change {
-            return self.executing(&chat, plan, list).await;
+        if let WorkChange::Executing { plan, list, why } = change {
+            return self.executing(&chat, plan, list, why).await;
         }
         let Some(link) = self.link(&chat).await else { return Heard::default() };
         match change {
@@ -112,7 +112,13 @@ impl PlanFolders {
     /// The executor takes up the approved plan: its folder found again, or written now for
     /// a plan just approved; then the tasks a stop paused go on (while the list has work:
     /// a cleared list resumes nothing).
-    async fn executing(&self, chat: &Chat, plan: &PlanDocument, list: &TaskList) -> Heard {
+    async fn executing(
+        &self,
+        chat: &Chat,
+        plan: &PlanDocument,
+        list: &TaskList,
+        why: &str,
+    ) -> Heard {
         let Some(workspace) = plan_workspace(chat) else { return Heard::default() };
         let (chat_id, writer) = (chat.id.clone(), self.files.clone());
         let (plan, list) = (plan.clone(), list.clone());
@@ -145,7 +151,8 @@ impl PlanFolders {
             return Heard::default();
         }
         let link = PlanFolderLink { files: self.files.clone(), dir };
-        Heard::told(resume_paused(&link, &chat.id, |pause| *pause == Pause::Continue).await)
+        let continues = |pause: &Pause| *pause == Pause::Continue;
+        Heard::told(resume_paused(&link, &chat.id, continues, why.to_owned()).await)
     }
 
     /// The chat's first user message: the request the plan answers.
@@ -215,7 +222,8 @@ async fn answered(
             let id = change.id.to_string();
             let waited =
                 move |pause: &Pause| matches!(pause, Pause::PlanChange { change } if *change == id);
-            resume_paused(link, chat_id, waited).await
+            let why = format!("the user kept the task: plan change {} rejected", change.id);
+            resume_paused(link, chat_id, waited, why).await
         }
     };
     let mut heard = Heard::told(said);

@@ -113,7 +113,8 @@ async fn execute(
         directive.as_deref(),
     );
     if let Some(plan) = state.plan.as_ref().filter(|plan| carried_out(plan)) {
-        let executing = WorkChange::Executing { plan, list: &list };
+        let why = turn_cause(&messages);
+        let executing = WorkChange::Executing { plan, list: &list, why };
         inner.tell_work(chat_id, executing, cancel).await;
     }
     // The `.dwp` rules hold in a chat whose plan has its folder.
@@ -230,4 +231,22 @@ fn executor_history(messages: &[Message]) -> (Vec<ModelMessage>, Vec<Option<Mess
         })
         .collect();
     preflight_agent::view_of(&shown)
+}
+
+/// What started this executor turn, in words for the plan folder: the chat's last user
+/// message is a Continue (the user's, or `[executor] auto_continue`'s), an answer on the
+/// plan, or a message.
+fn turn_cause(messages: &[Message]) -> &'static str {
+    let last = messages.iter().rev().find_map(|message| match &message.body {
+        MessageBody::User { resume, plan_answer, .. } => Some((resume.as_ref(), *plan_answer)),
+        _ => None,
+    });
+    match last {
+        Some((Some(resume), _)) if resume.auto => {
+            "Preflight continued by itself ([executor] auto_continue)"
+        }
+        Some((Some(_), _)) => "the user pressed Continue",
+        Some((None, true)) => "the user answered on the plan",
+        _ => "the user's message",
+    }
 }
