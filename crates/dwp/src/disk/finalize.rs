@@ -112,12 +112,7 @@ impl PlanFolderWriter {
         let mut writer = Writer::begin(dir, self.lock, self.author.clone())?;
         writer.follow_markdown(now)?;
         let mut next = writer.state().clone();
-        let open: Vec<String> = next
-            .tasks
-            .iter()
-            .filter(|task| !matches!(task.status, Status::Completed | Status::Skipped))
-            .map(|task| task.id.to_string())
-            .collect();
+        let open = next.open_task_list();
         let verification = match next.verification.as_mut() {
             None => return Err(Refusal::NothingToAccept { why: "it was not finalised" }.into()),
             Some(v) if v.verdict == Verdict::Verified => {
@@ -131,7 +126,7 @@ impl PlanFolderWriter {
         verification.accepted = Some(Acceptance { at: now.to_owned(), by: by.to_owned() });
         let still_open = match open.is_empty() {
             true => String::new(),
-            false => format!(" Tasks still open: {}.", open.join(", ")),
+            false => format!(" Tasks still open: {open}."),
         };
         let line = format!(
             "{by} accepted the plan as it is, not verified (UNVERIFIED: {}).{still_open}",

@@ -219,15 +219,10 @@ impl PlanFolderWriter {
         }
         let why = crate::rules::text::one_line(why);
         let mut next = writer.state().clone();
-        let open: Vec<String> = next
-            .tasks
-            .iter()
-            .filter(|task| !matches!(task.status, Status::Completed | Status::Skipped))
-            .map(|task| task.id.to_string())
-            .collect();
+        let open = next.open_task_list();
         let left = match open.is_empty() {
             true => String::new(),
-            false => format!(" Its open tasks ({}) stay as they were.", open.join(", ")),
+            false => format!(" Its open tasks ({open}) stay as they were."),
         };
         let line = format!(
             "The plan is set aside: {why}.{left} The chat's next plan gets its own folder."

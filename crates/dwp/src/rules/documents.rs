@@ -406,15 +406,6 @@ impl PlanState {
         self.tasks.iter_mut().find(|task| task.id == id)
     }
 
-    /// Every task is completed with its gate or skipped by the user's decision, and at
-    /// least one is completed (DESIGN §12, which refines seed 002's "Pominięta praca nigdy
-    /// nie może uczynić planu completed": skipped work alone never completes a plan, and a
-    /// skip is always the user's approved change).
-    pub fn all_done(&self) -> bool {
-        self.tasks.iter().any(|t| t.status == Status::Completed)
-            && self.tasks.iter().all(|t| matches!(t.status, Status::Completed | Status::Skipped))
-    }
-
     /// Recomputes `status`, `completed_count`, `task_count` and `blocked` from the tasks.
     ///
     /// The plan is `completed` only when [`all_done`](Self::all_done) and the finaliser's

@@ -1,6 +1,7 @@
-//! Work undone from outside the plan's own protocol: a restore of the workspace takes tasks
-//! back to open, and any change that leaves the plan unfinished withdraws the finaliser's
-//! verdict over it. Pure, like the other transitions.
+//! Work undone from outside the plan's own protocol, and what "unfinished" means: a restore
+//! of the workspace takes tasks back to open (`PlanState::open_tasks`), and any change that
+//! leaves the plan unfinished withdraws the finaliser's verdict over it. Pure, like the other
+//! transitions.
 //!
 //! **Invariant:** the folder never claims more than the truth. A task whose work was undone
 //! is open again with its evidence invalidated and the cause said in PROGRESS.md; a verdict
@@ -18,6 +19,28 @@ pub(crate) const HISTORY_DIR: &str = "history";
 /// Where the `n`th withdrawn attestation is kept, relative to the plan folder.
 pub(crate) fn history_name(n: usize) -> String {
     format!("analysis_results/{HISTORY_DIR}/FINALIZATION-{n}.json")
+}
+
+impl PlanState {
+    /// Every task is completed with its gate or skipped by the user's decision, and at
+    /// least one is completed (DESIGN §12, which refines seed 002's "Pominięta praca nigdy
+    /// nie może uczynić planu completed": skipped work alone never completes a plan, and a
+    /// skip is always the user's approved change).
+    pub fn all_done(&self) -> bool {
+        self.tasks.iter().any(|t| t.status == Status::Completed) && self.open_tasks().is_empty()
+    }
+
+    /// The ids of the tasks neither completed nor skipped, in the plan's order.
+    pub fn open_tasks(&self) -> Vec<u32> {
+        let open =
+            self.tasks.iter().filter(|t| !matches!(t.status, Status::Completed | Status::Skipped));
+        open.map(|task| task.id).collect()
+    }
+
+    /// [`open_tasks`](Self::open_tasks) as PROGRESS.md and findings name them: "2, 3".
+    pub(crate) fn open_task_list(&self) -> String {
+        self.open_tasks().iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// Task `id` is open again because its work was undone (`reason`): `in_progress` when the

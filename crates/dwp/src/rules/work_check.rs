@@ -67,15 +67,9 @@ fn task_finding(id: u32, folder: Status, chat: Option<TrackedStatus>) -> Option<
 fn completion_findings(state: &PlanState, verdict: Option<&str>) -> Vec<Finding> {
     let mut findings = Vec::new();
     if !state.all_done() {
-        let open: Vec<String> = state
-            .tasks
-            .iter()
-            .filter(|task| !matches!(task.status, Status::Completed | Status::Skipped))
-            .map(|task| task.id.to_string())
-            .collect();
         let message = format!(
             "the chat recorded the plan's completion, but state.json has tasks {} open",
-            open.join(", ")
+            state.open_task_list()
         );
         findings.push(Finding::new(FindingKind::Work, None, message));
     }

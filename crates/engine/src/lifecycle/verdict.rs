@@ -148,10 +148,7 @@ async fn open_tasks(link: &PlanFolderLink) -> Vec<u32> {
     let dir = link.dir.clone();
     let read = tokio::task::spawn_blocking(move || read_state(&dir)).await;
     let Ok(Ok(snapshot)) = read else { return Vec::new() };
-    let open = snapshot.state.tasks.into_iter().filter(|task| {
-        !matches!(task.status, preflight_dwp::Status::Completed | preflight_dwp::Status::Skipped)
-    });
-    open.map(|task| task.id).collect()
+    snapshot.state.open_tasks()
 }
 
 /// The list with `tasks` done again: their check, run again now, passed.
