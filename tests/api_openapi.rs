@@ -47,6 +47,7 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/checkpoints/{n}/restore",
     "POST /v1/chats/{id}/checkpoints/{n}/restore",
     "GET /v1/search",
+    "GET /v1/models",
     "GET /v1/health",
     "GET /v1/openapi.json",
 ];

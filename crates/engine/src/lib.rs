@@ -28,7 +28,7 @@ pub use preflight_agent::{checkpoints, events};
 pub use preflight_llm as llm;
 pub use preflight_mcp as mcp;
 pub use preflight_mcp::confinement;
-pub use preflight_protocol::{chat, error_code, ids, inert, planner, tasks, tool};
+pub use preflight_protocol::{chat, error_code, ids, inert, planner, tasks, tool, usage};
 pub use preflight_store as store;
 
 /// The plan files and the API stamp times alike (RFC 3339, UTC, milliseconds): one clock.

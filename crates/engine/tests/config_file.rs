@@ -125,7 +125,7 @@ fn every_mistake_names_its_line_and_key() {
             "temperature = 0.2\n",
             1,
             "temperature",
-            "unknown key; expected one of provider, planner, plan_mode, sandbox",
+            "unknown key; expected one of provider, planner, providers, plan_mode, sandbox",
         ),
         (
             "[provider]\nkind = \"gemini\"\nmodel = \"x\"\n",
@@ -227,6 +227,37 @@ fn every_mistake_names_its_line_and_key() {
             "planner.model",
             "missing",
         ),
+        (
+            "[providers.Big]\nkind = \"openai\"\nmodel = \"m\"\n",
+            1,
+            "providers.Big",
+            "a provider's name",
+        ),
+        (
+            "[providers.default]\nkind = \"openai\"\nmodel = \"m\"\n",
+            1,
+            "providers.default",
+            "not \"default\"",
+        ),
+        ("[providers.cloud]\nkind = \"openai\"\n", 1, "providers.cloud.model", "missing"),
+        (
+            "[providers.cloud]\nkind = \"openai\"\nmodel = \"m\"\nprice_input_per_mtok = -1\n",
+            4,
+            "providers.cloud.price_input_per_mtok",
+            "0 or more",
+        ),
+        (
+            "[provider]\nkind = \"openai\"\nmodel = \"m\"\nmodels = \"a\"\n",
+            4,
+            "provider.models",
+            "a list of model names",
+        ),
+        (
+            "[provider]\nkind = \"openai\"\nmodel = \"m\"\nvision = \"yes\"\n",
+            4,
+            "provider.vision",
+            "true or false",
+        ),
     ];
     for (text, line, key, problem) in cases {
         let error = parse(text).unwrap_err();
@@ -265,4 +296,37 @@ fn the_executor_goes_on_while_it_makes_progress_by_default() {
         .executor;
     assert_eq!((set.max_rounds, set.no_progress_rounds, set.auto_continue), (1000, 5, 3));
     assert_eq!(parse("[executor]\nauto_continue = 0\n").unwrap().executor.auto_continue, 0);
+}
+
+#[test]
+fn named_providers_bring_their_own_models_prices_and_vision() {
+    let config = parse(
+        "[provider]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:11434/v1\"\nmodel = \"qwen\"\n\
+         vision = false\nmodels = [\"qwen-coder\", \"llava\"]\n\n\
+         [providers.claude]\nkind = \"anthropic\"\nmodel = \"claude-sonnet\"\n\
+         price_input_per_mtok = 3\nprice_output_per_mtok = 15.0\nprice_cached_input_per_mtok = 0.3\n\n\
+         [providers.openai]\nkind = \"openai\"\nmodel = \"gpt\"\napi_key_env = \"OPENAI_API_KEY\"\n",
+    )
+    .unwrap();
+    assert_eq!(config.provider.vision, Some(false));
+    assert_eq!(config.provider_extras.models, ["qwen-coder", "llava"]);
+    assert!(!config.provider_extras.prices.is_set());
+    let names: Vec<&str> = config.providers.iter().map(|named| named.name.as_str()).collect();
+    assert_eq!(names, ["claude", "openai"], "in the file's order");
+    let claude = &config.providers[0];
+    assert_eq!(
+        (claude.settings.kind, claude.settings.base_url.as_str(), claude.settings.vision),
+        (ProviderKind::Anthropic, ANTHROPIC_BASE_URL, None)
+    );
+    let prices = claude.extras.prices;
+    assert_eq!(
+        (prices.input_per_mtok, prices.output_per_mtok, prices.cached_input_per_mtok),
+        (Some(3.0), Some(15.0), Some(0.3))
+    );
+    assert_eq!(config.providers[1].settings.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
+    assert_eq!(
+        config.providers[1].settings.key_account(),
+        "openai@https://api.openai.com",
+        "a named provider's key is filed under its own origin"
+    );
 }

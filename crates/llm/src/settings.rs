@@ -63,6 +63,9 @@ pub struct ProviderSettings {
     pub max_tokens: Option<u32>,
     /// `context_window`: the model's window in tokens, when the settings give it (DESIGN §13).
     pub context_window: Option<u32>,
+    /// `vision`: whether the model takes images (DESIGN §15); None when the settings do not
+    /// say.
+    pub vision: Option<bool>,
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
 }
@@ -80,6 +83,7 @@ impl ProviderSettings {
             api_key_env: None,
             max_tokens: None,
             context_window: None,
+            vision: None,
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
         }

@@ -4,7 +4,8 @@
 //! list and its rules ([`tasks`]: `turn_plan`'s operations, phases, stops, completion), the
 //! planner's fences and its plan document ([`planner`]), chat messages ([`chat`]), the
 //! records of checkpoints ([`checkpoints`]), what a tool is offered and returns ([`tool`]),
-//! and the one function that renders untrusted text inert ([`inert`]).
+//! the one function that renders untrusted text inert ([`inert`]), and what model calls used
+//! and cost ([`usage`]).
 //!
 //! **What it may use:** serde, and nothing of Preflight. Every other crate of the engine
 //! stands on this one; it names none of them, so a change above never recompiles it.
@@ -21,5 +22,6 @@ pub mod inert;
 pub mod planner;
 pub mod tasks;
 pub mod tool;
+pub mod usage;
 
 pub use ids::{ChangeId, ChatId, MessageId, QuestionId, TaskId};

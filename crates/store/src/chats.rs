@@ -1,15 +1,17 @@
 //! The `chats` table: create, read, list (newest first), update, delete.
 
 use preflight_dwp::now_rfc3339;
-use preflight_protocol::chat::{Chat, ChatSettings};
+use preflight_protocol::chat::{Chat, ChatSettings, ModelChoice};
 use preflight_protocol::ids::ChatId;
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::error::StoreError;
 use super::{Store, Tx};
 
-pub(super) const CHAT_COLUMNS: &str =
-    "id, title, workspace, plan_mode, auto_approve, save_plans, created_at, updated_at, scope";
+pub(super) const CHAT_COLUMNS: &str = "id, title, workspace, plan_mode, auto_approve, save_plans, \
+     created_at, updated_at, scope, model, planner_model";
+/// How many columns `CHAT_COLUMNS` names: a query that selects more reads them from here.
+pub(super) const CHAT_COLUMN_COUNT: usize = 11;
 
 impl Tx<'_> {
     /// Stores a new chat (with an idle session state) and returns it.
@@ -23,6 +25,8 @@ impl Tx<'_> {
             auto_approve: settings.auto_approve,
             save_plans: settings.save_plans,
             scope: settings.scope.clone(),
+            model: None,
+            planner_model: None,
             created_at: now.clone(),
             updated_at: now,
         };
@@ -89,6 +93,24 @@ impl Tx<'_> {
         self.chat(chat_id)
     }
 
+    /// Sets the models the chat talks to (None: the configured default) and bumps
+    /// `updated_at`.
+    pub fn set_chat_models(
+        &mut self,
+        chat_id: &ChatId,
+        model: Option<&ModelChoice>,
+        planner_model: Option<&ModelChoice>,
+    ) -> Result<Chat, StoreError> {
+        let changed = self.sql.execute(
+            "UPDATE chats SET model = ?2, planner_model = ?3, updated_at = ?4 WHERE id = ?1",
+            params![chat_id, choice_column(model), choice_column(planner_model), now_rfc3339()],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::chat_not_found(chat_id));
+        }
+        self.chat(chat_id)
+    }
+
     /// Deletes the chat and, by cascade, everything stored for it. False if there was none.
     pub fn delete_chat(&mut self, chat_id: &ChatId) -> Result<bool, StoreError> {
         Ok(self.sql.execute("DELETE FROM chats WHERE id = ?1", [chat_id])? == 1)
@@ -115,7 +137,13 @@ pub(super) fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
         created_at: row.get(6)?,
         updated_at: row.get(7)?,
         scope: scope_from_column(row, 8)?,
+        model: json_column(row, 9)?,
+        planner_model: json_column(row, 10)?,
     })
+}
+
+fn choice_column(choice: Option<&ModelChoice>) -> Option<String> {
+    choice.map(|choice| serde_json::json!(choice).to_string())
 }
 
 /// A scope as its column holds it: JSON, NULL when empty.
@@ -124,10 +152,16 @@ fn scope_column(scope: &[String]) -> Option<String> {
 }
 
 fn scope_from_column(row: &Row<'_>, index: usize) -> rusqlite::Result<Vec<String>> {
-    let Some(text) = row.get::<_, Option<String>>(index)? else {
-        return Ok(Vec::new());
-    };
-    serde_json::from_str(&text).map_err(|error| {
+    Ok(json_column(row, index)?.unwrap_or_default())
+}
+
+/// A column holding JSON or NULL.
+fn json_column<T: serde::de::DeserializeOwned>(
+    row: &Row<'_>,
+    index: usize,
+) -> rusqlite::Result<Option<T>> {
+    let Some(text) = row.get::<_, Option<String>>(index)? else { return Ok(None) };
+    serde_json::from_str(&text).map(Some).map_err(|error| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, error.into())
     })
 }
@@ -156,5 +190,14 @@ impl Store {
 
     pub fn delete_chat(&self, chat_id: &ChatId) -> Result<bool, StoreError> {
         self.write(|tx| tx.delete_chat(chat_id))
+    }
+
+    pub fn set_chat_models(
+        &self,
+        chat_id: &ChatId,
+        model: Option<&ModelChoice>,
+        planner_model: Option<&ModelChoice>,
+    ) -> Result<Chat, StoreError> {
+        self.write(|tx| tx.set_chat_models(chat_id, model, planner_model))
     }
 }

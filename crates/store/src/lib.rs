@@ -33,6 +33,7 @@ mod steps;
 mod stops;
 mod tasks;
 mod tx;
+mod usage;
 
 pub use database::{Store, SCHEMA_VERSION};
 pub use error::{Conflict, Entity, StoreError};

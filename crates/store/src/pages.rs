@@ -27,7 +27,7 @@ impl Tx<'_> {
         );
         let mut statement = self.sql.prepare(&sql)?;
         let rows = statement.query_map(params![upper(before), fetched(limit)], |row| {
-            Ok((chat_from_row(row)?, row.get::<_, i64>(9)?))
+            Ok((chat_from_row(row)?, row.get::<_, i64>(super::chats::CHAT_COLUMN_COUNT)?))
         })?;
         let rows = rows.collect::<Result<Vec<_>, _>>()?;
         Ok(cut(rows, limit))

@@ -58,6 +58,12 @@
 //! the migration indexes the rows already stored. A rebuild of `chats` or `messages` must
 //! create its triggers again.
 //!
+//! Schema version 8 (issue 50, DESIGN §15) adds `chats.model` and `chats.planner_model` (the
+//! JSON of the chat's `ModelChoice`, NULL for the configured default) and `model_calls`: one
+//! row per model call with the usage its provider reported (`input_tokens` counts cached
+//! prompt tokens too), the phase it served, the provider and model, the context window it
+//! had, and its cost in USD at the prices set when it ran (NULL without prices).
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
@@ -224,6 +230,25 @@ END;
 
 INSERT INTO chats_fts (chats_fts) VALUES ('rebuild');
 INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+"#,
+    r#"
+ALTER TABLE chats ADD COLUMN model TEXT;
+ALTER TABLE chats ADD COLUMN planner_model TEXT;
+
+CREATE TABLE model_calls (
+    seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    chat_id             TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+    phase               TEXT NOT NULL CHECK (phase IN ('planning', 'execution')),
+    provider            TEXT NOT NULL,
+    model               TEXT NOT NULL,
+    input_tokens        INTEGER NOT NULL CHECK (input_tokens >= 0),
+    output_tokens       INTEGER NOT NULL CHECK (output_tokens >= 0),
+    cached_input_tokens INTEGER NOT NULL CHECK (cached_input_tokens >= 0),
+    context_window      INTEGER,
+    cost_usd            REAL CHECK (cost_usd IS NULL OR cost_usd >= 0),
+    created_at          TEXT NOT NULL
+);
+CREATE INDEX model_calls_by_chat ON model_calls (chat_id, seq);
 "#,
 ];
 

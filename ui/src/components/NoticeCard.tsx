@@ -31,6 +31,11 @@ export function noticeWords(notice: Notice): { title: string; body: string } {
       return { title: errorLead(notice.code), body: t("saidInChat.providerRefused.body") };
     case "questions_left":
       return { title: t("saidInChat.questionsLeft.title"), body: t("saidInChat.questionsLeft.body", { rounds: notice.rounds }) };
+    case "model_switched": {
+      const model = `${notice.model.model} (${notice.model.provider})`;
+      const title = notice.planner ? t("saidInChat.modelSwitched.planner", { model }) : t("saidInChat.modelSwitched.executor", { model });
+      return { title, body: t("saidInChat.modelSwitched.body") };
+    }
   }
 }
 
@@ -42,6 +47,7 @@ function actionsOf(notice: Notice): { retry: string | null; settings: boolean } 
     case "provider_refused":
       return { retry: t("saidInChat.retry"), settings: true };
     case "questions_left":
+    case "model_switched":
       return { retry: null, settings: false };
   }
 }
@@ -60,7 +66,7 @@ export function NoticeCard({ message, actionable, onRetry, onOpenSettings }: Not
         {title}
       </h3>
       <p data-testid="notice-body">{body}</p>
-      {notice.kind !== "questions_left" && (
+      {(notice.kind === "planner_failed" || notice.kind === "provider_refused") && (
         <details class="notice-detail small">
           <summary>{t("saidInChat.whatWentWrong")}</summary>
           <p class="muted" data-testid="notice-detail">

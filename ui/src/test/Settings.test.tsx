@@ -78,6 +78,8 @@ describe("ChatOptions", () => {
     plan_mode: true,
     auto_approve: false,
     save_plans: false,
+    model: null,
+    planner_model: null,
     created_at: "2026-11-30T00:00:00Z",
     updated_at: "2026-11-30T00:00:00Z",
   };

@@ -1,6 +1,7 @@
 // Test data in the engine's shapes (typed by the generated types, so they cannot drift).
 import type { AppSettings } from "../generated/AppSettings";
 import type { Chat } from "../generated/Chat";
+import type { ChatUsage } from "../generated/ChatUsage";
 import type { ChatView } from "../generated/ChatView";
 import type { Message } from "../generated/Message";
 import type { PlanDocument } from "../generated/PlanDocument";
@@ -44,6 +45,13 @@ export function assistant(id: string, content: string, extra: Partial<Extract<Me
   return { id, created_at: "2026-11-30T10:00:01Z", role: "assistant", content, questions: null, plan: null, ...extra };
 }
 
+/** What a chat that made no model call used. */
+export const noUsage: ChatUsage = {
+  planning: { calls: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, unpriced_calls: 0 },
+  execution: { calls: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, unpriced_calls: 0 },
+  context: { used: 0, window: 32768 },
+};
+
 /** The chat every fixture view is of. */
 export const chat: Chat = {
   id: "chat1",
@@ -53,6 +61,8 @@ export const chat: Chat = {
   plan_mode: true,
   auto_approve: false,
   save_plans: false,
+  model: null,
+  planner_model: null,
   created_at: "2026-11-30T10:00:00Z",
   updated_at: "2026-11-30T10:00:00Z",
 };
@@ -74,5 +84,6 @@ export function view(messages: Message[], phase: ChatView["state"]["phase"] = "i
     ...chat,
     messages,
     state: { phase, plan_pending: null, plan: planDoc, completion: null, stopped: null, changes: [], executor_calls_tools: true },
+    usage: noUsage,
   };
 }

@@ -20,6 +20,7 @@ pub use connect::connect_provider;
 pub use error::ConfigError;
 pub use preflight_llm::{KernelKeyring, KeyLookup, KeyStore, Lookup, SecretService};
 pub use settings::{
-    Config, ExecutorSettings, OnPlannerFailure, PlanModeDefaults, SandboxSettings, CONFIG_FILE,
+    Config, ExecutorSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults, ProviderExtras,
+    SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
 };
 pub use write::{ConfigEdit, PendingConfig};

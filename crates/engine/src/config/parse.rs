@@ -14,10 +14,12 @@ use toml::Spanned;
 
 use crate::config::error::ConfigError;
 use crate::config::settings::{
-    Config, ExecutorSettings, OnPlannerFailure, PlanModeDefaults, SandboxSettings, CONFIG_FILE,
+    Config, ExecutorSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults, ProviderExtras,
+    SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
 };
+use preflight_protocol::usage::Prices;
 
-const TOP_KEYS: &[&str] = &["provider", "planner", "plan_mode", "sandbox", "executor"];
+const TOP_KEYS: &[&str] = &["provider", "planner", "providers", "plan_mode", "sandbox", "executor"];
 const PROVIDER_KEYS: &[&str] = &[
     "kind",
     "base_url",
@@ -27,6 +29,11 @@ const PROVIDER_KEYS: &[&str] = &[
     "context_window",
     "connect_timeout_secs",
     "idle_timeout_secs",
+    "vision",
+    "models",
+    "price_input_per_mtok",
+    "price_output_per_mtok",
+    "price_cached_input_per_mtok",
 ];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve", "on_planner_failure"];
 const SANDBOX_KEYS: &[&str] =
@@ -68,13 +75,24 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     })?;
     let root = Section { path, text, name: "", table: document.get_ref(), at: 0..0 };
     root.only_keys(TOP_KEYS)?;
-    let provider = match root.section("provider")? {
-        Some(section) => section.provider(None)?,
-        None => ProviderSettings::embedded(),
+    let (provider, provider_extras) = match root.section("provider")? {
+        Some(section) => (section.provider(None)?, section.extras()?),
+        None => (ProviderSettings::embedded(), ProviderExtras::default()),
     };
-    let planner = match root.section("planner")? {
-        Some(section) => Some(section.provider(Some(&provider))?),
-        None => None,
+    let (planner, planner_extras) = match root.section("planner")? {
+        Some(section) => {
+            let settings = section.provider(Some(&provider))?;
+            let mut extras = section.extras()?;
+            if !extras.prices.is_set() && settings.base_url == provider.base_url {
+                extras.prices = provider_extras.prices;
+            }
+            (Some(settings), extras)
+        }
+        None => (None, provider_extras.clone()),
+    };
+    let providers = match root.section("providers")? {
+        Some(section) => section.named_providers()?,
+        None => Vec::new(),
     };
     let plan_mode = match root.section("plan_mode")? {
         Some(section) => section.plan_mode()?,
@@ -88,7 +106,16 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         Some(section) => section.executor()?,
         None => ExecutorSettings::default(),
     };
-    Ok(Config { provider, planner, plan_mode, sandbox, executor })
+    Ok(Config {
+        provider,
+        planner,
+        plan_mode,
+        sandbox,
+        executor,
+        provider_extras,
+        planner_extras,
+        providers,
+    })
 }
 
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
@@ -285,7 +312,79 @@ impl<'a> Section<'a> {
             self.seconds("connect_timeout_secs")?.unwrap_or(settings.timeouts.connect);
         settings.timeouts.idle =
             self.seconds("idle_timeout_secs")?.unwrap_or(settings.timeouts.idle);
+        if self.value("vision").is_some() {
+            settings.vision = Some(self.boolean("vision", true)?);
+        }
         Ok(settings)
+    }
+
+    /// `[providers]`: each `[providers.NAME]` a provider of its own (nothing inherited).
+    fn named_providers(&self) -> Result<Vec<NamedProvider>, ConfigError> {
+        let mut named = Vec::new();
+        let mut keys: Vec<_> = self.table.keys().collect();
+        keys.sort_by_key(|key| key.span().start);
+        for key in keys {
+            let name: &str = key.get_ref();
+            let at = key.span();
+            if !is_provider_name(name) || name == DEFAULT_PROVIDER {
+                return Err(self.error(
+                    &at,
+                    name,
+                    "a provider's name is 1 to 40 of a-z, 0-9, - and _, and not \"default\" \
+                     ([provider] goes by it)",
+                ));
+            }
+            let Some(section) = self.section(name)? else { continue };
+            let dotted = format!("providers.{name}");
+            let section = Section { name: &dotted, ..section };
+            let settings = section.provider(None)?;
+            named.push(NamedProvider {
+                name: name.to_owned(),
+                settings,
+                extras: section.extras()?,
+            });
+        }
+        Ok(named)
+    }
+
+    /// A provider section's prices and `models` list.
+    fn extras(&self) -> Result<ProviderExtras, ConfigError> {
+        let prices = Prices {
+            input_per_mtok: self.price("price_input_per_mtok")?,
+            output_per_mtok: self.price("price_output_per_mtok")?,
+            cached_input_per_mtok: self.price("price_cached_input_per_mtok")?,
+        };
+        Ok(ProviderExtras { prices, models: self.string_list("models")? })
+    }
+
+    fn price(&self, key: &str) -> Result<Option<f64>, ConfigError> {
+        let Some((value, _)) = self.value(key) else { return Ok(None) };
+        let number = match value.get_ref() {
+            DeValue::Integer(n) => n.as_str().replace('_', "").parse::<f64>().ok(),
+            DeValue::Float(n) => n.as_str().replace('_', "").parse::<f64>().ok(),
+            _ => None,
+        };
+        match number.filter(|n| n.is_finite() && *n >= 0.0) {
+            Some(price) => Ok(Some(price)),
+            None => Err(self.error(
+                &value.span(),
+                key,
+                "must be a price in USD per million tokens, 0 or more",
+            )),
+        }
+    }
+
+    fn string_list(&self, key: &str) -> Result<Vec<String>, ConfigError> {
+        let Some((value, _)) = self.value(key) else { return Ok(Vec::new()) };
+        let problem = || self.error(&value.span(), key, "must be a list of model names");
+        let DeValue::Array(items) = value.get_ref() else { return Err(problem()) };
+        items
+            .iter()
+            .map(|item| match item.get_ref() {
+                DeValue::String(text) if !text.trim().is_empty() => Ok(text.trim().to_owned()),
+                _ => Err(problem()),
+            })
+            .collect()
     }
 
     /// Sets `base_url` when the section has one. A planner at another origin than the
@@ -322,6 +421,14 @@ impl<'a> Section<'a> {
             (None, None) => Err(self.error(&self.at, "kind", format!("missing; one of {names}"))),
         }
     }
+}
+
+/// A name `[providers.NAME]` may have: what a chat's `{provider}` says, so plain words.
+pub(crate) fn is_provider_name(name: &str) -> bool {
+    (1..=40).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
 /// A TOML integer that fits a `u32` (`1_000` as well as `1000`).

@@ -3,10 +3,11 @@
 
 use preflight_llm::{ProviderSettings, RetryPolicy};
 use preflight_mcp::confinement::ConfinementMode;
+use preflight_protocol::usage::Prices;
 
 pub const CONFIG_FILE: &str = "config.toml";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub provider: ProviderSettings,
     /// `[planner]`: a stronger or cheaper model for planning; none plans with `provider`.
@@ -14,6 +15,34 @@ pub struct Config {
     pub plan_mode: PlanModeDefaults,
     pub sandbox: SandboxSettings,
     pub executor: ExecutorSettings,
+    /// `[provider]`'s prices and listed models.
+    pub provider_extras: ProviderExtras,
+    /// `[planner]`'s (its own prices; the provider's when it has none and talks to it).
+    pub planner_extras: ProviderExtras,
+    /// `[providers.NAME]`, in the file's order (DESIGN §15): more providers a chat may choose.
+    pub providers: Vec<NamedProvider>,
+}
+
+/// The name `[provider]` goes by where a chat chooses a model (`{provider: "default"}`).
+pub const DEFAULT_PROVIDER: &str = "default";
+
+/// What a provider section says beside its connection: the user's prices and the models it
+/// lists as choosable without asking the server.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProviderExtras {
+    /// `price_input_per_mtok`, `price_output_per_mtok`, `price_cached_input_per_mtok` (USD).
+    pub prices: Prices,
+    /// `models = [...]`: more models of this provider a chat may choose (its `model` is
+    /// always one).
+    pub models: Vec<String>,
+}
+
+/// `[providers.NAME]`: a provider a chat may choose beside the default one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedProvider {
+    pub name: String,
+    pub settings: ProviderSettings,
+    pub extras: ProviderExtras,
 }
 
 /// `[executor]`: how long one executor turn may work. A long run's history is kept within
@@ -121,6 +150,9 @@ impl Default for Config {
             plan_mode: PlanModeDefaults::default(),
             sandbox: SandboxSettings::default(),
             executor: ExecutorSettings::default(),
+            provider_extras: ProviderExtras::default(),
+            planner_extras: ProviderExtras::default(),
+            providers: Vec::new(),
         }
     }
 }

@@ -1,12 +1,13 @@
 //! Changes to a chat's own settings after it was created: its title (the sidebar's rename),
-//! its workspace folder (the window's folder picker supplies the path) and its plan-mode
-//! switches (`PATCH /v1/chats/{id}`).
+//! its workspace folder (the window's folder picker supplies the path), its plan-mode
+//! switches and its models (`PATCH /v1/chats/{id}`; the models' rules are
+//! `model_switch.rs`'s).
 //!
 //! **Invariant:** like every user action, a refused change changes nothing: every field of
 //! a patch is checked before the one write; the workspace never changes under a running
 //! turn (its tools are rooted there).
 
-use preflight_protocol::chat::{Chat, ChatSettings};
+use preflight_protocol::chat::{Chat, ChatSettings, ModelChoice};
 use preflight_protocol::ids::ChatId;
 use serde::{Deserialize, Deserializer};
 
@@ -38,11 +39,22 @@ pub struct ChatPatch {
     // is the whole workspace. Moving the workspace clears a scope the patch omits.
     #[cfg_attr(feature = "openapi", schema(max_items = 20))]
     pub scope: Option<Vec<String>>,
+    // The executor's model (DESIGN §15); `null`: the configured default. Not while a turn
+    // runs; a switch is a notice in the chat.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<ModelChoice>))]
+    pub model: Option<Option<ModelChoice>>,
+    // The planner's model; `null`: `[planner]`, else the configured default.
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<ModelChoice>))]
+    pub planner_model: Option<Option<ModelChoice>>,
 }
 
 /// A field that is present, even as `null` (`Some(None)`), as opposed to absent (`None`).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(deserializer).map(Some)
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 impl Engine {
@@ -60,7 +72,8 @@ impl Engine {
         let _serial = self.serialize();
         let chat = self.inner.store.get_chat(chat_id)?;
         let moves = workspace.as_ref().is_some_and(|folder| *folder != chat.workspace);
-        if moves && self.inner.hub.is_turn_active(chat_id) {
+        let switches = self.model_switches(&chat, patch)?;
+        if (moves || !switches.is_empty()) && self.inner.hub.is_turn_active(chat_id) {
             return Err(ApiError::turn_active());
         }
         let save_plans = match (&chat.workspace, &workspace) {
@@ -81,7 +94,10 @@ impl Engine {
             auto_approve: patch.auto_approve.unwrap_or(chat.auto_approve),
             save_plans: patch.save_plans.unwrap_or(save_plans),
         };
-        Ok(self.inner.store.update_chat(chat_id, &settings)?)
+        if switches.is_empty() {
+            return Ok(self.inner.store.update_chat(chat_id, &settings)?);
+        }
+        self.store_switches(&chat, &settings, switches)
     }
 
     /// Renames a chat (a patch of its title).

@@ -2,7 +2,7 @@
 use preflight_agent::checkpoints::shadow_dir;
 use preflight_agent::events::Event;
 use preflight_agent::WorkChange;
-use preflight_protocol::chat::{Chat, ChatSettings};
+use preflight_protocol::chat::{Chat, ChatSettings, ModelChoice};
 use preflight_protocol::ids::{ChatId, MessageId};
 use preflight_protocol::planner::PlanDocument;
 use preflight_protocol::tasks::{Task, TaskList};
@@ -14,6 +14,7 @@ use crate::lifecycle::chat_input::{
 };
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
+use crate::lifecycle::providers::Role;
 use crate::lifecycle::unconfined::chat_notice;
 use crate::lifecycle::view::{ChatView, StateView};
 
@@ -37,10 +38,25 @@ pub struct NewChat {
     // Folders or files inside the workspace that planning is limited to (DESIGN §14).
     #[cfg_attr(feature = "openapi", schema(max_items = 20))]
     pub scope: Option<Vec<String>>,
+    // The executor's model (DESIGN §15); absent or null: the configured default.
+    pub model: Option<ModelChoice>,
+    // The planner's model; absent or null: `[planner]`, else the configured default.
+    pub planner_model: Option<ModelChoice>,
 }
 
 impl Engine {
+    /// `POST /v1/chats` from an adapter: a chosen model's server asked first when the
+    /// model is not known yet (see `model_switch.rs`).
+    pub async fn new_chat(&self, request: NewChat) -> Result<Chat, ApiError> {
+        self.ensure_known(&[request.model.as_ref(), request.planner_model.as_ref()]).await?;
+        self.create_chat(request)
+    }
+
+    /// Creates the chat; its models, when chosen, must be known already.
     pub fn create_chat(&self, request: NewChat) -> Result<Chat, ApiError> {
+        for choice in [&request.model, &request.planner_model].into_iter().flatten() {
+            self.check_known(choice)?;
+        }
         let workspace = request.workspace.as_deref();
         let workspace = workspace.map(|w| checked_workspace(w, &self.inner.home)).transpose()?;
         let scope =
@@ -59,7 +75,14 @@ impl Engine {
             auto_approve: request.auto_approve.unwrap_or(defaults.auto_approve),
             scope,
         };
-        Ok(self.inner.store.create_chat(&settings)?)
+        let (model, planner_model) = (request.model.as_ref(), request.planner_model.as_ref());
+        Ok(self.inner.store.write(|tx| {
+            let chat = tx.insert_chat(&settings)?;
+            match model.or(planner_model) {
+                Some(_) => tx.set_chat_models(&chat.id, model, planner_model),
+                None => Ok(chat),
+            }
+        })?)
     }
 
     /// Every chat, newest first.
@@ -80,6 +103,9 @@ impl Engine {
     ) -> Result<ChatView, ApiError> {
         let (snapshot, messages_cursor) = self.paged_snapshot(chat_id, from)?;
         let unconfined = chat_notice(self.inner.confinement.as_deref(), &snapshot.chat);
+        let window = self.inner.providers.window_of(&snapshot.chat);
+        let usage = self.inner.store.chat_usage(chat_id, window)?;
+        let executor_calls_tools = self.executor_calls_tools(&snapshot.chat);
         Ok(ChatView {
             chat: snapshot.chat,
             messages: snapshot.messages,
@@ -92,15 +118,17 @@ impl Engine {
                 stopped: snapshot.state.stopped,
                 changes: snapshot.changes,
                 unconfined,
-                executor_calls_tools: self.executor_calls_tools(),
+                executor_calls_tools,
             },
+            usage,
         })
     }
 
     /// Whether the executor's model can call tools (see `StateView::executor_calls_tools`);
     /// without a model at all, the turn's own error says what is wrong.
-    fn executor_calls_tools(&self) -> bool {
-        self.inner.executor.as_ref().map_or(true, |provider| provider.calls_tools())
+    fn executor_calls_tools(&self, chat: &Chat) -> bool {
+        let provider = self.inner.providers.peek(chat, Role::Executor);
+        provider.is_none_or(|provider| provider.calls_tools())
     }
 
     /// Stops the chat's turn, if any, then deletes the chat and everything it holds.

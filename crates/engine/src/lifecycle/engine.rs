@@ -8,20 +8,21 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use preflight_agent::{WorkChange, WorkStream};
-use preflight_llm::{LocalModels, Provider, SetupError};
+use preflight_llm::LocalModels;
 use preflight_mcp::{McpError, McpHost, McpOptions};
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tasks::FinalizationNote;
 use preflight_store::{Store, StoreError};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{connect_provider, Config, ConfigError, KeyLookup};
+use crate::config::{Config, ConfigError, KeyLookup};
 use crate::home_lock::{HomeLock, HomeLockError};
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::gates::Sandboxes;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::Elicitations;
 use crate::lifecycle::plan_folders::PlanFolders;
+use crate::lifecycle::providers::{Providers, Role};
 use crate::lifecycle::recovery::settle_interrupted_turns;
 use crate::lifecycle::unconfined::Confinement;
 
@@ -133,12 +134,8 @@ pub(crate) struct Inner {
     pub(super) hub: Arc<Hub>,
     pub(super) defaults: crate::config::PlanModeDefaults,
     pub(super) mcp: McpHost,
-    /// The executor's model, or why there is none (shown in the chat when a turn needs it).
-    pub(super) executor: Result<Arc<dyn Provider>, SetupError>,
-    pub(super) planner: Result<Arc<dyn Provider>, SetupError>,
-    /// The planner and the executor talk to one provider (kind and base URL): what keeps
-    /// one from answering keeps the other too.
-    pub(super) one_provider: bool,
+    /// The providers chats talk to: the configured defaults and each chat's choice.
+    pub(super) providers: Providers,
     /// `[executor]`: when an executor turn ends, and how often it continues by itself.
     pub(super) executor_settings: crate::config::ExecutorSettings,
     /// Servers' questions waiting for the user (`elicitations.rs`).
@@ -173,12 +170,7 @@ impl Engine {
         apply_sandbox_settings(&mut mcp_config, config.sandbox);
         let confinement = settle_confinement(&mut mcp_config).await;
         let mcp = McpHost::start(mcp_config)?;
-        let local = options.local_models.as_deref();
-        let executor = connect_provider(&config.provider, &options.keys, local);
-        let planner = connect_provider(&config.planner_settings(), &options.keys, local);
-        let planner_settings = config.planner_settings();
-        let one_provider = (planner_settings.kind, planner_settings.base_url.as_str())
-            == (config.provider.kind, config.provider.base_url.as_str());
+        let providers = Providers::new(&config, options.keys, options.local_models);
         let hub = Arc::new(Hub::default());
         let confinement = confinement.map(Arc::new);
         let sandboxes = Sandboxes {
@@ -187,7 +179,8 @@ impl Engine {
             confinement: confinement.clone(),
         };
         let work = WorkStream::default();
-        let model = executor.as_ref().ok().map(|provider| provider.model());
+        let default = providers.default_provider(Role::Executor);
+        let model = default.as_ref().map(|provider| provider.model());
         let folders = PlanFolders::new(Arc::clone(&store), model, sandboxes.clone());
         work.subscribe(Arc::new(folders));
         let inner = Inner {
@@ -197,9 +190,7 @@ impl Engine {
             hub,
             defaults: config.plan_mode,
             mcp,
-            executor,
-            planner,
-            one_provider,
+            providers,
             executor_settings: config.executor,
             elicitations: Arc::default(),
             confinement,

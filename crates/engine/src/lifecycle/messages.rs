@@ -107,3 +107,11 @@ pub(super) fn notice_message(notice: Notice) -> Message {
         },
     }
 }
+
+/// A switch of the chat's model: news for the user, not for the model.
+pub(super) fn is_model_switch(message: &Message) -> bool {
+    matches!(
+        &message.body,
+        MessageBody::Assistant { notice: Some(Notice::ModelSwitched { .. }), .. }
+    )
+}

@@ -27,6 +27,9 @@ mod gates;
 mod hub;
 mod mcp_settings;
 mod messages;
+mod metering;
+mod model_list;
+mod model_switch;
 mod notify;
 mod open_questions;
 mod pages;
@@ -36,6 +39,7 @@ mod plan_files;
 mod plan_folders;
 mod progress;
 mod provider_check;
+mod providers;
 mod recovery;
 mod runner;
 mod search;
@@ -61,6 +65,7 @@ pub use error::{ApiError, ErrorCode};
 pub use mcp_settings::{
     McpRemote, McpServerSave, McpServerState, McpServerView, McpSettings, McpTool,
 };
+pub use model_list::{ModelList, ModelOption, ProviderState};
 pub use notify::phase_text;
 pub use pages::{ChatPage, MessagePage, CHAT_PAGE, MESSAGE_PAGE};
 pub use plan_files::{PlanFolderLocation, TaskPanel};

@@ -4,6 +4,7 @@ use preflight_mcp::confinement::UnconfinedNotice;
 use preflight_protocol::chat::{Chat, Message, Phase, PlanPending};
 use preflight_protocol::planner::PlanDocument;
 use preflight_protocol::tasks::{Completion, ExecutorStop, PlanChange};
+use preflight_protocol::usage::ChatUsage;
 use serde::Serialize;
 
 /// `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
@@ -22,6 +23,9 @@ pub struct ChatView {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub messages_cursor: Option<String>,
     pub state: StateView,
+    /// What the chat's model calls used and cost, planning and execution apart, and how
+    /// full the context was at the last call (DESIGN §15).
+    pub usage: ChatUsage,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -27,6 +27,7 @@ use super::PUBLIC_PATHS;
         (name = "plan", description = "The plan card, its documents and the task list"),
         (name = "checkpoints", description = "Checkpoints of the workspace, diffs and restores"),
         (name = "mcp", description = "Questions MCP servers ask the user during execution"),
+        (name = "models", description = "The models a chat may choose"),
         (name = "meta", description = "Health and this document; no token needed"),
     )
 )]

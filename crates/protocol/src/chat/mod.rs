@@ -7,5 +7,5 @@ mod notice;
 
 pub use attachment::{attachments_note, human_size, Attachment};
 pub use message::{Message, MessageBody, Restored, Resume, Role, ToolCall};
-pub use model::{Chat, ChatSettings, Phase, PlanPending};
+pub use model::{Chat, ChatSettings, ModelChoice, Phase, PlanPending};
 pub use notice::Notice;

@@ -22,8 +22,34 @@ pub struct Chat {
     /// (DESIGN §14); empty means the whole workspace.
     #[serde(default)]
     pub scope: Vec<String>,
+    /// The model the chat's executor talks to (DESIGN §15); null: `[provider]` of
+    /// config.toml.
+    #[serde(default)]
+    pub model: Option<ModelChoice>,
+    /// The model the chat plans with; null: `[planner]`, else `[provider]`.
+    #[serde(default)]
+    pub planner_model: Option<ModelChoice>,
     pub created_at: String,
     pub updated_at: String,
+}
+
+/// A model a chat chose (DESIGN §15): a provider `config.toml` names (`default` for
+/// `[provider]`, `NAME` for `[providers.NAME]`) and one of its models.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct ModelChoice {
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 64))]
+    pub provider: String,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 200))]
+    pub model: String,
+}
+
+impl std::fmt::Display for ModelChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.model, self.provider)
+    }
 }
 
 /// What a new chat is created with; the adapters fill unset fields from `config.toml`.

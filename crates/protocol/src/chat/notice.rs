@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::chat::ModelChoice;
 use crate::error_code::ErrorCode;
 
 /// What Preflight said in the chat, and why.
@@ -22,6 +23,9 @@ pub enum Notice {
     /// The planner still had questions after the last round; the executor went ahead
     /// without a plan.
     QuestionsLeft { rounds: u32 },
+    /// The user switched the chat's model: the requests from here on go to `model`
+    /// (`planner`: the planner's model, else the executor's). Never a silent change.
+    ModelSwitched { planner: bool, model: ModelChoice },
 }
 
 impl Notice {
@@ -47,6 +51,12 @@ impl Notice {
                 "The planner still had questions after {rounds} rounds; going ahead without a \
                  plan."
             ),
+            Notice::ModelSwitched { planner: false, model } => {
+                format!("Model: {model} from here on.")
+            }
+            Notice::ModelSwitched { planner: true, model } => {
+                format!("Planner model: {model} from here on.")
+            }
         }
     }
 
@@ -55,7 +65,7 @@ impl Notice {
         match self {
             Notice::PlannerFailed { went_on, .. } => *went_on,
             Notice::ProviderRefused { .. } => false,
-            Notice::QuestionsLeft { .. } => true,
+            Notice::QuestionsLeft { .. } | Notice::ModelSwitched { .. } => true,
         }
     }
 }
@@ -74,8 +84,12 @@ mod tests {
             },
             Notice::ProviderRefused { code: ErrorCode::ProviderUnauthorized, detail: "key".into() },
             Notice::QuestionsLeft { rounds: 3 },
+            Notice::ModelSwitched {
+                planner: true,
+                model: ModelChoice { provider: "cloud".into(), model: "big".into() },
+            },
         ];
-        let kinds = ["planner_failed", "provider_refused", "questions_left"];
+        let kinds = ["planner_failed", "provider_refused", "questions_left", "model_switched"];
         for (notice, kind) in notices.iter().zip(kinds) {
             let json = serde_json::to_value(notice).unwrap();
             assert_eq!(json["kind"], kind, "{json}");

@@ -82,6 +82,8 @@ pub static EN: Words = Words {
     notice_nothing_ran: "Nothing was run.",
     notice_provider_refused: "The model provider could not be used",
     notice_questions_left: "The planner still had questions after {rounds} rounds; Preflight went ahead without a plan.",
+    notice_model: "Model: {model} from here on.",
+    notice_planner_model: "Planner model: {model} from here on.",
     notice_again: "Send your message again to plan it anew.",
     chats_label: "Chats",
     search_prompt: "Search",

@@ -81,6 +81,8 @@ pub static RU: Words = Words {
     notice_nothing_ran: "Ничего не запускалось.",
     notice_provider_refused: "Поставщик модели недоступен",
     notice_questions_left: "После {rounds} раундов у планировщика остались вопросы; Preflight продолжил без плана.",
+    notice_model: "Модель: {model} — с этого места.",
+    notice_planner_model: "Модель планировщика: {model} — с этого места.",
     notice_again: "Отправьте сообщение ещё раз, чтобы спланировать заново.",
     chats_label: "Чаты",
     search_prompt: "Поиск",

@@ -92,6 +92,9 @@ pub struct Words {
     pub notice_nothing_ran: &'static str,
     pub notice_provider_refused: &'static str,
     pub notice_questions_left: &'static str,
+    /// A switch of the chat's model: `{model}`.
+    pub notice_model: &'static str,
+    pub notice_planner_model: &'static str,
     pub notice_again: &'static str,
     pub chats_label: &'static str,
     pub search_prompt: &'static str,

@@ -149,6 +149,13 @@ fn message_lines(app: &App, message: &Message, tools: &Calls<'_>, lines: &mut Ve
 /// on; the engine's words (the provider's error) dimmed after it.
 fn notice_lines(app: &App, notice: &Notice, lines: &mut Vec<Line<'static>>) {
     let (theme, words) = (app.theme, app.words);
+    if let Notice::ModelSwitched { planner, model } = notice {
+        let template = if *planner { words.notice_planner_model } else { words.notice_model };
+        let text = fill(template, &[("model", &one_line(&inert(&model.to_string())))]);
+        lines.push(Line::styled(format!("· {text}"), theme.dim()));
+        lines.push(Line::default());
+        return;
+    }
     let (title, next, detail) = match notice {
         Notice::PlannerFailed { went_on, detail, .. } => {
             let next = if *went_on { words.notice_went_on } else { words.notice_nothing_ran };
@@ -162,6 +169,7 @@ fn notice_lines(app: &App, notice: &Notice, lines: &mut Vec<Line<'static>>) {
             let text = fill(words.notice_questions_left, &[("rounds", rounds)]);
             (text, String::new(), None)
         }
+        Notice::ModelSwitched { .. } => return,
     };
     lines.push(Line::styled(format!("! {title}"), theme.warn()));
     if !next.is_empty() {

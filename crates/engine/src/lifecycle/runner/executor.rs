@@ -22,8 +22,10 @@ use preflight_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
 use crate::lifecycle::engine::Inner;
-use crate::lifecycle::messages::assistant_message;
+use crate::lifecycle::messages::{assistant_message, is_model_switch};
+use crate::lifecycle::metering::Metered;
 use crate::lifecycle::plan_folders::plan_folder_of;
+use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::outcome::Executed;
 use crate::lifecycle::runner::turn_tools::{turn_registry, ChatEvents};
 use crate::lifecycle::transitions::offers_turn_plan;
@@ -97,7 +99,9 @@ async fn execute(
     cancel: &CancellationToken,
 ) -> Result<TurnOutcome, Failure> {
     let chat = inner.store.get_chat(chat_id).map_err(store_failure)?;
-    let provider = inner.executor.as_ref().map_err(|error| Failure {
+    let provider = Metered::for_chat(&inner.store, &inner.providers, &chat, Role::Executor)
+        .await
+        .map_err(|error| Failure {
         code: ErrorCode::ProviderSetup,
         message: format!("No model is available: {error}"),
     })?;
@@ -130,7 +134,7 @@ async fn execute(
     let events = ChatEvents { hub: Arc::clone(&inner.hub), chat_id: chat_id.to_owned() };
     let turn = Turn {
         chat_id,
-        provider: provider.as_ref(),
+        provider: &provider,
         system: &system,
         history,
         history_ids,
@@ -226,7 +230,9 @@ fn executor_history(messages: &[Message]) -> (Vec<ModelMessage>, Vec<Option<Mess
         .iter()
         .filter(|message| match &message.body {
             MessageBody::User { plan_answer, .. } => !plan_answer,
-            MessageBody::Assistant { questions, plan, .. } => questions.is_none() && plan.is_none(),
+            MessageBody::Assistant { questions, plan, .. } => {
+                questions.is_none() && plan.is_none() && !is_model_switch(message)
+            }
             MessageBody::Tool { .. } | MessageBody::Compaction { .. } => true,
         })
         .collect();

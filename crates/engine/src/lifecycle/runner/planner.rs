@@ -26,8 +26,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::OnPlannerFailure;
 use crate::lifecycle::engine::Inner;
-use crate::lifecycle::messages::{assistant_message, notice_message};
+use crate::lifecycle::messages::{assistant_message, is_model_switch, notice_message};
+use crate::lifecycle::metering::Metered;
 use crate::lifecycle::notify::phase_event;
+use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::drafting::Drafting;
 use crate::lifecycle::runner::outcome::{Closing, Planned};
 use crate::lifecycle::runner::turn_tools::{class_prefixes, turn_registry};
@@ -47,7 +49,9 @@ const MAX_OUTCOME_BYTES: usize = 4096;
 pub(super) async fn run(inner: &Inner, chat_id: &ChatId, cancel: &CancellationToken) -> Planned {
     match plan(inner, chat_id, cancel).await {
         Ok(outcome) => outcome,
-        Err(PlanError::Provider(error)) if error.refuses_everyone() && inner.one_provider => {
+        Err(PlanError::Provider(error))
+            if error.refuses_everyone() && one_server(inner, chat_id) =>
+        {
             // The executor would meet the same refusal: said once, now, and nothing runs.
             tracing::warn!(%chat_id, %error, "the provider refuses every request; nothing runs");
             let notice = Notice::ProviderRefused { code: error.code(), detail: error.to_string() };
@@ -114,6 +118,11 @@ pub(super) fn settle_stop(inner: &Inner, chat_id: &ChatId) -> Closing {
     }
 }
 
+/// Whether the chat's planner and executor talk to one server (a chat gone: no).
+fn one_server(inner: &Inner, chat_id: &ChatId) -> bool {
+    inner.store.get_chat(chat_id).is_ok_and(|chat| inner.providers.one_server(&chat))
+}
+
 /// One planner turn, with one repair attempt for an unreadable fence. It streams into
 /// `Drafting`, which tells the chat how far the draft got (never its words).
 async fn plan(
@@ -122,24 +131,23 @@ async fn plan(
     cancel: &CancellationToken,
 ) -> Result<Planned, PlanError> {
     let chat = inner.store.get_chat(chat_id)?;
-    let provider = inner.planner.as_ref().map_err(|error| PlanError::Setup(error.to_string()))?;
+    let provider = Metered::for_chat(&inner.store, &inner.providers, &chat, Role::Planner)
+        .await
+        .map_err(PlanError::Setup)?;
     let messages = inner.store.messages(chat_id)?;
     let round = question_rounds(&messages) + 1;
     let registry =
         turn_registry(inner, chat_id, Profile::Planning, chat.workspace.as_deref(), false).await;
     let tools = registry.offer(&TurnScope { agent: Agent::Planner, task_list: false }).await;
     let facts = planner_facts(inner, &chat, round, &tools).await;
-    let prompt =
-        ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
-    let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
-    let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
+    let system = planner_system(inner, &chat, &facts).await?;
     let mut history = planner_history(&messages);
     let mut repaired = false;
     let drafting = Drafting::new(&inner.hub, chat_id);
     loop {
         let turn = Turn {
             chat_id,
-            provider: &Constrained::new(provider.as_ref(), OutputConstraint::PlannerFence),
+            provider: &Constrained::new(&provider, OutputConstraint::PlannerFence),
             system: &system,
             history: history.clone(),
             history_ids: Vec::new(),
@@ -175,6 +183,19 @@ async fn plan(
             _ => return store_reply(inner, &chat, &facts, reply),
         }
     }
+}
+
+/// The planner's system prompt: the user's `prompts/planner.md`, the workspace's
+/// instructions and this turn's facts.
+async fn planner_system(
+    inner: &Inner,
+    chat: &Chat,
+    facts: &PlannerFacts,
+) -> Result<String, PlanError> {
+    let prompt =
+        ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
+    let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
+    Ok(planner_system_prompt(&prompt, instructions.as_deref(), facts))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -356,5 +377,6 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
 /// The planner's conversation: the task, then every card and answer of this planning as
 /// the user saw them (the planner's own tool calls are not kept between its turns).
 fn planner_history(messages: &[Message]) -> Vec<ModelMessage> {
-    messages.iter().map(ModelMessage::from_stored).collect()
+    let shown = messages.iter().filter(|message| !is_model_switch(message));
+    shown.map(ModelMessage::from_stored).collect()
 }

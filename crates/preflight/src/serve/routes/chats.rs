@@ -23,14 +23,14 @@ use crate::serve::AppState;
     request_body(content = Option<NewChat>, description = "Optional: unset fields take the values of `config.toml`"),
     responses(
         (status = 201, description = "The new chat", body = Chat),
-        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field, a title over 200 characters, a workspace that is not an existing folder", body = ErrorBody),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field, a title over 200 characters, a workspace that is not an existing folder, a model whose provider `config.toml` does not name or that the provider does not serve", body = ErrorBody),
     ))]
 pub async fn create_chat(
     State(state): State<AppState>,
     RawBody(bytes): RawBody,
 ) -> Answer<(StatusCode, Json<Chat>)> {
     let request: NewChat = body::optional_json(&bytes)?;
-    Ok((StatusCode::CREATED, Json(state.engine.create_chat(request)?)))
+    Ok((StatusCode::CREATED, Json(state.engine.new_chat(request).await?)))
 }
 
 #[utoipa::path(get, path = "/v1/chats", tag = "chats",
@@ -70,15 +70,16 @@ pub async fn get_chat(
     Ok(Json(state.engine.chat_view_from(&id, from.as_ref())?))
 }
 
-/// `PATCH /v1/chats/{id}`: title, workspace (null clears), plan_mode, auto_approve, save_plans.
+/// `PATCH /v1/chats/{id}`: title, workspace (null clears), plan_mode, auto_approve, save_plans,
+/// scope, model and planner_model (null: the configured default).
 #[utoipa::path(patch, path = "/v1/chats/{id}", tag = "chats",
     params(("id" = String, Path, description = "The chat's id")),
     request_body(content = ChatPatch, description = "The fields to change; absent ones stay"),
     responses(
         (status = 200, description = "The changed chat", body = Chat),
-        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field, a blank title or one over 200 characters, a workspace that is not an existing folder", body = ErrorBody),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field, a blank title or one over 200 characters, a workspace that is not an existing folder, an unknown provider or model", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
-        (status = 409, description = "`ERR_TURN_ACTIVE`: the workspace cannot change while a turn runs", body = ErrorBody),
+        (status = 409, description = "`ERR_TURN_ACTIVE`: the workspace and the models cannot change while a turn runs", body = ErrorBody),
     ))]
 pub async fn update_chat(
     State(state): State<AppState>,
@@ -87,7 +88,7 @@ pub async fn update_chat(
 ) -> Answer<Json<Chat>> {
     state.engine.require_chat(&id)?;
     let patch: ChatPatch = body::json(&bytes)?;
-    Ok(Json(state.engine.update_chat(&id, &patch)?))
+    Ok(Json(state.engine.patch_chat(&id, &patch).await?))
 }
 
 #[utoipa::path(delete, path = "/v1/chats/{id}", tag = "chats",

@@ -6,6 +6,7 @@ mod chats;
 mod checkpoints;
 mod elicitations;
 mod meta;
+mod models;
 
 pub use meta::Document;
 mod plan;
@@ -31,6 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(meta::health))
         .routes(routes!(meta::openapi_document))
+        .routes(routes!(models::list_models))
         .routes(routes!(chats::create_chat, chats::list_chats))
         .routes(routes!(chats::get_chat, chats::update_chat, chats::delete_chat))
         .routes(routes!(chats::profile))
