@@ -37,6 +37,9 @@ pub struct Limits {
     /// mechanism): the cap on what one command puts on the disk in one file.
     pub file_bytes: u64,
     next_run: AtomicU64,
+    /// The start of this process's runs' cgroup names: its pid and its start time, so that a
+    /// group a dead sandbox with the same pid left behind is never taken for one of ours.
+    run_prefix: String,
 }
 
 impl Limits {
@@ -57,7 +60,12 @@ impl Limits {
         };
         let memory_bytes = memory_mib.saturating_mul(1024 * 1024);
         let file_bytes = file_mib.saturating_mul(1024 * 1024);
-        Limits { mechanism, max_processes, memory_bytes, file_bytes, next_run: AtomicU64::new(0) }
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos());
+        let run_prefix = format!("preflight-sandbox-{}-{started:x}", std::process::id());
+        let next_run = AtomicU64::new(0);
+        Limits { mechanism, max_processes, memory_bytes, file_bytes, next_run, run_prefix }
     }
 
     /// The note for a run that hit the file cap: killed by `SIGXFSZ` (exit 153), or told
@@ -130,7 +138,7 @@ impl Limits {
     /// Creates this run's cgroups with their limits written (none for the other mechanisms).
     pub fn create_run(&self) -> Result<RunCgroups, SandboxError> {
         let n = self.next_run.fetch_add(1, Ordering::Relaxed);
-        let name = format!("preflight-sandbox-{}-{n}", std::process::id());
+        let name = format!("{}-{n}", self.run_prefix);
         let mut run = RunCgroups { groups: Vec::new() };
         match &self.mechanism {
             LimitMechanism::CgroupV1 { pids, memory } => {
