@@ -64,3 +64,59 @@ fn a_save_writes_config_and_key_and_a_second_save_replaces_both() {
         .collect();
     assert_eq!(leftovers, ["config.toml"], "no temp file is left behind");
 }
+
+#[test]
+fn a_named_provider_is_added_with_its_key_changed_and_removed_keeping_the_rest() {
+    use preflight_engine::lifecycle::{
+        read_named_providers, remove_named_provider, save_named_provider, NamedProviderSave,
+    };
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.toml");
+    let original = "[provider]\nkind = \"openai\"\nmodel = \"local\"\nbase_url = \"http://127.0.0.1:11434/v1\"\n";
+    std::fs::write(&config, original).unwrap();
+    let id = preflight_engine::store::new_id();
+    let stores: Vec<Box<dyn KeyStore>> = vec![Box::new(KernelKeyring)];
+    let mut save = NamedProviderSave {
+        name: "cloud".into(),
+        provider: ProviderChoice::Anthropic,
+        base_url: format!("http://cloud-{id}.invalid"),
+        model: "big".into(),
+        api_key: Some(format!("sk-{id}")),
+        price_input_per_mtok: Some(3.0),
+        price_output_per_mtok: Some(15.0),
+        vision: None,
+    };
+    let listed = save_named_provider(home.path(), &save, &stores).unwrap();
+    let account = Account(Config::load(home.path()).unwrap().providers[0].settings.key_account());
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (
+            listed[0].model.as_str(),
+            listed[0].price_output_per_mtok,
+            listed[0].api_key_stored_in.as_deref()
+        ),
+        ("big", Some(15.0), Some("the kernel keyring"))
+    );
+    let lookup = KernelKeyring.get(&account.0);
+    assert!(matches!(lookup, Lookup::Found(ref key) if key.expose() == format!("sk-{id}")));
+
+    save.model = "bigger".into();
+    save.api_key = None;
+    save.vision = Some(false);
+    let listed = save_named_provider(home.path(), &save, &stores).unwrap();
+    assert_eq!((listed[0].model.as_str(), listed[0].vision), ("bigger", Some(false)));
+
+    for bad in ["default", "Cloud", "", "a b"] {
+        let refused = NamedProviderSave { name: bad.into(), ..save.clone() };
+        assert!(save_named_provider(home.path(), &refused, &stores).is_err(), "{bad:?}");
+    }
+    assert_eq!(
+        read_named_providers(home.path(), &stores).unwrap(),
+        listed,
+        "refusals changed nothing"
+    );
+    assert!(remove_named_provider(home.path(), "nowhere", &stores).is_err());
+    assert!(remove_named_provider(home.path(), "cloud", &stores).unwrap().is_empty());
+    let left = Config::load(home.path()).unwrap();
+    assert_eq!((left.provider.model.as_str(), left.providers.len()), ("local", 0));
+}

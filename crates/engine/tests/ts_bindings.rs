@@ -62,6 +62,8 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::CheckpointDiff::export_all(&config).unwrap();
     preflight_engine::lifecycle::RestorePreview::export_all(&config).unwrap();
     preflight_engine::lifecycle::ModelList::export_all(&config).unwrap();
+    preflight_engine::lifecycle::NamedProviderView::export_all(&config).unwrap();
+    preflight_engine::lifecycle::NamedProviderSave::export_all(&config).unwrap();
     export_error_codes(dir);
 }
 

@@ -18,9 +18,10 @@ mod write;
 
 pub use connect::connect_provider;
 pub use error::ConfigError;
+pub(crate) use parse::is_provider_name;
 pub use preflight_llm::{KernelKeyring, KeyLookup, KeyStore, Lookup, SecretService};
 pub use settings::{
     Config, ExecutorSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults, ProviderExtras,
     SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
 };
-pub use write::{ConfigEdit, PendingConfig};
+pub use write::{ConfigEdit, PendingConfig, ProviderSection, ProviderSectionEdit};

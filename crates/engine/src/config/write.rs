@@ -39,20 +39,30 @@ impl PendingConfig {
     /// Reads `{home}/config.toml` (none is an empty file), applies `edit` and parses the
     /// result as [`Config::load`] would. Writes nothing.
     pub fn prepare(home: &Path, edit: &ConfigEdit) -> Result<PendingConfig, ConfigError> {
+        PendingConfig::prepare_with(home, |table| edit.apply(table))
+    }
+
+    /// [`PendingConfig::prepare`] with any change of the file's table: e.g. a
+    /// [`ProviderSectionEdit`] of `[providers.NAME]`.
+    pub fn prepare_with(
+        home: &Path,
+        change: impl FnOnce(&mut toml::Table),
+    ) -> Result<PendingConfig, ConfigError> {
         let path = home.join(CONFIG_FILE);
         let previous = match std::fs::read(&path) {
             Ok(bytes) => Some(bytes),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
             Err(error) => return Err(ConfigError::Read { path, source: Arc::new(error) }),
         };
-        let table = match &previous {
+        let mut table = match &previous {
             Some(bytes) => parse_table(&path, &String::from_utf8_lossy(bytes))?,
             None => toml::Table::new(),
         };
-        let text = edited_text(table, edit).map_err(|problem| ConfigError::Syntax {
+        change(&mut table);
+        let text = toml::to_string(&table).map_err(|error| ConfigError::Syntax {
             path: path.clone(),
             line: 1,
-            problem,
+            problem: format!("cannot be written back as TOML: {error}"),
         })?;
         let config = Config::parse(&text, &path)?;
         Ok(PendingConfig { path, text, config, previous })
@@ -99,16 +109,68 @@ fn parse_table(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
     })
 }
 
-/// The new file: `[provider]` and `[plan_mode]` set from `edit`, the rest as it was.
-fn edited_text(mut table: toml::Table, edit: &ConfigEdit) -> Result<String, String> {
-    let provider = section(&mut table, "provider");
-    provider.insert("kind".into(), edit.kind.as_str().into());
-    set_or_remove(provider, "base_url", edit.base_url.trim());
-    set_or_remove(provider, "model", edit.model.trim());
-    let plan_mode = section(&mut table, "plan_mode");
-    plan_mode.insert("enabled".into(), edit.plan_mode.enabled.into());
-    plan_mode.insert("auto_approve".into(), edit.plan_mode.auto_approve.into());
-    toml::to_string(&table).map_err(|error| format!("cannot be written back as TOML: {error}"))
+impl ConfigEdit {
+    /// `[provider]` and `[plan_mode]` set from the edit, the rest as it was.
+    fn apply(&self, table: &mut toml::Table) {
+        let provider = section(table, "provider");
+        provider.insert("kind".into(), self.kind.as_str().into());
+        set_or_remove(provider, "base_url", self.base_url.trim());
+        set_or_remove(provider, "model", self.model.trim());
+        let plan_mode = section(table, "plan_mode");
+        plan_mode.insert("enabled".into(), self.plan_mode.enabled.into());
+        plan_mode.insert("auto_approve".into(), self.plan_mode.auto_approve.into());
+    }
+}
+
+/// A `[providers.NAME]` section as Settings' list of providers writes it: the section is
+/// replaced whole (keys the list does not show, such as timeouts, are kept), or removed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderSectionEdit {
+    pub name: String,
+    /// `None` removes the section.
+    pub section: Option<ProviderSection>,
+}
+
+/// What the list sets of a provider. Empty strings remove their key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderSection {
+    pub kind: ProviderKind,
+    pub base_url: String,
+    pub model: String,
+    pub price_input_per_mtok: Option<f64>,
+    pub price_output_per_mtok: Option<f64>,
+    pub vision: Option<bool>,
+}
+
+impl ProviderSectionEdit {
+    pub fn apply(&self, table: &mut toml::Table) {
+        let providers = section(table, "providers");
+        let Some(edit) = &self.section else {
+            providers.remove(&self.name);
+            if providers.is_empty() {
+                table.remove("providers");
+            }
+            return;
+        };
+        let named = section(providers, &self.name);
+        named.insert("kind".into(), edit.kind.as_str().into());
+        set_or_remove(named, "base_url", edit.base_url.trim());
+        set_or_remove(named, "model", edit.model.trim());
+        let prices = [
+            ("price_input_per_mtok", edit.price_input_per_mtok),
+            ("price_output_per_mtok", edit.price_output_per_mtok),
+        ];
+        for (key, price) in prices {
+            match price {
+                Some(price) => named.insert(key.into(), price.into()),
+                None => named.remove(key),
+            };
+        }
+        match edit.vision {
+            Some(vision) => named.insert("vision".into(), vision.into()),
+            None => named.remove("vision"),
+        };
+    }
 }
 
 fn section<'t>(table: &'t mut toml::Table, name: &str) -> &'t mut toml::Table {

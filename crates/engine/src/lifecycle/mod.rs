@@ -39,6 +39,7 @@ mod plan_files;
 mod plan_folders;
 mod progress;
 mod provider_check;
+mod provider_settings;
 mod providers;
 mod recovery;
 mod runner;
@@ -71,6 +72,10 @@ pub use pages::{ChatPage, MessagePage, CHAT_PAGE, MESSAGE_PAGE};
 pub use plan_files::{PlanFolderLocation, TaskPanel};
 pub use preflight_agent::events::Elicitation;
 pub use provider_check::{check_provider, ProviderCheck};
+pub use provider_settings::{
+    read_named_providers, remove_named_provider, save_named_provider, NamedProviderSave,
+    NamedProviderView,
+};
 pub use search::{SearchHit, SearchPage, SnippetPart, MAX_SEARCH_CHARS, SEARCH_PAGE};
 pub use settings::{
     read_settings, system_key_stores, write_settings, AppSettings, ProviderChoice, SettingsUpdate,

@@ -40,7 +40,7 @@ impl ProviderChoice {
         }
     }
 
-    fn of(kind: ProviderKind) -> ProviderChoice {
+    pub(super) fn of(kind: ProviderKind) -> ProviderChoice {
         match kind {
             ProviderKind::OpenAi => ProviderChoice::Openai,
             ProviderKind::Anthropic => ProviderChoice::Anthropic,
@@ -121,9 +121,9 @@ pub fn write_settings(
     update: &SettingsUpdate,
     stores: &[Box<dyn KeyStore>],
 ) -> Result<AppSettings, ApiError> {
-    let pending = PendingConfig::prepare(home, &update.edit()).map_err(|e| api_error(&e))?;
+    let pending = PendingConfig::prepare(home, &update.edit()).map_err(|e| config_error(&e))?;
     let key = update.new_key();
-    pending.write().map_err(|error| api_error(&error))?;
+    pending.write().map_err(|error| config_error(&error))?;
     if let Some(key) = key.filter(|_| update.provider != ProviderChoice::Embedded) {
         let account = pending.config().provider.key_account();
         if let Err(error) = store_key(stores, &account, &key) {
@@ -164,7 +164,7 @@ impl SettingsUpdate {
 /// A config error as the settings screen shows it. A bad value is named by its key,
 /// without the file and line of a file the user did not write by hand; a file that cannot
 /// be read or written is no fault of the request.
-fn api_error(error: &ConfigError) -> ApiError {
+pub(super) fn config_error(error: &ConfigError) -> ApiError {
     match error {
         ConfigError::Invalid { key, problem, .. } => {
             ApiError::bad_request(format!("{key}: {problem}"))
@@ -176,7 +176,7 @@ fn api_error(error: &ConfigError) -> ApiError {
     }
 }
 
-fn store_key(
+pub(super) fn store_key(
     stores: &[Box<dyn KeyStore>],
     account: &str,
     key: &ApiKey,
