@@ -39,6 +39,12 @@ keys:
   ^A ^E ^W ^U ^K    edit the input line
   ^C                quit
 
+commands (typed as a message):
+  /model            the models there are; the header says what the chat used
+  /model NAME       this chat's model from here on (PROVIDER/NAME when two
+                    providers have it; /model default: the configured one)
+  /planner-model …  the same for the planner
+
 environment:
   PREFLIGHT_HOME    the data folder (default ~/.local/share/preflight)
   NO_COLOR          no colour
@@ -74,6 +80,12 @@ const RU: &str = "\
   PgUp PgDn ↑↓      прокрутка чата (или карточки выше экрана)
   ^A ^E ^W ^U ^K    правка строки ввода
   ^C                выход
+
+команды (вводятся как сообщение):
+  /model            какие есть модели; в заголовке — сколько потратил чат
+  /model ИМЯ        модель этого чата с этого места (ПОСТАВЩИК/ИМЯ, если она
+                    есть у двух; /model default — заданная в настройках)
+  /planner-model …  то же для планировщика
 
 окружение:
   PREFLIGHT_HOME    папка данных (по умолчанию ~/.local/share/preflight)

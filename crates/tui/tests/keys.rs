@@ -303,3 +303,20 @@ fn the_unverified_card_checks_again_continues_or_accepts_after_asking() {
         .iter()
         .all(|c| !matches!(c, Command::AcceptPlan)));
 }
+
+#[test]
+fn slash_model_lists_or_switches_the_chats_model_instead_of_sending() {
+    let cases = [
+        ("/model", Command::ChooseModel { planner: false, name: String::new() }),
+        ("/model  claude/big ", Command::ChooseModel { planner: false, name: "claude/big".into() }),
+        ("/planner-model default", Command::ChooseModel { planner: true, name: "default".into() }),
+        ("/models please", Command::Send("/models please".into())),
+        ("use /model x", Command::Send("use /model x".into())),
+    ];
+    for (text, expected) in cases {
+        let mut app = app(Language::English);
+        let mut keys = typed(text);
+        keys.push(KeyCode::Enter);
+        assert_eq!(press(&mut app, &keys), vec![expected], "{text:?}");
+    }
+}

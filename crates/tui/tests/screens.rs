@@ -135,6 +135,28 @@ fn a_stopped_executor_offers_continue() {
 }
 
 #[test]
+fn the_header_says_what_planning_and_execution_used_and_cost() {
+    use preflight_engine::usage::{ContextMeter, PhaseUsage};
+    let mut app = app(Language::English);
+    let messages = vec![user("m1", "Add a CSV export"), plan_card("m5", "approved")];
+    let mut shown = view(Phase::Idle, messages, |s| s.stopped = Some(stop()));
+    let phase = |calls, input, output, cost| PhaseUsage {
+        calls,
+        input_tokens: input,
+        output_tokens: output,
+        cost,
+        ..PhaseUsage::default()
+    };
+    shown.usage.planning = phase(1, 1_000, 200, Some(0.004));
+    shown.usage.execution = phase(3, 20_000, 900, Some(0.07));
+    shown.usage.context = ContextMeter { used: 9_000, window: 32_768 };
+    app.load(shown, tasks(&["done", "active"]), vec![]);
+    app.info = Some("Models: scripted (default), big (cloud).".into());
+    let drawn = screen(&app, 100, 24);
+    insta::assert_snapshot!(drawn.backend());
+}
+
+#[test]
 fn the_chat_list_searches_over_the_chat() {
     let mut app = questions_app(Language::English);
     let row = |id: &str, title: &str, detail: &str| ListRow {

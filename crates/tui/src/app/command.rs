@@ -46,4 +46,10 @@ pub enum Command {
     PreviewRestore,
     /// Restore to before the shown task, as its preview said.
     Restore,
+    /// `/model NAME` (`planner`: `/planner-model`): switch the chat's model; an empty name
+    /// lists the models there are.
+    ChooseModel {
+        planner: bool,
+        name: String,
+    },
 }

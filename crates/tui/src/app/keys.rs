@@ -29,6 +29,7 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
         return None;
     }
     app.notice = None;
+    app.info = None;
     let enter = key.code == KeyCode::Enter && key.modifiers.is_empty();
     if std::mem::take(&mut app.unconfined_armed) && enter {
         return Some(Command::Approve { run_unconfined: true });
@@ -285,10 +286,21 @@ fn enter(app: &mut App) -> Option<Command> {
         Entry::Message if !text.is_empty() => {
             app.clear_input();
             app.scroll = 0;
-            Some(Command::Send(text))
+            Some(model_command(&text).unwrap_or(Command::Send(text)))
         }
         Entry::Message => choose(app),
     }
+}
+
+/// `/model [NAME]` and `/planner-model [NAME]`: list the models, or switch the chat's.
+fn model_command(text: &str) -> Option<Command> {
+    let (word, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
+    let planner = match word {
+        "/model" => false,
+        "/planner-model" => true,
+        _ => return None,
+    };
+    Some(Command::ChooseModel { planner, name: rest.trim().to_owned() })
 }
 
 /// Enter on the card's chosen row.

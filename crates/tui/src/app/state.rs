@@ -110,6 +110,9 @@ pub struct App {
     pub scroll: usize,
     /// The last refusal or error, until the next key.
     pub notice: Option<String>,
+    /// What a command had to say that is not an error (the models `/model` lists), until
+    /// the next key.
+    pub info: Option<String>,
     pub chat_list: Option<ChatList>,
     /// A task's diff over the chat (Ctrl+G).
     pub diff: Option<DiffView>,
@@ -149,6 +152,7 @@ impl App {
             tools_open: false,
             scroll: 0,
             notice: None,
+            info: None,
             chat_list: None,
             diff: None,
             card_scroll: 0,

@@ -95,6 +95,16 @@ pub struct Words {
     /// A switch of the chat's model: `{model}`.
     pub notice_model: &'static str,
     pub notice_planner_model: &'static str,
+    /// `/model` without a name: `{models}`, then how to choose.
+    pub models_list: &'static str,
+    /// Providers whose servers did not list their models: `{providers}`.
+    pub models_unreachable: &'static str,
+    pub model_unknown: &'static str,
+    pub model_ambiguous: &'static str,
+    /// The header's usage: planning's and execution's tokens.
+    pub usage_planning: &'static str,
+    pub usage_execution: &'static str,
+    pub usage_tokens: &'static str,
     pub notice_again: &'static str,
     pub chats_label: &'static str,
     pub search_prompt: &'static str,

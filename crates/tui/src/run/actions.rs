@@ -9,6 +9,7 @@ use tokio::sync::broadcast::Receiver;
 use crate::app::command::Command;
 use crate::app::state::{App, ListRow};
 use crate::run::checkpoints::{preview_restore, restore, show_diff};
+use crate::run::models::choose_model;
 use crate::sanitize::one_line;
 
 /// Chats and hits the chat list shows at most.
@@ -34,6 +35,9 @@ pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &
         Command::ShowDiff(index) => show_diff(engine, app, index).await,
         Command::PreviewRestore => preview_restore(engine, app).await,
         Command::Restore => restore(engine, app).await.and_then(|()| reload(engine, app)),
+        Command::ChooseModel { planner, name } => {
+            choose_model(engine, app, planner, &name, events).await
+        }
         command => match app.chat_id().cloned() {
             Some(chat_id) => {
                 chat_action(engine, &chat_id, command).await.and_then(|_| reload(engine, app))
@@ -73,24 +77,32 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
         | Command::LoadOlder
         | Command::ShowDiff(_)
         | Command::PreviewRestore
-        | Command::Restore => Ok(()),
+        | Command::Restore
+        | Command::ChooseModel { .. } => Ok(()),
     }
 }
 
-/// Sends a message; a new chat is created first (with `--workspace`'s folder), and its
-/// events are subscribed to before the message goes, so none is missed.
+/// Sends a message; a new chat is created first (see `open_new_chat`).
 fn send(engine: &Engine, app: &mut App, text: &str, events: &mut Events) -> Result<(), ApiError> {
-    let chat_id = match app.chat_id() {
-        Some(chat_id) => chat_id.clone(),
-        None => {
-            let request = NewChat { workspace: app.workspace.clone(), ..NewChat::default() };
-            let chat = engine.create_chat(request)?;
-            *events = Some(engine.subscribe(&chat.id)?);
-            load(engine, app, engine.chat_view(&chat.id)?)?;
-            chat.id
-        }
-    };
+    let chat_id = open_new_chat(engine, app, events)?;
     engine.send(&chat_id, text, Vec::new()).map(drop)
+}
+
+/// The open chat's id; a new chat is created first (with `--workspace`'s folder), and its
+/// events are subscribed to before anything is sent, so none is missed.
+pub(super) fn open_new_chat(
+    engine: &Engine,
+    app: &mut App,
+    events: &mut Events,
+) -> Result<ChatId, ApiError> {
+    if let Some(chat_id) = app.chat_id() {
+        return Ok(chat_id.clone());
+    }
+    let request = NewChat { workspace: app.workspace.clone(), ..NewChat::default() };
+    let chat = engine.create_chat(request)?;
+    *events = Some(engine.subscribe(&chat.id)?);
+    load(engine, app, engine.chat_view(&chat.id)?)?;
+    Ok(chat.id)
 }
 
 fn open_chat(

@@ -3,5 +3,6 @@
 
 pub mod actions;
 pub mod checkpoints;
+mod models;
 pub mod session;
 pub mod terminal;

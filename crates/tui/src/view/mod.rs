@@ -9,3 +9,4 @@ pub mod screen;
 pub mod tasks;
 pub mod tool_sentences;
 pub mod transcript;
+pub mod usage;

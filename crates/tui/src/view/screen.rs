@@ -17,6 +17,7 @@ use crate::view::diff::draw_diff;
 use crate::view::footer::{hint_line, input_line};
 use crate::view::tasks::{focus_line, task_panel};
 use crate::view::transcript::transcript_lines;
+use crate::view::usage::usage_text;
 use crate::wrap::wrap_all;
 
 /// From this width the task list stands beside the chat.
@@ -29,7 +30,7 @@ const MIN_CHAT_ROWS: u16 = 3;
 
 pub fn draw(frame: &mut Frame<'_>, app: &App) {
     let area = frame.area();
-    let notice_rows = u16::from(app.notice.is_some());
+    let notice_rows = u16::from(app.notice.is_some() || app.info.is_some());
     let [header, body, notice, input, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
@@ -44,6 +45,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     draw_transcript(frame, app, transcript);
     if let Some(text) = &app.notice {
         frame.render_widget(Paragraph::new(Line::styled(one_line(text), app.theme.bad())), notice);
+    } else if let Some(text) = &app.info {
+        frame.render_widget(Paragraph::new(Line::styled(one_line(text), app.theme.dim())), notice);
     }
     draw_input(frame, app, input);
     frame.render_widget(Paragraph::new(hint_line(app, usize::from(footer.width))), footer);
@@ -68,12 +71,18 @@ fn draw_header(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let status_width = status.width() as u16;
     let [left, right] =
         Layout::horizontal([Constraint::Min(1), Constraint::Length(status_width + 1)]).areas(area);
-    let heading = Line::from(vec![
+    let usage = app.chat.as_ref().and_then(|view| usage_text(app.words, &view.usage));
+    let mut heading = vec![
         Span::styled("Preflight", app.theme.accent()),
         Span::styled(" · ", app.theme.dim()),
         Span::styled(title, app.theme.bold()),
-    ]);
-    frame.render_widget(Paragraph::new(heading), left);
+    ];
+    let used: usize = heading.iter().map(|span| span.content.width()).sum();
+    // The usage goes where the title leaves room for it, else not at all.
+    if let Some(usage) = usage.filter(|usage| used + usage.width() + 3 <= usize::from(left.width)) {
+        heading.push(Span::styled(format!("   {usage}"), app.theme.dim()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(heading)), left);
     frame.render_widget(
         Paragraph::new(Line::styled(status, app.theme.warn())).right_aligned(),
         right,
