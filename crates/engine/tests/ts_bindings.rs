@@ -61,6 +61,7 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::CheckpointList::export_all(&config).unwrap();
     preflight_engine::lifecycle::CheckpointDiff::export_all(&config).unwrap();
     preflight_engine::lifecycle::RestorePreview::export_all(&config).unwrap();
+    preflight_engine::lifecycle::ExportFormat::export_all(&config).unwrap();
     export_error_codes(dir);
 }
 

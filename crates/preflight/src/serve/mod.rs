@@ -11,6 +11,7 @@ mod extract;
 mod openapi;
 mod query;
 mod routes;
+mod stream;
 mod token;
 
 use std::net::SocketAddr;

@@ -74,7 +74,7 @@ impl ExportFormat {
     }
 }
 
-/// A chat export as an import reads it (the module's format, messages included).
+/// A chat's JSON export, format 1 (DESIGN §15), as an import reads it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ChatExport {
@@ -116,6 +116,8 @@ pub(super) struct ExportHead {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExportedChat {
+    /// Not blank, at most 200 characters, as a chat's title.
+    #[cfg_attr(feature = "openapi", schema(max_length = 200, pattern = r"\S"))]
     pub title: String,
     pub workspace: Option<String>,
     pub plan_mode: bool,
