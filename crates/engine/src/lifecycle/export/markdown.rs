@@ -5,7 +5,7 @@
 //! are left out; a round's tool calls are named. Every text Preflight did not write passes
 //! through `inert_markdown`, so no model output is markup in the file.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 
 use preflight_protocol::chat::{Message, MessageBody, Phase};
 use preflight_protocol::ids::ChatId;
@@ -16,7 +16,7 @@ use preflight_store::Tx;
 use super::format::ExportHead;
 use super::markdown_parts::{code, completion_section, labelled, task_list_section, when, Cards};
 use super::markdown_text::inert_markdown;
-use super::reading::{each_message, head, WriteError};
+use super::reading::{each_message, head, WriteError, BUFFER};
 
 /// Writes the chat's Markdown export, stamped `now`, to `out`.
 pub(super) fn write_markdown(
@@ -25,6 +25,7 @@ pub(super) fn write_markdown(
     now: &str,
     out: &mut dyn Write,
 ) -> Result<(), WriteError> {
+    let mut out = BufWriter::with_capacity(BUFFER, out);
     let head = head(tx, chat_id, now)?;
     out.write_all(title_block(&head).as_bytes())?;
     out.write_all(b"\n## Conversation\n")?;
@@ -43,6 +44,7 @@ pub(super) fn write_markdown(
     }
     out.write_all(task_list_section(&head).as_bytes())?;
     out.write_all(completion_section(&head).as_bytes())?;
+    // Flushes the buffer, then `out` itself.
     Ok(out.flush()?)
 }
 

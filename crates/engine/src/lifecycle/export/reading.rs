@@ -14,6 +14,9 @@ use crate::lifecycle::error::ApiError;
 /// Messages read from the store at a time.
 const PAGE: usize = 256;
 
+/// The buffer a writer gathers its small pieces in before they reach the caller's writer.
+pub(super) const BUFFER: usize = 64 * 1024;
+
 /// Why an export could not be written.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum WriteError {
