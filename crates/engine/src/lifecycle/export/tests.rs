@@ -381,10 +381,11 @@ fn an_import_reads_no_more_than_its_cap() {
 }
 
 #[test]
-fn a_workspace_missing_here_is_left_out_and_said_in_the_chat() {
+fn a_workspace_missing_here_is_left_out_and_said_and_no_consent_comes_along() {
     let fixture = planned();
     let mut export = exported(&fixture.store, &fixture.chat);
     export["chat"]["workspace"] = json!(Path::new("/nonexistent/project").to_string_lossy());
+    export["plan_revisions"][0]["run_unconfined"] = json!(true);
     export["messages"][0]["attachments"] =
         json!([{"name": "notes.txt", "size": 3, "source": "/x/notes.txt"}]);
     let mut input: &[u8] = &serde_json::to_vec(&export).unwrap();
@@ -395,6 +396,7 @@ fn a_workspace_missing_here_is_left_out_and_said_in_the_chat() {
     assert!(notice.contains("Its workspace /nonexistent/project cannot be used"), "{notice}");
     assert!(notice.contains("The files attached to its messages"), "{notice}");
     let state = fixture.store.state(&imported.id).unwrap();
+    assert!(!state.plan.as_ref().unwrap().run_unconfined, "consent is this machine's own");
     assert_eq!(
         state.phase,
         preflight_protocol::chat::Phase::Idle,

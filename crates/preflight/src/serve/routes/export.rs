@@ -21,7 +21,7 @@ use crate::serve::AppState;
 #[utoipa::path(get, path = "/v1/chats/{id}/export", tag = "chats",
     params(
         ("id" = String, Path, description = "The chat's id"),
-        ("format" = Option<ExportFormat>, Query, description = "`json` (the default): the whole chat, to import again; `markdown`: the conversation, the plan, the task list and the completion, for people"),
+        ("format" = inline(Option<ExportFormat>), Query, description = "`json` (the default): the whole chat, to import again; `markdown`: the conversation, the plan, the task list and the completion, for people"),
     ),
     responses(
         (status = 200, description = "The chat's export, streamed as it is written", content(
