@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 use support::{openai_config, Serve};
 
-/// DESIGN §9's table, plus the chat's PATCH, the sandbox, the plan changes of DESIGN §12 and
-/// the MCP servers' questions to the user (issue 20).
+/// DESIGN §9's table, plus the chat's PATCH, the sandbox, the plan changes of DESIGN §12,
+/// the MCP servers' questions to the user (issue 20) and export and import (DESIGN §15).
 const ROUTES: &[&str] = &[
     "GET /v1/chats",
     "POST /v1/chats",
@@ -19,6 +19,8 @@ const ROUTES: &[&str] = &[
     "PATCH /v1/chats/{id}",
     "DELETE /v1/chats/{id}",
     "GET /v1/chats/{id}/events",
+    "GET /v1/chats/{id}/export",
+    "POST /v1/chats/import",
     "POST /v1/chats/{id}/answers",
     "GET /v1/chats/{id}/messages",
     "POST /v1/chats/{id}/messages",

@@ -4,6 +4,7 @@ mod dwp;
 mod home;
 mod models;
 mod serve;
+mod transfer;
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -38,6 +39,13 @@ commands:
                                   NO_COLOR turns colour off; LANG=ru_* speaks Russian
   tasks CHAT_ID                   print a chat's task list (read-only: works beside a running
                                   window or `serve`)
+  export CHAT_ID [--format json|markdown] [--output FILE]
+                                  write a chat out: JSON (the default) to import again, Markdown
+                                  for people; on stdout, or into FILE (read-only: works beside a
+                                  running window or `serve`)
+  import FILE                     read a JSON export (- for stdin) as a new chat and print its
+                                  id; refused while the window or `serve` holds the data folder
+                                  (import through them instead)
   help                            show this text
 
 environment:
@@ -57,6 +65,8 @@ fn main() -> ExitCode {
         Some("model") => models::model_command(&args[1..]),
         Some("models") => models::list_command(&args[1..]),
         Some("tasks") => print_task_list(&args[1..]),
+        Some("export") => transfer::export_command(&args[1..]),
+        Some("import") => transfer::import_command(&args[1..]),
         Some("chat") => run_chat(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");

@@ -31,8 +31,9 @@ impl UsagePhase {
 }
 
 /// One model call as stored: who answered, the tokens its provider reported, and its cost
-/// at the prices set when it ran.
-#[derive(Debug, Clone, PartialEq)]
+/// at the prices set when it ran. A chat's export carries its calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ModelCall {
     pub phase: UsagePhase,
     pub provider: String,

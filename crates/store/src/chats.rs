@@ -17,6 +17,25 @@ impl Tx<'_> {
     /// Stores a new chat (with an idle session state) and returns it.
     pub fn insert_chat(&mut self, settings: &ChatSettings) -> Result<Chat, StoreError> {
         let now = now_rfc3339();
+        self.insert_chat_stamped(settings, &now, &now)
+    }
+
+    /// Stores a new chat created at `created_at` (an imported chat keeps its own) and
+    /// updated now, with a fresh id and an idle session state, and returns it.
+    pub(super) fn insert_chat_created(
+        &mut self,
+        settings: &ChatSettings,
+        created_at: &str,
+    ) -> Result<Chat, StoreError> {
+        self.insert_chat_stamped(settings, created_at, &now_rfc3339())
+    }
+
+    fn insert_chat_stamped(
+        &mut self,
+        settings: &ChatSettings,
+        created_at: &str,
+        updated_at: &str,
+    ) -> Result<Chat, StoreError> {
         let chat = Chat {
             id: ChatId::new(),
             title: settings.title.clone(),
@@ -27,8 +46,8 @@ impl Tx<'_> {
             scope: settings.scope.clone(),
             model: None,
             planner_model: None,
-            created_at: now.clone(),
-            updated_at: now,
+            created_at: created_at.to_owned(),
+            updated_at: updated_at.to_owned(),
         };
         self.sql.execute(
             "INSERT INTO chats (id, title, workspace, plan_mode, auto_approve, save_plans,

@@ -32,6 +32,7 @@ mod snapshot;
 mod steps;
 mod stops;
 mod tasks;
+mod transfer;
 mod tx;
 mod usage;
 
@@ -42,6 +43,7 @@ pub use search::{fts_query, word_count, SearchRow, MATCH_END, MATCH_START, MAX_S
 pub use session::ChatState;
 pub use snapshot::ChatSnapshot;
 pub use steps::{answer_text, AnswerRecorded, ChangeAnswer, ChangeAsked};
+pub use transfer::ChatImport;
 pub use tx::Tx;
 
 /// A new random token (temporary file names); chats and messages get [`crate::ChatId::new`]

@@ -22,6 +22,7 @@ mod continue_work;
 mod elicitations;
 mod engine;
 mod error;
+mod export;
 mod finalize;
 mod gates;
 mod hub;
@@ -63,6 +64,10 @@ pub use checkpoints::{
 };
 pub use engine::{Engine, EngineError, EngineOptions, DATABASE_FILE};
 pub use error::{ApiError, ErrorCode};
+pub use export::{
+    export_chat, export_chat_to_file, import_chat, ChatExport, ExportFormat, ExportedChat,
+    ExportedState, FORMAT, MAX_IMPORT_BYTES,
+};
 pub use mcp_settings::{
     McpRemote, McpServerSave, McpServerState, McpServerView, McpSettings, McpTool,
 };

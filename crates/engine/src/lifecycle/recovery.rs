@@ -4,8 +4,9 @@
 //! (`state.stopped`, reason `interrupted`), so the user can Continue.
 
 use preflight_protocol::chat::Phase;
+use preflight_protocol::ids::ChatId;
 use preflight_protocol::tasks::{ExecutorStop, StopReason};
-use preflight_store::{Store, StoreError};
+use preflight_store::{Store, StoreError, Tx};
 
 pub fn settle_interrupted_turns(store: &Store) -> Result<(), StoreError> {
     for chat in store.list_chats()? {
@@ -13,20 +14,24 @@ pub fn settle_interrupted_turns(store: &Store) -> Result<(), StoreError> {
             Phase::Planning => {
                 store.settle_interrupted_planning(&chat.id)?;
             }
-            Phase::Executing => {
-                let list = store.task_list(&chat.id)?;
-                let finished = list.is_finished();
-                store.write(|tx| {
-                    if list.has_work_left() {
-                        let now = preflight_dwp::now_rfc3339();
-                        let stop = ExecutorStop::of(StopReason::Interrupted, None, &list, &now);
-                        tx.record_stop(&chat.id, &stop)?;
-                    }
-                    tx.finish_turn(&chat.id, finished)
-                })?;
-            }
+            Phase::Executing => store.write(|tx| settle_interrupted_execution(tx, &chat.id))?,
             Phase::Questions | Phase::AwaitingApproval | Phase::Idle => {}
         }
     }
     Ok(())
+}
+
+/// An executor turn that will never end by itself (its process is gone, or an export caught
+/// it running): the turn ends, with the stop recorded (`interrupted`) when tasks are left.
+pub(super) fn settle_interrupted_execution(
+    tx: &mut Tx<'_>,
+    chat_id: &ChatId,
+) -> Result<(), StoreError> {
+    let list = tx.task_list(chat_id)?;
+    if list.has_work_left() {
+        let now = preflight_dwp::now_rfc3339();
+        let stop = ExecutorStop::of(StopReason::Interrupted, None, &list, &now);
+        tx.record_stop(chat_id, &stop)?;
+    }
+    tx.finish_turn(chat_id, list.is_finished())
 }

@@ -11,6 +11,7 @@ mod extract;
 mod openapi;
 mod query;
 mod routes;
+mod stream;
 mod token;
 
 use std::net::SocketAddr;
@@ -66,7 +67,9 @@ pub async fn serve(
 fn app(state: AppState) -> anyhow::Result<Router> {
     let (router, mut document) = routes::router().split_for_parts();
     openapi::complete(&mut document);
-    let document = serde_json::to_value(&document).context("serialising the OpenAPI document")?;
+    let mut document =
+        serde_json::to_value(&document).context("serialising the OpenAPI document")?;
+    openapi::widen_unsigned(&mut document);
     Ok(router
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)

@@ -3,6 +3,7 @@
 //! feature). The router and the document come from the same `routes!` calls
 //! (`routes/mod.rs`), so a route cannot be served without being documented.
 
+use serde_json::Value;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, ResponseBuilder};
@@ -53,19 +54,24 @@ pub fn complete(document: &mut OpenApi) {
         let public = PUBLIC_PATHS.contains(&path.as_str());
         let operations =
             [&mut item.get, &mut item.post, &mut item.put, &mut item.patch, &mut item.delete];
+        let own_limit = OWN_BODY_LIMIT.contains(&path.as_str());
         for operation in operations.into_iter().flatten() {
-            complete_operation(operation, public);
+            complete_operation(operation, public, own_limit);
         }
     }
 }
 
-fn complete_operation(operation: &mut Operation, public: bool) {
+/// Routes that read their body as a stream under a cap of their own (an import's 64 MiB,
+/// refused with 400 like any other bad export), not under the 2 MiB of the others.
+const OWN_BODY_LIMIT: [&str; 1] = ["/v1/chats/import"];
+
+fn complete_operation(operation: &mut Operation, public: bool, own_limit: bool) {
     if public {
         operation.security = Some(vec![SecurityRequirement::default()]);
     } else {
         add_error(operation, "401", "`ERR_UNAUTHORIZED`: no bearer token, or a wrong one");
     }
-    if operation.request_body.is_some() {
+    if operation.request_body.is_some() && !own_limit {
         add_error(operation, "413", "`ERR_BAD_REQUEST`: the body is over 2 MiB");
     }
 }
@@ -78,4 +84,61 @@ fn add_error(operation: &mut Operation, status: &str, description: &str) {
         .content("application/json", content)
         .build();
     operation.responses.responses.entry(status.to_owned()).or_insert(RefOr::T(response));
+}
+
+/// Unsigned integers as wide as their Rust types. utoipa writes a `u32` as `format: int32`
+/// and a `u64` as `int64`, each with `minimum: 0`: a maximum of 2³¹−1 (2⁶³−1) that the server
+/// does not keep, since it takes every `u32` (`u64`), so clients and fuzzers would read a
+/// larger number as one the server refuses. Each is written with its type's own maximum.
+pub fn widen_unsigned(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let integer = |kind: &Value| match kind {
+                Value::String(kind) => kind == "integer",
+                Value::Array(kinds) => kinds.iter().any(|kind| kind == "integer"),
+                _ => false,
+            };
+            let unsigned = map.get("type").is_some_and(integer)
+                && map.get("minimum").and_then(Value::as_f64) == Some(0.0);
+            let maximum = match map.get("format").and_then(Value::as_str) {
+                Some("int32") if unsigned => Some(("int64", Value::from(u32::MAX))),
+                Some("int64") if unsigned => Some(("uint64", Value::from(u64::MAX))),
+                _ => None,
+            };
+            if let Some((format, maximum)) = maximum {
+                map.insert("format".to_owned(), Value::from(format));
+                map.entry("maximum").or_insert(maximum);
+            }
+            map.values_mut().for_each(widen_unsigned);
+        }
+        Value::Array(items) => items.iter_mut().for_each(widen_unsigned),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::widen_unsigned;
+
+    #[test]
+    fn unsigned_integers_get_their_own_maximum_and_others_stay() {
+        let mut document = json!({"properties": {
+            "id": {"type": "integer", "format": "int32", "minimum": 0},
+            "size": {"type": ["integer", "null"], "format": "int64", "minimum": 0},
+            "limit": {"type": "integer", "format": "int32", "minimum": 0, "maximum": 100},
+            "exit_code": {"type": "integer", "format": "int64"},
+        }});
+        widen_unsigned(&mut document);
+        assert_eq!(
+            document["properties"],
+            json!({
+                "id": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 4294967295_u32},
+                "size": {"type": ["integer", "null"], "format": "uint64", "minimum": 0, "maximum": u64::MAX},
+                "limit": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 100},
+                "exit_code": {"type": "integer", "format": "int64"},
+            })
+        );
+    }
 }

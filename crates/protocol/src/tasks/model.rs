@@ -111,6 +111,7 @@ pub struct Task {
 
 /// A chat's whole task list. Ids are never reused while the list lives; `init` restarts them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TaskList {
     pub tasks: Vec<Task>,
     /// The id the next added task gets.
@@ -127,6 +128,7 @@ pub struct TaskList {
 /// One entry of a list's history: a task was added, started, finished, dropped, reopened or
 /// reworded at `at`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TaskEvent {
     pub at: String,
     pub task: u32,
@@ -136,6 +138,7 @@ pub struct TaskEvent {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TaskEventKind {
     Added,

@@ -124,6 +124,7 @@ pub enum WorkEvent {
 /// A chat's stops and continues since its plan was approved (`chat_state.stops`): the
 /// current stop, if the work has not gone on since, and the whole sequence.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StopLog {
     pub current: Option<ExecutorStop>,
     #[serde(default)]

@@ -1,22 +1,18 @@
 //! The engine calls the keys ask for, carried out: the same `Engine` methods the window's
 //! commands and the HTTP routes call. A refusal becomes the notice line and changes nothing.
 
-use preflight_engine::events::Event;
 use preflight_engine::ids::ChatId;
-use preflight_engine::lifecycle::{ApiError, ApproveChoice, ChatView, Engine, NewChat};
-use tokio::sync::broadcast::Receiver;
+use preflight_engine::lifecycle::{ApiError, ApproveChoice, Engine};
 
 use crate::app::command::Command;
 use crate::app::state::{App, ListRow};
 use crate::run::checkpoints::{preview_restore, restore, show_diff};
 use crate::run::models::choose_model;
+use crate::run::open_chat::{load, open_new_chat, reload, Events};
 use crate::sanitize::one_line;
 
 /// Chats and hits the chat list shows at most.
 const LIST_ROWS: u32 = 100;
-
-/// The chat's event stream, while a chat is open.
-pub type Events = Option<Receiver<Event>>;
 
 /// Carries out `command`; an error is shown, not returned.
 pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &mut Events) {
@@ -88,23 +84,6 @@ fn send(engine: &Engine, app: &mut App, text: &str, events: &mut Events) -> Resu
     engine.send(&chat_id, text, Vec::new()).map(drop)
 }
 
-/// The open chat's id; a new chat is created first (with `--workspace`'s folder), and its
-/// events are subscribed to before anything is sent, so none is missed.
-pub(super) fn open_new_chat(
-    engine: &Engine,
-    app: &mut App,
-    events: &mut Events,
-) -> Result<ChatId, ApiError> {
-    if let Some(chat_id) = app.chat_id() {
-        return Ok(chat_id.clone());
-    }
-    let request = NewChat { workspace: app.workspace.clone(), ..NewChat::default() };
-    let chat = engine.create_chat(request)?;
-    *events = Some(engine.subscribe(&chat.id)?);
-    load(engine, app, engine.chat_view(&chat.id)?)?;
-    Ok(chat.id)
-}
-
 fn open_chat(
     engine: &Engine,
     app: &mut App,
@@ -120,14 +99,6 @@ fn open_chat(
     load(engine, app, view)
 }
 
-/// Reads the open chat again: its view (from the first message shown), its task list, the
-/// servers' questions.
-pub fn reload(engine: &Engine, app: &mut App) -> Result<(), ApiError> {
-    let Some(chat_id) = app.chat_id().cloned() else { return Ok(()) };
-    let view = engine.chat_view_from(&chat_id, app.from.as_ref())?;
-    load(engine, app, view)
-}
-
 /// The page of messages before the first one shown joins the chat on screen.
 fn load_older(engine: &Engine, app: &mut App) -> Result<(), ApiError> {
     let Some(view) = &app.chat else { return Ok(()) };
@@ -137,13 +108,6 @@ fn load_older(engine: &Engine, app: &mut App) -> Result<(), ApiError> {
         app.from = Some(first.id.clone());
     }
     reload(engine, app)
-}
-
-fn load(engine: &Engine, app: &mut App, view: ChatView) -> Result<(), ApiError> {
-    let tasks = engine.task_list(&view.chat.id)?;
-    let elicitations = engine.elicitations(&view.chat.id)?;
-    app.load(view, tasks, elicitations);
-    Ok(())
 }
 
 /// Every chat (newest first) for an empty query, else the search's hits, one row a chat.

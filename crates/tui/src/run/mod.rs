@@ -1,8 +1,10 @@
 //! Running a session: the terminal taken and given back (`terminal`), the event loop
-//! (`session`) and the engine calls (`actions`; a task's diff and restore in `checkpoints`).
+//! (`session`) and the engine calls (`actions`; a task's diff and restore in `checkpoints`, the model picker in `models`,
+//! the open chat in `open_chat`).
 
 pub mod actions;
 pub mod checkpoints;
 mod models;
+pub mod open_chat;
 pub mod session;
 pub mod terminal;

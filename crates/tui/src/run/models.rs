@@ -7,7 +7,7 @@ use preflight_engine::lifecycle::{ApiError, ChatPatch, Engine, ModelList};
 
 use crate::app::state::App;
 use crate::locale::fill;
-use crate::run::actions::{open_new_chat, reload, Events};
+use crate::run::open_chat::{open_new_chat, reload, Events};
 use crate::sanitize::one_line;
 
 /// Lists the models (no `name`) or switches the chat's (a new chat is created first).

@@ -11,7 +11,8 @@ use crate::app::events::After;
 use crate::app::keys::handle_key;
 use crate::app::state::App;
 use crate::error::TuiError;
-use crate::run::actions::{perform, reload, Events};
+use crate::run::actions::perform;
+use crate::run::open_chat::{reload, Events};
 use crate::run::terminal::Screen;
 use crate::view::screen::draw;
 

@@ -5,6 +5,7 @@ mod changes;
 mod chats;
 mod checkpoints;
 mod elicitations;
+mod export;
 mod meta;
 mod models;
 
@@ -39,6 +40,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chats::sandbox))
         .routes(routes!(sandbox::adopt_venv))
         .routes(routes!(chats::events))
+        .routes(routes!(export::export_chat))
+        .routes(routes!(export::import_chat))
         .routes(routes!(turns::send_message, search::messages))
         .routes(routes!(search::search))
         .routes(routes!(turns::edit_message))
