@@ -63,6 +63,8 @@ pub struct ProviderSettings {
     pub max_tokens: Option<u32>,
     /// `context_window`: the model's window in tokens, when the settings give it (DESIGN §13).
     pub context_window: Option<u32>,
+    /// `vision`: whether the model is shown images; unset, an API model is (DESIGN §15).
+    pub vision: Option<bool>,
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
 }
@@ -80,6 +82,7 @@ impl ProviderSettings {
             api_key_env: None,
             max_tokens: None,
             context_window: None,
+            vision: None,
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
         }
@@ -101,6 +104,12 @@ impl ProviderSettings {
             }
             ProviderKind::Embedded => false,
         }
+    }
+
+    /// Whether the model is shown images: as `vision` says, else yes for an API model (a
+    /// model that cannot see them is told in the settings), never for the embedded one.
+    pub fn sees_images(&self) -> bool {
+        self.kind != ProviderKind::Embedded && self.vision.unwrap_or(true)
     }
 
     /// The tokens a request to this model may take.
