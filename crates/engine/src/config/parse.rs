@@ -25,6 +25,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "api_key_env",
     "max_tokens",
     "context_window",
+    "vision",
     "connect_timeout_secs",
     "idle_timeout_secs",
 ];
@@ -281,6 +282,9 @@ impl<'a> Section<'a> {
         settings.max_tokens = self.positive_integer("max_tokens")?.or(settings.max_tokens);
         settings.context_window =
             self.positive_integer("context_window")?.or(settings.context_window);
+        if self.value("vision").is_some() {
+            settings.vision = Some(self.boolean("vision", true)?);
+        }
         settings.timeouts.connect =
             self.seconds("connect_timeout_secs")?.unwrap_or(settings.timeouts.connect);
         settings.timeouts.idle =

@@ -8,8 +8,8 @@ use preflight_agent::events::Event;
 use preflight_agent::WorkChange;
 use preflight_agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
-    RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope, DEFAULT_EXECUTOR_PROMPT,
-    LOOP_REPEATS,
+    ImageLoader, RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope,
+    DEFAULT_EXECUTOR_PROMPT, LOOP_REPEATS,
 };
 use preflight_llm::ModelMessage;
 use preflight_mcp::Profile;
@@ -21,11 +21,12 @@ use preflight_protocol::tasks::StopReason;
 use preflight_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
+use crate::lifecycle::attachments::attachments_dir;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::assistant_message;
 use crate::lifecycle::plan_folders::plan_folder_of;
 use crate::lifecycle::runner::outcome::Executed;
-use crate::lifecycle::runner::turn_tools::{turn_registry, ChatEvents};
+use crate::lifecycle::runner::turn_tools::{image_loader, turn_registry, ChatEvents};
 use crate::lifecycle::transitions::offers_turn_plan;
 
 /// One executor turn, its failure said in the chat, and a checkpoint in the plan folder
@@ -124,8 +125,10 @@ async fn execute(
     let scope =
         TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
-    let (history, history_ids) = executor_history(&messages);
-    let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id.clone());
+    let mut images = image_loader(inner, chat_id, provider.as_ref());
+    let (history, history_ids) = executor_history(&messages, &mut images);
+    let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id.clone())
+        .with_images(attachments_dir(&inner.home, chat_id));
     let settings = inner.executor_settings;
     let events = ChatEvents { hub: Arc::clone(&inner.hub), chat_id: chat_id.to_owned() };
     let turn = Turn {
@@ -220,8 +223,12 @@ fn directive_text(plan: Option<&PlanDocument>, messages: &[Message]) -> Option<S
 
 /// The executor's conversation: the user's messages and the executor's own rounds. Cards
 /// and answers to the planner stay out (the approved plan is in the directive).
-/// Compactions stand in for the messages they cover (DESIGN §13). With each message's id.
-fn executor_history(messages: &[Message]) -> (Vec<ModelMessage>, Vec<Option<MessageId>>) {
+/// Compactions stand in for the messages they cover (DESIGN §13). With each message's id;
+/// `images` shows the messages' images to a model that sees them.
+fn executor_history(
+    messages: &[Message],
+    images: &mut ImageLoader,
+) -> (Vec<ModelMessage>, Vec<Option<MessageId>>) {
     let shown: Vec<&Message> = messages
         .iter()
         .filter(|message| match &message.body {
@@ -230,7 +237,7 @@ fn executor_history(messages: &[Message]) -> (Vec<ModelMessage>, Vec<Option<Mess
             MessageBody::Tool { .. } | MessageBody::Compaction { .. } => true,
         })
         .collect();
-    preflight_agent::view_of(&shown)
+    preflight_agent::view_of(&shown, images)
 }
 
 /// What started this executor turn, in words for the plan folder: the chat's last user

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use preflight_agent::events::Event;
 use preflight_agent::{
-    load_workspace_instructions, run_turn, Agent, AgentError, OfferedTools, RoundRule, Turn,
-    TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
+    load_workspace_instructions, run_turn, Agent, AgentError, ImageLoader, OfferedTools, RoundRule,
+    Turn, TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
 };
 use preflight_dwp::now_rfc3339;
 use preflight_llm::{Constrained, LlmError, ModelMessage, OutputConstraint};
@@ -30,7 +30,7 @@ use crate::lifecycle::messages::{assistant_message, notice_message};
 use crate::lifecycle::notify::phase_event;
 use crate::lifecycle::runner::drafting::Drafting;
 use crate::lifecycle::runner::outcome::{Closing, Planned};
-use crate::lifecycle::runner::turn_tools::{class_prefixes, turn_registry};
+use crate::lifecycle::runner::turn_tools::{class_prefixes, image_loader, turn_registry};
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use crate::lifecycle::unconfined::needs_consent;
 use crate::paths::ensure_planner_prompt;
@@ -133,7 +133,7 @@ async fn plan(
         ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
     let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
     let system = planner_system_prompt(&prompt, instructions.as_deref(), &facts);
-    let mut history = planner_history(&messages);
+    let mut history = planner_history(&messages, image_loader(inner, chat_id, provider.as_ref()));
     let mut repaired = false;
     let drafting = Drafting::new(&inner.hub, chat_id);
     loop {
@@ -354,7 +354,8 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
 }
 
 /// The planner's conversation: the task, then every card and answer of this planning as
-/// the user saw them (the planner's own tool calls are not kept between its turns).
-fn planner_history(messages: &[Message]) -> Vec<ModelMessage> {
-    messages.iter().map(ModelMessage::from_stored).collect()
+/// the user saw them (the planner's own tool calls are not kept between its turns), with
+/// their images when `images` shows them.
+fn planner_history(messages: &[Message], mut images: ImageLoader) -> Vec<ModelMessage> {
+    messages.iter().map(|message| images.view(message)).collect()
 }

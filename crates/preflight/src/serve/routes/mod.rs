@@ -37,7 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chats::sandbox))
         .routes(routes!(sandbox::adopt_venv))
         .routes(routes!(chats::events))
-        .routes(routes!(turns::send_message, search::messages))
+        .merge(turns::message_routes())
         .routes(routes!(search::search))
         .routes(routes!(turns::edit_message))
         .routes(routes!(turns::answer))
