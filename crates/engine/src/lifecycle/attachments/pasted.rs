@@ -20,9 +20,8 @@ pub(super) fn decode(
     let size = base64_decoded_len(&image.data) as u64;
     if size > MAX_IMAGE_BYTES {
         return Err(ApiError::bad_request(format!(
-            "pasted image {number} is {}; images of at most {} can be sent",
-            human_size(size),
-            human_size(MAX_IMAGE_BYTES)
+            "pasted image {number} is {}; images of at most 20 MiB can be sent",
+            human_size(size)
         )));
     }
     let bytes =
