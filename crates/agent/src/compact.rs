@@ -3,6 +3,7 @@
 //! stored beside them as a compaction record (`role: compaction`, `covers: [first, last]`),
 //! so the next turn, or the same chat after a restart, sees the same view.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use preflight_llm::{LlmError, ModelMessage, ModelRequest, Provider, RECORD_TOOL, SUMMARY_HEADER};
@@ -106,7 +107,7 @@ pub fn view_of(
     let mut view: Vec<(MessageId, ModelMessage)> = stored
         .iter()
         .filter(|message| !matches!(message.body, MessageBody::Compaction { .. }))
-        .map(|message| (message.id.clone(), images.view(message)))
+        .map(|message| (message.id.clone(), ModelMessage::from_stored(message)))
         .collect();
     for message in stored {
         let MessageBody::Compaction { covers: [first, last], .. } = &message.body else { continue };
@@ -120,6 +121,13 @@ pub fn view_of(
             _ => {
                 tracing::warn!(id = %message.id, "a compaction whose messages are gone is left out")
             }
+        }
+    }
+    // Images are read for the messages left in the view only: a compacted one's never.
+    let by_id: HashMap<&MessageId, &Message> = stored.iter().map(|m| (&m.id, *m)).collect();
+    for (id, message) in &mut view {
+        if let Some(original) = by_id.get(id) {
+            images.show(original, message);
         }
     }
     view.into_iter().map(|(id, message)| (message, Some(id))).unzip()

@@ -46,17 +46,23 @@ impl ImageLoader {
         }
     }
 
-    /// The model's view of `message`, with the images it lists; a copy that cannot be read
-    /// is a note in the text instead.
+    /// The model's view of `message`, with the images it lists (see [`ImageLoader::show`]).
     pub fn view(&mut self, message: &Message) -> ModelMessage {
         let mut view = ModelMessage::from_stored(message);
+        self.show(message, &mut view);
+        view
+    }
+
+    /// Adds to `view`, the model's view of stored `message`, the images `message` lists; a
+    /// copy that cannot be read is a note in the text instead.
+    pub fn show(&mut self, message: &Message, view: &mut ModelMessage) {
         let attachments = match &message.body {
             MessageBody::User { attachments, .. } | MessageBody::Tool { attachments, .. } => {
                 attachments
             }
-            MessageBody::Assistant { .. } | MessageBody::Compaction { .. } => return view,
+            MessageBody::Assistant { .. } | MessageBody::Compaction { .. } => return,
         };
-        let Some(dir) = self.dir.clone() else { return view };
+        let Some(dir) = self.dir.clone() else { return };
         for attachment in attachments.iter().filter(|a| a.media_type.is_some()) {
             let loaded = self
                 .loaded
@@ -64,11 +70,10 @@ impl ImageLoader {
                 .or_insert_with(|| load(&dir, &attachment.name));
             match (loaded.clone(), view.images_mut()) {
                 (Ok(image), Some(images)) => images.push(image),
-                (Err(why), _) => push_note(&mut view, &attachment.name, &why),
+                (Err(why), _) => push_note(view, &attachment.name, &why),
                 (Ok(_), None) => {}
             }
         }
-        view
     }
 }
 
