@@ -47,10 +47,12 @@ async fn an_oversize_body_is_refused_in_the_error_shape_and_changes_nothing() {
     let id = serve.create_chat(json!({})).await;
     let before = serve.chat(&id).await;
     let over = 2 * 1024 * 1024 + 1024;
-    for (method, path) in [
-        ("POST", format!("/v1/chats/{id}/messages")),
-        ("POST", "/v1/chats".to_owned()),
-        ("PATCH", format!("/v1/chats/{id}")),
+    // A message may carry pasted images: its own limit is 32 MiB.
+    let message_over = 32 * 1024 * 1024 + 1024;
+    for (method, path, over) in [
+        ("POST", format!("/v1/chats/{id}/messages"), message_over),
+        ("POST", "/v1/chats".to_owned(), over),
+        ("PATCH", format!("/v1/chats/{id}"), over),
     ] {
         let (status, body) = send_sized(&serve, method, &path, over).await;
         assert_eq!((status, error_code(&body)), (413, "ERR_BAD_REQUEST"), "{method} {path}");

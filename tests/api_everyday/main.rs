@@ -6,5 +6,6 @@
 mod support;
 
 mod export;
+mod images;
 mod models;
 mod usage;

@@ -34,12 +34,31 @@ pub fn openai_config(url: &str) -> String {
     format!("[provider]\nkind = \"openai\"\nbase_url = \"{url}\"\nmodel = \"scripted\"\n")
 }
 
+/// The variable (and its value) holding the key of [`anthropic_config`]'s provider.
+pub const ANTHROPIC_KEY_ENV: (&str, &str) = ("PREFLIGHT_TEST_ANTHROPIC_KEY", "sk-ant-test");
+
+/// The `config.toml` of a home whose provider is an Anthropic server at `url` (the scripted
+/// server's own URL), its key in [`ANTHROPIC_KEY_ENV`]: start it with
+/// [`Serve::start_with_config`] passing that variable.
+pub fn anthropic_config(url: &str) -> String {
+    format!(
+        "[provider]\nkind = \"anthropic\"\nbase_url = \"{url}\"\nmodel = \"scripted-claude\"\n\
+         api_key_env = \"{}\"\n",
+        ANTHROPIC_KEY_ENV.0
+    )
+}
+
 impl Serve {
     /// Starts `preflight serve` on a new home holding `config` as `config.toml`.
     pub fn start(config: &str) -> Serve {
+        Serve::start_with_config(config, &[])
+    }
+
+    /// [`Serve::start`] with more environment variables (a provider's key, a models folder).
+    pub fn start_with_config(config: &str, env: &[(&str, &str)]) -> Serve {
         let home = TempDir::new().unwrap();
         std::fs::write(home.path().join("config.toml"), config).unwrap();
-        Serve::start_in(home)
+        Serve::start_with_env(home, env)
     }
 
     /// Starts `preflight serve` on an existing home (e.g. to check a restart), then waits

@@ -57,6 +57,13 @@ fn page(attachment: &Attachment, bytes: &[u8], offset: usize) -> ToolOutput {
         Err(error) if error.error_len().is_none() => {
             std::str::from_utf8(&tail[..error.valid_up_to()]).unwrap_or_default()
         }
+        Err(_) if attachment.media_type.is_some() => {
+            return ToolOutput::error(format!(
+                "{} is an image, not text: a model that sees images is shown it with the \
+                 message it came with",
+                attachment.name
+            ))
+        }
         Err(_) => {
             return ToolOutput::error(format!(
                 "{} is not text ({size} bytes of binary data): it cannot be shown",
@@ -128,6 +135,7 @@ mod tests {
                     size: bytes.len() as u64,
                     source: format!("/src/{name}"),
                     workspace_path: None,
+                    media_type: None,
                 }
             })
             .collect();

@@ -3,6 +3,7 @@
 //! stored beside them as a compaction record (`role: compaction`, `covers: [first, last]`),
 //! so the next turn, or the same chat after a restart, sees the same view.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use preflight_llm::{LlmError, ModelMessage, ModelRequest, Provider, RECORD_TOOL, SUMMARY_HEADER};
@@ -10,8 +11,9 @@ use preflight_protocol::chat::{Message, MessageBody};
 use preflight_protocol::ids::MessageId;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{compaction_span, elide_old_results};
+use crate::context::{compaction_span, elide_old_images, elide_old_results};
 use crate::events::Event;
+use crate::images::ImageLoader;
 use crate::turn_loop::{AgentError, Interrupt, Reply, Run};
 
 /// The summary call's instructions. Never names the planner's fences.
@@ -45,8 +47,8 @@ pub async fn summarise(
 pub fn transcript(messages: &[ModelMessage]) -> String {
     let mut text = String::from("The transcript to summarise:\n");
     for message in messages {
-        let (who, body) = match message {
-            ModelMessage::User { content } => ("user".to_owned(), content.clone()),
+        let (who, mut body) = match message {
+            ModelMessage::User { content, .. } => ("user".to_owned(), content.clone()),
             ModelMessage::Assistant { content, tool_calls } => {
                 let calls: Vec<String> = tool_calls
                     .iter()
@@ -62,6 +64,11 @@ pub fn transcript(messages: &[ModelMessage]) -> String {
                 (format!("user, then {RECORD_TOOL}'s data"), format!("{note}\n{data}"))
             }
         };
+        // The summary call is shown no image: it reads that there were some.
+        let images = message.images();
+        if !images.is_empty() {
+            body.push_str(&format!("\n[{} image(s) shown to the model]", images.len()));
+        }
         text.push_str(&format!("\n[{who}]\n{}\n", cut(body.trim(), TRANSCRIPT_MESSAGE_CHARS)));
     }
     text
@@ -91,8 +98,12 @@ pub fn summary_message(summary: &str) -> ModelMessage {
 /// The model's view of stored messages with their compactions in place: each compaction,
 /// in the order it was made, replaces the messages it covers (an earlier summary among
 /// them) with its summary. A compaction whose covered messages are not in the view (edited
-/// away) is left out. Returns the view and the id of each of its messages.
-pub fn view_of(stored: &[&Message]) -> (Vec<ModelMessage>, Vec<Option<MessageId>>) {
+/// away) is left out. `images` shows the messages' images (or not, for a blind model).
+/// Returns the view and the id of each of its messages.
+pub fn view_of(
+    stored: &[&Message],
+    images: &mut ImageLoader,
+) -> (Vec<ModelMessage>, Vec<Option<MessageId>>) {
     let mut view: Vec<(MessageId, ModelMessage)> = stored
         .iter()
         .filter(|message| !matches!(message.body, MessageBody::Compaction { .. }))
@@ -110,6 +121,13 @@ pub fn view_of(stored: &[&Message]) -> (Vec<ModelMessage>, Vec<Option<MessageId>
             _ => {
                 tracing::warn!(id = %message.id, "a compaction whose messages are gone is left out")
             }
+        }
+    }
+    // Images are read for the messages left in the view only: a compacted one's never.
+    let by_id: HashMap<&MessageId, &Message> = stored.iter().map(|m| (&m.id, *m)).collect();
+    for (id, message) in &mut view {
+        if let Some(original) = by_id.get(id) {
+            images.show(original, message);
         }
     }
     view.into_iter().map(|(id, message)| (message, Some(id))).unzip()
@@ -154,17 +172,19 @@ impl Run<'_, '_> {
         }
     }
 
-    /// Brings the request within the budget: old tool results elided first, then the oldest
-    /// rounds summarised (a turn that stores nothing, the planner's, only elides). Returns
-    /// the request's estimate.
+    /// Brings the request within the budget: old images elided first, then old tool
+    /// results, then the oldest rounds summarised (a turn that stores nothing, the
+    /// planner's, only elides). Returns the request's estimate.
     async fn fit(&mut self, cancel: &CancellationToken) -> Result<u64, Interrupt> {
         let limit = self.context.budget.limit();
         let mut estimate = self.context.estimator.request(&self.request);
         if estimate <= limit {
             return Ok(estimate);
         }
-        let target = (limit as f64 * AFTER_ELISION) as u64;
-        elide_old_results(&mut self.request.messages, &self.context.estimator, estimate - target);
+        let over = estimate - (limit as f64 * AFTER_ELISION) as u64;
+        let (messages, estimator) = (&mut self.request.messages, &self.context.estimator);
+        let shed = elide_old_images(messages, estimator, over);
+        elide_old_results(messages, estimator, over.saturating_sub(shed));
         estimate = self.context.estimator.request(&self.request);
         if estimate <= limit || self.turn.recorder.is_none() {
             return Ok(estimate);
@@ -258,11 +278,11 @@ mod tests {
             compaction("gone", "x", "y"),
         ];
         let refs: Vec<&Message> = stored.iter().collect();
-        let (view, ids) = view_of(&refs);
+        let (view, ids) = view_of(&refs, &mut ImageLoader::blind());
         let ids: Vec<String> = ids.into_iter().map(|id| id.unwrap().into_string()).collect();
         assert_eq!(ids, ["u1", "k2", "m5"]);
         assert!(
-            matches!(&view[1], ModelMessage::User { content } if content.starts_with(SUMMARY_HEADER) && content.ends_with("summary k2"))
+            matches!(&view[1], ModelMessage::User { content, .. } if content.starts_with(SUMMARY_HEADER) && content.ends_with("summary k2"))
         );
     }
 
@@ -280,6 +300,7 @@ mod tests {
                 name: "read".into(),
                 content: "y".repeat(10_000),
                 is_error: false,
+                images: vec![],
             },
         ];
         let text = transcript(&messages);

@@ -1,8 +1,9 @@
 //! The model's view of a long history (DESIGN §13): a context budget per provider, token
-//! estimates corrected by the provider's own counts, and the two ways a request is made to
-//! fit — old tool results elided to a one-line stub (oldest first, never the last round's),
-//! then the oldest rounds replaced by a summary (`compact.rs`). The budget itself is the
-//! provider's (`llm::Budget`). Pure: nothing here calls a model or the store.
+//! estimates corrected by the provider's own counts, and the ways a request is made to fit —
+//! old images elided to a one-line stub (oldest first, never the latest user message's nor
+//! the last round's), then old tool results likewise, then the oldest rounds replaced by a
+//! summary (`compact.rs`). The budget itself is the provider's (`llm::Budget`). Pure:
+//! nothing here calls a model or the store.
 //!
 //! **Invariant:** only `messages` shrink. The system prompt (the stable prefix) stays first
 //! and whole, the `[state]` tail stays last and whole, and a round is never split: an
@@ -14,6 +15,11 @@ use preflight_llm::{Budget, ModelMessage, ModelRequest};
 const ELIDE_ABOVE_BYTES: usize = 600;
 /// Tokens counted for each message's framing (role, separators) beside its text.
 const MESSAGE_OVERHEAD: u64 = 4;
+/// Tokens an image is counted as. Providers bill an image by its pixels, not by its base64
+/// (Anthropic about width × height / 750, some 1,600 for a picture they scale to fit; OpenAI's
+/// tiles come near that), so one fixed figure is nearer than its bytes, which would be ten
+/// times as many for a photo.
+pub const IMAGE_TOKENS: u64 = 1_600;
 
 /// Token estimates: about four bytes a token, corrected by the ratio the provider's own
 /// count showed for the last request it answered.
@@ -45,7 +51,7 @@ impl Estimator {
 
     pub fn message(&self, message: &ModelMessage) -> u64 {
         let bytes = match message {
-            ModelMessage::User { content } => content.len(),
+            ModelMessage::User { content, .. } => content.len(),
             ModelMessage::Assistant { content, tool_calls } => {
                 content.len()
                     + tool_calls
@@ -62,7 +68,9 @@ impl Estimator {
                     + 3 * MESSAGE_OVERHEAD;
             }
         };
-        self.bytes(bytes) + MESSAGE_OVERHEAD
+        // An image counts as its fixed figure, in the bytes the ratio scales.
+        let images = message.images().len() * (IMAGE_TOKENS as usize * 4);
+        self.bytes(bytes + images) + MESSAGE_OVERHEAD
     }
 
     fn bytes(&self, bytes: usize) -> u64 {
@@ -121,6 +129,45 @@ pub fn elide_old_results(messages: &mut [ModelMessage], estimator: &Estimator, o
     shed
 }
 
+/// Replaces images by a one-line stub in their message's text, oldest first, until `over`
+/// (tokens to shed) is shed: never the latest user message's (what the user asks about now)
+/// nor the last round's. Images go before tool results: each is worth many lines of text,
+/// and the model has read what it needed of an old one. Returns the tokens shed.
+pub fn elide_old_images(messages: &mut [ModelMessage], estimator: &Estimator, over: u64) -> u64 {
+    let Some(last) = rounds(messages).last().map(|round| round.start) else { return 0 };
+    let latest_user = messages.iter().rposition(|m| matches!(m, ModelMessage::User { .. }));
+    let mut shed = 0;
+    for index in (0..last).filter(|index| Some(*index) != latest_user) {
+        if shed >= over {
+            break;
+        }
+        if messages[index].images().is_empty() {
+            continue;
+        }
+        let before = estimator.message(&messages[index]);
+        stub_images(&mut messages[index]);
+        shed += before.saturating_sub(estimator.message(&messages[index]));
+    }
+    shed
+}
+
+/// Moves the message's images out, a stub line for each in its text.
+fn stub_images(message: &mut ModelMessage) {
+    let (ModelMessage::User { content, images } | ModelMessage::Tool { content, images, .. }) =
+        message
+    else {
+        return;
+    };
+    for image in images.drain(..) {
+        let size = size_text(image.decoded_len());
+        content.push_str(&format!(
+            "\n[image {}, {size}, elided by Preflight to keep the conversation within the \
+             model's context]",
+            image.media_type
+        ));
+    }
+}
+
 /// How every stub begins, so a stub is never elided again.
 const STUB_MARK: &str = "[elided by Preflight] ";
 
@@ -134,16 +181,21 @@ fn stub_text(name: &str, arguments: Option<&str>, bytes: usize) -> String {
             format!(" {short}")
         }
     });
-    let size = if bytes >= 1024 {
-        format!("{} KB", bytes.div_ceil(1024))
-    } else {
-        format!("{bytes} bytes")
-    };
+    let size = size_text(bytes);
     format!(
         "{STUB_MARK}output of {name}{}, {size}, elided to keep the conversation within the \
          model's context — call the tool again if you need it",
         arguments.unwrap_or_default()
     )
+}
+
+/// "12 KB", or "300 bytes" below a kilobyte.
+fn size_text(bytes: usize) -> String {
+    if bytes >= 1024 {
+        format!("{} KB", bytes.div_ceil(1024))
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// The arguments of the call `call_id`, from the assistant message before its result.
@@ -216,6 +268,7 @@ mod tests {
             name: "read".into(),
             content: "x".repeat(bytes),
             is_error: false,
+            images: vec![],
         }
     }
 
@@ -254,6 +307,39 @@ mod tests {
         );
         let again = elide_old_results(&mut messages, &estimator, u64::MAX);
         assert_eq!(again, 0, "a stub is never elided again");
+    }
+
+    fn with_images(mut message: ModelMessage, data: &[&str]) -> ModelMessage {
+        let image = |data: &&str| preflight_protocol::chat::ImagePart::new("image/png", *data);
+        *message.images_mut().unwrap() = data.iter().map(image).collect();
+        message
+    }
+
+    /// Images are counted at their fixed figure and stubbed oldest first; the latest user
+    /// message's and the last round's stay.
+    #[test]
+    fn old_images_are_elided_first_and_the_latest_users_stay() {
+        let estimator = Estimator::default();
+        let photo = "A".repeat(400_000);
+        let mut messages = vec![
+            with_images(ModelMessage::user("look"), &[&photo]),
+            call("c1", "shot"),
+            with_images(result("c1", 10), &["BBBB"]),
+            with_images(ModelMessage::user("and this?"), &["CCCC"]),
+            call("c2", "shot"),
+            with_images(result("c2", 10), &["DDDD"]),
+        ];
+        let counted = estimator.message(&messages[0]);
+        assert!((IMAGE_TOKENS..IMAGE_TOKENS + 10).contains(&counted), "{counted}, not its bytes");
+        let shed = elide_old_images(&mut messages, &estimator, 1);
+        assert!(shed > 1_500, "{shed}");
+        let ModelMessage::User { content, images } = &messages[0] else { panic!() };
+        assert!(images.is_empty(), "the oldest went first");
+        assert!(content.ends_with("[image image/png, 293 KB, elided by Preflight to keep the conversation within the model's context]"), "{content}");
+        assert_eq!(messages[2].images().len(), 1, "one was enough");
+        elide_old_images(&mut messages, &estimator, u64::MAX);
+        let left: Vec<usize> = messages.iter().map(|m| m.images().len()).collect();
+        assert_eq!(left, [0, 0, 0, 1, 0, 1], "the latest user message's and the last round's stay");
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod compact;
 mod context;
 mod dwp_input;
 pub mod events;
+mod images;
 mod nag;
 mod plan_change;
 mod plan_folder;
@@ -39,8 +40,11 @@ use std::sync::Arc;
 
 pub use attachment_tool::{ReadAttachmentTool, PAGE_BYTES, READ_ATTACHMENT};
 pub use compact::{transcript, view_of, SUMMARY_PROMPT};
-pub use context::{compaction_span, elide_old_results, rounds, Estimator};
+pub use context::{
+    compaction_span, elide_old_images, elide_old_results, rounds, Estimator, IMAGE_TOKENS,
+};
 pub use dwp_input::{gate_input, plan_input, tracked_task, tracked_tasks};
+pub use images::{keep_tool_images, ImageLoader};
 pub use nag::{Nag, REMINDER, ROUNDS_BEFORE_REMINDER};
 pub use plan_folder::PlanFolderLink;
 pub use plan_folder::{

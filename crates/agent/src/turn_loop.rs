@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use preflight_llm::{LlmError, ModelMessage, ModelRequest, Provider, StreamEvent, Usage};
-use preflight_protocol::chat::{Message, MessageBody, ToolCall};
+use preflight_protocol::chat::{ImagePart, Message, ToolCall};
 use preflight_protocol::ids::{ChatId, MessageId};
 use preflight_protocol::tasks::{Task, TaskList, TOOL_NAME};
 use preflight_protocol::tool::ToolOutput;
@@ -30,6 +30,9 @@ use super::round_rule::{Halt, RoundRule, RoundWatch, LOOP_REPEATS};
 use super::workspace_probe::fingerprint_of;
 use super::{EventSink, NoEvents, OfferedTools, RoundRecorder, TaskListSource, ToolContext};
 use crate::events::Event;
+use round_messages::{assistant, tool_result, ToolResult};
+
+mod round_messages;
 
 /// Whether a turn's progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,7 +196,7 @@ impl Run<'_, '_> {
                 return self.refuse_round(id, reply, halt);
             }
             let (results, stopped) = self.run_tools(&id, &reply.calls, cancel).await;
-            let answered: Vec<bool> = results.iter().map(answered_well).collect();
+            let answered: Vec<bool> = results.iter().map(ToolResult::answered_well).collect();
             let text = reply.text.clone();
             self.finish_round(id, reply, results)?;
             if stopped {
@@ -268,7 +271,7 @@ impl Run<'_, '_> {
         id: &MessageId,
         calls: &[ToolCall],
         cancel: &CancellationToken,
-    ) -> (Vec<Message>, bool) {
+    ) -> (Vec<ToolResult>, bool) {
         let context = ToolContext { chat_id: self.turn.chat_id, cancel, events: self.events() };
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
@@ -284,9 +287,22 @@ impl Run<'_, '_> {
                 self.announce(id, call, Some(&output));
                 output
             };
-            results.push(tool_result(call, output));
+            results.push(self.result_of(call, output));
         }
         (results, cancel.is_cancelled())
+    }
+
+    /// The result of `call`: its images kept by the recorder (listed on the stored message)
+    /// and shown to a model that sees images.
+    fn result_of(&self, call: &ToolCall, mut output: ToolOutput) -> ToolResult {
+        let id = MessageId::new();
+        let images = std::mem::take(&mut output.images);
+        let kept = match (self.turn.recorder, images.is_empty()) {
+            (Some(recorder), false) => recorder.keep_images(&id, &call.name, &images),
+            _ => Vec::new(),
+        };
+        let shown = if self.turn.provider.sees_images() { images } else { Vec::new() };
+        ToolResult { message: tool_result(id, call, output, kept), images: shown }
     }
 
     /// A `tool` event: before the call (no result) and after it.
@@ -312,12 +328,16 @@ impl Run<'_, '_> {
         &mut self,
         id: MessageId,
         reply: Reply,
-        results: Vec<Message>,
+        results: Vec<ToolResult>,
     ) -> Result<(), StoreError> {
         let called_turn_plan = reply.calls.iter().any(|call| call.name == TOOL_NAME);
         let mut round = vec![assistant(id, reply.text, reply.calls)];
-        round.extend(results);
-        self.close(round)?;
+        let mut shown = vec![Vec::new()];
+        for result in results {
+            round.push(result.message);
+            shown.push(result.images);
+        }
+        self.close_showing(round, shown)?;
         self.list = match self.turn.task_list {
             Some(source) => Some(source.task_list()?),
             None => None,
@@ -370,7 +390,7 @@ impl Run<'_, '_> {
         let results = reply
             .calls
             .iter()
-            .map(|call| tool_result(call, ToolOutput::error(refusal.clone())))
+            .map(|call| tool_result(MessageId::new(), call, ToolOutput::error(&refusal), vec![]))
             .collect();
         let text = reply.text.clone();
         let mut round = vec![assistant(id, reply.text, reply.calls)];
@@ -397,11 +417,26 @@ impl Run<'_, '_> {
 
     /// Stores a whole round (or answer), announces it, and adds it to the history.
     fn close(&mut self, messages: Vec<Message>) -> Result<(), StoreError> {
+        self.close_showing(messages, Vec::new())
+    }
+
+    /// [`Run::close`], each message shown to the model with the images of `images` at its
+    /// position (a tool's, as it returned them; none past the end).
+    fn close_showing(
+        &mut self,
+        messages: Vec<Message>,
+        mut images: Vec<Vec<ImagePart>>,
+    ) -> Result<(), StoreError> {
         if let Some(recorder) = self.turn.recorder {
             recorder.record(&messages)?;
         }
-        for message in messages {
-            self.request.messages.push(ModelMessage::from_stored(&message));
+        images.resize(messages.len(), Vec::new());
+        for (message, shown) in messages.into_iter().zip(images) {
+            let mut view = ModelMessage::from_stored(&message);
+            if let Some(slot) = view.images_mut() {
+                *slot = shown;
+            }
+            self.request.messages.push(view);
             self.ids.push(Some(message.id.clone()));
             self.events().emit(Event::Message { message });
         }
@@ -446,36 +481,4 @@ async fn progress_mark(turn: &Turn<'_>) -> Result<ProgressMark, StoreError> {
         None => None,
     };
     Ok(ProgressMark { list, workspace: fingerprint_of(turn.workspace).await })
-}
-
-fn assistant(id: MessageId, content: String, tool_calls: Vec<ToolCall>) -> Message {
-    Message {
-        id,
-        created_at: preflight_dwp::now_rfc3339(),
-        body: MessageBody::Assistant {
-            content,
-            questions: None,
-            plan: None,
-            tool_calls,
-            notice: None,
-        },
-    }
-}
-
-fn tool_result(call: &ToolCall, output: ToolOutput) -> Message {
-    Message {
-        id: MessageId::new(),
-        created_at: preflight_dwp::now_rfc3339(),
-        body: MessageBody::Tool {
-            tool_call_id: call.id.clone(),
-            name: call.name.clone(),
-            content: output.content,
-            is_error: output.is_error,
-        },
-    }
-}
-
-/// Whether a tool's result message says the call answered without an error.
-fn answered_well(result: &Message) -> bool {
-    matches!(result.body, MessageBody::Tool { is_error: false, .. })
 }

@@ -30,7 +30,7 @@ pub fn chat_messages(request: &ModelRequest) -> Vec<ChatMessage> {
     let mut messages = vec![ChatMessage { role: "system", content: system_text(request) }];
     for (index, message) in request.messages.iter().enumerate() {
         let (role, content) = match message {
-            ModelMessage::User { content } => {
+            ModelMessage::User { content, .. } => {
                 ("user", request.content_with_tail(index, content).into_owned())
             }
             ModelMessage::Assistant { content, tool_calls } => {
@@ -106,6 +106,7 @@ mod tests {
                     name: "read".into(),
                     content: "hello".into(),
                     is_error: false,
+                    images: vec![],
                 },
             ],
             tail: Some("[state]".into()),

@@ -154,6 +154,7 @@ impl Provider for EmbeddedProvider {
                     Ok(StreamEvent::Usage(Usage {
                         input_tokens: done.stats.prompt_tokens as u64,
                         output_tokens: done.stats.output_tokens as u64,
+                        cached_input_tokens: 0,
                     })),
                     Ok(StreamEvent::Finished(done.finish)),
                 ],

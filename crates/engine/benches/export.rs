@@ -181,6 +181,7 @@ fn message(n: usize) -> Message {
             name: "mcp_filesystem_read_text_file".into(),
             content: words(320),
             is_error: false,
+            attachments: Vec::new(),
         },
     };
     Message { id: MessageId::new(), created_at: preflight_engine::now_rfc3339(), body }

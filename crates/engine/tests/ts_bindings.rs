@@ -46,6 +46,8 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::SearchPage::export_all(&config).unwrap();
     ApiError::export_all(&config).unwrap();
     preflight_engine::lifecycle::PickedFile::export_all(&config).unwrap();
+    // What the window's paste and drop send with a message (DESIGN §15).
+    preflight_engine::chat::PastedImage::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpSettings::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpServerSave::export_all(&config).unwrap();
     preflight_engine::mcp::Answer::export_all(&config).unwrap();

@@ -31,6 +31,10 @@ impl Provider for Constrained<'_> {
         self.inner.calls_tools()
     }
 
+    fn sees_images(&self) -> bool {
+        self.inner.sees_images()
+    }
+
     async fn stream(
         &self,
         request: &ModelRequest,

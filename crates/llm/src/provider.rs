@@ -29,6 +29,12 @@ pub trait Provider: Send + Sync {
         true
     }
 
+    /// Whether the model is shown images (DESIGN §15). A message with images to one that
+    /// is not is refused before it is stored; by default a model is not.
+    fn sees_images(&self) -> bool {
+        false
+    }
+
     /// The tokens a request may take (DESIGN §13); by default the model's known window.
     fn budget(&self) -> Budget {
         Budget::for_model(None, self.model(), None)

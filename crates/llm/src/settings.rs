@@ -63,8 +63,7 @@ pub struct ProviderSettings {
     pub max_tokens: Option<u32>,
     /// `context_window`: the model's window in tokens, when the settings give it (DESIGN §13).
     pub context_window: Option<u32>,
-    /// `vision`: whether the model takes images (DESIGN §15); None when the settings do not
-    /// say.
+    /// `vision`: whether the model is shown images; unset, an API model is (DESIGN §15).
     pub vision: Option<bool>,
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
@@ -105,6 +104,12 @@ impl ProviderSettings {
             }
             ProviderKind::Embedded => false,
         }
+    }
+
+    /// Whether the model is shown images: as `vision` says, else yes for an API model (a
+    /// model that cannot see them is told in the settings), never for the embedded one.
+    pub fn sees_images(&self) -> bool {
+        self.kind != ProviderKind::Embedded && self.vision.unwrap_or(true)
     }
 
     /// The tokens a request to this model may take.

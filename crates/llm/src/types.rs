@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use preflight_protocol::chat::{Message, MessageBody, ToolCall};
+use preflight_protocol::chat::{ImagePart, Message, MessageBody, ToolCall};
 use preflight_protocol::ids::MessageId;
 use preflight_protocol::tool::ToolSpec;
 use serde_json::Value;
@@ -53,6 +53,12 @@ impl ModelRequest {
         }
     }
 
+    /// The tail when it rides on the last message (that is the user's, a tool result or a
+    /// record): for a wire format that sends more after that message's text.
+    pub fn joined_tail(&self) -> Option<&str> {
+        self.tail_text().filter(|_| !self.tail_is_separate())
+    }
+
     /// The tail when it travels as a user message of its own (the last message is the
     /// assistant's, or there is none).
     pub fn separate_tail(&self) -> Option<&str> {
@@ -70,10 +76,14 @@ impl ModelRequest {
 }
 
 /// A message as models see it. Tool results answer the assistant message before them.
+/// `images` (a user's attached images, a tool's returned ones) go to the model beside the
+/// text in each wire format's image parts; [`ModelMessage::from_stored`] never reads them
+/// from disk (it is pure), so they are empty until the history's builder loads them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelMessage {
     User {
         content: String,
+        images: Vec<ImagePart>,
     },
     Assistant {
         content: String,
@@ -84,6 +94,7 @@ pub enum ModelMessage {
         name: String,
         content: String,
         is_error: bool,
+        images: Vec<ImagePart>,
     },
     /// Preflight's own words with data beside them that must never pass for the user's
     /// (names of workspace files, a check's output): every wire format sends `note` as a
@@ -98,7 +109,23 @@ pub enum ModelMessage {
 
 impl ModelMessage {
     pub fn user(content: impl Into<String>) -> ModelMessage {
-        ModelMessage::User { content: content.into() }
+        ModelMessage::User { content: content.into(), images: Vec::new() }
+    }
+
+    /// The images this message shows the model.
+    pub fn images(&self) -> &[ImagePart] {
+        match self {
+            ModelMessage::User { images, .. } | ModelMessage::Tool { images, .. } => images,
+            ModelMessage::Assistant { .. } | ModelMessage::Record { .. } => &[],
+        }
+    }
+
+    /// The images this message shows the model, to add to or take from.
+    pub fn images_mut(&mut self) -> Option<&mut Vec<ImagePart>> {
+        match self {
+            ModelMessage::User { images, .. } | ModelMessage::Tool { images, .. } => Some(images),
+            ModelMessage::Assistant { .. } | ModelMessage::Record { .. } => None,
+        }
     }
 
     /// Preflight's record of message `id`: its note and its data (`llm/record.rs`).
@@ -132,11 +159,12 @@ impl ModelMessage {
             MessageBody::Assistant { content, tool_calls, .. } => {
                 ModelMessage::Assistant { content: content.clone(), tool_calls: tool_calls.clone() }
             }
-            MessageBody::Tool { tool_call_id, name, content, is_error } => ModelMessage::Tool {
+            MessageBody::Tool { tool_call_id, name, content, is_error, .. } => ModelMessage::Tool {
                 call_id: tool_call_id.clone(),
                 name: name.clone(),
                 content: content.clone(),
                 is_error: *is_error,
+                images: Vec::new(),
             },
             MessageBody::Compaction { content, .. } => {
                 ModelMessage::user(format!("{}\n{content}", crate::SUMMARY_HEADER))
@@ -158,17 +186,22 @@ pub enum StreamEvent {
     Finished(FinishReason),
 }
 
-/// Tokens counted by the provider (input includes cached prompt tokens).
+/// Tokens counted by the provider. `input_tokens` counts every prompt token, cached or not;
+/// `cached_input_tokens` says how many of them were read from the provider's prompt cache
+/// (OpenAI's `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens`),
+/// which providers bill lower.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    pub cached_input_tokens: u64,
 }
 
 impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
     }
 }
 
@@ -250,6 +283,7 @@ mod tests {
             name: "t".into(),
             content: "r".into(),
             is_error: false,
+            images: vec![],
         };
         assert_eq!(request(vec![tool], Some("[state]")).content_with_tail(0, "r"), "r\n\n[state]");
         let assistant = request(

@@ -36,7 +36,11 @@ async fn streams_text_and_tool_use_with_the_vendor_headers() {
                 name: "read".into(),
                 arguments: r#"{"path":"a.txt"}"#.into()
             }),
-            StreamEvent::Usage(Usage { input_tokens: 40, output_tokens: 9 }),
+            StreamEvent::Usage(Usage {
+                input_tokens: 40,
+                output_tokens: 9,
+                cached_input_tokens: 0
+            }),
             StreamEvent::Finished(FinishReason::ToolCalls),
         ]
     );

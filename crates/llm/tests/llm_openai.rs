@@ -30,7 +30,11 @@ async fn streams_text_deltas_usage_and_the_finish() {
     assert_eq!(
         tail,
         [
-            StreamEvent::Usage(Usage { input_tokens: 30, output_tokens: 4 }),
+            StreamEvent::Usage(Usage {
+                input_tokens: 30,
+                output_tokens: 4,
+                cached_input_tokens: 0
+            }),
             StreamEvent::Finished(FinishReason::Stop)
         ]
     );

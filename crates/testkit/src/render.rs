@@ -240,10 +240,48 @@ pub fn context_error_body(api: Api, tokens: u64, limit: u64) -> String {
 
 /// The tokens of a request as the scripted server counts them: about three bytes a token
 /// over the system prompt, the messages and the tools (a little heavier than the engine's
-/// own estimate, as real tokenizers often are).
+/// own estimate, as real tokenizers often are), and an image at [`IMAGE_TOKENS`] whatever
+/// its base64's length, as providers count an image by its pixels.
 pub fn count_tokens(body: &Value) -> u64 {
-    let part = |key: &str| body.get(key).map_or(0, |value| value.to_string().len());
-    ((part("system") + part("messages") + part("tools")) as u64).div_ceil(3)
+    let mut images = Images::default();
+    let mut part = |key: &str| {
+        body.get(key).map_or(0, |value| {
+            images.count(value);
+            value.to_string().len()
+        })
+    };
+    let bytes = part("system") + part("messages") + part("tools");
+    (bytes.saturating_sub(images.bytes) as u64).div_ceil(3) + images.count * IMAGE_TOKENS
+}
+
+/// What the scripted server counts an image as, in tokens (the engine's estimate too).
+pub const IMAGE_TOKENS: u64 = 1_600;
+
+/// The images of a request: how many, and the bytes of their data.
+#[derive(Default)]
+struct Images {
+    count: u64,
+    bytes: usize,
+}
+
+impl Images {
+    /// Counts `value`'s images: OpenAI's `data:` URLs and Anthropic's base64 sources.
+    fn count(&mut self, value: &Value) {
+        match value {
+            Value::String(text) if text.starts_with("data:image/") => self.add(text),
+            Value::Object(fields) if fields.get("type") == Some(&json!("base64")) => {
+                self.add(fields.get("data").and_then(Value::as_str).unwrap_or_default())
+            }
+            Value::Object(fields) => fields.values().for_each(|inner| self.count(inner)),
+            Value::Array(items) => items.iter().for_each(|inner| self.count(inner)),
+            _ => {}
+        }
+    }
+
+    fn add(&mut self, data: &str) {
+        self.count += 1;
+        self.bytes += data.len();
+    }
 }
 
 #[cfg(test)]
@@ -259,6 +297,25 @@ mod tests {
                 Frame::Stall => "<stall>".into(),
             })
             .collect()
+    }
+
+    #[test]
+    fn an_image_counts_as_its_fixed_figure_not_its_base64() {
+        let text = json!({"messages": [{"role": "user", "content": "x".repeat(299)}]});
+        let with = |image: Value| {
+            let mut body = text.clone();
+            body["messages"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"role": "user", "content": [image]}));
+            count_tokens(&body) - count_tokens(&text)
+        };
+        let url = json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", "A".repeat(300_000))}});
+        let block = json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "A".repeat(300_000)}});
+        for image in [url, block] {
+            let added = with(image);
+            assert!((IMAGE_TOKENS..IMAGE_TOKENS + 40).contains(&added), "{added}");
+        }
     }
 
     #[test]

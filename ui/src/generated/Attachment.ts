@@ -10,10 +10,16 @@ name: string,
  */
 size: number, 
 /**
- * Where it was attached from (an absolute path).
+ * Where it was attached from: an absolute path, `pasted` (an image pasted into the
+ * message box), or `tool NAME` (an image a tool returned).
  */
 source: string, 
 /**
  * Its path relative to the chat's workspace, when it lies there.
  */
-workspace_path?: string, };
+workspace_path?: string, 
+/**
+ * Set when it is an image a model can be shown (PNG, JPEG, GIF or WebP, told by its
+ * bytes, of at most 20 MiB): `image/png`, … Absent on rows stored before images were.
+ */
+media_type?: string, };

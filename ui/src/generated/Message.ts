@@ -38,4 +38,9 @@ restored?: Restored, } | { "role": "assistant", content: string, questions: Arra
  * Set when Preflight itself speaks: a planner that failed, a provider that refused,
  * a fallback (`notice.rs`); `content` is then the notice's English text.
  */
-notice?: Notice, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });
+notice?: Notice, } | { "role": "tool", tool_call_id: string, name: string, content: string, is_error: boolean, 
+/**
+ * The images the tool returned, kept in the chat's attachments folder so that later
+ * turns show them to the model again (`content` describes each in a line).
+ */
+attachments?: Array<Attachment>, } | { "role": "compaction", content: string, covers: [MessageId, MessageId], });

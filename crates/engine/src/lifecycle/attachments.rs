@@ -1,7 +1,9 @@
 //! Attaching files to a message: each file the user names is checked (a regular file of at
 //! most [`MAX_ATTACHMENT_BYTES`], at most [`MAX_ATTACHMENTS`] per message) and copied into
 //! the chat's attachments folder before the message is stored, under a name unique in the
-//! chat. The planner and the executor read the copy with the `read_attachment` tool, so a
+//! chat; each image pasted into the message box (`pasted.rs`) is written there the same way.
+//! A file whose first bytes make it an image a model takes is marked so (`media_type`): a
+//! vision model is shown it (DESIGN §15). The planner and the executor read the copy with the `read_attachment` tool, so a
 //! file outside the workspace is readable without widening any MCP server's roots, and the
 //! planner stays read-only.
 //!
@@ -12,7 +14,9 @@ use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use preflight_protocol::chat::{human_size, Attachment, Message, MessageBody};
+use preflight_protocol::chat::{
+    human_size, image_media_type, Attachment, Message, MessageBody, PastedImage, MAX_IMAGE_BYTES,
+};
 use preflight_protocol::ids::ChatId;
 
 use crate::lifecycle::error::ApiError;
@@ -27,12 +31,15 @@ pub fn attachments_dir(home: &Path, chat_id: &ChatId) -> PathBuf {
     home.join("attachments").join(chat_id.as_str())
 }
 
-/// Every attachment of the chat's stored messages.
+/// Every attachment of the chat's stored messages: the user's, and the images tools
+/// returned (which take their names in the same folder).
 pub fn chat_attachments(messages: &[Message]) -> Vec<Attachment> {
     messages
         .iter()
         .flat_map(|message| match &message.body {
-            MessageBody::User { attachments, .. } => attachments.clone(),
+            MessageBody::User { attachments, .. } | MessageBody::Tool { attachments, .. } => {
+                attachments.clone()
+            }
             _ => Vec::new(),
         })
         .collect()
@@ -127,9 +134,65 @@ pub fn copy_attachments(
             source.strip_prefix(folder).ok().map(|path| path.to_string_lossy().into_owned())
         });
         let source = source.to_string_lossy().into_owned();
-        copies.attachments.push(Attachment { name, size, source, workspace_path });
+        let media_type = image_type_of(&dir.join(&name), size);
+        copies.attachments.push(Attachment { name, size, source, workspace_path, media_type });
     }
     Ok(copies)
+}
+
+/// The media type of the copy at `path` of `size` bytes when it is an image a model is
+/// shown (at most 20 MiB; a larger one is attached as a file only).
+fn image_type_of(path: &Path, size: u64) -> Option<String> {
+    if size > MAX_IMAGE_BYTES {
+        return None;
+    }
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(path).and_then(|mut file| file.read(&mut head)).ok()?;
+    image_media_type(&head[..read]).map(str::to_owned)
+}
+
+/// Writes the pasted `images` into `dir` beside the files copied for the same message
+/// (`copies`), under names unique in the chat (`taken`: its attachments before this
+/// message), exactly as those were; one that cannot be attached refuses the message.
+pub fn write_pasted(
+    copies: &mut Copies,
+    images: &[PastedImage],
+    dir: &Path,
+    taken: &[Attachment],
+) -> Result<(), ApiError> {
+    let count = copies.attachments.len() + images.len();
+    if count > MAX_ATTACHMENTS {
+        return Err(ApiError::bad_request(format!(
+            "a message may carry at most {MAX_ATTACHMENTS} files and images; this one has {count}"
+        )));
+    }
+    let decoded: Vec<_> = images
+        .iter()
+        .enumerate()
+        .map(|(i, image)| pasted::decode(image, i + 1))
+        .collect::<Result<_, _>>()?;
+    if decoded.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|error| ApiError::internal(format!("cannot create {}: {error}", dir.display())))?;
+    let mut names: HashSet<String> =
+        taken.iter().chain(&copies.attachments).map(|a| a.name.clone()).collect();
+    for (image, (bytes, media_type)) in images.iter().zip(decoded) {
+        let name = unique_name(Path::new(&pasted::name_of(image, media_type)), &mut names);
+        let target = dir.join(&name);
+        preflight_files::write_new(&target, &bytes, preflight_files::Access::Default)
+            .map_err(|error| ApiError::internal(format!("keeping a pasted image: {error}")))?;
+        copies.paths.push(target);
+        copies.attachments.push(Attachment {
+            name,
+            size: bytes.len() as u64,
+            source: "pasted".to_owned(),
+            workspace_path: None,
+            media_type: Some(media_type.to_owned()),
+        });
+    }
+    Ok(())
 }
 
 /// Folders of the kernel's files, which are never attached (`/proc/self/environ` looks like
@@ -260,5 +323,6 @@ fn copy_capped(source: &Path, target: &Path, file: &str) -> Result<u64, ApiError
     Ok(copied)
 }
 
+mod pasted;
 #[cfg(test)]
 mod tests;

@@ -34,9 +34,13 @@ impl Meter {
             model: self.model.choice.model.clone(),
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,
-            cached_input_tokens: 0,
+            cached_input_tokens: usage.cached_input_tokens,
             context_window: Some(self.model.window),
-            cost_usd: self.model.prices.cost(usage.input_tokens, usage.output_tokens, 0),
+            cost_usd: self.model.prices.cost(
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cached_input_tokens,
+            ),
         };
         if let Err(error) = self.store.record_model_call(&self.chat_id, &call) {
             // A chat deleted under its own turn has nowhere to count; the turn goes on.
@@ -122,6 +126,10 @@ impl Provider for Metered {
 
     fn budget(&self) -> Budget {
         self.provider().budget()
+    }
+
+    fn sees_images(&self) -> bool {
+        self.provider().sees_images()
     }
 
     async fn stream(

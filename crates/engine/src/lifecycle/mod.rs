@@ -53,6 +53,7 @@ mod unconfined;
 mod venv_adoption;
 mod verdict;
 mod view;
+mod vision;
 
 pub use attachments::{
     attachments_dir, check_file, PickedFile, MAX_ATTACHMENTS, MAX_ATTACHMENT_BYTES,

@@ -132,7 +132,7 @@ fn options_of(entry: &Entry, served: &[String]) -> Vec<ModelOption> {
             true => settings.context_window.or_else(|| known_window(model)),
             false => known_window(model),
         },
-        vision: !embedded && settings.vision.unwrap_or(true),
+        vision: settings.sees_images(),
         tools: !embedded,
         configured,
     };

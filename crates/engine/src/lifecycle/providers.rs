@@ -157,6 +157,20 @@ impl Providers {
         Some((settings, entry.extras.prices))
     }
 
+    /// Whether the model the chat's next `role` request goes to sees images, and its name
+    /// (the opened model's own, for the embedded one).
+    pub(crate) fn vision_of(&self, chat: &Chat, role: Role) -> (bool, String) {
+        let choice = self.choice_of(chat, role);
+        let sees =
+            self.settings_of(role, &choice).is_some_and(|(settings, _)| settings.sees_images());
+        let name = match self.peek(chat, role) {
+            Some(provider) => provider.model().to_owned(),
+            None if choice.model.is_empty() => "the embedded model".to_owned(),
+            None => choice.model,
+        };
+        (sees, name)
+    }
+
     /// The window of the model the chat's next executor request goes to (the meter's).
     pub(crate) fn window_of(&self, chat: &Chat) -> u32 {
         let choice = self.choice_of(chat, Role::Executor);

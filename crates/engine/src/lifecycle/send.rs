@@ -3,18 +3,22 @@
 use std::sync::Arc;
 
 use preflight_agent::WorkChange;
-use preflight_protocol::chat::{Chat, ChatSettings, MessageBody, Phase};
+use preflight_protocol::chat::{Attachment, Chat, ChatSettings, MessageBody, PastedImage, Phase};
 use preflight_protocol::ids::{ChatId, MessageId};
 
-use crate::lifecycle::attachments::{attachments_dir, chat_attachments, copy_attachments, Copies};
+use crate::lifecycle::attachments::{
+    attachments_dir, chat_attachments, copy_attachments, write_pasted, Copies,
+};
 use crate::lifecycle::chats::DEFAULT_TITLE;
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::hub::{TurnGuard, TurnKind};
 use crate::lifecycle::messages::user_message;
+use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::transitions::{route_edit, route_send, ChatFacts, SendRoute};
 use crate::lifecycle::view::ChatView;
+use crate::lifecycle::vision::refuse_unseen_images;
 
 /// Longest title a chat takes from its first message.
 const TITLE_CHARS: usize = 60;
@@ -33,15 +37,27 @@ impl Engine {
         content: &str,
         files: Vec<String>,
     ) -> Result<ChatView, ApiError> {
+        self.send_with_images(chat_id, content, files, Vec::new())
+    }
+
+    /// [`Engine::send`] with images pasted into the message box: written into the chat's
+    /// attachments folder like the files. A message with images (pasted, or files that are
+    /// images) to a model that cannot see them is refused, and nothing is kept.
+    pub fn send_with_images(
+        &self,
+        chat_id: &ChatId,
+        content: &str,
+        files: Vec<String>,
+        images: Vec<PastedImage>,
+    ) -> Result<ChatView, ApiError> {
         if content.trim().is_empty() {
             return Err(ApiError::bad_request("a message needs some content"));
         }
         let _serial = self.serialize();
         let chat = self.inner.store.get_chat(chat_id)?;
-        let facts = self.facts(&chat)?;
-        let route = route_send(&facts)?;
+        let route = route_send(&self.facts(&chat)?)?;
         if route == SendRoute::Revise {
-            if !files.is_empty() {
+            if !files.is_empty() || !images.is_empty() {
                 return Err(ApiError::bad_request(
                     "files go with a task or a message to the executor, not with plan feedback",
                 ));
@@ -52,8 +68,9 @@ impl Engine {
             SendRoute::Plan => (TurnKind::Planner, Phase::Planning),
             _ => (TurnKind::Executor, Phase::Executing),
         };
+        let copies = self.copy_attachments(&chat, &files, &images)?;
+        self.check_images_seen(&chat, &copies.attachments, kind)?;
         let guard = self.claim_turn(chat_id, kind)?;
-        let copies = self.copy_attachments(&chat, &files)?;
         let mut message = user_message(content, files);
         if let MessageBody::User { attachments, .. } = &mut message.body {
             attachments.clone_from(&copies.attachments);
@@ -114,15 +131,40 @@ impl Engine {
         self.chat_view(chat_id)
     }
 
-    fn copy_attachments(&self, chat: &Chat, files: &[String]) -> Result<Copies, ApiError> {
-        if files.is_empty() {
+    fn copy_attachments(
+        &self,
+        chat: &Chat,
+        files: &[String],
+        images: &[PastedImage],
+    ) -> Result<Copies, ApiError> {
+        if files.is_empty() && images.is_empty() {
             // Most messages carry none: no need to read the chat's earlier ones.
             return Ok(Copies::none());
         }
         let taken = chat_attachments(&self.inner.store.messages(&chat.id)?);
         let dir = attachments_dir(&self.inner.home, &chat.id);
         let workspace = chat.workspace.as_deref().map(std::path::Path::new);
-        copy_attachments(files, workspace, &dir, &taken)
+        let mut copies = copy_attachments(files, workspace, &dir, &taken)?;
+        write_pasted(&mut copies, images, &dir, &taken)?;
+        Ok(copies)
+    }
+
+    /// Refuses a message with images unless the models it goes to see them: the planner's
+    /// when it plans, and the executor's (which the planner hands over to). A model that
+    /// could not be set up is left to the turn, which says so in the chat.
+    fn check_images_seen(
+        &self,
+        chat: &Chat,
+        attachments: &[Attachment],
+        kind: TurnKind,
+    ) -> Result<(), ApiError> {
+        let images = attachments.iter().filter(|a| a.media_type.is_some()).count();
+        let planner = (kind == TurnKind::Planner).then_some(Role::Planner);
+        for role in [planner, Some(Role::Executor)].into_iter().flatten() {
+            let (sees, model) = self.inner.providers.vision_of(chat, role);
+            refuse_unseen_images(sees, &model, images)?;
+        }
+        Ok(())
     }
 
     /// What the lifecycle's decisions need to know of a chat.

@@ -19,6 +19,7 @@ pub struct AnthropicProvider {
     model: String,
     max_tokens: u32,
     budget: crate::Budget,
+    sees_images: bool,
 }
 
 impl AnthropicProvider {
@@ -38,6 +39,7 @@ impl AnthropicProvider {
                 &settings.model,
                 Some(settings.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS)),
             ),
+            sees_images: settings.sees_images(),
         })
     }
 }
@@ -50,6 +52,10 @@ impl Provider for AnthropicProvider {
 
     fn budget(&self) -> crate::Budget {
         self.budget
+    }
+
+    fn sees_images(&self) -> bool {
+        self.sees_images
     }
 
     async fn stream(

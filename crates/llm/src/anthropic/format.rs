@@ -6,9 +6,11 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use preflight_protocol::chat::ImagePart;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use self::ResultContent::Text;
 use crate::assemble::{ToolCallAssembler, ToolCallDelta};
 use crate::error::error_for_status;
 use crate::http::ChunkDecoder;
@@ -86,6 +88,9 @@ enum Block<'a> {
     Text {
         text: Cow<'a, str>,
     },
+    Image {
+        source: ImageSource<'a>,
+    },
     ToolUse {
         id: &'a str,
         name: &'a str,
@@ -93,10 +98,43 @@ enum Block<'a> {
     },
     ToolResult {
         tool_use_id: &'a str,
-        content: Cow<'a, str>,
+        content: ResultContent<'a>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+}
+
+/// An image as the API takes it inline (DESIGN §15): its bytes as base64.
+#[derive(Debug, Serialize)]
+struct ImageSource<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'a str,
+    data: &'a str,
+}
+
+/// A tool result's `content`: its text, or its text and then its images as blocks.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum ResultContent<'a> {
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+}
+
+impl<'a> ResultContent<'a> {
+    fn new(text: Cow<'a, str>, images: &'a [ImagePart]) -> ResultContent<'a> {
+        if images.is_empty() {
+            return ResultContent::Text(text);
+        }
+        let mut blocks: Vec<Block<'a>> = text_block(text).into_iter().collect();
+        blocks.extend(images.iter().map(image_block));
+        ResultContent::Blocks(blocks)
+    }
+}
+
+fn image_block(image: &ImagePart) -> Block<'_> {
+    let source = ImageSource { kind: "base64", media_type: &image.media_type, data: &image.data };
+    Block::Image { source }
 }
 
 /// Messages alternate user/assistant: tool results are user content, and consecutive
@@ -128,8 +166,11 @@ fn blocks<'a>(
     message: &'a ModelMessage,
 ) -> Vec<(&'static str, Vec<Block<'a>>)> {
     let one = match message {
-        ModelMessage::User { content } => {
-            ("user", text_block(request.content_with_tail(index, content)).into_iter().collect())
+        // The images first, as the API's guide advises, and the words (and tail) last.
+        ModelMessage::User { content, images } => {
+            let mut blocks: Vec<Block<'a>> = images.iter().map(image_block).collect();
+            blocks.extend(text_block(request.content_with_tail(index, content)));
+            ("user", blocks)
         }
         ModelMessage::Assistant { content, tool_calls } => {
             let mut blocks: Vec<Block<'a>> =
@@ -141,8 +182,8 @@ fn blocks<'a>(
             }));
             ("assistant", blocks)
         }
-        ModelMessage::Tool { call_id, content, is_error, .. } => {
-            let content = request.content_with_tail(index, content);
+        ModelMessage::Tool { call_id, content, is_error, images, .. } => {
+            let content = ResultContent::new(request.content_with_tail(index, content), images);
             ("user", vec![Block::ToolResult { tool_use_id: call_id, content, is_error: *is_error }])
         }
         ModelMessage::Record { note, call_id, data } => {
@@ -166,7 +207,14 @@ fn record<'a>(
     [
         ("user", text_block(Cow::Borrowed(note)).into_iter().collect()),
         ("assistant", vec![call]),
-        ("user", vec![Block::ToolResult { tool_use_id: call_id, content, is_error: false }]),
+        (
+            "user",
+            vec![Block::ToolResult {
+                tool_use_id: call_id,
+                content: Text(content),
+                is_error: false,
+            }],
+        ),
     ]
 }
 
@@ -291,14 +339,15 @@ pub fn parse_chunk(data: &str) -> Result<Chunk, LlmError> {
     })
 }
 
-/// Input counts every prompt token, cached or not.
+/// Input counts every prompt token, cached or not; the cached are those read from the cache
+/// (tokens written to it are billed as input, and more).
 fn start_usage(message: Option<WireStartMessage>) -> Usage {
     let usage = message.and_then(|message| message.usage).unwrap_or_default();
+    let cached = usage.cache_read_input_tokens.unwrap_or(0);
     Usage {
-        input_tokens: usage.input_tokens
-            + usage.cache_creation_input_tokens.unwrap_or(0)
-            + usage.cache_read_input_tokens.unwrap_or(0),
+        input_tokens: usage.input_tokens + usage.cache_creation_input_tokens.unwrap_or(0) + cached,
         output_tokens: usage.output_tokens.unwrap_or(0),
+        cached_input_tokens: cached,
     }
 }
 

@@ -17,6 +17,7 @@ pub struct OpenAiProvider {
     model: String,
     max_tokens: Option<u32>,
     budget: Budget,
+    sees_images: bool,
 }
 
 impl OpenAiProvider {
@@ -34,6 +35,7 @@ impl OpenAiProvider {
             model: settings.model.clone(),
             max_tokens: settings.max_tokens,
             budget: settings.budget(),
+            sees_images: settings.sees_images(),
         })
     }
 }
@@ -46,6 +48,10 @@ impl Provider for OpenAiProvider {
 
     fn budget(&self) -> Budget {
         self.budget
+    }
+
+    fn sees_images(&self) -> bool {
+        self.sees_images
     }
 
     async fn stream(

@@ -10,6 +10,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use self::parts::UserContent::{self, Parts, Text};
+use self::parts::{images_follow, tool_images};
 use crate::assemble::{ToolCallAssembler, ToolCallDelta};
 use crate::error::error_for_status;
 use crate::http::ChunkDecoder;
@@ -30,9 +32,12 @@ pub fn to_request<'a>(
     }
     for (index, each) in request.messages.iter().enumerate() {
         push_message(&mut messages, request, index, each);
+        if images_follow(request, index) {
+            messages.push(WireMessage::User { content: Parts(tool_images(request, index)) });
+        }
     }
     if let Some(tail) = request.separate_tail() {
-        messages.push(WireMessage::User { content: Cow::Borrowed(tail) });
+        messages.push(WireMessage::User { content: Text(Cow::Borrowed(tail)) });
     }
     let tools = request
         .tools
@@ -81,7 +86,7 @@ enum WireMessage<'a> {
         content: &'a str,
     },
     User {
-        content: Cow<'a, str>,
+        content: UserContent<'a>,
     },
     /// `content` is null when the message only calls tools, as the API documents.
     Assistant {
@@ -131,9 +136,9 @@ fn push_message<'a>(
     message: &'a ModelMessage,
 ) {
     let wire = match message {
-        ModelMessage::User { content } => {
-            WireMessage::User { content: request.content_with_tail(index, content) }
-        }
+        ModelMessage::User { content, images } => WireMessage::User {
+            content: UserContent::new(request.content_with_tail(index, content), images),
+        },
         ModelMessage::Record { note, call_id, data } => {
             out.extend(record(request, index, note, call_id, data));
             return;
@@ -151,7 +156,12 @@ fn push_message<'a>(
         },
         // The API has no error flag on tool results: the model reads it in the text.
         ModelMessage::Tool { call_id, content, is_error, .. } => {
-            let content = match request.content_with_tail(index, content) {
+            // The round's images message, when one follows, carries the tail instead.
+            let content = match images_follow(request, index) {
+                true => Cow::Borrowed(content.as_str()),
+                false => request.content_with_tail(index, content),
+            };
+            let content = match content {
                 text if *is_error => Cow::Owned(format!("Error: {text}")),
                 text => text,
             };
@@ -176,7 +186,7 @@ fn record<'a>(
         function: WireFunctionCall { name: RECORD_TOOL, arguments: "{}" },
     };
     [
-        WireMessage::User { content: Cow::Borrowed(note) },
+        WireMessage::User { content: Text(Cow::Borrowed(note)) },
         WireMessage::Assistant { content: None, tool_calls: vec![call] },
         WireMessage::Tool {
             tool_call_id: call_id,
@@ -238,6 +248,14 @@ struct WireUsage {
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    /// OpenAI's and vLLM's count of the prompt tokens read from the prompt cache.
+    prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptTokensDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
 }
 
 /// Reads one data payload. An `error` object in the stream (vLLM, llama.cpp, proxies)
@@ -270,6 +288,10 @@ pub fn parse_chunk(data: &str) -> Result<Chunk, LlmError> {
         usage: chunk.usage.map(|usage| Usage {
             input_tokens: usage.prompt_tokens,
             output_tokens: usage.completion_tokens,
+            cached_input_tokens: usage
+                .prompt_tokens_details
+                .and_then(|details| details.cached_tokens)
+                .unwrap_or(0),
         }),
     })
 }
@@ -424,5 +446,6 @@ impl ChunkDecoder for Decoder {
     }
 }
 
+mod parts;
 #[cfg(test)]
 mod tests;

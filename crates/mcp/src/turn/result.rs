@@ -2,23 +2,32 @@
 //!
 //! - Text blocks are joined with newlines; other blocks are described in one line
 //!   (`[image: image/png, 1234 bytes]`), since a tool result reaches the model as text.
+//!   An image in a format models take (PNG, JPEG, GIF, WebP, told by its bytes, not by the
+//!   server's word) of at most 20 MiB also travels as itself (`ToolOutput::images`), for a
+//!   vision model to be shown (DESIGN §15).
 //! - `structuredContent` is dropped when it only repeats the content (the filesystem server
 //!   sends every text twice: `{"content": <the text>}`); otherwise it is appended as JSON.
 //! - A result over the size limit is refused with an error telling the model to ask for
 //!   less, never cut silently (a cut file looks complete to a model).
 
+use base64::Engine as _;
+use preflight_protocol::chat::{base64_decoded_len, image_media_type, ImagePart, MAX_IMAGE_BYTES};
 use preflight_protocol::tool::ToolOutput;
-use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use rmcp::model::{CallToolResult, ContentBlock, ImageContent, ResourceContents};
 use serde_json::Value;
 
 /// The output of `tool` (the model's name for it), refused above `limit` bytes.
 pub fn to_tool_output(result: &CallToolResult, limit: usize, tool: &str) -> ToolOutput {
     let mut text = String::new();
+    let mut images = Vec::new();
     for (i, block) in result.content.iter().enumerate() {
         if i > 0 {
             text.push('\n');
         }
         describe_block(block, &mut text);
+        if let ContentBlock::Image(image) = block {
+            images.extend(image_part(image));
+        }
     }
     if let Some(structured) = &result.structured_content {
         if !repeats_content(structured, &result.content) {
@@ -39,9 +48,22 @@ pub fn to_tool_output(result: &CallToolResult, limit: usize, tool: &str) -> Tool
         if text.is_empty() {
             text = format!("`{tool}` failed without saying why");
         }
-        return ToolOutput::error(text);
+        return ToolOutput::error(text).with_images(images);
     }
-    ToolOutput::ok(text)
+    ToolOutput::ok(text).with_images(images)
+}
+
+/// The image a model can be shown, when `image` is one: its media type read from its first
+/// bytes (a server may misname it, and a provider refuses a wrong one), at most 20 MiB.
+fn image_part(image: &ImageContent) -> Option<ImagePart> {
+    if base64_decoded_len(&image.data) as u64 > MAX_IMAGE_BYTES {
+        return None;
+    }
+    // 16 characters of base64 are the first 12 bytes: enough for every format's mark.
+    let head = image.data.get(..16.min(image.data.len()))?;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(head).ok()?;
+    let media_type = image_media_type(&bytes)?;
+    Some(ImagePart::new(media_type, image.data.as_str()))
 }
 
 fn describe_block(block: &ContentBlock, out: &mut String) {
@@ -76,8 +98,7 @@ fn describe_block(block: &ContentBlock, out: &mut String) {
 
 /// The size of base64 `data` once decoded.
 fn decoded_len(data: &str) -> usize {
-    let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
-    (data.len() / 4 * 3).saturating_sub(padding)
+    base64_decoded_len(data)
 }
 
 /// Whether every value in `structured` already appears in the content blocks: each string
@@ -171,6 +192,25 @@ mod tests {
         for (wire, want) in table {
             assert_eq!(output(wire.clone(), 1 << 20), want, "{wire}");
         }
+    }
+
+    /// An image in a format models take travels as itself, its type told by its bytes;
+    /// anything else is only described.
+    #[test]
+    fn images_models_take_travel_as_images() {
+        let pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+        let wire = json!({"content":[
+            {"type":"image","data":pixel,"mimeType":"image/jpeg"},
+            {"type":"image","data":"aGVsbG8gd29ybGQsIG5vdCBhbiBpbWFnZQ==","mimeType":"image/png"},
+            {"type":"text","text":"two shots"}]});
+        let out = output(wire, 1 << 20);
+        assert_eq!(
+            out.content,
+            "[image: image/jpeg, 70 bytes]\n[image: image/png, 25 bytes]\ntwo shots"
+        );
+        assert_eq!(out.images, [ImagePart::new("image/png", pixel)]);
+        let error = json!({"content":[{"type":"image","data":pixel,"mimeType":"image/png"}],"isError":true});
+        assert_eq!(output(error, 1 << 20).images.len(), 1, "an error's image is shown too");
     }
 
     #[test]

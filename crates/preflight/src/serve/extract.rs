@@ -11,6 +11,9 @@ use super::error::HttpError;
 
 /// The longest request body taken (2 MiB, axum's default, said here once).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+/// The longest body of a message (`POST /v1/chats/{id}/messages`), which may carry pasted
+/// images: one of the largest (20 MiB, some 27 MiB as base64) or several smaller ones.
+pub const MAX_MESSAGE_BODY_BYTES: usize = 32 * 1024 * 1024;
 
 /// The path's parameters; a segment that is not percent-encoded UTF-8 is `ERR_BAD_REQUEST`.
 pub struct PathParams<T>(pub T);
@@ -37,7 +40,8 @@ where
     }
 }
 
-/// The body's bytes, read by hand later (`body.rs`); one over [`MAX_BODY_BYTES`] is 413.
+/// The body's bytes, read by hand later (`body.rs`); one over [`MAX_BODY_BYTES`] (a
+/// message's: [`MAX_MESSAGE_BODY_BYTES`]) is 413.
 pub struct RawBody(pub Bytes);
 
 impl<S: Send + Sync> FromRequest<S> for RawBody {
@@ -49,7 +53,8 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
             Err(rejection) => Err(HttpError::with_status(
                 rejection.status(),
                 ApiError::bad_request(format!(
-                    "{} (a body has at most {MAX_BODY_BYTES} bytes)",
+                    "{} (a body has at most {MAX_BODY_BYTES} bytes; a message with images, \
+                     {MAX_MESSAGE_BODY_BYTES})",
                     rejection.body_text()
                 )),
             )),

@@ -79,7 +79,17 @@ pub enum MessageBody {
         notice: Option<Notice>,
     },
     /// The result of one tool call of the assistant message before it.
-    Tool { tool_call_id: String, name: String, content: String, is_error: bool },
+    Tool {
+        tool_call_id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+        /// The images the tool returned, kept in the chat's attachments folder so that later
+        /// turns show them to the model again (`content` describes each in a line).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "ts", ts(as = "Option<Vec<Attachment>>", optional))]
+        attachments: Vec<Attachment>,
+    },
     /// A compaction record (DESIGN §13): the summary that stands, in the model's view, for
     /// the messages `covers[0]..=covers[1]` of that view. Those messages stay stored.
     Compaction { content: String, covers: [MessageId; 2] },

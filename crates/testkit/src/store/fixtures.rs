@@ -75,6 +75,7 @@ pub fn tool_round(call_id: &str, failed: bool) -> Vec<Message> {
         name: call.name.clone(),
         content: if failed { "no such file".to_owned() } else { "fn main() {}".to_owned() },
         is_error: failed,
+        attachments: Vec::new(),
     };
     let round = MessageBody::Assistant {
         content: "Reading the entry point.".to_owned(),

@@ -134,7 +134,7 @@ fn message_lines(app: &App, message: &Message, tools: &Calls<'_>, lines: &mut Ve
                 lines.push(Line::default());
             }
         }
-        MessageBody::Tool { tool_call_id, name, content, is_error } => {
+        MessageBody::Tool { tool_call_id, name, content, is_error, .. } => {
             let call = tools.calls.iter().find(|call| call.id == *tool_call_id);
             let arguments = call.map_or("", |call| call.arguments.as_str());
             tool_result_lines(app, (name, arguments), content, *is_error, lines);

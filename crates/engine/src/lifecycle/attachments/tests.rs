@@ -30,6 +30,7 @@ fn files_are_copied_under_names_unique_in_the_chat() {
         size: 1,
         source: "/earlier/notes.txt".into(),
         workspace_path: None,
+        media_type: None,
     }];
     let files = [a.clone(), "src/notes.txt".to_owned()];
     let copies = copy_attachments(&files, Some(workspace.path()), &dir, &taken).unwrap();
@@ -118,4 +119,62 @@ fn a_link_out_of_the_workspace_and_the_kernels_files_are_refused() {
     // real file, not a link's name.
     assert!(copy_attachments(&[secret], Some(workspace.path()), &dir, &[]).is_ok());
     assert_eq!(check_file(&linked).name, "id_ed25519");
+}
+
+/// A PNG of one pixel, as base64 and as bytes.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+fn png() -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(PNG).unwrap()
+}
+
+fn pasted(name: Option<&str>, data: &str) -> PastedImage {
+    PastedImage { name: name.map(str::to_owned), media_type: "image/png".into(), data: data.into() }
+}
+
+#[test]
+fn images_are_told_by_their_bytes_and_pasted_ones_kept_beside_the_files() {
+    let (outside, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let dir = home.path().join("attachments/c1");
+    let image = write(outside.path(), "pasted.png", &png());
+    let fake = write(outside.path(), "fake.png", b"a .png of plain text");
+    let mut copies = copy_attachments(&[image, fake], None, &dir, &[]).unwrap();
+    let images = [pasted(None, PNG), pasted(Some("../../shot.png"), PNG)];
+    write_pasted(&mut copies, &images, &dir, &[]).unwrap();
+    let kept = copies.keep();
+    let summary: Vec<_> = kept.iter().map(|a| (a.name.as_str(), a.media_type.as_deref())).collect();
+    let png_type = Some("image/png");
+    assert_eq!(
+        summary,
+        [
+            ("pasted.png", png_type),
+            ("fake.png", None),
+            ("pasted-2.png", png_type),
+            ("shot.png", png_type),
+        ]
+    );
+    assert_eq!((kept[2].source.as_str(), kept[2].size), ("pasted", 70));
+    assert_eq!(std::fs::read(dir.join("shot.png")).unwrap(), png(), "never a path, the bytes");
+}
+
+#[test]
+fn a_pasted_image_that_cannot_be_kept_refuses_the_message_and_leaves_no_copy() {
+    let (outside, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let dir = home.path().join("attachments/c1");
+    let file = write(outside.path(), "notes.txt", b"words");
+    let big = "A".repeat((MAX_IMAGE_BYTES as usize / 3 + 1) * 4);
+    let cases = [
+        (vec![pasted(None, PNG), pasted(None, "%%% not base64")], "is not base64"),
+        (vec![pasted(None, "aGVsbG8gd29ybGQ=")], "is not a PNG, JPEG, GIF or WebP"),
+        (vec![pasted(None, &big)], "images of at most 20 MiB"),
+        (vec![pasted(None, PNG); MAX_ATTACHMENTS], "at most 10 files and images"),
+    ];
+    for (images, expected) in cases {
+        let mut copies = copy_attachments(std::slice::from_ref(&file), None, &dir, &[]).unwrap();
+        let error = write_pasted(&mut copies, &images, &dir, &[]).err().unwrap();
+        assert!(error.message.contains(expected), "{}", error.message);
+        drop(copies);
+        assert_eq!(names(&dir), Vec::<String>::new(), "no copy left: {expected}");
+    }
 }

@@ -168,6 +168,7 @@ fn worked(fixture: &Fixture) -> ExecutorStop {
             name: "turn_plan".into(),
             content: "[plan] …".into(),
             is_error: false,
+            attachments: Vec::new(),
         },
     );
     store.append_messages(chat, &[assistant(5, "Parsing is in.", vec![call]), result]).unwrap();

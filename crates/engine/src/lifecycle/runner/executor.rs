@@ -8,12 +8,12 @@ use preflight_agent::events::Event;
 use preflight_agent::WorkChange;
 use preflight_agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
-    RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope, DEFAULT_EXECUTOR_PROMPT,
-    LOOP_REPEATS,
+    ImageLoader, RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope,
+    DEFAULT_EXECUTOR_PROMPT, LOOP_REPEATS,
 };
 use preflight_llm::ModelMessage;
 use preflight_mcp::Profile;
-use preflight_protocol::chat::{Message, MessageBody};
+use preflight_protocol::chat::{Chat, Message, MessageBody};
 use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::{ChatId, MessageId};
 use preflight_protocol::planner::{Approval, PlanDocument};
@@ -21,13 +21,14 @@ use preflight_protocol::tasks::StopReason;
 use preflight_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
+use crate::lifecycle::attachments::attachments_dir;
 use crate::lifecycle::engine::Inner;
 use crate::lifecycle::messages::{assistant_message, is_model_switch};
 use crate::lifecycle::metering::Metered;
 use crate::lifecycle::plan_folders::plan_folder_of;
 use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::outcome::Executed;
-use crate::lifecycle::runner::turn_tools::{turn_registry, ChatEvents};
+use crate::lifecycle::runner::turn_tools::{image_loader, turn_registry, ChatEvents};
 use crate::lifecycle::transitions::offers_turn_plan;
 
 /// One executor turn, its failure said in the chat, and a checkpoint in the plan folder
@@ -99,12 +100,7 @@ async fn execute(
     cancel: &CancellationToken,
 ) -> Result<TurnOutcome, Failure> {
     let chat = inner.store.get_chat(chat_id).map_err(store_failure)?;
-    let provider = Metered::for_chat(&inner.store, &inner.providers, &chat, Role::Executor)
-        .await
-        .map_err(|error| Failure {
-        code: ErrorCode::ProviderSetup,
-        message: format!("No model is available: {error}"),
-    })?;
+    let provider = executor_model(inner, &chat).await?;
     let state = inner.store.state(chat_id).map_err(store_failure)?;
     let list = inner.store.task_list(chat_id).map_err(store_failure)?;
     let messages = inner.store.messages(chat_id).map_err(store_failure)?;
@@ -128,8 +124,10 @@ async fn execute(
     let scope =
         TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
     let tools = registry.offer(&scope).await;
-    let (history, history_ids) = executor_history(&messages);
-    let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id.clone());
+    let mut images = image_loader(inner, chat_id, &provider);
+    let (history, history_ids) = executor_history(&messages, &mut images);
+    let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id.clone())
+        .with_images(attachments_dir(&inner.home, chat_id));
     let settings = inner.executor_settings;
     let events = ChatEvents { hub: Arc::clone(&inner.hub), chat_id: chat_id.to_owned() };
     let turn = Turn {
@@ -151,6 +149,16 @@ async fn execute(
         message: format!("The model could not finish this turn: {error}"),
     })?;
     Ok(outcome)
+}
+
+/// The chat's executor model, counted; why there is none, for the chat.
+async fn executor_model(inner: &Inner, chat: &Chat) -> Result<Metered, Failure> {
+    Metered::for_chat(&inner.store, &inner.providers, chat, Role::Executor).await.map_err(|error| {
+        Failure {
+            code: ErrorCode::ProviderSetup,
+            message: format!("No model is available: {error}"),
+        }
+    })
 }
 
 fn store_failure(error: StoreError) -> Failure {
@@ -224,8 +232,12 @@ fn directive_text(plan: Option<&PlanDocument>, messages: &[Message]) -> Option<S
 
 /// The executor's conversation: the user's messages and the executor's own rounds. Cards
 /// and answers to the planner stay out (the approved plan is in the directive).
-/// Compactions stand in for the messages they cover (DESIGN §13). With each message's id.
-fn executor_history(messages: &[Message]) -> (Vec<ModelMessage>, Vec<Option<MessageId>>) {
+/// Compactions stand in for the messages they cover (DESIGN §13). With each message's id;
+/// `images` shows the messages' images to a model that sees them.
+fn executor_history(
+    messages: &[Message],
+    images: &mut ImageLoader,
+) -> (Vec<ModelMessage>, Vec<Option<MessageId>>) {
     let shown: Vec<&Message> = messages
         .iter()
         .filter(|message| match &message.body {
@@ -236,7 +248,7 @@ fn executor_history(messages: &[Message]) -> (Vec<ModelMessage>, Vec<Option<Mess
             MessageBody::Tool { .. } | MessageBody::Compaction { .. } => true,
         })
         .collect();
-    preflight_agent::view_of(&shown)
+    preflight_agent::view_of(&shown, images)
 }
 
 /// What started this executor turn, in words for the plan folder: the chat's last user

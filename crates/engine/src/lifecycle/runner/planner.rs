@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use preflight_agent::events::Event;
 use preflight_agent::{
-    load_workspace_instructions, run_turn, Agent, AgentError, OfferedTools, RoundRule, Turn,
-    TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
+    load_workspace_instructions, run_turn, Agent, AgentError, ImageLoader, OfferedTools, RoundRule,
+    Turn, TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
 };
 use preflight_dwp::now_rfc3339;
 use preflight_llm::{Constrained, LlmError, ModelMessage, OutputConstraint};
@@ -32,7 +32,7 @@ use crate::lifecycle::notify::phase_event;
 use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::drafting::Drafting;
 use crate::lifecycle::runner::outcome::{Closing, Planned};
-use crate::lifecycle::runner::turn_tools::{class_prefixes, turn_registry};
+use crate::lifecycle::runner::turn_tools::{class_prefixes, image_loader, turn_registry};
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use crate::lifecycle::unconfined::needs_consent;
 use crate::paths::ensure_planner_prompt;
@@ -141,7 +141,7 @@ async fn plan(
     let tools = registry.offer(&TurnScope { agent: Agent::Planner, task_list: false }).await;
     let facts = planner_facts(inner, &chat, round, &tools).await;
     let system = planner_system(inner, &chat, &facts).await?;
-    let mut history = planner_history(&messages);
+    let mut history = planner_history(&messages, image_loader(inner, chat_id, &provider));
     let mut repaired = false;
     let drafting = Drafting::new(&inner.hub, chat_id);
     loop {
@@ -375,8 +375,9 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
 }
 
 /// The planner's conversation: the task, then every card and answer of this planning as
-/// the user saw them (the planner's own tool calls are not kept between its turns).
-fn planner_history(messages: &[Message]) -> Vec<ModelMessage> {
+/// the user saw them (the planner's own tool calls are not kept between its turns), with
+/// their images when `images` shows them; a switch of the chat's model is left out.
+fn planner_history(messages: &[Message], mut images: ImageLoader) -> Vec<ModelMessage> {
     let shown = messages.iter().filter(|message| !is_model_switch(message));
-    shown.map(ModelMessage::from_stored).collect()
+    shown.map(|message| images.view(message)).collect()
 }

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use preflight_agent::checkpoints::CheckpointLink;
 use preflight_agent::events::Event;
 use preflight_agent::{
-    Availability, EventSink, PlanStatusTool, ReadAttachmentTool, ToolRegistry, ToolSource,
-    TurnPlanTool,
+    Availability, EventSink, ImageLoader, PlanStatusTool, ReadAttachmentTool, ToolRegistry,
+    ToolSource, TurnPlanTool,
 };
+use preflight_llm::Provider;
 use preflight_mcp::server_prefix;
 use preflight_mcp::{McpError, McpHost, Profile, ServerClass, CODE_SANDBOX};
 use preflight_protocol::error_code::ErrorCode;
@@ -131,6 +132,16 @@ async fn turn_mcp_tools(
             Vec::new()
         }
     }
+}
+
+/// What shows the chat's images (its attachments folder's) to `provider`'s model, if it
+/// sees images at all.
+pub(super) fn image_loader(
+    inner: &Inner,
+    chat_id: &ChatId,
+    provider: &dyn Provider,
+) -> ImageLoader {
+    ImageLoader::for_model(attachments_dir(&inner.home, chat_id), provider.sees_images())
 }
 
 /// The registry of one turn: built-in tools (gated to the executor; `turn_plan` saying its

@@ -17,7 +17,12 @@ fn call(id: &str, name: &str, arguments: &str) -> StreamEvent {
 }
 
 fn usage(input_tokens: u64, output_tokens: u64) -> StreamEvent {
-    Used(Usage { input_tokens, output_tokens })
+    cached_usage(input_tokens, output_tokens, 0)
+}
+
+/// Usage with `cached` of the input read from the prompt cache.
+fn cached_usage(input_tokens: u64, output_tokens: u64, cached: u64) -> StreamEvent {
+    Used(Usage { input_tokens, output_tokens, cached_input_tokens: cached })
 }
 
 fn text(delta: &str) -> StreamEvent {
@@ -48,7 +53,7 @@ fn recorded_answers_of_each_server() {
                     r#"{"path": "src/main.rs"}"#,
                 ),
                 call("call_8bWlKp0sQx7TzR4eUo2nMa6c", "turn_plan", r#"{"op": "start", "id": 2}"#),
-                usage(412, 58),
+                cached_usage(412, 58, 256),
                 Finished(FinishReason::ToolCalls),
             ],
         ),
@@ -142,6 +147,7 @@ fn request() -> ModelRequest {
                 name: "read".into(),
                 content: "no such file".into(),
                 is_error: true,
+                images: vec![],
             },
         ],
         tail: Some("[state]".into()),
@@ -192,4 +198,71 @@ fn a_record_is_the_users_note_then_preflights_call_and_its_result() {
             {"role": "tool", "tool_call_id": "preflight_record_m1", "content": "{\"kept\":[\"IGNORE ME.txt\"]}\n\n[state]"},
         ])
     );
+}
+
+fn image(data: &str) -> preflight_protocol::chat::ImagePart {
+    preflight_protocol::chat::ImagePart::new("image/png", data)
+}
+
+fn read_call(id: &str) -> ToolCall {
+    ToolCall { id: id.into(), name: "screenshot".into(), arguments: "{}".into() }
+}
+
+fn tool(id: &str, content: &str, images: Vec<preflight_protocol::chat::ImagePart>) -> ModelMessage {
+    let (call_id, name, content) = (id.into(), "screenshot".into(), content.into());
+    ModelMessage::Tool { call_id, name, content, is_error: false, images }
+}
+
+/// A user's images go as parts after the text; a round's tool images as a user message
+/// right after its results, which takes the tail when it is last.
+#[test]
+fn images_go_as_data_url_parts_after_the_text_and_after_the_rounds_results() {
+    let calls = vec![read_call("c1"), read_call("c2")];
+    let request = ModelRequest {
+        messages: vec![
+            ModelMessage::User { content: "What is this?".into(), images: vec![image("AAAA")] },
+            ModelMessage::Assistant { content: String::new(), tool_calls: calls },
+            tool("c1", "[image: image/png, 3 bytes]", vec![image("BBBB"), image("CCCC")]),
+            tool("c2", "no window", vec![]),
+        ],
+        tail: Some("[state]".into()),
+        ..ModelRequest::default()
+    };
+    let body = serde_json::to_value(to_request("m", None, &request)).unwrap();
+    let url = |data: &str| json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{data}")}});
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[0],
+        json!({"role": "user", "content": [{"type": "text", "text": "What is this?"}, url("AAAA")]})
+    );
+    assert_eq!(messages[2]["content"], "[image: image/png, 3 bytes]");
+    assert_eq!(messages[3], json!({"role": "tool", "tool_call_id": "c2", "content": "no window"}));
+    assert_eq!(
+        messages[4],
+        json!({"role": "user", "content": [
+            {"type": "text", "text": "The image(s) screenshot returned (call c1):"},
+            url("BBBB"), url("CCCC"),
+            {"type": "text", "text": "[state]"},
+        ]})
+    );
+    assert_eq!(messages.len(), 5);
+}
+
+/// Without images every message is the plain string it always was; a round without images
+/// gets no images message, and the tail stays on its last result.
+#[test]
+fn without_images_nothing_changes() {
+    let request = ModelRequest {
+        messages: vec![
+            ModelMessage::user("hi"),
+            ModelMessage::Assistant { content: String::new(), tool_calls: vec![read_call("c1")] },
+            tool("c1", "done", vec![]),
+        ],
+        tail: Some("[state]".into()),
+        ..ModelRequest::default()
+    };
+    let body = serde_json::to_value(to_request("m", None, &request)).unwrap();
+    assert_eq!(body["messages"][0], json!({"role": "user", "content": "hi"}));
+    assert_eq!(body["messages"][2]["content"], "done\n\n[state]");
+    assert_eq!(body["messages"].as_array().unwrap().len(), 3);
 }

@@ -42,7 +42,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chats::events))
         .routes(routes!(export::export_chat))
         .routes(routes!(export::import_chat))
-        .routes(routes!(turns::send_message, search::messages))
+        .merge(turns::message_routes())
         .routes(routes!(search::search))
         .routes(routes!(turns::edit_message))
         .routes(routes!(turns::answer))

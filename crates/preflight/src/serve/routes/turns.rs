@@ -1,18 +1,21 @@
 //! What starts, resumes or stops a turn: a message, an edited message, an answer, Continue,
 //! stop.
 
-use axum::extract::State;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::Json;
+use preflight_engine::chat::PastedImage;
 use preflight_engine::lifecycle::ChatView;
 use preflight_engine::{ChatId, MessageId, QuestionId};
 use serde::Deserialize;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::{accepted, Answer};
 use crate::serve::answers::ErrorBody;
 use crate::serve::body;
-use crate::serve::extract::{PathParams, RawBody};
+use crate::serve::extract::{PathParams, RawBody, MAX_MESSAGE_BODY_BYTES};
 use crate::serve::AppState;
 
 #[derive(Deserialize, ToSchema)]
@@ -21,9 +24,14 @@ pub struct SendBody {
     /// The message; not blank.
     #[schema(pattern = r"\S")]
     content: String,
-    /// Files of the workspace the message points at.
+    /// Files to attach: absolute paths, or relative to the chat's workspace. Each is copied
+    /// for the chat; an image among them (PNG, JPEG, GIF, WebP) is shown to a vision model.
     #[serde(default)]
     files: Vec<String>,
+    /// Images pasted or dropped into the message box, base64: kept like attached files and
+    /// shown to a vision model (DESIGN §15).
+    #[serde(default)]
+    images: Vec<PastedImage>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -49,9 +57,10 @@ pub struct AnswerBody {
     request_body(content = SendBody),
     responses(
         (status = 202, description = "The turn started; the chat as `GET` shows it now", body = ChatView),
-        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing, mistyped or unknown field, a blank message", body = ErrorBody),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing, mistyped or unknown field, a blank message, a file or image that cannot be attached, images to a model that cannot see them (the message names it); nothing is stored", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
         (status = 409, description = "`ERR_PLAN_PENDING`: the planner's questions wait for answers; `ERR_TURN_ACTIVE`: a turn runs", body = ErrorBody),
+        (status = 413, description = "`ERR_BAD_REQUEST`: the body is over 32 MiB", body = ErrorBody),
     ))]
 pub async fn send_message(
     State(state): State<AppState>,
@@ -60,7 +69,16 @@ pub async fn send_message(
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
     let request: SendBody = body::json(&bytes)?;
-    Ok(accepted(state.engine.send(&id, &request.content, request.files)?))
+    let view = state.engine.send_with_images(&id, &request.content, request.files, request.images);
+    Ok(accepted(view?))
+}
+
+/// The routes of `/v1/chats/{id}/messages`: a message may carry pasted images, so its body
+/// may be larger than others ([`MAX_MESSAGE_BODY_BYTES`]).
+pub fn message_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(send_message, super::search::messages))
+        .layer(DefaultBodyLimit::max(MAX_MESSAGE_BODY_BYTES))
 }
 
 #[utoipa::path(put, path = "/v1/chats/{id}/messages/{mid}", tag = "turns",
