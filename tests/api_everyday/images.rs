@@ -220,3 +220,34 @@ async fn an_image_a_tool_returns_reaches_the_model_and_stays_for_later_turns() {
     events.wait_for_phase("idle").await;
     assert_eq!(tool_images(&provider.requests()[2], &call_id), png, "shown again, from its copy");
 }
+
+#[tokio::test]
+async fn the_chats_own_model_decides_whether_images_may_go() {
+    let provider = ScriptedServer::start(Script::replies([Reply::text("A dot.")])).await.unwrap();
+    let url = provider.openai_url();
+    let config = format!(
+        "{}\n[providers.blind]\nkind = \"openai\"\nbase_url = \"{url}\"\nmodel = \"text-only\"\n\
+         vision = false\n{NO_SANDBOX}",
+        openai_config(&url)
+    );
+    let serve = Serve::start(&config);
+    let dir = files();
+    let id = refused_on(&serve, json!({"provider": "blind", "model": "text-only"}), &dir).await;
+    let back = json!({"model": null});
+    let (status, _) = serve.request("PATCH", &format!("/v1/chats/{id}"), Some(back)).await;
+    assert_eq!(status, 200);
+    let (status, sent) =
+        serve.post(&format!("/v1/chats/{id}/messages"), image_message(dir.path())).await;
+    assert_eq!(status, 202, "the default model sees images: {sent}");
+}
+
+/// A chat on `model` that refuses an image message, storing nothing; the chat's id.
+async fn refused_on(serve: &Serve, model: Value, dir: &tempfile::TempDir) -> String {
+    let id = serve.create_chat(json!({"plan_mode": false, "model": model})).await;
+    let path = format!("/v1/chats/{id}/messages");
+    let (status, refused) = serve.post(&path, image_message(dir.path())).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("text-only"), "{refused}");
+    assert_eq!(serve.chat(&id).await["messages"], json!([]));
+    id
+}
