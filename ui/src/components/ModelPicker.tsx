@@ -9,9 +9,9 @@ import { useEffect, useRef, useState } from "preact/hooks";
 
 import type { ModelChoice } from "../generated/ModelChoice";
 import type { ModelOption } from "../generated/ModelOption";
-import { describeError } from "../lib/errorText";
+import { describeError, errorLead } from "../lib/errorText";
 import { t } from "../lib/i18n";
-import { choiceText, groupModels, optionOf, providerLabel, sameChoice, type ModelGroup } from "../lib/modelChoice";
+import { groupModels, optionOf, providerLabel, sameChoice, type ModelGroup } from "../lib/modelChoice";
 import type { ModelsController } from "../lib/useModels";
 import { formatTokens } from "../lib/usage";
 
@@ -134,7 +134,6 @@ export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOp
       {content}
     </div>
   );
-  const label = choice === null ? t("picker.buttonDefault", { model: shown.model }) : t("picker.button", { model: choiceText(shown) });
   return (
     <div class="model-picker" data-testid="model-picker" ref={root}>
       <button
@@ -145,7 +144,6 @@ export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOp
         aria-haspopup="listbox"
         aria-expanded={open}
         aria-disabled={busy || choosing}
-        aria-label={label}
         title={busy ? t("picker.busy") : t("picker.hint")}
         onClick={() => (open ? close() : openList())}
         onKeyDown={(event) => {
@@ -155,6 +153,7 @@ export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOp
           }
         }}
       >
+        <span class="visually-hidden">{t("picker.label")} </span>
         <span class="model-name" data-testid="model-name">
           {shown.model}
         </span>
@@ -166,11 +165,6 @@ export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOp
       </button>
       {open && (
         <div class="model-popover" data-testid="model-popover">
-          {models.loading && (
-            <p class="small muted model-asking" aria-live="polite">
-              {t("picker.asking")}
-            </p>
-          )}
           {models.error && (
             <p class="error small" data-testid="model-list-error">
               {models.error}
@@ -185,14 +179,20 @@ export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOp
                   {group.state && <span class="muted"> · {group.state.kind}</span>}
                 </div>
                 {group.state?.error && (
-                  <div role="presentation" class="model-group-error small" data-testid="model-group-error">
-                    {t("picker.providerDown", { detail: describeError(group.state.error) })}
+                  <div role="presentation" class="model-group-error small" data-testid="model-group-error" title={describeError(group.state.error)}>
+                    {t("picker.providerDown", { lead: errorLead(group.state.error.code) })}
                   </div>
                 )}
                 {group.options.map((entry, o) => option({ id: rowId(g, o), choice: { provider: entry.provider, model: entry.model } }, <OptionContent option={entry} />, "model-option"))}
               </div>
             ))}
           </div>
+          {/* Below the list: a list read again does not move under the pointer. */}
+          {models.loading && (
+            <p class="small muted model-asking" aria-live="polite">
+              {t("picker.asking")}
+            </p>
+          )}
         </div>
       )}
       {saying && (

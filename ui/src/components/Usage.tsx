@@ -5,7 +5,7 @@
 import type { ChatUsage } from "../generated/ChatUsage";
 import type { ContextMeter } from "../generated/ContextMeter";
 import { t } from "../lib/i18n";
-import { chatTotals, contextState, formatCost, formatTokens, phaseSummaries, unpricedCalls } from "../lib/usage";
+import { CONTEXT_WARNING, chatTotals, contextState, formatCost, formatTokens, phaseSummaries, unpricedCalls } from "../lib/usage";
 
 /** "Planning 1.2k tok · $0.004 · Execution 8.2k tok · $0.018"; nothing before the first call. */
 export function UsageLine({ usage, onOpenSettings }: { usage: ChatUsage; onOpenSettings: () => void }) {
@@ -38,13 +38,14 @@ export function UsageLine({ usage, onOpenSettings }: { usage: ChatUsage; onOpenS
   );
 }
 
-/** "5.1k / 32.8k" with a thin bar; past 80 % it says so in words. */
+/** "5.1k / 32.8k" with a thin bar (the warning's colour past 80 %, the danger's past 95 %);
+ *  past 80 % it says so in words. */
 export function ContextMeterView({ meter }: { meter: ContextMeter }) {
   const state = contextState(meter);
   const label = t("usage.contextLabel", { used: formatTokens(meter.used), window: formatTokens(meter.window) });
   return (
     <div class={`context-meter small${state.warning ? " warn" : ""}`} data-testid="context-meter" data-fraction={state.fraction.toFixed(3)}>
-      <meter min={0} max={Math.max(meter.window, 1)} value={Math.min(meter.used, meter.window)} low={meter.window * 0.6} high={meter.window * 0.8} optimum={0} aria-label={label} />
+      <meter min={0} max={Math.max(meter.window, 1)} value={Math.min(meter.used, meter.window)} low={meter.window * CONTEXT_WARNING} high={meter.window * 0.95} optimum={0} aria-label={label} />
       <span class="context-text" data-testid="context-text" title={label}>
         {state.text}
       </span>
