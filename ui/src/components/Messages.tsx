@@ -134,7 +134,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
             return <UserMessage key={message.id} message={message} edits={edits} running={running} planAgain={planAgain === message.id} />;
           }
           if (message.role === "compaction") return <CompactionDivider key={message.id} message={message} />;
-          if (message.notice?.kind === "model_switched") return <ModelDivider key={message.id} message={message} notice={message.notice} />;
+          if (message.notice?.kind === "model_switched") return <ModelDivider key={message.id} messageId={message.id} notice={message.notice} />;
           if (message.notice) {
             const asked = askedBefore(view.messages, message.id);
             return (
