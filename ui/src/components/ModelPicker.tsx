@@ -54,8 +54,10 @@ export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOp
   const rows = rowsOf(groups);
   const shown = choice ?? { provider: "default", model: defaultModel };
 
+  // A turn that starts while the list is open closes it: a switch now would be refused.
   useEffect(() => {
-    if (!busy) setSaying(null);
+    if (busy) setOpen(false);
+    else setSaying(null);
   }, [busy]);
   // A click elsewhere closes the list.
   useEffect(() => {

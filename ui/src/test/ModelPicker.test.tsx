@@ -166,6 +166,15 @@ describe("the model picker", () => {
     expect(onChoose).not.toHaveBeenCalled();
   });
 
+  it("closes the open list when a turn starts", () => {
+    const props: ModelPickerProps = { choice: null, defaultModel: "qwen2.5:7b", models: models(), busy: false, onChoose: vi.fn(async () => null), onOpenSettings: vi.fn() };
+    const { rerender } = render(<ModelPicker {...props} />);
+    fireEvent.click(screen.getByTestId("model-button"));
+    expect(screen.getByRole("listbox")).toBeTruthy();
+    rerender(<ModelPicker {...props} busy />);
+    expect(screen.queryByRole("listbox")).toBeNull();
+  });
+
   it("shows the default row while the list is read for the first time", () => {
     show({ models: { ...models(null), loading: true } });
     fireEvent.click(screen.getByTestId("model-button"));

@@ -4,8 +4,10 @@
 import { fireEvent, render, screen } from "@testing-library/preact";
 import { describe, expect, it, vi } from "vitest";
 
+import { CompletionCard } from "../components/CompletionCard";
 import { ContextMeterView, UsageLine, UsageTotals } from "../components/Usage";
 import type { ChatUsage } from "../generated/ChatUsage";
+import type { Completion } from "../generated/Completion";
 import { noUsage } from "./fixtures";
 
 const priced: ChatUsage = {
@@ -58,6 +60,20 @@ describe("the context meter", () => {
 });
 
 describe("the completion card's totals", () => {
+  it("are on the card", () => {
+    const completion: Completion = {
+      summary: "",
+      deviations: [],
+      adherence: { steps: 1, done_as_planned: 1, modified: 0, dropped: 0, added: 0, in_order: true },
+      planned: [{ id: 1, title: "Fix the parser" }],
+      tasks: [{ id: 1, title: "Fix the parser", status: "done", origin: "plan" }],
+      stops_and_continues: [],
+      finished_at: "2026-11-30T10:09:00.000Z",
+    };
+    render(<CompletionCard completion={completion} usage={priced} />);
+    expect(screen.getByTestId("completion-card").querySelector('[data-testid="usage-totals"]')?.textContent).toBe("This chat: 9.4k tokens in 7 calls · $0.022");
+  });
+
   it("sums the chat's tokens, calls and cost", () => {
     render(<UsageTotals usage={priced} />);
     expect(screen.getByTestId("usage-totals").textContent).toBe("This chat: 9.4k tokens in 7 calls · $0.022");
