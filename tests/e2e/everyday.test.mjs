@@ -4,7 +4,8 @@
 // context meter and the header's tokens read, the model switched in the header's picker
 // (the offline provider said with its error, its model still offered), a second message that
 // reaches the second server only, the divider in the conversation, the cost at cloud's
-// prices, and Settings → Providers reached from "prices not set".
+// prices, and Settings → Providers reached from "prices not set", where a provider is added
+// (its form's problems said first) and the picker then offers it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -122,11 +123,19 @@ test("a model per chat and what it costs: the meter, the header's usage, the pic
     await app.click('[data-testid="named-provider"][data-name="cloud"] [data-testid="test-connection"]');
     await app.byText('[data-testid="named-provider"][data-name="cloud"] [data-testid="connection-ok"]', "serves 2 models");
     await app.click('[data-testid="provider-add"]');
-    await (await app.find('[data-testid="provider-name"]')).type("Not a name");
+    await (await app.find('[data-testid="provider-name"]')).type("My PC");
     await app.click('[data-testid="provider-save"]');
     await app.byText('[data-testid="provider-problem-name"]', "1 to 40");
     await app.byText('[data-testid="provider-problem-model"]', "Name the model");
     await checkA11y(app, "Settings → Providers with a form's problems");
+    // Put right, it is saved: the engine opens again on it and the picker offers it.
+    const name = await app.find('[data-testid="provider-name"]');
+    await name.type(KEYS.backspace.repeat(5) + "local");
+    await (await app.find('[data-testid="provider-base-url"]')).type(app.openaiUrl);
+    await (await app.find('[data-testid="provider-model"]')).type("scripted");
+    await app.click('[data-testid="provider-save"]');
+    await app.find('[data-testid="named-provider"][data-name="local"]');
+    assert.equal(await app.count('[data-testid="provider-editor"]'), 0, "the editor closes once saved");
 
     // The same chat in Russian and dark: the picker in the other language's words.
     await app.click('[data-testid="language"] option[value="ru"]');
@@ -137,6 +146,8 @@ test("a model per chat and what it costs: the meter, the header's usage, the pic
     await app.waitText('[data-testid="usage-line"]', /Выполнение\s33,3\sтыс\.\sток\.\s·\s0,072\s\$/);
     await app.click('[data-testid="model-button"]');
     await app.byText('[data-testid="model-group-error"]', "Модели из настроек");
+    await app.find('[data-testid="model-option"][data-provider="local"][data-model="scripted"]');
+    await waitFor(async () => (await app.count(".model-asking")) === 0, "every provider to have answered");
     publish(await app.screenshot("model-picker-ru"), "model-picker-ru.png");
   } finally {
     await app.stop();
