@@ -30,7 +30,7 @@ export function UsageLine({ usage, onOpenSettings }: { usage: ChatUsage; onOpenS
         <>
           {" "}
           <button type="button" class="link small" data-testid="prices-not-set" title={t("usage.unpricedHint", { count: unpriced })} onClick={onOpenSettings}>
-            {t("usage.pricesNotSet")}
+            {phases.some((phase) => phase.cost !== null) ? t("usage.someUnpriced", { count: unpriced }) : t("usage.pricesNotSet")}
           </button>
         </>
       )}

@@ -39,6 +39,12 @@ describe("the header's usage", () => {
     fireEvent.click(hint);
     expect(onOpenSettings).toHaveBeenCalled();
   });
+
+  it("counts the calls left out of a cost beside it", () => {
+    const mixed: ChatUsage = { ...noUsage, execution: { calls: 3, input_tokens: 9000, output_tokens: 100, cached_input_tokens: 0, cost: 0.02, unpriced_calls: 2 } };
+    render(<UsageLine usage={mixed} onOpenSettings={vi.fn()} />);
+    expect(screen.getByTestId("usage-line").textContent).toBe("Execution 9.1k tok · $0.02 + 2 calls without prices");
+  });
 });
 
 describe("the context meter", () => {
