@@ -101,10 +101,35 @@ impl Read for Capped<'_> {
     }
 }
 
+/// The export's model choices and calls as the API would take them: a provider and a model
+/// named (at most 64 and 200 characters), and counts and costs a call could have.
+fn checked_usage(export: &ChatExport) -> Result<(), ApiError> {
+    let choices =
+        [("chat.model", &export.chat.model), ("chat.planner_model", &export.chat.planner_model)];
+    for (field, choice) in choices {
+        let Some(choice) = choice else { continue };
+        let fits =
+            |text: &str, most: usize| !text.trim().is_empty() && text.chars().count() <= most;
+        if !fits(&choice.provider, 64) || !fits(&choice.model, 200) {
+            return Err(ApiError::bad_request(format!(
+                "the export's {field} needs a provider (at most 64 characters) and a model (at most 200)"
+            )));
+        }
+    }
+    let priced = |call: &preflight_protocol::usage::ModelCall| {
+        call.cost_usd.is_none_or(|cost| cost.is_finite() && cost >= 0.0)
+    };
+    if !export.model_calls.iter().all(priced) {
+        return Err(ApiError::bad_request("the export's model_calls have a cost below 0"));
+    }
+    Ok(())
+}
+
 /// The chat to store, with fresh ids, and what the chat must be told.
 fn prepared(export: ChatExport, home: &Path) -> Result<(ChatImport, Vec<String>), ApiError> {
     let title = checked_title(&export.chat.title)
         .map_err(|error| ApiError::bad_request(format!("the export's title: {}", error.message)))?;
+    checked_usage(&export)?;
     let (workspace, scope, mut notes) = placed(&export.chat, home);
     if export.messages.iter().any(|message| has_attachments(&message.body)) {
         notes.push(
