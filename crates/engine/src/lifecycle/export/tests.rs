@@ -364,6 +364,19 @@ fn a_refused_import_says_why_and_stores_nothing() {
         (with(&["plan_revisions", "0", "revision"], json!(7)), "plan revision 7 is number 1"),
         (with(&["state", "phase"], json!("questions")), "the phase is questions, but none wait"),
         (with(&["chat", "title"], json!(" ")), "the export's title: a chat needs a title"),
+        (
+            with(&["chat", "planner_model"], json!({"provider": "", "model": "m"})),
+            "the export's chat.planner_model needs a provider",
+        ),
+        (
+            with(
+                &["model_calls"],
+                json!([{"phase": "planning", "provider": "p", "model": "m",
+                "input_tokens": 1, "output_tokens": 1, "cached_input_tokens": 0,
+                "context_window": null, "cost_usd": -1.0}]),
+            ),
+            "a cost below 0",
+        ),
     ];
     for (input, expected) in cases {
         let message = refusal(&fixture, &input);
