@@ -54,6 +54,11 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "dwp_update_records_gates_and_completes_only_with_passing_evidence",
         SCENARIO,
     ),
+    (
+        "src-tauri/src/commands/mod.rs",
+        "handler",
+        "the window's every command, one a line, as names.rs lists them",
+    ),
 ];
 
 /// Why a data-driven test is long: its table is the test, one row a case.

@@ -104,7 +104,7 @@ const MEASURE = `
     if (el.scrollWidth > el.clientWidth + 1) problems.push("the page scrolls sideways: " + el.tagName.toLowerCase() + " is " + el.scrollWidth + " px wide in a " + el.clientWidth + " px window");
   }
   // 2. No region scrolls sideways.
-  const REGIONS = "nav.sidebar, .chat-list, main.chat, .chat-head, .messages, .composer, .status-line, [data-testid=error-banner], aside.task-panel, .fold-head, .dialog, .dialog-body, .settings";
+  const REGIONS = "nav.sidebar, .chat-list, main.chat, .chat-head, .messages, .composer, .status-line, [data-testid=error-banner], aside.task-panel, .fold-head, .dialog, .dialog-body, .settings, .model-popover";
   const regions = [...document.querySelectorAll(REGIONS)].filter(shown).filter(inScope);
   for (const el of regions) {
     if (el.scrollWidth > el.clientWidth + 1) problems.push(name(el) + " is too narrow for what it holds: it scrolls sideways or spills over (" + el.scrollWidth + " px of content in " + el.clientWidth + " px)");
@@ -112,7 +112,7 @@ const MEASURE = `
   // 3. Controls and cards stay in the window and in their own column, and are not cut by what holds them.
   const COLUMNS = "nav.sidebar, main.chat, aside.task-panel, .dialog, .search";
   const CONTROLS = "button, input, select, textarea, summary, a[href], [role=button]";
-  const CARDS = ".card, .message, .terminal, .tool-group, .tool, .continue-marker, .compaction, .task, .chat-item";
+  const CARDS = ".card, .message, .terminal, .tool-group, .tool, .continue-marker, .compaction, .task, .chat-item, .model-popover, .model-option";
   const items = [...document.querySelectorAll(CONTROLS + ", " + CARDS)].filter(shown).filter(inScope).filter((el) => !el.closest(SCROLLERS));
   for (const el of items) {
     const r = el.getBoundingClientRect();

@@ -149,23 +149,27 @@ export function explainFailures() {
   });
 }
 
-/** Copies the app's log and the provider's requests into the app's failure folder. */
+/** Copies the app's log and the providers' requests into the app's failure folder. */
 function keepLogs(name, dir) {
   const folder = join(FAILURES, name);
   mkdirSync(folder, { recursive: true });
-  return ["app.log", "requests.jsonl"]
-    .filter((file) => existsSync(join(dir, file)))
+  return readdirSync(dir)
+    .filter((file) => file === "app.log" || /^requests(-[\w-]+)?\.jsonl$/.test(file))
     .map((file) => {
       copyFileSync(join(dir, file), join(folder, file));
       return join(folder, file);
     });
 }
 
-/** Starts `scripted-provider` on `script`; resolves with its base URL. */
-async function startProvider(dir, script) {
-  const scriptPath = join(dir, "script.json");
+/** The request log of the provider named `name` (`""`: the app's first). */
+const requestLog = (name) => (name ? `requests-${name}.jsonl` : "requests.jsonl");
+
+/** Starts `scripted-provider` on `script`; resolves with its base URL. `name` tells the files
+ *  of a second provider from the first's. */
+async function startProvider(dir, script, name = "") {
+  const scriptPath = join(dir, name ? `script-${name}.json` : "script.json");
   writeFileSync(scriptPath, JSON.stringify(script, null, 2));
-  const child = spawn(PROVIDER, [scriptPath, "--requests", join(dir, "requests.jsonl")], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(PROVIDER, [scriptPath, "--requests", join(dir, requestLog(name))], { stdio: ["ignore", "pipe", "inherit"] });
   const line = await new Promise((done, fail) => {
     child.once("error", fail);
     createInterface({ input: child.stdout }).once("line", done);
@@ -195,8 +199,11 @@ async function startDriver(dir, home, extraEnv = {}) {
  * A running app for one test. `script(workspace)` gives the provider's script; `config`
  * (a function of the provider's OpenAI URL) is written as config.toml, or left out to see
  * the first-run settings screen. `env(dir)` adds variables to the app's environment.
+ * `providers` starts more scripted providers, by name (`{ cloud: (workspace) => script }`):
+ * `config` then gets their OpenAI URLs by name as its second argument, and
+ * `app.requests(name)` reads what each was asked.
  */
-export async function startApp({ name, script, config, env, prepare }) {
+export async function startApp({ name, script, config, env, prepare, providers = {} }) {
   const dir = mkdtempSync(join(tmpdir(), `preflight-e2e-${name}-`));
   const record = { name, dir, evidence: null };
   appsOfThisTest.push(record);
@@ -207,12 +214,15 @@ export async function startApp({ name, script, config, env, prepare }) {
   writeFileSync(join(workspace, "README.md"), "# Shop\n\nOrders live in orders.csv.\n");
   const provider = await startProvider(dir, script(workspace));
   const openaiUrl = `${provider.url}/v1`;
-  if (config) writeFileSync(join(home, "config.toml"), config(openaiUrl));
+  const others = {};
+  for (const [other, otherScript] of Object.entries(providers)) others[other] = await startProvider(dir, otherScript(workspace), other);
+  const otherUrls = Object.fromEntries(Object.entries(others).map(([other, started]) => [other, `${started.url}/v1`]));
+  if (config) writeFileSync(join(home, "config.toml"), config(openaiUrl, otherUrls));
   if (prepare) await prepare(home);
   const driver = await startDriver(dir, home, env ? env(dir) : {});
   const started = Date.now();
   const session = await Session.start(driver.base, APP);
-  const app = new App({ name, dir, home, workspace, openaiUrl, provider, driver, session, record });
+  const app = new App({ name, dir, home, workspace, openaiUrl, provider, others, driver, session, record });
   try {
     await app.waitReady();
   } catch (error) {
@@ -226,6 +236,13 @@ export async function startApp({ name, script, config, env, prepare }) {
 export class App {
   constructor(parts) {
     Object.assign(this, parts);
+  }
+
+  /** The model requests the provider `name` received (`""`: the first), oldest first. */
+  requests(name = "") {
+    const file = join(this.dir, requestLog(name));
+    if (!existsSync(file)) return [];
+    return readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));
   }
 
   async waitReady() {
@@ -345,10 +362,11 @@ export class App {
    */
   async stop() {
     const lastLook = keepingLastLooks ? await this.keepLastLook() : null;
-    const processes = [this.driver.child.pid, ...descendants(this.driver.child.pid), this.provider.child.pid];
+    const providers = [this.provider, ...Object.values(this.others ?? {})].map((provider) => provider.child);
+    const processes = [this.driver.child.pid, ...descendants(this.driver.child.pid), ...providers.map((child) => child.pid)];
     await this.session.end();
     this.driver.child.kill("SIGTERM");
-    this.provider.child.kill("SIGTERM");
+    for (const child of providers) child.kill("SIGTERM");
     const what = "the app, its helpers and servers, tauri-driver and the provider";
     try {
       await waitGone(processes, what);

@@ -3,7 +3,7 @@
 // with its marker in the conversation), then the window at 640, 800, 1024 and 1440 px, in
 // English (light) and Russian (dark): a screenshot of each, and its geometry checked by
 // bounding boxes (a11y.mjs): nothing leaves the window or overlaps, nothing scrolls
-// sideways. Below 1100 px the chat list and below 880 px the task panel fold into toggles:
+// sideways, the header's model list included when it is open. Below 1100 px the chat list and below 880 px the task panel fold into toggles:
 // each opens over the chat, Escape closes it and the focus goes back to its toggle. axe-core
 // runs on each screen on the way, in both themes.
 import assert from "node:assert/strict";
@@ -74,6 +74,18 @@ async function openAndClose(app, name, what) {
   };
 }
 
+/** The header's model list, open: in the window and its column, nothing cut; Escape closes it. */
+async function modelList(app, what, a11y) {
+  await app.click('[data-testid="model-button"]');
+  await app.find('[data-testid="model-option"]');
+  await waitFor(async () => (await app.count(".model-asking")) === 0, `${what}: the providers to answer`);
+  await app.painted();
+  await checkLayout(app, `the open model list at ${what}`, ".model-picker");
+  if (a11y) await checkA11y(app, `the open model list at ${what}`);
+  await app.session.press(KEYS.escape);
+  await waitFor(async () => (await app.count('[data-testid="model-popover"]')) === 0, `${what}: Escape to close the model list`);
+}
+
 /** The window at each width: its geometry checked, a screenshot taken; folded panels opened at 800. */
 async function everyWidth(app, language, theme) {
   const shots = [];
@@ -84,6 +96,7 @@ async function everyWidth(app, language, theme) {
     await app.painted();
     shots.push(await app.screenshot(`${width}-${language}`));
     await checkLayout(app, what);
+    await modelList(app, what, width === 640 && language === "en");
     const foldedChats = width < 1100;
     const foldedTasks = width < 880;
     const shows = (testId) => app.session.execute(`return (document.querySelector('[data-testid="${testId}"]')?.getClientRects().length ?? 0) > 0`);

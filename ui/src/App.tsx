@@ -16,11 +16,15 @@ import { t, useLanguage } from "./lib/i18n";
 import { useChat } from "./lib/useChat";
 import { NO_CHATS, withFirstPage, withNextPage, withoutChat, type LoadedChats } from "./lib/chatList";
 import { useCheckpoints } from "./lib/useCheckpoints";
+import { useModels } from "./lib/useModels";
 import { CheckpointDialogs, planDiff, restoreBeforeTask, taskDiff, undoTurn, type CheckpointDialog } from "./components/CheckpointDialogs";
 import { ChatOptions } from "./components/ChatOptions";
 import { Composer, lockedNotice, type FileSource } from "./components/Composer";
 import { FoldPanel, FoldToggle, useFolds } from "./components/Fold";
 import { Messages, typedByUser } from "./components/Messages";
+import { ModelPicker } from "./components/ModelPicker";
+import type { ProvidersSource } from "./components/NamedProviders";
+import { ContextMeterView, UsageLine } from "./components/Usage";
 import { ModelNotice } from "./components/ModelNotice";
 import { useModelInstalls } from "./components/ModelManager";
 import type { McpSource } from "./components/McpServers";
@@ -32,8 +36,9 @@ import { SandboxNotice } from "./components/SandboxNotice";
 import { ScopeBar } from "./components/ScopeBar";
 import { WorkspaceBar } from "./components/WorkspaceBar";
 
-/** `mcp`: the settings screen opens at MCP servers (to sign in to one). */
-type Screen = { kind: "loading" } | { kind: "settings"; firstRun: boolean; problem: string | null; at?: "mcp" } | { kind: "chats" };
+/** `mcp`: the settings screen opens at MCP servers (to sign in to one); `providers`: at the
+ *  providers (to set prices). */
+type Screen = { kind: "loading" } | { kind: "settings"; firstRun: boolean; problem: string | null; at?: "mcp" | "providers" } | { kind: "chats" };
 
 /** Tells the shell (and the start-up measurement) that the first screen is interactive. */
 function markReady() {
@@ -56,6 +61,13 @@ const MCP: McpSource = {
   signIn: api.mcpSignIn,
   signOut: api.mcpSignOut,
 };
+/** Settings → Providers: the engine's commands. */
+const PROVIDERS: ProvidersSource = {
+  load: api.namedProviders,
+  save: api.saveNamedProvider,
+  remove: api.removeNamedProvider,
+  check: api.checkProvider,
+};
 
 export function App() {
   // Settings → Language re-renders the whole window in the new language.
@@ -76,6 +88,7 @@ export function App() {
   const folds = useFolds();
   const checkpoints = useCheckpoints(selected, generation);
   const chat = useChat(selected, generation, checkpoints.onEvent, openAt);
+  const models = useModels(api.listModels, generation);
   const phaseNow = chat.state?.view.state.phase ?? "idle";
   // After an install or removal: the catalog again, and the chat watched anew (an install of
   // the model the engine runs on re-opens the engine, which ends the old watch).
@@ -177,6 +190,11 @@ export function App() {
         models={info?.models ?? []}
         installs={installs}
         mcp={MCP}
+        providers={PROVIDERS}
+        onProvidersChanged={() => {
+          // The engine opened again on the new list: the chat is watched anew.
+          setGeneration((n) => n + 1);
+        }}
         modelsDir={info?.models_dir ?? ""}
         firstRun={screen.firstRun}
         problem={screen.problem}
@@ -208,6 +226,11 @@ export function App() {
     setScreen({ kind: "settings", firstRun: false, problem: null });
   };
   const openMcpSettings = () => setScreen({ kind: "settings", firstRun: false, problem: null, at: "mcp" });
+  const openProviderSettings = () => {
+    folds.close(false);
+    setScreen({ kind: "settings", firstRun: false, problem: null, at: "providers" });
+  };
+  const busy = phase === "planning" || phase === "executing";
   const describeOrNull = (error: unknown) => (error === null ? null : describeError(asApiError(error)));
   /** Run the checks again / Accept as is: refused, the verdict may have changed meanwhile (a
    *  re-run that came back, another window's choice), so the chat is read again. */
@@ -266,6 +289,21 @@ export function App() {
               <h2 class="chat-heading">{current.title}</h2>
               <FoldToggle name="tasks" folds={folds} detail={tasksDetail} />
             </div>
+            <div class="chat-model-row">
+              <ModelPicker
+                choice={state.view.id === id ? state.view.model : current.model}
+                defaultModel={settings?.model ?? ""}
+                models={models}
+                busy={busy}
+                onChoose={async (model) => {
+                  const error = await chat.act(() => api.updateChat(id, { model }));
+                  refreshChats();
+                  return describeOrNull(error);
+                }}
+                onOpenSettings={openSettings}
+              />
+              <UsageLine usage={state.view.usage} onOpenSettings={openProviderSettings} />
+            </div>
             <WorkspaceBar
               chat={current}
               onSet={(path) => void run(() => api.setChatWorkspace(id, path), refreshChats)}
@@ -273,7 +311,7 @@ export function App() {
               loadSandbox={() => api.sandboxInfo(id)}
               adoptVenv={() => api.adoptVenv(id)}
             />
-            <ChatOptions chat={current} onChange={(patch) => void run(() => api.updateChat(id, patch), refreshChats)} />
+            <ChatOptions chat={current} models={models} busy={busy} onChange={(patch) => void run(() => api.updateChat(id, patch), refreshChats)} />
             <ScopeBar
               chat={current}
               onSet={(scope) => void run(() => api.updateChat(id, { scope }), refreshChats)}
@@ -365,6 +403,7 @@ export function App() {
             awaitingApproval={activeCard(state.view)?.kind === "plan"}
             onSend={(text, files) => run(() => api.sendMessage(id, text, files), refreshChats)}
             files={FILES}
+            meter={<ContextMeterView meter={state.view.usage.context} />}
             onStop={() => void run(() => api.stopTurn(id))}
             onEditLast={() => {
               const last = [...state.view.messages].reverse().find(typedByUser);

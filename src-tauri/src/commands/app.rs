@@ -58,7 +58,7 @@ pub async fn check_provider(update: SettingsUpdate) -> Result<ProviderCheck, Api
 }
 
 /// Key stores may block on D-Bus: off the async workers.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     tauri::async_runtime::spawn_blocking(work).await.unwrap_or_else(|error| {

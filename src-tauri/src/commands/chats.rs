@@ -1,5 +1,6 @@
 //! Chats and their messages: the sidebar (list, create, rename, delete), the workspace
-//! folder and plan-mode switches, the chat view, sending, editing, stopping, and watching a chat's events.
+//! folder, plan-mode switches and models, the chat view, sending, editing, stopping, and
+//! watching a chat's events.
 
 use preflight_engine::chat::Chat;
 use preflight_engine::events::Event;
@@ -50,7 +51,7 @@ pub async fn chat_messages(
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn create_chat(shell: State<'_, Shell>, request: NewChat) -> Answer<Chat> {
-    shell.engine()?.create_chat(request)
+    shell.engine()?.new_chat(request).await
 }
 
 /// The chat with the latest page of its messages, or those from `from` on (a search hit,
@@ -82,15 +83,16 @@ pub async fn adopt_venv(
     shell.engine()?.adopt_venv(&chat_id, confirm).await
 }
 
-/// Renames the chat, sets its workspace from a typed or pasted path (null clears it), or
-/// flips its plan-mode switches: one checked write.
+/// Renames the chat, sets its workspace from a typed or pasted path (null clears it), flips
+/// its plan-mode switches or chooses its models (a model the provider's section does not
+/// list is asked of its server first): one checked write.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn update_chat(
     shell: State<'_, Shell>,
     chat_id: ChatId,
     patch: ChatPatch,
 ) -> Answer<Chat> {
-    shell.engine()?.update_chat(&chat_id, &patch)
+    shell.engine()?.patch_chat(&chat_id, &patch).await
 }
 
 /// Opens the native folder picker; null when the user cancels it.

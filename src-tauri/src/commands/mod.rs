@@ -12,6 +12,7 @@ mod models;
 #[cfg(test)]
 mod names;
 mod plan;
+mod providers;
 mod reveal;
 
 /// The invoke handler of every command below.
@@ -70,6 +71,10 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         models::install_model,
         models::cancel_model_install,
         models::remove_model,
+        providers::list_models,
+        providers::named_providers,
+        providers::save_named_provider,
+        providers::remove_named_provider,
     ]
 }
 

@@ -57,4 +57,8 @@ pub const COMMANDS: &[&str] = &[
     "install_model",
     "cancel_model_install",
     "remove_model",
+    "list_models",
+    "named_providers",
+    "save_named_provider",
+    "remove_named_provider",
 ];

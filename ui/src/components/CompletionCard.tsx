@@ -4,6 +4,7 @@
 // With checkpoints, "Diff of the whole plan" shows what the work changed in the workspace.
 // A plan whose checks the finaliser could not confirm reads "Finished, not verified" until the
 // user has it verified, continues it or accepts it as is (./Finalization.tsx).
+import type { ChatUsage } from "../generated/ChatUsage";
 import type { Completion } from "../generated/Completion";
 import type { Deviation } from "../generated/Deviation";
 import type { StopReason } from "../generated/StopReason";
@@ -12,6 +13,7 @@ import { formatTime, t } from "../lib/i18n";
 import { Finalization, standingOf, type Standing, type VerdictActions } from "./Finalization";
 import { Markdown } from "./Markdown";
 import { stopReasonShort } from "./StopCard";
+import { UsageTotals } from "./Usage";
 
 function deviationText(kind: Deviation["kind"]): string {
   switch (kind) {
@@ -96,6 +98,8 @@ export interface CompletionCardProps extends VerdictActions {
   onPlanDiff?: () => void;
   /** Show the executor's summary; false when the chat's last message already says it. */
   showSummary?: boolean;
+  /** What the chat's model calls used and cost: the card gives the totals. */
+  usage?: ChatUsage;
 }
 
 function heading(standing: Standing): string {
@@ -109,7 +113,7 @@ function heading(standing: Standing): string {
   }
 }
 
-export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSummary = true, busy, verdictsHeard, ...verdictActions }: CompletionCardProps) {
+export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSummary = true, busy, verdictsHeard, usage, ...verdictActions }: CompletionCardProps) {
   const tasks = asVerified(completion);
   const byId = new Map(tasks.map((task) => [task.id, task]));
   const planned = new Set(completion.planned.map((step) => step.id));
@@ -181,6 +185,7 @@ export function CompletionCard({ completion, onOpenFolder, onPlanDiff, showSumma
           </button>
         </div>
       )}
+      {usage && <UsageTotals usage={usage} />}
       <p class="small muted">{t("completion.finishedAt", { time: formatTime(completion.finished_at) })}</p>
     </section>
   );

@@ -1,7 +1,9 @@
 // The message box: Enter sends, Shift+Enter is a new line. Locked while the planner's
 // questions wait ("Answer the planner's questions first"); Stop while a turn runs.
 // Files come with the paperclip (the native picker) or dropped on the window; their chips
-// show name and size and can be removed before sending.
+// show name and size and can be removed before sending. Under the box, how full the model's
+// context is (`meter`, ./Usage.tsx).
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 
 import type { PickedFile } from "../generated/PickedFile";
@@ -38,9 +40,11 @@ export interface ComposerProps {
   onEditLast?: () => void;
   /** Without it the box takes no files. */
   files?: FileSource;
+  /** Shown under the box: the context meter. */
+  meter?: ComponentChildren;
 }
 
-export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast, files: source }: ComposerProps) {
+export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast, files: source, meter }: ComposerProps) {
   const [text, setText] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
   const [files, setFiles] = useState<PickedFile[]>([]);
@@ -136,6 +140,7 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
           </button>
         )}
       </div>
+      {meter}
     </form>
   );
 }

@@ -22,6 +22,7 @@ import { ToolGroup, type GroupedCall } from "./ToolGroup";
 import { LiveToolBlock, StoredTool } from "./ToolBlock";
 import type { SentenceContext } from "../lib/toolSentence";
 import { QuestionCard } from "./QuestionCard";
+import { ModelDivider } from "./ModelDivider";
 import { NoticeCard, type NoticeCardProps } from "./NoticeCard";
 import { askedBefore, openTasks, reopenedByRestore, userSpokeAfter } from "../lib/notices";
 import { RestoreContinue, RestoreEntry } from "./RestoreEntry";
@@ -133,6 +134,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
             return <UserMessage key={message.id} message={message} edits={edits} running={running} planAgain={planAgain === message.id} />;
           }
           if (message.role === "compaction") return <CompactionDivider key={message.id} message={message} />;
+          if (message.notice?.kind === "model_switched") return <ModelDivider key={message.id} messageId={message.id} notice={message.notice} />;
           if (message.notice) {
             const asked = askedBefore(view.messages, message.id);
             return (
@@ -249,6 +251,7 @@ function cardsOf(state: ChatState, actions: CardActions): TimedCard[] {
         completion={completion}
         busy={busy}
         verdictsHeard={state.completionsHeard ?? 0}
+        usage={state.view.usage}
         showSummary={!summaryShownInChat(completion.summary, state.view.messages)}
         onOpenFolder={actions.onOpenPlanFolder}
         onPlanDiff={actions.onPlanDiff}

@@ -1,6 +1,7 @@
 // Preflight's own notice in the chat (DESIGN §15, never silent): a planner that could not make
 // a plan, a provider that refused every request, a fallback to execution. Said in the window's
 // language with what happened next and the action that fits; the engine's words folded away.
+// A model switched mid-chat is no card but a divider in the conversation (./ModelDivider.tsx).
 
 import type { Message } from "../generated/Message";
 import type { Notice } from "../generated/Notice";
@@ -9,9 +10,11 @@ import { t } from "../lib/i18n";
 import { useAction } from "../lib/useAction";
 
 type AssistantMessage = Extract<Message, { role: "assistant" }>;
+/** The notices said as a card. */
+export type CardNotice = Exclude<Notice, { kind: "model_switched" }>;
 
 export interface NoticeCardProps {
-  message: AssistantMessage & { notice: Notice };
+  message: AssistantMessage & { notice: CardNotice };
   /** The latest notice of a chat that waits for the user: its actions are offered. */
   actionable: boolean;
   /** Asks again for the message the notice answered (the planner plans it anew). */
@@ -20,7 +23,7 @@ export interface NoticeCardProps {
 }
 
 /** The card's heading and what happened next, in the window's language. */
-export function noticeWords(notice: Notice): { title: string; body: string } {
+export function noticeWords(notice: CardNotice): { title: string; body: string } {
   switch (notice.kind) {
     case "planner_failed":
       return {
@@ -31,23 +34,17 @@ export function noticeWords(notice: Notice): { title: string; body: string } {
       return { title: errorLead(notice.code), body: t("saidInChat.providerRefused.body") };
     case "questions_left":
       return { title: t("saidInChat.questionsLeft.title"), body: t("saidInChat.questionsLeft.body", { rounds: notice.rounds }) };
-    case "model_switched": {
-      const model = `${notice.model.model} (${notice.model.provider})`;
-      const title = notice.planner ? t("saidInChat.modelSwitched.planner", { model }) : t("saidInChat.modelSwitched.executor", { model });
-      return { title, body: t("saidInChat.modelSwitched.body") };
-    }
   }
 }
 
 /** Which actions the notice offers: a notice about the provider points to Settings. */
-function actionsOf(notice: Notice): { retry: string | null; settings: boolean } {
+function actionsOf(notice: CardNotice): { retry: string | null; settings: boolean } {
   switch (notice.kind) {
     case "planner_failed":
       return { retry: t("saidInChat.planAgain"), settings: true };
     case "provider_refused":
       return { retry: t("saidInChat.retry"), settings: true };
     case "questions_left":
-    case "model_switched":
       return { retry: null, settings: false };
   }
 }

@@ -1,6 +1,7 @@
 // The settings screen (first run, and from the sidebar): the window's language and theme
 // (applied at once, kept by the window), the model provider (kind, base URL, model, API key —
-// which goes to the OS key store, never a file) and plan mode; then models and MCP servers.
+// which goes to the OS key store, never a file) and plan mode; then the other providers a chat
+// may choose a model of, the embedded models and MCP servers.
 import { useState } from "preact/hooks";
 
 import type { AppSettings } from "../generated/AppSettings";
@@ -10,6 +11,7 @@ import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
 import type { ProviderCheck } from "../generated/ProviderCheck";
 import { asApiError } from "../lib/api";
 import { McpServers, type McpSource } from "./McpServers";
+import { NamedProviders, type ProvidersSource } from "./NamedProviders";
 import { fieldOf, fieldProblems, ProviderTest, useProviderTest, type FieldName } from "./ProviderTest";
 import { ModelManager, isInstalled, type ModelInstalls } from "./ModelManager";
 import { embeddedModel } from "./ModelNotice";
@@ -24,12 +26,17 @@ export interface SettingsProps {
   installs: ModelInstalls;
   /** Settings → MCP servers, while the engine runs. */
   mcp?: McpSource;
+  /** Settings → Providers, while the engine runs. */
+  providers?: ProvidersSource;
+  /** A provider was added, changed or removed. */
+  onProvidersChanged?: () => void;
   modelsDir: string;
   firstRun: boolean;
   /** Why the engine is not running, when it is not. */
   problem: string | null;
-  /** `mcp`: open at MCP servers (a chat's server asks to sign in). */
-  at?: "mcp";
+  /** `mcp`: open at MCP servers (a chat's server asks to sign in); `providers`: at the
+   *  providers (a chat's "prices not set"). */
+  at?: "mcp" | "providers";
   onSave: (update: SettingsUpdate) => Promise<string | null>;
   /** "Test connection": the form's provider asked for its models (nothing saved). */
   onCheck?: (update: SettingsUpdate) => Promise<ProviderCheck>;
@@ -90,7 +97,7 @@ function WindowChoices() {
   );
 }
 
-export function Settings({ settings, models, installs, mcp, modelsDir, firstRun, problem, at, onSave, onCheck, onClose }: SettingsProps) {
+export function Settings({ settings, models, installs, mcp, providers: named, onProvidersChanged, modelsDir, firstRun, problem, at, onSave, onCheck, onClose }: SettingsProps) {
   const [form, setForm] = useState<SettingsUpdate>({
     provider: settings.provider,
     base_url: settings.base_url,
@@ -248,6 +255,7 @@ export function Settings({ settings, models, installs, mcp, modelsDir, firstRun,
         </div>
         <p class="muted small">{t("settings.keptIn", { path: settings.config_path })}</p>
       </form>
+      {named && !firstRun && !problem && <NamedProviders source={named} onChanged={() => onProvidersChanged?.()} shown={at === "providers"} />}
       <ModelManager models={models} installs={installs} modelsDir={modelsDir} />
       {mcp && !firstRun && !problem && <McpServers source={mcp} shown={at === "mcp"} />}
     </main>

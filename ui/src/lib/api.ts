@@ -18,6 +18,9 @@ import type { CheckpointList } from "../generated/CheckpointList";
 import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
 import type { MessagePage } from "../generated/MessagePage";
+import type { ModelList } from "../generated/ModelList";
+import type { NamedProviderSave } from "../generated/NamedProviderSave";
+import type { NamedProviderView } from "../generated/NamedProviderView";
 import type { McpServerSave } from "../generated/McpServerSave";
 import type { McpSettings } from "../generated/McpSettings";
 import type { McpTool } from "../generated/McpTool";
@@ -98,7 +101,16 @@ export const api = {
   /** "Use this environment": adopts the workspace's venv an earlier Preflight made (the user's
    *  confirmation); the sandbox as it stands afterwards, or ERR_VENV_FOREIGN with why not. */
   adoptVenv: (chat_id: string) => call<SandboxView>("adopt_venv", { chat_id, confirm: true }),
+  /** Changes the chat's settings; a model it chooses is checked with its provider first
+   *  (ERR_BAD_REQUEST when unknown, ERR_TURN_ACTIVE while a turn runs). */
   updateChat: (chat_id: string, patch: ChatPatch) => call<Chat>("update_chat", { chat_id, patch }),
+  /** Every model a chat may choose, each provider's server asked for its list. */
+  listModels: () => call<ModelList>("list_models", {}),
+  /** Settings → Providers: the providers config.toml names beside the default. */
+  namedProviders: () => call<NamedProviderView[]>("named_providers", {}),
+  /** Adds or changes one (its key to the OS key store); the engine opens again on it. */
+  saveNamedProvider: (provider: NamedProviderSave) => call<NamedProviderView[]>("save_named_provider", { provider }),
+  removeNamedProvider: (name: string) => call<NamedProviderView[]>("remove_named_provider", { name }),
   renameChat: (chat_id: string, title: string) => call<Chat>("update_chat", { chat_id, patch: { title } }),
   setChatWorkspace: (chat_id: string, workspace: string | null) =>
     call<Chat>("update_chat", { chat_id, patch: { workspace } }),
