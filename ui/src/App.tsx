@@ -74,8 +74,10 @@ export function App() {
   const models = useModels(api.listModels, generation);
   /** Bumped to open the header's model picker from elsewhere (the message box). */
   const [pickerRequest, setPickerRequest] = useState(0);
-  /** The open chat's images, read from its attachment copies (thumbnails, the full image). */
-  const loadImage = useCallback((name: string) => api.attachmentImage(selected ?? "", name), [selected]);
+  /** The shown chat's images, read from its attachment copies (thumbnails, the full image):
+   *  of the chat whose view is shown, which lags the selection while the next one loads. */
+  const shownId = chat.state?.view.id ?? "";
+  const loadImage = useCallback((name: string) => api.attachmentImage(shownId, name), [shownId]);
   const phaseNow = chat.state?.view.state.phase ?? "idle";
   // After an install or removal: the catalog again, and the chat watched anew (an install of
   // the model the engine runs on re-opens the engine, which ends the old watch).
@@ -319,57 +321,57 @@ export function App() {
             <SandboxNotice chatKey={`${id}:${current.workspace}`} executing={phase === "executing"} load={() => api.sandboxInfo(id)} adopt={() => api.adoptVenv(id)} />
           )}
           <ImageSource.Provider value={loadImage}>
-          <Messages
-            state={state}
-            paging={{ onNearTop: chat.loadOlder, target: openAt }}
-            edits={{
-              editing,
-              onEditStart: setEditing,
-              onEditCancel: () => setEditing(null),
-              onEditSend: (messageId, text) => {
-                setEditing(null);
-                void run(() => api.editMessage(id, messageId, text), refreshChats);
-              },
-              onShowTasks: () => {
-                folds.show("tasks");
-                setTimeout(() => document.querySelector<HTMLElement>('[data-testid="task-panel"]')?.focus());
-              },
-            }}
-            actions={{
-              onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
-              onAnswerChange: (changeId, approve) => void run(() => api.answerPlanChange(id, changeId, approve)),
-              onApprove: (unconfined) => void run(() => api.approvePlan(id, unconfined)),
-              onRevise: (feedback) => void run(() => api.rejectPlan(id, feedback)),
-              onCancel: () => void run(() => api.cancelPlan(id)),
-              onEdit: async (edit) => {
-                await run(() => api.editPlan(id, edit));
-              },
-              loadRevisions: () => api.planRevisions(id),
-              onAnswerElicitation: async (elicitationId, answer) => {
-                const error = await chat.act(() => api.answerElicitation(id, elicitationId, answer));
-                // Closed meanwhile (its call ended): the list tells which are still open.
-                if (error?.code === "ERR_NOT_FOUND") chat.reload();
-                return describeOrNull(error);
-              },
-              onOpenElicitationUrl: (elicitationId) =>
-                api.openElicitationUrl(id, elicitationId).then(
-                  () => null,
-                  (error: unknown) => describeOrNull(error),
-                ),
-              onContinue: async () => {
-                const error = await chat.act(() => api.continueWork(id));
-                // Nothing left, or already going on: the engine's view says what is true now.
-                if (error?.code === "ERR_NOTHING_LEFT" || error?.code === "ERR_TURN_ACTIVE") chat.refresh();
-                return describeOrNull(error);
-              },
-              onResend: async (messageId, content) => describeOrNull(await chat.act(() => api.editMessage(id, messageId, content))),
-              onOpenSettings: openSettings,
-              onVerifyPlan: () => verdictAction(() => api.verifyPlan(id)),
-              onAcceptPlan: () => verdictAction(() => api.acceptPlan(id)),
-              onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
-              onPlanDiff: planDiff(checkpoints.list) ? () => setDialog(planDiff(checkpoints.list)) : undefined,
-            }}
-          />
+            <Messages
+              state={state}
+              paging={{ onNearTop: chat.loadOlder, target: openAt }}
+              edits={{
+                editing,
+                onEditStart: setEditing,
+                onEditCancel: () => setEditing(null),
+                onEditSend: (messageId, text) => {
+                  setEditing(null);
+                  void run(() => api.editMessage(id, messageId, text), refreshChats);
+                },
+                onShowTasks: () => {
+                  folds.show("tasks");
+                  setTimeout(() => document.querySelector<HTMLElement>('[data-testid="task-panel"]')?.focus());
+                },
+              }}
+              actions={{
+                onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
+                onAnswerChange: (changeId, approve) => void run(() => api.answerPlanChange(id, changeId, approve)),
+                onApprove: (unconfined) => void run(() => api.approvePlan(id, unconfined)),
+                onRevise: (feedback) => void run(() => api.rejectPlan(id, feedback)),
+                onCancel: () => void run(() => api.cancelPlan(id)),
+                onEdit: async (edit) => {
+                  await run(() => api.editPlan(id, edit));
+                },
+                loadRevisions: () => api.planRevisions(id),
+                onAnswerElicitation: async (elicitationId, answer) => {
+                  const error = await chat.act(() => api.answerElicitation(id, elicitationId, answer));
+                  // Closed meanwhile (its call ended): the list tells which are still open.
+                  if (error?.code === "ERR_NOT_FOUND") chat.reload();
+                  return describeOrNull(error);
+                },
+                onOpenElicitationUrl: (elicitationId) =>
+                  api.openElicitationUrl(id, elicitationId).then(
+                    () => null,
+                    (error: unknown) => describeOrNull(error),
+                  ),
+                onContinue: async () => {
+                  const error = await chat.act(() => api.continueWork(id));
+                  // Nothing left, or already going on: the engine's view says what is true now.
+                  if (error?.code === "ERR_NOTHING_LEFT" || error?.code === "ERR_TURN_ACTIVE") chat.refresh();
+                  return describeOrNull(error);
+                },
+                onResend: async (messageId, content) => describeOrNull(await chat.act(() => api.editMessage(id, messageId, content))),
+                onOpenSettings: openSettings,
+                onVerifyPlan: () => verdictAction(() => api.verifyPlan(id)),
+                onAcceptPlan: () => verdictAction(() => api.acceptPlan(id)),
+                onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
+                onPlanDiff: planDiff(checkpoints.list) ? () => setDialog(planDiff(checkpoints.list)) : undefined,
+              }}
+            />
           </ImageSource.Provider>
           {statusText(phase) !== "" && (
             <p class="status-line" data-testid="status-line" aria-live="polite">

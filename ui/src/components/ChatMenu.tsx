@@ -1,7 +1,7 @@
 // The chat's menu (⋯ beside its title): Export as Markdown (for people) or as JSON (to import
 // again, here or elsewhere), each through the native save dialog, which proposes the chat's
-// title as the file's name. What happened is said under the title: where the file went, or
-// why it was not written. Keyboard: Enter or ↓ opens, ↑/↓ move, Escape closes and gives the
+// title as the file's name. What happened is said under the menu: where the file went (for a
+// few seconds), or why it was not written (until closed). Keyboard: Enter or ↓ opens, ↑/↓ move, Escape closes and gives the
 // focus back to the button.
 import { useEffect, useRef, useState } from "preact/hooks";
 
@@ -16,6 +16,9 @@ export interface ChatMenuProps {
 
 type Said = { kind: "done"; text: string } | { kind: "error"; text: string };
 
+/** How long "Exported to …" stays. */
+const DONE_MS = 8_000;
+
 const ITEMS: { format: ExportFormat; label: () => string; testId: string }[] = [
   { format: "markdown", label: () => t("transfer.exportMarkdown"), testId: "export-markdown" },
   { format: "json", label: () => t("transfer.exportJson"), testId: "export-json" },
@@ -28,6 +31,11 @@ export function ChatMenu({ onExport }: ChatMenuProps) {
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const items = useRef<(HTMLButtonElement | null)[]>([]);
+  useEffect(() => {
+    if (said?.kind !== "done") return undefined;
+    const timer = setTimeout(() => setSaid(null), DONE_MS);
+    return () => clearTimeout(timer);
+  }, [said]);
   useEffect(() => {
     if (!open) return undefined;
     items.current[0]?.focus();
@@ -104,7 +112,10 @@ export function ChatMenu({ onExport }: ChatMenuProps) {
       )}
       {said && (
         <p class={`chat-menu-said small ${said.kind === "error" ? "error" : "muted"}`} role={said.kind === "error" ? "alert" : "status"} data-testid={said.kind === "error" ? "export-error" : "export-done"}>
-          {said.text}
+          {said.text}{" "}
+          <button type="button" class="icon" aria-label={t("checkpoints.close")} title={t("checkpoints.close")} onClick={() => setSaid(null)}>
+            ×
+          </button>
         </p>
       )}
     </div>

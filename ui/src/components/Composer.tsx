@@ -70,6 +70,8 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
   const [notice, setNotice] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const [sending, setSending] = useState<string | null>(null);
+  /** Send was pressed while the model cannot see the images: the notice says it again, aloud. */
+  const [explained, setExplained] = useState(false);
   const drafts = useDrafts(source?.preview);
   // Plan feedback carries no files (the engine refuses them): the paperclip waits.
   const attachable = source !== undefined && !locked && !awaitingApproval;
@@ -80,7 +82,10 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
     if (imageCount > 0) vision?.onNeedModels?.();
   }, [imageCount > 0]);
   // What the box said of its chips is stale once they change.
-  useEffect(() => setNotice(null), [drafts.files.length, drafts.images.length]);
+  useEffect(() => {
+    setNotice(null);
+    setExplained(false);
+  }, [drafts.files.length, drafts.images.length]);
   useEffect(() => {
     if (!source || !attachable) return undefined;
     return source.subscribe((event) => {
@@ -100,7 +105,7 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
     if (text.trim() === "" || sending !== null) return;
     const refused = drafts.files.find((file) => file.error) ?? drafts.images.find((image) => image.problem);
     if (refused) return setNotice(t("composer.refused", { name: refused.name || t("images.pasted") }));
-    if (blind) return setNotice(t("images.blind", { model: blind.model, count: imageCount }));
+    if (blind) return setExplained(true);
     setNotice(null);
     if (images.length > 0) setSending(t("images.sending", { count: images.length, size: humanSize(totalSize(images)) }));
     try {
@@ -137,7 +142,7 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
           {notice}
         </p>
       )}
-      {blind && <BlindNotice model={blind.model} count={imageCount} onChooseModel={vision?.onChooseModel} />}
+      {blind && <BlindNotice model={blind.model} count={imageCount} alert={explained} onChooseModel={vision?.onChooseModel} />}
       {dragging && <p class="drop-hint" data-testid="drop-hint">{t("composer.dropHint")}</p>}
       <AttachmentChips files={drafts.files} images={drafts.images} thumbs={drafts.thumbs} onRemove={drafts.removeFile} onRemoveImage={drafts.removeImage} />
       {sending && (
@@ -203,10 +208,11 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
   );
 }
 
-/** The chat's model cannot see the images: said before sending, with the way out. */
-function BlindNotice({ model, count, onChooseModel }: { model: string; count: number; onChooseModel?: () => void }) {
+/** The chat's model cannot see the images: said before sending, with the way out; said as an
+ *  alert once Send was pressed (`alert`), instead of sending. */
+function BlindNotice({ model, count, alert, onChooseModel }: { model: string; count: number; alert: boolean; onChooseModel?: () => void }) {
   return (
-    <p class="blind-notice small" role="status" data-testid="blind-notice">
+    <p class={`blind-notice small${alert ? " pressed" : ""}`} role={alert ? "alert" : "status"} data-testid="blind-notice">
       {t("images.blind", { model, count })}{" "}
       {onChooseModel ? (
         <button type="button" class="secondary small" data-testid="choose-vision-model" onClick={onChooseModel}>

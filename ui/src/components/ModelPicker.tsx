@@ -26,8 +26,8 @@ export interface ModelPickerProps {
   /** Stores the choice; resolves with the refusal in words, or null. */
   onChoose: (choice: ModelChoice | null) => Promise<string | null>;
   onOpenSettings: () => void;
-  /** Changed by another part of the window to open the list (the message box's "Choose a
-   *  model that sees images"); 0 never opens it. */
+  /** Changed by another part of the window to open the list (the message box's "Choose
+   *  another model" when the chat's model cannot see images). */
   openRequest?: number;
 }
 
@@ -93,8 +93,12 @@ export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOp
     models.load();
     setOpen(true);
   };
+  // Only a request made while the picker is shown opens it, not one from before it mounted.
+  const handledRequest = useRef(openRequest);
   useEffect(() => {
-    if (openRequest > 0) openList();
+    if (openRequest === handledRequest.current) return;
+    handledRequest.current = openRequest;
+    openList();
   }, [openRequest]);
   const close = () => {
     setOpen(false);

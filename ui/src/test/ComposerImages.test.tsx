@@ -6,6 +6,7 @@ import { fireEvent, render, screen, waitFor } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { Composer, type ComposerProps, type DropEvent, type FileSource } from "../components/Composer";
+import { ModelPicker } from "../components/ModelPicker";
 import type { PickedFile } from "../generated/PickedFile";
 import { PNG, PNG_BASE64 } from "./fixtures";
 
@@ -114,9 +115,10 @@ describe("Composer images", () => {
     const send = screen.getByRole("button", { name: "Send" });
     expect(send.getAttribute("aria-disabled")).toBe("true");
     expect(send.title).toContain("cannot see images");
+    expect(notice.getAttribute("role")).toBe("status");
     type("What is this?");
     expect(onSend).not.toHaveBeenCalled();
-    expect(screen.getByRole("alert").textContent).toContain("The model scripted cannot see images");
+    expect(screen.getByRole("alert"), "Send says it again, aloud, and only once").toBe(notice);
     fireEvent.click(screen.getByRole("button", { name: "Choose another model" }));
     expect(onChooseModel).toHaveBeenCalled();
     fireEvent.click(screen.getByRole("button", { name: "Remove image.png" }));
@@ -148,5 +150,15 @@ describe("Composer images", () => {
     paste([png()]);
     expect(screen.getByRole("alert").textContent).toBe("Files go with a task or a message, not with plan feedback");
     expect(screen.queryByTestId("attachment-chip")).toBeNull();
+  });
+
+  it("the header's picker opens on a request made while it is shown, not on one from before", () => {
+    const models = { list: { data: [], providers: [] }, loading: false, error: null, load: vi.fn() };
+    const picker = (openRequest: number) => <ModelPicker choice={null} defaultModel="scripted" models={models} busy={false} onChoose={async () => null} onOpenSettings={() => {}} openRequest={openRequest} />;
+    const { rerender, unmount } = render(picker(3));
+    expect(screen.queryByRole("listbox"), "a chat opened after an earlier request").toBeNull();
+    rerender(picker(4));
+    expect(screen.getByRole("listbox")).toBeTruthy();
+    unmount();
   });
 });

@@ -52,7 +52,7 @@ describe("image thumbnails", () => {
 
   it("a copy that cannot be read is named, not shown broken", async () => {
     withLoader(<MessageFiles attachments={[image("gone.png")]} files={[]} />, vi.fn(async () => Promise.reject(new Error("ERR_NOT_FOUND"))));
-    expect((await screen.findByTestId("thumbnail-missing")).textContent).toBe("gone.png (the image is gone)");
+    expect((await screen.findByTestId("thumbnail-missing")).textContent).toBe("gone.png: its file is not in this chat (an imported chat has none)");
   });
 
   it("a tool's images show under its block", async () => {
