@@ -10,6 +10,7 @@ mod home;
 mod ipc;
 #[cfg(target_os = "linux")]
 mod nospeech;
+mod offered;
 mod shell;
 mod single;
 mod watch;
@@ -47,6 +48,14 @@ fn main() {
             Ok(())
         })
         .manage(shell)
+        .manage(offered::Offered::default())
+        // Files dropped on the window are offered as the shell saw them (`offered.rs`), in
+        // the turn of the event loop that tells the window: before any command about them.
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+                window.state::<offered::Offered>().offer(paths.iter().map(|p| p.as_path()));
+            }
+        })
         .invoke_handler(commands::handler())
         .build(tauri::generate_context!("../tauri.conf.json"))
         .expect("the Preflight window could not be built");

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { ARTIFACTS, explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, toolCall, waitFor } from "./harness.mjs";
+import { pickInDialog } from "./dialogs.mjs";
+import { explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, toolCall } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 explainFailures();
@@ -23,40 +24,6 @@ const PLAN = {
   libraries: [],
   sandbox: { policy: "none", notes: "" },
 };
-
-/** Runs xdotool on the test's display; throws with its output when it fails. */
-function xdotool(...args) {
-  const result = spawnSync("xdotool", args, { encoding: "utf8", timeout: 20_000 });
-  if (result.status !== 0) throw new Error(`xdotool ${args.join(" ")}: ${result.status ?? result.error} ${result.stderr}`);
-  return result.stdout.trim();
-}
-
-/** The id of the open window titled `title`, or null. */
-function windowNamed(title) {
-  const found = spawnSync("xdotool", ["search", "--onlyvisible", "--name", `^${title}$`], { encoding: "utf8" });
-  return found.status === 0 ? found.stdout.trim().split("\n").pop() : null;
-}
-
-/** How long one Enter is given to close the file chooser before it is pressed again. */
-const DIALOG_CLOSE_MS = 3_000;
-
-/**
- * Picks `path` in the open GTK file chooser titled `title`, with the keyboard. GTK completes
- * the path as it is typed, and an Enter that lands on a completion only accepts it: Enter is
- * pressed, and pressed again while the dialog stays open.
- */
-async function pickInDialog(title, path) {
-  const window = await waitFor(() => windowNamed(title), `the "${title}" dialog`);
-  xdotool("windowfocus", "--sync", window);
-  xdotool("key", "--clearmodifiers", "ctrl+l");
-  xdotool("type", "--delay", "20", path);
-  for (let attempt = 0; attempt < 5 && windowNamed(title); attempt++) {
-    xdotool("key", "Return");
-    await waitFor(() => windowNamed(title) === null, `the "${title}" dialog to close`, DIALOG_CLOSE_MS).catch(() => {});
-  }
-  if (windowNamed(title)) spawnSync("import", ["-window", "root", join(ARTIFACTS, "attachments-dialog-stuck.png")]);
-  assert.equal(windowNamed(title), null, "the file chooser took the path and closed");
-}
 
 test("attach a file with the native picker: its chip, the bubble, and the planner reading it", async () => {
   const outside = mkdtempSync(join(tmpdir(), "preflight-e2e-outside-"));

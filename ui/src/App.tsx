@@ -17,17 +17,20 @@ import { useChat } from "./lib/useChat";
 import { NO_CHATS, withFirstPage, withNextPage, withoutChat, type LoadedChats } from "./lib/chatList";
 import { useCheckpoints } from "./lib/useCheckpoints";
 import { useModels } from "./lib/useModels";
+import { FILES, MCP, PROVIDERS } from "./lib/sources";
+import { exportChatTo, importChatFrom } from "./lib/transfer";
+import { blindModel } from "./lib/vision";
 import { CheckpointDialogs, planDiff, restoreBeforeTask, taskDiff, undoTurn, type CheckpointDialog } from "./components/CheckpointDialogs";
+import { ChatMenu } from "./components/ChatMenu";
 import { ChatOptions } from "./components/ChatOptions";
-import { Composer, lockedNotice, type FileSource } from "./components/Composer";
+import { Composer, lockedNotice } from "./components/Composer";
 import { FoldPanel, FoldToggle, useFolds } from "./components/Fold";
+import { ImageSource } from "./components/ImageThumbnails";
 import { Messages, typedByUser } from "./components/Messages";
 import { ModelPicker } from "./components/ModelPicker";
-import type { ProvidersSource } from "./components/NamedProviders";
 import { ContextMeterView, UsageLine } from "./components/Usage";
 import { ModelNotice } from "./components/ModelNotice";
 import { useModelInstalls } from "./components/ModelManager";
-import type { McpSource } from "./components/McpServers";
 import { Settings } from "./components/Settings";
 import { SearchChats } from "./components/SearchChats";
 import { Sidebar } from "./components/Sidebar";
@@ -49,26 +52,6 @@ function markReady() {
   });
 }
 
-/** The message box's files: the native picker, the engine's checks, the window's drops. */
-const FILES: FileSource = { pick: api.pickFiles, check: api.checkFiles, subscribe: api.onFileDrop };
-/** Settings → MCP servers: the engine's commands. */
-const MCP: McpSource = {
-  load: api.mcpSettings,
-  save: api.saveMcpServer,
-  remove: api.removeMcpServer,
-  restart: api.restartMcpServer,
-  test: api.testMcpServer,
-  signIn: api.mcpSignIn,
-  signOut: api.mcpSignOut,
-};
-/** Settings → Providers: the engine's commands. */
-const PROVIDERS: ProvidersSource = {
-  load: api.namedProviders,
-  save: api.saveNamedProvider,
-  remove: api.removeNamedProvider,
-  check: api.checkProvider,
-};
-
 export function App() {
   // Settings → Language re-renders the whole window in the new language.
   useLanguage();
@@ -89,6 +72,12 @@ export function App() {
   const checkpoints = useCheckpoints(selected, generation);
   const chat = useChat(selected, generation, checkpoints.onEvent, openAt);
   const models = useModels(api.listModels, generation);
+  /** Bumped to open the header's model picker from elsewhere (the message box). */
+  const [pickerRequest, setPickerRequest] = useState(0);
+  /** The shown chat's images, read from its attachment copies (thumbnails, the full image):
+   *  of the chat whose view is shown, which lags the selection while the next one loads. */
+  const shownId = chat.state?.view.id ?? "";
+  const loadImage = useCallback((name: string) => api.attachmentImage(shownId, name), [shownId]);
   const phaseNow = chat.state?.view.state.phase ?? "idle";
   // After an install or removal: the catalog again, and the chat watched anew (an install of
   // the model the engine runs on re-opens the engine, which ends the old watch).
@@ -278,6 +267,14 @@ export function App() {
             await loadChats();
           }}
           onSettings={openSettings}
+          onImport={async () => {
+            const imported = await importChatFrom(api);
+            if (imported.kind === "imported") {
+              select(imported.view.id);
+              await loadChats(imported.view.id);
+            }
+            return imported.kind === "refused" ? imported.text : null;
+          }}
         />
       </FoldPanel>
       {current && state ? (
@@ -287,6 +284,7 @@ export function App() {
             <div class="chat-title-row">
               <FoldToggle name="chats" folds={folds} />
               <h2 class="chat-heading">{current.title}</h2>
+              <ChatMenu key={id} onExport={(format) => exportChatTo(api, id, format)} />
               <FoldToggle name="tasks" folds={folds} detail={tasksDetail} />
             </div>
             <div class="chat-model-row">
@@ -301,6 +299,7 @@ export function App() {
                   return describeOrNull(error);
                 }}
                 onOpenSettings={openSettings}
+                openRequest={pickerRequest}
               />
               <UsageLine usage={state.view.usage} onOpenSettings={openProviderSettings} />
             </div>
@@ -321,57 +320,59 @@ export function App() {
           {current.workspace && (
             <SandboxNotice chatKey={`${id}:${current.workspace}`} executing={phase === "executing"} load={() => api.sandboxInfo(id)} adopt={() => api.adoptVenv(id)} />
           )}
-          <Messages
-            state={state}
-            paging={{ onNearTop: chat.loadOlder, target: openAt }}
-            edits={{
-              editing,
-              onEditStart: setEditing,
-              onEditCancel: () => setEditing(null),
-              onEditSend: (messageId, text) => {
-                setEditing(null);
-                void run(() => api.editMessage(id, messageId, text), refreshChats);
-              },
-              onShowTasks: () => {
-                folds.show("tasks");
-                setTimeout(() => document.querySelector<HTMLElement>('[data-testid="task-panel"]')?.focus());
-              },
-            }}
-            actions={{
-              onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
-              onAnswerChange: (changeId, approve) => void run(() => api.answerPlanChange(id, changeId, approve)),
-              onApprove: (unconfined) => void run(() => api.approvePlan(id, unconfined)),
-              onRevise: (feedback) => void run(() => api.rejectPlan(id, feedback)),
-              onCancel: () => void run(() => api.cancelPlan(id)),
-              onEdit: async (edit) => {
-                await run(() => api.editPlan(id, edit));
-              },
-              loadRevisions: () => api.planRevisions(id),
-              onAnswerElicitation: async (elicitationId, answer) => {
-                const error = await chat.act(() => api.answerElicitation(id, elicitationId, answer));
-                // Closed meanwhile (its call ended): the list tells which are still open.
-                if (error?.code === "ERR_NOT_FOUND") chat.reload();
-                return describeOrNull(error);
-              },
-              onOpenElicitationUrl: (elicitationId) =>
-                api.openElicitationUrl(id, elicitationId).then(
-                  () => null,
-                  (error: unknown) => describeOrNull(error),
-                ),
-              onContinue: async () => {
-                const error = await chat.act(() => api.continueWork(id));
-                // Nothing left, or already going on: the engine's view says what is true now.
-                if (error?.code === "ERR_NOTHING_LEFT" || error?.code === "ERR_TURN_ACTIVE") chat.refresh();
-                return describeOrNull(error);
-              },
-              onResend: async (messageId, content) => describeOrNull(await chat.act(() => api.editMessage(id, messageId, content))),
-              onOpenSettings: openSettings,
-              onVerifyPlan: () => verdictAction(() => api.verifyPlan(id)),
-              onAcceptPlan: () => verdictAction(() => api.acceptPlan(id)),
-              onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
-              onPlanDiff: planDiff(checkpoints.list) ? () => setDialog(planDiff(checkpoints.list)) : undefined,
-            }}
-          />
+          <ImageSource.Provider value={loadImage}>
+            <Messages
+              state={state}
+              paging={{ onNearTop: chat.loadOlder, target: openAt }}
+              edits={{
+                editing,
+                onEditStart: setEditing,
+                onEditCancel: () => setEditing(null),
+                onEditSend: (messageId, text) => {
+                  setEditing(null);
+                  void run(() => api.editMessage(id, messageId, text), refreshChats);
+                },
+                onShowTasks: () => {
+                  folds.show("tasks");
+                  setTimeout(() => document.querySelector<HTMLElement>('[data-testid="task-panel"]')?.focus());
+                },
+              }}
+              actions={{
+                onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
+                onAnswerChange: (changeId, approve) => void run(() => api.answerPlanChange(id, changeId, approve)),
+                onApprove: (unconfined) => void run(() => api.approvePlan(id, unconfined)),
+                onRevise: (feedback) => void run(() => api.rejectPlan(id, feedback)),
+                onCancel: () => void run(() => api.cancelPlan(id)),
+                onEdit: async (edit) => {
+                  await run(() => api.editPlan(id, edit));
+                },
+                loadRevisions: () => api.planRevisions(id),
+                onAnswerElicitation: async (elicitationId, answer) => {
+                  const error = await chat.act(() => api.answerElicitation(id, elicitationId, answer));
+                  // Closed meanwhile (its call ended): the list tells which are still open.
+                  if (error?.code === "ERR_NOT_FOUND") chat.reload();
+                  return describeOrNull(error);
+                },
+                onOpenElicitationUrl: (elicitationId) =>
+                  api.openElicitationUrl(id, elicitationId).then(
+                    () => null,
+                    (error: unknown) => describeOrNull(error),
+                  ),
+                onContinue: async () => {
+                  const error = await chat.act(() => api.continueWork(id));
+                  // Nothing left, or already going on: the engine's view says what is true now.
+                  if (error?.code === "ERR_NOTHING_LEFT" || error?.code === "ERR_TURN_ACTIVE") chat.refresh();
+                  return describeOrNull(error);
+                },
+                onResend: async (messageId, content) => describeOrNull(await chat.act(() => api.editMessage(id, messageId, content))),
+                onOpenSettings: openSettings,
+                onVerifyPlan: () => verdictAction(() => api.verifyPlan(id)),
+                onAcceptPlan: () => verdictAction(() => api.acceptPlan(id)),
+                onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
+                onPlanDiff: planDiff(checkpoints.list) ? () => setDialog(planDiff(checkpoints.list)) : undefined,
+              }}
+            />
+          </ImageSource.Provider>
           {statusText(phase) !== "" && (
             <p class="status-line" data-testid="status-line" aria-live="polite">
               {(phase === "planning" || phase === "executing") && <span class="spinner" aria-hidden="true" />} {statusText(phase)}
@@ -401,8 +402,13 @@ export function App() {
             locked={locked}
             running={phase === "planning" || phase === "executing"}
             awaitingApproval={activeCard(state.view)?.kind === "plan"}
-            onSend={(text, files) => run(() => api.sendMessage(id, text, files), refreshChats)}
+            onSend={(text, files, images) => run(() => api.sendMessage(id, text, files, images), refreshChats)}
             files={FILES}
+            vision={{
+              blind: blindModel(models.list, state.view, settings?.model ?? ""),
+              onNeedModels: () => models.list === null && models.load(),
+              onChooseModel: () => setPickerRequest((n) => n + 1),
+            }}
             meter={<ContextMeterView meter={state.view.usage.context} />}
             onStop={() => void run(() => api.stopTurn(id))}
             onEditLast={() => {

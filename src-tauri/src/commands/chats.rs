@@ -2,7 +2,7 @@
 //! folder, plan-mode switches and models, the chat view, sending, editing, stopping, and
 //! watching a chat's events.
 
-use preflight_engine::chat::Chat;
+use preflight_engine::chat::{Chat, PastedImage};
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::{
     ApiError, ChatPage, ChatPatch, ChatView, MessagePage, NewChat, SandboxView, SearchPage,
@@ -158,14 +158,19 @@ pub async fn watch_chat(
     Ok(())
 }
 
+/// Sends a message with its files (paths) and the images pasted or dropped into the message
+/// box (base64, as the engine takes them); a message with images to a model that cannot see
+/// them is refused.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn send_message(
     shell: State<'_, Shell>,
     chat_id: ChatId,
     content: String,
     files: Vec<String>,
+    images: Option<Vec<PastedImage>>,
 ) -> Answer<ChatView> {
-    shell.engine()?.send(&chat_id, &content, files)
+    let images = images.unwrap_or_default();
+    shell.engine()?.send_with_images(&chat_id, &content, files, images)
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -1,22 +1,28 @@
 //! Attaching files from the window: the native picker, and the check of dropped paths
-//! (the same rules a send applies, so a chip shows what will be refused before sending).
+//! (the same rules a send applies, so a chip shows what will be refused before sending, and
+//! which files are images).
 
 use preflight_engine::lifecycle::ApiError;
 use preflight_engine::lifecycle::{check_file, PickedFile};
-use tauri::AppHandle;
+use std::path::PathBuf;
+
+use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
 
-/// Opens the native picker for one or more files; none when the user cancels it.
+use crate::offered::Offered;
+
+/// Opens the native picker for one or more files; none when the user cancels it. The files
+/// picked are offered: an image among them may be shown on its chip (`image_preview`).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn pick_files(app: AppHandle) -> Result<Vec<PickedFile>, ApiError> {
+pub async fn pick_files(
+    app: AppHandle,
+    offered: State<'_, Offered>,
+) -> Result<Vec<PickedFile>, ApiError> {
     let picked = app.dialog().file().set_title("Attach files").blocking_pick_files();
-    let paths: Vec<String> = picked
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|file| file.into_path().ok())
-        .map(|path| path.to_string_lossy().into_owned())
-        .collect();
-    Ok(describe(paths).await)
+    let paths: Vec<PathBuf> =
+        picked.unwrap_or_default().into_iter().filter_map(|file| file.into_path().ok()).collect();
+    offered.offer(paths.iter().map(PathBuf::as_path));
+    Ok(describe(paths.iter().map(|path| path.to_string_lossy().into_owned()).collect()).await)
 }
 
 /// Checks paths dropped on the window.

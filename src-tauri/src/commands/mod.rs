@@ -7,6 +7,7 @@ mod chats;
 mod checkpoints;
 mod elicitations;
 mod files;
+mod images;
 mod mcp;
 mod models;
 #[cfg(test)]
@@ -14,6 +15,7 @@ mod names;
 mod plan;
 mod providers;
 mod reveal;
+mod transfer;
 
 /// The invoke handler of every command below.
 pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
@@ -75,6 +77,12 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         providers::named_providers,
         providers::save_named_provider,
         providers::remove_named_provider,
+        images::attachment_image,
+        images::image_preview,
+        transfer::choose_export_file,
+        transfer::export_chat,
+        transfer::choose_import_file,
+        transfer::import_chat,
     ]
 }
 

@@ -61,4 +61,10 @@ pub const COMMANDS: &[&str] = &[
     "named_providers",
     "save_named_provider",
     "remove_named_provider",
+    "attachment_image",
+    "image_preview",
+    "choose_export_file",
+    "export_chat",
+    "choose_import_file",
+    "import_chat",
 ];

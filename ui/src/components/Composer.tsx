@@ -1,14 +1,22 @@
 // The message box: Enter sends, Shift+Enter is a new line. Locked while the planner's
 // questions wait ("Answer the planner's questions first"); Stop while a turn runs.
-// Files come with the paperclip (the native picker) or dropped on the window; their chips
-// show name and size and can be removed before sending. Under the box, how full the model's
-// context is (`meter`, ./Usage.tsx).
+// Files come with the paperclip (the native picker) or dropped on the window; images also
+// pasted (a screenshot) or dragged from a browser. Their chips show name and size (an image
+// its thumbnail) and can be removed before sending; one that cannot go says why on its chip.
+// When the chat's model cannot see images, the box says so before sending, naming the model,
+// and offers the header's model picker; Send then explains instead of sending. While a
+// message with images goes, the box says it is sending them. Under the box, how full the
+// model's context is (`meter`, ./Usage.tsx).
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 
+import type { PastedImage } from "../generated/PastedImage";
 import type { PickedFile } from "../generated/PickedFile";
 import { t } from "../lib/i18n";
-import { AttachmentChips, PaperclipIcon, mergeFiles } from "./Attachments";
+import { filesOf, nameOf, pastedImage, totalSize } from "../lib/images";
+import { useDrafts, type PreviewSource } from "../lib/useDrafts";
+import type { Vision } from "../lib/vision";
+import { AttachmentChips, humanSize, PaperclipIcon } from "./Attachments";
 
 /** What the box says while the planner's questions wait (ERR_PLAN_PENDING too). */
 export function lockedNotice(): string {
@@ -24,6 +32,18 @@ export interface FileSource {
   check: (paths: string[]) => Promise<PickedFile[]>;
   /** Calls `handler` for each drag-and-drop event until the returned function is called. */
   subscribe: (handler: (event: DropEvent) => void) => () => void;
+  /** A picked or dropped image file's bytes, for its chip's thumbnail. */
+  preview?: PreviewSource;
+}
+
+/** Whether the chat's model sees the images the box holds. */
+export interface ImageVision {
+  /** The model that would refuse them; null when none is known to. */
+  blind: Vision | null;
+  /** The box holds images and the model list is not read yet: read it. */
+  onNeedModels?: () => void;
+  /** Opens the header's model picker. */
+  onChooseModel?: () => void;
 }
 
 export interface ComposerProps {
@@ -34,53 +54,74 @@ export interface ComposerProps {
   /** A plan waits for approval: a message is revision feedback. */
   awaitingApproval: boolean;
   /** Resolves true when the message was taken (the box is then cleared). */
-  onSend: (text: string, files: string[]) => Promise<boolean>;
+  onSend: (text: string, files: string[], images: PastedImage[]) => Promise<boolean>;
   onStop: () => void;
   /** ↑ in the empty box: edit the last message. */
   onEditLast?: () => void;
   /** Without it the box takes no files. */
   files?: FileSource;
+  vision?: ImageVision;
   /** Shown under the box: the context meter. */
   meter?: ComponentChildren;
 }
 
-export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast, files: source, meter }: ComposerProps) {
+export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast, files: source, vision, meter }: ComposerProps) {
   const [text, setText] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
-  const [files, setFiles] = useState<PickedFile[]>([]);
   const [dragging, setDragging] = useState(false);
+  const [sending, setSending] = useState<string | null>(null);
+  /** Send was pressed while the model cannot see the images: the notice says it again, aloud. */
+  const [explained, setExplained] = useState(false);
+  const drafts = useDrafts(source?.preview);
   // Plan feedback carries no files (the engine refuses them): the paperclip waits.
   const attachable = source !== undefined && !locked && !awaitingApproval;
-  const add = (added: PickedFile[]) => setFiles((current) => mergeFiles(current, added));
+  const images = drafts.images.filter((image) => image.problem === null);
+  const imageCount = images.length + drafts.files.filter((file) => file.media_type && !file.error).length;
+  const blind = imageCount > 0 ? (vision?.blind ?? null) : null;
+  useEffect(() => {
+    if (imageCount > 0) vision?.onNeedModels?.();
+  }, [imageCount > 0]);
+  // What the box said of its chips is stale once they change.
+  useEffect(() => {
+    setNotice(null);
+    setExplained(false);
+  }, [drafts.files.length, drafts.images.length]);
   useEffect(() => {
     if (!source || !attachable) return undefined;
     return source.subscribe((event) => {
       setDragging(event.type === "over");
-      if (event.type === "drop" && event.paths.length > 0) void source.check(event.paths).then(add);
+      if (event.type === "drop" && event.paths.length > 0) void drafts.addDropped(event.paths, source.check);
     });
   }, [source, attachable]);
+  /** Images pasted, or dropped where the window (not the shell) took the drop. */
+  const takeImages = (blobs: File[]) => {
+    if (blobs.length === 0) return false;
+    if (!attachable) setNotice(t("composer.attachNotNow"));
+    else void drafts.addImages(blobs.map((file) => ({ file, name: nameOf(file) })));
+    return true;
+  };
   const send = async () => {
-    if (locked) {
-      setNotice(lockedNotice());
-      return;
-    }
-    if (text.trim() === "") return;
-    const refused = files.find((file) => file.error);
-    if (refused) {
-      setNotice(t("composer.refused", { name: refused.name }));
-      return;
-    }
+    if (locked) return setNotice(lockedNotice());
+    if (text.trim() === "" || sending !== null) return;
+    const refused = drafts.files.find((file) => file.error) ?? drafts.images.find((image) => image.problem);
+    if (refused) return setNotice(t("composer.refused", { name: refused.name || t("images.pasted") }));
+    if (blind) return setExplained(true);
     setNotice(null);
-    if (await onSend(text, files.map((file) => file.path))) {
-      setText("");
-      setFiles([]);
+    if (images.length > 0) setSending(t("images.sending", { count: images.length, size: humanSize(totalSize(images)) }));
+    try {
+      // Encoded as the message goes (an image may be megabytes); a message without is sent at once.
+      const pasted = images.length > 0 ? await Promise.all(images.map(pastedImage)) : [];
+      if (await onSend(text, drafts.files.map((file) => file.path), pasted)) {
+        setText("");
+        drafts.clear();
+      }
+    } catch {
+      setNotice(t("images.unreadable"));
+    } finally {
+      setSending(null);
     }
   };
-  const placeholder = locked
-    ? lockedNotice()
-    : awaitingApproval
-      ? t("composer.feedbackPlaceholder")
-      : t("composer.placeholder");
+  const placeholder = locked ? lockedNotice() : awaitingApproval ? t("composer.feedbackPlaceholder") : t("composer.placeholder");
   return (
     <form
       class={`composer${locked ? " locked" : ""}${dragging ? " dragging" : ""}`}
@@ -89,14 +130,26 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
         event.preventDefault();
         void send();
       }}
+      onDragOver={(event) => {
+        if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
+      }}
+      onDrop={(event) => {
+        if (takeImages(filesOf(event.dataTransfer))) event.preventDefault();
+      }}
     >
       {notice && (
         <p class="notice" role="alert" data-testid="composer-notice">
           {notice}
         </p>
       )}
+      {blind && <BlindNotice model={blind.model} count={imageCount} alert={explained} onChooseModel={vision?.onChooseModel} />}
       {dragging && <p class="drop-hint" data-testid="drop-hint">{t("composer.dropHint")}</p>}
-      <AttachmentChips files={files} onRemove={(path) => setFiles(files.filter((file) => file.path !== path))} />
+      <AttachmentChips files={drafts.files} images={drafts.images} thumbs={drafts.thumbs} onRemove={drafts.removeFile} onRemoveImage={drafts.removeImage} />
+      {sending && (
+        <p class="sending small muted" role="status" data-testid="sending-images">
+          <span class="spinner" aria-hidden="true" /> {sending}
+        </p>
+      )}
       <div class="composer-row">
         {source && (
           <button
@@ -106,7 +159,7 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
             aria-label={t("composer.attach")}
             title={attachable ? t("composer.attachHint") : t("composer.attachNotNow")}
             disabled={!attachable}
-            onClick={() => void source.pick().then(add)}
+            onClick={() => void source.pick().then(drafts.addFiles)}
           >
             <PaperclipIcon />
           </button>
@@ -120,6 +173,9 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
           placeholder={placeholder}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
+          onPaste={(event) => {
+            if (source && takeImages(filesOf(event.clipboardData))) event.preventDefault();
+          }}
           onKeyDown={(event) => {
             if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
               event.preventDefault();
@@ -135,12 +191,36 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
             {t("composer.stop")}
           </button>
         ) : (
-          <button type="submit" class="primary" data-testid="send">
-            {t("composer.send")}
+          <button
+            type="submit"
+            class="primary"
+            data-testid="send"
+            aria-disabled={blind !== null || sending !== null}
+            aria-busy={sending !== null}
+            title={blind ? t("images.blind", { model: blind.model, count: imageCount }) : undefined}
+          >
+            {sending ? t("composer.sending") : t("composer.send")}
           </button>
         )}
       </div>
       {meter}
     </form>
+  );
+}
+
+/** The chat's model cannot see the images: said before sending, with the way out; said as an
+ *  alert once Send was pressed (`alert`), instead of sending. */
+function BlindNotice({ model, count, alert, onChooseModel }: { model: string; count: number; alert: boolean; onChooseModel?: () => void }) {
+  return (
+    <p class={`blind-notice small${alert ? " pressed" : ""}`} role={alert ? "alert" : "status"} data-testid="blind-notice">
+      {t("images.blind", { model, count })}{" "}
+      {onChooseModel ? (
+        <button type="button" class="secondary small" data-testid="choose-vision-model" onClick={onChooseModel}>
+          {t("images.chooseModel")}
+        </button>
+      ) : (
+        <span class="muted">{t("images.inSettings")}</span>
+      )}
+    </p>
   );
 }

@@ -26,6 +26,9 @@ export interface ModelPickerProps {
   /** Stores the choice; resolves with the refusal in words, or null. */
   onChoose: (choice: ModelChoice | null) => Promise<string | null>;
   onOpenSettings: () => void;
+  /** Changed by another part of the window to open the list (the message box's "Choose
+   *  another model" when the chat's model cannot see images). */
+  openRequest?: number;
 }
 
 /** One row of the list: the default, or a provider's model. */
@@ -41,7 +44,7 @@ function rowsOf(groups: ModelGroup[]): Row[] {
   return rows;
 }
 
-export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOpenSettings }: ModelPickerProps) {
+export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOpenSettings, openRequest = 0 }: ModelPickerProps) {
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
   const [error, setError] = useState<{ text: string; retry: ModelChoice | null } | null>(null);
@@ -90,6 +93,13 @@ export function ModelPicker({ choice, defaultModel, models, busy, onChoose, onOp
     models.load();
     setOpen(true);
   };
+  // Only a request made while the picker is shown opens it, not one from before it mounted.
+  const handledRequest = useRef(openRequest);
+  useEffect(() => {
+    if (openRequest === handledRequest.current) return;
+    handledRequest.current = openRequest;
+    openList();
+  }, [openRequest]);
   const close = () => {
     setOpen(false);
     button.current?.focus();

@@ -1,6 +1,6 @@
-// The chats: new, select, rename (inline), delete (with an inline confirmation); settings.
-// Only the rows in view are in the page (`VirtualList`); scrolling near the end loads the
-// next page of chats.
+// The chats: new, select, rename (inline), delete (with an inline confirmation), import one
+// from a JSON export (its refusal said under the button); settings. Only the rows in view are
+// in the page (`VirtualList`); scrolling near the end loads the next page of chats.
 import { useState } from "preact/hooks";
 
 import type { Chat } from "../generated/Chat";
@@ -21,6 +21,8 @@ export interface SidebarProps {
   onSettings: () => void;
   /** Loads the next page of chats; absent when every chat is loaded. */
   onMore?: () => void;
+  /** Imports a chat export the user chooses; resolves with why not, in words, or null. */
+  onImport?: () => Promise<string | null>;
 }
 
 export function Sidebar(props: SidebarProps) {
@@ -42,10 +44,40 @@ export function Sidebar(props: SidebarProps) {
         onNearEnd={props.onMore}
         render={(chat) => <ChatItem chat={chat} selected={chat.id === props.selectedId} dated={shared.has(chat.title.trim())} {...props} />}
       />
+      {props.onImport && <ImportButton onImport={props.onImport} />}
       <button type="button" class="secondary settings-button" data-testid="open-settings" onClick={props.onSettings}>
         {t("sidebar.settings")}
       </button>
     </nav>
+  );
+}
+
+function ImportButton({ onImport }: { onImport: () => Promise<string | null> }) {
+  const [refused, setRefused] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <div class="import-chat">
+      <button
+        type="button"
+        class="secondary import-button"
+        data-testid="import-chat"
+        aria-busy={busy}
+        disabled={busy}
+        title={t("transfer.importHint")}
+        onClick={async () => {
+          setBusy(true);
+          setRefused(await onImport());
+          setBusy(false);
+        }}
+      >
+        {t("transfer.import")}
+      </button>
+      {refused && (
+        <p class="error small" role="alert" data-testid="import-error">
+          {refused}
+        </p>
+      )}
+    </div>
   );
 }
 

@@ -8,6 +8,7 @@ import { t } from "../lib/i18n";
 import { sandboxRunTool } from "../lib/sandbox";
 import { describeTool, type SentenceContext } from "../lib/toolSentence";
 import { SandboxRun } from "./SandboxRun";
+import { MessageImages } from "./ImageThumbnails";
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
 
@@ -59,17 +60,22 @@ function toolState(state: "running" | "failed"): string {
   return state === "running" ? t("tool.running") : t("tool.failed");
 }
 
+/** A stored call with its result; the images the tool returned (kept in the chat's
+ *  attachments) as thumbnails under it, in view whether the block is open or not. */
 export function StoredTool({ call, result, context }: { call: ToolCall; result: ToolMessage | undefined; context?: SentenceContext }) {
   const text = result?.content;
   return (
-    <ToolBlock
-      name={call.name}
-      args={call.arguments}
-      result={result && !result.is_error ? text : undefined}
-      error={result && result.is_error ? text : undefined}
-      running={result === undefined}
-      context={context}
-    />
+    <>
+      <ToolBlock
+        name={call.name}
+        args={call.arguments}
+        result={result && !result.is_error ? text : undefined}
+        error={result && result.is_error ? text : undefined}
+        running={result === undefined}
+        context={context}
+      />
+      <MessageImages attachments={result?.attachments} />
+    </>
   );
 }
 

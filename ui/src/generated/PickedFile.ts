@@ -8,4 +8,10 @@ export type PickedFile = { path: string, name: string, size: number,
 /**
  * Why it cannot be attached; none when it can.
  */
-error: string | null, };
+error: string | null, 
+/**
+ * Set when it is an image a model is shown (`image/png`, …; at most 20 MiB), as the
+ * copy's `media_type` will be: the message box shows its thumbnail, and says before
+ * sending when the chat's model cannot see images.
+ */
+media_type?: string, };

@@ -17,6 +17,7 @@ import type { CheckpointDiff } from "../generated/CheckpointDiff";
 import type { CheckpointList } from "../generated/CheckpointList";
 import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
+import type { ExportFormat } from "../generated/ExportFormat";
 import type { MessagePage } from "../generated/MessagePage";
 import type { ModelList } from "../generated/ModelList";
 import type { NamedProviderSave } from "../generated/NamedProviderSave";
@@ -28,6 +29,7 @@ import type { NewChat } from "../generated/NewChat";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanChange } from "../generated/PlanChange";
+import type { PastedImage } from "../generated/PastedImage";
 import type { PickedFile } from "../generated/PickedFile";
 import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import type { RestorePreview } from "../generated/RestorePreview";
@@ -118,8 +120,21 @@ export const api = {
   /** The native folder picker in the workspace: adds the folder to the chat's planning scope. */
   chooseScope: (chat_id: string) => call<Chat | null>("choose_scope", { chat_id }),
   deleteChat: (chat_id: string) => call<boolean>("delete_chat", { chat_id }),
-  sendMessage: (chat_id: string, content: string, files: string[] = []) =>
-    call<ChatView>("send_message", { chat_id, content, files }),
+  /** Sends a message with files (paths) and pasted or dropped images (base64, once). */
+  sendMessage: (chat_id: string, content: string, files: string[] = [], images: PastedImage[] = []) =>
+    call<ChatView>("send_message", images.length > 0 ? { chat_id, content, files, images } : { chat_id, content, files }),
+  /** The bytes of the chat's image attachment `name` (its copy in the data folder). */
+  attachmentImage: (chat_id: string, name: string) => call<ArrayBuffer>("attachment_image", { chat_id, name }),
+  /** The bytes of an image file the user picked or dropped, for its chip. */
+  imagePreview: (path: string) => call<ArrayBuffer>("image_preview", { path }),
+  /** The native save dialog for the chat's export; the path chosen, or null. */
+  chooseExportFile: (chat_id: string, format: ExportFormat) => call<string | null>("choose_export_file", { chat_id, format }),
+  /** Writes the chat's export to `path` (absolute, ending in .md or .json). */
+  exportChat: (chat_id: string, format: ExportFormat, path: string) => call<void>("export_chat", { chat_id, format, path }),
+  /** The native open dialog for a chat export; the path chosen, or null. */
+  chooseImportFile: () => call<string | null>("choose_import_file", {}),
+  /** Imports the JSON export at `path` as a new chat (no event follows: read the list again). */
+  importChat: (path: string) => call<ChatView>("import_chat", { path }),
   /** The native file picker: the files chosen, each checked ([] when cancelled). */
   pickFiles: () => call<PickedFile[]>("pick_files", {}),
   /** Checks dropped paths by the rules a send applies. */

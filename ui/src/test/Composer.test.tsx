@@ -13,7 +13,7 @@ describe("Composer", () => {
     fireEvent.keyDown(box, { key: "Enter", shiftKey: true });
     expect(onSend).not.toHaveBeenCalled();
     fireEvent.keyDown(box, { key: "Enter" });
-    expect(onSend).toHaveBeenCalledWith("Add a CSV export", []);
+    expect(onSend).toHaveBeenCalledWith("Add a CSV export", [], []);
     await waitFor(() => expect(box.value).toBe(""));
   });
 
@@ -73,7 +73,7 @@ describe("Composer", () => {
       const box = screen.getByLabelText("Message") as HTMLTextAreaElement;
       fireEvent.input(box, { target: { value: "Look at this" } });
       fireEvent.keyDown(box, { key: "Enter" });
-      expect(onSend).toHaveBeenCalledWith("Look at this", ["/home/u/photo.png"]);
+      expect(onSend).toHaveBeenCalledWith("Look at this", ["/home/u/photo.png"], []);
       await waitFor(() => expect(screen.queryByTestId("attachment-chips")).toBeNull());
     });
 

@@ -87,3 +87,7 @@ export function view(messages: Message[], phase: ChatView["state"]["phase"] = "i
     usage: noUsage,
   };
 }
+
+/** A PNG of one pixel, as base64 and as bytes (the engine's tests use the same image). */
+export const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+export const PNG = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));

@@ -56,6 +56,12 @@ pub struct PickedFile {
     pub size: u64,
     /// Why it cannot be attached; none when it can.
     pub error: Option<String>,
+    /// Set when it is an image a model is shown (`image/png`, …; at most 20 MiB), as the
+    /// copy's `media_type` will be: the message box shows its thumbnail, and says before
+    /// sending when the chat's model cannot see images.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub media_type: Option<String>,
 }
 
 /// [`PickedFile`] for an absolute path.
@@ -68,11 +74,16 @@ pub fn check_file(path: &str) -> PickedFile {
             let real = source.file_name().map(|n| n.to_string_lossy().into_owned());
             let name = real.unwrap_or(name);
             let size = std::fs::metadata(&source).map(|m| m.len()).unwrap_or_default();
-            PickedFile { path: path.to_owned(), name, size, error: None }
+            let media_type = image_type_of(&source, size);
+            PickedFile { path: path.to_owned(), name, size, error: None, media_type }
         }
-        Err(error) => {
-            PickedFile { path: path.to_owned(), name, size: 0, error: Some(error.message) }
-        }
+        Err(error) => PickedFile {
+            path: path.to_owned(),
+            name,
+            size: 0,
+            error: Some(error.message),
+            media_type: None,
+        },
     }
 }
 
@@ -324,5 +335,6 @@ fn copy_capped(source: &Path, target: &Path, file: &str) -> Result<u64, ApiError
 }
 
 mod pasted;
+pub(crate) mod shown;
 #[cfg(test)]
 mod tests;

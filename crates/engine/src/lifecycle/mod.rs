@@ -55,6 +55,7 @@ mod verdict;
 mod view;
 mod vision;
 
+pub use attachments::shown::image_file;
 pub use attachments::{
     attachments_dir, check_file, PickedFile, MAX_ATTACHMENTS, MAX_ATTACHMENT_BYTES,
 };

@@ -89,6 +89,10 @@ fn a_picked_file_is_checked_by_the_rules_of_a_send() {
     let folder = check_file(&outside.path().to_string_lossy());
     assert!(folder.error.unwrap().contains("not a regular file"));
     assert!(check_file("notes.txt").error.unwrap().contains("absolute path"));
+    assert_eq!(picked.media_type, None, "text is no image");
+    let image = write(outside.path(), "shot.dat", &png());
+    let picked = check_file(&image);
+    assert_eq!(picked.media_type.as_deref(), Some("image/png"), "told by its bytes, not its name");
 }
 
 #[test]
