@@ -131,10 +131,10 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
         void send();
       }}
       onDragOver={(event) => {
-        if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
+        if (source && event.dataTransfer?.types.includes("Files")) event.preventDefault();
       }}
       onDrop={(event) => {
-        if (takeImages(filesOf(event.dataTransfer))) event.preventDefault();
+        if (source && takeImages(filesOf(event.dataTransfer))) event.preventDefault();
       }}
     >
       {notice && (

@@ -90,6 +90,12 @@ describe("Composer images", () => {
     expect(files.check).not.toHaveBeenCalled();
   });
 
+  it("an image dropped where the window, not the shell, takes the drop (a browser's image) is read too", async () => {
+    box();
+    fireEvent.drop(screen.getByTestId("composer"), { dataTransfer: { files: [png("from-the-web.png")], items: [], types: ["Files"] } });
+    expect((await screen.findByTestId("attachment-chip")).textContent).toContain("from-the-web.png");
+  });
+
   it("a picked image file shows the thumbnail the shell reads back, and goes by its path", async () => {
     const picked: PickedFile = { path: "/home/u/photo.png", name: "photo.png", size: 70, error: null, media_type: "image/png" };
     const preview = vi.fn(async () => PNG.buffer as ArrayBuffer);
