@@ -4,7 +4,8 @@
 //! transport of 2024-11-05 (`legacy_sse.rs`) for `"type": "sse"`, and as the fallback of an
 //! untyped entry whose endpoint refuses the first POST.
 //!
-//! TLS and redirects are `http.rs`'s.
+//! TLS and redirects are `http.rs`'s; `stream_first.rs` holds a session's requests until its
+//! event stream is open.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use crate::handshake::{handshake, Handshake};
 use crate::remote::auth::Tokens;
 use crate::remote::http::http_client;
 use crate::remote::legacy_sse::LegacySse;
+use crate::remote::stream_first::StreamFirst;
 
 /// Connects to `remote`, `initialize`s and lists its tools; signed-in `tokens` go with
 /// every request (and are refreshed by rmcp when they expire).
@@ -37,9 +39,12 @@ pub(crate) async fn connect(
         None => None,
     };
     let modern = match manager {
-        None => handshake(server, StreamableHttpClientTransport::with_client(http, config)).await,
+        None => {
+            let client = StreamFirst::new(http);
+            handshake(server, StreamableHttpClientTransport::with_client(client, config)).await
+        }
         Some(manager) => {
-            let client = AuthClient::new(http, manager);
+            let client = StreamFirst::new(AuthClient::new(http, manager));
             handshake(server, StreamableHttpClientTransport::with_client(client, config)).await
         }
     };

@@ -8,6 +8,7 @@ mod connect;
 mod http;
 mod legacy_sse;
 mod redirect;
+mod stream_first;
 
 pub(crate) use auth::begin as begin_sign_in;
 pub use auth::{ClientIdentity, SignInStarted, TokenVault, Tokens, SIGN_IN_WINDOW};
