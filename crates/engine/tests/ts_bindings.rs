@@ -12,7 +12,7 @@ use preflight_engine::error_code::ErrorCode;
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::{ApiError, ChatPatch, ChatView, NewChat, SandboxView, TaskPanel};
 use preflight_engine::lifecycle::{AppSettings, SettingsUpdate};
-use preflight_engine::planner::PlanEdit;
+use preflight_engine::planner::{CommentDraft, PlanEdit};
 use ts_rs::{Config, TS};
 
 fn generated_dir() -> PathBuf {
@@ -57,6 +57,7 @@ fn export_all(dir: &Path) {
     TaskPanel::export_all(&config).unwrap();
     SandboxView::export_all(&config).unwrap();
     PlanEdit::export_all(&config).unwrap();
+    CommentDraft::export_all(&config).unwrap();
     AppSettings::export_all(&config).unwrap();
     preflight_engine::lifecycle::ProviderCheck::export_all(&config).unwrap();
     SettingsUpdate::export_all(&config).unwrap();

@@ -2,7 +2,7 @@
 //! the current plan.
 
 use preflight_protocol::ids::ChatId;
-use preflight_protocol::planner::{Approval, PlanDocument};
+use preflight_protocol::planner::{Approval, PlanComment, PlanDocument};
 use rusqlite::{params, OptionalExtension};
 
 use super::codec::{corrupt, from_json, to_json};
@@ -65,6 +65,15 @@ impl Tx<'_> {
     /// Marks the latest revision as allowed to run unconfined (the user's choice on approval).
     pub fn allow_unconfined(&mut self, chat_id: &ChatId) -> Result<PlanDocument, StoreError> {
         self.update_latest_plan(chat_id, |document| document.run_unconfined = true)
+    }
+
+    /// Keeps the user's comments with the latest revision (they rejected it with them).
+    pub(crate) fn set_plan_comments(
+        &mut self,
+        chat_id: &ChatId,
+        comments: Vec<PlanComment>,
+    ) -> Result<PlanDocument, StoreError> {
+        self.update_latest_plan(chat_id, |document| document.comments = comments)
     }
 
     /// Changes the latest revision in place and returns it.

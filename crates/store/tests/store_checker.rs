@@ -186,7 +186,7 @@ mod store {
                 tx.set_phase(c, Phase::Executing)
             }),
             ("reject: phase not yet planning", awaiting, |tx, c| {
-                tx.reject_plan(c, Some(&fixtures::feedback("shorter")))?;
+                tx.reject_plan(c, Some(&fixtures::feedback("shorter")), Vec::new())?;
                 tx.set_phase(c, Phase::AwaitingApproval)
             }),
             ("reject: feedback only", awaiting, |tx, c| {

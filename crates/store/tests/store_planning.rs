@@ -7,7 +7,7 @@ mod support;
 mod store {
     use crate::support::planning;
     use preflight_protocol::chat::{MessageBody, Phase};
-    use preflight_protocol::planner::{Approval, PlanDocument};
+    use preflight_protocol::planner::{Approval, CommentAnchor, PlanComment, PlanDocument};
     use preflight_protocol::ChatId;
     use preflight_store::{answer_text, ChatSnapshot, Conflict, Store, StoreError};
     use preflight_testkit::store::fixtures::{self, settings, tasks_from};
@@ -183,7 +183,7 @@ mod store {
         let chat = new_chat(&store);
         planning::awaiting_approval(&store, &chat);
         let feedback = fixtures::feedback("Use the standard library only");
-        let rejected = store.reject_plan(&chat, Some(&feedback)).unwrap();
+        let rejected = store.reject_plan(&chat, Some(&feedback), Vec::new()).unwrap();
         assert_eq!(rejected.approval, Approval::Rejected);
         let snapshot = store.snapshot(&chat).unwrap();
         assert_eq!(snapshot.state.phase, Phase::Planning);
@@ -202,6 +202,30 @@ mod store {
             Approval::Rejected,
             "the old card stays rejected"
         );
+    }
+
+    #[test]
+    fn comments_are_kept_with_the_revision_they_were_made_on_and_not_carried_on() {
+        let (_dir, store) = temp_store();
+        let chat = new_chat(&store);
+        planning::awaiting_approval(&store, &chat);
+        let comment = PlanComment {
+            anchor: CommentAnchor::Step(2),
+            text: "Stream it".into(),
+            quote: "Step two".into(),
+        };
+        let feedback = fixtures::feedback("see my comments");
+        let rejected = store.reject_plan(&chat, Some(&feedback), vec![comment.clone()]).unwrap();
+        assert_eq!(rejected.comments, std::slice::from_ref(&comment));
+        let snapshot = store.snapshot(&chat).unwrap();
+        assert_eq!(snapshot.revisions[0].comments, std::slice::from_ref(&comment));
+        assert_eq!(card_plan(&snapshot, 3).comments, [comment], "the card shows them too");
+
+        let document = fixtures::plan_document("Word counter, streamed", 2);
+        store.record_plan_card(&chat, &fixtures::plan_card(&document), document).unwrap();
+        let revisions = store.plan_revisions(&chat).unwrap();
+        assert_eq!(revisions.len(), 2);
+        assert!(revisions[1].comments.is_empty());
     }
 
     #[test]
@@ -255,7 +279,7 @@ mod store {
             ("revising after a rejection", |store, chat| {
                 let document = fixtures::plan_document("Word counter", 2);
                 store.record_plan_card(chat, &fixtures::plan_card(&document), document).unwrap();
-                store.reject_plan(chat, Some(&fixtures::feedback("shorter"))).unwrap();
+                store.reject_plan(chat, Some(&fixtures::feedback("shorter")), Vec::new()).unwrap();
             }),
         ];
         for (name, tail) in planning_tails {

@@ -56,7 +56,8 @@ mod store {
         let approve: Attempt =
             |s, c| s.approve_plan(c, &tasks_from(&fixtures::plan_document("p", 1))).map(drop);
         let edit: Attempt = |s, c| s.edit_plan(c, fixtures::plan_document("p", 1)).map(drop);
-        let reject: Attempt = |s, c| s.reject_plan(c, Some(&fixtures::feedback("no"))).map(drop);
+        let reject: Attempt =
+            |s, c| s.reject_plan(c, Some(&fixtures::feedback("no")), Vec::new()).map(drop);
         let finish: Attempt = |s, c| s.finish_turn(c, true);
         let plan_card: Attempt = |s, c| {
             let document = fixtures::plan_document("p", 1);

@@ -4,9 +4,9 @@
 //! folder in the workspace.
 
 use preflight_engine::lifecycle::{
-    ApiError, ApproveChoice, ChatView, PlanFolderLocation, TaskPanel,
+    ApiError, ApproveChoice, ChatView, PlanFolderLocation, PlanReview, TaskPanel,
 };
-use preflight_engine::planner::{PlanDocument, PlanEdit};
+use preflight_engine::planner::{CommentDraft, PlanDocument, PlanEdit};
 use preflight_engine::tasks::PlanChange;
 use preflight_engine::{ChangeId, ChatId, QuestionId};
 use tauri::State;
@@ -37,14 +37,17 @@ pub async fn approve_plan(
     shell.engine()?.approve_plan_as(&chat_id, choice)
 }
 
-/// With feedback the planner revises the plan; without, this cancels it.
+/// With feedback or comments on steps and fields the planner revises the plan; with
+/// neither, this cancels it.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn reject_plan(
     shell: State<'_, Shell>,
     chat_id: ChatId,
     feedback: Option<String>,
+    comments: Option<Vec<CommentDraft>>,
 ) -> Answer<ChatView> {
-    shell.engine()?.reject_plan(&chat_id, feedback.as_deref())
+    let review = PlanReview { feedback, comments: comments.unwrap_or_default() };
+    shell.engine()?.reject_plan(&chat_id, &review)
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -2,6 +2,7 @@
 import type { Approval } from "./Approval";
 import type { Complexity } from "./Complexity";
 import type { Library } from "./Library";
+import type { PlanComment } from "./PlanComment";
 import type { PlanContext } from "./PlanContext";
 import type { PlanStep } from "./PlanStep";
 import type { PlannedFiles } from "./PlannedFiles";
@@ -37,6 +38,11 @@ author: RevisionAuthor,
  * sandbox could not confine runs on this machine (DESIGN §11). Later revisions keep it.
  */
 run_unconfined: boolean, 
+/**
+ * The user's comments on this revision, sent with its rejection (DESIGN §16); the next
+ * revision is the planner's answer to them.
+ */
+comments?: Array<PlanComment>, 
 /**
  * How the plan goes about it, in a sentence or two.
  */

@@ -7,7 +7,6 @@ use preflight_protocol::chat::{Message, MessageBody, Notice, Resume};
 use preflight_protocol::ids::MessageId;
 use preflight_protocol::planner::Question;
 use preflight_protocol::tasks::{ChangeStatus, ExecutorStop, PlanChange};
-use preflight_store::answer_text;
 
 /// A message from the user, with the files it names (copied in later by its sender).
 pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
@@ -47,12 +46,12 @@ pub(super) fn continue_message(stop: &ExecutorStop, auto: bool) -> Message {
 }
 
 /// Revision feedback, stored like an answer: `plan_answer: true`, never a user turn.
-pub(super) fn feedback_message(feedback: &str) -> Message {
+pub(super) fn feedback_message(request: &str) -> Message {
     Message {
         id: MessageId::new(),
         created_at: now_rfc3339(),
         body: MessageBody::User {
-            content: answer_text("What should change in the plan?", feedback),
+            content: request.to_owned(),
             files: Vec::new(),
             attachments: Vec::new(),
             plan_answer: true,

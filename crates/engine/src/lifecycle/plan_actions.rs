@@ -5,7 +5,9 @@ use preflight_agent::events::Event;
 use preflight_dwp::now_rfc3339;
 use preflight_protocol::chat::{MessageBody, Phase};
 use preflight_protocol::ids::{ChatId, QuestionId};
-use preflight_protocol::planner::{edited_plan_document, PlanDocument, PlanEdit};
+use preflight_protocol::planner::{
+    edited_plan_document, review_comments, revision_request, CommentDraft, PlanDocument, PlanEdit,
+};
 
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::{ApiError, ErrorCode};
@@ -15,6 +17,22 @@ use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::transitions::approved_tasks;
 use crate::lifecycle::unconfined::{chat_notice, consent_missing, ApproveChoice};
 use crate::lifecycle::view::ChatView;
+
+/// What the user sends with a rejection of the waiting plan (DESIGN §16).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanReview {
+    /// What the planner should change, in the user's words.
+    pub feedback: Option<String>,
+    /// Comments anchored to the plan's steps and fields.
+    pub comments: Vec<CommentDraft>,
+}
+
+impl PlanReview {
+    /// Feedback alone, as a message sent while the plan waits is taken.
+    pub fn feedback(text: impl Into<String>) -> Self {
+        Self { feedback: Some(text.into()), comments: Vec::new() }
+    }
+}
 
 impl Engine {
     /// Answers one question of the waiting card. When the card is complete the planner
@@ -86,35 +104,36 @@ impl Engine {
         self.chat_view(chat_id)
     }
 
-    /// Rejects the waiting plan. With feedback the planner revises it (the feedback counts
-    /// as an answer); without, this is a cancel.
-    pub fn reject_plan(
-        &self,
-        chat_id: &ChatId,
-        feedback: Option<&str>,
-    ) -> Result<ChatView, ApiError> {
+    /// Rejects the waiting plan. With feedback or comments the planner revises it (they
+    /// count as an answer); with neither, this is a cancel. Comments are checked against
+    /// the waiting plan first: one whose anchor the plan does not have is
+    /// `ERR_BAD_REQUEST` and changes nothing.
+    pub fn reject_plan(&self, chat_id: &ChatId, review: &PlanReview) -> Result<ChatView, ApiError> {
         let _serial = self.serialize();
         self.inner.store.get_chat(chat_id)?;
-        match feedback.map(str::trim).filter(|text| !text.is_empty()) {
-            Some(feedback) => self.revise_plan(chat_id, feedback),
-            None => {
-                self.waiting_plan(chat_id)?;
-                self.cancel_plan_now(chat_id)
-            }
+        let feedback = review.feedback.as_deref().map(str::trim).filter(|text| !text.is_empty());
+        if feedback.is_none() && review.comments.is_empty() {
+            self.waiting_plan(chat_id)?;
+            return self.cancel_plan_now(chat_id);
         }
+        self.revise_plan(chat_id, feedback, &review.comments)
     }
 
-    /// Revision feedback for the waiting plan: stored like an answer, then the planner
-    /// revises. The caller holds the action lock.
+    /// Revision feedback and comments for the waiting plan: stored like an answer (the
+    /// comments also with the revision they were made on), then the planner revises with
+    /// all of them in one request. The caller holds the action lock.
     pub(super) fn revise_plan(
         &self,
         chat_id: &ChatId,
-        feedback: &str,
+        feedback: Option<&str>,
+        drafts: &[CommentDraft],
     ) -> Result<ChatView, ApiError> {
-        self.waiting_plan(chat_id)?;
+        let plan = self.waiting_plan(chat_id)?;
+        let comments = review_comments(&plan, drafts)
+            .map_err(|error| ApiError::bad_request(format!("{error}; nothing was sent")))?;
         let guard = self.claim_turn(chat_id, TurnKind::Planner)?;
-        let message = feedback_message(feedback.trim());
-        self.inner.store.reject_plan(chat_id, Some(&message))?;
+        let message = feedback_message(&revision_request(plan.revision, feedback, &comments));
+        self.inner.store.reject_plan(chat_id, Some(&message), comments)?;
         self.emit_plan_card(chat_id);
         self.emit(chat_id, Event::Message { message });
         self.emit_phase(chat_id, Phase::Planning);

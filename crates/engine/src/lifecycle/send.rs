@@ -62,7 +62,7 @@ impl Engine {
                     "files go with a task or a message to the executor, not with plan feedback",
                 ));
             }
-            return self.revise_plan(chat_id, content);
+            return self.revise_plan(chat_id, Some(content), &[]);
         }
         let (kind, phase) = match route {
             SendRoute::Plan => (TurnKind::Planner, Phase::Planning),

@@ -62,6 +62,7 @@ pub fn build_plan_document(plan: &Plan, prose: &str, facts: &PlanFacts) -> PlanD
         revision: facts.revision,
         author: RevisionAuthor::Planner,
         run_unconfined: false,
+        comments: Vec::new(),
     }
 }
 
@@ -102,6 +103,7 @@ pub fn edited_plan_document(
     document.created_at = created_at.to_string();
     document.revision = current.revision + 1;
     document.author = RevisionAuthor::User;
+    document.comments = Vec::new();
     Ok(document)
 }
 
@@ -156,6 +158,7 @@ pub fn executor_revision(current: &PlanDocument, tasks: &[Task], created_at: &st
     document.created_at = created_at.to_string();
     document.revision = current.revision + 1;
     document.author = RevisionAuthor::Executor;
+    document.comments = Vec::new();
     document
 }
 

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::comment::PlanComment;
 use crate::ids::QuestionId;
 
 /// One clarifying question of a card. `answer` stays null until the user gives one.
@@ -228,6 +229,11 @@ pub struct PlanDocument {
     /// sandbox could not confine runs on this machine (DESIGN §11). Later revisions keep it.
     #[serde(default)]
     pub run_unconfined: bool,
+    /// The user's comments on this revision, sent with its rejection (DESIGN §16); the next
+    /// revision is the planner's answer to them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<PlanComment>>", optional))]
+    pub comments: Vec<PlanComment>,
 }
 
 /// Who made a plan revision.

@@ -1,6 +1,7 @@
 //! The planner protocol: its system prompt, the fence parser, the plan document. Pure.
 
 mod builder;
+mod comment;
 mod document;
 mod fence;
 mod json_text;
@@ -12,11 +13,13 @@ mod parse;
 mod paths;
 mod plan_rules;
 mod prompt;
+mod review;
 
 pub use builder::{
     build_plan_document, edited_plan_document, executor_revision, sandbox_dir, PlanEdit,
     PlanEditError, PlanFacts, SANDBOX_DIR,
 };
+pub use comment::{CommentAnchor, CommentDraft, PlanComment, PlanField};
 pub use document::{
     Approval, Complexity, Library, Plan, PlanContext, PlanDocument, PlanJudgement, PlanStep,
     PlannedFiles, Question, RevisionAuthor, Sandbox, SandboxPolicy, SandboxSpec,
@@ -31,6 +34,7 @@ pub use prompt::{
     plan_limits_request, planner_system_prompt, repair_request, PlannerFacts,
     DEFAULT_PLANNER_PROMPT,
 };
+pub use review::{review_comments, revision_request, ReviewError, MAX_COMMENTS, MAX_COMMENT_CHARS};
 
 #[cfg(test)]
 mod builder_tests;

@@ -3,7 +3,7 @@
 
 use preflight_protocol::chat::{Message, MessageBody, Phase};
 use preflight_protocol::ids::ChatId;
-use preflight_protocol::planner::{Approval, PlanDocument};
+use preflight_protocol::planner::{Approval, PlanComment, PlanDocument};
 use preflight_protocol::tasks::TaskList;
 
 use super::{require_kind, set_card_plan};
@@ -94,17 +94,21 @@ impl Tx<'_> {
     }
 
     /// The user rejected the plan with feedback for the planner: approval `rejected` on the
-    /// latest revision and its card, the feedback (a synthetic `plan_answer` message, if
-    /// any) appended, phase `planning` while the planner revises. Rejecting without
-    /// feedback is a cancel: use `cancel_plan`.
+    /// latest revision and its card, the user's `comments` on it kept with that revision,
+    /// the feedback (a synthetic `plan_answer` message, if any) appended, phase `planning`
+    /// while the planner revises. Rejecting without feedback is a cancel: use `cancel_plan`.
     pub fn reject_plan(
         &mut self,
         chat_id: &ChatId,
         feedback: Option<&Message>,
+        comments: Vec<PlanComment>,
     ) -> Result<PlanDocument, StoreError> {
         let card = self.waiting_plan_card(chat_id)?;
         if let Some(feedback) = feedback {
             require_kind(feedback, &[MessageKind::Answer], "feedback is a plan_answer message")?;
+        }
+        if !comments.is_empty() {
+            self.set_plan_comments(chat_id, comments)?;
         }
         let document = self.decide_plan(chat_id, card, Approval::Rejected)?;
         if let Some(feedback) = feedback {
@@ -307,8 +311,9 @@ impl Store {
         &self,
         chat_id: &ChatId,
         feedback: Option<&Message>,
+        comments: Vec<PlanComment>,
     ) -> Result<PlanDocument, StoreError> {
-        self.write(|tx| tx.reject_plan(chat_id, feedback))
+        self.write(|tx| tx.reject_plan(chat_id, feedback, comments))
     }
 
     /// See [`Tx::cancel_plan`].

@@ -157,6 +157,7 @@ pub fn plan_document(title: &str, steps: usize) -> PlanDocument {
         revision: 0,
         author: Default::default(),
         run_unconfined: false,
+        comments: Vec::new(),
         judgement: Default::default(),
         notes: vec![],
     }

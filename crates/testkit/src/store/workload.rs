@@ -204,7 +204,7 @@ fn approval_step(store: &Store, chat: &Chat, rng: &mut Rng) -> Result<StepReport
         }
         60..=74 => {
             let feedback = fixtures::feedback("Use the standard library only");
-            store.reject_plan(&chat.id, Some(&feedback))?;
+            store.reject_plan(&chat.id, Some(&feedback), Vec::new())?;
             Ok(report("reject_plan", 1))
         }
         75..=79 => probe(store, &chat.id, "refused_answer", Conflict::NoQuestions, || {

@@ -2,7 +2,7 @@
 //! commands and the HTTP routes call. A refusal becomes the notice line and changes nothing.
 
 use preflight_engine::ids::ChatId;
-use preflight_engine::lifecycle::{ApiError, ApproveChoice, Engine};
+use preflight_engine::lifecycle::{ApiError, ApproveChoice, Engine, PlanReview};
 
 use crate::app::command::Command;
 use crate::app::state::{App, ListRow};
@@ -53,7 +53,9 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
         Command::Approve { run_unconfined } => {
             engine.approve_plan_as(chat_id, ApproveChoice { run_unconfined }).map(drop)
         }
-        Command::Revise(feedback) => engine.reject_plan(chat_id, Some(&feedback)).map(drop),
+        Command::Revise(feedback) => {
+            engine.reject_plan(chat_id, &PlanReview::feedback(feedback)).map(drop)
+        }
         Command::CancelPlan => engine.cancel_plan(chat_id).await.map(drop),
         Command::Stop => engine.stop(chat_id).await.map(drop),
         Command::AnswerChange { change, approve } => {

@@ -96,6 +96,7 @@ fn plan() -> PlanDocument {
         revision: 0,
         author: Default::default(),
         run_unconfined: false,
+        comments: Vec::new(),
     }
 }
 

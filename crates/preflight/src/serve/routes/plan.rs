@@ -3,8 +3,8 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use preflight_engine::lifecycle::{ApproveChoice, ChatView, TaskPanel};
-use preflight_engine::planner::{PlanDocument, PlanEdit};
+use preflight_engine::lifecycle::{ApproveChoice, ChatView, PlanReview, TaskPanel};
+use preflight_engine::planner::{CommentDraft, PlanDocument, PlanEdit};
 use preflight_engine::ChatId;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -20,6 +20,11 @@ use crate::serve::AppState;
 pub struct RejectBody {
     /// What the planner should change; it plans again with it.
     feedback: Option<String>,
+    /// Comments on the plan's steps (`{"step": N}`, 1-based) and fields (`{"field": "aim"}`):
+    /// the planner gets each quoted with what it points at, all in one revision request.
+    #[serde(default)]
+    #[schema(max_items = 30)]
+    comments: Vec<CommentDraft>,
 }
 
 #[derive(Default, Deserialize, ToSchema)]
@@ -55,8 +60,8 @@ pub async fn approve_plan(
     params(("id" = String, Path, description = "The chat's id")),
     request_body(content = Option<RejectBody>, description = "Optional"),
     responses(
-        (status = 202, description = "The plan was rejected; with feedback the planner plans again", body = ChatView),
-        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field", body = ErrorBody),
+        (status = 202, description = "The plan was rejected; with feedback or comments the planner plans again", body = ChatView),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a mistyped or unknown field; a comment on a step or field the plan does not have, or a blank one (nothing changed)", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
         (status = 409, description = "`ERR_NO_PLAN`: no plan waits for approval", body = ErrorBody),
     ))]
@@ -67,7 +72,8 @@ pub async fn reject_plan(
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
     let request: RejectBody = body::optional_json(&bytes)?;
-    Ok(accepted(state.engine.reject_plan(&id, request.feedback.as_deref())?))
+    let review = PlanReview { feedback: request.feedback, comments: request.comments };
+    Ok(accepted(state.engine.reject_plan(&id, &review)?))
 }
 
 #[utoipa::path(post, path = "/v1/chats/{id}/plan/cancel", tag = "plan",
