@@ -341,7 +341,7 @@ export function App() {
                 onAnswer: (questionId, answer) => void run(() => api.answerQuestion(id, questionId, answer)),
                 onAnswerChange: (changeId, approve) => void run(() => api.answerPlanChange(id, changeId, approve)),
                 onApprove: (unconfined) => void run(() => api.approvePlan(id, unconfined)),
-                onRevise: (feedback) => void run(() => api.rejectPlan(id, feedback)),
+                onRevise: (feedback, comments) => void run(() => api.rejectPlan(id, feedback, comments)),
                 onCancel: () => void run(() => api.cancelPlan(id)),
                 onEdit: async (edit) => {
                   await run(() => api.editPlan(id, edit));

@@ -4,6 +4,7 @@
 // open questions to the user.
 import { useLayoutEffect, useRef } from "preact/hooks";
 
+import type { CommentDraft } from "../generated/CommentDraft";
 import type { Message } from "../generated/Message";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
@@ -33,7 +34,7 @@ export interface CardActions {
   onAnswer: (questionId: string, answer: string) => void;
   onAnswerChange: (changeId: string, approve: boolean) => void;
   onApprove: (unconfined: boolean) => void;
-  onRevise: (feedback: string) => void;
+  onRevise: (feedback: string | null, comments: CommentDraft[]) => void;
   onCancel: () => void;
   onEdit: (edit: PlanEdit) => Promise<void>;
   loadRevisions?: () => Promise<PlanDocument[]>;
@@ -158,6 +159,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
             return (
               <PlanCard
                 key={message.id}
+                chatId={view.id}
                 plan={plan}
                 active={active}
                 planRunning={planRunning}

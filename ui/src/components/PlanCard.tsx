@@ -4,17 +4,23 @@
 // before approval (each edit is a new revision in the engine). Earlier plan cards are
 // read-only history. Everything the planner wrote is rendered as text: it is untrusted.
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 
+import type { CommentDraft } from "../generated/CommentDraft";
 import type { PlanDocument } from "../generated/PlanDocument";
+import type { PlanField } from "../generated/PlanField";
 import type { Complexity } from "../generated/Complexity";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanStep } from "../generated/PlanStep";
 import type { UnconfinedNotice } from "../generated/UnconfinedNotice";
 import { t } from "../lib/i18n";
+import { commentableFields, usePlanComments, type PlanComments } from "../lib/planComments";
+import { anchorName, Commentable } from "./PlanComments";
 import { RevisionDiff } from "./RevisionDiff";
 
 export interface PlanCardProps {
+  /** The chat the plan is of: comments being collected are kept per chat and revision. */
+  chatId: string;
   plan: PlanDocument;
   /** The latest plan, waiting for approval. */
   active: boolean;
@@ -28,7 +34,8 @@ export interface PlanCardProps {
   scope?: string[];
   /** `unconfined`: the user ticked "Run unconfined" (needed when the notice asks for it). */
   onApprove: (unconfined: boolean) => void;
-  onRevise: (feedback: string) => void;
+  /** Sends the plan back: the user's words and/or comments on its steps and fields. */
+  onRevise: (feedback: string | null, comments: CommentDraft[]) => void;
   onCancel: () => void;
   /** Opens Settings: where a provider that can carry out the plan is added. */
   onOpenSettings?: () => void;
@@ -168,6 +175,13 @@ export function PlanCard(props: PlanCardProps) {
   // Only the waiting plan asks; history shows what the approval chose.
   const notice = active ? (props.unconfined ?? null) : null;
   const consentMissing = notice !== null && notice.needs_consent && !allowUnconfined;
+  const review = usePlanComments(props.chatId, plan.revision);
+  const collecting = active && mode === "view" ? review : null;
+  const count = review.comments.length;
+  // Sent (or the card is history now): what was collected has gone with the rejection.
+  useEffect(() => {
+    if (!active && count > 0) review.clear();
+  }, [active, count]);
   return (
     <section class={`card plan-card${active ? " active" : " history"}`} data-testid="plan-card" aria-label={t("plan.label")}>
       <header class="card-title">
@@ -184,6 +198,7 @@ export function PlanCard(props: PlanCardProps) {
       <p class="plan-aim">
         <strong>{t("plan.aim")}</strong> {plan.aim}
       </p>
+      <FieldComments fields={["aim"]} plan={plan} review={collecting} />
       {active && props.scope && props.scope.length > 0 && (
         <p class="plan-scope small" data-testid="plan-scope">
           <span class="muted">{t("scope.card")}</span>{" "}
@@ -200,6 +215,7 @@ export function PlanCard(props: PlanCardProps) {
           <strong>{t("plan.approach")}</strong> {plan.approach}
         </p>
       )}
+      <FieldComments fields={["approach"]} plan={plan} review={collecting} />
       {mode === "edit" ? (
         <StepEditor steps={plan.steps} onCancel={() => setMode("view")} onSave={async (steps) => {
           await props.onEdit({ steps });
@@ -211,11 +227,13 @@ export function PlanCard(props: PlanCardProps) {
             <li key={index}>
               <span class="step-action">{step.action}</span> <span class="arrow">→</span> <span class="step-expected">{step.expected}</span>
               <StepDetails step={step} number={index + 1} />
+              <Commentable anchor={{ step: index + 1 }} what={anchorName({ step: index + 1 })} review={collecting} sent={plan.comments} />
             </li>
           ))}
         </ol>
       )}
       <PlanFolds plan={plan} />
+      <FieldComments fields={["risks", "files", "tests"]} plan={plan} review={collecting} />
       {plan.libraries.length > 0 && (
         <table class="libraries">
           <thead>
@@ -238,9 +256,11 @@ export function PlanCard(props: PlanCardProps) {
           </tbody>
         </table>
       )}
+      <FieldComments fields={["libraries"]} plan={plan} review={collecting} />
       <p class="sandbox-line">
         <strong>{t("plan.sandboxLabel")}</strong> {sandboxLine(plan)}
       </p>
+      <FieldComments fields={["sandbox"]} plan={plan} review={collecting} />
       {plan.notes && plan.notes.length > 0 && (
         <ul class="plan-notes small muted" data-testid="plan-notes" aria-label={t("plan.notes")}>
           {plan.notes.map((note, index) => (
@@ -281,7 +301,16 @@ export function PlanCard(props: PlanCardProps) {
           {t("plan.unconfined.approved")}
         </p>
       )}
-      {mode === "revise" && <Feedback onCancel={() => setMode("view")} onSend={(text) => { props.onRevise(text); setMode("view"); }} />}
+      {mode === "revise" && (
+        <Feedback
+          comments={count}
+          onCancel={() => setMode("view")}
+          onSend={(text) => {
+            props.onRevise(text, review.comments);
+            setMode("view");
+          }}
+        />
+      )}
       {props.loadRevisions && <RevisionDiff current={plan} load={props.loadRevisions} />}
       <footer class="card-actions">
         {active && mode === "view" && (
@@ -294,6 +323,11 @@ export function PlanCard(props: PlanCardProps) {
             <button type="button" class={props.executorCallsTools === false ? "secondary" : "primary"} data-testid="approve-plan" disabled={overLimit(plan.steps) !== null || consentMissing} onClick={() => props.onApprove(allowUnconfined)}>
               {t("plan.approve")}
             </button>
+            {count > 0 && (
+              <button type="button" class="primary" data-testid="revise-with-comments" onClick={() => props.onRevise(null, review.comments)}>
+                {t("review.reviseWith", { count })}
+              </button>
+            )}
             <button type="button" class="secondary" data-testid="revise-plan" onClick={() => setMode("revise")}>
               {t("plan.revise")}
             </button>
@@ -310,7 +344,21 @@ export function PlanCard(props: PlanCardProps) {
   );
 }
 
-function Feedback({ onSend, onCancel }: { onSend: (text: string) => void; onCancel: () => void }) {
+/** The comment boxes of the plan's fields that have something in them. */
+function FieldComments({ fields, plan, review }: { fields: PlanField[]; plan: PlanDocument; review: PlanComments | null }) {
+  const present = commentableFields(plan).filter((field) => fields.includes(field));
+  const sent = plan.comments ?? [];
+  const shown = present.filter((field) => review !== null || sent.some((comment) => "field" in comment.anchor && comment.anchor.field === field));
+  return (
+    <>
+      {shown.map((field) => (
+        <Commentable key={field} anchor={{ field }} what={anchorName({ field })} review={review} sent={sent} />
+      ))}
+    </>
+  );
+}
+
+function Feedback({ onSend, onCancel, comments }: { onSend: (text: string) => void; onCancel: () => void; comments: number }) {
   const [text, setText] = useState("");
   const ready = text.trim() !== "";
   return (
@@ -324,7 +372,7 @@ function Feedback({ onSend, onCancel }: { onSend: (text: string) => void; onCanc
       <textarea aria-label={t("plan.feedback")} placeholder={t("plan.feedback")} value={text} onInput={(event) => setText(event.currentTarget.value)} />
       <div class="row">
         <button type="submit" class="primary" disabled={!ready}>
-          {t("plan.sendFeedback")}
+          {comments > 0 ? t("review.sendWith", { count: comments }) : t("plan.sendFeedback")}
         </button>
         <button type="button" class="secondary" onClick={onCancel}>
           {t("plan.back")}

@@ -3,9 +3,11 @@
 // with who made each revision (the planner, your edit, an approved executor change).
 import { useState } from "preact/hooks";
 
+import type { PlanComment } from "../generated/PlanComment";
 import type { PlanDocument } from "../generated/PlanDocument";
 import { t } from "../lib/i18n";
 import { authorOf, diffPlans, type Piece } from "../lib/planDiff";
+import { anchorName } from "./PlanComments";
 
 export interface RevisionDiffProps {
   current: PlanDocument;
@@ -29,6 +31,20 @@ function Pieces({ pieces }: { pieces: Piece[] }) {
   );
 }
 
+/** The comments the earlier revision was sent back with, drawn beside what they point at. */
+function Said({ comments }: { comments: PlanComment[] }) {
+  if (comments.length === 0) return null;
+  return (
+    <ul class="plan-comments sent" data-testid="diff-comments">
+      {comments.map((comment, index) => (
+        <li key={index} class="plan-comment">
+          {comment.text}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function RevisionDiff({ current, load }: RevisionDiffProps) {
   const [revisions, setRevisions] = useState<PlanDocument[] | null>(null);
   const [against, setAgainst] = useState<number | null>(null);
@@ -36,6 +52,9 @@ export function RevisionDiff({ current, load }: RevisionDiffProps) {
   const earlier = (revisions ?? []).filter((plan) => plan.revision < current.revision);
   const base = earlier.find((plan) => plan.revision === against) ?? null;
   const diff = base ? diffPlans(base, current) : null;
+  const comments = base?.comments ?? [];
+  const onStep = (from: number) => comments.filter((comment) => "step" in comment.anchor && comment.anchor.step === from);
+  const onFields = comments.filter((comment) => "field" in comment.anchor);
   if (current.revision <= 1) return null;
   if (revisions === null) {
     return (
@@ -85,20 +104,42 @@ export function RevisionDiff({ current, load }: RevisionDiffProps) {
             </li>
           )}
           {diff.steps.map((change, index) => {
-            if (change.kind === "same") return null;
+            const said = change.kind === "added" ? [] : onStep(change.from);
+            if (change.kind === "same") {
+              if (said.length === 0) return null;
+              return (
+                <li key={index} class="diff-same" data-kind="same">
+                  <span class="diff-mark">=</span> {change.step.action} → {change.step.expected}
+                  <Said comments={said} />
+                </li>
+              );
+            }
             if (change.kind === "changed") {
               return (
                 <li key={index} class="diff-changed" data-kind="changed">
                   <span class="diff-mark">~</span> <Pieces pieces={change.action} /> → <Pieces pieces={change.expected} />
+                  <Said comments={said} />
                 </li>
               );
             }
             return (
               <li key={index} class={`diff-${change.kind}`} data-kind={change.kind}>
                 <span class="diff-mark">{change.kind === "added" ? "+" : "−"}</span> {change.step.action} → {change.step.expected}
+                <Said comments={said} />
               </li>
             );
           })}
+          {onFields.length > 0 && (
+            <li class="diff-field-comments">
+              <span class="muted small">{t("review.diffComments", { revision: base?.revision ?? 0 })}</span>
+              {onFields.map((comment, index) => (
+                <div key={index}>
+                  <strong>{anchorName(comment.anchor)}</strong>
+                  <Said comments={[comment]} />
+                </div>
+              ))}
+            </li>
+          )}
           {diff.librariesAdded.length > 0 && <li data-kind="libraries">{t("diff.librariesAdded", { names: diff.librariesAdded.join(", ") })}</li>}
           {diff.librariesRemoved.length > 0 && <li data-kind="libraries">{t("diff.librariesRemoved", { names: diff.librariesRemoved.join(", ") })}</li>}
           {diff.sandbox && (

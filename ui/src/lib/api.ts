@@ -4,6 +4,7 @@ import { invoke, Channel } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 
+import type { CommentDraft } from "../generated/CommentDraft";
 import type { ApiError } from "../generated/ApiError";
 import type { ErrorCode } from "../generated/ErrorCode";
 import { ERROR_CODES } from "../generated/errorCodes";
@@ -163,7 +164,7 @@ export const api = {
   answerQuestion: (chat_id: string, question_id: string, answer: string) =>
     call<ChatView>("answer_question", { chat_id, question_id, answer }),
   approvePlan: (chat_id: string, unconfined = false) => call<ChatView>("approve_plan", { chat_id, unconfined }),
-  rejectPlan: (chat_id: string, feedback: string | null) => call<ChatView>("reject_plan", { chat_id, feedback }),
+  rejectPlan: (chat_id: string, feedback: string | null, comments: CommentDraft[] = []) => call<ChatView>("reject_plan", { chat_id, feedback, comments }),
   cancelPlan: (chat_id: string) => call<ChatView>("cancel_plan", { chat_id }),
   editPlan: (chat_id: string, edit: PlanEdit) => call<PlanDocument>("edit_plan", { chat_id, edit }),
   planRevisions: (chat_id: string) => call<PlanDocument[]>("plan_revisions", { chat_id }),

@@ -7,11 +7,12 @@ import { t } from "./i18n";
 
 export type Piece = { kind: "same" | "added" | "removed"; text: string };
 
+/** `from`: the step's number (1-based) in the earlier revision, where it had one. */
 export type StepChange =
-  | { kind: "same"; step: PlanStep }
+  | { kind: "same"; step: PlanStep; from: number }
   | { kind: "added"; step: PlanStep }
-  | { kind: "removed"; step: PlanStep }
-  | { kind: "changed"; action: Piece[]; expected: Piece[] };
+  | { kind: "removed"; step: PlanStep; from: number }
+  | { kind: "changed"; action: Piece[]; expected: Piece[]; from: number };
 
 export interface PlanDiff {
   title: Piece[] | null;
@@ -83,13 +84,14 @@ function stepChanges(before: PlanStep[], after: PlanStep[]): StepChange[] {
   for (const [pi, pj] of [...pairs, [before.length, after.length] as [number, number]]) {
     while (i < pi && j < pj) {
       const [x, y] = [before[i++]!, after[j++]!];
-      out.push({ kind: "changed", action: wordDiff(x.action, y.action), expected: wordDiff(x.expected, y.expected) });
+      out.push({ kind: "changed", action: wordDiff(x.action, y.action), expected: wordDiff(x.expected, y.expected), from: i });
     }
-    while (i < pi) out.push({ kind: "removed", step: before[i++]! });
+    while (i < pi) out.push({ kind: "removed", step: before[i++]!, from: i });
     while (j < pj) out.push({ kind: "added", step: after[j++]! });
     if (pi < before.length && pj < after.length) {
       const [x, y] = [before[pi]!, after[pj]!];
-      out.push(norm(x.expected) === norm(y.expected) ? { kind: "same", step: y } : { kind: "changed", action: wordDiff(x.action, y.action), expected: wordDiff(x.expected, y.expected) });
+      const from = pi + 1;
+      out.push(norm(x.expected) === norm(y.expected) ? { kind: "same", step: y, from } : { kind: "changed", action: wordDiff(x.action, y.action), expected: wordDiff(x.expected, y.expected), from });
       i += 1;
       j += 1;
     }

@@ -6,7 +6,7 @@ import { plan } from "./fixtures";
 
 function setup(active = true) {
   const handlers = { onApprove: vi.fn(), onRevise: vi.fn(), onCancel: vi.fn(), onEdit: vi.fn() };
-  render(<PlanCard plan={plan()} active={active} planRunning={active} {...handlers} />);
+  render(<PlanCard chatId="chat-1" plan={plan()} active={active} planRunning={active} {...handlers} />);
   return handlers;
 }
 
@@ -15,7 +15,7 @@ describe("PlanCard", () => {
     setup();
     expect(screen.getByText("CSV export")).toBeTruthy();
     expect(screen.getByText("Orders can be exported as CSV")).toBeTruthy();
-    const steps = screen.getAllByRole("listitem").map((item) => item.textContent);
+    const steps = [...document.querySelectorAll(".plan-steps > li")].map((item) => `${item.querySelector(".step-action")?.textContent} → ${item.querySelector(".step-expected")?.textContent}`);
     expect(steps).toEqual(["Add the route → GET /export answers", "Write the test → the test passes"]);
     const table = screen.getByRole("table");
     expect(within(table).getAllByRole("columnheader").map((cell) => cell.textContent)).toEqual(["Library", "Purpose", "Usage"]);
@@ -38,7 +38,7 @@ describe("PlanCard", () => {
     expect(send).toHaveProperty("disabled", true);
     fireEvent.input(screen.getByLabelText("What should change in the plan?"), { target: { value: " Use JSON instead " } });
     fireEvent.click(send);
-    expect(onRevise).toHaveBeenCalledWith("Use JSON instead");
+    expect(onRevise).toHaveBeenCalledWith("Use JSON instead", []);
   });
 
   it("edits steps before approval: change, add, remove, save", async () => {
@@ -69,7 +69,7 @@ describe("PlanCard", () => {
 describe("a plan over the task list's limits", () => {
   it("says why and cannot be approved, but can be edited or revised", () => {
     const steps = Array.from({ length: 41 }, (_, i) => ({ action: `step ${i + 1}`, expected: "" }));
-    render(<PlanCard plan={plan({ steps })} active planRunning={false} onApprove={() => {}} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
+    render(<PlanCard chatId="chat-1" plan={plan({ steps })} active planRunning={false} onApprove={() => {}} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
     expect(screen.getByTestId("plan-over-limit").textContent).toContain("41 steps");
     expect((screen.getByTestId("approve-plan") as HTMLButtonElement).disabled).toBe(true);
     expect((screen.getByTestId("edit-steps") as HTMLButtonElement).disabled).toBe(false);
@@ -84,7 +84,7 @@ describe("a plan whose code would run unconfined on this machine", () => {
   it("says why and approves only after the explicit choice, which it passes on", () => {
     const onApprove = vi.fn();
     render(
-      <PlanCard plan={plan()} active planRunning unconfined={{ reason, needs_consent: true }} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />,
+      <PlanCard chatId="chat-1" plan={plan()} active planRunning unconfined={{ reason, needs_consent: true }} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />,
     );
     expect(screen.getByTestId("plan-unconfined").textContent).toContain("uid map");
     const approve = screen.getByTestId("approve-plan") as HTMLButtonElement;
@@ -98,18 +98,18 @@ describe("a plan whose code would run unconfined on this machine", () => {
   it("asks nothing when the configuration chose it, and nothing on a confined machine", () => {
     const onApprove = vi.fn();
     const { unmount } = render(
-      <PlanCard plan={plan()} active planRunning unconfined={{ reason: "[sandbox] confinement = \"off\"", needs_consent: false }} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />,
+      <PlanCard chatId="chat-1" plan={plan()} active planRunning unconfined={{ reason: "[sandbox] confinement = \"off\"", needs_consent: false }} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />,
     );
     expect(screen.queryByTestId("allow-unconfined")).toBeNull();
     fireEvent.click(screen.getByTestId("approve-plan"));
     expect(onApprove).toHaveBeenCalledWith(false);
     unmount();
-    render(<PlanCard plan={plan()} active planRunning unconfined={null} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
+    render(<PlanCard chatId="chat-1" plan={plan()} active planRunning unconfined={null} onApprove={onApprove} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
     expect(screen.queryByTestId("plan-unconfined")).toBeNull();
   });
 
   it("as history says that it was approved to run unconfined", () => {
-    render(<PlanCard plan={plan({ run_unconfined: true, approval: "approved" })} active={false} planRunning={false} onApprove={() => {}} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
+    render(<PlanCard chatId="chat-1" plan={plan({ run_unconfined: true, approval: "approved" })} active={false} planRunning={false} onApprove={() => {}} onRevise={() => {}} onCancel={() => {}} onEdit={async () => {}} />);
     expect(screen.getByTestId("plan-ran-unconfined")).toBeTruthy();
   });
 });

@@ -29,7 +29,7 @@ function judged(overrides: Partial<PlanDocument> = {}): PlanDocument {
 }
 
 function show(document: PlanDocument, onEdit = vi.fn()) {
-  render(<PlanCard plan={document} active planRunning onApprove={() => {}} onRevise={() => {}} onCancel={() => {}} onEdit={onEdit} />);
+  render(<PlanCard chatId="chat-1" plan={document} active planRunning onApprove={() => {}} onRevise={() => {}} onCancel={() => {}} onEdit={onEdit} />);
   return onEdit;
 }
 
@@ -79,7 +79,7 @@ describe("a plan the user can judge", () => {
 
   it("renders what the planner wrote as text, never as markup", () => {
     const { container } = render(
-      <PlanCard
+      <PlanCard chatId="chat-1"
         plan={judged({
           approach: HOSTILE,
           risks: [HOSTILE],

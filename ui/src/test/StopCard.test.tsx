@@ -233,7 +233,7 @@ describe("a plan on a model that cannot call tools", () => {
 
   it("says it is a small offline model's draft, points to a provider, and approval stays possible but second", () => {
     const onOpenSettings = vi.fn();
-    render(<PlanCard plan={plan()} active planRunning executorCallsTools={false} onOpenSettings={onOpenSettings} {...handlers} />);
+    render(<PlanCard chatId="chat-1" plan={plan()} active planRunning executorCallsTools={false} onOpenSettings={onOpenSettings} {...handlers} />);
     const notice = screen.getByTestId("plan-no-tools");
     expect(notice.textContent).toContain("A draft from the small offline model");
     expect(notice.textContent).toContain("cannot use tools");
@@ -250,9 +250,9 @@ describe("a plan on a model that cannot call tools", () => {
   });
 
   it("says nothing on a model with tools, nor on an approved plan", () => {
-    const { rerender } = render(<PlanCard plan={plan()} active planRunning executorCallsTools {...handlers} />);
+    const { rerender } = render(<PlanCard chatId="chat-1" plan={plan()} active planRunning executorCallsTools {...handlers} />);
     expect(screen.queryByTestId("plan-no-tools")).toBeNull();
-    rerender(<PlanCard plan={plan({ approval: "approved" })} active={false} planRunning={false} executorCallsTools={false} {...handlers} />);
+    rerender(<PlanCard chatId="chat-1" plan={plan({ approval: "approved" })} active={false} planRunning={false} executorCallsTools={false} {...handlers} />);
     expect(screen.queryByTestId("plan-no-tools")).toBeNull();
   });
 
@@ -267,7 +267,7 @@ describe("a plan on a model that cannot call tools", () => {
 
   it("in Russian", () => {
     applyLanguage("ru");
-    render(<PlanCard plan={plan()} active planRunning executorCallsTools={false} {...handlers} />);
+    render(<PlanCard chatId="chat-1" plan={plan()} active planRunning executorCallsTools={false} {...handlers} />);
     expect(screen.getByTestId("plan-no-tools").textContent).toBe(
       "Черновик небольшой офлайн-модели: она не умеет вызывать инструменты, поэтому после одобрения шаги не будут выполнены, а задачи в списке так и не отметятся.Чтобы выполнить план, выберите в настройках провайдера с инструментами: Ollama, OpenAI-совместимый сервер или Anthropic.",
     );

@@ -51,7 +51,7 @@ describe("the window in Russian", () => {
 
   it("the plan card: steps, libraries, sandbox and its buttons", () => {
     applyLanguage("ru");
-    render(<PlanCard plan={russianPlan()} active planRunning onApprove={vi.fn()} onRevise={vi.fn()} onCancel={vi.fn()} onEdit={vi.fn()} />);
+    render(<PlanCard chatId="chat-1" plan={russianPlan()} active planRunning onApprove={vi.fn()} onRevise={vi.fn()} onCancel={vi.fn()} onEdit={vi.fn()} />);
     const card = screen.getByTestId("plan-card");
     expect(within(card).getAllByRole("columnheader").map((cell) => cell.textContent)).toEqual(["Библиотека", "Назначение", "Использование"]);
     expect(card.textContent).toContain("Песочница: Создать песочницу в /работа/.песочница — пример данных");
