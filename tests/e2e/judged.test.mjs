@@ -1,6 +1,7 @@
 // A plan the user can judge, in the real window (DESIGN §14): the card shows the approach,
 // the risks and files folded, each step's check and dependencies and the scope it was
-// planned within; after approval the panel shows the planned check before it runs, and each
+// planned within; the user comments on two steps and sends them at once, and the revision
+// diff shows each comment beside its step (§16); after approval the panel shows the planned check before it runs, and each
 // task is closed by exactly that check, run by Preflight in the sandbox.
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -27,6 +28,15 @@ const PLAN = {
   sandbox: { policy: "create", notes: "" },
 };
 
+// The planner's answer to the user's comments on steps 1 and 2 (DESIGN §16).
+const REVISED = {
+  ...PLAN,
+  steps: [
+    { ...PLAN.steps[0], action: "Write src/hello.txt ending in a newline" },
+    { ...PLAN.steps[1], action: "Prove the whole-word greeting" },
+  ],
+};
+
 const turnPlan = (args) => toolCall("turn_plan", args);
 
 test("the card shows approach, risks, files, checks and scope; each task is closed by the check the user saw", async () => {
@@ -35,7 +45,7 @@ test("the card shows approach, risks, files, checks and scope; each task is clos
     config: (url) => openaiConfig(url),
     script: () => ({
       routes: [
-        { when: PLANNER, replies: [planReply(PLAN)] },
+        { when: PLANNER, replies: [planReply(PLAN), planReply(REVISED)] },
         {
           replies: [
             toolCall("mcp_code-sandbox_run_command", { command: "echo hello > src/hello.txt" }),
@@ -71,6 +81,24 @@ test("the card shows approach, risks, files, checks and scope; each task is clos
     await app.click('[data-testid="plan-risks"] summary');
     await app.byText('[data-testid="plan-risks"]', "A locale may change the words");
     publish(await app.screenshot("plan-judged"), "plan-judged.png");
+
+    // Reviewed like a change: a comment on each step, sent together; the planner's next
+    // revision is compared with the commented one, each comment beside its step.
+    const comment = async (step, words) => {
+      await app.click(`[data-testid="plan-card"].active [data-testid="comment-step-${step}"]`);
+      await (await app.find('[data-testid="comment-text"]')).type(words);
+      await app.click('[data-testid="add-comment"]');
+    };
+    await comment(1, "End the file with a newline.");
+    await comment(2, "Match the whole word.");
+    await app.byText('[data-testid="revise-with-comments"]', "Revise with 2 comments");
+    publish(await app.screenshot("plan-comments"), "plan-comments.png");
+    await app.click('[data-testid="revise-with-comments"]');
+    await app.byText('[data-testid="plan-card"].active .badge', "revision 2");
+    await app.click('[data-testid="plan-card"].active [data-testid="compare-revisions"]');
+    await app.byText('[data-testid="plan-card"].active [data-testid="diff-comments"]', "End the file with a newline.");
+    await app.byText('[data-testid="plan-card"].active [data-testid="diff-comments"]', "Match the whole word.");
+    publish(await app.screenshot("plan-comments-diff"), "plan-comments-diff.png");
 
     await app.click('[data-testid="approve-plan"]');
     await app.byText(".message.assistant", "The greeting is written and proven");

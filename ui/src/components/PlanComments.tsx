@@ -85,8 +85,7 @@ export function Commentable({ anchor, what, review, sent }: CommentableProps) {
       )}
       {review && !open && (
         <button type="button" class="link small comment-button" data-testid={`comment-${key}`} disabled={full} title={full ? t("review.full", { count: MAX_COMMENTS }) : undefined} onClick={() => setOpen(true)}>
-          {t("review.comment")}
-          <span class="visually-hidden"> {what}</span>
+          {t("review.comment", { what })}
         </button>
       )}
       {review && open && (
