@@ -27,6 +27,8 @@ keys:
   Enter             send; on a card, confirm the chosen row
   Alt+Enter, ^J     a new line in the message
   ←→ ↑↓ Tab         choose on a card (an option, Approve, Revise…, Cancel plan)
+  Alt+↑↓            on a plan, the step under the cursor: what you type is a
+                    comment on it; Revise sends every comment at once
   Esc               stop the running turn; leave an answer being typed
   ^X                cancel the plan while it is drafted, asked about or waiting
   ^G                a task's changes (the last finished task first): ←→ another
@@ -68,6 +70,8 @@ const RU: &str = "\
   Enter             отправить; на карточке — подтвердить выбранное
   Alt+Enter, ^J     новая строка в сообщении
   ←→ ↑↓ Tab         выбор на карточке (вариант, Одобрить, Переработать…, Отмена)
+  Alt+↑↓            в плане — шаг под курсором: набранное станет комментарием
+                    к нему; «Переработать» отправит все комментарии разом
   Esc               остановить ход; выйти из набора ответа
   ^X                отменить план, пока он составляется или ждёт ответа
   ^G                изменения задачи (сначала последней законченной): ←→ другая
@@ -105,7 +109,9 @@ mod tests {
             for line in text.lines() {
                 assert!(line.width() <= 80, "{line:?}");
             }
-            for key in ["--workspace", "--help", "^G", "^L", "^X", "^T", "^C", "Esc", "y/N"] {
+            for key in
+                ["--workspace", "--help", "^G", "^L", "^X", "^T", "^C", "Esc", "y/N", "Alt+↑↓"]
+            {
                 assert!(text.contains(key), "{language:?} names {key}");
             }
         }

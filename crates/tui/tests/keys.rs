@@ -6,6 +6,7 @@ mod fixtures;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use fixtures::*;
 use preflight_engine::chat::Phase;
+use preflight_engine::planner::{CommentAnchor, CommentDraft};
 use preflight_tui::app::command::Command;
 use preflight_tui::app::keys::handle_key;
 use preflight_tui::app::state::{App, Entry};
@@ -39,6 +40,19 @@ fn plan_app() -> App {
     });
     app.load(chat, vec![], vec![]);
     app
+}
+
+fn revise(feedback: &str, comments: Vec<CommentDraft>) -> Command {
+    let feedback = (!feedback.is_empty()).then(|| feedback.to_owned());
+    Command::Revise { feedback, comments }
+}
+
+fn on_step(step: u32, text: &str) -> CommentDraft {
+    CommentDraft { anchor: CommentAnchor::Step(step), text: text.into() }
+}
+
+fn alt(app: &mut App, code: KeyCode) {
+    assert_eq!(handle_key(app, KeyEvent::new(code, KeyModifiers::ALT)), None);
 }
 
 fn answer(question: &str, text: &str) -> Command {
@@ -84,18 +98,44 @@ fn plan_cards_approve_revise_or_cancel() {
         (vec![KeyCode::Right, KeyCode::Right, KeyCode::Enter], vec![Command::CancelPlan]),
         (
             [vec![KeyCode::Right, KeyCode::Enter], typed("shorter"), vec![KeyCode::Enter]].concat(),
-            vec![Command::Revise("shorter".into())],
+            vec![revise("shorter", vec![])],
         ),
-        (
-            [typed("add docs"), vec![KeyCode::Enter]].concat(),
-            vec![Command::Revise("add docs".into())],
-        ),
+        ([typed("add docs"), vec![KeyCode::Enter]].concat(), vec![revise("add docs", vec![])]),
         (vec![KeyCode::Right, KeyCode::Enter, KeyCode::Enter], vec![]),
     ];
     for (keys, expected) in cases {
         let mut app = plan_app();
         assert_eq!(press(&mut app, &keys), expected, "{keys:?}");
     }
+}
+
+#[test]
+fn a_comment_goes_on_the_step_under_the_cursor_and_revise_sends_them_all() {
+    let mut app = plan_app();
+    alt(&mut app, KeyCode::Down);
+    alt(&mut app, KeyCode::Down);
+    assert_eq!(app.step_cursor, Some(1));
+    assert_eq!(press(&mut app, &typed("Use a fixture")), vec![]);
+    assert_eq!(app.entry, Entry::StepComment(1));
+    assert_eq!(press(&mut app, &[KeyCode::Enter]), vec![]);
+    assert_eq!(app.plan_comments, [on_step(2, "Use a fixture")]);
+    alt(&mut app, KeyCode::Up);
+    press(&mut app, &[typed("Name the route"), vec![KeyCode::Enter]].concat());
+    assert_eq!(app.entry, Entry::Message);
+    let both = vec![on_step(2, "Use a fixture"), on_step(1, "Name the route")];
+    // Revise is the chosen row now: Enter sends them without more words.
+    assert_eq!(app.selection, 1);
+    let sent = press(&mut app, &[KeyCode::Enter]);
+    assert_eq!(sent, vec![revise("", both.clone())]);
+    assert!(app.plan_comments.is_empty());
+
+    let mut app = plan_app();
+    alt(&mut app, KeyCode::Down);
+    press(&mut app, &[typed("Smaller"), vec![KeyCode::Enter]].concat());
+    press(&mut app, &[KeyCode::Esc]);
+    assert_eq!(app.step_cursor, None, "Esc leaves the steps");
+    let sent = press(&mut app, &[typed("and faster"), vec![KeyCode::Enter]].concat());
+    assert_eq!(sent, vec![revise("and faster", vec![on_step(1, "Smaller")])]);
 }
 
 #[test]

@@ -27,13 +27,6 @@ pub struct PlanReview {
     pub comments: Vec<CommentDraft>,
 }
 
-impl PlanReview {
-    /// Feedback alone, as a message sent while the plan waits is taken.
-    pub fn feedback(text: impl Into<String>) -> Self {
-        Self { feedback: Some(text.into()), comments: Vec::new() }
-    }
-}
-
 impl Engine {
     /// Answers one question of the waiting card. When the card is complete the planner
     /// runs again with every answer so far.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::app::form::{form_fields, shown_value, Field};
 use crate::app::state::{App, Entry};
-use crate::locale::Words;
+use crate::locale::{fill, Words};
 use crate::sanitize::one_line;
 
 pub enum Card<'a> {
@@ -28,6 +28,8 @@ pub enum Card<'a> {
         /// Why the sandbox would not confine this plan's runs here, when it would not.
         unconfined: Option<&'a UnconfinedNotice>,
         calls_tools: bool,
+        /// Comments on its steps waiting to go with the next revise.
+        comments: usize,
     },
     Change(&'a PlanChange),
     Stopped(&'a ExecutorStop),
@@ -75,10 +77,14 @@ impl Card<'_> {
                 rows.push(words.own_answer.into());
                 rows
             }
-            Card::Plan { unconfined, .. } => {
+            Card::Plan { unconfined, comments, .. } => {
                 let consent = unconfined.is_some_and(|notice| notice.needs_consent);
                 let approve = if consent { words.approve_unconfined } else { words.approve };
-                vec![approve.into(), words.revise.into(), words.cancel_plan.into()]
+                let revise = match comments {
+                    0 => words.revise.to_owned(),
+                    n => fill(words.revise_with, &[("n", n)]),
+                };
+                vec![approve.into(), revise, words.cancel_plan.into()]
             }
             Card::Change(_) => vec![words.change_approve.into(), words.change_keep.into()],
             Card::Stopped(_) => vec![words.continue_work.into()],
@@ -156,6 +162,7 @@ impl App {
                 plan,
                 unconfined: state.unconfined.as_ref(),
                 calls_tools: state.executor_calls_tools,
+                comments: self.plan_comments.len(),
             }),
             Phase::Idle => {
                 let waiting = state.changes.iter().find(|c| c.status == ChangeStatus::Pending);
@@ -180,6 +187,8 @@ impl App {
         if key != self.card_key {
             self.card_key = key;
             self.selection = 0;
+            self.step_cursor = None;
+            self.plan_comments.clear();
             self.card_scroll = 0;
             self.form =
                 self.elicitations.first().map(|open| open.question.defaults()).unwrap_or_default();

@@ -2,6 +2,7 @@
 
 use preflight_engine::ids::{ChangeId, ChatId, QuestionId};
 use preflight_engine::mcp::Answer;
+use preflight_engine::planner::CommentDraft;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -14,8 +15,11 @@ pub enum Command {
     Approve {
         run_unconfined: bool,
     },
-    /// Revise the waiting plan with this feedback.
-    Revise(String),
+    /// Send the waiting plan back: the user's words and/or comments on its steps.
+    Revise {
+        feedback: Option<String>,
+        comments: Vec<CommentDraft>,
+    },
     CancelPlan,
     Stop,
     AnswerChange {

@@ -2,7 +2,8 @@
 //! the footer shows the keys that work at the moment (`view/footer.rs`).
 //!
 //! Enter sends or confirms, arrows choose a card's row, typing on a question card is your own
-//! answer and on a plan card revision feedback, Esc stops the running turn (or backs out of
+//! answer and on a plan card revision feedback (or, with Alt+↑↓ on a step, a comment on that
+//! step, sent with the next revise), Esc stops the running turn (or backs out of
 //! an answer being typed), Ctrl+L the chat list and search, Ctrl+N a new chat, Ctrl+T opens
 //! or folds tool calls, Ctrl+X cancels plan mode, Ctrl+G shows a task's diff (and restores
 //! to before it, asked first), PgUp/PgDn scroll (a card taller than its room first),
@@ -13,12 +14,14 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use preflight_engine::chat::Phase;
 use preflight_engine::mcp::Answer;
+use preflight_engine::planner::{CommentAnchor, CommentDraft};
 
 use crate::app::card::{unverified_actions, Card, UnverifiedAction};
 use crate::app::command::Command;
 use crate::app::form::{parse_value, shown_value, Field};
 use crate::app::input::Edit;
 use crate::app::state::{App, ChatList, Entry};
+use crate::locale::fill;
 
 /// Lines one PgUp/PgDn moves.
 const PAGE: usize = 10;
@@ -45,6 +48,11 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
     }
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         return control_key(app, key.code);
+    }
+    if key.modifiers.contains(KeyModifiers::ALT) && matches!(key.code, KeyCode::Up | KeyCode::Down)
+    {
+        move_step_cursor(app, key.code == KeyCode::Down);
+        return None;
     }
     if app.chat_list.is_some() {
         return list_key(app, key.code);
@@ -200,6 +208,9 @@ fn escape(app: &mut App) -> Option<Command> {
         app.clear_input();
         return None;
     }
+    if app.step_cursor.take().is_some() {
+        return None;
+    }
     if app.running() {
         return Some(Command::Stop);
     }
@@ -232,6 +243,17 @@ fn chat_key(app: &mut App, code: KeyCode) -> Option<Command> {
     None
 }
 
+/// Alt+↓ / Alt+↑ on a plan card: the step a typed comment goes on (from the first step).
+fn move_step_cursor(app: &mut App, down: bool) {
+    let Some(Card::Plan { plan, .. }) = app.card() else { return };
+    let last = plan.steps.len().saturating_sub(1);
+    app.step_cursor = Some(match (app.step_cursor, down) {
+        (None, _) => 0,
+        (Some(step), true) => (step + 1).min(last),
+        (Some(step), false) => step.saturating_sub(1),
+    });
+}
+
 fn type_char(app: &mut App, ch: char) {
     begin_typing(app);
     app.insert_text(ch.encode_utf8(&mut [0; 4]));
@@ -247,7 +269,10 @@ fn begin_typing(app: &mut App) {
                 app.selection = own;
             }
             Some(Card::Plan { .. }) => {
-                app.entry = Entry::Feedback;
+                app.entry = match app.step_cursor {
+                    Some(step) => Entry::StepComment(step),
+                    None => Entry::Feedback,
+                };
                 app.selection = 1;
             }
             _ => {}
@@ -258,7 +283,7 @@ fn begin_typing(app: &mut App) {
 fn enter(app: &mut App) -> Option<Command> {
     let text = app.input.trim().to_owned();
     match app.entry {
-        Entry::OwnAnswer | Entry::Feedback if text.is_empty() => None,
+        Entry::OwnAnswer | Entry::Feedback | Entry::StepComment(_) if text.is_empty() => None,
         Entry::OwnAnswer => {
             let Some(Card::Questions { question, .. }) = app.card() else { return None };
             let question = question.id.clone();
@@ -269,7 +294,17 @@ fn enter(app: &mut App) -> Option<Command> {
         Entry::Feedback => {
             app.clear_input();
             app.entry = Entry::Message;
-            Some(Command::Revise(text))
+            let comments = std::mem::take(&mut app.plan_comments);
+            Some(Command::Revise { feedback: Some(text), comments })
+        }
+        Entry::StepComment(step) => {
+            app.clear_input();
+            app.entry = Entry::Message;
+            let anchor = CommentAnchor::Step(u32::try_from(step + 1).unwrap_or(u32::MAX));
+            app.plan_comments.push(CommentDraft { anchor, text });
+            let kept = app.plan_comments.len();
+            app.info = Some(fill(app.words.comment_kept, &[("n", &(step + 1)), ("count", &kept)]));
+            None
         }
         Entry::Field(index) => {
             set_field(app, index, &text);
@@ -329,6 +364,9 @@ fn choose(app: &mut App) -> Option<Command> {
                 return None;
             }
             0 => Command::Approve { run_unconfined: false },
+            1 if !app.plan_comments.is_empty() => {
+                Command::Revise { feedback: None, comments: std::mem::take(&mut app.plan_comments) }
+            }
             1 => {
                 app.entry = Entry::Feedback;
                 return None;

@@ -3,6 +3,7 @@
 //! list. Changed only by `events.rs` (the engine's events), `keys.rs` (the user's keys) and
 //! the event loop's reloads; read by `view/`.
 
+use preflight_engine::planner::CommentDraft;
 use std::cell::Cell;
 
 use preflight_engine::chat::Phase;
@@ -23,6 +24,8 @@ pub enum Entry {
     OwnAnswer,
     /// What should change in the waiting plan.
     Feedback,
+    /// A comment on step N (0-based) of the waiting plan, the step under the cursor.
+    StepComment(usize),
     /// The value of field N of an MCP server's form.
     Field(usize),
 }
@@ -101,6 +104,10 @@ pub struct App {
     pub entry: Entry,
     /// The chosen row of the card; reset when another card shows.
     pub selection: usize,
+    /// The waiting plan's step under the cursor (Alt+↑↓), 0-based: typing comments on it.
+    pub step_cursor: Option<usize>,
+    /// Comments on the waiting plan's steps, sent with the next revise.
+    pub plan_comments: Vec<CommentDraft>,
     pub card_key: String,
     /// The values of the open MCP form so far (its defaults first).
     pub form: serde_json::Map<String, serde_json::Value>,
@@ -147,6 +154,8 @@ impl App {
             back: 0,
             entry: Entry::Message,
             selection: 0,
+            step_cursor: None,
+            plan_comments: Vec::new(),
             card_key: String::new(),
             form: serde_json::Map::new(),
             tools_open: false,

@@ -34,6 +34,11 @@ pub static EN: Words = Words {
     confirm_unconfined:
         "Runs unconfined, with your rights: Enter again approves; any other key waits",
     revise: "Revise…",
+    revise_with: "Revise with comments ({n})",
+    comment_mark: "✎",
+    comment_prompt: "Comment on step {n}:",
+    comment_kept: "Comment on step {n} kept ({count} in all); Revise sends them together.",
+    key_step_comment: "comment",
     cancel_plan: "Cancel plan",
     approved: "Approved",
     no_tools: "This model cannot call tools: choose a provider with tools to carry out a plan.",

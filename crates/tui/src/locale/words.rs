@@ -47,6 +47,15 @@ pub struct Words {
     /// Asked after the first Enter on "Approve, run unconfined".
     pub confirm_unconfined: &'static str,
     pub revise: &'static str,
+    /// The Revise action with `{n}` comments on steps waiting to go with it.
+    pub revise_with: &'static str,
+    /// Marks a comment under the step it is on.
+    pub comment_mark: &'static str,
+    /// The input's prompt while a comment on step `{n}` is typed.
+    pub comment_prompt: &'static str,
+    /// Said when a comment on step `{n}` was kept (`{count}` in all).
+    pub comment_kept: &'static str,
+    pub key_step_comment: &'static str,
     pub cancel_plan: &'static str,
     pub approved: &'static str,
     pub no_tools: &'static str,

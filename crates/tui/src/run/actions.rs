@@ -53,8 +53,8 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
         Command::Approve { run_unconfined } => {
             engine.approve_plan_as(chat_id, ApproveChoice { run_unconfined }).map(drop)
         }
-        Command::Revise(feedback) => {
-            engine.reject_plan(chat_id, &PlanReview::feedback(feedback)).map(drop)
+        Command::Revise { feedback, comments } => {
+            engine.reject_plan(chat_id, &PlanReview { feedback, comments }).map(drop)
         }
         Command::CancelPlan => engine.cancel_plan(chat_id).await.map(drop),
         Command::Stop => engine.stop(chat_id).await.map(drop),

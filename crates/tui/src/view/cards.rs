@@ -6,7 +6,9 @@
 
 use preflight_engine::lifecycle::Elicitation;
 use preflight_engine::mcp::Question;
-use preflight_engine::planner::{Complexity, Library, PlanDocument, PlanStep, SandboxPolicy};
+use preflight_engine::planner::{
+    CommentAnchor, Complexity, Library, PlanDocument, PlanStep, SandboxPolicy,
+};
 use preflight_engine::tasks::{ExecutorStop, FinalizationNote, PlanChange};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -43,7 +45,7 @@ pub fn card_body(app: &App, card: &Card<'_>) -> Vec<Line<'static>> {
         Card::Questions { question, .. } => {
             vec![Line::styled(one_line(&question.question), app.theme.bold())]
         }
-        Card::Plan { plan, calls_tools, unconfined } => {
+        Card::Plan { plan, calls_tools, unconfined, .. } => {
             let mut lines = plan_body(app, plan, *calls_tools);
             if let Some(notice) = unconfined {
                 lines.push(Line::styled(one_line(&notice.reason), app.theme.bad()));
@@ -172,7 +174,8 @@ fn labelled(label: &str, style: Style, text: String) -> Line<'static> {
 fn step_lines(app: &App, number: usize, step: &PlanStep) -> Vec<Line<'static>> {
     let words = app.words;
     let dim = app.theme.dim();
-    let mut head = vec![Span::raw(format!("{number:>2}. {}", one_line(&step.action)))];
+    let cursor = if app.step_cursor == Some(number - 1) { "▸" } else { " " };
+    let mut head = vec![Span::raw(format!("{cursor}{number:>2}. {}", one_line(&step.action)))];
     if !step.expected.trim().is_empty() {
         head.push(Span::styled(format!(" → {}", one_line(&step.expected)), dim));
     }
@@ -191,6 +194,11 @@ fn step_lines(app: &App, number: usize, step: &PlanStep) -> Vec<Line<'static>> {
     }
     if !details.is_empty() {
         lines.push(Line::styled(format!("    {}", details.join(" · ")), dim));
+    }
+    let on_step = |anchor: &CommentAnchor| *anchor == CommentAnchor::Step(number as u32);
+    for comment in app.plan_comments.iter().filter(|comment| on_step(&comment.anchor)) {
+        let said = format!("    {} {}", words.comment_mark, one_line(&comment.text));
+        lines.push(Line::styled(said, app.theme.accent()));
     }
     lines
 }

@@ -6,6 +6,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::app::card::Card;
 use crate::app::state::{App, Entry};
+use crate::locale::fill;
 use crate::sanitize::one_line;
 
 /// The input line: a prompt and the text (as much of it as fits around the cursor), or a
@@ -21,6 +22,9 @@ pub fn input_line(app: &App, width: usize) -> (Line<'static>, usize) {
     let (prompt, placeholder) = match app.entry {
         Entry::Field(_) => (format!("{}: ", one_line(&field.unwrap_or_default())), ""),
         Entry::Feedback => (format!("{} ", words.feedback_prompt), ""),
+        Entry::StepComment(step) => {
+            (format!("{} ", fill(words.comment_prompt, &[("n", &(step + 1))])), "")
+        }
         Entry::OwnAnswer => (format!("{}: ", words.own_answer), words.own_placeholder),
         Entry::Message if questions => ("› ".to_owned(), words.input_locked),
         Entry::Message => ("› ".to_owned(), words.input_placeholder),
@@ -112,12 +116,15 @@ fn keys_now(app: &App) -> Vec<(&'static str, &'static str)> {
         };
     } else {
         match (app.card(), app.entry) {
-            (_, Entry::OwnAnswer | Entry::Feedback | Entry::Field(_)) => {
+            (_, Entry::OwnAnswer | Entry::Feedback | Entry::StepComment(_) | Entry::Field(_)) => {
                 keys.extend([("Enter", words.key_send), ("Esc", words.key_back)]);
             }
             (Some(card), Entry::Message) => {
                 let arrows = if card.vertical() { "↑↓" } else { "←→" };
                 keys.extend([(arrows, words.key_choose), ("Enter", words.key_confirm)]);
+                if matches!(card, Card::Plan { .. }) {
+                    keys.push(("Alt+↑↓", words.key_step_comment));
+                }
             }
             (None, Entry::Message) => keys.push(("Enter", words.key_send)),
         }
