@@ -224,6 +224,8 @@ mod bus {
             expire_timeout: i32,
         ) -> zbus::Result<u32>;
 
+        fn close_notification(&self, id: u32) -> zbus::Result<()>;
+
         #[zbus(signal)]
         fn action_invoked(&self, id: u32, action_key: String) -> zbus::Result<()>;
 
@@ -252,7 +254,7 @@ mod bus {
             };
             let clicks = proxy.receive_action_invoked().await.ok()?;
             let closes = proxy.receive_notification_closed().await.ok()?;
-            tauri::async_runtime::spawn(answer(app, clicks, closes));
+            tauri::async_runtime::spawn(answer(app, proxy.clone(), clicks, closes));
             Some(Bus { proxy })
         }
 
@@ -274,9 +276,11 @@ mod bus {
         }
     }
 
-    /// A click opens the chat of a notification of ours; a close forgets it.
+    /// A click opens the chat of a notification of ours, which has said what it had to and
+    /// is closed (not every server closes it by itself); a close forgets it.
     async fn answer(
         app: AppHandle,
+        proxy: NotificationsProxy<'static>,
         mut clicks: ActionInvokedStream<'static>,
         mut closes: NotificationClosedStream<'static>,
     ) {
@@ -287,6 +291,7 @@ mod bus {
                     let chat = app.state::<Notices>().chat_of(args.id);
                     if let (Some(chat_id), "default") = (chat, args.action_key.as_str()) {
                         open_chat(&app, chat_id);
+                        let _ = proxy.close_notification(args.id).await;
                     }
                 }
                 Some(closed) = closes.next() => {
