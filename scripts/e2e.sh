@@ -55,9 +55,11 @@ for ((run = 1; run <= runs; run++)); do
   echo "e2e: running tests/e2e under Xvfb, run $run/$runs (artifacts: $E2E_ARTIFACTS)" >&2
   # The display is larger than the window (1200×800 at its origin): tests/e2e/layout.test.mjs
   # widens it to 1440 px.
-  # On a D-Bus session of its own with one notification server (dunst) for the whole run:
-  # tests/e2e/notice.test.mjs reads the desktop notifications it showed.
-  if ! xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- bash scripts/lib/with-dunst.sh \
+  # On a D-Bus session of its own with one notification server (dunst) for the whole run, and
+  # nothing else on it (scripts/lib/e2e-session-bus.conf): tests/e2e/notice.test.mjs reads the
+  # desktop notifications it showed.
+  if ! xvfb-run -a -s "-screen 0 1600x1000x24" \
+    dbus-run-session --config-file=scripts/lib/e2e-session-bus.conf -- bash scripts/lib/with-dunst.sh \
     node --test --test-concurrency=1 --test-reporter=spec tests/e2e/; then
     echo "e2e: run $run/$runs failed; $((run - 1)) of $runs passed before it (evidence: $E2E_ARTIFACTS/failures)" >&2
     exit 1

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { test } from "node:test";
 
+import { checkA11y } from "./a11y.mjs";
 import { xdotool } from "./dialogs.mjs";
 import { CSV_EXPORT_PLAN, explainFailures, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
@@ -33,6 +34,13 @@ function otherWindow() {
   const child = spawn("display", ["-title", "elsewhere", "-geometry", "+1250+600", "-size", "200x200", "xc:gray"], { stdio: "ignore" });
   const id = xdotool("search", "--sync", "--onlyvisible", "--name", "elsewhere").split("\n")[0];
   return { id, close: () => child.kill() };
+}
+
+/** A new chat, the `count`th, open and drawn. */
+async function newChat(app, count) {
+  await app.click('[data-testid="new-chat"]');
+  await waitFor(async () => (await app.count(".chat-item")) === count && (await app.text(".chat-heading")) === "New chat", `chat ${count} open`);
+  await app.painted();
 }
 
 const hasFocus = (app) => app.session.execute("return document.hasFocus()");
@@ -63,18 +71,18 @@ test("a plan card waiting while the window is not in front raises a notification
     const notify = await app.find('[data-testid="notify"]');
     assert.equal(await notify.property("checked"), true, "on by default");
     assert.equal(await (await app.find('[data-testid="notify-sound"]')).property("checked"), false, "no sound by default");
-    await app.session.execute("document.querySelector('[data-testid=\"notification-choices\"]').scrollIntoView()");
     publish(await app.screenshot("notification-settings"), "notification-settings.png");
+    await checkA11y(app, "Settings with its notifications");
     await app.click('[data-testid="settings"] button.secondary', "Close");
 
     // In front: the question card waits, and no notification is raised for it.
-    await app.click('[data-testid="new-chat"]');
+    await newChat(app, 1);
     await (await app.find('[data-testid="message-box"]')).type("Say hello" + KEYS.enter);
     await app.find('[data-testid="question-card"].active');
     const greeting = await app.text(".chat-heading");
 
     // Another window takes the focus; the window, not in front, sends the orders' chat.
-    await app.click('[data-testid="new-chat"]');
+    await newChat(app, 2);
     await (await app.find('[data-testid="message-box"]')).type("Export the orders as CSV");
     other = otherWindow();
     xdotool("windowfocus", "--sync", other.id);
