@@ -3,6 +3,8 @@
 # session and X display the caller gives it (scripts/e2e.sh: xvfb-run, then dbus-run-session),
 # and stopped after. tests/e2e/notice.test.mjs reads what it showed and clicks it (dunstctl).
 # Its notifications never expire (timeout 0): a test sees each until it is acted on or closed.
+# They are drawn below the windows the tests photograph (at most 1440×800 at the display's
+# origin, on 1600×1000): at most two at a time, in the bottom right corner.
 set -euo pipefail
 
 : "${DBUS_SESSION_BUS_ADDRESS:?with-dunst.sh runs under a D-Bus session (dbus-run-session)}"
@@ -11,6 +13,11 @@ dir=$(mktemp -d)
 cat >"$dir/dunstrc" <<'CONFIG'
 [global]
     history_length = 50
+    origin = bottom-right
+    offset = 10x10
+    width = 300
+    height = 80
+    notification_limit = 2
 [urgency_low]
     timeout = 0
 [urgency_normal]
