@@ -3,7 +3,8 @@
 # (debug, sharing target/ with cargo test) and the scripted model server, then runs
 # tests/e2e/*.test.mjs under Xvfb. Each test starts tauri-driver (in front of Debian's
 # WebKitWebDriver), the scripted provider and the app on a temp PREFLIGHT_HOME and workspace;
-# the app spawns the real filesystem MCP server. Screenshots go to $E2E_ARTIFACTS (default
+# the app spawns the real filesystem MCP server. The whole run has one D-Bus session with one
+# notification server, dunst (scripts/lib/with-dunst.sh). Screenshots go to $E2E_ARTIFACTS (default
 # target/e2e-artifacts/); the README's three are copied to docs/screenshots/.
 #
 # A failed test's last look at each window (screenshot, page text, chat HTML, app log, model
@@ -54,7 +55,12 @@ for ((run = 1; run <= runs; run++)); do
   echo "e2e: running tests/e2e under Xvfb, run $run/$runs (artifacts: $E2E_ARTIFACTS)" >&2
   # The display is larger than the window (1200×800 at its origin): tests/e2e/layout.test.mjs
   # widens it to 1440 px.
-  if ! xvfb-run -a -s "-screen 0 1600x1000x24" node --test --test-concurrency=1 --test-reporter=spec tests/e2e/; then
+  # On a D-Bus session of its own with one notification server (dunst) for the whole run, and
+  # nothing else on it (scripts/lib/e2e-session-bus.conf): tests/e2e/notice.test.mjs reads the
+  # desktop notifications it showed.
+  if ! xvfb-run -a -s "-screen 0 1600x1000x24" \
+    dbus-run-session --config-file=scripts/lib/e2e-session-bus.conf -- bash scripts/lib/with-dunst.sh \
+    node --test --test-concurrency=1 --test-reporter=spec tests/e2e/; then
     echo "e2e: run $run/$runs failed; $((run - 1)) of $runs passed before it (evidence: $E2E_ARTIFACTS/failures)" >&2
     exit 1
   fi

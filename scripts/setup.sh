@@ -54,8 +54,9 @@ fi
 base_packages=(build-essential pkg-config cmake clang libclang-dev mold bubblewrap passt python3-venv git tmux)
 # Desktop shell (Tauri v2 on WebKitGTK 4.1) and its end-to-end tests (Xvfb, WebKitWebDriver,
 # ImageMagick's `import` for screenshots, xdotool to drive the native file picker as a user
-# would). No OpenSSL: nothing in the tree links openssl-sys.
-desktop_packages=(libwebkit2gtk-4.1-dev xvfb xauth webkit2gtk-driver imagemagick xdotool)
+# would; a D-Bus session (dbus-run-session, dbus-send) with dunst, the notification server whose
+# record the notification test reads). No OpenSSL: nothing in the tree links openssl-sys.
+desktop_packages=(libwebkit2gtk-4.1-dev xvfb xauth webkit2gtk-driver imagemagick xdotool dbus-daemon dbus-bin dunst)
 
 wanted=("${base_packages[@]}")
 ((desktop)) && wanted+=("${desktop_packages[@]}")

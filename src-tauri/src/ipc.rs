@@ -3,12 +3,14 @@
 
 use preflight_engine::events::Event;
 use preflight_engine::ChatId;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The Tauri event carrying a chat's events other than `delta` (DESIGN §7).
 pub const CHAT_EVENT: &str = "chat-event";
 /// Sent when the window fell behind a chat's events: it reloads the chat.
 pub const CHAT_RESYNC: &str = "chat-resync";
+/// Sent when the user clicked a desktop notification: the window opens that chat.
+pub const OPEN_CHAT: &str = "open-chat";
 
 /// A chat event addressed to its chat.
 #[derive(Debug, Clone, Serialize)]
@@ -23,6 +25,36 @@ pub struct ChatEvent {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ChatRef {
     pub chat_id: ChatId,
+}
+
+/// Settings → Notifications, and the words of the notifications in the window's language:
+/// the window sends them at start and whenever they or the language change. Until it does,
+/// no notification is raised.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NoticeSettings {
+    /// Raise a notification when a card waits or a run ends while the window is not in front.
+    pub enabled: bool,
+    /// Ask the notification server for its message sound.
+    pub sound: bool,
+    pub words: NoticeWords,
+}
+
+/// A notification's body for each thing that waits (`Waiting`), and its click's name.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NoticeWords {
+    pub questions: String,
+    pub plan: String,
+    pub unconfined: String,
+    pub plan_change: String,
+    pub elicitation: String,
+    pub stopped: String,
+    pub done: String,
+    pub unverified: String,
+    pub failed: String,
+    /// The default action, "Open the chat" (some servers show it as a button).
+    pub open: String,
 }
 
 /// What the window asks first: the version, the data folder, why the engine could not
@@ -101,9 +133,19 @@ mod tests {
         EmbeddedModel::export(&config).unwrap();
         ModelProgress::export(&config).unwrap();
         InstallPhase::export(&config).unwrap();
+        NoticeSettings::export(&config).unwrap();
+        NoticeWords::export(&config).unwrap();
         let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated/desktop");
-        let own =
-            ["ChatEvent", "ChatRef", "AppInfo", "EmbeddedModel", "ModelProgress", "InstallPhase"];
+        let own = [
+            "ChatEvent",
+            "ChatRef",
+            "AppInfo",
+            "EmbeddedModel",
+            "ModelProgress",
+            "InstallPhase",
+            "NoticeSettings",
+            "NoticeWords",
+        ];
         for name in own.map(|name| format!("{name}.ts")) {
             // The engine's types live one folder up, with the engine's own check.
             let mut text = std::fs::read_to_string(fresh.path().join(&name))

@@ -10,6 +10,7 @@ mod home;
 mod ipc;
 #[cfg(target_os = "linux")]
 mod nospeech;
+mod notice;
 mod offered;
 mod shell;
 mod single;
@@ -45,10 +46,12 @@ fn main() {
                     tracing::warn!(%error, "later starts cannot bring this window to the front");
                 }
             }
+            notice::follow(app.handle().clone());
             Ok(())
         })
         .manage(shell)
         .manage(offered::Offered::default())
+        .manage(notice::Notices::default())
         // Files dropped on the window are offered as the shell saw them (`offered.rs`), in
         // the turn of the event loop that tells the window: before any command about them.
         .on_window_event(|window, event| {

@@ -1,7 +1,8 @@
 //! The shell's state: the one engine of this process (re-opened after the settings change,
 //! since it reads `config.toml` when it opens), the embedded models it runs `kind =
 //! "embedded"` on (one registry for every engine it opens, so the planner and the executor
-//! share one copy of a model) and the forwarder of the watched chat.
+//! share one copy of a model), the forwarder of the watched chat, and a count of the engines
+//! opened (what follows the engine follows the new one).
 //!
 //! **Invariant:** locks here guard a handle swap only and are never held across `.await`;
 //! every command clones the engine handle (cheap: clones share one engine) and calls it.
@@ -38,6 +39,8 @@ pub struct Shell {
     engine: RwLock<Result<Engine, String>>,
     /// The task forwarding the watched chat's events to the window.
     watch: Mutex<Option<JoinHandle<()>>>,
+    /// Counts the engines opened: who follows the engine (`notice.rs`) follows the new one.
+    opened: tokio::sync::watch::Sender<u64>,
     /// The data folder's lock, held for the process's life and lent to every engine it
     /// opens; `None` when another program held the folder at start.
     home_lock: Option<Arc<HomeLock>>,
@@ -72,7 +75,8 @@ impl Shell {
             tracing::error!(%error, "the engine could not start");
         }
         let engine = RwLock::new(engine);
-        Ok(Shell { home, fs_server, models, engine, watch: Mutex::new(None), home_lock })
+        let opened = tokio::sync::watch::Sender::new(0);
+        Ok(Shell { home, fs_server, models, engine, watch: Mutex::new(None), opened, home_lock })
     }
 
     /// Whether this window holds its data folder (and so answers later starts).
@@ -104,7 +108,13 @@ impl Shell {
         let engine = open(&self.home, self.fs_server.clone(), &self.models, &self.home_lock).await;
         let result = engine.as_ref().map(drop).map_err(|error| ApiError::internal(error.clone()));
         *self.engine.write().unwrap_or_else(PoisonError::into_inner) = engine;
+        self.opened.send_modify(|count| *count += 1);
         result
+    }
+
+    /// Changes each time the engine is opened again.
+    pub fn opened(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.opened.subscribe()
     }
 
     /// Makes `task` the one forwarder, ending the previous one.

@@ -12,6 +12,7 @@ import { warmUpMarkdown } from "./lib/markdown";
 import { activeCard, draftedText, statusText, taskCounts } from "./lib/chatState";
 import { describeError } from "./lib/errorText";
 import { saidByNotice } from "./lib/notices";
+import { tellShell, useOpenChat } from "./lib/notifications";
 import { t, useLanguage } from "./lib/i18n";
 import { useChat } from "./lib/useChat";
 import { NO_CHATS, withFirstPage, withNextPage, withoutChat, type LoadedChats } from "./lib/chatList";
@@ -54,7 +55,7 @@ function markReady() {
 
 export function App() {
   // Settings → Language re-renders the whole window in the new language.
-  useLanguage();
+  const language = useLanguage();
   const [screen, setScreen] = useState<Screen>({ kind: "loading" });
   const [settings, setSettings] = useState<AppSettings | null>(null);
   const [info, setInfo] = useState<AppInfo | null>(null);
@@ -136,6 +137,15 @@ export function App() {
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [selected, phaseNow, loadChats, chat]);
+
+  // Desktop notifications: their settings and words told to the shell in the window's language;
+  // a click on one opens its chat (the list read again, so a chat made since is in it).
+  useEffect(() => void tellShell(), [language]);
+  useOpenChat((chatId) => {
+    setScreen((current) => (current.kind === "settings" && (current.firstRun || current.problem) ? current : { kind: "chats" }));
+    select(chatId);
+    void loadChats(chatId);
+  });
 
   useEffect(() => {
     (async () => {

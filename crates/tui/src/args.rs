@@ -1,5 +1,5 @@
-//! `preflight chat [--workspace DIR] [CHAT_ID]` (or `--help`), parsed and checked before
-//! anything opens.
+//! `preflight chat [--workspace DIR] [--no-bell] [CHAT_ID]` (or `--help`), parsed and checked
+//! before anything opens.
 
 use std::path::PathBuf;
 
@@ -13,15 +13,18 @@ pub struct ChatArgs {
     pub chat_id: Option<String>,
     /// `--help` or `-h`: print the usage and the keys, and open nothing.
     pub help: bool,
+    /// Ring the bell (and send OSC 9) when a chat needs the user; off with `--no-bell`.
+    pub bell: bool,
 }
 
 impl ChatArgs {
     pub fn parse(args: &[String]) -> Result<ChatArgs, TuiError> {
-        let mut parsed = ChatArgs { workspace: None, chat_id: None, help: false };
+        let mut parsed = ChatArgs { workspace: None, chat_id: None, help: false, bell: true };
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
             match arg.as_str() {
                 "--help" | "-h" => parsed.help = true,
+                "--no-bell" => parsed.bell = false,
                 "--workspace" => {
                     let dir = rest.next().ok_or_else(|| usage("--workspace needs a folder"))?;
                     parsed.workspace = Some(PathBuf::from(dir));
@@ -65,7 +68,9 @@ mod tests {
     fn arguments_are_checked_before_anything_opens() {
         let here = std::env::temp_dir();
         let here = here.to_str().unwrap();
-        assert_eq!(parse(&[]), Ok(ChatArgs { workspace: None, chat_id: None, help: false }));
+        let plain = ChatArgs { workspace: None, chat_id: None, help: false, bell: true };
+        assert_eq!(parse(&[]), Ok(plain.clone()));
+        assert_eq!(parse(&["--no-bell"]), Ok(ChatArgs { bell: false, ..plain }));
         assert!(parse(&["--help"]).unwrap().help && parse(&["-h", "abc"]).unwrap().help);
         assert_eq!(parse(&["abc"]).unwrap().chat_id.as_deref(), Some("abc"));
         assert_eq!(parse(&["--workspace", here]).unwrap().workspace, Some(here.into()));

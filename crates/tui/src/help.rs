@@ -11,7 +11,7 @@ pub fn help_text(language: Language) -> &'static str {
 }
 
 const EN: &str = "\
-usage: preflight chat [--workspace DIR] [CHAT_ID]
+usage: preflight chat [--workspace DIR] [--no-bell] [CHAT_ID]
 
 The chat in this terminal, full screen, over the same engine and data folder as
 the window (so it does not start while the window or `preflight serve` runs on
@@ -20,6 +20,8 @@ and the task list ticks to done.
 
 options:
   --workspace DIR   the folder a new chat works in
+  --no-bell         no bell (nor iTerm2/WezTerm/Ghostty notification, OSC 9)
+                    when a card waits or a run ends in any chat
   CHAT_ID           open this chat instead of a new one
   -h, --help        show this text
 
@@ -54,7 +56,7 @@ environment:
 ";
 
 const RU: &str = "\
-использование: preflight chat [--workspace ПАПКА] [ID_ЧАТА]
+использование: preflight chat [--workspace ПАПКА] [--no-bell] [ID_ЧАТА]
 
 Чат в этом терминале, во весь экран, на том же движке и с той же папкой данных,
 что и окно (поэтому он не запускается, пока с этой папкой работает окно или
@@ -63,6 +65,8 @@ const RU: &str = "\
 
 параметры:
   --workspace ПАПКА папка, в которой работает новый чат
+  --no-bell         без звонка (и уведомления iTerm2/WezTerm/Ghostty, OSC 9),
+                    когда в любом чате карточка ждёт ответа или работа кончилась
   ID_ЧАТА           открыть этот чат вместо нового
   -h, --help        показать этот текст
 
@@ -109,9 +113,19 @@ mod tests {
             for line in text.lines() {
                 assert!(line.width() <= 80, "{line:?}");
             }
-            for key in
-                ["--workspace", "--help", "^G", "^L", "^X", "^T", "^C", "Esc", "y/N", "Alt+↑↓"]
-            {
+            for key in [
+                "--workspace",
+                "--no-bell",
+                "--help",
+                "^G",
+                "^L",
+                "^X",
+                "^T",
+                "^C",
+                "Esc",
+                "y/N",
+                "Alt+↑↓",
+            ] {
                 assert!(text.contains(key), "{language:?} names {key}");
             }
         }

@@ -28,6 +28,7 @@ pub use theme::Theme;
 use preflight_engine::lifecycle::{Engine, EngineOptions, ErrorCode};
 
 use crate::app::state::App;
+use crate::run::bell::Bell;
 use crate::run::session::event_loop;
 use crate::run::terminal::TerminalGuard;
 
@@ -67,6 +68,7 @@ async fn session(engine: &Engine, args: ChatArgs) -> Result<(), TuiError> {
             })?;
         app.chat = Some(view);
     }
+    let bell = args.bell.then(|| Bell::for_terminal(|name| std::env::var(name).ok()));
     let mut guard = TerminalGuard::take()?;
-    event_loop(engine, &mut guard.screen, &mut app).await
+    event_loop(engine, &mut guard.screen, &mut app, bell).await
 }

@@ -12,6 +12,7 @@ mod mcp;
 mod models;
 #[cfg(test)]
 mod names;
+mod notice;
 mod plan;
 mod providers;
 mod reveal;
@@ -83,6 +84,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         transfer::export_chat,
         transfer::choose_import_file,
         transfer::import_chat,
+        notice::set_notice_settings,
     ]
 }
 

@@ -67,4 +67,5 @@ pub const COMMANDS: &[&str] = &[
     "export_chat",
     "choose_import_file",
     "import_chat",
+    "set_notice_settings",
 ];

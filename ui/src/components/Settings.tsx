@@ -17,6 +17,7 @@ import { ModelManager, isInstalled, type ModelInstalls } from "./ModelManager";
 import { embeddedModel } from "./ModelNotice";
 import { storedLanguageChoice, setLanguageChoice, t, type LanguageChoice } from "../lib/i18n";
 import { storedThemeChoice, setThemeChoice, type ThemeChoice } from "../lib/theme";
+import { NotificationChoices } from "./NotificationChoices";
 
 export interface SettingsProps {
   settings: AppSettings;
@@ -139,6 +140,7 @@ export function Settings({ settings, models, installs, mcp, providers: named, on
         }}
       >
         <WindowChoices />
+        <NotificationChoices />
         <fieldset>
           <legend>{t("settings.modelProvider")}</legend>
           <label>

@@ -45,6 +45,7 @@ import type { ChatEvent } from "../generated/desktop/ChatEvent";
 import type { ChatRef } from "../generated/desktop/ChatRef";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
 import type { ModelProgress } from "../generated/desktop/ModelProgress";
+import type { NoticeSettings } from "../generated/desktop/NoticeSettings";
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
@@ -209,6 +210,13 @@ export const api = {
   /** Stops an install (it then rejects with ERR_CANCELLED); whether one was running. */
   cancelModelInstall: (model_id: string) => call<boolean>("cancel_model_install", { model_id }),
   removeModel: (model_id: string) => call<EmbeddedModel>("remove_model", { model_id }),
+  /** Settings → Notifications with their words, for the shell that raises them. */
+  setNoticeSettings: (settings: NoticeSettings) => call<void>("set_notice_settings", { settings }),
+  /** A click on a desktop notification: the chat it opens. Returns a function that stops listening. */
+  onOpenChat: (handler: (chatId: string) => void): (() => void) => {
+    const stop = listen<ChatRef>("open-chat", ({ payload }) => handler(payload.chat_id));
+    return () => void stop.then((unlisten) => unlisten());
+  },
 };
 
 export interface ChatListeners {

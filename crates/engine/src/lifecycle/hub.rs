@@ -1,5 +1,6 @@
 //! Per-chat runtime state that does not belong in the store: the event stream subscribers
-//! listen to, and the one turn that may run in a chat at a time.
+//! listen to, the stream of every chat at once (what the desktop notifications and the
+//! terminal's bell follow: `attention.rs`), and the one turn that may run in a chat at a time.
 //!
 //! **Invariant:** at most one turn per chat is registered; the mutex guards plain maps and
 //! is never held across an `.await`.
@@ -14,6 +15,16 @@ use tokio_util::sync::CancellationToken;
 
 /// Events a slow subscriber may lag behind before it misses some (it is told it lagged).
 const EVENT_BUFFER: usize = 4096;
+/// The same for the stream of every chat, which carries no tokens.
+const ALL_CHATS_BUFFER: usize = 1024;
+
+/// What the stream of every chat carries: a chat's event (its tokens left out), or that a
+/// client asked the chat's turn to stop (its end is then no news to anyone).
+#[derive(Debug, Clone)]
+pub enum ChatSignal {
+    Event(Box<Event>),
+    StopAsked,
+}
 
 /// A running turn: how to stop it and how to know it has finished.
 #[derive(Clone)]
@@ -45,15 +56,29 @@ impl Drop for TurnGuard {
     }
 }
 
-#[derive(Default)]
 pub struct Hub {
     streams: Mutex<HashMap<ChatId, broadcast::Sender<Event>>>,
+    all: broadcast::Sender<(ChatId, ChatSignal)>,
     turns: Mutex<HashMap<ChatId, TurnHandle>>,
 }
 
+impl Default for Hub {
+    fn default() -> Hub {
+        Hub {
+            streams: Mutex::default(),
+            all: broadcast::channel(ALL_CHATS_BUFFER).0,
+            turns: Mutex::default(),
+        }
+    }
+}
+
 impl Hub {
-    /// Sends `event` to the chat's subscribers (none listening is fine).
+    /// Sends `event` to the chat's subscribers and, unless it is a token, to those of every
+    /// chat (none listening is fine).
     pub fn emit(&self, chat_id: &ChatId, event: Event) {
+        if self.all.receiver_count() > 0 && !matches!(event, Event::Delta { .. }) {
+            let _ = self.all.send((chat_id.clone(), ChatSignal::Event(Box::new(event.clone()))));
+        }
         if let Some(sender) = lock(&self.streams).get(chat_id) {
             let _ = sender.send(event);
         }
@@ -64,6 +89,11 @@ impl Hub {
         let sender =
             streams.entry(chat_id.clone()).or_insert_with(|| broadcast::channel(EVENT_BUFFER).0);
         sender.subscribe()
+    }
+
+    /// Every chat's events from now on but tokens, with the stops clients asked for.
+    pub fn subscribe_all(&self) -> broadcast::Receiver<(ChatId, ChatSignal)> {
+        self.all.subscribe()
     }
 
     /// Forgets a deleted chat's stream (its subscribers see the stream end).
@@ -99,6 +129,7 @@ impl Hub {
     /// Cancels the chat's turn, if any, and waits until its task has finished.
     pub async fn stop_turn(&self, chat_id: &ChatId) {
         let Some(mut turn) = self.turn(chat_id) else { return };
+        let _ = self.all.send((chat_id.clone(), ChatSignal::StopAsked));
         turn.cancel.cancel();
         let _ = turn.finished.wait_for(|finished| *finished).await;
     }

@@ -13,6 +13,7 @@
 //! lives in a file of its own, so no child reaches back up here.
 
 mod attachments;
+mod attention;
 mod chat_edit;
 mod chat_input;
 mod chats;
@@ -59,6 +60,7 @@ pub use attachments::shown::image_file;
 pub use attachments::{
     attachments_dir, check_file, PickedFile, MAX_ATTACHMENTS, MAX_ATTACHMENT_BYTES,
 };
+pub use attention::{Attended, AttentionStream, Waiting};
 pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
 pub use checkpoints::{

@@ -2,6 +2,7 @@
 //! [`fill`] for the words with a `{name}` slot.
 
 use preflight_engine::chat::Phase;
+use preflight_engine::lifecycle::Waiting;
 use preflight_engine::tasks::{ChangeKind, ChangeRequest, StopReason};
 
 /// `template` with each `{name}` replaced by its value.
@@ -90,6 +91,8 @@ pub struct Words {
     pub auto_dropped: &'static str,
     /// Why the executor stopped, one sentence a reason, in [`StopReason`]'s order.
     pub stop_reasons: [&'static str; 8],
+    /// What waits, for the terminal's notification (`Waiting`, in its order).
+    pub attention: [&'static str; 9],
     pub tool_running: &'static str,
     pub tool_failed: &'static str,
     pub lines: &'static str,
@@ -215,6 +218,22 @@ impl Words {
             StopReason::Interrupted => 7,
         };
         self.stop_reasons[index]
+    }
+
+    /// What waits for the user, for the terminal's notification (OSC 9).
+    pub fn attention(&self, waiting: Waiting) -> &'static str {
+        let index = match waiting {
+            Waiting::Questions => 0,
+            Waiting::Plan => 1,
+            Waiting::Unconfined => 2,
+            Waiting::PlanChange => 3,
+            Waiting::Elicitation => 4,
+            Waiting::Stopped => 5,
+            Waiting::Done => 6,
+            Waiting::Unverified => 7,
+            Waiting::Failed => 8,
+        };
+        self.attention[index]
     }
 
     /// The change the executor asks for, in a line.

@@ -1,8 +1,9 @@
 //! Running a session: the terminal taken and given back (`terminal`), the event loop
-//! (`session`) and the engine calls (`actions`; a task's diff and restore in `checkpoints`, the model picker in `models`,
+//! (`session`), the bell when a chat needs the user (`bell`) and the engine calls (`actions`; a task's diff and restore in `checkpoints`, the model picker in `models`,
 //! the open chat in `open_chat`).
 
 pub mod actions;
+pub mod bell;
 pub mod checkpoints;
 mod models;
 pub mod open_chat;

@@ -1,9 +1,10 @@
 //! The event loop, kept thin: draw the state, then wait for a key (read on a thread of its
-//! own) or an event of the open chat's stream, apply it, and carry out what a key asks.
+//! own) or an event of the open chat's stream, apply it, and carry out what a key asks; and
+//! ring the bell when any chat needs the user (`bell`).
 
 use crossterm::event::Event as TerminalEvent;
 use preflight_engine::events::Event;
-use preflight_engine::lifecycle::Engine;
+use preflight_engine::lifecycle::{Attended, AttentionStream, Engine};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::mpsc;
 
@@ -12,6 +13,7 @@ use crate::app::keys::handle_key;
 use crate::app::state::App;
 use crate::error::TuiError;
 use crate::run::actions::perform;
+use crate::run::bell::Bell;
 use crate::run::open_chat::{reload, Events};
 use crate::run::terminal::Screen;
 use crate::view::screen::draw;
@@ -19,13 +21,15 @@ use crate::view::screen::draw;
 /// How often the spinner moves while a turn runs (nothing is drawn by time otherwise).
 const TICK: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// Runs until the user quits.
+/// Runs until the user quits; with `bell`, rings it when a chat needs the user.
 pub async fn event_loop(
     engine: &Engine,
     screen: &mut Screen,
     app: &mut App,
+    bell: Option<Bell>,
 ) -> Result<(), TuiError> {
     let mut keys = read_terminal_events();
+    let mut attention = bell.map(|_| engine.attention());
     let mut events: Events = app.chat_id().map(|id| engine.subscribe(id)).transpose()?;
     if app.chat_id().is_some() {
         reload(engine, app)?;
@@ -49,6 +53,10 @@ pub async fn event_loop(
                 None => return Ok(()),
             },
             event = next_event(&mut events) => take_events(engine, app, event, &mut events),
+            attended = next_attended(&mut attention) => match (bell, attended) {
+                (Some(bell), Some(attended)) => bell.ring(screen.backend_mut(), &attended, app.words),
+                _ => attention = None,
+            },
             _ = ticks.tick(), if app.running() => app.tick = app.tick.wrapping_add(1),
         }
     }
@@ -90,6 +98,13 @@ fn take_events(
 async fn next_event(events: &mut Events) -> Result<Event, RecvError> {
     match events {
         Some(stream) => stream.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn next_attended(attention: &mut Option<AttentionStream>) -> Option<Attended> {
+    match attention {
+        Some(stream) => stream.next().await,
         None => std::future::pending().await,
     }
 }
