@@ -113,9 +113,15 @@ mod tests {
 
     #[test]
     fn a_tree_listing_gives_its_blobs_but_what_no_checkpoint_holds() {
-        let output = b"100644 blob aaaa\ta.txt\0100755 blob bbbb\tbin/run\0\
-120000 blob cccc\tlink\0160000 commit dddd\tsub\0100644 blob eeee\t.dwp/x\0";
-        let entries = tree_entries(output).unwrap();
+        let records: [&[u8]; 5] = [
+            b"100644 blob aaaa\ta.txt",
+            b"100755 blob bbbb\tbin/run",
+            b"120000 blob cccc\tlink",
+            b"160000 commit dddd\tsub",
+            b"100644 blob eeee\t.dwp/x",
+        ];
+        let output: Vec<u8> = records.iter().flat_map(|r| r.iter().chain(b"\0")).copied().collect();
+        let entries = tree_entries(&output).unwrap();
         let seen: Vec<(&[u8], u32, &str)> =
             entries.iter().map(|e| (e.path.as_slice(), e.mode, e.object.as_str())).collect();
         let expected: Vec<(&[u8], u32, &str)> = vec![

@@ -62,6 +62,12 @@ pub(super) fn copy_checkpoint(from: &CopyFrom, folder: &str) -> Result<Workspace
     if !path.is_absolute() {
         return Err(ApiError::bad_request(format!("workspace {folder:?} is not an absolute path")));
     }
+    if overlaps(path, &from.workspace) {
+        return Err(ApiError::bad_request(format!(
+            "{folder:?} is inside the original's workspace (or holds it): a fork's copy goes \
+             into a folder of its own"
+        )));
+    }
     let made = match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => false,
         Ok(_) => return Err(ApiError::bad_request(format!("{folder:?} is not a folder"))),
@@ -97,6 +103,20 @@ pub(super) fn copy_checkpoint(from: &CopyFrom, folder: &str) -> Result<Workspace
             Err(copy_error(&error))
         }
     }
+}
+
+/// Whether `folder` (which may not exist yet) lies in `workspace` or holds it, compared as
+/// real paths.
+fn overlaps(folder: &Path, workspace: &Path) -> bool {
+    let real = |path: &Path| match (path.canonicalize(), path.parent(), path.file_name()) {
+        (Ok(real), _, _) => real,
+        (Err(_), Some(parent), Some(name)) => {
+            parent.canonicalize().map_or_else(|_| path.to_path_buf(), |p| p.join(name))
+        }
+        _ => path.to_path_buf(),
+    };
+    let (folder, workspace) = (real(folder), real(workspace));
+    folder.starts_with(&workspace) || workspace.starts_with(&folder)
 }
 
 /// A refused copy (the folder is inside the workspace, a path is not plain) is the request's
