@@ -56,10 +56,11 @@ async fn everything(serve: &Serve, id: &str) -> Vec<Value> {
     parts
 }
 
-#[tokio::test]
-async fn a_fork_at_a_message_holds_the_chat_as_it_stood_and_goes_its_own_way() {
+/// The original's plan of three steps run through, then the fork's Continue, then the
+/// original's next message.
+fn essay() -> Script {
     let steps = ["Write the intro", "Write the body", "Write the end"];
-    let script = Script::new().route(planner(), [plan("Three parts", &steps)]).route(
+    Script::new().route(planner(), [plan("Three parts", &steps)]).route(
         anyone(),
         [
             done(1),
@@ -72,8 +73,12 @@ async fn a_fork_at_a_message_holds_the_chat_as_it_stood_and_goes_its_own_way() {
             Reply::text("The fork finished its own way."),
             Reply::text("The original answers again."),
         ],
-    );
-    let provider = ScriptedServer::start(script).await.unwrap();
+    )
+}
+
+#[tokio::test]
+async fn a_fork_at_a_message_holds_the_chat_as_it_stood_and_goes_its_own_way() {
+    let provider = ScriptedServer::start(essay()).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"title": "Essay"})).await;
     serve.plan_approve_and_run(&id, "Write an essay in three parts").await;
@@ -103,28 +108,7 @@ async fn a_fork_at_a_message_holds_the_chat_as_it_stood_and_goes_its_own_way() {
     let entry = listed.iter().find(|chat| chat["id"] == fork_id.as_str()).unwrap();
     assert_eq!(entry["forked_from"]["title"], "Essay", "{entry:#}");
 
-    // The fork goes on its own way; the original does not move.
-    let before = everything(&serve, &id).await;
-    let mut events = serve.events(&fork_id).await;
-    let (status, body) = serve.post(&format!("/v1/chats/{fork_id}/continue"), json!(null)).await;
-    assert_eq!(status, 202, "{body}");
-    events.wait_for_phase("idle").await;
-    let forked = serve.chat(&fork_id).await;
-    assert!(forked["state"]["completion"].is_object(), "the fork completed: {forked:#}");
-    let last = conversation(&forked).pop().unwrap();
-    assert_eq!(last.1, "The fork finished its own way.");
-    assert_eq!(everything(&serve, &id).await, before, "the original is unchanged");
-
-    // The original goes on too, and the fork does not move.
-    let fork_before = everything(&serve, &fork_id).await;
-    let mut events = serve.events(&id).await;
-    let (status, body) =
-        serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "And now?"})).await;
-    assert_eq!(status, 202, "{body}");
-    events.wait_for_phase("idle").await;
-    let last = conversation(&serve.chat(&id).await).pop().unwrap();
-    assert_eq!(last.1, "The original answers again.");
-    assert_eq!(everything(&serve, &fork_id).await, fork_before, "the fork is unchanged");
+    each_goes_its_own_way(&serve, &id, &fork_id).await;
 
     // At the plan card, the fork's plan waits for approval, though the original approved it.
     let card = messages[1]["id"].as_str().unwrap();
@@ -139,6 +123,33 @@ async fn a_fork_at_a_message_holds_the_chat_as_it_stood_and_goes_its_own_way() {
     // The whole chat, by default.
     let whole = fork(&serve, &id, json!({})).await;
     assert_eq!(conversation(&whole), conversation(&serve.chat(&id).await));
+}
+
+/// The fork goes on its own way (Continue) while the original does not move; then the
+/// original goes on (a message) while the fork does not move.
+async fn each_goes_its_own_way(serve: &Serve, id: &str, fork_id: &str) {
+    // The fork goes on its own way; the original does not move.
+    let before = everything(serve, id).await;
+    let mut events = serve.events(fork_id).await;
+    let (status, body) = serve.post(&format!("/v1/chats/{fork_id}/continue"), json!(null)).await;
+    assert_eq!(status, 202, "{body}");
+    events.wait_for_phase("idle").await;
+    let forked = serve.chat(fork_id).await;
+    assert!(forked["state"]["completion"].is_object(), "the fork completed: {forked:#}");
+    let last = conversation(&forked).pop().unwrap();
+    assert_eq!(last.1, "The fork finished its own way.");
+    assert_eq!(everything(serve, id).await, before, "the original is unchanged");
+
+    // The original goes on too, and the fork does not move.
+    let fork_before = everything(serve, fork_id).await;
+    let mut events = serve.events(id).await;
+    let (status, body) =
+        serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "And now?"})).await;
+    assert_eq!(status, 202, "{body}");
+    events.wait_for_phase("idle").await;
+    let last = conversation(&serve.chat(id).await).pop().unwrap();
+    assert_eq!(last.1, "The original answers again.");
+    assert_eq!(everything(serve, fork_id).await, fork_before, "the fork is unchanged");
 }
 
 fn project() -> tempfile::TempDir {
@@ -190,7 +201,8 @@ async fn a_fork_at_a_checkpoint_gets_its_files_in_a_folder_and_bad_requests_stor
     let root = workspace.path();
     let provider = ScriptedServer::start(three_edits()).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
-    let id = serve.create_chat(json!({"title": "Edits", "workspace": root, "save_plans": false})).await;
+    let id =
+        serve.create_chat(json!({"title": "Edits", "workspace": root, "save_plans": false})).await;
     serve.plan_approve_and_run(&id, "Make the three edits").await;
     let after_run = files(root);
     let (_, list) = serve.get(&format!("/v1/chats/{id}/checkpoints")).await;
@@ -228,9 +240,8 @@ async fn a_fork_at_a_checkpoint_gets_its_files_in_a_folder_and_bad_requests_stor
 /// Each refusal is 400 (404 for an unknown chat), and no chat or folder is left behind.
 async fn refusals_store_nothing(serve: &Serve, id: &str, root: &Path) {
     let other = serve.create_chat(json!({"title": "Other"})).await;
-    let (_, other_view) = serve
-        .post(&format!("/v1/chats/{other}/messages"), json!({"content": "hello"}))
-        .await;
+    let (_, other_view) =
+        serve.post(&format!("/v1/chats/{other}/messages"), json!({"content": "hello"})).await;
     let foreign = other_view["messages"][0]["id"].as_str().unwrap().to_owned();
     let count = || async { serve.get("/v1/chats").await.1["data"].as_array().map(Vec::len) };
     let chats = count().await;

@@ -77,7 +77,8 @@ impl ShadowRepo {
 /// holds it.
 fn checked_folder(into: &Path, work_tree: &Path) -> Result<PathBuf, CheckpointError> {
     let real = fs::canonicalize(into).map_err(|error| CheckpointError::io(into, error))?;
-    let refuse = |why: &'static str| CheckpointError::Refused { path: into.display().to_string(), why };
+    let refuse =
+        |why: &'static str| CheckpointError::Refused { path: into.display().to_string(), why };
     let mut entries = fs::read_dir(&real).map_err(|error| CheckpointError::io(into, error))?;
     if entries.next().is_some() {
         return Err(refuse("the folder a copy goes into must be empty"));

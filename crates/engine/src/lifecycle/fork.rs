@@ -165,7 +165,11 @@ fn cut_of(request: &ForkRequest) -> Result<Cut, ApiError> {
 }
 
 /// A turn the cut caught running, settled: the fork never starts mid-turn.
-fn settle(tx: &mut Tx<'_>, chat_id: &ChatId, phase: Phase) -> Result<(), preflight_store::StoreError> {
+fn settle(
+    tx: &mut Tx<'_>,
+    chat_id: &ChatId,
+    phase: Phase,
+) -> Result<(), preflight_store::StoreError> {
     match phase {
         Phase::Planning => drop(tx.settle_interrupted_planning(chat_id)?),
         Phase::Executing => settle_interrupted_execution(tx, chat_id)?,

@@ -104,7 +104,9 @@ fn message_then(
     let new_id = |id: &MessageId| ids.get(id).cloned().unwrap_or_else(MessageId::new);
     message.id = new_id(&message.id);
     match &mut message.body {
-        MessageBody::Compaction { covers, .. } => *covers = [new_id(&covers[0]), new_id(&covers[1])],
+        MessageBody::Compaction { covers, .. } => {
+            *covers = [new_id(&covers[0]), new_id(&covers[1])]
+        }
         MessageBody::Assistant { plan: Some(plan), .. } => {
             let index = (plan.revision as usize).checked_sub(1);
             let shown = index.and_then(|index| revisions.get(index)).or(revisions.last());
