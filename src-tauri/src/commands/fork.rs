@@ -2,6 +2,8 @@
 //! its files copied into a folder the user chooses in the native folder dialog (opened from
 //! Rust: the window has no dialog permission). The fork itself is the engine's.
 
+use std::path::Path;
+
 use preflight_engine::lifecycle::{ApiError, ChatView, ForkRequest};
 use preflight_engine::ChatId;
 use tauri::{AppHandle, State};
@@ -12,10 +14,19 @@ use crate::shell::Shell;
 type Answer<T> = Result<T, ApiError>;
 
 /// Opens the native folder dialog for the folder a fork's copy of a checkpoint goes into (an
-/// empty one, or one made in the dialog); the path chosen, or null when cancelled.
+/// empty one, or one made in the dialog), starting beside the chat's workspace, where a copy
+/// of it naturally goes; the path chosen, or null when cancelled.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn choose_fork_folder(app: AppHandle) -> Answer<Option<String>> {
-    let dialog = app.dialog().file().set_title("An empty folder for the fork's files");
+pub async fn choose_fork_folder(
+    app: AppHandle,
+    shell: State<'_, Shell>,
+    chat_id: ChatId,
+) -> Answer<Option<String>> {
+    let workspace = shell.engine()?.chat_view(&chat_id)?.chat.workspace;
+    let mut dialog = app.dialog().file().set_title("An empty folder for the fork's files");
+    if let Some(beside) = workspace.as_deref().map(Path::new).and_then(Path::parent) {
+        dialog = dialog.set_directory(beside);
+    }
     let Some(folder) = dialog.blocking_pick_folder() else { return Ok(None) };
     let path = folder
         .into_path()

@@ -137,7 +137,7 @@ export const api = {
   /** Imports the JSON export at `path` as a new chat (no event follows: read the list again). */
   importChat: (path: string) => call<ChatView>("import_chat", { path }),
   /** The native folder dialog for a fork's copy of a checkpoint; the folder chosen, or null. */
-  chooseForkFolder: () => call<string | null>("choose_fork_folder", {}),
+  chooseForkFolder: (chat_id: string) => call<string | null>("choose_fork_folder", { chat_id }),
   /** Forks the chat at a message or a checkpoint (no event follows: read the list again). */
   forkChat: (chat_id: string, request: ForkRequest) => call<ChatView>("fork_chat", { chat_id, request }),
   /** The native file picker: the files chosen, each checked ([] when cancelled). */

@@ -12,7 +12,7 @@ import { t } from "./i18n";
 
 /** The shell's side of it (`api` in the window; a stand-in in tests). */
 export interface ForkSource {
-  chooseForkFolder: () => Promise<string | null>;
+  chooseForkFolder: (chatId: string) => Promise<string | null>;
   forkChat: (chatId: string, request: ForkRequest) => Promise<ChatView>;
 }
 
@@ -37,7 +37,7 @@ export async function forkChat(source: ForkSource, chatId: string, request: Fork
 /** Forks at `checkpoint` with its files copied into the folder the user chooses. */
 export async function forkIntoFolder(source: ForkSource, chatId: string, checkpoint: number): Promise<Forked> {
   try {
-    const workspace = await source.chooseForkFolder();
+    const workspace = await source.chooseForkFolder(chatId);
     if (workspace === null) return { kind: "cancelled" };
     return await forkChat(source, chatId, { checkpoint_id: checkpoint, workspace });
   } catch (error) {
