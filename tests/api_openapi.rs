@@ -21,6 +21,7 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/events",
     "GET /v1/chats/{id}/export",
     "POST /v1/chats/import",
+    "POST /v1/chats/{id}/fork",
     "POST /v1/chats/{id}/answers",
     "GET /v1/chats/{id}/messages",
     "POST /v1/chats/{id}/messages",

@@ -20,8 +20,9 @@ import { useCheckpoints } from "./lib/useCheckpoints";
 import { useModels } from "./lib/useModels";
 import { FILES, MCP, PROVIDERS } from "./lib/sources";
 import { exportChatTo, importChatFrom } from "./lib/transfer";
+import { forkChat, forkIntoFolder, type Forked } from "./lib/fork";
 import { blindModel } from "./lib/vision";
-import { CheckpointDialogs, planDiff, restoreBeforeTask, taskDiff, undoTurn, type CheckpointDialog } from "./components/CheckpointDialogs";
+import { CheckpointDialogs, forkBeforeTask, planDiff, restoreBeforeTask, taskDiff, undoTurn, type CheckpointDialog } from "./components/CheckpointDialogs";
 import { ChatMenu } from "./components/ChatMenu";
 import { ChatOptions } from "./components/ChatOptions";
 import { Composer, lockedNotice } from "./components/Composer";
@@ -220,6 +221,15 @@ export function App() {
   };
   const id = selected ?? "";
   const refreshChats = () => void loadChats();
+  /** Opens a fork once made (DESIGN §15); the refusal to show, or null. */
+  const openFork = async (forked: Promise<Forked>) => {
+    const done = await forked;
+    if (done.kind !== "forked") return done.kind === "refused" ? done.text : null;
+    setDialog(null);
+    select(done.view.id);
+    await loadChats(done.view.id);
+    return null;
+  };
   const openSettings = () => {
     folds.close(false);
     setScreen({ kind: "settings", firstRun: false, problem: null });
@@ -378,6 +388,7 @@ export function App() {
                 onOpenSettings: openSettings,
                 onVerifyPlan: () => verdictAction(() => api.verifyPlan(id)),
                 onAcceptPlan: () => verdictAction(() => api.acceptPlan(id)),
+                onFork: (messageId) => void openFork(forkChat(api, id, { message_id: messageId })).then((refused) => refused && setBanner(refused)),
                 onOpenPlanFolder: () => void run(() => api.openPlanFolder(id)),
                 onPlanDiff: planDiff(checkpoints.list) ? () => setDialog(planDiff(checkpoints.list)) : undefined,
               }}
@@ -457,6 +468,7 @@ export function App() {
           checkpoints={current && state ? checkpoints.list : null}
           onTaskDiff={(task, span) => setDialog(taskDiff(task, span))}
           onRestoreTask={(task, span) => setDialog(restoreBeforeTask(task, span))}
+          onForkTask={(task, span) => setDialog(forkBeforeTask(task, span))}
           onUndoTurn={(checkpoint) => setDialog(undoTurn(checkpoint))}
           stopped={!!state?.view.state.stopped && phase !== "planning" && phase !== "executing"}
           onClear={
@@ -486,6 +498,8 @@ export function App() {
             chat.refresh();
             return describeOrNull(error);
           }}
+          workspace={current.workspace}
+          fork={(checkpoint, copy) => openFork(copy ? forkIntoFolder(api, id, checkpoint) : forkChat(api, id, { checkpoint_id: checkpoint }))}
           onClose={() => setDialog(null)}
         />
       )}

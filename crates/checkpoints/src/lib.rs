@@ -1,6 +1,7 @@
 //! Checkpoints of a workspace folder, kept in a shadow git repository outside it: take one
 //! (`ShadowRepo::snapshot`), compare two (`diff`, `stat`), put the folder back to one
-//! (`restore_plan`, `restore`), and let old ones go (`forget`).
+//! (`restore_plan`, `restore`), copy one into another folder (`copy_out`), and let old ones go
+//! (`forget`).
 //!
 //! **Why the `git` program, not a git library (gix, git2):** it is on every machine Preflight
 //! targets; its index keeps each file's stat data, so a checkpoint of a large unchanged tree
@@ -34,6 +35,7 @@
 //! (diff, stat, restore_plan) may run beside them.
 
 mod commit;
+mod copy_out;
 mod current;
 mod diff;
 mod error;

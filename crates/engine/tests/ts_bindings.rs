@@ -68,6 +68,7 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::NamedProviderView::export_all(&config).unwrap();
     preflight_engine::lifecycle::NamedProviderSave::export_all(&config).unwrap();
     preflight_engine::lifecycle::ExportFormat::export_all(&config).unwrap();
+    preflight_engine::lifecycle::ForkRequest::export_all(&config).unwrap();
     export_error_codes(dir);
 }
 

@@ -1,7 +1,7 @@
 //! The `chats` table: create, read, list (newest first), update, delete.
 
 use preflight_dwp::now_rfc3339;
-use preflight_protocol::chat::{Chat, ChatSettings, ModelChoice};
+use preflight_protocol::chat::{Chat, ChatSettings, ForkedFrom, ModelChoice};
 use preflight_protocol::ids::ChatId;
 use rusqlite::{params, OptionalExtension, Row};
 
@@ -9,9 +9,9 @@ use super::error::StoreError;
 use super::{Store, Tx};
 
 pub(super) const CHAT_COLUMNS: &str = "id, title, workspace, plan_mode, auto_approve, save_plans, \
-     created_at, updated_at, scope, model, planner_model";
+     created_at, updated_at, scope, model, planner_model, forked_from";
 /// How many columns `CHAT_COLUMNS` names: a query that selects more reads them from here.
-pub(super) const CHAT_COLUMN_COUNT: usize = 11;
+pub(super) const CHAT_COLUMN_COUNT: usize = 12;
 
 impl Tx<'_> {
     /// Stores a new chat (with an idle session state) and returns it.
@@ -48,6 +48,7 @@ impl Tx<'_> {
             planner_model: None,
             created_at: created_at.to_owned(),
             updated_at: updated_at.to_owned(),
+            forked_from: None,
         };
         self.sql.execute(
             "INSERT INTO chats (id, title, workspace, plan_mode, auto_approve, save_plans,
@@ -130,6 +131,22 @@ impl Tx<'_> {
         self.chat(chat_id)
     }
 
+    /// Records where the chat was forked from.
+    pub fn set_forked_from(
+        &mut self,
+        chat_id: &ChatId,
+        forked_from: &ForkedFrom,
+    ) -> Result<Chat, StoreError> {
+        let column = serde_json::json!(forked_from).to_string();
+        let changed = self
+            .sql
+            .execute("UPDATE chats SET forked_from = ?2 WHERE id = ?1", params![chat_id, column])?;
+        if changed == 0 {
+            return Err(StoreError::chat_not_found(chat_id));
+        }
+        self.chat(chat_id)
+    }
+
     /// Deletes the chat and, by cascade, everything stored for it. False if there was none.
     pub fn delete_chat(&mut self, chat_id: &ChatId) -> Result<bool, StoreError> {
         Ok(self.sql.execute("DELETE FROM chats WHERE id = ?1", [chat_id])? == 1)
@@ -158,6 +175,7 @@ pub(super) fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
         scope: scope_from_column(row, 8)?,
         model: json_column(row, 9)?,
         planner_model: json_column(row, 10)?,
+        forked_from: json_column(row, 11)?,
     })
 }
 

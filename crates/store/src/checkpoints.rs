@@ -23,11 +23,21 @@ impl Tx<'_> {
         self.require_chat(chat_id)?;
         let sql = "SELECT COALESCE(MAX(n), 0) + 1 FROM checkpoints WHERE chat_id = ?1";
         checkpoint.n = self.sql.query_row(sql, [chat_id], |row| row.get(0))?;
+        let point = self.latest_point_id(chat_id)?;
         self.sql.execute(
-            "INSERT INTO checkpoints (chat_id, n, commit_id, checkpoint) VALUES (?1, ?2, ?3, ?4)",
-            params![chat_id, checkpoint.n, checkpoint.commit, to_json(&checkpoint)?],
+            "INSERT INTO checkpoints (chat_id, n, commit_id, checkpoint, point)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![chat_id, checkpoint.n, checkpoint.commit, to_json(&checkpoint)?, point],
         )?;
         Ok(checkpoint)
+    }
+
+    /// The point (`points.rs`) the chat stood at when checkpoint `n` was taken: None for a
+    /// checkpoint taken before points were kept, or in a chat without one yet.
+    pub fn checkpoint_point(&self, chat_id: &ChatId, n: u32) -> Result<Option<i64>, StoreError> {
+        let sql = "SELECT point FROM checkpoints WHERE chat_id = ?1 AND n = ?2";
+        let point = self.sql.query_row(sql, params![chat_id, n], |row| row.get(0)).optional()?;
+        Ok(point.flatten())
     }
 
     /// The chat's checkpoints, oldest first.

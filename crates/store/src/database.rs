@@ -68,6 +68,7 @@ impl Store {
         let sql = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut tx = Tx::new(sql);
         let value = step(&mut tx)?;
+        tx.record_points()?;
         tx.commit()?;
         Ok(value)
     }

@@ -25,6 +25,7 @@ mod messages;
 mod migrations;
 mod pages;
 mod plans;
+mod points;
 mod schema;
 mod search;
 mod session;
@@ -39,11 +40,12 @@ mod usage;
 pub use database::{Store, SCHEMA_VERSION};
 pub use error::{Conflict, Entity, StoreError};
 pub use pages::Page;
+pub use points::{ChatPoint, PointState};
 pub use search::{fts_query, word_count, SearchRow, MATCH_END, MATCH_START, MAX_SEARCH_WORDS};
 pub use session::ChatState;
 pub use snapshot::ChatSnapshot;
 pub use steps::{answer_text, AnswerRecorded, ChangeAnswer, ChangeAsked};
-pub use transfer::ChatImport;
+pub use transfer::{ChatImport, ImportedPoint};
 pub use tx::Tx;
 
 /// A new random token (temporary file names); chats and messages get [`crate::ChatId::new`]

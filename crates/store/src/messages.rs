@@ -132,6 +132,7 @@ impl Tx<'_> {
                 message.created_at
             ],
         )?;
+        self.written.push((chat_id.clone(), self.sql.last_insert_rowid()));
         Ok(())
     }
 
@@ -226,7 +227,9 @@ impl Tx<'_> {
     ) -> Result<usize, StoreError> {
         let seq = self.message_seq(chat_id, message_id)?;
         let sql = "DELETE FROM messages WHERE chat_id = ?1 AND seq > ?2";
-        Ok(self.sql.execute(sql, params![chat_id, seq])?)
+        let deleted = self.sql.execute(sql, params![chat_id, seq])?;
+        self.forget_points_after(chat_id, seq)?;
+        Ok(deleted)
     }
 
     pub fn delete_message(

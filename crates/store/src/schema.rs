@@ -64,6 +64,18 @@
 //! prompt tokens too), the phase it served, the provider and model, the context window it
 //! had, and its cost in USD at the prices set when it ran (NULL without prices).
 //!
+//! Schema version 9 (issue 51, DESIGN §15 "Fork") adds what a fork reads:
+//! - `chat_points`: the chat as it stood right after each transaction that stored (or
+//!   edited) one of its messages: `first_seq` and `seq` are the first and the last of its
+//!   messages that transaction wrote, `state` the JSON of the phase, the waiting card, the
+//!   stop log, the completion, how many plan revisions there were and the latest one's
+//!   approval, the plan changes' statuses and the last model call, and `task_list` the list
+//!   (NULL: none). A fork at a message takes the point whose range holds it.
+//! - `checkpoints.point`: the chat's latest point when the checkpoint was taken (NULL for
+//!   those taken before), which a fork at the checkpoint starts from.
+//! - `chats.forked_from`: the JSON of `ForkedFrom` (the chat and the message or checkpoint a
+//!   fork was made from, with the original's title then), NULL for a chat that is no fork.
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
@@ -249,6 +261,21 @@ CREATE TABLE model_calls (
     created_at          TEXT NOT NULL
 );
 CREATE INDEX model_calls_by_chat ON model_calls (chat_id, seq);
+"#,
+    // Version 9: what a fork reads (issue 51): the chat's points, a checkpoint's point, and
+    // where a fork came from.
+    r#"
+CREATE TABLE chat_points (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    chat_id   TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+    first_seq INTEGER NOT NULL,
+    seq       INTEGER NOT NULL CHECK (seq >= first_seq),
+    state     TEXT NOT NULL,
+    task_list TEXT,
+    UNIQUE (chat_id, seq)
+);
+ALTER TABLE checkpoints ADD COLUMN point INTEGER;
+ALTER TABLE chats ADD COLUMN forked_from TEXT;
 "#,
 ];
 

@@ -9,8 +9,10 @@ use preflight_protocol::tasks::{Completion, PlanChange, StopLog, TaskList};
 use preflight_protocol::usage::ModelCall;
 use rusqlite::params;
 
+use super::codec::to_json;
 use super::error::StoreError;
 use super::messages::{message_from_row, MESSAGE_COLUMNS};
+use super::points::PointState;
 use super::Tx;
 
 /// Everything an import stores for one chat. Its ids are the importer's: the messages and
@@ -37,6 +39,19 @@ pub struct ChatImport {
     pub planner_model: Option<ModelChoice>,
     /// Oldest first.
     pub model_calls: Vec<ModelCall>,
+    /// The chat as it stood at its messages (a fork copies its original's points; an
+    /// export has none): each names its messages by their place in `messages`.
+    pub points: Vec<ImportedPoint>,
+}
+
+/// A point of an imported chat (`points.rs`), its messages named by their place in
+/// [`ChatImport::messages`] and its plan changes by their new ids.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedPoint {
+    pub first: usize,
+    pub last: usize,
+    pub state: PointState,
+    pub task_list: TaskList,
 }
 
 impl Tx<'_> {
@@ -69,9 +84,12 @@ impl Tx<'_> {
     pub fn import_chat(&mut self, import: &ChatImport) -> Result<Chat, StoreError> {
         let chat = self.insert_chat_created(&import.settings, &import.created_at)?;
         let chat_id = &chat.id;
+        let mut seqs = Vec::with_capacity(import.messages.len());
         for message in &import.messages {
             self.insert_message(chat_id, message)?;
+            seqs.push(self.sql.last_insert_rowid());
         }
+        self.insert_points(chat_id, &seqs, &import.points)?;
         for document in &import.revisions {
             let stored = self.put_plan_revision(chat_id, document.clone())?;
             if stored.revision != document.revision {
@@ -95,5 +113,34 @@ impl Tx<'_> {
             self.insert_model_call(chat_id, call)?;
         }
         self.set_chat_models(chat_id, import.model.as_ref(), import.planner_model.as_ref())
+    }
+}
+
+impl Tx<'_> {
+    /// Stores an import's points under its messages' new `seq`s. The import itself then
+    /// makes no point of its own over all its messages: only its last message gets one (the
+    /// chat as imported), unless a copied point holds it already.
+    fn insert_points(
+        &mut self,
+        chat_id: &ChatId,
+        seqs: &[i64],
+        points: &[ImportedPoint],
+    ) -> Result<(), StoreError> {
+        self.written.retain(|(chat, _)| chat != chat_id);
+        for point in points {
+            let (Some(first), Some(last)) = (seqs.get(point.first), seqs.get(point.last)) else {
+                return Err(StoreError::invalid("an imported point names a message it lacks"));
+            };
+            let list = (!point.task_list.tasks.is_empty()).then(|| to_json(&point.task_list));
+            self.sql.execute(
+                "INSERT INTO chat_points (chat_id, first_seq, seq, state, task_list)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![chat_id, first, last, to_json(&point.state)?, list.transpose()?],
+            )?;
+        }
+        if let (true, Some(last)) = (points.is_empty(), seqs.last()) {
+            self.written.push((chat_id.clone(), *last));
+        }
+        Ok(())
     }
 }

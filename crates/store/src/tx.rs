@@ -5,6 +5,7 @@
 //! Reading primitives take `&self`, writing ones `&mut self`, so a read transaction
 //! (`Store::read`) cannot write.
 
+use preflight_protocol::ids::ChatId;
 use rusqlite::Transaction;
 
 /// An open transaction. Obtained from [`Store::write`](super::Store::write) or
@@ -15,11 +16,14 @@ use rusqlite::Transaction;
 /// whole transaction then rolls back.
 pub struct Tx<'c> {
     pub(super) sql: Transaction<'c>,
+    /// The messages this transaction stored or edited, by chat and `seq`: each such chat
+    /// gets its point when the transaction commits (`points.rs`).
+    pub(super) written: Vec<(ChatId, i64)>,
 }
 
 impl<'c> Tx<'c> {
     pub(super) fn new(sql: Transaction<'c>) -> Tx<'c> {
-        Tx { sql }
+        Tx { sql, written: Vec::new() }
     }
 
     pub(super) fn commit(self) -> rusqlite::Result<()> {

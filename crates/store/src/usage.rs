@@ -40,12 +40,21 @@ impl Tx<'_> {
 
     /// The chat's model calls, oldest first.
     pub fn model_calls(&self, chat_id: &ChatId) -> Result<Vec<ModelCall>, StoreError> {
+        self.model_calls_through(chat_id, i64::MAX)
+    }
+
+    /// The chat's model calls up to the one numbered `last` (a point's `model_calls`).
+    pub fn model_calls_through(
+        &self,
+        chat_id: &ChatId,
+        last: i64,
+    ) -> Result<Vec<ModelCall>, StoreError> {
         let mut statement = self.sql.prepare(
             "SELECT phase, provider, model, input_tokens, output_tokens, cached_input_tokens,
                     context_window, cost_usd
-             FROM model_calls WHERE chat_id = ?1 ORDER BY seq",
+             FROM model_calls WHERE chat_id = ?1 AND seq <= ?2 ORDER BY seq",
         )?;
-        let rows = statement.query_map([chat_id], call_from_row)?;
+        let rows = statement.query_map(rusqlite::params![chat_id, last], call_from_row)?;
         rows.collect::<Result<Vec<_>, _>>()?.into_iter().collect()
     }
 }

@@ -7,6 +7,7 @@ mod chats;
 mod checkpoints;
 mod elicitations;
 mod files;
+mod fork;
 mod images;
 mod mcp;
 mod models;
@@ -60,6 +61,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         checkpoints::checkpoint_diff,
         checkpoints::restore_preview,
         checkpoints::restore_checkpoint,
+        fork::choose_fork_folder,
+        fork::fork_chat,
         plan::open_plan_folder,
         elicitations::list_elicitations,
         elicitations::answer_elicitation,

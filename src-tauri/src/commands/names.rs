@@ -43,6 +43,8 @@ pub const COMMANDS: &[&str] = &[
     "checkpoint_diff",
     "restore_preview",
     "restore_checkpoint",
+    "choose_fork_folder",
+    "fork_chat",
     "open_plan_folder",
     "list_elicitations",
     "answer_elicitation",

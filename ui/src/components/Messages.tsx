@@ -23,6 +23,7 @@ import { ToolGroup, type GroupedCall } from "./ToolGroup";
 import { LiveToolBlock, StoredTool } from "./ToolBlock";
 import type { SentenceContext } from "../lib/toolSentence";
 import { QuestionCard } from "./QuestionCard";
+import { ForkButton, ForkNotice } from "./ForkParts";
 import { ModelDivider } from "./ModelDivider";
 import { NoticeCard, type NoticeCardProps } from "./NoticeCard";
 import { askedBefore, openTasks, reopenedByRestore, userSpokeAfter } from "../lib/notices";
@@ -56,6 +57,8 @@ export interface CardActions {
   onVerifyPlan?: () => Promise<string | null>;
   /** The user accepts an unverified plan as is; resolves with the error, if refused. */
   onAcceptPlan?: () => Promise<string | null>;
+  /** "Fork from here": a new chat with the conversation up to the message (DESIGN §15). */
+  onFork?: (messageId: string) => void;
 }
 
 /** Editing and re-sending the user's messages (issue 18). */
@@ -132,9 +135,10 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
               const before = message.restored.before_task;
               return <RestoreEntry key={message.id} message={message} taskTitle={state.tasks.find((task) => task.id === before)?.title} />;
             }
-            return <UserMessage key={message.id} message={message} edits={edits} running={running} planAgain={planAgain === message.id} />;
+            return <UserMessage key={message.id} message={message} edits={edits} running={running} planAgain={planAgain === message.id} onFork={actions.onFork} />;
           }
           if (message.role === "compaction") return <CompactionDivider key={message.id} message={message} />;
+          if (view.forked_from && message.id === view.forked_from.notice_id) return <ForkNotice key={message.id} from={view.forked_from} messageId={message.id} />;
           if (message.notice?.kind === "model_switched") return <ModelDivider key={message.id} messageId={message.id} notice={message.notice} />;
           if (message.notice) {
             const asked = askedBefore(view.messages, message.id);
@@ -179,6 +183,7 @@ export function Messages({ state, actions, edits, paging }: { state: ChatState; 
               {(message.tool_calls ?? []).map((call) => (
                 <StoredTool key={call.id} call={call} result={results.get(resultKey(message.id, call.id))} context={context} />
               ))}
+              {actions.onFork && <ForkButton messageId={message.id} onFork={actions.onFork} />}
             </div>
           );
         }),
@@ -381,7 +386,7 @@ export function typedByUser(message: Message): message is UserMsg {
   return message.role === "user" && !message.plan_answer && !message.resume && !message.restored;
 }
 
-function UserMessage({ message, edits, running, planAgain }: { message: UserMsg; edits?: EditActions; running: boolean; planAgain: boolean }) {
+function UserMessage({ message, edits, running, planAgain, onFork }: { message: UserMsg; edits?: EditActions; running: boolean; planAgain: boolean; onFork?: (messageId: string) => void }) {
   if (message.resume) return <ContinueMarker message={message} />;
   if (message.plan_answer) {
     const [question, answer] = message.content.split("\nUser's answer: ");
@@ -401,6 +406,7 @@ function UserMessage({ message, edits, running, planAgain }: { message: UserMsg;
           ✎
         </button>
       )}
+      {onFork && <ForkButton messageId={message.id} onFork={onFork} />}
       {edits && planAgain && !running && (
         <button type="button" class="secondary small plan-again" data-testid="plan-again" onClick={() => edits.onEditSend(message.id, message.content)}>
           {t("messages.planAgain")}

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import type { Chat } from "../generated/Chat";
 import { sharedTitles } from "../lib/chatList";
 import { formatTime, t } from "../lib/i18n";
+import { ForkedFromLine } from "./ForkParts";
 import { VirtualList } from "./VirtualList";
 
 /** A chat row's height in pixels; `.chat-item` in styles.css is as high. */
@@ -109,7 +110,7 @@ function ChatItem({ chat, selected, dated, onSelect, onRename, onDelete }: Sideb
     );
   }
   return (
-    <li class={`chat-item${selected ? " selected" : ""}`} data-chat-id={chat.id}>
+    <li class={`chat-item${selected ? " selected" : ""}${chat.forked_from ? " forked" : ""}`} data-chat-id={chat.id}>
       <button type="button" class="chat-title" onClick={() => onSelect(chat.id)} onDblClick={() => setMode("rename")} title={date ? `${chat.title} · ${date}` : chat.title}>
         <span class="chat-name">{chat.title}</span>
         {date && (
@@ -118,6 +119,7 @@ function ChatItem({ chat, selected, dated, onSelect, onRename, onDelete }: Sideb
             {date}
           </span>
         )}
+        {chat.forked_from && <ForkedFromLine from={chat.forked_from} />}
       </button>
       {mode === "delete" ? (
         <span class="confirm">

@@ -49,6 +49,8 @@ export interface TaskPanelProps {
   onTaskDiff?: (task: Task, span: TaskSpan) => void;
   /** Asks to restore the workspace to before the task (its span's start). */
   onRestoreTask?: (task: Task, span: TaskSpan) => void;
+  /** Forks the chat from the checkpoint the task started at (DESIGN §15). */
+  onForkTask?: (task: Task, span: TaskSpan) => void;
   /** Asks to undo the executor's last turn (restore to `checkpoints.undo_turn`). */
   onUndoTurn?: (checkpoint: number) => void;
   /** The chat's work stopped with tasks left (the stop card shows): the active task is stopped. */
@@ -57,7 +59,7 @@ export interface TaskPanelProps {
 
 export function TaskPanel(props: TaskPanelProps) {
   const { tasks, finished, files = null, changes = [], onOpenFolder, busy = false, onClear } = props;
-  const { checkpoints = null, onTaskDiff, onRestoreTask, onUndoTurn, stopped = false } = props;
+  const { checkpoints = null, onTaskDiff, onRestoreTask, onForkTask, onUndoTurn, stopped = false } = props;
   const counts = taskCounts(tasks);
   const asked = new Set(changes.filter((change) => change.status === "pending").map((change) => change.task));
   return (
@@ -98,7 +100,7 @@ export function TaskPanel(props: TaskPanelProps) {
                     <TaskBindings task={task} />
                     {task.gate && <GateLine gate={task.gate} />}
                     {!task.gate && task.status === "done" && <span class="gate-none small muted"> {t("tasks.noCheck")}</span>}
-                    <TaskWork task={task} span={spanOf(checkpoints, task.id)} busy={busy} onTaskDiff={onTaskDiff} onRestoreTask={onRestoreTask} />
+                    <TaskWork task={task} span={spanOf(checkpoints, task.id)} busy={busy} onTaskDiff={onTaskDiff} onRestoreTask={onRestoreTask} onForkTask={onForkTask} />
                   </span>
                 </li>
               ))}
@@ -122,7 +124,7 @@ export function TaskPanel(props: TaskPanelProps) {
 
 /** A task's changes in the workspace: its figures, opening its diff (nothing for a span that
  *  changed nothing), and the restore to before it. */
-function TaskWork({ task, span, busy, onTaskDiff, onRestoreTask }: { task: Task; span: TaskSpan | undefined; busy: boolean } & Pick<TaskPanelProps, "onTaskDiff" | "onRestoreTask">) {
+function TaskWork({ task, span, busy, onTaskDiff, onRestoreTask, onForkTask }: { task: Task; span: TaskSpan | undefined; busy: boolean } & Pick<TaskPanelProps, "onTaskDiff" | "onRestoreTask" | "onForkTask">) {
   if (!span) return null;
   const figures = statText(span.stat);
   if (figures === null && !onRestoreTask) return null;
@@ -147,6 +149,11 @@ function TaskWork({ task, span, busy, onTaskDiff, onRestoreTask }: { task: Task;
           onClick={() => onRestoreTask(task, span)}
         >
           <span aria-hidden="true">↺</span> {t("checkpoints.restoreShort")}
+        </button>
+      )}
+      {onForkTask && (
+        <button type="button" class="icon task-fork" data-testid={`fork-task-${task.id}`} aria-label={t("fork.fromTaskHint")} title={t("fork.fromTaskHint")} onClick={() => onForkTask(task, span)}>
+          <span aria-hidden="true">⑂</span> {t("fork.fromTask")}
         </button>
       )}
     </span>

@@ -19,6 +19,7 @@ import type { CheckpointList } from "../generated/CheckpointList";
 import type { Elicitation } from "../generated/Elicitation";
 import type { Event } from "../generated/Event";
 import type { ExportFormat } from "../generated/ExportFormat";
+import type { ForkRequest } from "../generated/ForkRequest";
 import type { MessagePage } from "../generated/MessagePage";
 import type { ModelList } from "../generated/ModelList";
 import type { NamedProviderSave } from "../generated/NamedProviderSave";
@@ -137,6 +138,10 @@ export const api = {
   chooseImportFile: () => call<string | null>("choose_import_file", {}),
   /** Imports the JSON export at `path` as a new chat (no event follows: read the list again). */
   importChat: (path: string) => call<ChatView>("import_chat", { path }),
+  /** The native folder dialog for a fork's copy of a checkpoint; the folder chosen, or null. */
+  chooseForkFolder: (chat_id: string) => call<string | null>("choose_fork_folder", { chat_id }),
+  /** Forks the chat at a message or a checkpoint (no event follows: read the list again). */
+  forkChat: (chat_id: string, request: ForkRequest) => call<ChatView>("fork_chat", { chat_id, request }),
   /** The native file picker: the files chosen, each checked ([] when cancelled). */
   pickFiles: () => call<PickedFile[]>("pick_files", {}),
   /** Checks dropped paths by the rules a send applies. */

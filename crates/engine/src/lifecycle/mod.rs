@@ -25,6 +25,7 @@ mod engine;
 mod error;
 mod export;
 mod finalize;
+mod fork;
 mod gates;
 mod hub;
 mod mcp_settings;
@@ -72,6 +73,7 @@ pub use export::{
     export_chat, export_chat_to_file, import_chat, ChatExport, ExportFormat, ExportedChat,
     ExportedState, FORMAT, MAX_IMPORT_BYTES,
 };
+pub use fork::ForkRequest;
 pub use mcp_settings::{
     McpRemote, McpServerSave, McpServerState, McpServerView, McpSettings, McpTool,
 };

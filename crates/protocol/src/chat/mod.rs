@@ -11,5 +11,5 @@ pub use image::{
     base64_decoded_len, image_extension, image_media_type, ImagePart, PastedImage, MAX_IMAGE_BYTES,
 };
 pub use message::{Message, MessageBody, Restored, Resume, Role, ToolCall};
-pub use model::{Chat, ChatSettings, ModelChoice, Phase, PlanPending};
+pub use model::{Chat, ChatSettings, ForkFiles, ForkedFrom, ModelChoice, Phase, PlanPending};
 pub use notice::Notice;

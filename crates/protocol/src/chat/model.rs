@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::ChatId;
+use crate::ids::{ChatId, MessageId};
 use crate::planner::Question;
 
 /// A chat as the API shows it (without messages or state).
@@ -31,6 +31,54 @@ pub struct Chat {
     pub planner_model: Option<ModelChoice>,
     pub created_at: String,
     pub updated_at: String,
+    /// Where this chat was forked from (DESIGN §15 "Fork"); absent for a chat that is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub forked_from: Option<ForkedFrom>,
+}
+
+/// The chat a fork was made from, and the point: a message of it or one of its checkpoints
+/// (neither: the whole chat). The title is the original's when the fork was made, so a fork
+/// whose original was deleted (or renamed since) still says where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ForkedFrom {
+    pub chat_id: ChatId,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub message_id: Option<MessageId>,
+    /// The checkpoint's number (`n`) in the original chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub checkpoint_id: Option<u32>,
+    /// What became of the workspace's files; absent when the original had no workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub files: Option<ForkFiles>,
+    /// The message in which the fork says so in words (the window shows it in its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub notice_id: Option<MessageId>,
+}
+
+/// What a fork did with its original's workspace files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ForkFiles {
+    /// The fork works in the original's workspace: the files are as that chat left them,
+    /// and what either changes the other sees.
+    Shared { workspace: String },
+    /// The checkpoint's files were written into a folder of the user's choice, the fork's
+    /// own workspace; the original's was not touched.
+    Copied {
+        workspace: String,
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        files: u32,
+    },
 }
 
 /// A model a chat chose (DESIGN §15): a provider `config.toml` names (`default` for

@@ -66,6 +66,9 @@ impl Tx<'_> {
         let first = self.first_user_message(chat_id)?.is_some_and(|first| first.id == *message_id);
         self.delete_messages_after(chat_id, message_id)?;
         self.update_message(chat_id, &message)?;
+        // The chat as it stands after the edit is this message's point from now on.
+        let seq = self.message_seq(chat_id, message_id)?;
+        self.written.push((chat_id.clone(), seq));
         self.clear_current_stop(chat_id)?;
         self.set_plans_again(chat_id, false)?;
         if first {

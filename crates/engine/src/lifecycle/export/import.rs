@@ -166,6 +166,7 @@ fn prepared(export: ChatExport, home: &Path) -> Result<(ChatImport, Vec<String>)
         model: export.chat.model,
         planner_model: export.chat.planner_model,
         model_calls: export.model_calls,
+        points: Vec::new(),
     };
     Ok((import, notes))
 }

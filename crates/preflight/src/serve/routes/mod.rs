@@ -6,6 +6,7 @@ mod chats;
 mod checkpoints;
 mod elicitations;
 mod export;
+mod fork;
 mod meta;
 mod models;
 
@@ -42,6 +43,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chats::events))
         .routes(routes!(export::export_chat))
         .routes(routes!(export::import_chat))
+        .routes(routes!(fork::fork_chat))
         .merge(turns::message_routes())
         .routes(routes!(search::search))
         .routes(routes!(turns::edit_message))
