@@ -98,7 +98,7 @@ async fn a_fork_at_a_message_holds_the_chat_as_it_stood_and_goes_its_own_way() {
     assert_eq!(view["title"], "Essay");
     assert_eq!(statuses(&serve, &fork_id).await, ["done", "active", "pending"]);
     assert_eq!(view["state"]["phase"], "idle", "{view:#}");
-    assert_eq!(view["state"]["stopped"]["reason"], "interrupted", "Continue goes on: {view:#}");
+    assert_eq!(view["state"]["stopped"]["reason"], "forked", "Continue goes on: {view:#}");
     let (_, revisions) = serve.get(&format!("/v1/chats/{fork_id}/plan/revisions")).await;
     let revisions = revisions["revisions"].as_array().unwrap_or_else(|| panic!("{revisions:#}"));
     assert_eq!(revisions.len(), 1);
@@ -225,7 +225,7 @@ async fn a_fork_at_a_checkpoint_gets_its_files_in_a_folder_and_bad_requests_stor
     assert_eq!(notice["id"], view["forked_from"]["notice_id"], "{view:#}");
     assert!(notice["content"].as_str().unwrap().contains("was not touched"), "{notice:#}");
     assert_eq!(statuses(&serve, fork_id).await, ["done", "active", "pending"]);
-    assert_eq!(view["state"]["stopped"]["reason"], "interrupted", "{view:#}");
+    assert_eq!(view["state"]["stopped"]["reason"], "forked", "{view:#}");
 
     // Without a folder the fork shares the workspace, and says so.
     let shared = fork(&serve, &id, json!({"checkpoint_id": n})).await;

@@ -33,6 +33,8 @@ export function stopReasonText(reason: StopReason): string {
       return t("stop.reason.userStop");
     case "interrupted":
       return t("stop.reason.interrupted");
+    case "forked":
+      return t("stop.reason.forked");
   }
 }
 
@@ -55,6 +57,8 @@ export function stopReasonShort(reason: StopReason): string {
       return t("stop.short.userStop");
     case "interrupted":
       return t("stop.short.interrupted");
+    case "forked":
+      return t("stop.short.forked");
   }
 }
 

@@ -3,4 +3,4 @@
 /**
  * Why the executor stopped with tasks left.
  */
-export type StopReason = "answered" | "gate_failed" | "no_progress" | "loop" | "round_cap" | "provider_error" | "user_stop" | "interrupted";
+export type StopReason = "answered" | "gate_failed" | "no_progress" | "loop" | "round_cap" | "provider_error" | "user_stop" | "interrupted" | "forked";

@@ -5,7 +5,7 @@
 //! one transaction, so it is one state of the original even while the original's turn runs
 //! (allowed: it copies what is stored). The fork never starts mid-turn: a turn running at
 //! the point is settled as a restart settles it (`recovery.rs`): a planner's as stopped, the
-//! executor's stopped (`interrupted`) with Continue when tasks are left. Nothing runs in the
+//! executor's stopped (`forked`) with Continue when tasks are left. Nothing runs in the
 //! fork until the user acts.
 //!
 //! Its files: at a checkpoint with a folder the user chose (absent or empty), the
@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use preflight_dwp::now_rfc3339;
 use preflight_protocol::chat::{Chat, ChatSettings, ForkFiles, ForkedFrom, Message, Phase};
 use preflight_protocol::ids::{ChatId, MessageId};
+use preflight_protocol::tasks::StopReason;
 use preflight_store::Tx;
 use serde::Deserialize;
 
@@ -31,7 +32,7 @@ use self::reading::Cut;
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::messages::assistant_message;
-use crate::lifecycle::recovery::settle_interrupted_execution;
+use crate::lifecycle::recovery::settle_execution;
 use crate::lifecycle::view::ChatView;
 
 /// `POST /v1/chats/{id}/fork`: where to fork, and where a checkpoint's files go.
@@ -172,7 +173,7 @@ fn settle(
 ) -> Result<(), preflight_store::StoreError> {
     match phase {
         Phase::Planning => drop(tx.settle_interrupted_planning(chat_id)?),
-        Phase::Executing => settle_interrupted_execution(tx, chat_id)?,
+        Phase::Executing => settle_execution(tx, chat_id, StopReason::Forked)?,
         Phase::Questions | Phase::AwaitingApproval | Phase::Idle => {}
     }
     Ok(())

@@ -27,10 +27,19 @@ pub(super) fn settle_interrupted_execution(
     tx: &mut Tx<'_>,
     chat_id: &ChatId,
 ) -> Result<(), StoreError> {
+    settle_execution(tx, chat_id, StopReason::Interrupted)
+}
+
+/// [`settle_interrupted_execution`] with the stop's `reason` (a fork's is `forked`).
+pub(super) fn settle_execution(
+    tx: &mut Tx<'_>,
+    chat_id: &ChatId,
+    reason: StopReason,
+) -> Result<(), StoreError> {
     let list = tx.task_list(chat_id)?;
     if list.has_work_left() {
         let now = preflight_dwp::now_rfc3339();
-        let stop = ExecutorStop::of(StopReason::Interrupted, None, &list, &now);
+        let stop = ExecutorStop::of(reason, None, &list, &now);
         tx.record_stop(chat_id, &stop)?;
     }
     tx.finish_turn(chat_id, list.is_finished())

@@ -29,6 +29,9 @@ pub enum StopReason {
     UserStop,
     /// Preflight was closed (or crashed) while the executor worked.
     Interrupted,
+    /// This chat is a fork of one whose executor was working at the point it was cut: the
+    /// fork starts stopped there, for the user to continue (DESIGN §15).
+    Forked,
 }
 
 impl StopReason {
@@ -43,6 +46,7 @@ impl StopReason {
             StopReason::ProviderError => "a provider error",
             StopReason::UserStop => "stopped by the user",
             StopReason::Interrupted => "Preflight was closed",
+            StopReason::Forked => "forked mid-turn",
         }
     }
 
@@ -254,6 +258,9 @@ fn plain_words(reason: StopReason, detail: Option<&str>, gate: Option<&FailedGat
         (StopReason::Interrupted, _) => {
             "Preflight was closed while the executor worked.".to_owned()
         }
+        (StopReason::Forked, _) => "This chat was forked from another while its executor worked \
+                                    there; the work stopped at that point."
+            .to_owned(),
     };
     match detail.map(str::trim).filter(|detail| !detail.is_empty()) {
         Some(detail) => format!("{base} {detail}"),
@@ -309,6 +316,7 @@ mod tests {
             (StopReason::NoProgress, false, "Neither the task list nor the workspace"),
             (StopReason::UserStop, false, "You stopped"),
             (StopReason::Interrupted, false, "Preflight was closed"),
+            (StopReason::Forked, false, "forked from another"),
         ];
         for (reason, passes, words) in cases {
             let stop =
@@ -355,6 +363,7 @@ mod tests {
             ProviderError,
             UserStop,
             Interrupted,
+            Forked,
         ]
         .into_iter()
         .filter(|reason| reason.may_auto_continue())

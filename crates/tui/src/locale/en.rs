@@ -77,6 +77,7 @@ pub static EN: Words = Words {
         "The model provider failed during the turn.",
         "You stopped the turn.",
         "The turn was interrupted (Preflight was closed or restarted).",
+        "This chat was forked while the other one worked; Continue picks the work up here.",
     ],
     attention: [
         "The planner has questions for you",

@@ -90,7 +90,7 @@ pub struct Words {
     /// `{n}` of `{total}` planned steps auto-approve dropped.
     pub auto_dropped: &'static str,
     /// Why the executor stopped, one sentence a reason, in [`StopReason`]'s order.
-    pub stop_reasons: [&'static str; 8],
+    pub stop_reasons: [&'static str; 9],
     /// What waits, for the terminal's notification (`Waiting`, in its order).
     pub attention: [&'static str; 9],
     pub tool_running: &'static str,
@@ -216,6 +216,7 @@ impl Words {
             StopReason::ProviderError => 5,
             StopReason::UserStop => 6,
             StopReason::Interrupted => 7,
+            StopReason::Forked => 8,
         };
         self.stop_reasons[index]
     }
