@@ -248,22 +248,23 @@ async fn refusals_store_nothing(serve: &Serve, id: &str, root: &Path) {
     let place = tempfile::tempdir().unwrap();
     std::fs::write(place.path().join("mine.txt"), "mine\n").unwrap();
     let absent = place.path().join("absent");
+    let (bad, folder) = ("ERR_BAD_REQUEST", "ERR_FORK_FOLDER");
     let refused = [
-        json!({"message_id": foreign}),
-        json!({"message_id": "no-such-message"}),
-        json!({"checkpoint_id": 99}),
-        json!({"checkpoint_id": 99, "workspace": absent}),
-        json!({"checkpoint_id": 1, "message_id": foreign}),
-        json!({"workspace": absent}),
-        json!({"checkpoint_id": 1, "workspace": place.path()}),
-        json!({"checkpoint_id": 1, "workspace": root.join("inside")}),
-        json!({"checkpoint_id": 1, "workspace": "relative/folder"}),
-        json!({"unknown": true}),
+        (json!({"message_id": foreign}), bad),
+        (json!({"message_id": "no-such-message"}), bad),
+        (json!({"checkpoint_id": 99}), bad),
+        (json!({"checkpoint_id": 99, "workspace": absent}), bad),
+        (json!({"checkpoint_id": 1, "message_id": foreign}), bad),
+        (json!({"workspace": absent}), bad),
+        (json!({"checkpoint_id": 1, "workspace": place.path()}), folder),
+        (json!({"checkpoint_id": 1, "workspace": root.join("inside")}), folder),
+        (json!({"checkpoint_id": 1, "workspace": "relative/folder"}), bad),
+        (json!({"unknown": true}), bad),
     ];
-    for body in refused {
+    for (body, code) in refused {
         let (status, answer) = serve.post(&format!("/v1/chats/{id}/fork"), body.clone()).await;
         assert_eq!(status, 400, "{body}: {answer}");
-        assert_eq!(answer["error"]["code"], "ERR_BAD_REQUEST", "{body}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{body}: {answer}");
     }
     assert_eq!(count().await, chats, "nothing stored");
     assert!(!absent.exists(), "no folder made");

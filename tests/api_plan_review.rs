@@ -85,6 +85,19 @@ async fn comments_on_two_steps_reach_the_planner_quoted_in_one_request_and_stay_
     assert_eq!(kept[1]["text"], "Stream them, do not buffer.");
     assert_eq!(revisions[0]["approval"], "rejected");
     assert_eq!(revisions[1]["comments"], Value::Null, "the new revision has none yet");
+
+    // A fork at the first plan card holds it waiting, as it stood: no comments yet.
+    let (_, chat) = world.serve.get(&format!("/v1/chats/{}", world.id)).await;
+    let messages = chat["messages"].as_array().unwrap();
+    let card = messages.iter().find(|m| m["plan"]["revision"] == 1).unwrap();
+    let (status, fork) = world
+        .serve
+        .post(&format!("/v1/chats/{}/fork", world.id), json!({"message_id": card["id"]}))
+        .await;
+    assert_eq!(status, 201, "{fork}");
+    let plan = &fork["state"]["plan"];
+    assert_eq!((&plan["revision"], &plan["approval"]), (&json!(1), &json!("pending")), "{fork}");
+    assert_eq!(plan["comments"], Value::Null, "{fork}");
 }
 
 #[tokio::test]

@@ -99,6 +99,12 @@ error_codes! {
     /// its preview (the preview's `digest` is another), or the checkpoint is of another folder
     /// (the chat's workspace moved). Nothing was changed.
     CheckpointConflict => "ERR_CHECKPOINT_CONFLICT",
+    /// A fork's copy cannot go into the folder chosen: it is not empty (or filled meanwhile),
+    /// lies in the original's workspace, or is not a folder. Nothing was written.
+    ForkFolder => "ERR_FORK_FOLDER",
+    /// Preflight has no record of how the chat stood at that message or checkpoint (stored
+    /// by an older version, imported, or edited since): fork the whole chat, or later.
+    ForkUnrecorded => "ERR_FORK_UNRECORDED",
     /// Something no caller can fix (a store failure, a task that died).
     Internal => "ERR_INTERNAL",
 }

@@ -12,6 +12,7 @@ import type { ServerAnswer } from "../generated/ServerAnswer";
 import { activeCard, planInProgress, type ChatState } from "../lib/chatState";
 import { summaryShownInChat } from "../lib/completion";
 import { Markdown, StreamingMarkdown, wasStreamed } from "./Markdown";
+import { planAnswer } from "../lib/planComments";
 import { sandboxRunTool } from "../lib/sandbox";
 import { MessageFiles } from "./Attachments";
 import { Announcer } from "./Announcer";
@@ -389,10 +390,11 @@ export function typedByUser(message: Message): message is UserMsg {
 function UserMessage({ message, edits, running, planAgain, onFork }: { message: UserMsg; edits?: EditActions; running: boolean; planAgain: boolean; onFork?: (messageId: string) => void }) {
   if (message.resume) return <ContinueMarker message={message} />;
   if (message.plan_answer) {
-    const [question, answer] = message.content.split("\nUser's answer: ");
+    const { question, answer, comments } = planAnswer(message.content, t("plan.feedback"));
     return (
       <div class="message answer" data-message-id={message.id}>
-        <span class="muted">{question}</span> <span class="answer-text">→ {answer ?? ""}</span>
+        <span class="muted">{question}</span> {answer !== "" && <span class="answer-text">→ {answer}</span>}
+        {comments > 0 && <span class="muted"> {t("review.sentWith", { count: comments })}</span>}
       </div>
     );
   }

@@ -34,5 +34,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "ERR_PLAN_FILES",
   "ERR_CHECKPOINT",
   "ERR_CHECKPOINT_CONFLICT",
+  "ERR_FORK_FOLDER",
+  "ERR_FORK_UNRECORDED",
   "ERR_INTERNAL",
 ];

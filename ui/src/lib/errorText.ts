@@ -69,6 +69,10 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_CHECKPOINT");
     case "ERR_CHECKPOINT_CONFLICT":
       return t("errors.ERR_CHECKPOINT_CONFLICT");
+    case "ERR_FORK_FOLDER":
+      return t("errors.ERR_FORK_FOLDER");
+    case "ERR_FORK_UNRECORDED":
+      return t("errors.ERR_FORK_UNRECORDED");
     case "ERR_INTERNAL":
       return t("errors.ERR_INTERNAL");
   }

@@ -21,6 +21,8 @@ export type Forked = { kind: "forked"; view: ChatView } | { kind: "cancelled" } 
 
 function refusal(error: unknown): Forked {
   const failure = asApiError(error);
+  // The folder and the missing record are said in the window's language (their codes); other
+  // refusals name what was wrong in the engine's words.
   const detail = failure.code === "ERR_BAD_REQUEST" ? failure.message : describeError(failure);
   return { kind: "refused", text: t("fork.failed", { detail }) };
 }

@@ -90,3 +90,32 @@ export function usePlanComments(chatId: string, revision: number): PlanComments 
     clear: () => update([]),
   };
 }
+
+/** The engine's words for a revision request (crates/protocol/src/planner/review.rs,
+ *  `revision_request`): what the planner reads, in English. */
+const FEEDBACK_QUESTION = "What should change in the plan?";
+const COMMENTS_ONLY = "see my comments on the plan below.";
+const COMMENTS_START = "\n\nMy comments on revision ";
+
+export interface PlanAnswer {
+  /** The question in the user's language where it is the revision's; as stored otherwise. */
+  question: string;
+  /** What the user wrote ("" when they sent comments only). */
+  answer: string;
+  /** How many comments went with it. */
+  comments: number;
+}
+
+/** A stored answer (`question\nUser's answer: answer`), with a revision request's comments
+ *  counted rather than shown as the English text the planner read. */
+export function planAnswer(content: string, translated: string): PlanAnswer {
+  const [question = "", rest = ""] = content.split("\nUser's answer: ");
+  const start = rest.indexOf(COMMENTS_START);
+  const said = start === -1 ? rest : rest.slice(0, start);
+  const comments = start === -1 ? 0 : (rest.slice(start).match(/^\d+\. On /gm) ?? []).length;
+  return {
+    question: question === FEEDBACK_QUESTION ? translated : question,
+    answer: comments > 0 && said.trim() === COMMENTS_ONLY ? "" : said,
+    comments,
+  };
+}

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { PlanCard } from "../components/PlanCard";
 import { RevisionDiff } from "../components/RevisionDiff";
-import { loadComments } from "../lib/planComments";
+import { loadComments, planAnswer } from "../lib/planComments";
 import { plan } from "./fixtures";
 
 const noop = () => {};
@@ -85,5 +85,18 @@ describe("comments in the revision diff", () => {
     const fields = document.querySelector(".diff-field-comments") as HTMLElement;
     expect(within(fields).getByText("the aim")).toBeTruthy();
     expect(within(fields).getByText("JSON too")).toBeTruthy();
+  });
+});
+
+describe("an answer that sent comments", () => {
+  // The request as review.rs writes it (its snapshot test holds the same text).
+  const request =
+    'What should change in the plan?\nUser\'s answer: Keep it small.\n\nMy comments on revision 1 of the plan:\n1. On step 2, which says "Do part 2":\n   Stream.\n2. On the risks, which says "large":\n   Say 1 GB.\n\nRevise the plan so that it answers every comment.';
+
+  it("shows the user's words and counts the comments instead of the planner's English", () => {
+    expect(planAnswer(request, "Что изменить в плане?")).toEqual({ question: "Что изменить в плане?", answer: "Keep it small.", comments: 2 });
+    const only = request.replace("Keep it small.", "see my comments on the plan below.");
+    expect(planAnswer(only, "Q")).toEqual({ question: "Q", answer: "", comments: 2 });
+    expect(planAnswer("Which format?\nUser's answer: CSV", "Q")).toEqual({ question: "Which format?", answer: "CSV", comments: 0 });
   });
 });

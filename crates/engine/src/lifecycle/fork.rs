@@ -85,7 +85,10 @@ impl Engine {
                 .await
                 .unwrap_or_else(|_| Err(ApiError::internal("the attachments' copy failed")));
         if let Err(error) = copied {
-            let _ = self.delete_chat(&fork.id).await;
+            // Taken back whole; a fork that cannot be is said in the log (it stays listed).
+            if let Err(kept) = self.delete_chat(&fork.id).await {
+                tracing::error!(fork = %fork.id, error = ?kept, "a fork without its attachments could not be deleted");
+            }
             copy.as_ref().map(WorkspaceCopy::remove);
             return Err(error);
         }

@@ -30,9 +30,11 @@ impl From<ApiError> for HttpError {
 pub fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
-        ErrorCode::BadRequest | ErrorCode::EmptyAnswer | ErrorCode::UnknownQuestion => {
-            StatusCode::BAD_REQUEST
-        }
+        ErrorCode::BadRequest
+        | ErrorCode::EmptyAnswer
+        | ErrorCode::UnknownQuestion
+        | ErrorCode::ForkFolder
+        | ErrorCode::ForkUnrecorded => StatusCode::BAD_REQUEST,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::McpSignIn => StatusCode::CONFLICT,
         ErrorCode::PlanPending

@@ -19,6 +19,8 @@ pub enum ReviewError {
     NoSuchStep { index: usize, step: u32, steps: usize },
     #[error("comment {index}: the plan has nothing in {}", .field.name())]
     EmptyField { index: usize, field: PlanField },
+    #[error("comment {index}: step {step} of the plan says nothing to comment on")]
+    BlankStep { index: usize, step: u32 },
     #[error("comment {index} is empty")]
     EmptyText { index: usize },
     #[error("comment {index} is longer than {MAX_COMMENT_CHARS} characters")]
@@ -67,8 +69,11 @@ fn quote(plan: &PlanDocument, anchor: CommentAnchor, index: usize) -> Result<Str
         CommentAnchor::Field(field) => field_text(plan, field),
     };
     if shown.trim().is_empty() {
-        let CommentAnchor::Field(field) = anchor else { unreachable!("a step is never blank") };
-        return Err(ReviewError::EmptyField { index, field });
+        // A step is never blank as the planner and the editor leave it; an imported plan's may be.
+        return Err(match anchor {
+            CommentAnchor::Field(field) => ReviewError::EmptyField { index, field },
+            CommentAnchor::Step(step) => ReviewError::BlankStep { index, step },
+        });
     }
     Ok(cut(shown.trim(), MAX_QUOTE_CHARS))
 }

@@ -65,6 +65,14 @@ fn an_anchor_the_plan_does_not_have_or_a_bad_text_is_refused_naming_the_comment(
     for (bad, error) in cases {
         assert_eq!(review_comments(&plan(), &[ok.clone(), bad]), Err(error.clone()), "{error}");
     }
+    let mut blank = plan();
+    blank.steps[1].action = " ".into();
+    blank.steps[1].expected = String::new();
+    let on_blank = [draft(json!({"step": 2}), "x")];
+    assert_eq!(
+        review_comments(&blank, &on_blank),
+        Err(ReviewError::BlankStep { index: 1, step: 2 })
+    );
     let many = vec![ok; MAX_COMMENTS + 1];
     assert_eq!(review_comments(&plan(), &many), Err(ReviewError::TooMany));
     let unknown = json!({"anchor": {"field": "title"}, "text": "x"});

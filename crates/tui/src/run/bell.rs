@@ -60,10 +60,16 @@ fn text(title: &str, what: &str) -> String {
     };
     let what = clean(what);
     let room = MAX_TEXT.saturating_sub(what.chars().count() + 2);
-    let mut title: String = clean(title).trim().chars().take(room).collect();
+    let mut title = clean(title).trim().to_owned();
     if title.is_empty() {
         title = "Preflight".to_owned();
     }
+    // A text that opens with a number and `;` is a ConEmu subcommand to some terminals (a
+    // tab's title, a progress bar), not a notification.
+    if title.starts_with(|c: char| c.is_ascii_digit()) {
+        title = format!("Preflight: {title}");
+    }
+    let title: String = title.chars().take(room).collect();
     format!("{title}: {what}")
 }
 
@@ -122,5 +128,7 @@ mod tests {
         assert!(text.ends_with(": The run failed"), "{text}");
         let untitled = bell.bytes(&attended(" ", Waiting::Questions), &EN);
         assert!(untitled.starts_with(b"\x07\x1b]9;Preflight: "), "{untitled:?}");
+        let numbered = bell.bytes(&attended("4;1;50", Waiting::Plan), &EN);
+        assert!(numbered.starts_with(b"\x07\x1b]9;Preflight: 4;1;50: "), "{numbered:?}");
     }
 }

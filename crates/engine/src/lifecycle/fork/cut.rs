@@ -85,11 +85,15 @@ pub(super) fn forked(source: ForkSource, settings: ChatSettings, now: &str) -> C
     }
 }
 
-/// The revisions there were at the point, the latest with its approval then.
+/// The revisions there were at the point, the latest with its approval then (and with the
+/// comments it was sent back with only if it had been sent back by then).
 fn revisions_then(mut revisions: Vec<PlanDocument>, state: &PointState) -> Vec<PlanDocument> {
     revisions.truncate(state.revisions as usize);
     if let (Some(latest), Some(approval)) = (revisions.last_mut(), state.approval) {
         latest.approval = approval;
+        if approval != Approval::Rejected {
+            latest.comments.clear();
+        }
     }
     revisions
 }

@@ -27,22 +27,33 @@ pub(super) struct WorkspaceCopy {
     pub files: usize,
     /// The fork made the folder (it was absent), so taking the copy back removes it.
     made: bool,
+    /// What the copy wrote, relative to the folder.
+    written: Vec<String>,
 }
 
 impl WorkspaceCopy {
-    /// Takes the copy back: the folder as it was before (absent, or empty).
+    /// Takes the copy back: the folder as it was before (absent, or empty). In a folder that
+    /// was there before, only what the copy wrote goes.
     pub(super) fn remove(&self) {
         let folder = Path::new(&self.folder);
         if self.made {
             let _ = fs::remove_dir_all(folder);
             return;
         }
-        for entry in fs::read_dir(folder).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let _ = match entry.file_type() {
-                Ok(kind) if kind.is_dir() => fs::remove_dir_all(&path),
-                _ => fs::remove_file(&path),
-            };
+        let mut parents = Vec::new();
+        for file in &self.written {
+            let path = folder.join(file);
+            let _ = fs::remove_file(&path);
+            parents.extend(
+                path.ancestors().skip(1).take_while(|p| *p != folder).map(Path::to_path_buf),
+            );
+        }
+        parents.sort_by(|a, b| {
+            b.components().count().cmp(&a.components().count()).then_with(|| a.cmp(b))
+        });
+        parents.dedup();
+        for parent in parents {
+            let _ = fs::remove_dir(parent);
         }
     }
 }
@@ -57,52 +68,84 @@ pub(super) struct CopyFrom {
 
 /// Writes the checkpoint's files into `folder`: an absolute path to a folder that is empty or
 /// absent (its parent exists), which may be a chat's workspace. Refusals are 400.
+///
+/// The files are written into a new folder beside it that only this fork knows, which then
+/// takes the chosen folder's place in one rename: two forks into one folder, or a file put
+/// there meanwhile, make the second refuse (the rename finds the folder not empty), and a
+/// failure part way never touches the chosen folder.
 pub(super) fn copy_checkpoint(from: &CopyFrom, folder: &str) -> Result<WorkspaceCopy, ApiError> {
     let path = Path::new(folder.trim());
     if !path.is_absolute() {
         return Err(ApiError::bad_request(format!("workspace {folder:?} is not an absolute path")));
     }
     if overlaps(path, &from.workspace) {
-        return Err(ApiError::bad_request(format!(
-            "{folder:?} is inside the original's workspace (or holds it): a fork's copy goes \
+        return Err(ApiError::new(
+            ErrorCode::ForkFolder,
+            format!(
+                "{folder:?} is inside the original's workspace (or holds it): a fork's copy goes \
              into a folder of its own"
-        )));
+            ),
+        ));
     }
     let made = match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => false,
-        Ok(_) => return Err(ApiError::bad_request(format!("{folder:?} is not a folder"))),
-        Err(_) => {
-            fs::create_dir(path).map_err(|error| {
-                ApiError::bad_request(format!("cannot make the folder {folder:?}: {error}"))
-            })?;
-            true
+        Ok(_) => {
+            return Err(ApiError::new(ErrorCode::ForkFolder, format!("{folder:?} is not a folder")))
         }
-    };
-    let undo = |error: ApiError| {
-        if made {
-            let _ = fs::remove_dir_all(path);
-        }
-        error
+        Err(_) => true,
     };
     if !made && fs::read_dir(path).map_or(true, |mut entries| entries.next().is_some()) {
-        return Err(ApiError::bad_request(format!(
-            "the folder {folder:?} is not empty: choose an empty folder, or a new one"
-        )));
+        return Err(not_empty(folder));
     }
-    let folder = checked_workspace(folder, &from.home).map_err(undo)?;
-    let mut copy = WorkspaceCopy { folder, files: 0, made };
+    let staging = staging_folder(path)?;
     let written = open_shadow(&from.home, &from.chat_id, &from.workspace)
-        .and_then(|repo| repo.copy_out(&from.commit, Path::new(&copy.folder)));
-    match written {
-        Ok(files) => {
-            copy.files = files.len();
+        .and_then(|repo| repo.copy_out(&from.commit, &staging));
+    let written = match written {
+        Ok(written) => written,
+        Err(error) => {
+            let _ = fs::remove_dir_all(&staging);
+            return Err(copy_error(&error));
+        }
+    };
+    if fs::rename(&staging, path).is_err() {
+        let _ = fs::remove_dir_all(&staging);
+        return Err(not_empty(folder));
+    }
+    let files = written.len();
+    let mut copy = WorkspaceCopy { folder: path.display().to_string(), files, made, written };
+    match checked_workspace(folder, &from.home) {
+        Ok(checked) => {
+            copy.folder = checked;
             Ok(copy)
         }
         Err(error) => {
             copy.remove();
-            Err(copy_error(&error))
+            Err(error)
         }
     }
+}
+
+fn not_empty(folder: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::ForkFolder,
+        format!("the folder {folder:?} is not empty: choose an empty folder, or a new one"),
+    )
+}
+
+/// A new folder beside `path`, made here (so no one else writes into it).
+fn staging_folder(path: &Path) -> Result<PathBuf, ApiError> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(ApiError::bad_request(format!("{path:?} cannot hold a chat's files")));
+    };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.subsec_nanos());
+    let unique = format!(".{}.fork-{}-{nanos}", name.to_string_lossy(), std::process::id());
+    let staging = parent.join(unique);
+    fs::create_dir(&staging).map_err(|error| {
+        ApiError::bad_request(format!("cannot make a folder in {parent:?}: {error}"))
+    })?;
+    Ok(staging)
 }
 
 /// Whether `folder` (which may not exist yet) lies in `workspace` or holds it, compared as

@@ -7,7 +7,7 @@ use preflight_protocol::ids::{ChatId, MessageId};
 use preflight_store::{StoreError, Tx};
 
 use super::cut::{at_checkpoint, ForkSource};
-use crate::lifecycle::error::ApiError;
+use crate::lifecycle::error::{ApiError, ErrorCode};
 
 /// Where a fork cuts its original.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,8 +61,11 @@ pub(super) fn source(tx: &Tx<'_>, chat_id: &ChatId, cut: &Cut) -> Result<ForkSou
 /// A point Preflight has no record of: the chat was stored by an older version there, or
 /// imported whole.
 fn unrecorded(what: &str) -> ApiError {
-    ApiError::bad_request(format!(
-        "Preflight has no record of how this chat stood at {what} (it was stored by an older \
-         version, or imported): fork the whole chat, or from a later message"
-    ))
+    ApiError::new(
+        ErrorCode::ForkUnrecorded,
+        format!(
+            "Preflight has no record of how this chat stood at {what} (it was stored by an older \
+         version, imported, or edited since): fork the whole chat, or from a later message"
+        ),
+    )
 }

@@ -18,7 +18,7 @@ use crate::serve::AppState;
     request_body(content = Option<ForkRequest>, description = "Optional. `message_id`: fork at that message (the conversation up to and including it); `checkpoint_id`: at that checkpoint (the conversation when it was taken, with its task list), with `workspace` a folder, absent or empty, that gets its files; neither: the whole chat"),
     responses(
         (status = 201, description = "The fork, as `GET /v1/chats/{id}` shows it: the original as it stood there, with fresh ids and `forked_from`; a turn running there is stopped (Continue goes on); the original is unchanged", body = ChatView),
-        (status = 400, description = "`ERR_BAD_REQUEST`: a message or checkpoint that is not this chat's (or has no record of how the chat stood there), both at once, a `workspace` without a checkpoint or a folder that is not absent or empty; nothing is stored or written", body = ErrorBody),
+        (status = 400, description = "`ERR_BAD_REQUEST`: a message or checkpoint that is not this chat's, both at once, a `workspace` without a checkpoint or not absolute; `ERR_FORK_FOLDER`: a folder that is not absent or empty, or lies in the original's workspace; `ERR_FORK_UNRECORDED`: no record of how the chat stood there (an older version's message, an imported chat's, or edited since). Nothing is stored or written", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
     ))]
 pub async fn fork_chat(
