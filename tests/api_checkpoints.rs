@@ -12,7 +12,7 @@ use std::path::Path;
 
 use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
-use support::script::{anyone, plan, planner};
+use support::script::{anyone, done, plan, planner, run, three_edits, tool};
 use support::{git, openai_config, Serve};
 
 /// The user's project: a commit, a staged change, a stash and an untracked file.
@@ -45,34 +45,6 @@ fn repository_state(root: &Path) -> [String; 5] {
         git(root, &["ls-files", "--stage"]),
         std::fs::read_to_string(root.join(".git/config")).unwrap(),
     ]
-}
-
-fn tool(name: &str, arguments: Value) -> Reply {
-    Answer::new().tool_call(name, arguments).into()
-}
-
-fn run(command: &str) -> Reply {
-    tool("mcp_code-sandbox_run_command", json!({ "command": command }))
-}
-
-fn done(id: u32) -> Reply {
-    tool("turn_plan", json!({"op": "done", "id": id, "outcome": format!("step {id} done")}))
-}
-
-fn three_tasks() -> Script {
-    let steps = ["Extend a.txt", "Replace gone.txt by c.txt", "Extend b.txt"];
-    Script::new().route(planner(), [plan("Three edits", &steps)]).route(
-        anyone(),
-        [
-            run("printf 'one\\ntwo\\n' > a.txt"),
-            done(1),
-            run("printf 'new\\n' > c.txt && rm gone.txt"),
-            done(2),
-            run("printf 'keep\\nmore\\n' > b.txt"),
-            done(3),
-            Reply::text("All three done."),
-        ],
-    )
 }
 
 /// A restore as the window makes it: the preview first, then the restore with its digest.
@@ -115,7 +87,7 @@ async fn each_task_has_its_diff_and_a_restore_gives_the_files_and_the_tasks_back
     let workspace = project();
     let root = workspace.path();
     let before = repository_state(root);
-    let provider = ScriptedServer::start(three_tasks()).await.unwrap();
+    let provider = ScriptedServer::start(three_edits()).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"workspace": root, "save_plans": false})).await;
     serve.plan_approve_and_run(&id, "Make the three edits").await;

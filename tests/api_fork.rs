@@ -10,22 +10,10 @@ mod support;
 
 use std::path::Path;
 
-use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
+use preflight_testkit::{Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
-use support::script::{anyone, plan, planner};
+use support::script::{anyone, done, plan, planner, three_edits};
 use support::{openai_config, Serve};
-
-fn tool(name: &str, arguments: Value) -> Reply {
-    Answer::new().tool_call(name, arguments).into()
-}
-
-fn done(id: u32) -> Reply {
-    tool("turn_plan", json!({"op": "done", "id": id, "outcome": format!("step {id} done")}))
-}
-
-fn run(command: &str) -> Reply {
-    tool("mcp_code-sandbox_run_command", json!({ "command": command }))
-}
 
 /// The chat's messages as (role, content) pairs.
 fn conversation(view: &Value) -> Vec<(String, String)> {
@@ -158,22 +146,6 @@ fn project() -> tempfile::TempDir {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
     dir
-}
-
-fn three_edits() -> Script {
-    let steps = ["Extend a.txt", "Replace gone.txt by c.txt", "Extend b.txt"];
-    Script::new().route(planner(), [plan("Three edits", &steps)]).route(
-        anyone(),
-        [
-            run("printf 'one\\ntwo\\n' > a.txt"),
-            done(1),
-            run("printf 'new\\n' > c.txt && rm gone.txt"),
-            done(2),
-            run("printf 'keep\\nmore\\n' > b.txt"),
-            done(3),
-            Reply::text("All three done."),
-        ],
-    )
 }
 
 /// The files of a folder, each with its content, the sandbox's own folder aside.

@@ -9,10 +9,10 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
+use preflight_testkit::{Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
 use support::events::EventStream;
-use support::script::{anyone, plan, planner};
+use support::script::{anyone, plan, planner, run, tool};
 use support::{openai_config, Serve};
 
 /// `git ARGS…` in `dir`, its output trimmed.
@@ -39,14 +39,6 @@ fn folder(workspace: &Path) -> PathBuf {
 
 fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn tool(name: &str, arguments: Value) -> Reply {
-    Answer::new().tool_call(name, arguments).into()
-}
-
-fn run(command: &str) -> Reply {
-    tool("mcp_code-sandbox_run_command", json!({ "command": command }))
 }
 
 fn done(id: u32, command: &str) -> Reply {

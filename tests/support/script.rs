@@ -1,6 +1,6 @@
 //! Scripted model replies in the shapes a planner and an executor give.
 
-use preflight_testkit::{Matcher, Reply};
+use preflight_testkit::{Answer, Matcher, Reply, Script};
 use serde_json::{json, Value};
 
 /// Planner requests: their system prompt names the `plan-questions` fence (the executor's
@@ -40,4 +40,37 @@ pub fn plan(title: &str, steps: &[&str]) -> Reply {
         "sandbox": {"policy": "create", "notes": "sample data"}
     });
     Reply::text(&format!("Here is the plan.\n\n```plan\n{plan}\n```"))
+}
+
+/// An executor reply that calls `name` with `arguments`.
+pub fn tool(name: &str, arguments: Value) -> Reply {
+    Answer::new().tool_call(name, arguments).into()
+}
+
+/// An executor reply that runs `command` in the code sandbox.
+pub fn run(command: &str) -> Reply {
+    tool("mcp_code-sandbox_run_command", json!({ "command": command }))
+}
+
+/// An executor reply that closes task `id` with the outcome "step N done".
+pub fn done(id: u32) -> Reply {
+    tool("turn_plan", json!({"op": "done", "id": id, "outcome": format!("step {id} done")}))
+}
+
+/// A three-task plan and its run over a folder holding `a.txt`, `b.txt` and `gone.txt`: task 1
+/// extends a.txt, task 2 replaces gone.txt by c.txt, task 3 extends b.txt.
+pub fn three_edits() -> Script {
+    let steps = ["Extend a.txt", "Replace gone.txt by c.txt", "Extend b.txt"];
+    Script::new().route(planner(), [plan("Three edits", &steps)]).route(
+        anyone(),
+        [
+            run("printf 'one\\ntwo\\n' > a.txt"),
+            done(1),
+            run("printf 'new\\n' > c.txt && rm gone.txt"),
+            done(2),
+            run("printf 'keep\\nmore\\n' > b.txt"),
+            done(3),
+            Reply::text("All three done."),
+        ],
+    )
 }
