@@ -7,25 +7,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor, THREE_EDITS_PLAN as PLAN, sandboxRun as run } from "./harness.mjs";
 import { checkA11y } from "./a11y.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 explainFailures();
 
-const PLAN = {
-  title: "Three edits",
-  aim: "Three files changed, one task each",
-  steps: [
-    { action: "Extend a.txt", expected: "a.txt has two lines" },
-    { action: "Replace gone.txt by c.txt", expected: "c.txt exists, gone.txt does not" },
-    { action: "Extend b.txt", expected: "b.txt has two lines" },
-  ],
-  libraries: [],
-  sandbox: { policy: "create", notes: "" },
-};
-
-const run = (command) => toolCall("mcp_code-sandbox_run_command", { command });
 // The workspace is a git repository, so the chat saves its plan in .dwp/plans: a task is done
 // only by a passing check, which Preflight runs.
 const done = (id, check) => toolCall("turn_plan", { op: "done", id, outcome: `step ${id} done`, gate: { command: check } });

@@ -9,24 +9,11 @@ import { join } from "node:path";
 import { test } from "node:test";
 
 import { pickInDialog } from "./dialogs.mjs";
-import { explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor, THREE_EDITS_PLAN as PLAN, sandboxRun as run } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 explainFailures();
 
-const PLAN = {
-  title: "Three edits",
-  aim: "Three files changed, one task each",
-  steps: [
-    { action: "Extend a.txt", expected: "a.txt has two lines" },
-    { action: "Replace gone.txt by c.txt", expected: "c.txt exists, gone.txt does not" },
-    { action: "Extend b.txt", expected: "b.txt has two lines" },
-  ],
-  libraries: [],
-  sandbox: { policy: "create", notes: "" },
-};
-
-const run = (command) => toolCall("mcp_code-sandbox_run_command", { command });
 const done = (id) => toolCall("turn_plan", { op: "done", id, outcome: `step ${id} done` });
 
 /** A folder's files (not folders) with their content, by name. */

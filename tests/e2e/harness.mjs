@@ -438,3 +438,21 @@ export const CSV_EXPORT_PLAN = {
   ],
   sandbox: { policy: "create", notes: "a copy of orders.csv with sample rows" },
 };
+
+/** A three-task plan over a folder of a.txt, b.txt and gone.txt (the checkpoint and fork tests). */
+export const THREE_EDITS_PLAN = {
+  title: "Three edits",
+  aim: "Three files changed, one task each",
+  steps: [
+    { action: "Extend a.txt", expected: "a.txt has two lines" },
+    { action: "Replace gone.txt by c.txt", expected: "c.txt exists, gone.txt does not" },
+    { action: "Extend b.txt", expected: "b.txt has two lines" },
+  ],
+  libraries: [],
+  sandbox: { policy: "create", notes: "" },
+};
+
+/** The executor runs `command` in the code sandbox. */
+export function sandboxRun(command) {
+  return toolCall("mcp_code-sandbox_run_command", { command });
+}

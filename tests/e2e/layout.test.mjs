@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 
 import { checkA11y, checkLayout } from "./a11y.mjs";
-import { explainFailures, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { explainFailures, openaiConfig, PLANNER, planReply, publish, questionsReply, startApp, text, toolCall, waitFor, sandboxRun as run } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 explainFailures();
@@ -38,7 +38,6 @@ const PLAN = {
   sandbox: { policy: "create", notes: "a copy of orders.csv with sample rows" },
 };
 
-const run = (command) => toolCall("mcp_code-sandbox_run_command", { command });
 const done = (id, check) => toolCall("turn_plan", { op: "done", id, outcome: `step ${id} done`, gate: { command: check } });
 
 function git(dir, ...args) {

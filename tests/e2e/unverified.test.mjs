@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor } from "./harness.mjs";
+import { explainFailures, openaiConfig, PLANNER, planReply, publish, startApp, text, toolCall, waitFor, sandboxRun as run } from "./harness.mjs";
 import { checkA11y } from "./a11y.mjs";
 import { KEYS } from "./webdriver.mjs";
 
@@ -27,7 +27,6 @@ const PLAN = {
   sandbox: { policy: "create", notes: "" },
 };
 
-const run = (command) => toolCall("mcp_code-sandbox_run_command", { command });
 // The workspace is a git repository, so the chat saves its plan in .dwp/plans and finalises it.
 const done = (id, check) => toolCall("turn_plan", { op: "done", id, outcome: `step ${id} done`, gate: { command: check } });
 
