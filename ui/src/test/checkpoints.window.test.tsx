@@ -13,35 +13,17 @@ import type { Event } from "../generated/Event";
 import type { Message } from "../generated/Message";
 import type { Task } from "../generated/Task";
 import { RELOAD_MS, useCheckpoints, type CheckpointsController } from "../lib/useCheckpoints";
+import { shell } from "./fakeShell";
 import { assistant, chat, settings, user, view } from "./fixtures";
 
-const shell = vi.hoisted(() => ({
-  calls: [] as { command: string; args: Record<string, unknown> | undefined }[],
-  listeners: {} as Record<string, (event: { payload: unknown }) => void>,
-  stored: null as unknown as ChatView,
-  answers: {} as Record<string, (args: Record<string, unknown> | undefined) => unknown>,
-}));
+vi.mock("@tauri-apps/api/core", () => import("./fakeShell").then((fake) => fake.core));
+vi.mock("@tauri-apps/api/event", () => import("./fakeShell").then((fake) => fake.event));
+vi.mock("@tauri-apps/api/webview", () => import("./fakeShell").then((fake) => fake.webview));
 
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(async (command: string, args?: Record<string, unknown>) => {
-    shell.calls.push({ command, args });
-    const answer = shell.answers[command];
-    if (!answer) throw { code: "ERR_INTERNAL", message: `no fake for ${command}` };
-    return answer(args);
-  }),
-  Channel: class {
-    onmessage: (message: unknown) => void = () => {};
-  },
-}));
-vi.mock("@tauri-apps/api/event", () => ({
-  listen: async (name: string, handler: (event: { payload: unknown }) => void) => {
-    shell.listeners[name] = handler;
-    return () => delete shell.listeners[name];
-  },
-}));
-vi.mock("@tauri-apps/api/webview", () => ({
-  getCurrentWebview: () => ({ onDragDropEvent: async () => () => {} }),
-}));
+/** What the fake shell keeps beside its calls: the chat as stored. */
+const kept = {
+  stored: null as unknown as ChatView,
+};
 
 const tasks: Task[] = [
   { id: 1, title: "Add the route", status: "done", origin: "plan" },
@@ -76,22 +58,22 @@ function send(event: Event) {
 beforeEach(() => {
   shell.calls = [];
   shell.listeners = {};
-  shell.stored = view([user("u1", "Add an export"), assistant("a1", "Working on it.")], "idle");
+  kept.stored = view([user("u1", "Add an export"), assistant("a1", "Working on it.")], "idle");
   shell.answers = {
     app_info: () => ({ version: "0", home: "/h", startup_error: null, models_dir: "/m", models: [] }),
     get_settings: () => settings,
     list_chats: () => ({ data: [chat], next_cursor: null }),
     ui_ready: () => 5,
     watch_chat: () => undefined,
-    chat_view: () => structuredClone(shell.stored),
+    chat_view: () => structuredClone(kept.stored),
     plan_view: () => ({ tasks: structuredClone(tasks), files: null }),
     list_elicitations: () => [],
     list_checkpoints: () => structuredClone(list),
     checkpoint_diff: (args) => ({ from: args!.from, to: args!.to ?? 5, stat: stat(1, 1, 0), files: [{ path: "src/a.rs", status: "modified", additions: 1, deletions: 0, binary: false, too_large: false, patch: "@@ -1 +1,2 @@\n a\n+b\n" }] }),
     restore_preview: (args) => ({ to: args!.checkpoint, writes: ["src/a.rs", "notes.md"], deletes: [], user_changed: ["notes.md"], reopens: [1], digest: `plan-${args!.checkpoint}` }),
     restore_checkpoint: () => {
-      shell.stored = { ...shell.stored, messages: [...shell.stored.messages, entry] };
-      return structuredClone(shell.stored);
+      kept.stored = { ...kept.stored, messages: [...kept.stored.messages, entry] };
+      return structuredClone(kept.stored);
     },
   };
 });
@@ -139,7 +121,7 @@ describe("the checkpoints in the window", () => {
 
   it("opens the whole plan's diff from the completion card", async () => {
     const completion = { summary: "", adherence: { steps: 1, done_as_planned: 1, modified: 0, dropped: 0, added: 0, in_order: true }, deviations: [], planned: [], tasks, stops_and_continues: [], finished_at: "2026-12-01T11:00:00Z" };
-    shell.stored = { ...shell.stored, state: { ...shell.stored.state, completion } };
+    kept.stored = { ...kept.stored, state: { ...kept.stored.state, completion } };
     render(<App />);
     fireEvent.click(await screen.findByTestId("plan-diff"));
     await screen.findByTestId("diff-file");

@@ -10,34 +10,12 @@ import type { Chat } from "../generated/Chat";
 import type { NoticeSettings } from "../generated/desktop/NoticeSettings";
 import { applyLanguage } from "../lib/i18n";
 import { storedNotificationChoice } from "../lib/notifications";
+import { shell } from "./fakeShell";
 import { chat, settings, user, view } from "./fixtures";
 
-const shell = vi.hoisted(() => ({
-  calls: [] as { command: string; args: Record<string, unknown> | undefined }[],
-  listeners: {} as Record<string, (event: { payload: unknown }) => void>,
-  answers: {} as Record<string, (args: Record<string, unknown> | undefined) => unknown>,
-}));
-
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(async (command: string, args?: Record<string, unknown>) => {
-    shell.calls.push({ command, args });
-    const answer = shell.answers[command];
-    if (!answer) throw { code: "ERR_INTERNAL", message: `no fake for ${command}` };
-    return answer(args);
-  }),
-  Channel: class {
-    onmessage: (message: unknown) => void = () => {};
-  },
-}));
-vi.mock("@tauri-apps/api/event", () => ({
-  listen: async (name: string, handler: (event: { payload: unknown }) => void) => {
-    shell.listeners[name] = handler;
-    return () => delete shell.listeners[name];
-  },
-}));
-vi.mock("@tauri-apps/api/webview", () => ({
-  getCurrentWebview: () => ({ onDragDropEvent: async () => () => {} }),
-}));
+vi.mock("@tauri-apps/api/core", () => import("./fakeShell").then((fake) => fake.core));
+vi.mock("@tauri-apps/api/event", () => import("./fakeShell").then((fake) => fake.event));
+vi.mock("@tauri-apps/api/webview", () => import("./fakeShell").then((fake) => fake.webview));
 
 const second: Chat = { ...chat, id: "chat2", title: "Export orders" };
 

@@ -12,39 +12,18 @@ import type { ExecutorStop } from "../generated/ExecutorStop";
 import type { Message } from "../generated/Message";
 import type { Task } from "../generated/Task";
 import { api } from "../lib/api";
+import { shell } from "./fakeShell";
 import { assistant, chat, settings, user, view } from "./fixtures";
 
-const shell = vi.hoisted(() => ({
-  calls: [] as { command: string; args: Record<string, unknown> | undefined }[],
-  listeners: {} as Record<string, (event: { payload: unknown }) => void>,
+vi.mock("@tauri-apps/api/core", () => import("./fakeShell").then((fake) => fake.core));
+vi.mock("@tauri-apps/api/event", () => import("./fakeShell").then((fake) => fake.event));
+vi.mock("@tauri-apps/api/webview", () => import("./fakeShell").then((fake) => fake.webview));
+
+/** What the fake shell keeps beside its calls: the chat as stored, the task list. */
+const kept = {
   stored: null as unknown as ChatView,
   tasks: [] as Task[],
-  /** What each command answers, by name (the defaults are set in beforeEach). */
-  answers: {} as Record<string, (args: Record<string, unknown> | undefined) => unknown>,
-}));
-
-vi.mock("@tauri-apps/api/core", () => ({
-  invoke: vi.fn(async (command: string, args?: Record<string, unknown>) => {
-    shell.calls.push({ command, args });
-    const answer = shell.answers[command];
-    if (!answer) throw { code: "ERR_INTERNAL", message: `no fake for ${command}` };
-    return answer(args);
-  }),
-  Channel: class {
-    onmessage: (message: unknown) => void = () => {};
-  },
-}));
-vi.mock("@tauri-apps/api/event", () => ({
-  listen: async (name: string, handler: (event: { payload: unknown }) => void) => {
-    shell.listeners[name] = handler;
-    return () => delete shell.listeners[name];
-  },
-}));
-vi.mock("@tauri-apps/api/webview", () => ({
-  getCurrentWebview: () => ({ onDragDropEvent: async () => () => {} }),
-}));
-
-
+};
 
 const openTasks: Task[] = [
   { id: 1, title: "Read the logs", status: "done", origin: "plan" },
@@ -83,24 +62,24 @@ function called(command: string) {
 beforeEach(() => {
   shell.calls = [];
   shell.listeners = {};
-  shell.tasks = openTasks;
-  shell.stored = withState(view([user("u1", "Fix the parser"), assistant("a1", "I am stuck.")], "idle"), { stopped: stop });
+  kept.tasks = openTasks;
+  kept.stored = withState(view([user("u1", "Fix the parser"), assistant("a1", "I am stuck.")], "idle"), { stopped: stop });
   shell.answers = {
     app_info: () => ({ version: "0", home: "/h", startup_error: null, models_dir: "/m", models: [] }),
     get_settings: () => settings,
     list_chats: () => ({ data: [chat], next_cursor: null }),
     ui_ready: () => 5,
     watch_chat: () => undefined,
-    chat_view: () => structuredClone(shell.stored),
-    plan_view: () => ({ tasks: structuredClone(shell.tasks), files: null }),
+    chat_view: () => structuredClone(kept.stored),
+    plan_view: () => ({ tasks: structuredClone(kept.tasks), files: null }),
     list_elicitations: () => [],
     continue_work: () => {
-      shell.stored = withState({ ...shell.stored, messages: [...shell.stored.messages, continueMessage] }, { stopped: null, phase: "executing" });
-      return structuredClone(shell.stored);
+      kept.stored = withState({ ...kept.stored, messages: [...kept.stored.messages, continueMessage] }, { stopped: null, phase: "executing" });
+      return structuredClone(kept.stored);
     },
     clear_task_list: () => {
-      shell.tasks = [];
-      shell.stored = withState(shell.stored, { stopped: null });
+      kept.tasks = [];
+      kept.stored = withState(kept.stored, { stopped: null });
       return true;
     },
   };
@@ -144,7 +123,7 @@ describe("a chat whose executor stopped, in the window", () => {
   });
 
   it("shows the card from the executor_stopped event, without a reload, and an automatic Continue takes it away", async () => {
-    shell.stored = withState(shell.stored, { stopped: null, phase: "executing" });
+    kept.stored = withState(kept.stored, { stopped: null, phase: "executing" });
     render(<App />);
     await screen.findByText("I am stuck.");
     expect(screen.queryByTestId("stop-card")).toBeNull();
