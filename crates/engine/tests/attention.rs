@@ -3,12 +3,15 @@
 //! (the plan, the questions) once; the approved plan's run says its end; after a restart the
 //! chats' waiting cards are not said again, only what happens from then on.
 
+mod support;
+
 use std::time::Duration;
 
 use preflight_engine::lifecycle::{Attended, AttentionStream, Engine, EngineOptions, NewChat};
 use preflight_engine::{ChatId, QuestionId};
 use preflight_testkit::{Answer, Matcher, Reply, Script, ScriptedServer};
 use serde_json::json;
+use support::home_with_provider;
 
 fn planner_for(words: &str) -> Matcher {
     Matcher { system_contains: Some("plan-questions".into()), body_contains: Some(words.into()) }
@@ -65,12 +68,7 @@ async fn every_chat_says_once_what_waits_and_when_its_run_ends() {
             ],
         );
     let provider = ScriptedServer::start(script).await.unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let config = format!(
-        "[provider]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n",
-        provider.openai_url()
-    );
-    std::fs::write(home.path().join("config.toml"), config).unwrap();
+    let home = home_with_provider(&provider.openai_url());
     let engine = open(home.path()).await;
     let mut attention = engine.attention();
 

@@ -4,6 +4,8 @@
 //! fact of the next planning and its tools are offered, without a restart; removed, the fact
 //! goes with it.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,6 +14,7 @@ use preflight_engine::events::Event;
 use preflight_engine::lifecycle::{Engine, EngineOptions, McpServerSave, NewChat};
 use preflight_testkit::{Reply, Script, ScriptedServer};
 use serde_json::json;
+use support::home_with_provider;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -64,12 +67,7 @@ fn context7_lookalike(dir: &Path) -> PathBuf {
 async fn context7_added_in_settings_is_a_fact_of_the_next_planning_without_a_restart() {
     let script = Script::new().forever(Default::default(), plan());
     let provider = ScriptedServer::start(script).await.unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let config = format!(
-        "[provider]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n",
-        provider.openai_url()
-    );
-    std::fs::write(home.path().join("config.toml"), config).unwrap();
+    let home = home_with_provider(&provider.openai_url());
     let engine = Engine::open(EngineOptions::new(home.path().to_path_buf(), Some(fs_server())))
         .await
         .unwrap();
