@@ -76,6 +76,9 @@ async fn comments_on_two_steps_reach_the_planner_quoted_in_one_request_and_stay_
                   Test with a 1 GB file.";
     assert!(asked.contains(step_2) && asked.contains(step_4), "{asked}");
     assert!(asked.find(step_2) < asked.find(step_4), "in the plan's order: {asked}");
+    let (_, chat) = world.serve.get(&format!("/v1/chats/{}", world.id)).await;
+    let sent = chat["messages"].as_array().unwrap().iter().find(|m| m["plan_answer"] == true);
+    assert_eq!(sent.unwrap()["review"], json!({"revision": 1, "comments": 2}), "{chat:#}");
 
     let revisions = world.revisions().await;
     assert_eq!(revisions.len(), 2);

@@ -256,6 +256,7 @@ mod tests {
                 resume: None,
                 stopped: None,
                 restored: None,
+                review: None,
             },
         )
     }

@@ -116,6 +116,7 @@ fn message(seed: &mut u64, n: usize) -> Message {
             resume: None,
             stopped: None,
             restored: None,
+            review: None,
         }
     } else {
         MessageBody::Assistant {

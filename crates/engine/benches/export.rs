@@ -164,6 +164,7 @@ fn message(n: usize) -> Message {
             resume: None,
             stopped: None,
             restored: None,
+            review: None,
         },
         k if k % 2 == 1 => MessageBody::Assistant {
             content: words(20),

@@ -390,7 +390,7 @@ export function typedByUser(message: Message): message is UserMsg {
 function UserMessage({ message, edits, running, planAgain, onFork }: { message: UserMsg; edits?: EditActions; running: boolean; planAgain: boolean; onFork?: (messageId: string) => void }) {
   if (message.resume) return <ContinueMarker message={message} />;
   if (message.plan_answer) {
-    const { question, answer, comments } = planAnswer(message.content, t("plan.feedback"));
+    const { question, answer, comments } = planAnswer(message, t("plan.feedback"));
     return (
       <div class="message answer" data-message-id={message.id}>
         <span class="muted">{question}</span> {answer !== "" && <span class="answer-text">→ {answer}</span>}

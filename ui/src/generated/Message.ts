@@ -7,6 +7,7 @@ import type { PlanDocument } from "./PlanDocument";
 import type { Question } from "./Question";
 import type { Restored } from "./Restored";
 import type { Resume } from "./Resume";
+import type { ReviewNote } from "./ReviewNote";
 import type { ToolCall } from "./ToolCall";
 
 /**
@@ -33,7 +34,12 @@ stopped?: ExecutorStop,
  * window shows it as a restore entry; the model reads Preflight's record of it
  * (the kept files' names as data), never `content` as the user's words.
  */
-restored?: Restored, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, 
+restored?: Restored, 
+/**
+ * Set on revision feedback (DESIGN §16): the user's own words and how many comments
+ * went with them. `content` is the request the planner read; the window shows this.
+ */
+review?: ReviewNote, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, 
 /**
  * Set when Preflight itself speaks: a planner that failed, a provider that refused,
  * a fallback (`notice.rs`); `content` is then the notice's English text.

@@ -7,6 +7,7 @@ import type { CommentAnchor } from "../generated/CommentAnchor";
 import type { CommentDraft } from "../generated/CommentDraft";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanField } from "../generated/PlanField";
+import type { ReviewNote } from "../generated/ReviewNote";
 
 /** The engine's limits: more, or longer, are refused with nothing sent. */
 export const MAX_COMMENTS = 30;
@@ -91,14 +92,7 @@ export function usePlanComments(chatId: string, revision: number): PlanComments 
   };
 }
 
-/** The engine's words for a revision request (crates/protocol/src/planner/review.rs,
- *  `revision_request`): what the planner reads, in English. */
-const FEEDBACK_QUESTION = "What should change in the plan?";
-const COMMENTS_ONLY = "see my comments on the plan below.";
-const COMMENTS_START = "\n\nMy comments on revision ";
-
 export interface PlanAnswer {
-  /** The question in the user's language where it is the revision's; as stored otherwise. */
   question: string;
   /** What the user wrote ("" when they sent comments only). */
   answer: string;
@@ -106,16 +100,13 @@ export interface PlanAnswer {
   comments: number;
 }
 
-/** A stored answer (`question\nUser's answer: answer`), with a revision request's comments
- *  counted rather than shown as the English text the planner read. */
-export function planAnswer(content: string, translated: string): PlanAnswer {
-  const [question = "", rest = ""] = content.split("\nUser's answer: ");
-  const start = rest.indexOf(COMMENTS_START);
-  const said = start === -1 ? rest : rest.slice(0, start);
-  const comments = start === -1 ? 0 : (rest.slice(start).match(/^\d+\. On /gm) ?? []).length;
-  return {
-    question: question === FEEDBACK_QUESTION ? translated : question,
-    answer: comments > 0 && said.trim() === COMMENTS_ONLY ? "" : said,
-    comments,
-  };
+/** A stored answer as the window shows it: a plan sent back says the user's words and how
+ *  many comments went along (`review`; `content` is the request the planner read, in
+ *  English); an answer to a question is `question\nUser's answer: answer`. */
+export function planAnswer(message: { content: string; review?: ReviewNote }, feedbackQuestion: string): PlanAnswer {
+  if (message.review) {
+    return { question: feedbackQuestion, answer: message.review.feedback ?? "", comments: message.review.comments };
+  }
+  const [question = "", answer = ""] = message.content.split("\nUser's answer: ");
+  return { question, answer, comments: 0 };
 }

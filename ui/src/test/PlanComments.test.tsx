@@ -88,15 +88,12 @@ describe("comments in the revision diff", () => {
   });
 });
 
-describe("an answer that sent comments", () => {
-  // The request as review.rs writes it (its snapshot test holds the same text).
-  const request =
-    'What should change in the plan?\nUser\'s answer: Keep it small.\n\nMy comments on revision 1 of the plan:\n1. On step 2, which says "Do part 2":\n   Stream.\n2. On the risks, which says "large":\n   Say 1 GB.\n\nRevise the plan so that it answers every comment.';
-
-  it("shows the user's words and counts the comments instead of the planner's English", () => {
-    expect(planAnswer(request, "Что изменить в плане?")).toEqual({ question: "Что изменить в плане?", answer: "Keep it small.", comments: 2 });
-    const only = request.replace("Keep it small.", "see my comments on the plan below.");
-    expect(planAnswer(only, "Q")).toEqual({ question: "Q", answer: "", comments: 2 });
-    expect(planAnswer("Which format?\nUser's answer: CSV", "Q")).toEqual({ question: "Which format?", answer: "CSV", comments: 0 });
+describe("an answer that sent the plan back", () => {
+  it("shows the user's words and how many comments went along, not the request the planner read", () => {
+    const content = "What should change in the plan?\nUser's answer: see my comments on the plan below.\n\nMy comments on revision 1 of the plan: …";
+    expect(planAnswer({ content, review: { revision: 1, comments: 2 } }, "Что изменить в плане?")).toEqual({ question: "Что изменить в плане?", answer: "", comments: 2 });
+    const worded = { content, review: { revision: 1, feedback: "Keep it small.", comments: 0 } };
+    expect(planAnswer(worded, "Q")).toEqual({ question: "Q", answer: "Keep it small.", comments: 0 });
+    expect(planAnswer({ content: "Which format?\nUser's answer: CSV" }, "Q")).toEqual({ question: "Which format?", answer: "CSV", comments: 0 });
   });
 });

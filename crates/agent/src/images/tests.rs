@@ -31,6 +31,7 @@ fn user(attachments: Vec<Attachment>) -> Message {
         resume: None,
         stopped: None,
         restored: None,
+        review: None,
     };
     Message { id: "m1".into(), created_at: "t".into(), body }
 }

@@ -62,6 +62,7 @@ impl Harness {
                 resume: None,
                 stopped: None,
                 restored: None,
+                review: None,
             },
         };
         store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();

@@ -346,6 +346,7 @@ fn restore_entry(restored: Restored) -> Message {
             resume: None,
             stopped: None,
             restored: Some(restored),
+            review: None,
         },
     }
 }

@@ -3,9 +3,9 @@
 //! Plain constructors: they store and send nothing.
 
 use preflight_dwp::now_rfc3339;
-use preflight_protocol::chat::{Message, MessageBody, Notice, Resume};
+use preflight_protocol::chat::{Message, MessageBody, Notice, Resume, ReviewNote};
 use preflight_protocol::ids::MessageId;
-use preflight_protocol::planner::Question;
+use preflight_protocol::planner::{revision_request, PlanComment, Question};
 use preflight_protocol::tasks::{ChangeStatus, ExecutorStop, PlanChange};
 
 /// A message from the user, with the files it names (copied in later by its sender).
@@ -21,6 +21,7 @@ pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
             resume: None,
             stopped: None,
             restored: None,
+            review: None,
         },
     }
 }
@@ -41,23 +42,37 @@ pub(super) fn continue_message(stop: &ExecutorStop, auto: bool) -> Message {
             resume: Some(Resume { reason: stop.reason, auto }),
             stopped: Some(Box::new(stop.clone())),
             restored: None,
+            review: None,
         },
     }
 }
 
-/// Revision feedback, stored like an answer: `plan_answer: true`, never a user turn.
-pub(super) fn feedback_message(request: &str) -> Message {
+/// Revision feedback and comments on revision `revision`, stored like an answer
+/// (`plan_answer: true`, never a user turn): `content` is the one request the planner reads,
+/// `review` what the user sent, for the window.
+pub(super) fn feedback_message(
+    revision: u32,
+    feedback: Option<&str>,
+    comments: &[PlanComment],
+) -> Message {
+    let feedback = feedback.map(str::trim).filter(|text| !text.is_empty());
+    let review = ReviewNote {
+        revision,
+        feedback: feedback.map(str::to_owned),
+        comments: u32::try_from(comments.len()).unwrap_or(u32::MAX),
+    };
     Message {
         id: MessageId::new(),
         created_at: now_rfc3339(),
         body: MessageBody::User {
-            content: request.to_owned(),
+            content: revision_request(revision, feedback, comments),
             files: Vec::new(),
             attachments: Vec::new(),
             plan_answer: true,
             resume: None,
             stopped: None,
             restored: None,
+            review: Some(review),
         },
     }
 }

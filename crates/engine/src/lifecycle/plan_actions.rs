@@ -6,7 +6,7 @@ use preflight_dwp::now_rfc3339;
 use preflight_protocol::chat::{MessageBody, Phase};
 use preflight_protocol::ids::{ChatId, QuestionId};
 use preflight_protocol::planner::{
-    edited_plan_document, review_comments, revision_request, CommentDraft, PlanDocument, PlanEdit,
+    edited_plan_document, review_comments, CommentDraft, PlanDocument, PlanEdit,
 };
 
 use crate::lifecycle::engine::Engine;
@@ -125,7 +125,7 @@ impl Engine {
         let comments = review_comments(&plan, drafts)
             .map_err(|error| ApiError::bad_request(format!("{error}; nothing was sent")))?;
         let guard = self.claim_turn(chat_id, TurnKind::Planner)?;
-        let message = feedback_message(&revision_request(plan.revision, feedback, &comments));
+        let message = feedback_message(plan.revision, feedback, &comments);
         self.inner.store.reject_plan(chat_id, Some(&message), comments)?;
         self.emit_plan_card(chat_id);
         self.emit(chat_id, Event::Message { message });

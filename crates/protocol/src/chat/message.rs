@@ -62,6 +62,11 @@ pub enum MessageBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         restored: Option<Restored>,
+        /// Set on revision feedback (DESIGN §16): the user's own words and how many comments
+        /// went with them. `content` is the request the planner read; the window shows this.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        review: Option<ReviewNote>,
     },
     /// A question card (`questions` set), a plan card (`plan` set), an executor round
     /// (`tool_calls` non-empty) or a final answer.
@@ -104,6 +109,19 @@ pub struct Resume {
     pub reason: StopReason,
     /// Continued by `[executor] auto_continue`, not by the user.
     pub auto: bool,
+}
+
+/// What the user sent a plan back with: their words (none when they sent comments only)
+/// and how many comments on revision `revision` went along.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ReviewNote {
+    pub revision: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub feedback: Option<String>,
+    pub comments: u32,
 }
 
 /// What a restore put back: the checkpoint, and the files it wrote, deleted and kept.

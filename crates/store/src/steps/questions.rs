@@ -160,6 +160,7 @@ fn synthetic_answer(question: &str, answer: &str) -> Message {
             resume: None,
             stopped: None,
             restored: None,
+            review: None,
         },
     }
 }

@@ -32,6 +32,7 @@ pub fn user(content: &str) -> Message {
         resume: None,
         stopped: None,
         restored: None,
+        review: None,
     })
 }
 
@@ -50,6 +51,7 @@ pub fn feedback(content: &str) -> Message {
         resume: None,
         stopped: None,
         restored: None,
+        review: None,
     })
 }
 

@@ -39,6 +39,7 @@ pub static EN: Words = Words {
     comment_prompt: "Comment on step {n}:",
     comment_kept: "Comment on step {n} kept ({count} in all); Revise sends them together.",
     key_step_comment: "comment",
+    sent_with_comments: "(with {n} comments on the plan)",
     cancel_plan: "Cancel plan",
     approved: "Approved",
     no_tools: "This model cannot call tools: choose a provider with tools to carry out a plan.",

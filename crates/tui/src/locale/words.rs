@@ -56,6 +56,8 @@ pub struct Words {
     pub comment_prompt: &'static str,
     /// Said when a comment on step `{n}` was kept (`{count}` in all).
     pub comment_kept: &'static str,
+    /// After a plan sent back: `{n}` comments went with the user's words.
+    pub sent_with_comments: &'static str,
     pub key_step_comment: &'static str,
     pub cancel_plan: &'static str,
     pub approved: &'static str,

@@ -4,7 +4,7 @@
 //! arguments and results), a restore, and what streams in now. Everything stored is made
 //! inert.
 
-use preflight_engine::chat::{Message, MessageBody, Notice, Phase, Restored, ToolCall};
+use preflight_engine::chat::{Message, MessageBody, Notice, Phase, Restored, ReviewNote, ToolCall};
 use preflight_engine::ids::MessageId;
 use preflight_engine::planner::{Approval, PlanDocument, Question};
 use ratatui::text::{Line, Span};
@@ -85,16 +85,33 @@ impl<'a> Calls<'a> {
     }
 }
 
+/// An answer: to a question (`question\nUser's answer: answer`), or a plan sent back, which
+/// says the user's words and how many comments went along, not the request the planner read.
+fn answer_line(app: &App, content: &str, review: Option<&ReviewNote>) -> Line<'static> {
+    let theme = app.theme;
+    let Some(review) = review else {
+        let (question, answer) = content.split_once("\nUser's answer: ").unwrap_or(("", content));
+        return Line::from(vec![
+            Span::styled(format!("  ↳ {} ", one_line(question)), theme.dim()),
+            Span::styled(one_line(answer), theme.bold()),
+        ]);
+    };
+    let mut said = vec![
+        Span::styled(format!("  ↳ {} ", app.words.feedback_prompt), theme.dim()),
+        Span::styled(one_line(review.feedback.as_deref().unwrap_or("")), theme.bold()),
+    ];
+    if review.comments > 0 {
+        let comments = fill(app.words.sent_with_comments, &[("n", &review.comments)]);
+        said.push(Span::styled(format!(" {comments}"), theme.dim()));
+    }
+    Line::from(said)
+}
+
 fn message_lines(app: &App, message: &Message, tools: &Calls<'_>, lines: &mut Vec<Line<'static>>) {
     let theme = app.theme;
     match &message.body {
-        MessageBody::User { plan_answer: true, content, .. } => {
-            let (question, answer) =
-                content.split_once("\nUser's answer: ").unwrap_or(("", content));
-            lines.push(Line::from(vec![
-                Span::styled(format!("  ↳ {} ", one_line(question)), theme.dim()),
-                Span::styled(one_line(answer), theme.bold()),
-            ]));
+        MessageBody::User { plan_answer: true, content, review, .. } => {
+            lines.push(answer_line(app, content, review.as_ref()));
         }
         MessageBody::User { resume: Some(_), .. } => {
             lines.push(Line::styled(format!("▸ {}", app.words.continue_work), theme.dim()));

@@ -367,6 +367,7 @@ fn original_task(messages: &[Message]) -> (String, Vec<String>) {
                 plan_answer: false,
                 resume: None,
                 restored: None,
+                review: None,
                 ..
             } => Some((content.clone(), files.clone())),
             _ => None,
