@@ -23,20 +23,30 @@ export function windowNamed(title) {
 /** How long one Enter is given to close the file chooser before it is pressed again. */
 const DIALOG_CLOSE_MS = 3_000;
 
+/** How long a dialog that has just been mapped is left to finish building itself: a GTK
+ *  file chooser opened for the first time in a process loads its places and icons after it
+ *  shows, and keys sent meanwhile can be lost. */
+const DIALOG_SETTLE_MS = 400;
+
 /**
- * Types `keys` (after `select`, the keys that put the caret where the path goes) into the
- * open dialog titled `title`, then Enter until it closes. GTK completes a path as it is
- * typed, and an Enter that lands on a completion only accepts it: Enter is pressed, and
- * pressed again while the dialog stays open.
+ * Types `path` into the open dialog titled `title` (after `select`, the keys that put the
+ * caret where the path goes, and Ctrl+A so a second try replaces the first), then Enter
+ * until it closes. GTK completes a path as it is typed, and an Enter that lands on a
+ * completion only accepts it: Enter is pressed again while the dialog stays open. A dialog
+ * still open after that lost the keys (it was not ready): the whole path is typed again.
  */
 async function typeInDialog(title, select, path) {
   const window = await waitFor(() => windowNamed(title), `the "${title}" dialog`);
-  xdotool("windowfocus", "--sync", window);
-  xdotool("key", "--clearmodifiers", select);
-  xdotool("type", "--delay", "20", path);
-  for (let attempt = 0; attempt < 5 && windowNamed(title); attempt++) {
-    xdotool("key", "Return");
-    await waitFor(() => windowNamed(title) === null, `the "${title}" dialog to close`, DIALOG_CLOSE_MS).catch(() => {});
+  for (let round = 0; round < 3 && windowNamed(title); round++) {
+    await new Promise((resolve) => setTimeout(resolve, DIALOG_SETTLE_MS * (round + 1)));
+    xdotool("windowfocus", "--sync", window);
+    xdotool("key", "--clearmodifiers", select);
+    xdotool("key", "--clearmodifiers", "ctrl+a");
+    xdotool("type", "--delay", "20", path);
+    for (let attempt = 0; attempt < 3 && windowNamed(title); attempt++) {
+      xdotool("key", "Return");
+      await waitFor(() => windowNamed(title) === null, `the "${title}" dialog to close`, DIALOG_CLOSE_MS).catch(() => {});
+    }
   }
   if (windowNamed(title)) spawnSync("import", ["-window", "root", join(ARTIFACTS, `dialog-stuck-${title.replace(/\W+/g, "-")}.png`)]);
   assert.equal(windowNamed(title), null, `the "${title}" dialog took the path and closed`);
