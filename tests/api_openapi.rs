@@ -41,6 +41,7 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/elicitations",
     "POST /v1/chats/{id}/elicitations/{eid}",
     "GET /v1/chats/{id}/profile",
+    "GET /v1/chats/{id}/skills",
     "GET /v1/chats/{id}/sandbox",
     "POST /v1/chats/{id}/sandbox/venv/adopt",
     "POST /v1/chats/{id}/stop",

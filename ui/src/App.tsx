@@ -18,7 +18,7 @@ import { useChat } from "./lib/useChat";
 import { NO_CHATS, withFirstPage, withNextPage, withoutChat, type LoadedChats } from "./lib/chatList";
 import { useCheckpoints } from "./lib/useCheckpoints";
 import { useModels } from "./lib/useModels";
-import { FILES, MCP, PROVIDERS } from "./lib/sources";
+import { FILES, MCP, PROVIDERS, skillsOf } from "./lib/sources";
 import { exportChatTo, importChatFrom } from "./lib/transfer";
 import { forkChat, forkIntoFolder, type Forked } from "./lib/fork";
 import { blindModel } from "./lib/vision";
@@ -191,6 +191,7 @@ export function App() {
         installs={installs}
         mcp={MCP}
         providers={PROVIDERS}
+        skills={skillsOf(selected, settings.config_path)}
         onProvidersChanged={() => {
           // The engine opened again on the new list: the chat is watched anew.
           setGeneration((n) => n + 1);

@@ -89,17 +89,23 @@ fn decode(bytes: &[u8], truncated: bool) -> String {
     }
 }
 
-/// The executor's stable prefix: `prompt`, then the workspace's instructions, then the
-/// approved plan it works to (as readable markdown).
+/// The executor's stable prefix: `prompt`, then the workspace's instructions, the skills it
+/// may read (`skills::skills_prompt`), then the approved plan it works to (as readable
+/// markdown).
 pub fn executor_system_prompt(
     prompt: &str,
     instructions: Option<&str>,
+    skills: Option<&str>,
     directive: Option<&str>,
 ) -> String {
     let mut out = prompt.trim_end().to_owned();
     if let Some(instructions) = instructions.map(str::trim).filter(|text| !text.is_empty()) {
         out.push_str("\n\n# Workspace instructions\n\n");
         out.push_str(instructions);
+    }
+    if let Some(skills) = skills.map(str::trim).filter(|text| !text.is_empty()) {
+        out.push_str("\n\n");
+        out.push_str(skills);
     }
     if let Some(directive) = directive.map(str::trim).filter(|text| !text.is_empty()) {
         out.push_str("\n\n# The approved plan you carry out\n\n");
@@ -136,13 +142,13 @@ mod tests {
     }
 
     #[test]
-    fn the_prefix_holds_prompt_instructions_and_directive_in_order() {
-        let prompt = executor_system_prompt("P", Some("I"), Some("D"));
+    fn the_prefix_holds_prompt_instructions_skills_and_directive_in_order() {
+        let prompt = executor_system_prompt("P", Some("I"), Some("# Skills"), Some("D"));
         assert_eq!(
             prompt,
-            "P\n\n# Workspace instructions\n\nI\n\n# The approved plan you carry out\n\nD"
+            "P\n\n# Workspace instructions\n\nI\n\n# Skills\n\n# The approved plan you carry out\n\nD"
         );
-        assert_eq!(executor_system_prompt("P\n", Some(" "), None), "P");
+        assert_eq!(executor_system_prompt("P\n", Some(" "), None, None), "P");
         assert!(!DEFAULT_EXECUTOR_PROMPT.contains("plan-questions"));
     }
 

@@ -3,7 +3,9 @@
 //! and every call is checked against it again at dispatch, so a tool the model was not shown
 //! but names anyway is refused with an error result and the loop goes on.
 //!
-//! **Invariant:** what a model is shown and what it may call are the same set.
+//! **Invariant:** what a model is shown and what it may call are the same set. Where tool
+//! search defers tools (`tool_search.rs`), a deferred tool is neither shown nor callable until
+//! a `tool_search` call of the turn finds it; then it is both.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +16,7 @@ use preflight_protocol::tool::{ToolOutput, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::tool_search::{deferred_names, ToolSearch, TOOL_SEARCH};
 use super::EventSink;
 
 /// Which agent runs a turn.
@@ -126,8 +129,7 @@ impl ToolRegistry {
 
     /// The tools of one turn: those whose availability admits `scope`, in registration order.
     pub async fn offer(&self, scope: &TurnScope) -> OfferedTools {
-        let mut offered =
-            OfferedTools { specs: Vec::new(), routes: HashMap::new(), agent: scope.agent };
+        let mut offered = OfferedTools::none(scope.agent);
         for registered in self.registered.iter().filter(|r| r.availability.admits(scope)) {
             match &registered.registrant {
                 Registrant::Tool(tool) => offered.add(tool.spec(), Route::Tool(tool.clone())),
@@ -153,12 +155,51 @@ pub struct OfferedTools {
     specs: Vec<ToolSpec>,
     routes: HashMap<String, Route>,
     agent: Agent,
+    /// Set when tool sources' tools are deferred behind `tool_search`.
+    search: Option<ToolSearch>,
 }
 
 impl OfferedTools {
     /// No tools at all.
     pub fn none(agent: Agent) -> OfferedTools {
-        OfferedTools { specs: Vec::new(), routes: HashMap::new(), agent }
+        OfferedTools { specs: Vec::new(), routes: HashMap::new(), agent, search: None }
+    }
+
+    /// These tools with tool search where the tool sources' definitions take more than
+    /// `limit` tokens: the built-in tools and, while they fit, the `recent` ones (most recent
+    /// first) stay shown beside `tool_search`; the others wait to be found.
+    pub fn with_tool_search(mut self, limit: u64, recent: &[String]) -> OfferedTools {
+        let sourced: Vec<ToolSpec> = self
+            .specs
+            .iter()
+            .filter(|spec| matches!(self.routes.get(&spec.name), Some(Route::Source(_))))
+            .cloned()
+            .collect();
+        if let Some(names) = deferred_names(&sourced, limit, recent) {
+            let deferred = sourced.into_iter().filter(|spec| names.contains(&spec.name));
+            self.search = Some(ToolSearch::new(deferred.collect()));
+        }
+        self
+    }
+
+    /// What the model is shown now: every offered tool but those still deferred, then
+    /// `tool_search` when tools are deferred.
+    pub fn shown(&self) -> Vec<ToolSpec> {
+        let Some(search) = &self.search else { return self.specs.clone() };
+        let mut shown: Vec<ToolSpec> =
+            self.specs.iter().filter(|spec| !search.hides(&spec.name)).cloned().collect();
+        shown.push(search.spec());
+        shown
+    }
+
+    /// The tools deferred behind `tool_search` when the turn started (none without it).
+    pub fn deferred(&self) -> Vec<&str> {
+        self.search.as_ref().map(|search| search.deferred().collect()).unwrap_or_default()
+    }
+
+    /// What the turn's searches have found so far.
+    pub fn found(&self) -> Vec<ToolSpec> {
+        self.search.as_ref().map(ToolSearch::found_specs).unwrap_or_default()
     }
 
     fn add(&mut self, spec: ToolSpec, route: Route) {
@@ -168,10 +209,12 @@ impl OfferedTools {
         }
     }
 
+    /// Every tool the turn was offered, deferred or not.
     pub fn specs(&self) -> &[ToolSpec] {
         &self.specs
     }
 
+    /// The names of every tool the turn was offered, deferred or not.
     pub fn names(&self) -> Vec<&str> {
         self.specs.iter().map(|spec| spec.name.as_str()).collect()
     }
@@ -183,9 +226,18 @@ impl OfferedTools {
     /// Runs `call` if this turn offers its tool; otherwise, or with arguments that are not a
     /// JSON object, an error result for the model.
     pub async fn dispatch(&self, call: &ToolCall, context: &ToolContext<'_>) -> ToolOutput {
-        let Some(route) = self.routes.get(&call.name) else {
+        let searching = self.search.as_ref().filter(|_| call.name == TOOL_SEARCH);
+        let route = self.routes.get(&call.name);
+        if searching.is_none() && route.is_none() {
             return ToolOutput::error(self.refusal(&call.name));
-        };
+        }
+        if self.search.as_ref().is_some_and(|search| search.hides(&call.name)) {
+            return ToolOutput::error(format!(
+                "the tool {:?} is not listed yet: call {TOOL_SEARCH} with words of what you need \
+                 (or its name) first, then call what it finds",
+                call.name
+            ));
+        }
         let arguments = match serde_json::from_str::<Value>(&call.arguments) {
             Ok(arguments @ Value::Object(_)) => arguments,
             Ok(_) => return ToolOutput::error("the arguments must be one JSON object"),
@@ -195,9 +247,13 @@ impl OfferedTools {
                 ))
             }
         };
-        match route {
-            Route::Tool(tool) => tool.call(arguments, context).await,
-            Route::Source(source) => source.call(&call.name, arguments, context.cancel).await,
+        match (searching, route) {
+            (Some(search), _) => search.call(&arguments),
+            (None, Some(Route::Tool(tool))) => tool.call(arguments, context).await,
+            (None, Some(Route::Source(source))) => {
+                source.call(&call.name, arguments, context.cancel).await
+            }
+            (None, None) => ToolOutput::error(self.refusal(&call.name)),
         }
     }
 
@@ -206,7 +262,8 @@ impl OfferedTools {
             Agent::Planner => "while planning",
             Agent::Executor => "in this turn",
         };
-        let names = self.names();
+        let shown = self.shown();
+        let names: Vec<&str> = shown.iter().map(|spec| spec.name.as_str()).collect();
         let available = if names.is_empty() { "none".to_owned() } else { names.join(", ") };
         format!("the tool {name:?} is not available {when}; available tools: {available}")
     }

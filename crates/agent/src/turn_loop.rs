@@ -118,7 +118,7 @@ pub async fn run_turn(
     let request = ModelRequest {
         system: turn.system.to_owned(),
         messages: std::mem::take(&mut turn.history),
-        tools: turn.tools.specs().to_vec(),
+        tools: turn.tools.shown(),
         tail: None,
         ..ModelRequest::default()
     };
@@ -180,6 +180,7 @@ impl Run<'_, '_> {
                 return Ok(self.outcome(TurnEnd::Stopped, String::new()));
             }
             self.set_tail()?;
+            self.request.tools = self.turn.tools.shown();
             let id = MessageId::new();
             let reply = match self.fitted_reply(&id, cancel).await {
                 Ok(reply) => reply,

@@ -64,7 +64,7 @@ fn a_huge_file_is_cut_at_64_kib_and_the_prompt_says_so() {
     assert!(got.starts_with("Be brief. Be brief."), "{}", &got[..40]);
     assert!(got.ends_with("… (truncated at 64 KiB)"), "{}", &got[got.len() - 60..]);
     assert!(got.len() <= CAP + 64, "{} bytes", got.len());
-    let prompt = executor_system_prompt("P", Some(&got), None);
+    let prompt = executor_system_prompt("P", Some(&got), None, None);
     assert!(prompt.len() <= CAP + 128, "{} bytes", prompt.len());
 }
 

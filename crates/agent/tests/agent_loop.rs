@@ -25,6 +25,7 @@ fn executor_prompt() -> String {
         DEFAULT_EXECUTOR_PROMPT,
         Some("Run cargo test before you say done."),
         None,
+        None,
     )
 }
 

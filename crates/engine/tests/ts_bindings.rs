@@ -69,6 +69,8 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::NamedProviderSave::export_all(&config).unwrap();
     preflight_engine::lifecycle::ExportFormat::export_all(&config).unwrap();
     preflight_engine::lifecycle::ForkRequest::export_all(&config).unwrap();
+    // The skills Settings lists (DESIGN §17).
+    preflight_engine::agent::skills::SkillSet::export_all(&config).unwrap();
     export_error_codes(dir);
 }
 

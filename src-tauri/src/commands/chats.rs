@@ -2,6 +2,7 @@
 //! folder, plan-mode switches and models, the chat view, sending, editing, stopping, and
 //! watching a chat's events.
 
+use preflight_engine::agent::skills::SkillSet;
 use preflight_engine::chat::{Chat, PastedImage};
 use preflight_engine::events::Event;
 use preflight_engine::lifecycle::{
@@ -70,6 +71,17 @@ pub async fn chat_view(
 #[tauri::command(rename_all = "snake_case")]
 pub async fn sandbox_info(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<SandboxView> {
     shell.engine()?.sandbox(&chat_id).await
+}
+
+/// Settings → Skills: the skills the chat's turns are shown (the user's own, then its
+/// workspace's) with the folders left out; without a chat, the user's own.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_skills(shell: State<'_, Shell>, chat_id: Option<ChatId>) -> Answer<SkillSet> {
+    let engine = shell.engine()?;
+    match chat_id {
+        Some(chat_id) => engine.skills(&chat_id).await,
+        None => Ok(engine.user_skills().await),
+    }
 }
 
 /// "Use this environment": adopts the workspace's `.sandbox/venv` that an earlier Preflight

@@ -33,6 +33,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chats::chat_view,
         chats::chat_messages,
         chats::sandbox_info,
+        chats::list_skills,
         chats::adopt_venv,
         chats::update_chat,
         chats::choose_workspace,

@@ -15,6 +15,7 @@ pub const COMMANDS: &[&str] = &[
     "chat_view",
     "chat_messages",
     "sandbox_info",
+    "list_skills",
     "adopt_venv",
     "update_chat",
     "choose_workspace",

@@ -18,6 +18,7 @@ import { embeddedModel } from "./ModelNotice";
 import { storedLanguageChoice, setLanguageChoice, t, type LanguageChoice } from "../lib/i18n";
 import { storedThemeChoice, setThemeChoice, type ThemeChoice } from "../lib/theme";
 import { NotificationChoices } from "./NotificationChoices";
+import { Skills, type SkillsSource } from "./Skills";
 
 export interface SettingsProps {
   settings: AppSettings;
@@ -29,6 +30,8 @@ export interface SettingsProps {
   mcp?: McpSource;
   /** Settings → Providers, while the engine runs. */
   providers?: ProvidersSource;
+  /** Settings → Skills, while the engine runs (the open chat's, else the user's own). */
+  skills?: SkillsSource;
   /** A provider was added, changed or removed. */
   onProvidersChanged?: () => void;
   modelsDir: string;
@@ -98,7 +101,7 @@ function WindowChoices() {
   );
 }
 
-export function Settings({ settings, models, installs, mcp, providers: named, onProvidersChanged, modelsDir, firstRun, problem, at, onSave, onCheck, onClose }: SettingsProps) {
+export function Settings({ settings, models, installs, mcp, providers: named, skills, onProvidersChanged, modelsDir, firstRun, problem, at, onSave, onCheck, onClose }: SettingsProps) {
   const [form, setForm] = useState<SettingsUpdate>({
     provider: settings.provider,
     base_url: settings.base_url,
@@ -260,6 +263,7 @@ export function Settings({ settings, models, installs, mcp, providers: named, on
       {named && !firstRun && !problem && <NamedProviders source={named} onChanged={() => onProvidersChanged?.()} shown={at === "providers"} />}
       <ModelManager models={models} installs={installs} modelsDir={modelsDir} />
       {mcp && !firstRun && !problem && <McpServers source={mcp} shown={at === "mcp"} />}
+      {skills && !firstRun && !problem && <Skills source={skills} />}
     </main>
   );
 }

@@ -35,6 +35,7 @@ import type { PastedImage } from "../generated/PastedImage";
 import type { PickedFile } from "../generated/PickedFile";
 import type { PlanFolderLocation } from "../generated/PlanFolderLocation";
 import type { RestorePreview } from "../generated/RestorePreview";
+import type { SkillSet } from "../generated/SkillSet";
 import type { SandboxView } from "../generated/SandboxView";
 import type { SearchPage } from "../generated/SearchPage";
 import type { ServerAnswer } from "../generated/ServerAnswer";
@@ -103,6 +104,9 @@ export const api = {
   /** The page of the chat's messages before `before` (a view's `messages_cursor`). */
   chatMessages: (chat_id: string, before: string) => call<MessagePage>("chat_messages", { chat_id, before }),
   sandboxInfo: (chat_id: string) => call<SandboxView>("sandbox_info", { chat_id }),
+  /** Settings → Skills: the chat's skills (the user's own, then its workspace's) and the
+   *  folders left out; without a chat, the user's own. */
+  listSkills: (chat_id: string | null) => call<SkillSet>("list_skills", chat_id === null ? {} : { chat_id }),
   /** "Use this environment": adopts the workspace's venv an earlier Preflight made (the user's
    *  confirmation); the sandbox as it stands afterwards, or ERR_VENV_FOREIGN with why not. */
   adoptVenv: (chat_id: string) => call<SandboxView>("adopt_venv", { chat_id, confirm: true }),

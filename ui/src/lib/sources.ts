@@ -4,6 +4,7 @@
 import type { FileSource } from "../components/Composer";
 import type { McpSource } from "../components/McpServers";
 import type { ProvidersSource } from "../components/NamedProviders";
+import type { SkillsSource } from "../components/Skills";
 import { api } from "./api";
 
 /** The message box's files: the native picker, the engine's checks, the window's drops, and
@@ -26,3 +27,17 @@ export const PROVIDERS: ProvidersSource = {
   remove: api.removeNamedProvider,
   check: api.checkProvider,
 };
+/** Settings → Skills: the open chat's skills (else the user's own), and the folder of the
+ *  user's own beside `config.toml`. One source per chat, so the section reads again when the
+ *  chat changes and not on every render. */
+const skillSources = new Map<string, SkillsSource>();
+export function skillsOf(chatId: string | null, configPath: string): SkillsSource {
+  const key = `${chatId ?? ""}\n${configPath}`;
+  let source = skillSources.get(key);
+  if (!source) {
+    const folder = configPath.replace(/config\.toml$/, "skills");
+    source = { load: () => api.listSkills(chatId), folder };
+    skillSources.set(key, source);
+  }
+  return source;
+}

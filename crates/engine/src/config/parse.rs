@@ -14,12 +14,13 @@ use toml::Spanned;
 
 use crate::config::error::ConfigError;
 use crate::config::settings::{
-    Config, ExecutorSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults, ProviderExtras,
-    SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
+    Config, ExecutorSettings, McpToolSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults,
+    ProviderExtras, SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
 };
 use preflight_protocol::usage::Prices;
 
-const TOP_KEYS: &[&str] = &["provider", "planner", "providers", "plan_mode", "sandbox", "executor"];
+const TOP_KEYS: &[&str] =
+    &["provider", "planner", "providers", "plan_mode", "sandbox", "executor", "mcp"];
 const PROVIDER_KEYS: &[&str] = &[
     "kind",
     "base_url",
@@ -39,6 +40,7 @@ const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve", "on_planner_failure
 const SANDBOX_KEYS: &[&str] =
     &["enabled", "network", "max_file_mib", "confinement", "allow_sdists"];
 const EXECUTOR_KEYS: &[&str] = &["max_rounds", "no_progress_rounds", "auto_continue"];
+const MCP_KEYS: &[&str] = &["tool_budget"];
 
 /// One table being read: where it is, its dotted name, the file's text for line numbers.
 struct Section<'a> {
@@ -106,7 +108,12 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         Some(section) => section.executor()?,
         None => ExecutorSettings::default(),
     };
+    let mcp = match root.section("mcp")? {
+        Some(section) => section.mcp_tools()?,
+        None => McpToolSettings::default(),
+    };
     Ok(Config {
+        mcp,
         provider,
         planner,
         plan_mode,
@@ -253,6 +260,27 @@ impl<'a> Section<'a> {
             self.positive_integer("no_progress_rounds")?.unwrap_or(defaults.no_progress_rounds);
         let auto_continue = self.whole_number("auto_continue")?.unwrap_or(defaults.auto_continue);
         Ok(ExecutorSettings { max_rounds, no_progress_rounds, auto_continue })
+    }
+
+    /// `[mcp] tool_budget`: a fraction of the context window, above 0 and at most 1.
+    fn mcp_tools(&self) -> Result<McpToolSettings, ConfigError> {
+        self.only_keys(MCP_KEYS)?;
+        let Some((value, _)) = self.value("tool_budget") else {
+            return Ok(McpToolSettings::default());
+        };
+        let number = match value.get_ref() {
+            DeValue::Integer(n) => n.as_str().replace('_', "").parse::<f64>().ok(),
+            DeValue::Float(n) => n.as_str().replace('_', "").parse::<f64>().ok(),
+            _ => None,
+        };
+        match number.filter(|n| *n > 0.0 && *n <= 1.0) {
+            Some(tool_budget) => Ok(McpToolSettings { tool_budget }),
+            None => Err(self.error(
+                &value.span(),
+                "tool_budget",
+                "must be a share of the context window above 0 and at most 1 (0.1 is 10%)",
+            )),
+        }
     }
 
     fn sandbox(&self) -> Result<SandboxSettings, ConfigError> {

@@ -21,6 +21,8 @@ pub struct Config {
     pub planner_extras: ProviderExtras,
     /// `[providers.NAME]`, in the file's order (DESIGN §15): more providers a chat may choose.
     pub providers: Vec<NamedProvider>,
+    /// `[mcp]`: when tool search defers the MCP tools (DESIGN §17).
+    pub mcp: McpToolSettings,
 }
 
 /// The name `[provider]` goes by where a chat chooses a model (`{provider: "default"}`).
@@ -67,6 +69,27 @@ impl Default for ExecutorSettings {
             no_progress_rounds: preflight_agent::DEFAULT_NO_PROGRESS_ROUNDS,
             auto_continue: 0,
         }
+    }
+}
+
+/// `[mcp]`: the share of the context window the MCP tools' definitions may take; over it,
+/// a turn is shown the built-in tools, the recent ones and `tool_search` (DESIGN §17).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct McpToolSettings {
+    /// `tool_budget`: a fraction of the window, above 0 and at most 1 (1: never defer).
+    pub tool_budget: f64,
+}
+
+impl Default for McpToolSettings {
+    fn default() -> McpToolSettings {
+        McpToolSettings { tool_budget: 0.10 }
+    }
+}
+
+impl McpToolSettings {
+    /// The tokens the MCP tools' definitions may take in a window of `window` tokens.
+    pub fn limit(&self, window: u32) -> u64 {
+        (f64::from(window) * self.tool_budget).floor() as u64
     }
 }
 
@@ -153,6 +176,7 @@ impl Default for Config {
             provider_extras: ProviderExtras::default(),
             planner_extras: ProviderExtras::default(),
             providers: Vec::new(),
+            mcp: McpToolSettings::default(),
         }
     }
 }

@@ -103,7 +103,7 @@ impl Engine {
     ) -> Result<ChatView, ApiError> {
         let (snapshot, messages_cursor) = self.paged_snapshot(chat_id, from)?;
         let unconfined = chat_notice(self.inner.confinement.as_deref(), &snapshot.chat);
-        let window = self.inner.providers.window_of(&snapshot.chat);
+        let window = self.inner.providers.window_of(&snapshot.chat, Role::Executor);
         let usage = self.inner.store.chat_usage(chat_id, window)?;
         let executor_calls_tools = self.executor_calls_tools(&snapshot.chat);
         Ok(ChatView {

@@ -138,6 +138,8 @@ pub(crate) struct Inner {
     pub(super) providers: Providers,
     /// `[executor]`: when an executor turn ends, and how often it continues by itself.
     pub(super) executor_settings: crate::config::ExecutorSettings,
+    /// `[mcp]`: when tool search defers the MCP tools.
+    pub(super) tool_settings: crate::config::McpToolSettings,
     /// Servers' questions waiting for the user (`elicitations.rs`).
     pub(super) elicitations: Arc<Elicitations>,
     /// Whether the supplied code sandbox confines runs here (`None`: no supplied sandbox).
@@ -192,6 +194,7 @@ impl Engine {
             mcp,
             providers,
             executor_settings: config.executor,
+            tool_settings: config.mcp,
             elicitations: Arc::default(),
             confinement,
             sandboxes,

@@ -171,11 +171,12 @@ impl Providers {
         (sees, name)
     }
 
-    /// The window of the model the chat's next executor request goes to (the meter's).
-    pub(crate) fn window_of(&self, chat: &Chat) -> u32 {
-        let choice = self.choice_of(chat, Role::Executor);
-        let settings = self.settings_of(Role::Executor, &choice).map(|(settings, _)| settings);
-        settings.unwrap_or_else(|| self.default_settings(Role::Executor)).budget().window
+    /// The window of the model the chat's next `role` request goes to (the executor's is
+    /// the meter's).
+    pub(crate) fn window_of(&self, chat: &Chat, role: Role) -> u32 {
+        let choice = self.choice_of(chat, role);
+        let settings = self.settings_of(role, &choice).map(|(settings, _)| settings);
+        settings.unwrap_or_else(|| self.default_settings(role)).budget().window
     }
 
     /// Whether the chat's planner and executor talk to one server: what keeps one from

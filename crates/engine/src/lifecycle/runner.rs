@@ -33,7 +33,7 @@ mod executor;
 mod outcome;
 mod planner;
 mod scope_guard;
-mod turn_tools;
+pub(super) mod turn_tools;
 
 /// What a turn is started to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,11 +3,16 @@
 
 use std::path::Path;
 
+use preflight_agent::deferred_names;
+use preflight_agent::skills::SkillSet;
 use preflight_mcp::ProfileView;
+use preflight_protocol::chat::Chat;
 use preflight_protocol::ids::ChatId;
 
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::{ApiError, ErrorCode};
+use crate::lifecycle::providers::Role;
+use crate::lifecycle::runner::turn_tools::{chat_skills, recent_tools};
 use crate::lifecycle::transitions::{offers_turn_plan, profile_for};
 use crate::lifecycle::unconfined::{held, unconfined_allowed};
 
@@ -28,7 +33,39 @@ impl Engine {
         if profile == preflight_mcp::Profile::Execution && offers_turn_plan(chat.plan_mode, &list) {
             view.tools.push(preflight_protocol::tasks::TOOL_NAME.to_owned());
         }
+        view.deferred = self.deferred_tools(&chat, profile).await?;
         Ok(view)
+    }
+
+    /// The MCP tools tool search would defer in the chat's next turn of `profile`: the same
+    /// rule as the turn's (`offer_tools`), from the tools' definitions, the window of the
+    /// model that turn talks to and the chat's recent tools.
+    async fn deferred_tools(
+        &self,
+        chat: &Chat,
+        profile: preflight_mcp::Profile,
+    ) -> Result<Vec<String>, ApiError> {
+        let workspace = chat.workspace.as_deref().map(Path::new);
+        let Ok(set) = self.inner.mcp.tools(profile, workspace).await else { return Ok(Vec::new()) };
+        let role = match profile {
+            preflight_mcp::Profile::Planning => Role::Planner,
+            preflight_mcp::Profile::Execution => Role::Executor,
+        };
+        let limit = self.inner.tool_settings.limit(self.inner.providers.window_of(chat, role));
+        let recent = recent_tools(&self.inner.store.messages(&chat.id)?);
+        Ok(deferred_names(&set.tools, limit, &recent).unwrap_or_default())
+    }
+
+    /// The skills the chat's turns are shown (DESIGN §17): the user's own and its
+    /// workspace's, with the folders left out and why.
+    pub async fn skills(&self, chat_id: &ChatId) -> Result<SkillSet, ApiError> {
+        let chat = self.inner.store.get_chat(chat_id)?;
+        Ok(chat_skills(&self.inner, chat.workspace.as_deref()).await)
+    }
+
+    /// The user's own skills (`$PREFLIGHT_HOME/skills/`), for Settings without a chat.
+    pub async fn user_skills(&self) -> SkillSet {
+        chat_skills(&self.inner, None).await
     }
 
     /// The chat's code sandbox as it describes itself (`sandbox_info`, DESIGN §11), started

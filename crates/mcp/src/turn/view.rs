@@ -30,12 +30,15 @@ pub struct Unavailable {
     pub error: McpError,
 }
 
-/// `GET /v1/chats/{id}/profile`: the profile's name and the MCP tool names it shows.
+/// `GET /v1/chats/{id}/profile`: the profile's name, the MCP tool names it offers and which
+/// of them tool search defers (DESIGN §17): not shown until a `tool_search` finds them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProfileView {
     pub name: Profile,
     pub tools: Vec<String>,
+    /// Set by the engine, which knows the chat's window and its recent tools.
+    pub deferred: Vec<String>,
 }
 
 pub(crate) struct TurnView {
@@ -112,6 +115,7 @@ impl TurnView {
         ProfileView {
             name: self.profile,
             tools: self.names.iter().map(|(name, _)| name.to_string()).collect(),
+            deferred: Vec::new(),
         }
     }
 

@@ -5,13 +5,14 @@
 use std::sync::Arc;
 
 use preflight_agent::events::Event;
+use preflight_agent::skills::skills_prompt;
 use preflight_agent::WorkChange;
 use preflight_agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
     ImageLoader, RoundRule, Turn, TurnEnd, TurnMode, TurnOutcome, TurnScope,
     DEFAULT_EXECUTOR_PROMPT, LOOP_REPEATS,
 };
-use preflight_llm::ModelMessage;
+use preflight_llm::{ModelMessage, Provider};
 use preflight_mcp::Profile;
 use preflight_protocol::chat::{Chat, Message, MessageBody};
 use preflight_protocol::error_code::ErrorCode;
@@ -28,7 +29,9 @@ use crate::lifecycle::metering::Metered;
 use crate::lifecycle::plan_folders::plan_folder_of;
 use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::outcome::Executed;
-use crate::lifecycle::runner::turn_tools::{image_loader, turn_registry, ChatEvents};
+use crate::lifecycle::runner::turn_tools::{
+    chat_skills, image_loader, offer_tools, turn_registry, with_skills, ChatEvents,
+};
 use crate::lifecycle::transitions::offers_turn_plan;
 
 /// One executor turn, its failure said in the chat, and a checkpoint in the plan folder
@@ -107,9 +110,11 @@ async fn execute(
     let plan = state.plan.as_ref().filter(|plan| carried_out(plan) && list.has_work_left());
     let directive = directive_text(plan, &messages);
     let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
+    let skills = chat_skills(inner, chat.workspace.as_deref()).await;
     let system = executor_system_prompt(
         DEFAULT_EXECUTOR_PROMPT,
         instructions.as_deref(),
+        skills_prompt(&skills).as_deref(),
         directive.as_deref(),
     );
     if let Some(plan) = state.plan.as_ref().filter(|plan| carried_out(plan)) {
@@ -121,9 +126,10 @@ async fn execute(
     let rules = carried_out_plan(state.plan.as_ref()) && plan_folder_of(&chat).await.is_some();
     let registry =
         turn_registry(inner, chat_id, Profile::Execution, chat.workspace.as_deref(), rules).await;
+    let registry = with_skills(registry, &skills);
     let scope =
         TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
-    let tools = registry.offer(&scope).await;
+    let tools = offer_tools(inner, &registry, &scope, provider.budget().window, &messages).await;
     let mut images = image_loader(inner, chat_id, &provider);
     let (history, history_ids) = executor_history(&messages, &mut images);
     let ledger = ChatLedger::new(Arc::clone(&inner.store), chat_id.clone())

@@ -6,12 +6,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use preflight_agent::events::Event;
+use preflight_agent::skills::{skills_prompt, SkillSet};
 use preflight_agent::{
     load_workspace_instructions, run_turn, Agent, AgentError, ImageLoader, OfferedTools, RoundRule,
     Turn, TurnEnd, TurnMode, TurnScope, PLANNER_MAX_ROUNDS,
 };
 use preflight_dwp::now_rfc3339;
-use preflight_llm::{Constrained, LlmError, ModelMessage, OutputConstraint};
+use preflight_llm::{Constrained, LlmError, ModelMessage, OutputConstraint, Provider};
 use preflight_mcp::{Profile, ServerClass};
 use preflight_protocol::chat::{Chat, Message, MessageBody, Notice, Phase, PlanPending};
 use preflight_protocol::error_code::ErrorCode;
@@ -32,7 +33,9 @@ use crate::lifecycle::notify::phase_event;
 use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::drafting::Drafting;
 use crate::lifecycle::runner::outcome::{Closing, Planned};
-use crate::lifecycle::runner::turn_tools::{class_prefixes, image_loader, turn_registry};
+use crate::lifecycle::runner::turn_tools::{
+    chat_skills, class_prefixes, image_loader, offer_tools, turn_registry, with_skills,
+};
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use crate::lifecycle::unconfined::needs_consent;
 use crate::paths::ensure_planner_prompt;
@@ -138,9 +141,12 @@ async fn plan(
     let round = question_rounds(&messages) + 1;
     let registry =
         turn_registry(inner, chat_id, Profile::Planning, chat.workspace.as_deref(), false).await;
-    let tools = registry.offer(&TurnScope { agent: Agent::Planner, task_list: false }).await;
+    let skills = chat_skills(inner, chat.workspace.as_deref()).await;
+    let registry = with_skills(registry, &skills);
+    let scope = TurnScope { agent: Agent::Planner, task_list: false };
+    let tools = offer_tools(inner, &registry, &scope, provider.budget().window, &messages).await;
     let facts = planner_facts(inner, &chat, round, &tools).await;
-    let system = planner_system(inner, &chat, &facts).await?;
+    let system = planner_system(inner, &chat, &facts, &skills).await?;
     let mut history = planner_history(&messages, image_loader(inner, chat_id, &provider));
     let mut repaired = false;
     let drafting = Drafting::new(&inner.hub, chat_id);
@@ -186,16 +192,22 @@ async fn plan(
 }
 
 /// The planner's system prompt: the user's `prompts/planner.md`, the workspace's
-/// instructions and this turn's facts.
+/// instructions, this turn's facts and the skills it may read.
 async fn planner_system(
     inner: &Inner,
     chat: &Chat,
     facts: &PlannerFacts,
+    skills: &SkillSet,
 ) -> Result<String, PlanError> {
     let prompt =
         ensure_planner_prompt(&inner.home).map_err(|error| PlanError::Setup(error.to_string()))?;
     let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
-    Ok(planner_system_prompt(&prompt, instructions.as_deref(), facts))
+    let mut system = planner_system_prompt(&prompt, instructions.as_deref(), facts);
+    if let Some(skills) = skills_prompt(skills) {
+        system.push_str("\n\n");
+        system.push_str(&skills);
+    }
+    Ok(system)
 }
 
 #[derive(Debug, thiserror::Error)]

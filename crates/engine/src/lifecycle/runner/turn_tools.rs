@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use preflight_agent::checkpoints::CheckpointLink;
 use preflight_agent::events::Event;
+use preflight_agent::skills::{load_skills, SkillSet, SkillTool};
 use preflight_agent::{
-    Availability, EventSink, ImageLoader, PlanStatusTool, ReadAttachmentTool, ToolRegistry,
-    ToolSource, TurnPlanTool,
+    Availability, EventSink, ImageLoader, OfferedTools, PlanStatusTool, ReadAttachmentTool,
+    ToolRegistry, ToolSource, TurnPlanTool, TurnScope,
 };
 use preflight_llm::Provider;
 use preflight_mcp::server_prefix;
 use preflight_mcp::{McpError, McpHost, Profile, ServerClass, CODE_SANDBOX};
 use preflight_protocol::error_code::ErrorCode;
+use preflight_protocol::chat::{Message, MessageBody};
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tool::{ToolOutput, ToolSpec};
 use serde_json::Value;
@@ -195,4 +197,46 @@ pub(super) async fn turn_registry(
     }
     registry.register_source(Arc::new(source), Availability::BOTH);
     registry
+}
+
+/// The skills of a chat in `workspace`: the user's own (`$PREFLIGHT_HOME/skills/`) and the
+/// workspace's (DESIGN §17).
+pub(crate) async fn chat_skills(inner: &Inner, workspace: Option<&str>) -> SkillSet {
+    load_skills(workspace.map(str::to_owned), inner.home.join("skills")).await
+}
+
+/// `registry` with the `skill` tool when there are skills, for both agents.
+pub(super) fn with_skills(mut registry: ToolRegistry, skills: &SkillSet) -> ToolRegistry {
+    if !skills.is_empty() {
+        registry.register(Arc::new(SkillTool::new(skills)), Availability::BOTH);
+    }
+    registry
+}
+
+/// The tools of a turn in `scope`, with tool search where the MCP tools' definitions take
+/// more than the user's share (`[mcp] tool_budget`) of a `window`-token context: the tools
+/// the chat used most recently stay shown (DESIGN §17).
+pub(crate) async fn offer_tools(
+    inner: &Inner,
+    registry: &ToolRegistry,
+    scope: &TurnScope,
+    window: u32,
+    messages: &[Message],
+) -> OfferedTools {
+    let limit = inner.tool_settings.limit(window);
+    registry.offer(scope).await.with_tool_search(limit, &recent_tools(messages))
+}
+
+/// The tools the chat's messages called, most recent first, each once.
+pub(crate) fn recent_tools(messages: &[Message]) -> Vec<String> {
+    let mut recent: Vec<String> = Vec::new();
+    for message in messages.iter().rev() {
+        let MessageBody::Assistant { tool_calls, .. } = &message.body else { continue };
+        for call in tool_calls.iter().rev() {
+            if !recent.contains(&call.name) {
+                recent.push(call.name.clone());
+            }
+        }
+    }
+    recent
 }

@@ -14,6 +14,7 @@ pub use meta::Document;
 mod plan;
 mod sandbox;
 mod search;
+mod skills;
 mod turns;
 
 use axum::http::StatusCode;
@@ -39,6 +40,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chats::get_chat, chats::update_chat, chats::delete_chat))
         .routes(routes!(chats::profile))
         .routes(routes!(chats::sandbox))
+        .routes(routes!(skills::skills))
         .routes(routes!(sandbox::adopt_venv))
         .routes(routes!(chats::events))
         .routes(routes!(export::export_chat))
