@@ -118,13 +118,16 @@ impl SkillSet {
             Ok(skill) => skill,
             Err(problem) => return self.problems.push(problem),
         };
-        let (kind, problem) = if let Some(first) =
-            self.skills.iter().find(|s| s.name == skill.name)
+        let (kind, problem) = if let Some(first) = self.skills.iter().find(|s| s.name == skill.name)
         {
-            let why = format!("a skill named {:?} is already listed (in {})", skill.name, first.folder);
+            let why =
+                format!("a skill named {:?} is already listed (in {})", skill.name, first.folder);
             (SkillProblemKind::Duplicate, why)
         } else if self.skills.len() >= MAX_SKILLS {
-            (SkillProblemKind::TooMany, format!("more than {MAX_SKILLS} skills: this one is not listed"))
+            (
+                SkillProblemKind::TooMany,
+                format!("more than {MAX_SKILLS} skills: this one is not listed"),
+            )
         } else {
             return self.skills.push(skill);
         };

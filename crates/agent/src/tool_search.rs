@@ -166,9 +166,8 @@ fn rank<'a>(tools: &'a [ToolSpec], query: &str) -> Vec<&'a ToolSpec> {
 fn score(spec: &ToolSpec, words: &[&str]) -> u32 {
     let name = spec.name.to_lowercase();
     let description = spec.description.to_lowercase();
-    let points = |word: &&str| {
-        u32::from(name.contains(*word)) * 3 + u32::from(description.contains(*word))
-    };
+    let points =
+        |word: &&str| u32::from(name.contains(*word)) * 3 + u32::from(description.contains(*word));
     words.iter().map(points).sum()
 }
 

@@ -106,9 +106,15 @@ mod tests {
     #[test]
     fn table_of_front_matters() {
         let cases: [(&str, Read); 6] = [
-            ("---\nname: pdf\ndescription: Fill PDF forms\n---\nBody", Some(("pdf", "Fill PDF forms", "Body"))),
+            (
+                "---\nname: pdf\ndescription: Fill PDF forms\n---\nBody",
+                Some(("pdf", "Fill PDF forms", "Body")),
+            ),
             ("---\nname: \"quoted\"\ndescription: 'it''s'\n---\n", Some(("quoted", "it's", ""))),
-            ("---\nname: a # note\ndescription: >\n  one\n  two\nmetadata:\n  x: y\n---\n\n# T", Some(("a", "one two", "# T"))),
+            (
+                "---\nname: a # note\ndescription: >\n  one\n  two\nmetadata:\n  x: y\n---\n\n# T",
+                Some(("a", "one two", "# T")),
+            ),
             ("---\nname: b\ndescription: |\n  l1\n  l2\n---\nx", Some(("b", "l1\nl2", "x"))),
             ("no front matter", None),
             ("---\nname: unclosed\n", None),

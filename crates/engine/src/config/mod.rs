@@ -21,7 +21,7 @@ pub use error::ConfigError;
 pub(crate) use parse::is_provider_name;
 pub use preflight_llm::{KernelKeyring, KeyLookup, KeyStore, Lookup, SecretService};
 pub use settings::{
-    Config, ExecutorSettings, McpToolSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults, ProviderExtras,
-    SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
+    Config, ExecutorSettings, McpToolSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults,
+    ProviderExtras, SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
 };
 pub use write::{ConfigEdit, PendingConfig, ProviderSection, ProviderSectionEdit};

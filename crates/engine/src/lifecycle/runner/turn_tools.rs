@@ -15,8 +15,8 @@ use preflight_agent::{
 use preflight_llm::Provider;
 use preflight_mcp::server_prefix;
 use preflight_mcp::{McpError, McpHost, Profile, ServerClass, CODE_SANDBOX};
-use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::chat::{Message, MessageBody};
+use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tool::{ToolOutput, ToolSpec};
 use serde_json::Value;
