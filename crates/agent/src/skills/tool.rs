@@ -10,11 +10,8 @@ use std::path::{Component, Path};
 use preflight_protocol::tool::{ToolOutput, ToolSpec};
 use serde_json::{json, Value};
 
-use super::{Skill, SkillSet, SkillSource};
+use super::found::{Skill, SkillSet, SkillSource, SKILL_FILE, SKILL_TOOL};
 use crate::{Tool, ToolContext};
-
-/// The tool's name.
-pub const SKILL_TOOL: &str = "skill";
 /// The most of one file of a skill's folder that a call returns.
 const FILE_CAP: usize = 60_000;
 /// The most files of a skill's folder listed.
@@ -143,7 +140,7 @@ fn folder_files(dir: &Path) -> Vec<String> {
                 folders.push(path);
             } else if kind.is_file() {
                 let relative = path.strip_prefix(dir).unwrap_or(&path).display().to_string();
-                if relative != super::SKILL_FILE {
+                if relative != SKILL_FILE {
                     files.push(relative);
                 }
             }

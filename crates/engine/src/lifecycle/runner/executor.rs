@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use preflight_agent::events::Event;
-use preflight_agent::skills::skills_prompt;
+use preflight_agent::skills::{skills_prompt, SkillSet};
 use preflight_agent::WorkChange;
 use preflight_agent::{
     executor_system_prompt, load_workspace_instructions, run_turn, Agent, AgentError, ChatLedger,
@@ -30,7 +30,7 @@ use crate::lifecycle::plan_folders::plan_folder_of;
 use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::outcome::Executed;
 use crate::lifecycle::runner::turn_tools::{
-    chat_skills, image_loader, offer_tools, turn_registry, with_skills, ChatEvents,
+    image_loader, offer_tools, registry_with_skills, ChatEvents,
 };
 use crate::lifecycle::transitions::offers_turn_plan;
 
@@ -109,14 +109,6 @@ async fn execute(
     let messages = inner.store.messages(chat_id).map_err(store_failure)?;
     let plan = state.plan.as_ref().filter(|plan| carried_out(plan) && list.has_work_left());
     let directive = directive_text(plan, &messages);
-    let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
-    let skills = chat_skills(inner, chat.workspace.as_deref()).await;
-    let system = executor_system_prompt(
-        DEFAULT_EXECUTOR_PROMPT,
-        instructions.as_deref(),
-        skills_prompt(&skills).as_deref(),
-        directive.as_deref(),
-    );
     if let Some(plan) = state.plan.as_ref().filter(|plan| carried_out(plan)) {
         let why = turn_cause(&messages);
         let executing = WorkChange::Executing { plan, list: &list, why };
@@ -124,9 +116,10 @@ async fn execute(
     }
     // The `.dwp` rules hold in a chat whose plan has its folder.
     let rules = carried_out_plan(state.plan.as_ref()) && plan_folder_of(&chat).await.is_some();
-    let registry =
-        turn_registry(inner, chat_id, Profile::Execution, chat.workspace.as_deref(), rules).await;
-    let registry = with_skills(registry, &skills);
+    let (registry, skills) =
+        registry_with_skills(inner, chat_id, Profile::Execution, chat.workspace.as_deref(), rules)
+            .await;
+    let system = executor_system(&chat, directive.as_deref(), &skills).await;
     let scope =
         TurnScope { agent: Agent::Executor, task_list: offers_turn_plan(chat.plan_mode, &list) };
     let tools = offer_tools(inner, &registry, &scope, provider.budget().window, &messages).await;
@@ -155,6 +148,19 @@ async fn execute(
         message: format!("The model could not finish this turn: {error}"),
     })?;
     Ok(outcome)
+}
+
+/// The executor's stable prefix in `chat`: the prompt, the workspace's instructions, the
+/// skills it may read and the plan it carries out.
+async fn executor_system(chat: &Chat, directive: Option<&str>, skills: &SkillSet) -> String {
+    let instructions = load_workspace_instructions(chat.workspace.as_deref()).await;
+    let skills = skills_prompt(skills);
+    executor_system_prompt(
+        DEFAULT_EXECUTOR_PROMPT,
+        instructions.as_deref(),
+        skills.as_deref(),
+        directive,
+    )
 }
 
 /// The chat's executor model, counted; why there is none, for the chat.

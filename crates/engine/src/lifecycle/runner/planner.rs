@@ -34,7 +34,7 @@ use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::drafting::Drafting;
 use crate::lifecycle::runner::outcome::{Closing, Planned};
 use crate::lifecycle::runner::turn_tools::{
-    chat_skills, class_prefixes, image_loader, offer_tools, turn_registry, with_skills,
+    class_prefixes, image_loader, offer_tools, registry_with_skills,
 };
 use crate::lifecycle::transitions::{approved_tasks, check_steps, may_ask, MAX_QUESTION_ROUNDS};
 use crate::lifecycle::unconfined::needs_consent;
@@ -126,6 +126,9 @@ fn one_server(inner: &Inner, chat_id: &ChatId) -> bool {
     inner.store.get_chat(chat_id).is_ok_and(|chat| inner.providers.one_server(&chat))
 }
 
+/// What a planner turn may use: no task list.
+const PLANNING: TurnScope = TurnScope { agent: Agent::Planner, task_list: false };
+
 /// One planner turn, with one repair attempt for an unreadable fence. It streams into
 /// `Drafting`, which tells the chat how far the draft got (never its words).
 async fn plan(
@@ -139,12 +142,10 @@ async fn plan(
         .map_err(PlanError::Setup)?;
     let messages = inner.store.messages(chat_id)?;
     let round = question_rounds(&messages) + 1;
-    let registry =
-        turn_registry(inner, chat_id, Profile::Planning, chat.workspace.as_deref(), false).await;
-    let skills = chat_skills(inner, chat.workspace.as_deref()).await;
-    let registry = with_skills(registry, &skills);
-    let scope = TurnScope { agent: Agent::Planner, task_list: false };
-    let tools = offer_tools(inner, &registry, &scope, provider.budget().window, &messages).await;
+    let workspace = chat.workspace.as_deref();
+    let (registry, skills) =
+        registry_with_skills(inner, chat_id, Profile::Planning, workspace, false).await;
+    let tools = offer_tools(inner, &registry, &PLANNING, provider.budget().window, &messages).await;
     let facts = planner_facts(inner, &chat, round, &tools).await;
     let system = planner_system(inner, &chat, &facts, &skills).await?;
     let mut history = planner_history(&messages, image_loader(inner, chat_id, &provider));

@@ -205,12 +205,21 @@ pub(crate) async fn chat_skills(inner: &Inner, workspace: Option<&str>) -> Skill
     load_skills(workspace.map(str::to_owned), inner.home.join("skills")).await
 }
 
-/// `registry` with the `skill` tool when there are skills, for both agents.
-pub(super) fn with_skills(mut registry: ToolRegistry, skills: &SkillSet) -> ToolRegistry {
+/// [`turn_registry`] with the `skill` tool when the chat has skills (for both agents), and
+/// those skills, which the turn's system prompt lists.
+pub(super) async fn registry_with_skills(
+    inner: &Inner,
+    chat_id: &ChatId,
+    profile: Profile,
+    workspace: Option<&str>,
+    plan_folder_rules: bool,
+) -> (ToolRegistry, SkillSet) {
+    let mut registry = turn_registry(inner, chat_id, profile, workspace, plan_folder_rules).await;
+    let skills = chat_skills(inner, workspace).await;
     if !skills.is_empty() {
-        registry.register(Arc::new(SkillTool::new(skills)), Availability::BOTH);
+        registry.register(Arc::new(SkillTool::new(&skills)), Availability::BOTH);
     }
-    registry
+    (registry, skills)
 }
 
 /// The tools of a turn in `scope`, with tool search where the MCP tools' definitions take
