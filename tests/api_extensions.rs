@@ -164,6 +164,11 @@ async fn eight_servers_wait_behind_tool_search_and_a_found_tool_is_called() {
 
     let (with, without) = (tool_tokens(&searched[0]), tool_tokens(&all[0]));
     let ratio = with as f64 / without as f64;
-    println!("tool definitions in the first request: {with} tokens with tool search, {without} without; ratio {ratio:.3}");
+    let count = everything_shown.len();
+    println!(
+        "tool definitions in the first request: {with} tokens ({} tools) with tool search, \
+         {without} ({count} tools) without; ratio {ratio:.3}",
+        first.len()
+    );
     assert!(ratio <= 0.25, "{with} / {without}");
 }
