@@ -140,6 +140,10 @@ pub(crate) struct Inner {
     pub(super) executor_settings: crate::config::ExecutorSettings,
     /// `[mcp]`: when tool search defers the MCP tools.
     pub(super) tool_settings: crate::config::McpToolSettings,
+    /// Every task that works on a chat after the call that started it returned (turns, a
+    /// verdict's checks): `shutdown` waits for them, so no task outlives the engine's handle
+    /// on the data folder.
+    pub(super) tasks: tokio_util::task::TaskTracker,
     /// Servers' questions waiting for the user (`elicitations.rs`).
     pub(super) elicitations: Arc<Elicitations>,
     /// Whether the supplied code sandbox confines runs here (`None`: no supplied sandbox).
@@ -195,6 +199,7 @@ impl Engine {
             providers,
             executor_settings: config.executor,
             tool_settings: config.mcp,
+            tasks: tokio_util::task::TaskTracker::new(),
             elicitations: Arc::default(),
             confinement,
             sandboxes,
@@ -210,6 +215,9 @@ impl Engine {
         for chat in self.inner.store.list_chats().unwrap_or_default() {
             self.inner.hub.stop_turn(&chat.id).await;
         }
+        // A stopped turn's task still says its closing events after it settled.
+        self.inner.tasks.close();
+        self.inner.tasks.wait().await;
         self.inner.mcp.shutdown().await;
     }
 

@@ -48,8 +48,9 @@ pub enum TurnJob {
 /// are the closing events sent (the card, the phase that hands control back): a user who
 /// acts on them finds the chat free.
 pub fn spawn_turn(inner: &Arc<Inner>, guard: TurnGuard, job: TurnJob) {
+    let tasks = inner.tasks.clone();
     let inner = Arc::clone(inner);
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         let chat_id = guard.chat_id().to_owned();
         let closing = run_job(&inner, &chat_id, &guard, job).await;
         drop(guard);

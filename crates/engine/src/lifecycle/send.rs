@@ -112,7 +112,7 @@ impl Engine {
         match sets_aside {
             true => {
                 let (inner, chat) = (Arc::clone(&self.inner), chat_id.clone());
-                tokio::spawn(async move {
+                self.inner.tasks.spawn(async move {
                     let change = WorkChange::Superseded { why: SET_ASIDE };
                     inner.tell_work(&chat, change, &guard.cancel).await;
                     spawn_turn(&inner, guard, job);

@@ -44,7 +44,8 @@ impl Engine {
         let link = folder_link(&chat).await?;
         let inner = Arc::clone(&self.inner);
         let chat = chat_id.clone();
-        tokio::spawn(async move { verify_again(&inner, &chat, completion, link, guard).await });
+        let tasks = inner.tasks.clone();
+        tasks.spawn(async move { verify_again(&inner, &chat, completion, link, guard).await });
         self.chat_view(chat_id)
     }
 
