@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { explainFailures, openaiConfig, publish, REPO, startApp, text } from "./harness.mjs";
+import { explainFailures, openaiConfig, publish, REPO, startApp, text, waitFor } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
 explainFailures();
@@ -28,10 +28,13 @@ test("the slash menu opens, completes a prompt and sends it expanded", async () 
   try {
     await app.click('[data-testid="new-chat"]');
     const box = await app.find('[data-testid="message-box"]');
-    await box.type("/args");
+    await box.type("/");
     const option = await app.byText('[data-testid="slash-menu"] [role="option"]', "/args-prompt city [state]");
     assert.match(await option.text(), /from everything/);
+    assert.ok((await app.count('[data-testid="slash-menu"] [role="option"]')) > 1, "every prompt is offered");
     const shot = await app.screenshot("slash-menu");
+    await box.type("args");
+    await waitFor(async () => (await app.count('[data-testid="slash-menu"] [role="option"]')) === 1, "the menu to be filtered");
     await box.type(KEYS.enter);
     await app.byText('[data-testid="prompt-arguments"]', "Name of the city");
     assert.equal(await app.session.execute(`return document.querySelector('[data-testid="message-box"]').value`), "/args-prompt ");
