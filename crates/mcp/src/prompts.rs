@@ -252,3 +252,25 @@ fn resource_content(contents: ResourceContents) -> Result<ResourceContent, Offer
         _ => return Err(OfferError::Failed("a resource content of an unknown kind".to_owned())),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(server: &str, name: &str) -> PromptInfo {
+        prompt_info(server, rmcp::model::Prompt::new(name, None::<String>, None))
+    }
+
+    #[test]
+    fn a_prompt_is_typed_by_its_name_unless_another_server_has_it_too() {
+        let mut prompts = [
+            prompt("everything", "args-prompt"),
+            prompt("a", "review"),
+            prompt("b", "review"),
+            prompt("b", "two words"),
+        ];
+        name_commands(&mut prompts);
+        let commands: Vec<&str> = prompts.iter().map(|p| p.command.as_str()).collect();
+        assert_eq!(commands, ["args-prompt", "a:review", "b:review", "b:two words"]);
+    }
+}
