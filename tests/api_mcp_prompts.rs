@@ -29,7 +29,9 @@ async fn start() -> (Serve, ScriptedServer) {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("config.toml"), openai_config(&provider.openai_url())).unwrap();
     let everything = json!({"command": "node", "args": [everything_js(), "stdio"]});
-    let servers = json!({"mcpServers": {"everything": everything}});
+    // A server that cannot start is named where it would have answered.
+    let broken = json!({"command": "/nonexistent/mcp-server"});
+    let servers = json!({"mcpServers": {"everything": everything, "broken": broken}});
     std::fs::write(home.path().join("mcp.json"), servers.to_string()).unwrap();
     (Serve::start_in(home), provider)
 }
@@ -76,7 +78,8 @@ async fn prompts_expand_resources_attach_and_failures_store_nothing() {
         .map(|a| (a["name"].as_str().unwrap(), a["required"].as_bool().unwrap()))
         .collect();
     assert_eq!(declared, [("city", true), ("state", false)]);
-    assert_eq!(list["failed"], json!([]));
+    assert_eq!(list["failed"][0]["server"], "broken", "{list}");
+    assert_eq!(list["failed"].as_array().map(Vec::len), Some(1));
 
     refusals_store_nothing(&serve, &id).await;
     expands_a_prompt(&serve, &provider, &id).await;
@@ -90,6 +93,7 @@ async fn refusals_store_nothing(serve: &Serve, id: &str) {
         ("/everything:no-such-prompt", 400, "ERR_PROMPT_UNKNOWN"),
         ("/args-prompt", 400, "ERR_PROMPT_ARGUMENTS"),
         ("/args-prompt Paris CA extra", 400, "ERR_PROMPT_ARGUMENTS"),
+        ("/broken:review this", 502, "ERR_PROMPT_FAILED"),
         ("Look at @everything:demo://resource/dynamic/text/0", 502, "ERR_RESOURCE_FAILED"),
     ];
     for (content, want_status, want_code) in cases {
@@ -149,6 +153,13 @@ async fn attaches_a_resource(serve: &Serve, provider: &ScriptedServer, id: &str)
     assert!(text.contains("Architecture"), "the resource's own text: {text:.200}");
     assert_eq!(attachment["size"].as_u64(), Some(text.len() as u64));
     assert!(last_request_text(provider).contains("architecture.md"), "the model is told of it");
+
+    // A blob is attached as its bytes.
+    let stored = send_and_settle(serve, id, "And @everything:demo://resource/dynamic/blob/2").await;
+    let name = stored["attachments"][0]["name"].as_str().unwrap();
+    let copy = serve.home_path().join("attachments").join(id).join(name);
+    let text = std::fs::read_to_string(copy).unwrap();
+    assert!(text.starts_with("Resource 2: This is a base64 blob"), "{name}: {text}");
 }
 
 async fn plain_text_stays_plain(serve: &Serve, provider: &ScriptedServer, id: &str) {
