@@ -43,6 +43,8 @@ const ROUTES: &[&str] = &[
     "GET /v1/chats/{id}/profile",
     "GET /v1/chats/{id}/skills",
     "GET /v1/chats/{id}/sandbox",
+    "GET /v1/chats/{id}/prompts",
+    "GET /v1/chats/{id}/resources",
     "POST /v1/chats/{id}/sandbox/venv/adopt",
     "POST /v1/chats/{id}/stop",
     "POST /v1/chats/{id}/continue",

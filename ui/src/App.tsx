@@ -432,6 +432,7 @@ export function App() {
               onChooseModel: () => setPickerRequest((n) => n + 1),
             }}
             meter={<ContextMeterView meter={state.view.usage.context} />}
+            offers={{ prompts: () => api.chatPrompts(id), resources: () => api.chatResources(id) }}
             onStop={() => void run(() => api.stopTurn(id))}
             onEditLast={() => {
               const last = [...state.view.messages].reverse().find(typedByUser);

@@ -257,6 +257,7 @@ mod tests {
                 stopped: None,
                 restored: None,
                 review: None,
+                typed: None,
             },
         )
     }

@@ -117,6 +117,7 @@ fn message(seed: &mut u64, n: usize) -> Message {
             stopped: None,
             restored: None,
             review: None,
+            typed: None,
         }
     } else {
         MessageBody::Assistant {

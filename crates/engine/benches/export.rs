@@ -165,6 +165,7 @@ fn message(n: usize) -> Message {
             stopped: None,
             restored: None,
             review: None,
+            typed: None,
         },
         k if k % 2 == 1 => MessageBody::Assistant {
             content: words(20),

@@ -52,6 +52,9 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::McpServerSave::export_all(&config).unwrap();
     preflight_engine::mcp::Answer::export_all(&config).unwrap();
     preflight_engine::mcp::SignInState::export_all(&config).unwrap();
+    // The message box's slash and @ menus (DESIGN §17).
+    preflight_engine::mcp::PromptList::export_all(&config).unwrap();
+    preflight_engine::mcp::ResourceList::export_all(&config).unwrap();
     NewChat::export_all(&config).unwrap();
     ChatPatch::export_all(&config).unwrap();
     TaskPanel::export_all(&config).unwrap();

@@ -309,7 +309,7 @@ impl McpHost {
     /// in exactly that form finds its published view without being resolved again; anything
     /// else, or a caller that just reported a dead server (`published: false`: the task may
     /// not have unpublished it yet), is resolved and goes through the connections task.
-    async fn view(
+    pub(crate) async fn view(
         &self,
         profile: Profile,
         workspace: Option<&Path>,

@@ -6,7 +6,8 @@
 //! `schema`, `client`, `error`), the wings beside one another (`local`: child-process
 //! servers; `remote`: HTTP, OAuth and sign-in; `turn`: what one turn sees), and on top
 //! `connection` (start and call), `connections` (the one task owning every connection),
-//! `host` (the cloneable handle, `McpHost`) and `settings` (the settings screen's side of
+//! `host` (the cloneable handle, `McpHost`), `prompts` (servers' prompts and resources,
+//! DESIGN §17; their data in `catalog`) and `settings` (the settings screen's side of
 //! it). `options` is what the embedder passes in; `edit` changes `mcp.json` text.
 //!
 //! **Invariant:** the read-only guarantee is enforced twice. A planning turn is shown only
@@ -23,6 +24,7 @@
 //! sandbox can confine runs on this machine; `venv_adoption.rs` asks it to adopt a workspace's
 //! earlier venv at the user's word.
 
+mod catalog;
 mod classify;
 mod client;
 mod config;
@@ -37,6 +39,7 @@ mod key;
 mod live;
 mod local;
 mod options;
+mod prompts;
 mod remote;
 mod schema;
 mod settings;
@@ -45,6 +48,10 @@ mod target;
 mod turn;
 pub mod venv_adoption;
 
+pub use catalog::{
+    OfferError, PromptArgument, PromptInfo, PromptList, PromptText, ResourceContent, ResourceData,
+    ResourceInfo, ResourceList, ServerFailure,
+};
 pub use classify::{classify, program_of, ServerClass};
 pub use client::{Answer, Asker, Question};
 pub use config::{

@@ -107,6 +107,18 @@ error_codes! {
     ForkUnrecorded => "ERR_FORK_UNRECORDED",
     /// Something no caller can fix (a store failure, a task that died).
     Internal => "ERR_INTERNAL",
+    /// `/server:NAME` named a server of the chat that has no prompt NAME, or a bare `/NAME`
+    /// that several servers have (DESIGN §17). Nothing was stored.
+    PromptUnknown => "ERR_PROMPT_UNKNOWN",
+    /// A prompt's required argument is missing, or more values were given than it takes.
+    PromptArguments => "ERR_PROMPT_ARGUMENTS",
+    /// The server failed to give the prompt (an error, no answer in time, down).
+    PromptFailed => "ERR_PROMPT_FAILED",
+    /// `@server:uri` named a server whose resources the chat's next turn may not read (a
+    /// writing server while planning, the code sandbox), or a resource too large to attach.
+    ResourceUnavailable => "ERR_RESOURCE_UNAVAILABLE",
+    /// The server failed to read the resource (an error, no answer in time, down).
+    ResourceFailed => "ERR_RESOURCE_FAILED",
 }
 
 impl std::fmt::Display for ErrorCode {

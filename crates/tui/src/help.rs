@@ -48,6 +48,9 @@ commands (typed as a message):
   /model NAME       this chat's model from here on (PROVIDER/NAME when two
                     providers have it; /model default: the configured one)
   /planner-model …  the same for the planner
+  /prompts          the MCP servers' prompts; /NAME args sends one (these
+                    commands win over a prompt of the same name: /SERVER:NAME)
+  /resources        the MCP servers' resources; @SERVER:URI attaches one
 
 environment:
   PREFLIGHT_HOME    the data folder (default ~/.local/share/preflight)
@@ -94,6 +97,9 @@ const RU: &str = "\
   /model ИМЯ        модель этого чата с этого места (ПОСТАВЩИК/ИМЯ, если она
                     есть у двух; /model default — заданная в настройках)
   /planner-model …  то же для планировщика
+  /prompts          промпты MCP-серверов; /ИМЯ аргументы отправляет промпт (эти
+                    команды важнее одноимённого промпта: /СЕРВЕР:ИМЯ)
+  /resources        ресурсы MCP-серверов; @СЕРВЕР:URI прикладывает ресурс
 
 окружение:
   PREFLIGHT_HOME    папка данных (по умолчанию ~/.local/share/preflight)

@@ -352,6 +352,11 @@ fn slash_model_lists_or_switches_the_chats_model_instead_of_sending() {
         ("/planner-model default", Command::ChooseModel { planner: true, name: "default".into() }),
         ("/models please", Command::Send("/models please".into())),
         ("use /model x", Command::Send("use /model x".into())),
+        // The terminal's own commands win over a server's prompt of the same name; any
+        // other `/NAME args` is sent for the engine to expand (DESIGN §17).
+        ("/prompts", Command::ListOffers { resources: false }),
+        ("/resources", Command::ListOffers { resources: true }),
+        ("/args-prompt Paris", Command::Send("/args-prompt Paris".into())),
     ];
     for (text, expected) in cases {
         let mut app = app(Language::English);

@@ -172,7 +172,7 @@ pub async fn watch_chat(
 
 /// Sends a message with its files (paths) and the images pasted or dropped into the message
 /// box (base64, as the engine takes them); a message with images to a model that cannot see
-/// them is refused.
+/// them is refused. `/NAME args` and `@server:uri` are resolved first (DESIGN §17).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn send_message(
     shell: State<'_, Shell>,
@@ -182,7 +182,7 @@ pub async fn send_message(
     images: Option<Vec<PastedImage>>,
 ) -> Answer<ChatView> {
     let images = images.unwrap_or_default();
-    shell.engine()?.send_with_images(&chat_id, &content, files, images)
+    shell.engine()?.send_typed(&chat_id, &content, files, images).await
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -15,6 +15,7 @@ mod models;
 mod names;
 mod notice;
 mod plan;
+mod prompts;
 mod providers;
 mod reveal;
 mod transfer;
@@ -89,6 +90,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         transfer::choose_import_file,
         transfer::import_chat,
         notice::set_notice_settings,
+        prompts::chat_prompts,
+        prompts::chat_resources,
     ]
 }
 

@@ -71,4 +71,6 @@ pub const COMMANDS: &[&str] = &[
     "choose_import_file",
     "import_chat",
     "set_notice_settings",
+    "chat_prompts",
+    "chat_resources",
 ];

@@ -6,7 +6,8 @@
 // When the chat's model cannot see images, the box says so before sending, naming the model,
 // and offers the header's model picker; Send then explains instead of sending. While a
 // message with images goes, the box says it is sending them. Under the box, how full the
-// model's context is (`meter`, ./Usage.tsx).
+// model's context is (`meter`, ./Usage.tsx). `/` and `@` open the menus of the chat's MCP
+// prompts and resources (`offers`, ./OfferMenu.tsx).
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 
@@ -17,6 +18,7 @@ import { filesOf, nameOf, pastedImage, totalSize } from "../lib/images";
 import { useDrafts, type PreviewSource } from "../lib/useDrafts";
 import type { Vision } from "../lib/vision";
 import { AttachmentChips, humanSize, PaperclipIcon } from "./Attachments";
+import { useOfferMenu, type OfferSource } from "./OfferMenu";
 
 /** What the box says while the planner's questions wait (ERR_PLAN_PENDING too). */
 export function lockedNotice(): string {
@@ -63,10 +65,13 @@ export interface ComposerProps {
   vision?: ImageVision;
   /** Shown under the box: the context meter. */
   meter?: ComponentChildren;
+  /** The chat's MCP prompts and resources, for the slash and @ menus. */
+  offers?: OfferSource;
 }
 
-export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast, files: source, vision, meter }: ComposerProps) {
+export function Composer({ locked, running, awaitingApproval, onSend, onStop, onEditLast, files: source, vision, meter, offers }: ComposerProps) {
   const [text, setText] = useState("");
+  const menu = useOfferMenu(text, setText, locked ? undefined : offers);
   const [notice, setNotice] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const [sending, setSending] = useState<string | null>(null);
@@ -150,6 +155,7 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
           <span class="spinner" aria-hidden="true" /> {sending}
         </p>
       )}
+      {menu.element}
       <div class="composer-row">
         {source && (
           <button
@@ -177,7 +183,9 @@ export function Composer({ locked, running, awaitingApproval, onSend, onStop, on
             if (source && takeImages(filesOf(event.clipboardData))) event.preventDefault();
           }}
           onKeyDown={(event) => {
-            if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+            if (!event.isComposing && menu.onKey(event)) {
+              event.preventDefault();
+            } else if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
               event.preventDefault();
               void send();
             } else if (event.key === "ArrowUp" && text === "" && onEditLast) {

@@ -27,6 +27,7 @@ import { QuestionCard } from "./QuestionCard";
 import { ForkButton, ForkNotice } from "./ForkParts";
 import { ModelDivider } from "./ModelDivider";
 import { NoticeCard, type NoticeCardProps } from "./NoticeCard";
+import { PromptExpansion } from "./OfferMenu";
 import { askedBefore, openTasks, reopenedByRestore, userSpokeAfter } from "../lib/notices";
 import { RestoreContinue, RestoreEntry } from "./RestoreEntry";
 import { StopCard, stopReasonShort } from "./StopCard";
@@ -401,7 +402,8 @@ function UserMessage({ message, edits, running, planAgain, onFork }: { message: 
   if (edits?.editing === message.id) return <EditBox message={message} edits={edits} />;
   return (
     <div class="message user" data-message-id={message.id}>
-      <p class="user-text">{message.content}</p>
+      <p class="user-text">{message.typed?.text ?? message.content}</p>
+      {message.typed && <PromptExpansion typed={message.typed} content={message.content} />}
       <MessageFiles attachments={message.attachments} files={message.files} />
       {edits && !running && (
         <button type="button" class="edit-message" data-testid="edit-message" aria-label={t("messages.editResend")} title={t("messages.editResend")} onClick={() => edits.onEditStart(message.id)}>

@@ -9,6 +9,7 @@ import type { Restored } from "./Restored";
 import type { Resume } from "./Resume";
 import type { ReviewNote } from "./ReviewNote";
 import type { ToolCall } from "./ToolCall";
+import type { TypedPrompt } from "./TypedPrompt";
 
 /**
  * A message of a chat. `body` carries the role and the role's fields.
@@ -39,7 +40,13 @@ restored?: Restored,
  * Set on revision feedback (DESIGN §16): the user's own words and how many comments
  * went with them. `content` is the request the planner read; the window shows this.
  */
-review?: ReviewNote, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, 
+review?: ReviewNote, 
+/**
+ * Set when the message was a server's prompt (`/NAME args`, DESIGN §17): what the
+ * user typed and the prompt it named. `content` is the prompt's expansion (and the
+ * user's lines after the first), which the model reads; the window shows this.
+ */
+typed?: TypedPrompt, } | { "role": "assistant", content: string, questions: Array<Question> | null, plan: PlanDocument | null, tool_calls?: Array<ToolCall>, 
 /**
  * Set when Preflight itself speaks: a planner that failed, a provider that refused,
  * a fallback (`notice.rs`); `content` is then the notice's English text.

@@ -28,6 +28,8 @@ import type { McpServerSave } from "../generated/McpServerSave";
 import type { McpSettings } from "../generated/McpSettings";
 import type { McpTool } from "../generated/McpTool";
 import type { NewChat } from "../generated/NewChat";
+import type { PromptList } from "../generated/PromptList";
+import type { ResourceList } from "../generated/ResourceList";
 import type { PlanDocument } from "../generated/PlanDocument";
 import type { PlanEdit } from "../generated/PlanEdit";
 import type { PlanChange } from "../generated/PlanChange";
@@ -130,6 +132,9 @@ export const api = {
   /** Sends a message with files (paths) and pasted or dropped images (base64, once). */
   sendMessage: (chat_id: string, content: string, files: string[] = [], images: PastedImage[] = []) =>
     call<ChatView>("send_message", images.length > 0 ? { chat_id, content, files, images } : { chat_id, content, files }),
+  /** The chat's MCP prompts (the slash menu) and resources (the @ menu), DESIGN §17. */
+  chatPrompts: (chat_id: string) => call<PromptList>("chat_prompts", { chat_id }),
+  chatResources: (chat_id: string) => call<ResourceList>("chat_resources", { chat_id }),
   /** The bytes of the chat's image attachment `name` (its copy in the data folder). */
   attachmentImage: (chat_id: string, name: string) => call<ArrayBuffer>("attachment_image", { chat_id, name }),
   /** The bytes of an image file the user picked or dropped, for its chip. */

@@ -75,6 +75,16 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_FORK_UNRECORDED");
     case "ERR_INTERNAL":
       return t("errors.ERR_INTERNAL");
+    case "ERR_PROMPT_UNKNOWN":
+      return t("errors.ERR_PROMPT_UNKNOWN");
+    case "ERR_PROMPT_ARGUMENTS":
+      return t("errors.ERR_PROMPT_ARGUMENTS");
+    case "ERR_PROMPT_FAILED":
+      return t("errors.ERR_PROMPT_FAILED");
+    case "ERR_RESOURCE_UNAVAILABLE":
+      return t("errors.ERR_RESOURCE_UNAVAILABLE");
+    case "ERR_RESOURCE_FAILED":
+      return t("errors.ERR_RESOURCE_FAILED");
   }
 }
 

@@ -28,6 +28,7 @@ pub fn chat(home: &std::path::Path) -> (Arc<Store>, ChatId) {
         stopped: None,
         restored: None,
         review: None,
+        typed: None,
     };
     let user = Message { id: MessageId::new(), created_at: preflight_dwp::now_rfc3339(), body };
     store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();

@@ -32,6 +32,7 @@ fn user(attachments: Vec<Attachment>) -> Message {
         stopped: None,
         restored: None,
         review: None,
+        typed: None,
     };
     Message { id: "m1".into(), created_at: "t".into(), body }
 }

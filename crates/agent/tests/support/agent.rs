@@ -63,6 +63,7 @@ impl Harness {
                 stopped: None,
                 restored: None,
                 review: None,
+                typed: None,
             },
         };
         store.begin_user_turn(&chat_id, &user, Phase::Executing).unwrap();

@@ -335,6 +335,7 @@ fn copy_capped(source: &Path, target: &Path, file: &str) -> Result<u64, ApiError
 }
 
 mod pasted;
+pub(crate) mod resources;
 pub(crate) mod shown;
 #[cfg(test)]
 mod tests;

@@ -347,6 +347,7 @@ fn restore_entry(restored: Restored) -> Message {
             stopped: None,
             restored: Some(restored),
             review: None,
+            typed: None,
         },
     }
 }

@@ -22,6 +22,7 @@ pub(super) fn user_message(content: &str, files: Vec<String>) -> Message {
             stopped: None,
             restored: None,
             review: None,
+            typed: None,
         },
     }
 }
@@ -43,6 +44,7 @@ pub(super) fn continue_message(stop: &ExecutorStop, auto: bool) -> Message {
             stopped: Some(Box::new(stop.clone())),
             restored: None,
             review: None,
+            typed: None,
         },
     }
 }
@@ -73,6 +75,7 @@ pub(super) fn feedback_message(
             stopped: None,
             restored: None,
             review: Some(review),
+            typed: None,
         },
     }
 }

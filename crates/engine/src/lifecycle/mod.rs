@@ -51,6 +51,7 @@ mod send;
 mod settings;
 mod tool_views;
 mod transitions;
+mod typed_input;
 mod unconfined;
 mod venv_adoption;
 mod verdict;

@@ -17,6 +17,7 @@ use crate::lifecycle::messages::user_message;
 use crate::lifecycle::providers::Role;
 use crate::lifecycle::runner::{spawn_turn, TurnJob};
 use crate::lifecycle::transitions::{route_edit, route_send, ChatFacts, SendRoute};
+use crate::lifecycle::typed_input::Prepared;
 use crate::lifecycle::view::ChatView;
 use crate::lifecycle::vision::refuse_unseen_images;
 
@@ -50,6 +51,19 @@ impl Engine {
         files: Vec<String>,
         images: Vec<PastedImage>,
     ) -> Result<ChatView, ApiError> {
+        self.send_prepared(chat_id, Prepared::plain(content), files, images)
+    }
+
+    /// [`Engine::send_with_images`] of a message made ready by `typed_input.rs`: `input`'s
+    /// content is what the model reads; its resources are attached beside the files.
+    pub(super) fn send_prepared(
+        &self,
+        chat_id: &ChatId,
+        input: Prepared,
+        files: Vec<String>,
+        images: Vec<PastedImage>,
+    ) -> Result<ChatView, ApiError> {
+        let content = input.content.as_str();
         if content.trim().is_empty() {
             return Err(ApiError::bad_request("a message needs some content"));
         }
@@ -57,7 +71,7 @@ impl Engine {
         let chat = self.inner.store.get_chat(chat_id)?;
         let route = route_send(&self.facts(&chat)?)?;
         if route == SendRoute::Revise {
-            if !files.is_empty() || !images.is_empty() {
+            if !files.is_empty() || !images.is_empty() || !input.resources.is_empty() {
                 return Err(ApiError::bad_request(
                     "files go with a task or a message to the executor, not with plan feedback",
                 ));
@@ -68,16 +82,18 @@ impl Engine {
             SendRoute::Plan => (TurnKind::Planner, Phase::Planning),
             _ => (TurnKind::Executor, Phase::Executing),
         };
-        let copies = self.copy_attachments(&chat, &files, &images)?;
+        let mut copies = self.copy_attachments(&chat, &files, &images)?;
+        self.attach_resources(&chat, &mut copies, &input.resources)?;
         self.check_images_seen(&chat, &copies.attachments, kind)?;
         let guard = self.claim_turn(chat_id, kind)?;
         let mut message = user_message(content, files);
-        if let MessageBody::User { attachments, .. } = &mut message.body {
+        if let MessageBody::User { attachments, typed, .. } = &mut message.body {
             attachments.clone_from(&copies.attachments);
+            typed.clone_from(&input.typed);
         }
         self.inner.store.begin_user_turn(chat_id, &message, phase)?;
         copies.keep();
-        self.name_chat_after(&chat, content);
+        self.name_chat_after(&chat, input.typed_text());
         self.announce(chat_id, &message, phase);
         let job = if kind == TurnKind::Planner { TurnJob::Plan } else { TurnJob::Execute };
         spawn_turn(&self.inner, guard, job);

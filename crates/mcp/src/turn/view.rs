@@ -80,6 +80,11 @@ impl TurnView {
         TurnView { profile, live, unavailable, names }
     }
 
+    /// The running servers of this view, and those that could not start.
+    pub(crate) fn servers(&self) -> (&[Live], &[Unavailable]) {
+        (&self.live, &self.unavailable)
+    }
+
     /// Whether every server of this view is still usable.
     pub(crate) fn is_open(&self) -> bool {
         self.live.iter().all(Live::is_open)

@@ -34,7 +34,10 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::EmptyAnswer
         | ErrorCode::UnknownQuestion
         | ErrorCode::ForkFolder
-        | ErrorCode::ForkUnrecorded => StatusCode::BAD_REQUEST,
+        | ErrorCode::ForkUnrecorded
+        | ErrorCode::PromptUnknown
+        | ErrorCode::PromptArguments
+        | ErrorCode::ResourceUnavailable => StatusCode::BAD_REQUEST,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::McpSignIn => StatusCode::CONFLICT,
         ErrorCode::PlanPending
@@ -58,7 +61,9 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::ProviderUnauthorized
         | ErrorCode::ProviderStreamCut
         | ErrorCode::ProviderRejected
-        | ErrorCode::ProviderBadResponse => StatusCode::BAD_GATEWAY,
+        | ErrorCode::ProviderBadResponse
+        | ErrorCode::PromptFailed
+        | ErrorCode::ResourceFailed => StatusCode::BAD_GATEWAY,
         ErrorCode::StepLimit
         | ErrorCode::PlanFiles
         | ErrorCode::Checkpoint

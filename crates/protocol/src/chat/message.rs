@@ -67,6 +67,12 @@ pub enum MessageBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         review: Option<ReviewNote>,
+        /// Set when the message was a server's prompt (`/NAME args`, DESIGN §17): what the
+        /// user typed and the prompt it named. `content` is the prompt's expansion (and the
+        /// user's lines after the first), which the model reads; the window shows this.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        typed: Option<TypedPrompt>,
     },
     /// A question card (`questions` set), a plan card (`plan` set), an executor round
     /// (`tool_calls` non-empty) or a final answer.
@@ -122,6 +128,17 @@ pub struct ReviewNote {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub feedback: Option<String>,
     pub comments: u32,
+}
+
+/// What the user typed to use an MCP server's prompt, and which prompt it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TypedPrompt {
+    /// The message as typed (`/args-prompt city=Paris` and any lines after it).
+    pub text: String,
+    pub server: String,
+    pub prompt: String,
 }
 
 /// What a restore put back: the checkpoint, and the files it wrote, deleted and kept.

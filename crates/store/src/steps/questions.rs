@@ -161,6 +161,7 @@ fn synthetic_answer(question: &str, answer: &str) -> Message {
             stopped: None,
             restored: None,
             review: None,
+            typed: None,
         },
     }
 }

@@ -58,11 +58,14 @@ impl Tx<'_> {
     ) -> Result<Message, StoreError> {
         require_turn_phase(phase)?;
         let mut message = self.message(chat_id, message_id)?;
-        let MessageBody::User { content: text, plan_answer: false, .. } = &mut message.body else {
+        let MessageBody::User { content: text, plan_answer: false, typed, .. } = &mut message.body
+        else {
             let conflict = Conflict::NotEditable { message_id: message_id.to_owned() };
             return Err(StoreError::wrong_state(chat_id, conflict));
         };
         content.clone_into(text);
+        // The edited words are what the model reads now, not a prompt's expansion.
+        *typed = None;
         let first = self.first_user_message(chat_id)?.is_some_and(|first| first.id == *message_id);
         self.delete_messages_after(chat_id, message_id)?;
         self.update_message(chat_id, &message)?;

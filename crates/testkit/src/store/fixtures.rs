@@ -33,6 +33,7 @@ pub fn user(content: &str) -> Message {
         stopped: None,
         restored: None,
         review: None,
+        typed: None,
     })
 }
 
@@ -52,6 +53,7 @@ pub fn feedback(content: &str) -> Message {
         stopped: None,
         restored: None,
         review: None,
+        typed: None,
     })
 }
 

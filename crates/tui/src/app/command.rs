@@ -56,4 +56,8 @@ pub enum Command {
         planner: bool,
         name: String,
     },
+    /// `/prompts` or `/resources` (DESIGN §17): what the chat's MCP servers offer.
+    ListOffers {
+        resources: bool,
+    },
 }

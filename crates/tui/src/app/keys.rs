@@ -327,12 +327,16 @@ fn enter(app: &mut App) -> Option<Command> {
     }
 }
 
-/// `/model [NAME]` and `/planner-model [NAME]`: list the models, or switch the chat's.
+/// `/model [NAME]` and `/planner-model [NAME]`: list the models, or switch the chat's;
+/// `/prompts` and `/resources`: list what the servers offer. These win over a server's
+/// prompt of the same name (`/SERVER:NAME` reaches that).
 fn model_command(text: &str) -> Option<Command> {
     let (word, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
     let planner = match word {
         "/model" => false,
         "/planner-model" => true,
+        "/prompts" => return Some(Command::ListOffers { resources: false }),
+        "/resources" => return Some(Command::ListOffers { resources: true }),
         _ => return None,
     };
     Some(Command::ChooseModel { planner, name: rest.trim().to_owned() })

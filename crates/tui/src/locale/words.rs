@@ -115,6 +115,14 @@ pub struct Words {
     pub models_unreachable: &'static str,
     pub model_unknown: &'static str,
     pub model_ambiguous: &'static str,
+    /// `/prompts`: `{prompts}` (each `/COMMAND args`), then how to use one.
+    pub prompts_list: &'static str,
+    /// `/resources`: `{resources}` (each `@server:uri`), then how to attach one.
+    pub resources_list: &'static str,
+    pub prompts_none: &'static str,
+    pub resources_none: &'static str,
+    /// Servers that did not answer: `{servers}`.
+    pub offers_failed: &'static str,
     /// The header's usage: planning's and execution's tokens.
     pub usage_planning: &'static str,
     pub usage_execution: &'static str,

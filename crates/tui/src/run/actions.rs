@@ -8,6 +8,7 @@ use crate::app::command::Command;
 use crate::app::state::{App, ListRow};
 use crate::run::checkpoints::{preview_restore, restore, show_diff};
 use crate::run::models::choose_model;
+use crate::run::offers::list_offers;
 use crate::run::open_chat::{load, open_new_chat, reload, Events};
 use crate::sanitize::one_line;
 
@@ -26,7 +27,10 @@ pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &
             *events = None;
             Ok(())
         }
-        Command::Send(text) => send(engine, app, &text, events).and_then(|()| reload(engine, app)),
+        Command::Send(text) => {
+            send(engine, app, &text, events).await.and_then(|()| reload(engine, app))
+        }
+        Command::ListOffers { resources } => list_offers(engine, app, resources, events).await,
         Command::LoadOlder => load_older(engine, app),
         Command::ShowDiff(index) => show_diff(engine, app, index).await,
         Command::PreviewRestore => preview_restore(engine, app).await,
@@ -76,14 +80,21 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
         | Command::ShowDiff(_)
         | Command::PreviewRestore
         | Command::Restore
-        | Command::ChooseModel { .. } => Ok(()),
+        | Command::ChooseModel { .. }
+        | Command::ListOffers { .. } => Ok(()),
     }
 }
 
-/// Sends a message; a new chat is created first (see `open_new_chat`).
-fn send(engine: &Engine, app: &mut App, text: &str, events: &mut Events) -> Result<(), ApiError> {
+/// Sends a message as the window does (`/NAME args` and `@server:uri` resolved); a new
+/// chat is created first (see `open_new_chat`).
+async fn send(
+    engine: &Engine,
+    app: &mut App,
+    text: &str,
+    events: &mut Events,
+) -> Result<(), ApiError> {
     let chat_id = open_new_chat(engine, app, events)?;
-    engine.send(&chat_id, text, Vec::new()).map(drop)
+    engine.send_typed(&chat_id, text, Vec::new(), Vec::new()).await.map(drop)
 }
 
 fn open_chat(

@@ -6,6 +6,7 @@ pub mod actions;
 pub mod bell;
 pub mod checkpoints;
 mod models;
+mod offers;
 pub mod open_chat;
 pub mod session;
 pub mod terminal;

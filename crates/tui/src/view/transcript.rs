@@ -123,7 +123,9 @@ fn message_lines(app: &App, message: &Message, tools: &Calls<'_>, lines: &mut Ve
             ));
             lines.push(Line::default());
         }
-        MessageBody::User { content, .. } => {
+        MessageBody::User { content, typed, .. } => {
+            // A server's prompt shows as typed; its expansion is what the model read.
+            let content = typed.as_ref().map_or(content, |typed| &typed.text);
             let label = format!("{}: ", app.words.you);
             let pad = " ".repeat(label.width());
             for (index, line) in inert(content).lines().enumerate() {

@@ -12,6 +12,7 @@ mod models;
 
 pub use meta::Document;
 mod plan;
+mod prompts;
 mod sandbox;
 mod search;
 mod skills;
@@ -68,6 +69,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(checkpoints::list))
         .routes(routes!(checkpoints::diff))
         .routes(routes!(checkpoints::preview, checkpoints::restore))
+        .routes(routes!(prompts::prompts))
+        .routes(routes!(prompts::resources))
 }
 
 /// A 202: the chat as `GET` shows it at that moment.

@@ -57,10 +57,11 @@ pub struct AnswerBody {
     request_body(content = SendBody),
     responses(
         (status = 202, description = "The turn started; the chat as `GET` shows it now", body = ChatView),
-        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing, mistyped or unknown field, a blank message, a file or image that cannot be attached, images to a model that cannot see them (the message names it); nothing is stored", body = ErrorBody),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing, mistyped or unknown field, a blank message, a file or image that cannot be attached, images to a model that cannot see them (the message names it); `ERR_PROMPT_UNKNOWN`, `ERR_PROMPT_ARGUMENTS`: `/server:NAME` names no prompt of that server, or the prompt's arguments do not fit; `ERR_RESOURCE_UNAVAILABLE`: `@server:uri` names a server the chat's next turn may not read, or a resource too large; nothing is stored", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
         (status = 409, description = "`ERR_PLAN_PENDING`: the planner's questions wait for answers; `ERR_TURN_ACTIVE`: a turn runs", body = ErrorBody),
         (status = 413, description = "`ERR_BAD_REQUEST`: the body is over 32 MiB", body = ErrorBody),
+        (status = 502, description = "`ERR_PROMPT_FAILED`, `ERR_RESOURCE_FAILED`: the MCP server failed to give the prompt the message names (`/NAME args`) or a resource it names (`@server:uri`); nothing is stored", body = ErrorBody),
     ))]
 pub async fn send_message(
     State(state): State<AppState>,
@@ -69,8 +70,8 @@ pub async fn send_message(
 ) -> Answer<(StatusCode, Json<ChatView>)> {
     state.engine.require_chat(&id)?;
     let request: SendBody = body::json(&bytes)?;
-    let view = state.engine.send_with_images(&id, &request.content, request.files, request.images);
-    Ok(accepted(view?))
+    let view = state.engine.send_typed(&id, &request.content, request.files, request.images);
+    Ok(accepted(view.await?))
 }
 
 /// The routes of `/v1/chats/{id}/messages`: a message may carry pasted images, so its body
