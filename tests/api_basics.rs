@@ -217,7 +217,7 @@ async fn a_chat_without_a_workspace_has_no_filesystem_tools() {
     let id = serve.create_chat(json!({"plan_mode": false})).await;
     let (status, profile) = serve.get(&format!("/v1/chats/{id}/profile")).await;
     assert_eq!(status, 200, "{profile}");
-    assert_eq!(profile, json!({"name": "execution", "tools": []}));
+    assert_eq!(profile, json!({"name": "execution", "tools": [], "deferred": []}));
     let planning = serve.create_chat(json!({})).await;
     let (_, profile) = serve.get(&format!("/v1/chats/{planning}/profile")).await;
     assert_eq!(profile["name"], "planning");
