@@ -18,6 +18,10 @@ pub const NAME_CAP: usize = 64;
 /// The longest description (the convention's limit).
 pub const DESCRIPTION_CAP: usize = 1024;
 
+/// The most of the system prompt a workspace's skills may take (names and descriptions); the
+/// skills past it are left out.
+pub const WORKSPACE_LISTING_CAP: usize = 4 * 1024;
+
 /// The workspace's skill folders, in the order they are read.
 pub const WORKSPACE_SKILL_FOLDERS: [&str; 2] = [".agents/skills", ".preflight/skills"];
 
@@ -44,9 +48,15 @@ pub struct Skill {
     /// Its folder: inside the workspace, relative to it (`.agents/skills/pdf`); the user's,
     /// absolute.
     pub folder: String,
+    /// Where its files are read from: `relative` under `root`, every folder on the way
+    /// checked (the workspace and `.agents/skills/pdf`; for the user's own, the skill's folder
+    /// itself, links followed, and an empty `relative`).
     #[serde(skip)]
     #[cfg_attr(feature = "ts", ts(skip))]
-    pub(crate) dir: PathBuf,
+    pub(crate) root: PathBuf,
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub(crate) relative: PathBuf,
     #[serde(skip)]
     #[cfg_attr(feature = "ts", ts(skip))]
     pub(crate) body: String,
@@ -99,6 +109,12 @@ impl SkillSet {
         self.skills.is_empty()
     }
 
+    /// The prompt bytes the workspace's skills listed so far take.
+    fn workspace_listing(&self) -> usize {
+        let workspace = self.skills.iter().filter(|s| s.source == SkillSource::Workspace);
+        workspace.map(listing_bytes).sum()
+    }
+
     pub(super) fn add(&mut self, found: Result<Skill, SkillProblem>) {
         let skill = match found {
             Ok(skill) => skill,
@@ -114,9 +130,23 @@ impl SkillSet {
                 SkillProblemKind::TooMany,
                 format!("more than {MAX_SKILLS} skills: this one is not listed"),
             )
+        } else if skill.source == SkillSource::Workspace
+            && self.workspace_listing() + listing_bytes(&skill) > WORKSPACE_LISTING_CAP
+        {
+            let why = format!(
+                "the workspace's skills would take more than {} KiB of the prompt: this one is \
+                 not listed",
+                WORKSPACE_LISTING_CAP / 1024
+            );
+            (SkillProblemKind::TooMany, why)
         } else {
             return self.skills.push(skill);
         };
         self.problems.push(SkillProblem { folder: skill.folder, kind, problem });
     }
+}
+
+/// What a skill's line in the system prompt takes, near enough.
+fn listing_bytes(skill: &Skill) -> usize {
+    skill.name.len() + skill.description.len() + 8
 }

@@ -51,6 +51,10 @@ fn fields(header: &[&str]) -> BTreeMap<String, String> {
         let value = match value.chars().next() {
             Some('>') => folded(&block),
             Some('|') => block.iter().map(|l| l.trim()).collect::<Vec<_>>().join("\n"),
+            // A plain value wrapped onto indented lines goes on there.
+            Some(c) if !block.is_empty() && c != '"' && c != '\'' => {
+                format!("{} {}", scalar(value), folded(&block)).trim().to_owned()
+            }
             _ => scalar(value),
         };
         if value.trim().is_empty() && !block.is_empty() {
@@ -80,19 +84,40 @@ fn folded(block: &[&str]) -> String {
     out
 }
 
-/// A plain or quoted scalar; a comment after a plain one is dropped.
+/// A plain or quoted scalar; a comment after either is dropped.
 fn scalar(value: &str) -> String {
-    for quote in ['"', '\''] {
-        if let Some(inner) = value.strip_prefix(quote).and_then(|v| v.strip_suffix(quote)) {
-            return match quote {
-                '\'' => inner.replace("''", "'"),
-                _ => inner.replace("\\\"", "\"").replace("\\n", "\n"),
-            };
+    let mut chars = value.char_indices();
+    match chars.next() {
+        Some((_, '"')) => {
+            let mut escaped = false;
+            for (at, c) in chars {
+                match c {
+                    '"' if !escaped => {
+                        return value[1..at].replace("\\\"", "\"").replace("\\n", "\n")
+                    }
+                    '\\' => escaped = !escaped,
+                    _ => escaped = false,
+                }
+            }
+            value.to_owned()
         }
-    }
-    match value.find(" #") {
-        Some(cut) => value[..cut].to_owned(),
-        None => value.to_owned(),
+        Some((_, '\'')) => {
+            let inner = &value[1..];
+            let mut at = 0;
+            while let Some(found) = inner[at..].find('\'') {
+                let end = at + found;
+                if inner[end + 1..].starts_with('\'') {
+                    at = end + 2;
+                    continue;
+                }
+                return inner[..end].replace("''", "'");
+            }
+            value.to_owned()
+        }
+        _ => match value.find(" #") {
+            Some(cut) => value[..cut].to_owned(),
+            None => value.to_owned(),
+        },
     }
 }
 
@@ -105,7 +130,7 @@ mod tests {
 
     #[test]
     fn table_of_front_matters() {
-        let cases: [(&str, Read); 6] = [
+        let cases: [(&str, Read); 7] = [
             (
                 "---\nname: pdf\ndescription: Fill PDF forms\n---\nBody",
                 Some(("pdf", "Fill PDF forms", "Body")),
@@ -116,6 +141,10 @@ mod tests {
                 Some(("a", "one two", "# T")),
             ),
             ("---\nname: b\ndescription: |\n  l1\n  l2\n---\nx", Some(("b", "l1\nl2", "x"))),
+            (
+                "---\nname: \"pdf\" # n\ndescription: Use when\n  asking for PDFs.\n---\n",
+                Some(("pdf", "Use when asking for PDFs.", "")),
+            ),
             ("no front matter", None),
             ("---\nname: unclosed\n", None),
         ];

@@ -95,8 +95,10 @@ fn the_prompt_lists_names_and_descriptions_with_whose_they_are() {
     let folders = folders();
     let set = discover_skills(Some(folders.workspace.path()), folders.user.path());
     let prompt = skills_prompt(&set).unwrap();
-    assert!(prompt.contains("- pdf-forms: Fill PDF forms (the workspace's)"), "{prompt}");
-    assert!(prompt.contains("- house-style: How the user writes (the user's)"), "{prompt}");
+    let user = prompt.find("## The user's skills\n\n- house-style: How the user writes").unwrap();
+    let workspace =
+        prompt.find("## The workspace's skills\n\n- pdf-forms: Fill PDF forms\n- release").unwrap();
+    assert!(user < workspace, "{prompt}");
     assert!(!prompt.contains("Use pypdf"), "bodies wait for the tool");
     assert_eq!(skills_prompt(&SkillSet::default()), None);
 }
@@ -113,10 +115,62 @@ fn the_tool_reads_a_body_and_files_inside_and_refuses_the_way_out() {
     assert!(body.content.contains("the repository's text"), "{}", body.content);
     assert!(body.content.contains("- fields.md"), "{}", body.content);
     assert!(tool.read("pdf-forms", Some("fields.md")).content.contains("name, date"));
+    assert!(tool.read("pdf-forms", Some("./fields.md")).content.contains("name, date"));
     for file in ["../../../secret.txt", "/etc/passwd", "https://example.com/x", "link.md"] {
         let refused = tool.read("pdf-forms", Some(file));
         assert!(refused.is_error, "{file}: {}", refused.content);
         assert!(!refused.content.contains("the key"), "{file}");
     }
     assert!(tool.read("nope", None).content.contains("pdf-forms"), "names the listed skills");
+}
+
+#[test]
+fn a_skill_folder_swapped_for_a_link_after_discovery_is_not_read() {
+    let folders = folders();
+    let ws = folders.workspace.path();
+    fs::write(folders.user.path().join("id_rsa"), "PRIVATE").unwrap();
+    let tool = SkillTool::new(&discover_skills(Some(ws), folders.user.path()));
+    fs::remove_dir_all(ws.join(".agents/skills/pdf-forms")).unwrap();
+    symlink(folders.user.path(), ws.join(".agents/skills/pdf-forms")).unwrap();
+    let read = tool.read("pdf-forms", Some("id_rsa"));
+    assert!(read.is_error && !read.content.contains("PRIVATE"), "{}", read.content);
+    let listed = tool.read("pdf-forms", None);
+    assert!(!listed.content.contains("id_rsa"), "{}", listed.content);
+}
+
+#[test]
+fn the_users_own_skills_may_be_links_as_dotfile_managers_make_them() {
+    let dotfiles = tempfile::tempdir().unwrap();
+    write_skill(&dotfiles.path().join("notes"), "notes", "Take notes", "Bullet points.");
+    let user = tempfile::tempdir().unwrap();
+    // A linked folder, and a real folder whose SKILL.md is a link.
+    symlink(dotfiles.path().join("notes"), user.path().join("notes")).unwrap();
+    fs::create_dir(user.path().join("journal")).unwrap();
+    let text = "---\nname: journal\ndescription: Keep a journal\n---\nDaily.";
+    fs::write(dotfiles.path().join("journal.md"), text).unwrap();
+    symlink(dotfiles.path().join("journal.md"), user.path().join("journal").join(SKILL_FILE))
+        .unwrap();
+    let set = discover_skills(None, user.path());
+    let names: Vec<&str> = set.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["journal", "notes"], "{:?}", set.problems);
+    assert!(SkillTool::new(&set).read("notes", None).content.contains("Bullet points."));
+}
+
+#[test]
+fn a_workspaces_skills_take_at_most_their_share_of_the_prompt() {
+    let ws = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    for n in 0..10 {
+        let name = format!("skill-{n}");
+        let folder = ws.path().join(".agents/skills").join(&name);
+        write_skill(&folder, &name, &"d".repeat(1000), "");
+    }
+    let set = discover_skills(Some(ws.path()), user.path());
+    let listed: usize = set.skills.iter().map(|s| s.name.len() + s.description.len() + 8).sum();
+    assert!(listed <= WORKSPACE_LISTING_CAP, "{listed}");
+    assert_eq!(set.skills.len(), 4);
+    assert!(set
+        .problems
+        .iter()
+        .all(|p| p.kind == SkillProblemKind::TooMany && p.problem.contains("4 KiB")));
 }

@@ -5,7 +5,7 @@
 //! out (`..`), names a URL or passes through a symbolic link is refused.
 
 use std::fs;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use preflight_protocol::tool::{ToolOutput, ToolSpec};
 use serde_json::{json, Value};
@@ -16,6 +16,10 @@ use crate::{Tool, ToolContext};
 const FILE_CAP: usize = 60_000;
 /// The most files of a skill's folder listed.
 const LISTED_FILES: usize = 100;
+/// The most entries looked at while listing them.
+const VISITED: usize = 5_000;
+/// How deep below the skill's folder they are looked for.
+const DEPTH: usize = 4;
 
 /// The skills of one turn, as they were when it began.
 pub struct SkillTool {
@@ -87,7 +91,7 @@ fn instructions(skill: &Skill) -> String {
     };
     let body = if skill.body.is_empty() { "(no instructions)" } else { skill.body.as_str() };
     let mut out = format!("{whose}, from {}:\n\n{body}", skill.folder);
-    let files = folder_files(&skill.dir);
+    let files = folder_files(skill);
     if !files.is_empty() {
         out.push_str("\n\nFiles in its folder (read one with `file`):\n");
         out.push_str(&files.iter().map(|f| format!("- {f}")).collect::<Vec<_>>().join("\n"));
@@ -95,15 +99,20 @@ fn instructions(skill: &Skill) -> String {
     out
 }
 
-/// One file of the skill's folder, or why it cannot be read.
+/// One file of the skill's folder, or why it cannot be read. Every folder from the skill's
+/// root on is checked again now, so a link put in its place since the turn began is refused.
 fn read_file(skill: &Skill, file: &str) -> ToolOutput {
-    if let Some(why) = leads_out(file) {
-        return ToolOutput::error(format!(
-            "{file:?} {why}: only files inside the skill's folder ({}) can be read",
-            skill.folder
-        ));
-    }
-    match preflight_files::read_regular_capped(&skill.dir, Path::new(file), FILE_CAP) {
+    let plain = match plain_path(file) {
+        Ok(plain) => plain,
+        Err(why) => {
+            return ToolOutput::error(format!(
+                "{file:?} {why}: only files inside the skill's folder ({}) can be read",
+                skill.folder
+            ))
+        }
+    };
+    let path = skill.relative.join(&plain);
+    match preflight_files::read_regular_capped(&skill.root, &path, FILE_CAP) {
         Ok(read) => {
             let text = String::from_utf8_lossy(&read.bytes);
             let cut = if read.truncated { "\n… (cut at 60,000 bytes)" } else { "" };
@@ -113,33 +122,55 @@ fn read_file(skill: &Skill, file: &str) -> ToolOutput {
     }
 }
 
-/// Why `file` does not name a plain path inside a folder, if it does not.
-fn leads_out(file: &str) -> Option<&'static str> {
+/// `file` as plain names inside a folder (`./` dropped), or why it is not one.
+fn plain_path(file: &str) -> Result<PathBuf, &'static str> {
     if file.contains("://") || file.starts_with("mailto:") {
-        return Some("is a link, which is never followed");
+        return Err("is a link, which is never followed");
     }
-    let plain = Path::new(file).components().all(|part| matches!(part, Component::Normal(_)));
-    (!plain).then_some("leads out of the skill's folder")
+    let mut plain = PathBuf::new();
+    for part in Path::new(file).components() {
+        match part {
+            Component::Normal(name) => plain.push(name),
+            Component::CurDir => {}
+            _ => return Err("leads out of the skill's folder"),
+        }
+    }
+    if plain.as_os_str().is_empty() {
+        return Err("names no file");
+    }
+    Ok(plain)
 }
 
-/// The regular files under `dir` (no link followed, hidden ones skipped), relative to it,
-/// sorted, at most [`LISTED_FILES`]; `SKILL.md` itself left out.
-fn folder_files(dir: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_owned()];
-    while let Some(folder) = folders.pop() {
+/// The regular files of the skill's folder (no link followed, hidden ones skipped), relative
+/// to it, sorted, at most [`LISTED_FILES`], from at most [`VISITED`] entries [`DEPTH`] folders
+/// deep; `SKILL.md` itself left out. None when a folder on the way is no longer a real one.
+fn folder_files(skill: &Skill) -> Vec<String> {
+    let dir = skill.root.join(&skill.relative);
+    let on_the_way = skill.relative.components().scan(skill.root.clone(), |at, part| {
+        at.push(part);
+        Some(fs::symlink_metadata(&*at).is_ok_and(|meta| meta.is_dir()))
+    });
+    if !on_the_way.collect::<Vec<_>>().iter().all(|real| *real) {
+        return Vec::new();
+    }
+    let (mut files, mut visited) = (Vec::new(), 0);
+    let mut folders = vec![(dir.clone(), 0)];
+    while let Some((folder, depth)) = folders.pop() {
         let Ok(entries) = fs::read_dir(&folder) else { continue };
         for entry in entries.filter_map(Result::ok) {
+            visited += 1;
+            if visited > VISITED || files.len() >= LISTED_FILES {
+                break;
+            }
             let hidden = entry.file_name().to_string_lossy().starts_with('.');
             let Ok(kind) = entry.file_type() else { continue };
-            if hidden || files.len() >= LISTED_FILES {
-                continue;
-            }
             let path = entry.path();
-            if kind.is_dir() {
-                folders.push(path);
+            if hidden {
+                continue;
+            } else if kind.is_dir() && depth < DEPTH {
+                folders.push((path, depth + 1));
             } else if kind.is_file() {
-                let relative = path.strip_prefix(dir).unwrap_or(&path).display().to_string();
+                let relative = path.strip_prefix(&dir).unwrap_or(&path).display().to_string();
                 if relative != SKILL_FILE {
                     files.push(relative);
                 }

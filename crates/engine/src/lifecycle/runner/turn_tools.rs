@@ -236,13 +236,14 @@ pub(crate) async fn offer_tools(
     registry.offer(scope).await.with_tool_search(limit, &recent_tools(messages))
 }
 
-/// The tools the chat's messages called, most recent first, each once.
+/// The MCP tools the chat's messages called, most recent first, each once (Preflight's own
+/// tools are always shown, so they take no place among the recent ones).
 pub(crate) fn recent_tools(messages: &[Message]) -> Vec<String> {
     let mut recent: Vec<String> = Vec::new();
     for message in messages.iter().rev() {
         let MessageBody::Assistant { tool_calls, .. } = &message.body else { continue };
         for call in tool_calls.iter().rev() {
-            if !recent.contains(&call.name) {
+            if call.name.starts_with("mcp_") && !recent.contains(&call.name) {
                 recent.push(call.name.clone());
             }
         }
