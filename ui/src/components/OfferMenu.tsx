@@ -37,7 +37,10 @@ function useList<T>(wanted: boolean, load: (() => Promise<T>) | undefined): Load
   return loaded;
 }
 
-type Row = { key: string; label: string; detail?: string; pick: () => void };
+/** A menu row; `command` is what the user types for it (`/command`, `@server:uri`): Enter
+ *  completes a row only while what is typed starts it, so typed text (`/tmp`, `@alice`) that
+ *  merely matches a description is sent as typed. Tab always completes. */
+type Row = { key: string; label: string; detail?: string; command: string; pick: () => void };
 
 /** The menus over the box's `text`; `onKey` takes the keys they use (true when taken). */
 export function useOfferMenu(text: string, setText: (text: string) => void, source?: OfferSource) {
@@ -68,8 +71,10 @@ export function useOfferMenu(text: string, setText: (text: string) => void, sour
       setSelected((index) => (index + step) % rows.length);
       return true;
     }
+    const row = rows[Math.min(selected, rows.length - 1)];
+    if (event.key === "Enter" && !event.shiftKey && row && trigger && !row.command.toLowerCase().startsWith(trigger.query.toLowerCase())) return false;
     if ((event.key === "Enter" && !event.shiftKey) || event.key === "Tab") {
-      rows[Math.min(selected, rows.length - 1)]?.pick();
+      row?.pick();
       return true;
     }
     return false;
@@ -87,6 +92,7 @@ function promptRow(prompt: PromptInfo, setText: (text: string) => void): Row {
   const usage = usageOf(prompt);
   return {
     key: `${prompt.server}:${prompt.name}`,
+    command: prompt.command,
     label: `/${prompt.command}${usage ? ` ${usage}` : ""}`,
     detail: [prompt.description ?? prompt.title, t("prompts.from", { server: prompt.server })].filter(Boolean).join(" · "),
     pick: () => setText(completePrompt(prompt)),
@@ -94,7 +100,7 @@ function promptRow(prompt: PromptInfo, setText: (text: string) => void): Row {
 }
 
 function resourceRow(resource: ResourceInfo, pick: () => void): Row {
-  return { key: resource.reference, label: resource.title ?? resource.name, detail: resource.reference, pick };
+  return { key: resource.reference, command: resource.reference.replace(/^@/, ""), label: resource.title ?? resource.name, detail: resource.reference, pick };
 }
 
 function MenuList({ kind, rows, selected, loaded, query }: { kind: "prompt" | "resource"; rows: Row[]; selected: number; loaded: Loaded<PromptList | ResourceList>; query: string }) {

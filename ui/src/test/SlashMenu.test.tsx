@@ -62,6 +62,14 @@ describe("the slash menu", () => {
     expect(onSend).toHaveBeenCalledWith("/args-prompt Paris", [], []);
   });
 
+  it("sends typed text that only a description matches: Enter completes a command only while it is typed", async () => {
+    const { box, type, onSend } = setup();
+    type("/weather");
+    await waitFor(() => expect(options()).toEqual(["/args-prompt city [state]"]));
+    fireEvent.keyDown(box, { key: "Enter" });
+    expect(onSend).toHaveBeenCalledWith("/weather", [], []);
+  });
+
   it("moves with the arrows, completes with Tab, and Esc closes it without sending", async () => {
     const { box, type, onSend } = setup();
     type("/");

@@ -16,7 +16,7 @@ use preflight_protocol::ids::ChatId;
 
 use crate::lifecycle::attachments::resources::{write_resources, ResourceFile};
 use crate::lifecycle::attachments::{
-    attachments_dir, chat_attachments, Copies, MAX_ATTACHMENT_BYTES,
+    attachments_dir, chat_attachments, Copies, MAX_ATTACHMENTS, MAX_ATTACHMENT_BYTES,
 };
 use crate::lifecycle::engine::Engine;
 use crate::lifecycle::error::{ApiError, ErrorCode};
@@ -26,6 +26,9 @@ use crate::lifecycle::view::ChatView;
 mod syntax;
 
 use syntax::{file_name, fill_arguments, resource_refs, slash_line, ArgumentError, ResourceRef};
+
+/// The most a prompt may expand to: the expansion is stored and sent with every later turn.
+pub const MAX_EXPANSION_BYTES: usize = 256 * 1024;
 
 /// A message as it is sent: the text the model reads, what the user typed when that named
 /// a prompt, and the contents of the resources it named.
@@ -128,9 +131,18 @@ impl Engine {
         servers: &[String],
     ) -> Result<Option<(PromptInfo, String)>, ApiError> {
         let workspace = workspace_of(chat);
-        let list = self.inner.mcp.prompts(workspace).await;
-        let list =
-            list.map_err(|error| ApiError::new(ErrorCode::PromptFailed, error.to_string()))?;
+        let list = match self.inner.mcp.prompts(workspace).await {
+            Ok(list) => list,
+            // Without a list a bare `/word` is the user's text; only `/server:name` asked
+            // for a prompt for sure.
+            Err(error) if name.contains(':') => {
+                return Err(ApiError::new(ErrorCode::PromptFailed, error.to_string()))
+            }
+            Err(error) => {
+                tracing::warn!(%error, "no prompt list: the message is sent as typed");
+                return Ok(None);
+            }
+        };
         let Some(prompt) = find_prompt(&list, name, servers)? else { return Ok(None) };
         let arguments =
             fill_arguments(&prompt.arguments, args).map_err(|e| argument_error(&prompt, e))?;
@@ -138,6 +150,16 @@ impl Engine {
         let text = got.await.map_err(|e| ApiError::new(ErrorCode::PromptFailed, e.to_string()))?;
         if text.text.trim().is_empty() {
             let why = format!("prompt `{}` of MCP server `{}` gave no text", name, prompt.server);
+            return Err(ApiError::new(ErrorCode::PromptFailed, why));
+        }
+        if text.text.len() > MAX_EXPANSION_BYTES {
+            let why = format!(
+                "prompt `{}` of MCP server `{}` gave {} bytes; a prompt may expand to at most \
+                 {MAX_EXPANSION_BYTES} bytes",
+                name,
+                prompt.server,
+                text.text.len()
+            );
             return Err(ApiError::new(ErrorCode::PromptFailed, why));
         }
         Ok(Some((prompt, text.text)))
@@ -151,7 +173,15 @@ impl Engine {
         refs: &[ResourceRef],
     ) -> Result<Vec<ResourceFile>, ApiError> {
         let profile = profile_for(&self.facts(chat)?);
+        if refs.len() > MAX_ATTACHMENTS {
+            let why = format!(
+                "{} resources are named; a message takes at most {MAX_ATTACHMENTS} files",
+                refs.len()
+            );
+            return Err(ApiError::new(ErrorCode::BadRequest, why));
+        }
         let mut files = Vec::new();
+        let mut total: u64 = 0;
         for found in refs {
             let read = self.inner.mcp.read_resource(
                 profile,
@@ -173,6 +203,13 @@ impl Engine {
                         "{} is {} bytes; resources of at most {MAX_ATTACHMENT_BYTES} bytes can be attached",
                         found.reference(),
                         content.data.len()
+                    );
+                    return Err(ApiError::new(ErrorCode::ResourceUnavailable, why));
+                }
+                total += content.data.len() as u64;
+                if total > MAX_ATTACHMENT_BYTES {
+                    let why = format!(
+                        "the resources named take more than {MAX_ATTACHMENT_BYTES} bytes together"
                     );
                     return Err(ApiError::new(ErrorCode::ResourceUnavailable, why));
                 }
