@@ -31,6 +31,7 @@ mod record;
 mod registry;
 mod round_rule;
 mod sink;
+mod tool_hooks;
 mod turn_loop;
 mod turn_plan;
 mod work;
@@ -64,6 +65,7 @@ pub use round_rule::{
     Halt, RoundRule, RoundWatch, DEFAULT_MAX_ROUNDS, DEFAULT_NO_PROGRESS_ROUNDS, LOOP_REPEATS,
 };
 pub use sink::{EventSink, NoEvents};
+pub use tool_hooks::{HookVerdict, ToolHooks};
 pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub use turn_plan::gate_record;
 pub use turn_plan::{GateRunner, TurnPlanTool, GATE_TIMEOUT_S};

@@ -107,6 +107,9 @@ error_codes! {
     ForkUnrecorded => "ERR_FORK_UNRECORDED",
     /// Something no caller can fix (a store failure, a task that died).
     Internal => "ERR_INTERNAL",
+    /// The user's `UserPromptSubmit` hook blocked the message (its reason in the message);
+    /// nothing was stored (DESIGN §17).
+    HookBlocked => "ERR_HOOK_BLOCKED",
 }
 
 impl std::fmt::Display for ErrorCode {

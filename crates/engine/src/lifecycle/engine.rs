@@ -146,6 +146,8 @@ pub(crate) struct Inner {
     pub(super) sandboxes: Sandboxes,
     /// Where every change of a chat's work is said; the plan folders listen.
     pub(super) work: WorkStream,
+    /// The user's hooks (DESIGN §17).
+    pub(super) hooks: Arc<crate::hooks::Hooks>,
     /// Held for the engine's life: no other process runs turns on this data folder.
     _home_lock: Arc<HomeLock>,
 }
@@ -164,6 +166,7 @@ impl Engine {
             _ => Arc::new(HomeLock::acquire(&home, &options.program)?),
         };
         let config = Config::load(&home)?;
+        let hooks = crate::lifecycle::hooks::open_hooks(&home, &config);
         let store = Arc::new(Store::open(home.join(DATABASE_FILE))?);
         crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
         let mut mcp_config = options.mcp;
@@ -196,10 +199,13 @@ impl Engine {
             confinement,
             sandboxes,
             work,
+            hooks,
             _home_lock: home_lock,
         };
         settle_interrupted_turns(&inner.store)?;
-        Ok(Engine { inner: Arc::new(inner) })
+        let inner = Arc::new(inner);
+        crate::lifecycle::hooks_follow::follow_hooks(&inner);
+        Ok(Engine { inner })
     }
 
     /// Stops every running turn and every MCP server.

@@ -27,6 +27,8 @@ mod export;
 mod finalize;
 mod fork;
 mod gates;
+mod hooks;
+mod hooks_follow;
 mod hub;
 mod mcp_settings;
 mod messages;

@@ -144,6 +144,7 @@ async fn plan(
     let mut history = planner_history(&messages, image_loader(inner, chat_id, &provider));
     let mut repaired = false;
     let drafting = Drafting::new(&inner.hub, chat_id);
+    let hooks = crate::lifecycle::hooks::turn_hooks(inner, &chat);
     loop {
         let turn = Turn {
             chat_id,
@@ -158,6 +159,7 @@ async fn plan(
             task_list: None,
             recorder: None,
             events: &drafting,
+            hooks: hooks.as_deref(),
         };
         let outcome = match tokio::time::timeout(PLANNER_DEADLINE, run_turn(turn, cancel)).await {
             Ok(outcome) => outcome.map_err(PlanError::from)?,
