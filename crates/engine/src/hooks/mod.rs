@@ -177,6 +177,23 @@ impl Hooks {
         scene: HookScene<'_>,
         fields: Map<String, Value>,
     ) -> Decision {
+        // On a runtime's worker (an HTTP handler), the runtime is told the thread blocks.
+        let multi = tokio::runtime::Handle::try_current()
+            .is_ok_and(|handle| handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        let fire = || self.fire_on_a_thread(event, subject, scene, fields);
+        match multi {
+            true => tokio::task::block_in_place(fire),
+            false => fire(),
+        }
+    }
+
+    fn fire_on_a_thread(
+        &self,
+        event: HookEvent,
+        subject: &str,
+        scene: HookScene<'_>,
+        fields: Map<String, Value>,
+    ) -> Decision {
         std::thread::scope(|scope| {
             let fired = scope.spawn(|| {
                 let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();

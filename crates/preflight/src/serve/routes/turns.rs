@@ -58,6 +58,7 @@ pub struct AnswerBody {
     responses(
         (status = 202, description = "The turn started; the chat as `GET` shows it now", body = ChatView),
         (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing, mistyped or unknown field, a blank message, a file or image that cannot be attached, images to a model that cannot see them (the message names it); nothing is stored", body = ErrorBody),
+        (status = 403, description = "`ERR_HOOK_BLOCKED`: the user's `UserPromptSubmit` hook blocked the message (its reason in the message); nothing is stored", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
         (status = 409, description = "`ERR_PLAN_PENDING`: the planner's questions wait for answers; `ERR_TURN_ACTIVE`: a turn runs", body = ErrorBody),
         (status = 413, description = "`ERR_BAD_REQUEST`: the body is over 32 MiB", body = ErrorBody),

@@ -1,0 +1,159 @@
+//! The user's hooks through the API (DESIGN §17), with real processes as hooks (shell
+//! scripts the tests write) around a scripted provider and the real filesystem server: a
+//! `PreToolUse` hook blocks `write_file` with its reason reaching the model, one that sleeps
+//! past its timeout is killed and the turn goes on, none sees a provider key; a workspace's
+//! hooks run only once the user trusts the folder; a `UserPromptSubmit` block stores nothing.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use preflight_testkit::{Reply, Script, ScriptedServer};
+use serde_json::{json, Value};
+use support::script::{anyone, tool};
+use support::{anthropic_config, openai_config, Serve, ANTHROPIC_KEY_ENV};
+
+const READ: &str = "mcp_filesystem_read_text_file";
+const WRITE: &str = "mcp_filesystem_write_file";
+
+/// Writes an executable script `name` into `dir`; its path.
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// `{"hooks":{EVENT:[{"matcher":…,"hooks":[{"type":"command","command":…,"timeout":…}]}]}}`
+/// from `(event, matcher, command, timeout)` entries.
+fn hooks_json(entries: &[(&str, &str, &str, u64)]) -> String {
+    let mut hooks = serde_json::Map::new();
+    for (event, matcher, command, timeout) in entries {
+        let group = json!({"matcher": matcher, "hooks": [{"type": "command", "command": command, "timeout": timeout}]});
+        let list = hooks.entry(event.to_string()).or_insert_with(|| json!([]));
+        list.as_array_mut().unwrap().push(group);
+    }
+    json!({ "hooks": hooks }).to_string()
+}
+
+/// Whether process `pid` still runs (a zombie does not).
+fn alive(pid: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+    !stat.is_empty() && state != Some(Some('Z'))
+}
+
+/// Sends `content` to a chat and waits for its turn to end.
+async fn run_turn(serve: &Serve, id: &str, content: &str) {
+    let mut events = serve.events(id).await;
+    let (status, body) =
+        serve.post(&format!("/v1/chats/{id}/messages"), json!({ "content": content })).await;
+    assert_eq!(status, 202, "{body}");
+    events.wait_for_phase("idle").await;
+}
+
+#[tokio::test]
+async fn a_pre_tool_use_hook_blocks_a_write_and_a_late_one_is_killed_while_the_turn_goes_on() {
+    let (workspace, bin) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(workspace.path().join("notes.txt"), "the word is marmalade\n").unwrap();
+    let out = |name: &str| bin.path().join(name).display().to_string();
+    let block = script(bin.path(), "block.sh", &format!("cat > {}\necho 'no writes here: policy 7' >&2\nexit 2", out("stdin.json")));
+    let late = script(bin.path(), "late.sh", &format!("sleep 30 & echo $! > {}\nwait", out("late.pid")));
+    let env = script(bin.path(), "env.sh", &format!("env > {}\necho 'not json {{'\nexit 1", out("env.txt")));
+    let hooks = hooks_json(&[
+        ("PreToolUse", WRITE, &block, 10),
+        ("PreToolUse", READ, &late, 1),
+        ("PreToolUse", "", &env, 10),
+    ]);
+    let file = |name: &str| workspace.path().join(name).display().to_string();
+    let script = Script::new().route(
+        anyone(),
+        [
+            tool(READ, json!({"path": file("notes.txt")})),
+            tool(WRITE, json!({"path": file("new.txt"), "content": "written"})),
+            Reply::text("done"),
+        ],
+    );
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start_with_config(&anthropic_config(&provider.url()), &[ANTHROPIC_KEY_ENV]);
+    std::fs::write(serve.home_path().join("hooks.json"), hooks).unwrap();
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "plan_mode": false})).await;
+    run_turn(&serve, &id, "Read the notes, then write new.txt").await;
+
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 3, "the turn went on past the late hook and the block");
+    assert!(requests[1].body.to_string().contains("marmalade"), "the read ran after the late hook was killed");
+    assert!(!alive(&std::fs::read_to_string(out("late.pid")).unwrap()), "the late hook's child was killed with its group");
+    assert!(requests[2].body.to_string().contains("no writes here: policy 7"), "the model reads the hook's reason");
+    assert!(!workspace.path().join("new.txt").exists(), "the blocked write did not happen");
+    let input: Value = serde_json::from_str(&std::fs::read_to_string(out("stdin.json")).unwrap()).unwrap();
+    assert_eq!((input["hook_event_name"].as_str(), input["tool_name"].as_str()), (Some("PreToolUse"), Some(WRITE)));
+    assert_eq!((input["tool_input"]["content"].as_str(), input["chat_id"].as_str()), (Some("written"), Some(id.as_str())));
+    let env = std::fs::read_to_string(out("env.txt")).unwrap();
+    assert!(env.contains("PATH="), "{env}");
+    assert!(!env.contains(ANTHROPIC_KEY_ENV.1) && !env.contains(ANTHROPIC_KEY_ENV.0), "no provider key: {env}");
+}
+
+#[tokio::test]
+async fn a_workspace_hooks_file_runs_only_once_the_user_trusts_the_folder() {
+    let (workspace, bin) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(workspace.path().join("notes.txt"), "hello\n").unwrap();
+    let log = bin.path().join("ran.log");
+    let hook = script(bin.path(), "mark.sh", &format!("echo ran >> {}", log.display()));
+    std::fs::create_dir(workspace.path().join(".preflight")).unwrap();
+    let file = workspace.path().join(".preflight/hooks.json");
+    std::fs::write(&file, hooks_json(&[("PreToolUse", "", &hook, 10)])).unwrap();
+    let read = tool(READ, json!({"path": workspace.path().join("notes.txt")}));
+    let script = Script::new().route(anyone(), [read.clone(), Reply::text("ok"), read, Reply::text("ok")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let id = serve.create_chat(json!({"workspace": workspace.path(), "plan_mode": false})).await;
+
+    run_turn(&serve, &id, "Read the notes").await;
+    assert!(!log.exists(), "an untrusted workspace's hooks never run");
+    let (_, view) = serve.get("/v1/hooks").await;
+    let canonical: PathBuf = workspace.path().canonicalize().unwrap();
+    let listed = &view["workspaces"][0];
+    assert_eq!((listed["workspace"].as_str(), listed["present"].as_bool(), listed["trusted"].as_bool()),
+        (canonical.to_str(), Some(true), Some(false)), "{view}");
+    assert_eq!(view["loaded"], json!([]), "{view}");
+
+    let trust = json!({"workspace": workspace.path(), "trusted": true});
+    let (status, view) = serve.request("PUT", "/v1/hooks/trust", Some(trust)).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["workspaces"][0]["trusted"], true, "{view}");
+    assert_eq!(view["loaded"][0]["command"], hook.as_str(), "{view}");
+    run_turn(&serve, &id, "Read them again").await;
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "ran\n", "trusted, its hook ran once, at the one call");
+    let gone = json!({"workspace": bin.path().join("nowhere"), "trusted": true});
+    let (status, body) = serve.request("PUT", "/v1/hooks/trust", Some(gone)).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (400, Some("ERR_BAD_REQUEST")), "{body}");
+}
+
+#[tokio::test]
+async fn a_user_prompt_submit_block_stores_nothing_and_a_broken_file_is_said_and_runs_nothing() {
+    let bin = tempfile::tempdir().unwrap();
+    let answer = r#"{"decision":"block","reason":"no secrets in prompts"}"#;
+    let hook = script(bin.path(), "guard.sh", &format!("grep -q 'password' && echo '{answer}'\nexit 0"));
+    let provider = ScriptedServer::start(Script::replies([Reply::text("fine")])).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let hooks = serve.home_path().join("hooks.json");
+    std::fs::write(&hooks, hooks_json(&[("UserPromptSubmit", "", &hook, 10)])).unwrap();
+    let id = serve.create_chat(json!({"plan_mode": false})).await;
+
+    let blocked = json!({"content": "my password is hunter2"});
+    let (status, body) = serve.post(&format!("/v1/chats/{id}/messages"), blocked.clone()).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("ERR_HOOK_BLOCKED")), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("no secrets in prompts"), "{body}");
+    assert_eq!(serve.chat(&id).await["messages"], json!([]), "nothing stored");
+    assert!(provider.requests().is_empty(), "nothing sent");
+
+    std::fs::write(&hooks, r#"{"hooks":{"BeforeEverything":[]}}"#).unwrap();
+    let (_, view) = serve.get("/v1/hooks").await;
+    let problem = &view["errors"][0];
+    assert_eq!(problem["file"].as_str(), hooks.to_str(), "{view}");
+    assert!(problem["message"].as_str().unwrap().contains("unknown event \"BeforeEverything\""), "{view}");
+    run_turn(&serve, &id, "my password is hunter2").await;
+    assert_eq!(provider.requests().len(), 1, "a file with an error runs none of its hooks");
+}
