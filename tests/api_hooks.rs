@@ -53,19 +53,26 @@ async fn run_turn(serve: &Serve, id: &str, content: &str) {
     events.wait_for_phase("idle").await;
 }
 
+/// The user's `hooks.json` of the first test, its scripts in `bin` writing there: one blocks
+/// `write_file` (and keeps its stdin), one sleeps past its 1 s timeout at `read_text_file`
+/// (with a child), one at every call writes its environment and prints garbage.
+fn policy_hooks(bin: &Path) -> String {
+    let out = |name: &str| bin.join(name).display().to_string();
+    let stdin = out("stdin.json");
+    let block = format!("cat > {stdin}\necho 'no writes here: policy 7' >&2\nexit 2");
+    let late = format!("sleep 30 & echo $! > {}\nwait", out("late.pid"));
+    let env = format!("env > {}\necho 'not json {{'\nexit 1", out("env.txt"));
+    hooks_json(&[
+        ("PreToolUse", WRITE, &script(bin, "block.sh", &block), 10),
+        ("PreToolUse", READ, &script(bin, "late.sh", &late), 1),
+        ("PreToolUse", "", &script(bin, "env.sh", &env), 10),
+    ])
+}
+
 #[tokio::test]
 async fn a_pre_tool_use_hook_blocks_a_write_and_a_late_one_is_killed_while_the_turn_goes_on() {
     let (workspace, bin) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     std::fs::write(workspace.path().join("notes.txt"), "the word is marmalade\n").unwrap();
-    let out = |name: &str| bin.path().join(name).display().to_string();
-    let block = script(bin.path(), "block.sh", &format!("cat > {}\necho 'no writes here: policy 7' >&2\nexit 2", out("stdin.json")));
-    let late = script(bin.path(), "late.sh", &format!("sleep 30 & echo $! > {}\nwait", out("late.pid")));
-    let env = script(bin.path(), "env.sh", &format!("env > {}\necho 'not json {{'\nexit 1", out("env.txt")));
-    let hooks = hooks_json(&[
-        ("PreToolUse", WRITE, &block, 10),
-        ("PreToolUse", READ, &late, 1),
-        ("PreToolUse", "", &env, 10),
-    ]);
     let file = |name: &str| workspace.path().join(name).display().to_string();
     let script = Script::new().route(
         anyone(),
@@ -77,22 +84,27 @@ async fn a_pre_tool_use_hook_blocks_a_write_and_a_late_one_is_killed_while_the_t
     );
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start_with_config(&anthropic_config(&provider.url()), &[ANTHROPIC_KEY_ENV]);
-    std::fs::write(serve.home_path().join("hooks.json"), hooks).unwrap();
+    std::fs::write(serve.home_path().join("hooks.json"), policy_hooks(bin.path())).unwrap();
     let id = serve.create_chat(json!({"workspace": workspace.path(), "plan_mode": false})).await;
     run_turn(&serve, &id, "Read the notes, then write new.txt").await;
 
     let requests = provider.requests();
     assert_eq!(requests.len(), 3, "the turn went on past the late hook and the block");
-    assert!(requests[1].body.to_string().contains("marmalade"), "the read ran after the late hook was killed");
-    assert!(!alive(&std::fs::read_to_string(out("late.pid")).unwrap()), "the late hook's child was killed with its group");
-    assert!(requests[2].body.to_string().contains("no writes here: policy 7"), "the model reads the hook's reason");
+    let body = |n: usize| requests[n].body.to_string();
+    assert!(body(1).contains("marmalade"), "the read ran after the late hook was killed");
+    let read = |name: &str| std::fs::read_to_string(bin.path().join(name)).unwrap();
+    assert!(!alive(&read("late.pid")), "the late hook's child was killed with its group");
+    assert!(body(2).contains("no writes here: policy 7"), "the model reads the hook's reason");
     assert!(!workspace.path().join("new.txt").exists(), "the blocked write did not happen");
-    let input: Value = serde_json::from_str(&std::fs::read_to_string(out("stdin.json")).unwrap()).unwrap();
-    assert_eq!((input["hook_event_name"].as_str(), input["tool_name"].as_str()), (Some("PreToolUse"), Some(WRITE)));
-    assert_eq!((input["tool_input"]["content"].as_str(), input["chat_id"].as_str()), (Some("written"), Some(id.as_str())));
-    let env = std::fs::read_to_string(out("env.txt")).unwrap();
+    let input: Value = serde_json::from_str(&read("stdin.json")).unwrap();
+    let said = |key: &str| input[key].as_str().map(str::to_owned);
+    assert_eq!(said("hook_event_name").as_deref(), Some("PreToolUse"));
+    assert_eq!((said("tool_name").as_deref(), said("chat_id")), (Some(WRITE), Some(id)));
+    assert_eq!(input["tool_input"]["content"], "written", "{input}");
+    let env = read("env.txt");
     assert!(env.contains("PATH="), "{env}");
-    assert!(!env.contains(ANTHROPIC_KEY_ENV.1) && !env.contains(ANTHROPIC_KEY_ENV.0), "no provider key: {env}");
+    let (name, key) = ANTHROPIC_KEY_ENV;
+    assert!(!env.contains(key) && !env.contains(name), "no provider key: {env}");
 }
 
 #[tokio::test]
@@ -105,7 +117,8 @@ async fn a_workspace_hooks_file_runs_only_once_the_user_trusts_the_folder() {
     let file = workspace.path().join(".preflight/hooks.json");
     std::fs::write(&file, hooks_json(&[("PreToolUse", "", &hook, 10)])).unwrap();
     let read = tool(READ, json!({"path": workspace.path().join("notes.txt")}));
-    let script = Script::new().route(anyone(), [read.clone(), Reply::text("ok"), read, Reply::text("ok")]);
+    let script =
+        Script::new().route(anyone(), [read.clone(), Reply::text("ok"), read, Reply::text("ok")]);
     let provider = ScriptedServer::start(script).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let id = serve.create_chat(json!({"workspace": workspace.path(), "plan_mode": false})).await;
@@ -115,8 +128,11 @@ async fn a_workspace_hooks_file_runs_only_once_the_user_trusts_the_folder() {
     let (_, view) = serve.get("/v1/hooks").await;
     let canonical: PathBuf = workspace.path().canonicalize().unwrap();
     let listed = &view["workspaces"][0];
-    assert_eq!((listed["workspace"].as_str(), listed["present"].as_bool(), listed["trusted"].as_bool()),
-        (canonical.to_str(), Some(true), Some(false)), "{view}");
+    assert_eq!(
+        (listed["workspace"].as_str(), listed["present"].as_bool(), listed["trusted"].as_bool()),
+        (canonical.to_str(), Some(true), Some(false)),
+        "{view}"
+    );
     assert_eq!(view["loaded"], json!([]), "{view}");
 
     let trust = json!({"workspace": workspace.path(), "trusted": true});
@@ -125,7 +141,11 @@ async fn a_workspace_hooks_file_runs_only_once_the_user_trusts_the_folder() {
     assert_eq!(view["workspaces"][0]["trusted"], true, "{view}");
     assert_eq!(view["loaded"][0]["command"], hook.as_str(), "{view}");
     run_turn(&serve, &id, "Read them again").await;
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "ran\n", "trusted, its hook ran once, at the one call");
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "ran\n",
+        "trusted, its hook ran once, at the one call"
+    );
     let gone = json!({"workspace": bin.path().join("nowhere"), "trusted": true});
     let (status, body) = serve.request("PUT", "/v1/hooks/trust", Some(gone)).await;
     assert_eq!((status, body["error"]["code"].as_str()), (400, Some("ERR_BAD_REQUEST")), "{body}");
@@ -135,7 +155,8 @@ async fn a_workspace_hooks_file_runs_only_once_the_user_trusts_the_folder() {
 async fn a_user_prompt_submit_block_stores_nothing_and_a_broken_file_is_said_and_runs_nothing() {
     let bin = tempfile::tempdir().unwrap();
     let answer = r#"{"decision":"block","reason":"no secrets in prompts"}"#;
-    let hook = script(bin.path(), "guard.sh", &format!("grep -q 'password' && echo '{answer}'\nexit 0"));
+    let hook =
+        script(bin.path(), "guard.sh", &format!("grep -q 'password' && echo '{answer}'\nexit 0"));
     let provider = ScriptedServer::start(Script::replies([Reply::text("fine")])).await.unwrap();
     let serve = Serve::start(&openai_config(&provider.openai_url()));
     let hooks = serve.home_path().join("hooks.json");
@@ -153,7 +174,10 @@ async fn a_user_prompt_submit_block_stores_nothing_and_a_broken_file_is_said_and
     let (_, view) = serve.get("/v1/hooks").await;
     let problem = &view["errors"][0];
     assert_eq!(problem["file"].as_str(), hooks.to_str(), "{view}");
-    assert!(problem["message"].as_str().unwrap().contains("unknown event \"BeforeEverything\""), "{view}");
+    assert!(
+        problem["message"].as_str().unwrap().contains("unknown event \"BeforeEverything\""),
+        "{view}"
+    );
     run_turn(&serve, &id, "my password is hunter2").await;
     assert_eq!(provider.requests().len(), 1, "a file with an error runs none of its hooks");
 }

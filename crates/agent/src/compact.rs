@@ -214,7 +214,7 @@ impl Run<'_, '_> {
         span: Range<usize>,
         cancel: &CancellationToken,
     ) -> Result<(), Interrupt> {
-        if let Some(hooks) = self.turn.hooks {
+        if let Some(hooks) = &self.turn.hooks {
             hooks.compacting(self.turn.chat_id, span.len()).await;
         }
         let summary =

@@ -69,7 +69,7 @@ pub struct Turn<'a> {
     pub recorder: Option<&'a dyn RoundRecorder>,
     pub events: &'a dyn EventSink,
     /// The user's hooks around each tool call; `None`: none (DESIGN §17).
-    pub hooks: Option<&'a dyn ToolHooks>,
+    pub hooks: Option<Box<dyn ToolHooks>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,7 +284,7 @@ impl Run<'_, '_> {
                 self.announce(id, call, None);
                 let output = tokio::select! {
                     biased;
-                    output = hooked_dispatch(self.turn.hooks, self.turn.tools, call, &context) => output,
+                    output = hooked_dispatch(self.turn.hooks.as_deref(), self.turn.tools, call, &context) => output,
                     _ = cancel.cancelled() => ToolOutput::error("stopped by the user while it ran"),
                 };
                 self.announce(id, call, Some(&output));

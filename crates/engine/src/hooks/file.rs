@@ -87,8 +87,11 @@ pub fn parse_hooks(file: &Path, text: &str) -> Result<HookFile, HookFileError> {
             return Err(fail(format!("hooks.{name} must be a list of groups")));
         };
         let place = |index: usize| format!("hooks.{name}[{index}]");
-        let parsed: Result<Vec<HookGroup>, String> =
-            groups.iter().enumerate().map(|(index, group)| parse_group(group, &place(index))).collect();
+        let parsed: Result<Vec<HookGroup>, String> = groups
+            .iter()
+            .enumerate()
+            .map(|(index, group)| parse_group(group, &place(index)))
+            .collect();
         read.events.insert(event, parsed.map_err(fail)?);
     }
     Ok(read)
@@ -139,8 +142,8 @@ fn parse_command(command: &Value, place: &str) -> Result<HookCommand, String> {
             Some(seconds @ 1..=MAX_TIMEOUT_S) => Duration::from_secs(seconds),
             _ => {
                 return Err(format!(
-                    "{place}.timeout is {value}: a whole number of seconds from 1 to {MAX_TIMEOUT_S}"
-                ))
+                "{place}.timeout is {value}: a whole number of seconds from 1 to {MAX_TIMEOUT_S}"
+            ))
             }
         },
     };
@@ -153,7 +156,9 @@ fn object<'v>(value: &'v Value, place: &str) -> Result<&'v Map<String, Value>, S
 
 fn only_keys(fields: &Map<String, Value>, known: &[&str], place: &str) -> Result<(), String> {
     match fields.keys().find(|key| !known.contains(&key.as_str())) {
-        Some(key) => Err(format!("{place} has an unknown key \"{key}\" (known: {})", known.join(", "))),
+        Some(key) => {
+            Err(format!("{place} has an unknown key \"{key}\" (known: {})", known.join(", ")))
+        }
         None => Ok(()),
     }
 }
@@ -179,8 +184,11 @@ mod tests {
         assert_eq!(names("write_file"), ["a", "b"]);
         assert_eq!(names("edit_file"), ["a", "b"]);
         assert_eq!(names("rewrite_file"), ["b"], "the matcher is anchored on the whole name");
-        let timeouts: Vec<u64> =
-            file.commands(HookEvent::PreToolUse, "edit_x").iter().map(|c| c.timeout.as_secs()).collect();
+        let timeouts: Vec<u64> = file
+            .commands(HookEvent::PreToolUse, "edit_x")
+            .iter()
+            .map(|c| c.timeout.as_secs())
+            .collect();
         assert_eq!(timeouts, [5, 60]);
         assert!(!file.has(HookEvent::Stop), "a group without commands runs nothing");
         assert!(read("{}").unwrap().events.is_empty());
@@ -190,11 +198,26 @@ mod tests {
     fn each_mistake_is_named_with_the_file_and_its_place() {
         let cases = [
             (r#"{"hooks":{"BeforeTool":[]}}"#, "unknown event \"BeforeTool\""),
-            (r#"{"hooks":{"Stop":[{"matcher":"(","hooks":[]}]}}"#, "hooks.Stop[0].matcher \"(\" is not a regular expression"),
-            (r#"{"hooks":{"Stop":[{"hooks":[{"type":"prompt","command":"x"}]}]}}"#, "hooks.Stop[0].hooks[0].type is \"prompt\""),
-            (r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","timeout":0}]}]}}"#, "hooks.Stop[0].hooks[0].timeout is 0"),
-            (r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","timeout":"5"}]}]}}"#, "timeout is \"5\""),
-            (r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":" "}]}]}}"#, "command must be a command line"),
+            (
+                r#"{"hooks":{"Stop":[{"matcher":"(","hooks":[]}]}}"#,
+                "hooks.Stop[0].matcher \"(\" is not a regular expression",
+            ),
+            (
+                r#"{"hooks":{"Stop":[{"hooks":[{"type":"prompt","command":"x"}]}]}}"#,
+                "hooks.Stop[0].hooks[0].type is \"prompt\"",
+            ),
+            (
+                r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","timeout":0}]}]}}"#,
+                "hooks.Stop[0].hooks[0].timeout is 0",
+            ),
+            (
+                r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","timeout":"5"}]}]}}"#,
+                "timeout is \"5\"",
+            ),
+            (
+                r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":" "}]}]}}"#,
+                "command must be a command line",
+            ),
             (r#"{"hooks":{"Stop":[{"hook":[]}]}}"#, "unknown key \"hook\""),
             (r#"{"hooks":[]}"#, "\"hooks\" must be a JSON object"),
             ("{", "not JSON"),

@@ -54,7 +54,8 @@ pub async fn run_command(
     {
         Ok(child) => child,
         Err(error) => {
-            let exit = HookExit::NotStarted(format!("cannot start /bin/sh in {}: {error}", cwd.display()));
+            let exit =
+                HookExit::NotStarted(format!("cannot start /bin/sh in {}: {error}", cwd.display()));
             return HookRun { exit, stdout: String::new(), stderr: String::new() };
         }
     };
@@ -132,11 +133,21 @@ mod tests {
     #[test]
     fn secrets_stay_out_of_a_hooks_environment() {
         let vars = [
-            "PATH", "HOME", "DISPLAY", "OPENAI_API_KEY", "anthropic_api_key", "PREFLIGHT_TOKEN",
-            "GITHUB_TOKEN", "MY_PROVIDER", "DB_PASSWORD", "AWS_SECRET", "GOOGLE_APIKEY",
+            "PATH",
+            "HOME",
+            "DISPLAY",
+            "OPENAI_API_KEY",
+            "anthropic_api_key",
+            "PREFLIGHT_TOKEN",
+            "GITHUB_TOKEN",
+            "MY_PROVIDER",
+            "DB_PASSWORD",
+            "AWS_SECRET",
+            "GOOGLE_APIKEY",
             "DBUS_SESSION_BUS_ADDRESS",
         ];
-        let env = hook_env(vars.map(|name| (name.to_owned(), "v".to_owned())), &["MY_PROVIDER".into()]);
+        let env =
+            hook_env(vars.map(|name| (name.to_owned(), "v".to_owned())), &["MY_PROVIDER".into()]);
         let names: Vec<&str> = env.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(names, ["PATH", "HOME", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS"]);
     }
@@ -145,11 +156,25 @@ mod tests {
     async fn a_hook_reads_its_stdin_and_a_late_one_is_killed_with_its_children() {
         let dir = tempfile::tempdir().unwrap();
         let env = hook_env(std::env::vars(), &[]);
-        let run = run_command("cat; echo oops >&2; exit 3", Duration::from_secs(20), b"{\"a\":1}", dir.path(), &env).await;
-        assert_eq!((run.exit, run.stdout.as_str(), run.stderr.trim()), (HookExit::Exited(Some(3)), "{\"a\":1}", "oops"));
-        let run = run_command("sleep 30 & sleep 30", Duration::from_secs(1), b"", dir.path(), &env).await;
+        let run = run_command(
+            "cat; echo oops >&2; exit 3",
+            Duration::from_secs(20),
+            b"{\"a\":1}",
+            dir.path(),
+            &env,
+        )
+        .await;
+        assert_eq!(
+            (run.exit, run.stdout.as_str(), run.stderr.trim()),
+            (HookExit::Exited(Some(3)), "{\"a\":1}", "oops")
+        );
+        let run =
+            run_command("sleep 30 & sleep 30", Duration::from_secs(1), b"", dir.path(), &env).await;
         assert_eq!(run.exit, HookExit::TimedOut);
         let pwd = run_command("pwd", Duration::from_secs(20), b"", dir.path(), &env).await;
-        assert_eq!(std::path::PathBuf::from(pwd.stdout.trim()).canonicalize().unwrap(), dir.path().canonicalize().unwrap());
+        assert_eq!(
+            std::path::PathBuf::from(pwd.stdout.trim()).canonicalize().unwrap(),
+            dir.path().canonicalize().unwrap()
+        );
     }
 }

@@ -9,7 +9,8 @@ use preflight_protocol::ids::ChatId;
 use preflight_protocol::tool::ToolOutput;
 use serde_json::{json, Map, Value};
 
-use super::{Decision, HookEvent, HookScene, Hooks};
+use super::event::HookEvent;
+use super::host::{Decision, HookScene, Hooks};
 
 /// The hooks of one turn in a chat whose workspace is `workspace`.
 pub struct ChatToolHooks {

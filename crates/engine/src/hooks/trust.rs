@@ -4,11 +4,9 @@
 //! what it points at).
 
 use std::path::{Path, PathBuf};
-use std::sync::PoisonError;
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::{json, Value};
-
-use super::Hooks;
 
 /// The trust file in the data folder.
 pub const TRUST_FILE: &str = "hooks-trust.json";
@@ -22,40 +20,47 @@ pub enum HookTrustError {
     Write(#[from] preflight_files::FileError),
 }
 
-/// The trusted folders the trust file lists; none when it is missing or unreadable.
-pub(super) fn read_trusted(home: &Path) -> Vec<PathBuf> {
-    let Ok(text) = std::fs::read_to_string(home.join(TRUST_FILE)) else { return Vec::new() };
-    let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    let listed = value.get("trusted").and_then(Value::as_array).cloned().unwrap_or_default();
-    listed.iter().filter_map(Value::as_str).map(PathBuf::from).collect()
+/// The workspaces the user trusts for hooks, as the trust file keeps them.
+pub struct Trust {
+    file: PathBuf,
+    trusted: Mutex<Vec<PathBuf>>,
 }
 
-impl Hooks {
+impl Trust {
+    /// The trust of the data folder `home`; none when its file is missing or unreadable.
+    pub fn open(home: &Path) -> Trust {
+        let file = home.join(TRUST_FILE);
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let listed = value.get("trusted").and_then(Value::as_array).cloned().unwrap_or_default();
+        let trusted = listed.iter().filter_map(Value::as_str).map(PathBuf::from).collect();
+        Trust { file, trusted: Mutex::new(trusted) }
+    }
+
     /// `folder`'s canonical path when the user trusts it for hooks.
-    pub(super) fn trusted_folder(&self, folder: &Path) -> Option<PathBuf> {
+    pub fn folder(&self, folder: &Path) -> Option<PathBuf> {
         let canonical = folder.canonicalize().ok()?;
         let trusted = self.trusted.lock().unwrap_or_else(PoisonError::into_inner);
         trusted.contains(&canonical).then_some(canonical)
     }
 
     pub fn is_trusted(&self, folder: &Path) -> bool {
-        self.trusted_folder(folder).is_some()
+        self.folder(folder).is_some()
     }
 
     /// The trusted folders, canonical.
-    pub fn trusted(&self) -> Vec<PathBuf> {
+    pub fn list(&self) -> Vec<PathBuf> {
         self.trusted.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Trusts `folder` for hooks, or stops trusting it; written to the trust file at once.
-    pub fn set_trust(&self, folder: &Path, trusted: bool) -> Result<PathBuf, HookTrustError> {
-        let canonical = folder.canonicalize().map_err(|source| HookTrustError::NotAFolder {
-            path: folder.display().to_string(),
-            source,
-        })?;
+    /// Its canonical path.
+    pub fn set(&self, folder: &Path, trusted: bool) -> Result<PathBuf, HookTrustError> {
+        let not_a_folder =
+            |source| HookTrustError::NotAFolder { path: folder.display().to_string(), source };
+        let canonical = folder.canonicalize().map_err(not_a_folder)?;
         if !canonical.is_dir() {
-            let source = std::io::Error::other("it is a file");
-            return Err(HookTrustError::NotAFolder { path: folder.display().to_string(), source });
+            return Err(not_a_folder(std::io::Error::other("it is a file")));
         }
         let mut list = self.trusted.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = list.clone();
@@ -65,7 +70,7 @@ impl Hooks {
         }
         let names: Vec<String> = next.iter().map(|path| path.display().to_string()).collect();
         let text = serde_json::to_vec_pretty(&json!({ "trusted": names })).unwrap_or_default();
-        preflight_files::write_atomic(&self.home.join(TRUST_FILE), &text)?;
+        preflight_files::write_atomic(&self.file, &text)?;
         *list = next;
         Ok(canonical)
     }
@@ -83,16 +88,16 @@ mod tests {
         std::fs::create_dir_all(trusted.join("sub")).unwrap();
         std::fs::create_dir_all(&other).unwrap();
         std::os::unix::fs::symlink(&trusted, place.path().join("link")).unwrap();
-        let hooks = Hooks::open(home.path(), Vec::new());
-        hooks.set_trust(&trusted.join("sub/.."), true).unwrap();
-        assert!(hooks.is_trusted(&trusted));
-        assert!(hooks.is_trusted(&place.path().join("link")), "the same folder by another name");
-        assert!(!hooks.is_trusted(&trusted.join("sub")), "trust does not carry to a subfolder");
-        assert!(!hooks.is_trusted(&other));
-        assert!(!hooks.is_trusted(place.path()), "nor to a parent");
-        assert!(Hooks::open(home.path(), Vec::new()).is_trusted(&trusted));
-        hooks.set_trust(&trusted, false).unwrap();
-        assert!(!Hooks::open(home.path(), Vec::new()).is_trusted(&trusted));
-        assert!(hooks.set_trust(&place.path().join("gone"), true).is_err());
+        let trust = Trust::open(home.path());
+        trust.set(&trusted.join("sub/.."), true).unwrap();
+        assert!(trust.is_trusted(&trusted));
+        assert!(trust.is_trusted(&place.path().join("link")), "the same folder by another name");
+        assert!(!trust.is_trusted(&trusted.join("sub")), "trust does not carry to a subfolder");
+        assert!(!trust.is_trusted(&other));
+        assert!(!trust.is_trusted(place.path()), "nor to a parent");
+        assert!(Trust::open(home.path()).is_trusted(&trusted));
+        trust.set(&trusted, false).unwrap();
+        assert!(!Trust::open(home.path()).is_trusted(&trusted));
+        assert!(trust.set(&place.path().join("gone"), true).is_err());
     }
 }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{HookEvent, HookFile, Hooks, WORKSPACE_HOOKS_FILE};
+use super::event::HookEvent;
+use super::file::HookFile;
+use super::host::{Hooks, WORKSPACE_HOOKS_FILE};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -71,12 +73,12 @@ impl Hooks {
         self.add_file(&mut view, &user);
         let canonical = |folder: PathBuf| folder.canonicalize().unwrap_or(folder);
         let mut folders: Vec<PathBuf> = workspaces.into_iter().map(canonical).collect();
-        folders.extend(self.trusted());
+        folders.extend(self.trust.list());
         folders.sort();
         folders.dedup();
         for folder in folders {
             let file = folder.join(WORKSPACE_HOOKS_FILE);
-            let (present, trusted) = (file.is_file(), self.is_trusted(&folder));
+            let (present, trusted) = (file.is_file(), self.trust.is_trusted(&folder));
             if !present && !trusted {
                 continue;
             }

@@ -4,25 +4,16 @@
 //! `hooks_follow.rs`'s.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use preflight_agent::ToolHooks;
 use preflight_protocol::chat::Chat;
 use preflight_protocol::ids::ChatId;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
-use crate::config::Config;
-use crate::hooks::{ChatToolHooks, Decision, HookEvent, HookScene, Hooks, HooksView};
+use crate::hooks::{ChatToolHooks, Decision, HookEvent, HookScene, HooksView};
 use crate::lifecycle::engine::{Engine, Inner};
 use crate::lifecycle::error::{ApiError, ErrorCode};
-
-/// The hooks of `home`: the variables `config` names for API keys never reach them.
-pub(super) fn open_hooks(home: &Path, config: &Config) -> Arc<Hooks> {
-    let providers = [Some(&config.provider), config.planner.as_ref()].into_iter().flatten();
-    let named = config.providers.iter().map(|named| &named.settings);
-    let secrets = providers.chain(named).filter_map(|settings| settings.api_key_env.clone());
-    Arc::new(Hooks::open(home, secrets.collect()))
-}
+use crate::lifecycle::hooks_follow::tell;
 
 /// The hooks around a turn's tool calls in `chat`; `None` when none would run.
 pub(super) fn turn_hooks(inner: &Inner, chat: &Chat) -> Option<Box<dyn ToolHooks>> {
@@ -46,7 +37,7 @@ impl Engine {
         if first && hooks.any(workspace, &[HookEvent::SessionStart]) {
             let mut fields = Map::new();
             fields.insert("source".into(), "startup".into());
-            tell(&self.inner, HookEvent::SessionStart, "", &chat, fields);
+            tell(hooks, HookEvent::SessionStart, "", &chat, fields);
         }
         let mut fields = Map::new();
         fields.insert("prompt".into(), content.into());
@@ -77,8 +68,10 @@ impl Engine {
         if !folder.is_absolute() {
             return Err(ApiError::bad_request("the workspace must be an absolute path"));
         }
-        match self.inner.hooks.set_trust(folder, trusted) {
-            Ok(canonical) => tracing::info!(folder = %canonical.display(), trusted, "hooks trust changed"),
+        match self.inner.hooks.trust.set(folder, trusted) {
+            Ok(canonical) => {
+                tracing::info!(folder = %canonical.display(), trusted, "hooks trust changed")
+            }
             Err(crate::hooks::HookTrustError::Write(error)) => {
                 return Err(ApiError::internal(format!("cannot save the trust: {error}")))
             }
@@ -86,16 +79,4 @@ impl Engine {
         }
         self.hooks()
     }
-}
-
-/// Runs `event`'s hooks for `chat` aside (told, never awaited by what it tells of).
-pub(super) fn tell(inner: &Inner, event: HookEvent, subject: &str, chat: &Chat, fields: Map<String, Value>) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-    let hooks = Arc::clone(&inner.hooks);
-    let (chat_id, workspace) = (chat.id.clone(), chat.workspace.clone().map(PathBuf::from));
-    let subject = subject.to_owned();
-    runtime.spawn(async move {
-        let scene = HookScene { chat_id: &chat_id, workspace: workspace.as_deref() };
-        hooks.fire(event, &subject, scene, fields).await;
-    });
 }

@@ -5,32 +5,33 @@
 //! `GateFailed` from the work stream. All told, none awaited by the chat.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Weak};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use preflight_agent::events::Event;
-use preflight_agent::{Heard, WorkChange, WorkListener};
+use preflight_agent::{Heard, WorkChange, WorkListener, WorkStream};
+use preflight_protocol::chat::Chat;
 use preflight_protocol::chat::Phase;
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tasks::TaskStatus;
+use preflight_store::Store;
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::HookEvent;
+use crate::hooks::{HookEvent, HookScene, Hooks};
 use crate::lifecycle::attention::{Attention, Waiting};
-use crate::lifecycle::engine::Inner;
-use crate::lifecycle::hooks::tell;
-use crate::lifecycle::hub::ChatSignal;
+use crate::lifecycle::hub::{ChatSignal, Hub};
 
 /// One event's hooks to run: the event, its subject, its fields.
 type Told = (HookEvent, &'static str, Map<String, Value>);
 
-/// Follows every chat's stream for the engine's life (it holds the engine weakly, and ends
-/// with it).
-pub(super) fn follow_hooks(inner: &Arc<Inner>) {
-    inner.work.subscribe(Arc::new(GateHooks { inner: Arc::downgrade(inner) }));
-    let mut signals = inner.hub.subscribe_all();
-    let engine: Weak<Inner> = Arc::downgrade(inner);
+/// Follows every chat's stream for the engine's life (it ends when the hub goes), and hears
+/// gates on the work stream.
+pub(super) fn follow_hooks(hub: &Hub, store: &Arc<Store>, hooks: &Arc<Hooks>, work: &WorkStream) {
+    let (store, hooks) = (Arc::clone(store), Arc::clone(hooks));
+    work.subscribe(Arc::new(GateHooks { store: Arc::clone(&store), hooks: Arc::clone(&hooks) }));
+    let mut signals = hub.subscribe_all();
     tokio::spawn(async move {
         let mut follow = Follow::default();
         loop {
@@ -39,13 +40,30 @@ pub(super) fn follow_hooks(inner: &Arc<Inner>) {
                 Err(RecvError::Lagged(_)) => continue,
                 Err(RecvError::Closed) => return,
             };
-            let Some(inner) = engine.upgrade() else { return };
-            for (event, subject, fields) in follow.hear(&inner, &chat_id, &signal) {
-                if let Ok(chat) = inner.store.get_chat(&chat_id) {
-                    tell(&inner, event, subject, &chat, fields);
+            for (event, subject, fields) in follow.hear(&store, &chat_id, &signal) {
+                if let Ok(chat) = store.get_chat(&chat_id) {
+                    tell(&hooks, event, subject, &chat, fields);
                 }
             }
         }
+    });
+}
+
+/// Runs `event`'s hooks for `chat` aside (told, never awaited by what it tells of).
+pub(super) fn tell(
+    hooks: &Arc<Hooks>,
+    event: HookEvent,
+    subject: &str,
+    chat: &Chat,
+    fields: Map<String, Value>,
+) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+    let hooks = Arc::clone(hooks);
+    let (chat_id, workspace) = (chat.id.clone(), chat.workspace.clone().map(PathBuf::from));
+    let subject = subject.to_owned();
+    runtime.spawn(async move {
+        let scene = HookScene { chat_id: &chat_id, workspace: workspace.as_deref() };
+        hooks.fire(event, &subject, scene, fields).await;
     });
 }
 
@@ -58,21 +76,23 @@ struct Follow {
 }
 
 impl Follow {
-    fn hear(&mut self, inner: &Inner, chat_id: &ChatId, signal: &ChatSignal) -> Vec<Told> {
+    fn hear(&mut self, store: &Store, chat_id: &ChatId, signal: &ChatSignal) -> Vec<Told> {
         let mut told = Vec::new();
         if let Some(waiting) = self.attention.hear(chat_id, signal) {
             told.push((HookEvent::Notification, kind_of(waiting), notification(waiting)));
         }
         let ChatSignal::Event(event) = signal else { return told };
         match event.as_ref() {
-            Event::PlanStatus { phase, .. } => told.extend(self.phase(inner, chat_id, *phase)),
+            Event::PlanStatus { phase, .. } => told.extend(self.phase(store, chat_id, *phase)),
             Event::TaskList { tasks } => {
                 let done = tasks.iter().filter(|task| task.status == TaskStatus::Done);
                 let now: HashSet<u32> = done.clone().map(|task| task.id).collect();
                 // The first list seen of a chat is where it stands, not news.
                 if let Some(was) = self.done.insert(chat_id.clone(), now) {
                     let new = done.filter(|task| !was.contains(&task.id));
-                    told.extend(new.map(|task| (HookEvent::TaskDone, "", fields("task", json!(task)))));
+                    told.extend(
+                        new.map(|task| (HookEvent::TaskDone, "", fields("task", json!(task)))),
+                    );
                 }
             }
             Event::Completion { completion } => {
@@ -84,7 +104,7 @@ impl Follow {
     }
 
     /// A new phase: a turn's end, a plan card, an approval.
-    fn phase(&mut self, inner: &Inner, chat_id: &ChatId, phase: Phase) -> Vec<Told> {
+    fn phase(&mut self, store: &Store, chat_id: &ChatId, phase: Phase) -> Vec<Told> {
         let was = self.phases.insert(chat_id.clone(), phase);
         if was == Some(phase) {
             return Vec::new();
@@ -95,7 +115,7 @@ impl Follow {
             told.push((HookEvent::Stop, "", fields("phase", json!(phase))));
         }
         let plan = || {
-            let plan = inner.store.state(chat_id).ok().and_then(|state| state.plan);
+            let plan = store.state(chat_id).ok().and_then(|state| state.plan);
             fields("plan", json!(plan))
         };
         match (was, phase) {
@@ -149,20 +169,23 @@ fn kind_of(waiting: Waiting) -> &'static str {
 
 /// `GateFailed` from the work stream, where gates are said.
 struct GateHooks {
-    inner: Weak<Inner>,
+    store: Arc<Store>,
+    hooks: Arc<Hooks>,
 }
 
 #[async_trait::async_trait]
 impl WorkListener for GateHooks {
-    async fn heard(&self, chat_id: &ChatId, change: WorkChange<'_>, _: &CancellationToken) -> Heard {
-        let (WorkChange::GateFailed { task, gate }, Some(inner)) = (change, self.inner.upgrade())
-        else {
-            return Heard::default();
-        };
-        if let Ok(chat) = inner.store.get_chat(chat_id) {
+    async fn heard(
+        &self,
+        chat_id: &ChatId,
+        change: WorkChange<'_>,
+        _: &CancellationToken,
+    ) -> Heard {
+        let WorkChange::GateFailed { task, gate } = change else { return Heard::default() };
+        if let Ok(chat) = self.store.get_chat(chat_id) {
             let mut told = fields("task", task.into());
             told.insert("gate".into(), json!(gate));
-            tell(&inner, HookEvent::GateFailed, "", &chat, told);
+            tell(&self.hooks, HookEvent::GateFailed, "", &chat, told);
         }
         Heard::default()
     }

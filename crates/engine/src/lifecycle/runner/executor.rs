@@ -130,7 +130,6 @@ async fn execute(
         .with_images(attachments_dir(&inner.home, chat_id));
     let settings = inner.executor_settings;
     let events = ChatEvents { hub: Arc::clone(&inner.hub), chat_id: chat_id.to_owned() };
-    let hooks = crate::lifecycle::hooks::turn_hooks(inner, &chat);
     let turn = Turn {
         chat_id,
         provider: &provider,
@@ -144,7 +143,7 @@ async fn execute(
         task_list: Some(&ledger),
         recorder: Some(&ledger),
         events: &events,
-        hooks: hooks.as_deref(),
+        hooks: crate::lifecycle::hooks::turn_hooks(inner, &chat),
     };
     let outcome = run_turn(turn, cancel).await.map_err(|error| Failure {
         code: agent_error_code(&error),

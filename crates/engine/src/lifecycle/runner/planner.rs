@@ -144,7 +144,6 @@ async fn plan(
     let mut history = planner_history(&messages, image_loader(inner, chat_id, &provider));
     let mut repaired = false;
     let drafting = Drafting::new(&inner.hub, chat_id);
-    let hooks = crate::lifecycle::hooks::turn_hooks(inner, &chat);
     loop {
         let turn = Turn {
             chat_id,
@@ -159,7 +158,7 @@ async fn plan(
             task_list: None,
             recorder: None,
             events: &drafting,
-            hooks: hooks.as_deref(),
+            hooks: crate::lifecycle::hooks::turn_hooks(inner, &chat),
         };
         let outcome = match tokio::time::timeout(PLANNER_DEADLINE, run_turn(turn, cancel)).await {
             Ok(outcome) => outcome.map_err(PlanError::from)?,

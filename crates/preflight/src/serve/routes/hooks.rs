@@ -36,7 +36,10 @@ pub async fn hooks(State(state): State<AppState>) -> Answer<Json<HooksView>> {
         (status = 200, description = "The trust is saved; the hooks as they are now", body = HooksView),
         (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing or mistyped field, a workspace that is not an absolute path to a folder here", body = ErrorBody),
     ))]
-pub async fn trust(State(state): State<AppState>, RawBody(bytes): RawBody) -> Answer<Json<HooksView>> {
+pub async fn trust(
+    State(state): State<AppState>,
+    RawBody(bytes): RawBody,
+) -> Answer<Json<HooksView>> {
     let request: HooksTrustBody = body::json(&bytes)?;
     Ok(Json(state.engine.trust_hooks(&request.workspace, request.trusted)?))
 }

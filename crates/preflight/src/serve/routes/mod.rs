@@ -67,7 +67,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(checkpoints::list))
         .routes(routes!(checkpoints::diff))
         .routes(routes!(checkpoints::preview, checkpoints::restore))
-        .routes(routes!(hooks::hooks)).routes(routes!(hooks::trust))
+        .routes(routes!(hooks::hooks))
+        .routes(routes!(hooks::trust))
 }
 
 /// A 202: the chat as `GET` shows it at that moment.
