@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use preflight_testkit::{Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
-use support::script::{anyone, tool};
+use support::script::{anyone, done, plan, planner, tool};
 use support::{anthropic_config, openai_config, Serve, ANTHROPIC_KEY_ENV};
 
 const READ: &str = "mcp_filesystem_read_text_file";
@@ -180,4 +180,56 @@ async fn a_user_prompt_submit_block_stores_nothing_and_a_broken_file_is_said_and
     );
     run_turn(&serve, &id, "my password is hunter2").await;
     assert_eq!(provider.requests().len(), 1, "a file with an error runs none of its hooks");
+}
+
+/// A FIFO in `dir` the hooks write to and the test reads from as they run: each line the
+/// event a hook was told.
+fn hook_pipe(dir: &Path) -> (PathBuf, std::io::BufReader<std::fs::File>) {
+    let fifo = dir.join("told");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // Opened for reading and writing: opening never blocks, and the hooks always find a reader.
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    (fifo, std::io::BufReader::new(file))
+}
+
+#[tokio::test]
+async fn the_lifecycle_events_reach_their_hooks() {
+    let (workspace, bin) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (fifo, mut told) = hook_pipe(bin.path());
+    let tell = script(bin.path(), "tell.sh", &format!("echo \"$1\" > {}", fifo.display()));
+    let events = ["SessionStart", "PlanReady", "PlanApproved", "TaskDone", "PlanCompleted", "Stop"];
+    let mut entries: Vec<(&str, &str, String, u64)> =
+        events.iter().map(|event| (*event, "", format!("{tell} {event}"), 10)).collect();
+    entries.push(("Notification", "plan", format!("{tell} Notification:plan"), 10));
+    entries.push(("Notification", "done", format!("{tell} Notification:done"), 10));
+    let listed: Vec<(&str, &str, &str, u64)> =
+        entries.iter().map(|(e, m, c, t)| (*e, *m, c.as_str(), *t)).collect();
+    let script = Script::new()
+        .route(planner(), [plan("One step", &["Do it"])])
+        .route(anyone(), [done(1), Reply::text("finished")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    std::fs::write(serve.home_path().join("hooks.json"), hooks_json(&listed)).unwrap();
+    let id = serve.create_chat(json!({"workspace": workspace.path()})).await;
+    serve.plan_approve_and_run(&id, "Do the one thing").await;
+
+    let mut expected: Vec<&str> = events.to_vec();
+    expected.extend(["Stop", "Notification:plan", "Notification:done"]);
+    expected.sort_unstable();
+    let heard = tokio::task::spawn_blocking(move || {
+        let mut heard = Vec::new();
+        while heard.len() < expected.len() {
+            let mut line = String::new();
+            std::io::BufRead::read_line(&mut told, &mut line).unwrap();
+            heard.push(line.trim().to_owned());
+        }
+        heard.sort_unstable();
+        (heard, expected)
+    });
+    let (heard, expected) = tokio::time::timeout(std::time::Duration::from_secs(60), heard)
+        .await
+        .expect("every hook was told within a minute")
+        .unwrap();
+    assert_eq!(heard, expected, "two turns end (the planner's, the executor's): two Stops");
 }
