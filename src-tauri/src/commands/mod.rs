@@ -8,6 +8,7 @@ mod checkpoints;
 mod elicitations;
 mod files;
 mod fork;
+mod hooks;
 mod images;
 mod mcp;
 mod models;
@@ -88,6 +89,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         transfer::choose_import_file,
         transfer::import_chat,
         notice::set_notice_settings,
+        hooks::hooks_settings,
+        hooks::trust_hooks,
     ]
 }
 

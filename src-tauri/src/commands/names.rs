@@ -70,4 +70,6 @@ pub const COMMANDS: &[&str] = &[
     "choose_import_file",
     "import_chat",
     "set_notice_settings",
+    "hooks_settings",
+    "trust_hooks",
 ];

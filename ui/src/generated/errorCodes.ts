@@ -37,4 +37,5 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "ERR_FORK_FOLDER",
   "ERR_FORK_UNRECORDED",
   "ERR_INTERNAL",
+  "ERR_HOOK_BLOCKED",
 ];

@@ -75,6 +75,8 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_FORK_UNRECORDED");
     case "ERR_INTERNAL":
       return t("errors.ERR_INTERNAL");
+    case "ERR_HOOK_BLOCKED":
+      return t("errors.ERR_HOOK_BLOCKED");
   }
 }
 
