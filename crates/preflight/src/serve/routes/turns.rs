@@ -88,6 +88,7 @@ pub fn message_routes() -> OpenApiRouter<AppState> {
     responses(
         (status = 202, description = "The message was edited and the chat re-sent from it", body = ChatView),
         (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing or mistyped field, a blank text, a message that is not the user's", body = ErrorBody),
+        (status = 403, description = "`ERR_HOOK_BLOCKED`: the user's `UserPromptSubmit` hook blocked the edited text; nothing changed", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat or message", body = ErrorBody),
         (status = 409, description = "`ERR_TURN_ACTIVE`: a turn runs; `ERR_PLAN_PENDING`", body = ErrorBody),
     ))]
