@@ -267,3 +267,75 @@ fn blocked(event: HookEvent, command: &str, reason: &str) -> Decision {
     };
     Decision::Block(reason)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ran(code: Option<i32>, stdout: &str, stderr: &str) -> HookRun {
+        HookRun { exit: HookExit::Exited(code), stdout: stdout.into(), stderr: stderr.into() }
+    }
+
+    #[test]
+    fn only_a_clear_block_of_an_event_that_may_block_stops_anything() {
+        let pre = HookEvent::PreToolUse;
+        let block = |reason: &str| Decision::Block(reason.into());
+        assert_eq!(decide(pre, "c", ran(Some(2), "", " not here \n")), block("not here"));
+        assert_eq!(decide(pre, "c", ran(Some(2), "", "")), block("the hook `c` gave no reason"));
+        let json = r#"{"decision":"block","reason":"policy"}"#;
+        assert_eq!(decide(pre, "c", ran(Some(0), json, "")), block("policy"));
+        assert_eq!(
+            decide(HookEvent::UserPromptSubmit, "c", ran(Some(0), json, "")),
+            block("policy")
+        );
+        let goes_on = [
+            ran(Some(0), "", ""),
+            ran(Some(0), "plain words", ""),
+            ran(Some(0), "{not json", ""),
+            ran(Some(0), r#"{"decision":"approve"}"#, ""),
+            ran(Some(1), json, "failed"),
+            ran(None, "", ""),
+            HookRun { exit: HookExit::TimedOut, stdout: String::new(), stderr: String::new() },
+            HookRun {
+                exit: HookExit::NotStarted("no sh".into()),
+                stdout: String::new(),
+                stderr: String::new(),
+            },
+        ];
+        for run in goes_on {
+            assert_eq!(decide(pre, "c", run.clone()), Decision::Go, "{run:?}");
+        }
+        assert_eq!(decide(HookEvent::PostToolUse, "c", ran(Some(2), "", "no")), Decision::Go);
+        assert_eq!(decide(HookEvent::Stop, "c", ran(Some(0), json, "")), Decision::Go);
+    }
+
+    #[tokio::test]
+    async fn an_edit_of_the_file_applies_at_the_next_event_and_an_error_runs_nothing() {
+        let home = tempfile::tempdir().unwrap();
+        let hooks = Hooks::open(home.path(), Vec::new());
+        let chat = ChatId::from("c1");
+        let scene = HookScene { chat_id: &chat, workspace: None };
+        let file = home.path().join(HOOKS_FILE);
+        let blocking = |why: &str| {
+            format!(
+                r#"{{"hooks":{{"PreToolUse":[{{"matcher":"w.*","hooks":[{{"type":"command","command":"echo {why} >&2; exit 2"}}]}}]}}}}"#
+            )
+        };
+        assert_eq!(
+            hooks.fire(HookEvent::PreToolUse, "write", scene, Map::new()).await,
+            Decision::Go
+        );
+        std::fs::write(&file, blocking("first")).unwrap();
+        let fire = || hooks.fire(HookEvent::PreToolUse, "write", scene, Map::new());
+        assert_eq!(fire().await, Decision::Block("first".into()));
+        std::fs::write(&file, blocking("second, longer")).unwrap();
+        assert_eq!(fire().await, Decision::Block("second, longer".into()));
+        assert_eq!(
+            hooks.fire(HookEvent::PreToolUse, "read", scene, Map::new()).await,
+            Decision::Go
+        );
+        std::fs::write(&file, r#"{"hooks":{"PreToolUse":[{"matcher":"(","hooks":[]}]}}"#).unwrap();
+        assert_eq!(fire().await, Decision::Go, "a file with an error runs none of its hooks");
+        assert!(hooks.view(Vec::new()).errors[0].message.contains("not a regular expression"));
+    }
+}

@@ -17,6 +17,7 @@ use crate::serve::AppState;
 #[serde(deny_unknown_fields)]
 pub struct HooksTrustBody {
     /// The workspace folder, an absolute path; trusted by its canonical path.
+    #[schema(pattern = "^/")]
     workspace: String,
     /// Whether its `.preflight/hooks.json` may run.
     trusted: bool,
