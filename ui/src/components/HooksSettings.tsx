@@ -57,6 +57,14 @@ function WorkspaceRow({ entry, busy, onTrust }: { entry: WorkspaceHooks; busy: b
   );
 }
 
+/** `next`, still listing a workspace shown before (one just untrusted that no chat uses is
+ *  no longer in the engine's list): the user may change their mind while the screen is open. */
+function keepShown(shown: HooksView | null, next: HooksView): HooksView {
+  const listed = new Set(next.workspaces.map((entry) => entry.workspace));
+  const gone = (shown?.workspaces ?? []).filter((entry) => !listed.has(entry.workspace));
+  return gone.length === 0 ? next : { ...next, workspaces: [...next.workspaces, ...gone.map((entry) => ({ ...entry, trusted: false }))] };
+}
+
 export function HooksSettings({ source = shellSource }: { source?: HooksSource }) {
   const [view, setView] = useState<HooksView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -64,7 +72,8 @@ export function HooksSettings({ source = shellSource }: { source?: HooksSource }
   const act = async (action: () => Promise<HooksView>) => {
     setBusy(true);
     try {
-      setView(await action());
+      const next = await action();
+      setView((shown) => keepShown(shown, next));
       setError(null);
     } catch (caught) {
       setError(describeError(asApiError(caught)));

@@ -27,7 +27,8 @@ function source(): HooksSource & { trusts: [string, boolean][] } {
     trust: vi.fn(async (workspace: string, next: boolean) => {
       trusts.push([workspace, next]);
       trusted = next;
-      return view(trusted);
+      // A folder no chat uses is listed by the engine only while it is trusted.
+      return next ? view(true) : { ...view(false), workspaces: [] };
     }),
   };
 }
@@ -61,5 +62,8 @@ describe("HooksSettings", () => {
     fireEvent.click(screen.getByTestId("hooks-trust"));
     await waitFor(() => expect(screen.getAllByTestId("hooks-hook")).toHaveLength(1));
     expect(scripted.trusts).toEqual([[ws, true], [ws, false]]);
+    expect((screen.getByTestId("hooks-trust") as HTMLInputElement).checked).toBe(false);
+    fireEvent.click(screen.getByTestId("hooks-trust"));
+    expect(screen.getByTestId("hooks-confirm")).toBeTruthy();
   });
 });
