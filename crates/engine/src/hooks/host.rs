@@ -133,7 +133,11 @@ impl Hooks {
         }
         let cwd = scene.workspace.filter(|folder| folder.is_dir()).unwrap_or(&self.home);
         let input = event_input(event, scene, cwd, fields);
-        let env = hook_env(std::env::vars(), &self.secrets);
+        // `vars` would panic on a variable that is not UTF-8: such a one is left out.
+        let vars = std::env::vars_os().filter_map(|(name, value)| {
+            Some((name.into_string().ok()?, value.into_string().ok()?))
+        });
+        let env = hook_env(vars, &self.secrets);
         let runs = commands.iter().map(|command| async {
             let run = run_command(&command.command, command.timeout, &input, cwd, &env).await;
             decide(event, &command.command, run)
