@@ -56,6 +56,8 @@ const ROUTES: &[&str] = &[
     "GET /v1/models",
     "GET /v1/health",
     "GET /v1/openapi.json",
+    "GET /v1/hooks",
+    "PUT /v1/hooks/trust",
 ];
 
 const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];

@@ -183,6 +183,7 @@ async fn relay_once(server: &ScriptedServer) -> (Duration, usize) {
         task_list: None,
         recorder: Some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,
+        hooks: None,
     };
     let started = Instant::now();
     run_turn(turn, &CancellationToken::new()).await.unwrap();
@@ -251,6 +252,7 @@ async fn round_trips_once(server: &ScriptedServer, rounds: usize, with_store: bo
         task_list: with_store.then_some(&ledger as &dyn TaskListSource),
         recorder: with_store.then_some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,
+        hooks: None,
     };
     let started = Instant::now();
     let outcome = run_turn(turn, &CancellationToken::new()).await.unwrap();

@@ -117,6 +117,7 @@ async fn run(window: Option<u32>) -> Curve {
         task_list: Some(&ledger as &dyn TaskListSource),
         recorder: Some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,
+        hooks: None,
     };
     let started = Instant::now();
     let outcome = run_turn(turn, &CancellationToken::new()).await.unwrap();

@@ -127,6 +127,7 @@ async fn run(image: bool, window: Option<u32>) -> Requests {
         task_list: None,
         recorder: Some(&ledger as &dyn RoundRecorder),
         events: &sender as &dyn EventSink,
+        hooks: None,
     };
     let outcome = run_turn(turn, &CancellationToken::new()).await.unwrap();
     assert_eq!(outcome.rounds as usize, ROUNDS, "the run finished");

@@ -214,6 +214,9 @@ impl Run<'_, '_> {
         span: Range<usize>,
         cancel: &CancellationToken,
     ) -> Result<(), Interrupt> {
+        if let Some(hooks) = &self.turn.hooks {
+            hooks.compacting(self.turn.chat_id, span.len()).await;
+        }
         let summary =
             match summarise(self.turn.provider, &self.request.messages[span.clone()], cancel).await
             {

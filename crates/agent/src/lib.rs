@@ -33,6 +33,7 @@ mod round_rule;
 mod sink;
 pub mod skills;
 mod tool_search;
+mod tool_hooks;
 mod turn_loop;
 mod turn_plan;
 mod work;
@@ -67,6 +68,7 @@ pub use round_rule::{
 };
 pub use sink::{EventSink, NoEvents};
 pub use tool_search::{deferred_names, spec_tokens, FOUND_PER_SEARCH, RECENT_TOOLS, TOOL_SEARCH};
+pub use tool_hooks::{HookVerdict, ToolHooks};
 pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub use turn_plan::gate_record;
 pub use turn_plan::{GateRunner, TurnPlanTool, GATE_TIMEOUT_S};

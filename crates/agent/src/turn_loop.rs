@@ -27,6 +27,7 @@ use super::context::ContextState;
 use super::nag::{Nag, REMINDER};
 use super::prompt::state_tail;
 use super::round_rule::{Halt, RoundRule, RoundWatch, LOOP_REPEATS};
+use super::tool_hooks::{hooked_dispatch, ToolHooks};
 use super::workspace_probe::fingerprint_of;
 use super::{EventSink, NoEvents, OfferedTools, RoundRecorder, TaskListSource, ToolContext};
 use crate::events::Event;
@@ -67,6 +68,8 @@ pub struct Turn<'a> {
     /// Where rounds are stored; `None` stores nothing (the planner).
     pub recorder: Option<&'a dyn RoundRecorder>,
     pub events: &'a dyn EventSink,
+    /// The user's hooks around each tool call; `None`: none (DESIGN §17).
+    pub hooks: Option<Box<dyn ToolHooks>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -282,7 +285,7 @@ impl Run<'_, '_> {
                 self.announce(id, call, None);
                 let output = tokio::select! {
                     biased;
-                    output = self.turn.tools.dispatch(call, &context) => output,
+                    output = hooked_dispatch(self.turn.hooks.as_deref(), self.turn.tools, call, &context) => output,
                     _ = cancel.cancelled() => ToolOutput::error("stopped by the user while it ran"),
                 };
                 self.announce(id, call, Some(&output));

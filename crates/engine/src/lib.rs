@@ -20,6 +20,7 @@
 pub mod bundled;
 pub mod config;
 pub mod home_lock;
+pub mod hooks;
 pub mod lifecycle;
 pub mod paths;
 

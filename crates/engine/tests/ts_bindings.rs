@@ -49,6 +49,7 @@ fn export_all(dir: &Path) {
     // What the window's paste and drop send with a message (DESIGN §15).
     preflight_engine::chat::PastedImage::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpSettings::export_all(&config).unwrap();
+    preflight_engine::hooks::HooksView::export_all(&config).unwrap();
     preflight_engine::lifecycle::McpServerSave::export_all(&config).unwrap();
     preflight_engine::mcp::Answer::export_all(&config).unwrap();
     preflight_engine::mcp::SignInState::export_all(&config).unwrap();

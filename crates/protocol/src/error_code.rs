@@ -119,6 +119,9 @@ error_codes! {
     ResourceUnavailable => "ERR_RESOURCE_UNAVAILABLE",
     /// The server failed to read the resource (an error, no answer in time, down).
     ResourceFailed => "ERR_RESOURCE_FAILED",
+    /// The user's `UserPromptSubmit` hook blocked the message (its reason in the message);
+    /// nothing was stored (DESIGN §17).
+    HookBlocked => "ERR_HOOK_BLOCKED",
 }
 
 impl std::fmt::Display for ErrorCode {

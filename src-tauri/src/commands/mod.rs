@@ -8,6 +8,7 @@ mod checkpoints;
 mod elicitations;
 mod files;
 mod fork;
+mod hooks;
 mod images;
 mod mcp;
 mod models;
@@ -92,6 +93,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         notice::set_notice_settings,
         prompts::chat_prompts,
         prompts::chat_resources,
+        hooks::hooks_settings,
+        hooks::trust_hooks,
     ]
 }
 

@@ -73,4 +73,6 @@ pub const COMMANDS: &[&str] = &[
     "set_notice_settings",
     "chat_prompts",
     "chat_resources",
+    "hooks_settings",
+    "trust_hooks",
 ];

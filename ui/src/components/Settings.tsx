@@ -11,6 +11,7 @@ import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
 import type { ProviderCheck } from "../generated/ProviderCheck";
 import { asApiError } from "../lib/api";
 import { McpServers, type McpSource } from "./McpServers";
+import { HooksSettings } from "./HooksSettings";
 import { NamedProviders, type ProvidersSource } from "./NamedProviders";
 import { fieldOf, fieldProblems, ProviderTest, useProviderTest, type FieldName } from "./ProviderTest";
 import { ModelManager, isInstalled, type ModelInstalls } from "./ModelManager";
@@ -264,6 +265,7 @@ export function Settings({ settings, models, installs, mcp, providers: named, sk
       <ModelManager models={models} installs={installs} modelsDir={modelsDir} />
       {mcp && !firstRun && !problem && <McpServers source={mcp} shown={at === "mcp"} />}
       {skills && !firstRun && !problem && <Skills source={skills} />}
+      {mcp && !firstRun && !problem && <HooksSettings />}
     </main>
   );
 }

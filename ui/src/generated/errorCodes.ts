@@ -42,4 +42,5 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "ERR_PROMPT_FAILED",
   "ERR_RESOURCE_UNAVAILABLE",
   "ERR_RESOURCE_FAILED",
+  "ERR_HOOK_BLOCKED",
 ];

@@ -26,6 +26,7 @@ import type { NamedProviderSave } from "../generated/NamedProviderSave";
 import type { NamedProviderView } from "../generated/NamedProviderView";
 import type { McpServerSave } from "../generated/McpServerSave";
 import type { McpSettings } from "../generated/McpSettings";
+import type { HooksView } from "../generated/HooksView";
 import type { McpTool } from "../generated/McpTool";
 import type { NewChat } from "../generated/NewChat";
 import type { PromptList } from "../generated/PromptList";
@@ -224,6 +225,10 @@ export const api = {
   /** Stops an install (it then rejects with ERR_CANCELLED); whether one was running. */
   cancelModelInstall: (model_id: string) => call<boolean>("cancel_model_install", { model_id }),
   removeModel: (model_id: string) => call<EmbeddedModel>("remove_model", { model_id }),
+  /** Settings → Hooks: what runs, the files with errors, the workspaces and their trust. */
+  hooksSettings: () => call<HooksView>("hooks_settings", {}),
+  /** Trusts a workspace for hooks (its `.preflight/hooks.json` runs), or stops trusting it. */
+  trustHooks: (workspace: string, trusted: boolean) => call<HooksView>("trust_hooks", { workspace, trusted }),
   /** Settings → Notifications with their words, for the shell that raises them. */
   setNoticeSettings: (settings: NoticeSettings) => call<void>("set_notice_settings", { settings }),
   /** A click on a desktop notification: the chat it opens. Returns a function that stops listening. */

@@ -85,6 +85,8 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_RESOURCE_UNAVAILABLE");
     case "ERR_RESOURCE_FAILED":
       return t("errors.ERR_RESOURCE_FAILED");
+    case "ERR_HOOK_BLOCKED":
+      return t("errors.ERR_HOOK_BLOCKED");
   }
 }
 

@@ -101,6 +101,7 @@ impl Harness {
             task_list: Some(&self.ledger as &dyn TaskListSource),
             recorder: Some(&self.ledger as &dyn RoundRecorder),
             events: &self.events as &dyn EventSink,
+            hooks: None,
         }
     }
 

@@ -2,13 +2,13 @@
 //! unconfined choice, a plan change, an MCP server's question) or a run that ended (done,
 //! finished unverified, stopped with tasks left, failed). The desktop shell raises a
 //! notification for each while its window is not in front, `preflight chat` rings the
-//! terminal's bell (DESIGN §15 "Notice"); both follow [`Engine::attention`], so the decision
-//! is made here once.
+//! terminal's bell (DESIGN §15 "Notice"), the user's `Notification` hooks run; all follow the
+//! decision made here once (`Engine::attention` is `attention_stream.rs`).
 //!
 //! **Invariant:** one attention per card and per run's end: a card re-sent (an edit, an
 //! approval's re-render) or a phase said again is no news, nor is the end of a turn a client
 //! asked to stop; a chat's state at start-up is never news (only what happens after
-//! [`Engine::attention`] is called is heard). Read from the events alone, in their order, so
+//! `Engine::attention` is called is heard). Read from the events alone, in their order, so
 //! the decision is a pure function of them ([`Attention::hear`]), tested with the sequences
 //! the lifecycle emits.
 
@@ -19,11 +19,8 @@ use preflight_protocol::chat::{MessageBody, Phase};
 use preflight_protocol::error_code::ErrorCode;
 use preflight_protocol::ids::ChatId;
 use preflight_protocol::tasks::{ChangeStatus, Completion, StopReason};
-use tokio::sync::broadcast::{error::RecvError, Receiver};
 
-use crate::lifecycle::engine::Engine;
 use crate::lifecycle::hub::ChatSignal;
-use crate::lifecycle::unconfined::needs_consent;
 
 /// What waits for the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,59 +201,6 @@ fn ends_turn(code: ErrorCode) -> bool {
 /// Whether the plan finished verified (or in a chat that keeps no plan folder to verify).
 fn verified(completion: &Completion) -> bool {
     completion.finalization.as_ref().is_none_or(|note| note.verdict == "VERIFIED")
-}
-
-/// Every chat's attentions from the moment it was made: [`Engine::attention`].
-pub struct AttentionStream {
-    engine: Engine,
-    signals: Receiver<(ChatId, ChatSignal)>,
-    attention: Attention,
-}
-
-impl AttentionStream {
-    /// The next chat that needs the user; `None` once the engine is gone.
-    pub async fn next(&mut self) -> Option<Attended> {
-        loop {
-            let (chat_id, signal) = match self.signals.recv().await {
-                Ok(heard) => heard,
-                Err(RecvError::Lagged(missed)) => {
-                    // What was missed cannot be told apart from what was not: start afresh.
-                    tracing::warn!(missed, "the attention stream fell behind");
-                    self.attention = Attention::default();
-                    continue;
-                }
-                Err(RecvError::Closed) => return None,
-            };
-            let Some(waiting) = self.attention.hear(&chat_id, &signal) else { continue };
-            if let Some(attended) = self.engine.attended(chat_id, waiting) {
-                return Some(attended);
-            }
-        }
-    }
-}
-
-impl Engine {
-    /// Every chat's cards that start waiting and runs that end, from now on.
-    pub fn attention(&self) -> AttentionStream {
-        AttentionStream {
-            engine: self.clone(),
-            signals: self.inner.hub.subscribe_all(),
-            attention: Attention::default(),
-        }
-    }
-
-    /// `waiting` of the chat as it is now: its title, and a plan whose approval needs the
-    /// unconfined choice said as such. `None` for a chat deleted meanwhile.
-    fn attended(&self, chat_id: ChatId, waiting: Waiting) -> Option<Attended> {
-        let chat = self.inner.store.get_chat(&chat_id).ok()?;
-        let waiting = match waiting {
-            Waiting::Plan if needs_consent(self.inner.confinement.as_deref(), &chat) => {
-                Waiting::Unconfined
-            }
-            other => other,
-        };
-        Some(Attended { chat_id, title: chat.title, waiting })
-    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, ConfigError, KeyLookup};
 use crate::home_lock::{HomeLock, HomeLockError};
+use crate::hooks::Hooks;
 use crate::lifecycle::error::ApiError;
 use crate::lifecycle::gates::Sandboxes;
+use crate::lifecycle::hooks_follow::follow_hooks;
 use crate::lifecycle::hub::Hub;
 use crate::lifecycle::open_questions::Elicitations;
 use crate::lifecycle::plan_folders::PlanFolders;
@@ -152,6 +154,8 @@ pub(crate) struct Inner {
     pub(super) sandboxes: Sandboxes,
     /// Where every change of a chat's work is said; the plan folders listen.
     pub(super) work: WorkStream,
+    /// The user's hooks (DESIGN §17).
+    pub(super) hooks: Arc<Hooks>,
     /// Held for the engine's life: no other process runs turns on this data folder.
     _home_lock: Arc<HomeLock>,
 }
@@ -170,6 +174,7 @@ impl Engine {
             _ => Arc::new(HomeLock::acquire(&home, &options.program)?),
         };
         let config = Config::load(&home)?;
+        let hooks = Arc::new(Hooks::for_config(&home, &config));
         let store = Arc::new(Store::open(home.join(DATABASE_FILE))?);
         crate::paths::ensure_planner_prompt(&home).map_err(EngineError::Prompt)?;
         let mut mcp_config = options.mcp;
@@ -204,9 +209,11 @@ impl Engine {
             confinement,
             sandboxes,
             work,
+            hooks,
             _home_lock: home_lock,
         };
         settle_interrupted_turns(&inner.store)?;
+        follow_hooks(&inner.hub, &inner.store, &inner.hooks, &inner.work);
         Ok(Engine { inner: Arc::new(inner) })
     }
 

@@ -14,6 +14,7 @@
 
 mod attachments;
 mod attention;
+mod attention_stream;
 mod chat_edit;
 mod chat_input;
 mod chats;
@@ -27,6 +28,8 @@ mod export;
 mod finalize;
 mod fork;
 mod gates;
+mod hooks;
+mod hooks_follow;
 mod hub;
 mod mcp_settings;
 mod messages;
@@ -62,7 +65,8 @@ pub use attachments::shown::image_file;
 pub use attachments::{
     attachments_dir, check_file, PickedFile, MAX_ATTACHMENTS, MAX_ATTACHMENT_BYTES,
 };
-pub use attention::{Attended, AttentionStream, Waiting};
+pub use attention::{Attended, Waiting};
+pub use attention_stream::AttentionStream;
 pub use chat_edit::ChatPatch;
 pub use chats::{NewChat, DEFAULT_TITLE};
 pub use checkpoints::{

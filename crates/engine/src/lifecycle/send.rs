@@ -67,6 +67,7 @@ impl Engine {
         if content.trim().is_empty() {
             return Err(ApiError::bad_request("a message needs some content"));
         }
+        self.prompt_hooks(chat_id, content)?;
         let _serial = self.serialize();
         let chat = self.inner.store.get_chat(chat_id)?;
         let route = route_send(&self.facts(&chat)?)?;
@@ -111,6 +112,7 @@ impl Engine {
         if content.trim().is_empty() {
             return Err(ApiError::bad_request("a message needs some content"));
         }
+        self.prompt_hooks(chat_id, content)?;
         let _serial = self.serialize();
         let chat = self.inner.store.get_chat(chat_id)?;
         self.inner.store.message(chat_id, message_id)?;

@@ -39,6 +39,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::PromptArguments
         | ErrorCode::ResourceUnavailable => StatusCode::BAD_REQUEST,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::HookBlocked => StatusCode::FORBIDDEN,
         ErrorCode::McpSignIn => StatusCode::CONFLICT,
         ErrorCode::PlanPending
         | ErrorCode::TurnActive

@@ -29,6 +29,7 @@ use super::PUBLIC_PATHS;
         (name = "checkpoints", description = "Checkpoints of the workspace, diffs and restores"),
         (name = "mcp", description = "Questions MCP servers ask the user during execution"),
         (name = "models", description = "The models a chat may choose"),
+        (name = "hooks", description = "The user's hooks and which workspaces' hooks files run"),
         (name = "meta", description = "Health and this document; no token needed"),
     )
 )]

@@ -142,6 +142,7 @@ async fn execute(
         task_list: Some(&ledger),
         recorder: Some(&ledger),
         events: &events,
+        hooks: crate::lifecycle::hooks::turn_hooks(inner, &chat),
     };
     let outcome = run_turn(turn, cancel).await.map_err(|error| Failure {
         code: agent_error_code(&error),

@@ -165,6 +165,7 @@ async fn plan(
             task_list: None,
             recorder: None,
             events: &drafting,
+            hooks: crate::lifecycle::hooks::turn_hooks(inner, &chat),
         };
         let outcome = match tokio::time::timeout(PLANNER_DEADLINE, run_turn(turn, cancel)).await {
             Ok(outcome) => outcome.map_err(PlanError::from)?,

@@ -7,6 +7,7 @@ mod checkpoints;
 mod elicitations;
 mod export;
 mod fork;
+mod hooks;
 mod meta;
 mod models;
 
@@ -71,6 +72,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(checkpoints::preview, checkpoints::restore))
         .routes(routes!(prompts::prompts))
         .routes(routes!(prompts::resources))
+        .routes(routes!(hooks::hooks))
+        .routes(routes!(hooks::trust))
 }
 
 /// A 202: the chat as `GET` shows it at that moment.

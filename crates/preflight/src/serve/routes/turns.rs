@@ -58,6 +58,7 @@ pub struct AnswerBody {
     responses(
         (status = 202, description = "The turn started; the chat as `GET` shows it now", body = ChatView),
         (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing, mistyped or unknown field, a blank message, a file or image that cannot be attached, images to a model that cannot see them (the message names it); `ERR_PROMPT_UNKNOWN`, `ERR_PROMPT_ARGUMENTS`: `/server:NAME` names no prompt of that server, or the prompt's arguments do not fit; `ERR_RESOURCE_UNAVAILABLE`: `@server:uri` names a server the chat's next turn may not read, or a resource too large; nothing is stored", body = ErrorBody),
+        (status = 403, description = "`ERR_HOOK_BLOCKED`: the user's `UserPromptSubmit` hook blocked the message (its reason in the message); nothing is stored", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
         (status = 409, description = "`ERR_PLAN_PENDING`: the planner's questions wait for answers; `ERR_TURN_ACTIVE`: a turn runs", body = ErrorBody),
         (status = 413, description = "`ERR_BAD_REQUEST`: the body is over 32 MiB", body = ErrorBody),
@@ -88,6 +89,7 @@ pub fn message_routes() -> OpenApiRouter<AppState> {
     responses(
         (status = 202, description = "The message was edited and the chat re-sent from it", body = ChatView),
         (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, a missing or mistyped field, a blank text, a message that is not the user's", body = ErrorBody),
+        (status = 403, description = "`ERR_HOOK_BLOCKED`: the user's `UserPromptSubmit` hook blocked the edited text; nothing changed", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat or message", body = ErrorBody),
         (status = 409, description = "`ERR_TURN_ACTIVE`: a turn runs; `ERR_PLAN_PENDING`", body = ErrorBody),
     ))]
