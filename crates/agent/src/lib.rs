@@ -32,8 +32,8 @@ mod registry;
 mod round_rule;
 mod sink;
 pub mod skills;
-mod tool_search;
 mod tool_hooks;
+mod tool_search;
 mod turn_loop;
 mod turn_plan;
 mod work;
@@ -67,8 +67,8 @@ pub use round_rule::{
     Halt, RoundRule, RoundWatch, DEFAULT_MAX_ROUNDS, DEFAULT_NO_PROGRESS_ROUNDS, LOOP_REPEATS,
 };
 pub use sink::{EventSink, NoEvents};
-pub use tool_search::{deferred_names, spec_tokens, FOUND_PER_SEARCH, RECENT_TOOLS, TOOL_SEARCH};
 pub use tool_hooks::{HookVerdict, ToolHooks};
+pub use tool_search::{deferred_names, spec_tokens, FOUND_PER_SEARCH, RECENT_TOOLS, TOOL_SEARCH};
 pub use turn_loop::{run_turn, AgentError, Turn, TurnEnd, TurnMode, TurnOutcome};
 pub use turn_plan::gate_record;
 pub use turn_plan::{GateRunner, TurnPlanTool, GATE_TIMEOUT_S};

@@ -141,12 +141,11 @@ async fn plan(
         .await
         .map_err(PlanError::Setup)?;
     let messages = inner.store.messages(chat_id)?;
-    let round = question_rounds(&messages) + 1;
     let workspace = chat.workspace.as_deref();
     let (registry, skills) =
         registry_with_skills(inner, chat_id, Profile::Planning, workspace, false).await;
     let tools = offer_tools(inner, &registry, &PLANNING, provider.budget().window, &messages).await;
-    let facts = planner_facts(inner, &chat, round, &tools).await;
+    let facts = planner_facts(inner, &chat, question_rounds(&messages) + 1, &tools).await;
     let system = planner_system(inner, &chat, &facts, &skills).await?;
     let mut history = planner_history(&messages, image_loader(inner, chat_id, &provider));
     let mut repaired = false;
