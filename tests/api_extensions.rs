@@ -60,7 +60,9 @@ async fn a_workspace_skill_is_listed_read_through_skill_and_its_link_out_refused
     let requests = provider.requests();
     let system = requests[0].body["messages"][0]["content"].as_str().unwrap_or_default();
     assert!(
-        system.contains("- csv-report: Summarise a CSV file as a Markdown table (the workspace's)"),
+        system.contains(
+            "## The workspace's skills\n\n- csv-report: Summarise a CSV file as a Markdown table"
+        ),
         "the planner is told of the skill: {system}"
     );
     let results = tool_results(&requests.last().unwrap().body);

@@ -3,9 +3,10 @@
 //! and every call is checked against it again at dispatch, so a tool the model was not shown
 //! but names anyway is refused with an error result and the loop goes on.
 //!
-//! **Invariant:** what a model is shown and what it may call are the same set. Where tool
-//! search defers tools (`tool_search.rs`), a deferred tool is neither shown nor callable until
-//! a `tool_search` call of the turn finds it; then it is both.
+//! **Invariant:** what a model may call is what the turn was offered, and nothing else. Where
+//! tool search defers tools (`tool_search.rs`), a deferred tool is not shown until a
+//! `tool_search` call of the turn finds it, or the model calls it by its exact name (it knew
+//! it); from then on it is shown too.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -231,12 +232,9 @@ impl OfferedTools {
         if searching.is_none() && route.is_none() {
             return ToolOutput::error(self.refusal(&call.name));
         }
-        if self.search.as_ref().is_some_and(|search| search.hides(&call.name)) {
-            return ToolOutput::error(format!(
-                "the tool {:?} is not listed yet: call {TOOL_SEARCH} with words of what you need \
-                 (or its name) first, then call what it finds",
-                call.name
-            ));
+        if let Some(search) = &self.search {
+            // Named exactly, a deferred tool is as good as found: the model knew it.
+            search.reveal(&call.name);
         }
         let arguments = match serde_json::from_str::<Value>(&call.arguments) {
             Ok(arguments @ Value::Object(_)) => arguments,

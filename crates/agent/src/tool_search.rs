@@ -104,6 +104,16 @@ impl ToolSearch {
         self.found.lock().map(|found| found.iter().cloned().collect()).unwrap_or_default()
     }
 
+    /// Shows the deferred tool `name` from now on (the model called it by its exact name).
+    pub(crate) fn reveal(&self, name: &str) {
+        if !self.hides(name) {
+            return;
+        }
+        if let Ok(mut found) = self.found.lock() {
+            found.push(name.to_owned());
+        }
+    }
+
     /// Runs one `tool_search` call: the best matches are shown from now on.
     pub(crate) fn call(&self, arguments: &Value) -> ToolOutput {
         let query = arguments["query"].as_str().map(str::trim).unwrap_or_default();

@@ -96,3 +96,14 @@ fn an_empty_query_is_an_error_and_a_miss_says_so() {
     assert!(!miss.is_error && miss.content.starts_with("No tool matched"), "{}", miss.content);
     assert!(search.found_specs().is_empty());
 }
+
+#[test]
+fn a_deferred_tool_named_exactly_is_shown_from_then_on() {
+    let search = ToolSearch::new(tools());
+    search.reveal("mcp_fs_write_file");
+    search.reveal("mcp_fs_write_file");
+    search.reveal("not_a_deferred_tool");
+    assert!(!search.hides("mcp_fs_write_file"));
+    let found: Vec<String> = search.found_specs().into_iter().map(|spec| spec.name).collect();
+    assert_eq!(found, ["mcp_fs_write_file"], "once, and only what was deferred");
+}
