@@ -110,23 +110,11 @@ fn read_skill_file(place: &Place) -> Result<preflight_files::CappedRead, String>
             preflight_files::read_regular_capped(&place.root, &file, SKILL_CAP)
                 .map_err(|error| error.source.to_string())
         }
-        SkillSource::User => read_followed(&place.root.join(file)),
+        SkillSource::User => {
+            preflight_files::read_followed_capped(&place.root.join(file), SKILL_CAP)
+                .map_err(|error| error.source.to_string())
+        }
     }
-}
-
-/// At most [`SKILL_CAP`] bytes of the regular file `path` leads to.
-fn read_followed(path: &Path) -> Result<preflight_files::CappedRead, String> {
-    use std::io::Read;
-    let file = fs::File::open(path).map_err(|error| error.to_string())?;
-    if !file.metadata().is_ok_and(|meta| meta.is_file()) {
-        return Err("not a regular file".into());
-    }
-    let mut bytes = Vec::new();
-    let limit = SKILL_CAP as u64 + 1;
-    file.take(limit).read_to_end(&mut bytes).map_err(|error| error.to_string())?;
-    let truncated = bytes.len() > SKILL_CAP;
-    bytes.truncate(SKILL_CAP);
-    Ok(preflight_files::CappedRead { bytes, truncated })
 }
 
 /// The skill at `place`, or why it is not one.

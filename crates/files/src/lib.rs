@@ -204,12 +204,30 @@ pub fn read_regular_capped(
         return Err(refuse("is not a regular file"));
     }
     let file = open_no_follow(&target).map_err(|error| FileError::new(&path, error))?;
-    if !file.metadata().map_err(|error| FileError::new(&path, error))?.is_file() {
-        return Err(refuse("is not a regular file"));
+    read_open_capped(file, &path, cap)
+}
+
+/// Reads at most `cap` bytes of the regular file `path` leads to, links followed: for a
+/// folder the user trusts (their own data folder), never a workspace. A FIFO or device is
+/// refused without blocking on it. Blocking: call it off an async runtime.
+pub fn read_followed_capped(path: &Path, cap: usize) -> Result<CappedRead, FileError> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.open(path).map_err(|error| FileError::new(path, error))?;
+    read_open_capped(file, path, cap)
+}
+
+/// At most `cap` bytes of `file`, opened from `path`, once it shows to be a regular file.
+fn read_open_capped(file: File, path: &Path, cap: usize) -> Result<CappedRead, FileError> {
+    if !file.metadata().map_err(|error| FileError::new(path, error))?.is_file() {
+        let why = io::Error::new(ErrorKind::InvalidInput, "is not a regular file");
+        return Err(FileError::new(path, why));
     }
     let mut bytes = Vec::new();
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-    file.take(limit).read_to_end(&mut bytes).map_err(|error| FileError::new(&path, error))?;
+    file.take(limit).read_to_end(&mut bytes).map_err(|error| FileError::new(path, error))?;
     let truncated = bytes.len() > cap;
     bytes.truncate(cap);
     Ok(CappedRead { bytes, truncated })

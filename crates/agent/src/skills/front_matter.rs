@@ -57,11 +57,10 @@ fn fields(header: &[&str]) -> BTreeMap<String, String> {
             }
             _ => scalar(value),
         };
+        at += block.len();
         if value.trim().is_empty() && !block.is_empty() {
-            at += block.len();
             continue;
         }
-        at += block.len();
         fields.insert(key.to_owned(), value.trim().to_owned());
     }
     fields

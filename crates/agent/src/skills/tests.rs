@@ -174,3 +174,16 @@ fn a_workspaces_skills_take_at_most_their_share_of_the_prompt() {
         .iter()
         .all(|p| p.kind == SkillProblemKind::TooMany && p.problem.contains("4 KiB")));
 }
+
+#[test]
+fn a_users_skill_linked_to_a_fifo_is_refused_without_waiting_on_it() {
+    let user = tempfile::tempdir().unwrap();
+    let fifo = user.path().join("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    fs::create_dir(user.path().join("piped")).unwrap();
+    symlink(&fifo, user.path().join("piped").join(SKILL_FILE)).unwrap();
+    let set = discover_skills(None, user.path());
+    assert!(set.skills.is_empty());
+    let kinds: Vec<SkillProblemKind> = set.problems.iter().map(|p| p.kind).collect();
+    assert_eq!(kinds, [SkillProblemKind::Unreadable], "{:?}", set.problems);
+}
