@@ -5,7 +5,8 @@
 #   2. one build of every target of the workspace (the UI first: the desktop shell embeds it),
 #      each of the workspace's crates linted by clippy as it compiles;
 #   3. every cargo test: the engine, the embedded model (on the real model set-up fetched),
-#      `preflight` with the black-box tests in tests/, the testkit, the desktop shell (its
+#      `preflight` with the black-box tests in tests/ (one of them against llama-cpp-python's
+#      server, scripts/lib/llama-server.sh), the testkit, the desktop shell (its
 #      command list and capability), the generated UI types (ts-rs);
 #   4. the MCP conformance suite's client scenarios against the engine's MCP host
 #      (scripts/conformance.sh), schemathesis against a real `preflight serve`
@@ -59,11 +60,18 @@ summary() {
 
 if (($# > 0)); then
   bash scripts/setup.sh
+  export PREFLIGHT_LLAMA_SERVER_PYTHON="${PREFLIGHT_LLAMA_SERVER_PYTHON:-$(bash scripts/lib/llama-server.sh)}"
 else
   trap summary EXIT
   mkdir -p "$target_dir"
   step "set-up (scripts/setup.sh --desktop)"
   bash scripts/setup.sh --desktop
+  # The real model server of tests/api_llama_server (llama-cpp-python, built from its source
+  # on a fresh machine: ~6 CPU-minutes) is installed beside the build, at the lowest priority,
+  # so that it takes the cores the build leaves idle; the tests wait for it.
+  llama_log="$target_dir/llama-server-install.log"
+  nice -n 19 bash scripts/lib/llama-server.sh >"$llama_log.out" 2>"$llama_log" &
+  llama_install=$!
 fi
 
 # The engine spawns the MCP filesystem server from here (see DESIGN.md §4).
@@ -96,6 +104,13 @@ step "cargo build --all-targets, clippy -D warnings"
 cargo build "${dev_cargo_flags[@]}" --all-targets --timings
 
 step "cargo test (the engine's crates, embedded model, preflight, testkit, desktop shell, tidy)"
+if ! wait "$llama_install"; then
+  cat "$llama_log" >&2
+  echo "test: llama-cpp-python's server could not be installed (its log is above)" >&2
+  exit 1
+fi
+PREFLIGHT_LLAMA_SERVER_PYTHON=$(cat "$llama_log.out")
+export PREFLIGHT_LLAMA_SERVER_PYTHON
 cargo test "${dev_cargo_flags[@]}"
 
 # The official MCP conformance suite against the engine's MCP host: every client scenario of

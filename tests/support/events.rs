@@ -38,11 +38,21 @@ impl EventStream {
 
     /// Reads events until one satisfies `wanted`; returns its data.
     pub async fn wait_for(&mut self, what: &str, wanted: impl Fn(&str, &Value) -> bool) -> Value {
-        let deadline = tokio::time::Instant::now() + EVENT_DEADLINE;
+        self.wait_for_within(EVENT_DEADLINE, what, wanted).await
+    }
+
+    /// [`EventStream::wait_for`] with another deadline (a real model on a busy machine).
+    pub async fn wait_for_within(
+        &mut self,
+        limit: Duration,
+        what: &str,
+        wanted: impl Fn(&str, &Value) -> bool,
+    ) -> Value {
+        let deadline = tokio::time::Instant::now() + limit;
         loop {
             let event = tokio::time::timeout_at(deadline, self.read_event()).await;
             let Ok((name, data)) = event else {
-                panic!("no {what} within {EVENT_DEADLINE:?}; seen: {:#?}", self.seen);
+                panic!("no {what} within {limit:?}; seen: {:#?}", self.seen);
             };
             if wanted(&name, &data) {
                 return data;

@@ -8,7 +8,7 @@ use preflight_engine::config::{
     Config, ConfigError, OnPlannerFailure, PlanModeDefaults, SandboxSettings,
 };
 use preflight_engine::confinement::ConfinementMode;
-use preflight_engine::llm::{ProviderKind, RetryPolicy, ANTHROPIC_BASE_URL};
+use preflight_engine::llm::{ProviderKind, RetryPolicy, ServerCompat, ANTHROPIC_BASE_URL};
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
     Config::parse(text, Path::new("/home/u/.local/share/preflight/config.toml"))
@@ -146,6 +146,18 @@ fn every_mistake_names_its_line_and_key() {
             4,
             "provider.base_url",
             "must be an http or https URL",
+        ),
+        (
+            "[provider]\nkind = \"openai\"\nmodel = \"m\"\ncompat = \"llamacpp\"\n",
+            4,
+            "provider.compat",
+            "compat = \"llamacpp\": use \"auto\", \"standard\", \"llama-cpp-python\"",
+        ),
+        (
+            "[provider]\nkind = \"anthropic\"\nmodel = \"m\"\ncompat = \"standard\"\n",
+            4,
+            "provider.compat",
+            "only an `openai` provider has a compat setting, not anthropic",
         ),
         (
             "[provider]\nkind = \"openai\"\nmodel = \"m\"\nmax_tokens = -5\n",
@@ -302,13 +314,15 @@ fn the_executor_goes_on_while_it_makes_progress_by_default() {
 fn named_providers_bring_their_own_models_prices_and_vision() {
     let config = parse(
         "[provider]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:11434/v1\"\nmodel = \"qwen\"\n\
-         vision = false\nmodels = [\"qwen-coder\", \"llava\"]\n\n\
+         vision = false\nmodels = [\"qwen-coder\", \"llava\"]\ncompat = \"llama-cpp-python\"\n\n\
          [providers.claude]\nkind = \"anthropic\"\nmodel = \"claude-sonnet\"\n\
          price_input_per_mtok = 3\nprice_output_per_mtok = 15.0\nprice_cached_input_per_mtok = 0.3\n\n\
          [providers.openai]\nkind = \"openai\"\nmodel = \"gpt\"\napi_key_env = \"OPENAI_API_KEY\"\n",
     )
     .unwrap();
     assert_eq!(config.provider.vision, Some(false));
+    assert_eq!(config.provider.compat, ServerCompat::LlamaCppPython);
+    assert_eq!(config.providers[1].settings.compat, ServerCompat::Auto, "auto unless said");
     assert_eq!(config.provider_extras.models, ["qwen-coder", "llava"]);
     assert!(!config.provider_extras.prices.is_set());
     let names: Vec<&str> = config.providers.iter().map(|named| named.name.as_str()).collect();

@@ -50,6 +50,8 @@ pub(crate) struct PostRequest {
 /// (the key) and the body they build.
 pub(crate) struct Endpoint {
     http: HttpClient,
+    /// The settings' base URL, for the provider's other paths.
+    base: String,
     url: String,
     headers: HeaderMap,
     wire: Wire,
@@ -69,7 +71,7 @@ impl Endpoint {
         all.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         all.extend(headers);
         let url = format!("{}{path}", settings.base_url.trim_end_matches('/'));
-        Ok(Endpoint { http, url, headers: all, wire })
+        Ok(Endpoint { http, base: settings.base_url.clone(), url, headers: all, wire })
     }
 
     /// Posts `body` and streams the answer (see [`HttpClient::post_sse`]).
@@ -78,16 +80,48 @@ impl Endpoint {
         body: &impl Serialize,
         cancel: &CancellationToken,
     ) -> Result<ResponseStream, LlmError> {
+        let request = self.request(body, None)?;
+        self.http.post_sse(request, self.wire, cancel).await
+    }
+
+    /// Posts `body` (which asks for no stream) and reads the whole answer, handed on as the
+    /// events its stream would have been (see [`HttpClient::post_whole`]).
+    pub async fn whole(
+        &self,
+        body: &impl Serialize,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError> {
+        let request = self.request(body, Some(HeaderValue::from_static("application/json")))?;
+        self.http.post_whole(request, self.wire, cancel).await
+    }
+
+    /// One GET of `{base_url}{path}` with the provider's headers (no retries), read as JSON.
+    pub async fn get_json(
+        &self,
+        path: &str,
+        cancel: &CancellationToken,
+    ) -> Result<serde_json::Value, LlmError> {
+        let url = format!("{}{path}", self.base.trim_end_matches('/'));
+        let mut headers = self.headers.clone();
+        headers.remove(CONTENT_TYPE);
+        headers.remove(ACCEPT);
+        self.http.get_json(&url, headers, self.wire.error, cancel).await
+    }
+
+    fn request(
+        &self,
+        body: &impl Serialize,
+        accept: Option<HeaderValue>,
+    ) -> Result<PostRequest, LlmError> {
         // Our own request types always serialise; kept typed rather than a panic all the same.
         let body = serde_json::to_vec(body).map_err(|error| LlmError::BadResponse {
             detail: format!("the request could not be written: {error}"),
         })?;
-        let request = PostRequest {
-            url: self.url.clone(),
-            headers: self.headers.clone(),
-            body: Bytes::from(body),
-        };
-        self.http.post_sse(request, self.wire, cancel).await
+        let mut headers = self.headers.clone();
+        if let Some(accept) = accept {
+            headers.insert(ACCEPT, accept);
+        }
+        Ok(PostRequest { url: self.url.clone(), headers, body: Bytes::from(body) })
     }
 }
 
@@ -147,13 +181,33 @@ impl HttpClient {
         })))
     }
 
-    /// One attempt: the response's head, then its first event.
-    async fn open(
+    /// Sends `request` and reads the whole answer as one payload of the wire format (its
+    /// decoder reads it as a single chunk), then hands on the events it makes. For servers
+    /// that can only answer whole (`compat.rs`); retried as a stream's head is.
+    pub async fn post_whole(
+        &self,
+        request: PostRequest,
+        wire: Wire,
+        cancel: &CancellationToken,
+    ) -> Result<ResponseStream, LlmError> {
+        let events = with_retry(&self.retry, cancel, || async {
+            let response = self.send(&request, wire, cancel).await?;
+            let body = within(self.idle, cancel, response.text())
+                .await?
+                .map_err(|error| LlmError::StreamCut { detail: error_chain(&error) })?;
+            decode_whole(&body, wire)
+        })
+        .await?;
+        Ok(ResponseStream::new(futures_util::stream::iter(events.into_iter().map(Ok))))
+    }
+
+    /// Posts `request`: the response once its head says success, else the classified error.
+    async fn send(
         &self,
         request: &PostRequest,
         wire: Wire,
         cancel: &CancellationToken,
-    ) -> Result<SseReader, LlmError> {
+    ) -> Result<reqwest::Response, LlmError> {
         let send = self
             .client
             .post(&request.url)
@@ -167,6 +221,17 @@ impl HttpClient {
             let body = within(self.idle, cancel, response.text()).await?.unwrap_or_default();
             return Err((wire.error)(status, retry_after, &body));
         }
+        Ok(response)
+    }
+
+    /// One attempt: the response's head, then its first event.
+    async fn open(
+        &self,
+        request: &PostRequest,
+        wire: Wire,
+        cancel: &CancellationToken,
+    ) -> Result<SseReader, LlmError> {
+        let response = self.send(request, wire, cancel).await?;
         let mut reader = SseReader {
             response,
             sse: SseDecoder::new(),
@@ -269,6 +334,18 @@ impl SseReader {
     }
 }
 
+/// A whole answer's events: `body` decoded as the one chunk it is, then finished. Pure.
+fn decode_whole(body: &str, wire: Wire) -> Result<Vec<StreamEvent>, LlmError> {
+    if body.trim().is_empty() {
+        return Err(LlmError::StreamCut { detail: "the answer was empty".into() });
+    }
+    let mut decoder = (wire.decoder)();
+    let mut out = VecDeque::new();
+    decoder.decode(&SseEvent { event: None, data: body.to_owned() }, &mut out)?;
+    decoder.finish(&mut out)?;
+    Ok(out.into())
+}
+
 /// Awaits `future` unless the idle timeout passes or the call is stopped first.
 async fn within<F: Future>(
     idle: Duration,
@@ -295,7 +372,8 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
         if first.is_some_and(|first| first != next) {
             let to = next.ascii_serialization();
             attempt.error(format!(
-                "refused a redirect to another origin ({to}): the API key and the                  conversation go only to the configured base_url"
+                "refused a redirect to another origin ({to}): the API key and the \
+                 conversation go only to the configured base_url"
             ))
         } else if attempt.previous().len() >= MAX_REDIRECTS {
             attempt.error("too many redirects")
@@ -346,37 +424,6 @@ fn is_loopback(url: &reqwest::Url) -> bool {
 
 fn bad_url(url: &str, reason: String) -> SetupError {
     SetupError::BadBaseUrl { url: url.to_owned(), reason }
-}
-
-/// Runs a recorded stream through `decoder` as the reader would, in 7-byte pieces: the
-/// events it yields, and the error that ended it, if any.
-#[cfg(test)]
-pub(crate) fn decode_recorded(
-    stream: &str,
-    mut decoder: Box<dyn ChunkDecoder>,
-) -> (Vec<StreamEvent>, Option<LlmError>) {
-    let mut sse = SseDecoder::new();
-    let mut events = Vec::new();
-    let mut out = VecDeque::new();
-    let mut run = || {
-        for piece in stream.as_bytes().chunks(7) {
-            sse.push(piece, &mut events);
-            for event in events.drain(..) {
-                if !decoder.is_done() {
-                    decoder.decode(&event, &mut out)?;
-                }
-            }
-        }
-        sse.finish(&mut events);
-        for event in events.drain(..) {
-            if !decoder.is_done() {
-                decoder.decode(&event, &mut out)?;
-            }
-        }
-        decoder.finish(&mut out)
-    };
-    let error = run().err();
-    (out.into_iter().collect(), error)
 }
 
 #[cfg(test)]

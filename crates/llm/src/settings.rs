@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::compat::ServerCompat;
 use super::{RetryPolicy, Timeouts};
 
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -65,6 +66,9 @@ pub struct ProviderSettings {
     pub context_window: Option<u32>,
     /// `vision`: whether the model is shown images; unset, an API model is (DESIGN §15).
     pub vision: Option<bool>,
+    /// `compat`: how an OpenAI-compatible server is asked (`compat.rs`); `auto` asks
+    /// the server's model list which server it is.
+    pub compat: ServerCompat,
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
 }
@@ -83,6 +87,7 @@ impl ProviderSettings {
             max_tokens: None,
             context_window: None,
             vision: None,
+            compat: ServerCompat::Auto,
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
         }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use preflight_llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy};
+use preflight_llm::{origin_of, ProviderKind, ProviderSettings, RetryPolicy, ServerCompat};
 use preflight_mcp::confinement::ConfinementMode;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
@@ -31,6 +31,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "connect_timeout_secs",
     "idle_timeout_secs",
     "vision",
+    "compat",
     "models",
     "price_input_per_mtok",
     "price_output_per_mtok",
@@ -343,7 +344,22 @@ impl<'a> Section<'a> {
         if self.value("vision").is_some() {
             settings.vision = Some(self.boolean("vision", true)?);
         }
+        settings.compat = self.compat(kind)?.unwrap_or(settings.compat);
         Ok(settings)
+    }
+
+    /// `compat`: how an OpenAI-compatible server is asked; only `openai` providers have one.
+    fn compat(&self, kind: ProviderKind) -> Result<Option<ServerCompat>, ConfigError> {
+        let Some((word, at)) = self.string("compat")? else { return Ok(None) };
+        if kind != ProviderKind::OpenAi {
+            let message = format!("only an `openai` provider has a compat setting, not {kind}");
+            return Err(self.error(&at, "compat", message));
+        }
+        ServerCompat::parse(&word).map(Some).ok_or_else(|| {
+            let words: Vec<_> =
+                ServerCompat::ALL.iter().map(|c| format!("{:?}", c.as_str())).collect();
+            self.error(&at, "compat", format!("compat = {word:?}: use {}", words.join(", ")))
+        })
     }
 
     /// `[providers]`: each `[providers.NAME]` a provider of its own (nothing inherited).

@@ -13,18 +13,21 @@ use serde_json::{json, Value};
 use self::parts::UserContent::{self, Parts, Text};
 use self::parts::{images_follow, tool_images};
 use crate::assemble::{ToolCallAssembler, ToolCallDelta};
+use crate::compat::Quirks;
 use crate::error::error_for_status;
 use crate::http::ChunkDecoder;
 use crate::sse::SseEvent;
 use crate::types::provider_schema;
 use crate::{FinishReason, LlmError, ModelMessage, ModelRequest, StreamEvent, Usage, RECORD_TOOL};
 
-/// The request body for a streaming call, serialised straight from borrowed parts (the
-/// history can be long: no copy of it is made). Usage is asked for in the last chunk.
+/// The request body, serialised straight from borrowed parts (the history can be long: no
+/// copy of it is made). Streamed, with usage asked for in the last chunk, unless the server's
+/// `quirks` want whole answers.
 pub fn to_request<'a>(
     model: &'a str,
     max_tokens: Option<u32>,
     request: &'a ModelRequest,
+    quirks: Quirks,
 ) -> Request<'a> {
     let mut messages = Vec::with_capacity(request.messages.len() + 2);
     if !request.system.is_empty() {
@@ -51,12 +54,21 @@ pub fn to_request<'a>(
             },
         })
         .collect();
+    if quirks.assistant_text_always {
+        for message in &mut messages {
+            if let WireMessage::Assistant { content: content @ None, .. } = message {
+                *content = Some("");
+            }
+        }
+    }
+    let tool_choice = (quirks.tool_choice_auto && !request.tools.is_empty()).then_some("auto");
     Request {
         model,
         messages,
-        stream: true,
-        stream_options: StreamOptions { include_usage: true },
+        stream: !quirks.whole_answers,
+        stream_options: (!quirks.whole_answers).then_some(StreamOptions { include_usage: true }),
         tools,
+        tool_choice,
         max_tokens,
     }
 }
@@ -67,9 +79,12 @@ pub struct Request<'a> {
     model: &'a str,
     messages: Vec<WireMessage<'a>>,
     stream: bool,
-    stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
 }
@@ -218,6 +233,8 @@ struct WireChunk {
 
 #[derive(Deserialize)]
 struct WireChoice {
+    /// A chunk's `delta`, or a whole answer's `message` (read as one chunk: see `http.rs`).
+    #[serde(alias = "message")]
     delta: Option<WireDelta>,
     finish_reason: Option<String>,
 }
@@ -341,12 +358,23 @@ fn classify(status: Option<u16>, retry_after: Option<Duration>, error: &Value) -
     if is_context_too_long(code, field("type"), &message) {
         return LlmError::ContextTooLong { message };
     }
+    if status.is_some_and(|status| status >= 500) && is_validation_failure(&message) {
+        // llama-cpp-python's server answers a request its schema refuses with a 500: the
+        // same request would fail again, so it is the request that is refused.
+        return LlmError::Rejected { status: status.unwrap_or(500), message };
+    }
     match status {
         Some(429) if code == "insufficient_quota" => LlmError::Rejected { status: 429, message },
         Some(status) => error_for_status(status, retry_after, message),
         // In the stream: the server gave up mid-answer.
         None => LlmError::Unavailable { status: None, message },
     }
+}
+
+/// pydantic's summary line, "1 validation error for …" or "7 validation errors:".
+fn is_validation_failure(message: &str) -> bool {
+    let rest = message.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.len() < message.len() && rest.starts_with(" validation error")
 }
 
 /// OpenAI's code, llama.cpp's type, and the wording of vLLM and others.

@@ -6,7 +6,7 @@ use StreamEvent::{Finished, TextDelta};
 
 use super::*;
 use crate::error::check_recorded_errors;
-use crate::http::decode_recorded;
+use crate::replay::decode_recorded;
 
 fn call(id: &str, name: &str, arguments: &str) -> StreamEvent {
     StreamEvent::ToolCall(ToolCall {

@@ -6,7 +6,7 @@ use StreamEvent::{Finished, TextDelta, ToolCall as Call, Usage as Used};
 
 use super::*;
 use crate::error::check_recorded_errors;
-use crate::http::decode_recorded;
+use crate::replay::decode_recorded;
 
 fn decode(stream: &str) -> (Vec<StreamEvent>, Option<LlmError>) {
     decode_recorded(stream, Decoder::boxed())
@@ -163,13 +163,49 @@ fn request() -> ModelRequest {
 #[test]
 fn request_body() {
     let request = request();
-    let body = serde_json::to_value(to_request("qwen2.5:7b", Some(512), &request)).unwrap();
+    let body =
+        serde_json::to_value(to_request("qwen2.5:7b", Some(512), &request, Quirks::STANDARD))
+            .unwrap();
     let recorded: Value = serde_json::from_str(include_str!("../fixtures/request.json")).unwrap();
     assert_eq!(body, recorded);
     let hi = ModelRequest { messages: vec![ModelMessage::user("hi")], ..ModelRequest::default() };
-    let bare = serde_json::to_value(to_request("m", None, &hi)).unwrap();
+    let bare = serde_json::to_value(to_request("m", None, &hi, Quirks::STANDARD)).unwrap();
     let expected = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true, "stream_options": {"include_usage": true}});
     assert_eq!(bare, expected);
+}
+
+/// llama-cpp-python's server (`compat.rs`): a whole answer asked for, tools said aloud, and an
+/// assistant message that only calls tools with `""` for its text.
+#[test]
+fn request_body_for_llama_cpp_python() {
+    let request = request();
+    let body =
+        serde_json::to_value(to_request("m", None, &request, Quirks::LLAMA_CPP_PYTHON)).unwrap();
+    assert_eq!((&body["stream"], body.get("stream_options")), (&json!(false), None));
+    assert_eq!(body["tool_choice"], "auto");
+    let only_calls =
+        body["messages"].as_array().unwrap().iter().find(|m| m["tool_calls"].is_array());
+    assert_eq!(only_calls.unwrap()["content"], "", "{body}");
+    let hi = ModelRequest { messages: vec![ModelMessage::user("hi")], ..ModelRequest::default() };
+    let bare = serde_json::to_value(to_request("m", None, &hi, Quirks::LLAMA_CPP_PYTHON)).unwrap();
+    assert_eq!(bare.get("tool_choice"), None, "no tools, no choice");
+}
+
+/// A whole answer (`stream: false`), as llama-cpp-python's server gave it, read as one chunk:
+/// its tool call (with the legacy `function_call` beside it), usage and finish.
+#[test]
+fn a_whole_answer_reads_as_one_chunk() {
+    let answer = r#"{"id":"chatcmpl-5","object":"chat.completion","created":1,"model":"x","choices":[{"index":0,"message":{"content":null,"tool_calls":[{"id":"call__0_read_file_cmpl-5","type":"function","function":{"name":"read_file","arguments":"{\"path\": \"notes.txt\"}"}}],"role":"assistant","function_call":{"name":"read_file","arguments":"{\"path\": \"notes.txt\"}"}},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":22,"completion_tokens":13,"total_tokens":35}}"#;
+    let (events, error) = decode(&format!("data: {answer}\n\n"));
+    assert_eq!(error, None);
+    assert_eq!(
+        events,
+        [
+            call("call__0_read_file_cmpl-5", "read_file", r#"{"path": "notes.txt"}"#),
+            usage(22, 13),
+            Finished(FinishReason::ToolCalls)
+        ]
+    );
 }
 
 /// A record: Preflight's words as the user's, the data as a `preflight_record` call's
@@ -188,7 +224,7 @@ fn a_record_is_the_users_note_then_preflights_call_and_its_result() {
         tail: Some("[state]".into()),
         ..ModelRequest::default()
     };
-    let body = serde_json::to_value(to_request("m", None, &request)).unwrap();
+    let body = serde_json::to_value(to_request("m", None, &request, Quirks::STANDARD)).unwrap();
     assert_eq!(
         body["messages"],
         json!([
@@ -228,7 +264,7 @@ fn images_go_as_data_url_parts_after_the_text_and_after_the_rounds_results() {
         tail: Some("[state]".into()),
         ..ModelRequest::default()
     };
-    let body = serde_json::to_value(to_request("m", None, &request)).unwrap();
+    let body = serde_json::to_value(to_request("m", None, &request, Quirks::STANDARD)).unwrap();
     let url = |data: &str| json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{data}")}});
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(
@@ -261,7 +297,7 @@ fn without_images_nothing_changes() {
         tail: Some("[state]".into()),
         ..ModelRequest::default()
     };
-    let body = serde_json::to_value(to_request("m", None, &request)).unwrap();
+    let body = serde_json::to_value(to_request("m", None, &request, Quirks::STANDARD)).unwrap();
     assert_eq!(body["messages"][0], json!({"role": "user", "content": "hi"}));
     assert_eq!(body["messages"][2]["content"], "done\n\n[state]");
     assert_eq!(body["messages"].as_array().unwrap().len(), 3);
