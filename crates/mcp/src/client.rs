@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, ProtocolVersion,
-    UrlElicitationCapability,
+    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, InputRequest,
+    InputRequests, InputResponses, ProtocolVersion, UrlElicitationCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ClientHandler, RoleClient};
@@ -174,33 +174,65 @@ impl ClientHandler for HostClient {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let question = question_of(&self.server, request)?;
-        let asker = match self.askers.recipient() {
-            Ok(Some(asker)) => asker,
-            Ok(None) => {
-                tracing::info!(server = %self.server, "elicitation declined: no tool call is running");
-                return Ok(ElicitResult::new(ElicitationAction::Decline));
-            }
-            Err(calls) => {
-                tracing::info!(
-                    server = %self.server,
-                    calls,
-                    "elicitation declined: calls of different chats overlap, so whose it is is unknown"
-                );
-                return Ok(ElicitResult::new(ElicitationAction::Decline));
-            }
-        };
-        self.askers.open.fetch_add(1, Ordering::Relaxed);
-        let answer = asker.ask(question).await;
-        self.askers.open.fetch_sub(1, Ordering::Relaxed);
-        Ok(match answer {
-            Answer::Accept { content } => {
-                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
-            }
-            Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
-            Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-        })
+        elicit(&self.server, &self.askers, request).await
     }
+}
+
+/// A server's question, put to whoever `askers` names (an `elicitation/create` request of
+/// 2025, or an input request of a 2026-07-28 `input_required` result).
+pub(crate) async fn elicit(
+    server: &str,
+    askers: &Askers,
+    request: ElicitRequestParams,
+) -> Result<ElicitResult, ErrorData> {
+    let question = question_of(server, request)?;
+    let asker = match askers.recipient() {
+        Ok(Some(asker)) => asker,
+        Ok(None) => {
+            tracing::info!(server, "elicitation declined: no tool call is running");
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        Err(calls) => {
+            tracing::info!(
+                server,
+                calls,
+                "elicitation declined: calls of different chats overlap, so whose it is is unknown"
+            );
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+    };
+    askers.open.fetch_add(1, Ordering::Relaxed);
+    let answer = asker.ask(question).await;
+    askers.open.fetch_sub(1, Ordering::Relaxed);
+    Ok(match answer {
+        Answer::Accept { content } => {
+            ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+        }
+        Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
+        Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+    })
+}
+
+/// The answers to a 2026-07-28 `input_required` result's requests, by key. Only questions
+/// (elicitation) are answered: sampling and roots are not declared, so a server asking for
+/// them gets the call failed with the reason.
+pub(crate) async fn input_responses(
+    server: &str,
+    askers: &Askers,
+    requests: InputRequests,
+) -> Result<InputResponses, String> {
+    let mut responses = InputResponses::new();
+    for (key, request) in requests {
+        let InputRequest::Elicitation(request) = request else {
+            return Err(format!(
+                "MCP server `{server}` asked for input Preflight does not give (sampling or roots)"
+            ));
+        };
+        let answer =
+            elicit(server, askers, request.params).await.map_err(|e| e.message.to_string())?;
+        responses.insert(key, serde_json::to_value(answer).map_err(|e| e.to_string())?);
+    }
+    Ok(responses)
 }
 
 fn question_of(server: &str, request: ElicitRequestParams) -> Result<Question, ErrorData> {
