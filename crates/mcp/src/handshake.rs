@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use rmcp::model::{ProtocolVersion, Tool};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
 
@@ -48,7 +48,7 @@ where
         client.serve_with_lifecycle(Probe::new(transport), lifecycle()).await.map_err(|error| {
             match sign_in_needed(server, &error) {
                 Some(needed) => needed,
-                None => failed(error.to_string()),
+                None => failed(reason(&error)),
             }
         })?;
     // A server may let `initialize` through and want authorization for its tools.
@@ -63,8 +63,20 @@ where
     Ok((service, tools))
 }
 
+/// Why the lifecycle failed: when discovery told of an older server and `initialize` then
+/// failed too, the reason is `initialize`'s (the words a 2025 server's refusal has always
+/// had: `connect.rs` looks for its HTTP status), with discovery's after it.
+fn reason(error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
+            format!("{fallback} (after server/discover: {discover})")
+        }
+        other => other.to_string(),
+    }
+}
+
 /// [`McpError::SignInRequired`] when `initialize` failed on a 401/403.
-fn sign_in_needed(server: &str, error: &rmcp::service::ClientInitializeError) -> Option<McpError> {
+fn sign_in_needed(server: &str, error: &ClientInitializeError) -> Option<McpError> {
     let challenge = error.auth_challenge()?;
     Some(McpError::SignInRequired { server: server.to_owned(), challenge: challenge.to_owned() })
 }
