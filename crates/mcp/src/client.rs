@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, InputRequest,
-    InputRequests, InputResponses, ProtocolVersion, UrlElicitationCapability,
+    InputRequiredResult, InputResponses, ProtocolVersion, UrlElicitationCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ClientHandler, RoleClient};
@@ -213,14 +213,24 @@ pub(crate) async fn elicit(
     })
 }
 
-/// The answers to a 2026-07-28 `input_required` result's requests, by key. Only questions
-/// (elicitation) are answered: sampling and roots are not declared, so a server asking for
-/// them gets the call failed with the reason.
-pub(crate) async fn input_responses(
+/// Rounds of one request at most: a 2026-07-28 server may answer `input_required`
+/// (questions to the user, or only state to echo) before its result, and the request is
+/// sent again with the answers; a server that never finishes is not followed forever.
+pub(crate) const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// What the next round of a request answered `input_required` (2026-07-28) carries: the
+/// answers to its requests by key (only questions are answered, as `elicit` does; sampling
+/// and roots are not declared, so a server asking for them gets the request failed with
+/// the reason) and the server's request state exactly as it came (none when it sent none).
+pub(crate) async fn next_round(
     server: &str,
     askers: &Askers,
-    requests: InputRequests,
-) -> Result<InputResponses, String> {
+    wanted: InputRequiredResult,
+) -> Result<(Option<InputResponses>, Option<String>), String> {
+    let requests = wanted.input_requests.unwrap_or_default();
+    if requests.is_empty() && wanted.request_state.is_none() {
+        return Err(format!("MCP server `{server}` wanted input without saying which"));
+    }
     let mut responses = InputResponses::new();
     for (key, request) in requests {
         let InputRequest::Elicitation(request) = request else {
@@ -232,7 +242,7 @@ pub(crate) async fn input_responses(
             elicit(server, askers, request.params).await.map_err(|e| e.message.to_string())?;
         responses.insert(key, serde_json::to_value(answer).map_err(|e| e.to_string())?);
     }
-    Ok(responses)
+    Ok(((!responses.is_empty()).then_some(responses), wanted.request_state))
 }
 
 fn question_of(server: &str, request: ElicitRequestParams) -> Result<Question, ErrorData> {

@@ -15,7 +15,7 @@ use rmcp::{Peer, RoleClient, ServiceError};
 use tokio_util::sync::CancellationToken;
 
 use crate::classify::ServerClass;
-use crate::client::{input_responses, HostClient};
+use crate::client::{next_round, HostClient, MAX_ROUNDS};
 use crate::confinement::{Reported, REPORT_KEY};
 use crate::error::McpError;
 use crate::handshake::handshake;
@@ -183,11 +183,6 @@ pub(crate) enum CallFailure {
     Unexpected(String),
 }
 
-/// Rounds of one call at most: a 2026-07-28 server may answer `input_required` (questions
-/// to the user, or only state to echo) before its result, and the call is sent again with
-/// the answers; a server that never finishes is not followed forever.
-const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
-
 /// `tools/call` of `tool` on `live`, failing after `timeout` of waiting *without* an open
 /// question to the user (an elicitation pauses the clock: the user is never raced);
 /// `cancel` aborts the wait and tells the server (`notifications/cancelled`).
@@ -217,20 +212,8 @@ pub(crate) async fn call_tool(
         let Ok(ServerResult::InputRequiredResult(wanted)) = response else {
             return outcome(response);
         };
-        let requests = wanted.input_requests.filter(|requests| !requests.is_empty());
-        if requests.is_none() && wanted.request_state.is_none() {
-            return Err(CallFailure::Unexpected(
-                "the server wanted input without saying which".into(),
-            ));
-        }
-        let responses = match requests {
-            Some(requests) => input_responses(&live.key.server, &live.askers, requests)
-                .await
-                .map_err(CallFailure::Unexpected)?,
-            None => Default::default(),
-        };
-        params.input_responses = (!responses.is_empty()).then_some(responses);
-        params.request_state = wanted.request_state;
+        let next = next_round(&live.key.server, &live.askers, wanted).await;
+        (params.input_responses, params.request_state) = next.map_err(CallFailure::Unexpected)?;
     }
     Err(CallFailure::Unexpected(format!("the server still wanted input after {MAX_ROUNDS} rounds")))
 }

@@ -6,7 +6,8 @@
 //! loopback) is discovered, never initialized, and every request carries the
 //! `MCP-Protocol-Version: 2026-07-28` header and the version in `_meta`, including the
 //! second round of a call whose first answer was `input_required` (its question goes to
-//! the caller's asker, its request state comes back as it was sent).
+//! the caller's asker, its request state comes back as it was sent), and of a prompt's
+//! (whose question nobody is there to answer: declined).
 
 mod support;
 
@@ -17,8 +18,9 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use preflight_mcp::{Answer, Asker, Profile, Question};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, InputRequiredResult,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, InputRequiredResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -118,7 +120,27 @@ struct Greeter;
 
 impl ServerHandler for Greeter {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
+    }
+
+    /// `who`: asks who is there, and says what the answer was (no tool call runs, so the
+    /// host declines).
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(answers) = request.input_responses else {
+            return Ok(who_is_there().into());
+        };
+        let action = answers["who"]["action"].as_str().unwrap_or("?").to_owned();
+        let text =
+            format!("the host said: {action} ({})", request.request_state.unwrap_or_default());
+        let result: GetPromptResult = serde_json::from_value(json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+        }))
+        .unwrap();
+        Ok(result.into())
     }
 
     async fn list_tools(
@@ -138,15 +160,7 @@ impl ServerHandler for Greeter {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(answers) = request.input_responses else {
-            let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-            let wanted: InputRequiredResult = serde_json::from_value(json!({
-                "resultType": "input_required",
-                "inputRequests": {"who": {"method": "elicitation/create", "params":
-                    {"mode": "form", "message": "Who is there?", "requestedSchema": schema}}},
-                "requestState": "opaque-1",
-            }))
-            .unwrap();
-            return Ok(wanted.into());
+            return Ok(who_is_there().into());
         };
         let name = &answers["who"]["content"]["name"];
         let state = request.request_state.unwrap_or_default();
@@ -156,6 +170,18 @@ impl ServerHandler for Greeter {
         .unwrap();
         Ok(result.into())
     }
+}
+
+/// The `input_required` answer asking who is there (request state `opaque-1`).
+fn who_is_there() -> InputRequiredResult {
+    let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    serde_json::from_value(json!({
+        "resultType": "input_required",
+        "inputRequests": {"who": {"method": "elicitation/create", "params":
+            {"mode": "form", "message": "Who is there?", "requestedSchema": schema}}},
+        "requestState": "opaque-1",
+    }))
+    .unwrap()
 }
 
 /// Answers every form with the name Ada.
@@ -197,11 +223,17 @@ async fn a_2026_07_28_server_is_discovered_and_every_request_says_its_version() 
     let greeted =
         host.call_asking(Profile::Execution, None, name, json!({}), &cancel, Some(asker)).await;
     assert!(!greeted.is_error && greeted.content == "hello Ada (opaque-1)", "{greeted:?}");
+    let prompt = host.get_prompt(None, "new", "who", Default::default()).await.unwrap();
+    assert_eq!(prompt.text, "the host said: decline (opaque-1)");
     host.shutdown().await;
 
     let seen = seen.lock().unwrap().clone();
     let methods: Vec<&str> = seen.iter().map(|(method, _, _)| method.as_str()).collect();
-    assert_eq!(methods, ["server/discover", "tools/list", "tools/call", "tools/call"], "{seen:?}");
+    let count = |wanted: &str| methods.iter().filter(|method| **method == wanted).count();
+    assert!(methods[..2] == ["server/discover", "tools/list"], "{seen:?}");
+    // Each in two rounds: `input_required`, then the answer.
+    assert_eq!((count("tools/call"), count("prompts/get")), (2, 2), "{seen:?}");
+    assert_eq!(count("initialize"), 0, "{seen:?}");
     for (method, header, meta) in &seen {
         assert_eq!((header.as_str(), meta.as_str()), ("2026-07-28", "2026-07-28"), "{method}");
     }
