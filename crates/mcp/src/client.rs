@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, ProtocolVersion,
-    UrlElicitationCapability,
+    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, InputRequest,
+    InputRequiredResult, InputResponses, ProtocolVersion, UrlElicitationCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ClientHandler, RoleClient};
@@ -174,33 +174,75 @@ impl ClientHandler for HostClient {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let question = question_of(&self.server, request)?;
-        let asker = match self.askers.recipient() {
-            Ok(Some(asker)) => asker,
-            Ok(None) => {
-                tracing::info!(server = %self.server, "elicitation declined: no tool call is running");
-                return Ok(ElicitResult::new(ElicitationAction::Decline));
-            }
-            Err(calls) => {
-                tracing::info!(
-                    server = %self.server,
-                    calls,
-                    "elicitation declined: calls of different chats overlap, so whose it is is unknown"
-                );
-                return Ok(ElicitResult::new(ElicitationAction::Decline));
-            }
-        };
-        self.askers.open.fetch_add(1, Ordering::Relaxed);
-        let answer = asker.ask(question).await;
-        self.askers.open.fetch_sub(1, Ordering::Relaxed);
-        Ok(match answer {
-            Answer::Accept { content } => {
-                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
-            }
-            Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
-            Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-        })
+        elicit(&self.server, &self.askers, request).await
     }
+}
+
+/// A server's question, put to whoever `askers` names (an `elicitation/create` request of
+/// 2025, or an input request of a 2026-07-28 `input_required` result).
+pub(crate) async fn elicit(
+    server: &str,
+    askers: &Askers,
+    request: ElicitRequestParams,
+) -> Result<ElicitResult, ErrorData> {
+    let question = question_of(server, request)?;
+    let asker = match askers.recipient() {
+        Ok(Some(asker)) => asker,
+        Ok(None) => {
+            tracing::info!(server, "elicitation declined: no tool call is running");
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        Err(calls) => {
+            tracing::info!(
+                server,
+                calls,
+                "elicitation declined: calls of different chats overlap, so whose it is is unknown"
+            );
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+    };
+    askers.open.fetch_add(1, Ordering::Relaxed);
+    let answer = asker.ask(question).await;
+    askers.open.fetch_sub(1, Ordering::Relaxed);
+    Ok(match answer {
+        Answer::Accept { content } => {
+            ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+        }
+        Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
+        Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+    })
+}
+
+/// Rounds of one request at most: a 2026-07-28 server may answer `input_required`
+/// (questions to the user, or only state to echo) before its result, and the request is
+/// sent again with the answers; a server that never finishes is not followed forever.
+pub(crate) const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// What the next round of a request answered `input_required` (2026-07-28) carries: the
+/// answers to its requests by key (only questions are answered, as `elicit` does; sampling
+/// and roots are not declared, so a server asking for them gets the request failed with
+/// the reason) and the server's request state exactly as it came (none when it sent none).
+pub(crate) async fn next_round(
+    server: &str,
+    askers: &Askers,
+    wanted: InputRequiredResult,
+) -> Result<(Option<InputResponses>, Option<String>), String> {
+    let requests = wanted.input_requests.unwrap_or_default();
+    if requests.is_empty() && wanted.request_state.is_none() {
+        return Err(format!("MCP server `{server}` wanted input without saying which"));
+    }
+    let mut responses = InputResponses::new();
+    for (key, request) in requests {
+        let InputRequest::Elicitation(request) = request else {
+            return Err(format!(
+                "MCP server `{server}` asked for input Preflight does not give (sampling or roots)"
+            ));
+        };
+        let answer =
+            elicit(server, askers, request.params).await.map_err(|e| e.message.to_string())?;
+        responses.insert(key, serde_json::to_value(answer).map_err(|e| e.to_string())?);
+    }
+    Ok(((!responses.is_empty()).then_some(responses), wanted.request_state))
 }
 
 fn question_of(server: &str, request: ElicitRequestParams) -> Result<Question, ErrorData> {

@@ -1,6 +1,7 @@
 //! One running server as the host uses it: starting it (a child process over stdio, or a
 //! remote one over HTTP: `remote/`; then the handshake of `handshake.rs`, all within the
-//! start timeout) and one `tools/call` with a timeout and a cancellation token.
+//! start timeout) and one `tools/call` with a timeout and a cancellation token (in as many
+//! rounds as a 2026-07-28 server's `input_required` answers ask for).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +15,7 @@ use rmcp::{Peer, RoleClient, ServiceError};
 use tokio_util::sync::CancellationToken;
 
 use crate::classify::ServerClass;
-use crate::client::HostClient;
+use crate::client::{next_round, HostClient, MAX_ROUNDS};
 use crate::confinement::{Reported, REPORT_KEY};
 use crate::error::McpError;
 use crate::handshake::handshake;
@@ -185,6 +186,11 @@ pub(crate) enum CallFailure {
 /// `tools/call` of `tool` on `live`, failing after `timeout` of waiting *without* an open
 /// question to the user (an elicitation pauses the clock: the user is never raced);
 /// `cancel` aborts the wait and tells the server (`notifications/cancelled`).
+///
+/// An `input_required` answer (2026-07-28) is followed: its questions go to the call's
+/// asker as a 2025 server's `elicitation/create` would, and the call is sent again, with a
+/// new id, the answers and the server's `requestState` exactly as it came (none when it
+/// sent none). The time spent asking is not counted.
 pub(crate) async fn call_tool(
     live: &Live,
     tool: &str,
@@ -192,14 +198,38 @@ pub(crate) async fn call_tool(
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> Result<CallToolResult, CallFailure> {
-    if cancel.is_cancelled() {
-        return Err(CallFailure::Cancelled);
-    }
-    let peer = &live.peer;
     let mut params = CallToolRequestParams::new(tool.to_string());
     if let Some(arguments) = arguments {
         params = params.with_arguments(arguments);
     }
+    let mut waited = Duration::ZERO;
+    for round in 0..MAX_ROUNDS {
+        let response = match one_round(live, params.clone(), timeout, &mut waited, cancel).await {
+            // A later round not sent: the first one may have run on this server.
+            Err(CallFailure::NotSent) if round > 0 => return Err(CallFailure::Lost),
+            other => other?,
+        };
+        let Ok(ServerResult::InputRequiredResult(wanted)) = response else {
+            return outcome(response);
+        };
+        let next = next_round(&live.key.server, &live.askers, wanted).await;
+        (params.input_responses, params.request_state) = next.map_err(CallFailure::Unexpected)?;
+    }
+    Err(CallFailure::Unexpected(format!("the server still wanted input after {MAX_ROUNDS} rounds")))
+}
+
+/// One `tools/call` request and its answer, within what is left of `timeout`.
+async fn one_round(
+    live: &Live,
+    params: CallToolRequestParams,
+    timeout: Duration,
+    waited: &mut Duration,
+    cancel: &CancellationToken,
+) -> Result<Result<ServerResult, ServiceError>, CallFailure> {
+    if cancel.is_cancelled() {
+        return Err(CallFailure::Cancelled);
+    }
+    let peer = &live.peer;
     let request = ClientRequest::CallToolRequest(Request::new(params));
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -208,27 +238,25 @@ pub(crate) async fn call_tool(
     let id = handle.id.clone();
     let response = handle.await_response();
     tokio::pin!(response);
-    let mut waited = Duration::ZERO;
     let tick = Duration::from_millis(250).min(timeout);
-    let response = loop {
+    loop {
         tokio::select! {
-            response = &mut response => break response,
+            response = &mut response => return Ok(response),
             () = cancel.cancelled() => {
                 notify_cancelled(peer, id).await;
                 return Err(CallFailure::Cancelled);
             }
             () = tokio::time::sleep(tick) => {
                 if live.askers.open_questions() == 0 {
-                    waited += tick;
+                    *waited += tick;
                 }
-                if waited >= timeout {
+                if *waited >= timeout {
                     notify_cancelled(peer, id).await;
                     return Err(CallFailure::TimedOut(timeout));
                 }
             }
         }
-    };
-    outcome(response)
+    }
 }
 
 /// What a `tools/call` response means for the caller.

@@ -2,7 +2,7 @@
 //! execution profiles that decide which of their tools a turn sees and may call.
 //!
 //! Built in floors, each importing only from below: data on the ground floor (`config`:
-//! what `mcp.json` says; `key`, `target`, `handshake`, `live`, `status`, `classify`,
+//! what `mcp.json` says; `key`, `target`, `discovery`, `handshake`, `live`, `status`, `classify`,
 //! `schema`, `client`, `error`), the wings beside one another (`local`: child-process
 //! servers; `remote`: HTTP, OAuth and sign-in; `turn`: what one turn sees), and on top
 //! `connection` (start and call), `connections` (the one task owning every connection),
@@ -31,6 +31,7 @@ mod config;
 pub mod confinement;
 mod connection;
 mod connections;
+mod discovery;
 mod edit;
 mod error;
 mod handshake;

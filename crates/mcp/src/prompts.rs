@@ -15,8 +15,8 @@ use std::time::Duration;
 use base64::Engine as _;
 use futures_util::future::join_all;
 use rmcp::model::{
-    ContentBlock, GetPromptRequestParams, JsonObject, ReadResourceRequestParams, ResourceContents,
-    Role,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, GetPromptResult, JsonObject,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, Role,
 };
 use rmcp::ServiceError;
 
@@ -25,6 +25,7 @@ use crate::catalog::{
     ResourceInfo, ResourceList, ServerFailure,
 };
 use crate::classify::ServerClass;
+use crate::client::{next_round, MAX_ROUNDS};
 use crate::error::McpError;
 use crate::host::McpHost;
 use crate::live::Live;
@@ -95,7 +96,7 @@ impl McpHost {
         let live = self.offered(Profile::Execution, workspace, server).await?;
         let params = GetPromptRequestParams::new(name).with_arguments(arguments);
         let limit = self.options().call_timeout;
-        let result = ask(server, limit, live.peer.get_prompt(params)).await;
+        let result = ask(server, limit, prompt_rounds(&live, params)).await;
         let result = result.map_err(|e| OfferError::Failed(format!("prompt `{name}`: {e}")))?;
         let parts: Vec<String> = result.messages.iter().filter_map(message_text).collect();
         Ok(PromptText { text: parts.join("\n\n") })
@@ -111,8 +112,8 @@ impl McpHost {
     ) -> Result<Vec<ResourceContent>, OfferError> {
         let live = self.offered(profile, workspace, server).await?;
         let limit = self.options().call_timeout;
-        let result =
-            ask(server, limit, live.peer.read_resource(ReadResourceRequestParams::new(uri))).await;
+        let params = ReadResourceRequestParams::new(uri);
+        let result = ask(server, limit, resource_rounds(&live, params)).await;
         let result = result.map_err(|e| OfferError::Failed(format!("resource {uri}: {e}")))?;
         result.contents.into_iter().map(resource_content).collect()
     }
@@ -172,16 +173,54 @@ fn has_resources(live: &Live) -> bool {
 }
 
 /// `call` within `limit`, its failure in words naming `server`.
-async fn ask<T>(
+async fn ask<T, E: std::fmt::Display>(
     server: &str,
     limit: Duration,
-    call: impl Future<Output = Result<T, ServiceError>>,
+    call: impl Future<Output = Result<T, E>>,
 ) -> Result<T, String> {
     match tokio::time::timeout(limit, call).await {
         Ok(Ok(answer)) => Ok(answer),
         Ok(Err(error)) => Err(format!("MCP server `{server}` answered with an error: {error}")),
         Err(_) => Err(format!("MCP server `{server}` did not answer within {} s", limit.as_secs())),
     }
+}
+
+/// `prompts/get`, following a 2026-07-28 server's `input_required` rounds. No tool call
+/// runs, so nobody is asked: its questions are declined, as a 2025 server's are, and the
+/// server decides what that means for the prompt.
+async fn prompt_rounds(
+    live: &Live,
+    mut params: GetPromptRequestParams,
+) -> Result<GetPromptResult, String> {
+    for _ in 0..MAX_ROUNDS {
+        let wanted = match live.peer.get_prompt_once(params.clone()).await {
+            Ok(GetPromptResponse::Complete(result)) => return Ok(result),
+            Ok(GetPromptResponse::InputRequired(wanted)) => wanted,
+            Ok(_) => return Err(ServiceError::UnexpectedResponse.to_string()),
+            Err(error) => return Err(error.to_string()),
+        };
+        let next = next_round(&live.key.server, &live.askers, wanted).await?;
+        (params.input_responses, params.request_state) = next;
+    }
+    Err(format!("it still wanted input after {MAX_ROUNDS} rounds"))
+}
+
+/// `resources/read`, following `input_required` rounds as [`prompt_rounds`] does.
+async fn resource_rounds(
+    live: &Live,
+    mut params: ReadResourceRequestParams,
+) -> Result<ReadResourceResult, String> {
+    for _ in 0..MAX_ROUNDS {
+        let wanted = match live.peer.read_resource_once(params.clone()).await {
+            Ok(ReadResourceResponse::Complete(result)) => return Ok(result),
+            Ok(ReadResourceResponse::InputRequired(wanted)) => wanted,
+            Ok(_) => return Err(ServiceError::UnexpectedResponse.to_string()),
+            Err(error) => return Err(error.to_string()),
+        };
+        let next = next_round(&live.key.server, &live.askers, wanted).await?;
+        (params.input_responses, params.request_state) = next;
+    }
+    Err(format!("it still wanted input after {MAX_ROUNDS} rounds"))
 }
 
 fn prompt_info(server: &str, prompt: rmcp::model::Prompt) -> PromptInfo {

@@ -18,7 +18,7 @@ use preflight_llm::ApiKey;
 use preflight_llm::{KernelKeyring, KeyStore, Lookup, SecretService};
 use rmcp::transport::auth::{
     AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest, CredentialStore,
-    OAuthState, StoredCredentials,
+    OAuthState, StoredCredentials, WWWAuthenticateParams,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -216,6 +216,8 @@ pub(crate) async fn begin(
     install_crypto();
     let mut manager =
         AuthorizationManager::new(remote.url.as_str()).await.map_err(|e| failed(e.to_string()))?;
+    // Signed in already and asked for more (step-up): what was granted is kept.
+    let granted = tokens.load().await.ok().flatten().map(|c| c.granted_scopes).unwrap_or_default();
     manager.set_credential_store(tokens);
     let mut request = AuthorizationRequest::new(redirect.as_str()).with_client_name("Preflight");
     if let Some(client) = &remote.client {
@@ -227,7 +229,9 @@ pub(crate) async fn begin(
     } else if let Some(url) = &identity.metadata_url {
         request = request.with_client_metadata_url(url.as_str());
     }
-    if !remote.scopes.is_empty() {
+    if let Some(scopes) = step_up_scopes(&granted, remote, challenge.as_deref()) {
+        request = request.with_scopes(scopes);
+    } else if !remote.scopes.is_empty() {
         request = request.with_scopes(remote.scopes.iter().map(String::as_str));
     }
     if let Some(challenge) = challenge.filter(|c| !c.is_empty()) {
@@ -253,6 +257,30 @@ pub(crate) async fn begin(
         let _ = report.send(outcome);
     });
     Ok(SignInStarted { authorization_url, done })
+}
+
+/// The scopes of a re-authorization whose challenge names scopes while some were granted
+/// already: their union with the entry's own (SEP-2350), so that signing in for one more
+/// scope does not lose the ones the earlier calls needed. `None` for a first sign-in, or a
+/// challenge that names no scope (rmcp then chooses from the server's metadata).
+fn step_up_scopes(
+    granted: &[String],
+    remote: &Remote,
+    challenge: Option<&str>,
+) -> Option<Vec<String>> {
+    let base = url::Url::parse(&remote.url).ok()?;
+    let challenged = WWWAuthenticateParams::parse(challenge?, &base).scope?;
+    if granted.is_empty() {
+        return None;
+    }
+    let mut scopes: Vec<String> = Vec::new();
+    let all = remote.scopes.iter().chain(granted).map(String::as_str);
+    for scope in all.chain(challenged.split_whitespace()) {
+        if !scopes.iter().any(|known| known == scope) {
+            scopes.push(scope.to_owned());
+        }
+    }
+    Some(scopes)
 }
 
 /// Waits for the browser's redirect, answers it with a page, exchanges the code.

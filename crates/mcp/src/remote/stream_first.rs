@@ -10,7 +10,9 @@
 //! has no such stream), or [`HOLD`] has passed.
 //!
 //! Only requests wait: `initialize` and notifications go at once (the GET starts after
-//! `notifications/initialized`), and so do the client's answers to the server.
+//! `notifications/initialized`), and so do the client's answers to the server. A 2026-07-28
+//! connection has no session (and no such stream: a server's questions come back in its
+//! `input_required` answers), so nothing of it waits.
 
 use std::collections::HashMap;
 use std::sync::Arc;
