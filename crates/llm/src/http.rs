@@ -190,14 +190,21 @@ impl HttpClient {
         wire: Wire,
         cancel: &CancellationToken,
     ) -> Result<ResponseStream, LlmError> {
-        let events = with_retry(&self.retry, cancel, || async {
-            let response = self.send(&request, wire, cancel).await?;
-            let body = within(self.idle, cancel, response.text())
+        // The head comes only once the whole answer is made: the idle limit between two reads
+        // becomes a limit on all of it, once (a retry would make the server answer again,
+        // behind the answer it is still making for the request given up on).
+        let limit = self.idle.saturating_mul(WHOLE_ANSWER_IDLE_FACTOR);
+        let attempts = with_retry(&self.retry, cancel, || async {
+            let response = self.send(&request, wire, limit, cancel).await?;
+            let body = within(limit, cancel, response.text())
                 .await?
                 .map_err(|error| LlmError::StreamCut { detail: error_chain(&error) })?;
             decode_whole(&body, wire)
-        })
-        .await?;
+        });
+        let events = match tokio::time::timeout(limit, attempts).await {
+            Ok(events) => events?,
+            Err(_) => return Err(LlmError::IdleTimeout { after: limit }),
+        };
         Ok(ResponseStream::new(futures_util::stream::iter(events.into_iter().map(Ok))))
     }
 
@@ -206,6 +213,7 @@ impl HttpClient {
         &self,
         request: &PostRequest,
         wire: Wire,
+        head_within: Duration,
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, LlmError> {
         let send = self
@@ -214,7 +222,7 @@ impl HttpClient {
             .headers(request.headers.clone())
             .body(request.body.clone())
             .send();
-        let response = within(self.idle, cancel, send).await?.map_err(send_error)?;
+        let response = within(head_within, cancel, send).await?.map_err(send_error)?;
         let status = response.status().as_u16();
         if !response.status().is_success() {
             let retry_after = retry_after(response.headers());
@@ -231,7 +239,7 @@ impl HttpClient {
         wire: Wire,
         cancel: &CancellationToken,
     ) -> Result<SseReader, LlmError> {
-        let response = self.send(request, wire, cancel).await?;
+        let response = self.send(request, wire, self.idle, cancel).await?;
         let mut reader = SseReader {
             response,
             sse: SseDecoder::new(),
@@ -333,6 +341,10 @@ impl SseReader {
         Ok(())
     }
 }
+
+/// How many idle limits a whole answer may take in all, retries included (5 × the default
+/// 180 s: 15 minutes, a long answer of a CPU model).
+const WHOLE_ANSWER_IDLE_FACTOR: u32 = 5;
 
 /// A whole answer's events: `body` decoded as the one chunk it is, then finished. Pure.
 fn decode_whole(body: &str, wire: Wire) -> Result<Vec<StreamEvent>, LlmError> {

@@ -201,16 +201,38 @@ pub(crate) async fn elicit(
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }
     };
+    Ok(put(askers, &asker, question).await)
+}
+
+/// `question` put to `asker`; the connection's calls do not time out while it is open.
+async fn put(askers: &Askers, asker: &Arc<dyn Asker>, question: Question) -> ElicitResult {
     askers.open.fetch_add(1, Ordering::Relaxed);
     let answer = asker.ask(question).await;
     askers.open.fetch_sub(1, Ordering::Relaxed);
-    Ok(match answer {
+    match answer {
         Answer::Accept { content } => {
             ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
         }
         Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
         Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
-    })
+    }
+}
+
+/// A question of a 2026-07-28 `input_required` result. It came back in the response of one
+/// request, so it goes to that request's own asker, never to whoever else is running on
+/// the connection; a request without one (a prompt, a resource) declines it.
+async fn ask_own(
+    server: &str,
+    askers: &Askers,
+    own: Option<&Arc<dyn Asker>>,
+    request: ElicitRequestParams,
+) -> Result<ElicitResult, ErrorData> {
+    let question = question_of(server, request)?;
+    let Some(asker) = own else {
+        tracing::info!(server, "input request declined: no tool call of a chat asked it");
+        return Ok(ElicitResult::new(ElicitationAction::Decline));
+    };
+    Ok(put(askers, asker, question).await)
 }
 
 /// Rounds of one request at most: a 2026-07-28 server may answer `input_required`
@@ -219,12 +241,14 @@ pub(crate) async fn elicit(
 pub(crate) const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
 
 /// What the next round of a request answered `input_required` (2026-07-28) carries: the
-/// answers to its requests by key (only questions are answered, as `elicit` does; sampling
-/// and roots are not declared, so a server asking for them gets the request failed with
-/// the reason) and the server's request state exactly as it came (none when it sent none).
+/// answers to its requests by key (only questions are answered, by the request's `own`
+/// asker, see [`ask_own`]; sampling and roots are not declared, so a server asking for them
+/// gets the request failed with the reason) and the server's request state exactly as it
+/// came (none when it sent none).
 pub(crate) async fn next_round(
     server: &str,
     askers: &Askers,
+    own: Option<&Arc<dyn Asker>>,
     wanted: InputRequiredResult,
 ) -> Result<(Option<InputResponses>, Option<String>), String> {
     let requests = wanted.input_requests.unwrap_or_default();
@@ -238,8 +262,9 @@ pub(crate) async fn next_round(
                 "MCP server `{server}` asked for input Preflight does not give (sampling or roots)"
             ));
         };
-        let answer =
-            elicit(server, askers, request.params).await.map_err(|e| e.message.to_string())?;
+        let answer = ask_own(server, askers, own, request.params)
+            .await
+            .map_err(|e| e.message.to_string())?;
         responses.insert(key, serde_json::to_value(answer).map_err(|e| e.to_string())?);
     }
     Ok(((!responses.is_empty()).then_some(responses), wanted.request_state))

@@ -15,7 +15,7 @@ use rmcp::{Peer, RoleClient, ServiceError};
 use tokio_util::sync::CancellationToken;
 
 use crate::classify::ServerClass;
-use crate::client::{next_round, HostClient, MAX_ROUNDS};
+use crate::client::{next_round, Asker, HostClient, MAX_ROUNDS};
 use crate::confinement::{Reported, REPORT_KEY};
 use crate::error::McpError;
 use crate::handshake::handshake;
@@ -187,13 +187,14 @@ pub(crate) enum CallFailure {
 /// question to the user (an elicitation pauses the clock: the user is never raced);
 /// `cancel` aborts the wait and tells the server (`notifications/cancelled`).
 ///
-/// An `input_required` answer (2026-07-28) is followed: its questions go to the call's
-/// asker as a 2025 server's `elicitation/create` would, and the call is sent again, with a
+/// An `input_required` answer (2026-07-28) is followed: its questions go to the call's own
+/// `asker` (none: declined), and the call is sent again, with a
 /// new id, the answers and the server's `requestState` exactly as it came (none when it
 /// sent none). The time spent asking is not counted.
 pub(crate) async fn call_tool(
     live: &Live,
     tool: &str,
+    asker: Option<&Arc<dyn Asker>>,
     arguments: Option<JsonObject>,
     timeout: Duration,
     cancel: &CancellationToken,
@@ -212,7 +213,7 @@ pub(crate) async fn call_tool(
         let Ok(ServerResult::InputRequiredResult(wanted)) = response else {
             return outcome(response);
         };
-        let next = next_round(&live.key.server, &live.askers, wanted).await;
+        let next = next_round(&live.key.server, &live.askers, asker, wanted).await;
         (params.input_responses, params.request_state) = next.map_err(CallFailure::Unexpected)?;
     }
     Err(CallFailure::Unexpected(format!("the server still wanted input after {MAX_ROUNDS} rounds")))

@@ -283,7 +283,8 @@ impl McpHost {
             }
             let timeout = call_timeout(self.options.call_timeout, live.class, arguments.as_ref());
             let registration = asker.clone().map(|asker| live.askers.register(asker));
-            let outcome = call_tool(live, tool, arguments.clone(), timeout, cancel).await;
+            let outcome =
+                call_tool(live, tool, asker.as_ref(), arguments.clone(), timeout, cancel).await;
             drop(registration);
             match outcome {
                 Ok(result) => return Ok((result, live.class)),

@@ -199,7 +199,7 @@ async fn prompt_rounds(
             Ok(_) => return Err(ServiceError::UnexpectedResponse.to_string()),
             Err(error) => return Err(error.to_string()),
         };
-        let next = next_round(&live.key.server, &live.askers, wanted).await?;
+        let next = next_round(&live.key.server, &live.askers, None, wanted).await?;
         (params.input_responses, params.request_state) = next;
     }
     Err(format!("it still wanted input after {MAX_ROUNDS} rounds"))
@@ -217,7 +217,7 @@ async fn resource_rounds(
             Ok(_) => return Err(ServiceError::UnexpectedResponse.to_string()),
             Err(error) => return Err(error.to_string()),
         };
-        let next = next_round(&live.key.server, &live.askers, wanted).await?;
+        let next = next_round(&live.key.server, &live.askers, None, wanted).await?;
         (params.input_responses, params.request_state) = next;
     }
     Err(format!("it still wanted input after {MAX_ROUNDS} rounds"))

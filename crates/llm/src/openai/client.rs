@@ -1,8 +1,6 @@
 //! The OpenAI-compatible client: posts to `{base_url}/chat/completions` and streams, or reads
 //! whole answers from a server that needs them (`../compat.rs`).
 
-use std::time::Duration;
-
 use reqwest::header::{HeaderMap, AUTHORIZATION};
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
@@ -15,10 +13,6 @@ use crate::{
 };
 
 const WIRE: Wire = Wire { decoder: format::Decoder::boxed, error: format::parse_error };
-
-/// How long `compat = "auto"` waits for the server's model list before writing the request
-/// the standard way (asked again on the next call).
-const DETECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// OpenAI, Ollama, llama.cpp's server, vLLM, LM Studio: same code, another base URL.
 pub struct OpenAiProvider {
@@ -53,43 +47,40 @@ impl OpenAiProvider {
         })
     }
 
-    /// The server's quirks: as configured, else asked of its model list once. A server that
-    /// answers the list with an error is standard; one that cannot be reached in time leaves
-    /// this request standard and is asked again next time.
+    /// The server's quirks: as configured, else asked of its model list once. The list is
+    /// waited for as a request's head is (llama-cpp-python answers it only once the model is
+    /// free), so a busy server is not mistaken for a standard one. A server that says it has
+    /// no such list is standard; one that cannot be reached, or fails for now (429, 5xx),
+    /// leaves this request standard and is asked again next time.
     async fn quirks(&self, cancel: &CancellationToken) -> Quirks {
         if let Some(quirks) = self.compat.quirks() {
             return quirks;
         }
         let detect = self.detected.get_or_try_init(|| async {
-            let asked = self.endpoint.get_json("/models", cancel);
-            let listed = match tokio::time::timeout(DETECT_TIMEOUT, asked).await {
-                Ok(Ok(listed)) => listed,
-                Ok(Err(error)) if answered(&error) => return Ok(Quirks::STANDARD),
-                Ok(Err(error)) => return Err(error),
-                Err(_) => return Err(LlmError::IdleTimeout { after: DETECT_TIMEOUT }),
+            let quirks = match self.endpoint.get_json("/models", cancel).await {
+                Ok(listed) => Quirks::of_model_list(&listed),
+                Err(error) if has_no_list(&error) => Quirks::STANDARD,
+                Err(error) => return Err(error),
             };
-            let quirks = Quirks::of_model_list(&listed);
             tracing::debug!(model = %self.model, ?quirks, "the server's quirks, from its model list");
             Ok(quirks)
         });
         match detect.await {
             Ok(quirks) => *quirks,
             Err(error) => {
-                tracing::debug!(%error, "the server's model list did not come; a standard request");
+                tracing::info!(%error, "the server's model list did not come; a standard request");
                 Quirks::STANDARD
             }
         }
     }
 }
 
-/// Whether the server answered (with an error status or something that is not a list).
-fn answered(error: &LlmError) -> bool {
-    !matches!(
+/// Whether the server answered that it has no model list to give (not found, not allowed,
+/// not a list): it will not have one later either.
+fn has_no_list(error: &LlmError) -> bool {
+    matches!(
         error,
-        LlmError::Unavailable { status: None, .. }
-            | LlmError::IdleTimeout { .. }
-            | LlmError::StreamCut { .. }
-            | LlmError::Cancelled
+        LlmError::Rejected { status: 400 | 404 | 405 | 501, .. } | LlmError::BadResponse { .. }
     )
 }
 
