@@ -139,15 +139,25 @@ async fn killer(
         let life = serve.endpoint.life + 1;
         serve.kill();
         let began = Instant::now();
-        let home = home.clone();
-        serve = tokio::task::spawn_blocking(move || ServeProcess::start(&home, life))
-            .await
-            .expect("the restart task")
-            .expect("serve restarts on the same home");
+        serve = restart(&home, life).await;
         restarts.push(began.elapsed());
         let _ = sender.send(serve.endpoint.clone());
     }
     (serve, restarts)
+}
+
+/// Starts process `life` on `home`; a process that does not start ends the run (exit 1),
+/// with its log.
+async fn restart(home: &Path, life: usize) -> ServeProcess {
+    let owned = home.to_owned();
+    match tokio::task::spawn_blocking(move || ServeProcess::start(&owned, life)).await {
+        Ok(Ok(serve)) => serve,
+        failed => {
+            let log = std::fs::read_to_string(serve::log_path(home, life)).unwrap_or_default();
+            eprintln!("soak FAILED: serve did not restart on its home: {failed:?}\n{log}");
+            std::process::exit(1);
+        }
+    }
 }
 
 async fn sampler(shared: Arc<Shared>) -> Vec<Sample> {
@@ -335,7 +345,10 @@ fn report(args: &Args, run: &mut Run, verdict: &verify::Verdict) {
     for (kind, count) in &run.faults {
         println!("  {:<28} {count}", kind.name());
     }
-    println!("  MCP server processes killed mid-call: {}", run.mcp_kills);
+    println!(
+        "  MCP server processes killed: {}; calls cut by it (stored results): {}; sandbox timeouts (stored): {}",
+        run.mcp_kills, verdict.mcp_calls_cut, verdict.sandbox_timeouts
+    );
     let restart_p50 = quantile(&mut run.restarts, 0.5);
     println!(
         "serve SIGKILLs: {} (restart to listening p50 {})",
@@ -345,6 +358,10 @@ fn report(args: &Args, run: &mut Run, verdict: &verify::Verdict) {
     println!(
         "turns cut by a kill: {} (open tasks with their stop recorded after restart: {}); POSTs cut by a kill: {} (stored: {})",
         sum(|l| l.interrupted), sum(|l| l.interrupted_stopped), sum(|l| l.uncertain.len()), verdict.uncertain_stored
+    );
+    println!(
+        "turns failed mid-turn by a cut or stalled stream: {} with the provider_error stop recorded, {} without",
+        sum(|l| l.failed_stopped), sum(|l| l.failed_unrecorded.len())
     );
     println!(
         "user messages: {} got 2xx, {} stored; lost {}, doubled {}, never sent {}; task lists with work left {}",

@@ -18,6 +18,7 @@ pub struct Endpoint {
     pub life: usize,
 }
 
+#[derive(Debug)]
 pub struct ServeProcess {
     child: Child,
     pub endpoint: Endpoint,
@@ -26,12 +27,14 @@ pub struct ServeProcess {
 impl ServeProcess {
     /// Starts `preflight serve` on `home` and waits for its `listening on` line.
     pub fn start(home: &Path, life: usize) -> anyhow::Result<ServeProcess> {
+        let log = std::fs::File::create(log_path(home, life)).context("serve's log")?;
         let mut child = Command::new(env!("CARGO_BIN_EXE_preflight"))
             .args(["serve", "--addr", "127.0.0.1:0"])
             .env("PREFLIGHT_HOME", home)
-            .env("RUST_LOG", "error")
+            .env("RUST_LOG", "warn")
+            .env("PREFLIGHT_FS_SERVER", fs_server())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .context("starting preflight serve")?;
         let mut line = String::new();
@@ -67,6 +70,11 @@ impl ServeProcess {
         self.child.wait().context("waiting for serve to stop")?;
         Ok(())
     }
+}
+
+/// Where process `life`'s stderr goes: beside the data folder.
+pub fn log_path(home: &Path, life: usize) -> PathBuf {
+    home.with_file_name(format!("serve-{life}.log"))
 }
 
 /// `VmRSS` of `pid` in KiB, `None` once it is gone.
@@ -148,4 +156,13 @@ pub fn everything_server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(
         "../../tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     )
+}
+
+/// The filesystem MCP server set-up installed (`$PREFLIGHT_FS_SERVER` first).
+pub fn fs_server() -> PathBuf {
+    std::env::var_os("PREFLIGHT_FS_SERVER").map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "../../runtime/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+        )
+    })
 }

@@ -1,7 +1,7 @@
 //! What a soak turn asks of the engine: its kind (a fault or a plain piece of work), drawn
 //! from a seeded generator, and the scripted model's replies for it.
 //!
-//! Every turn's replies start with the turn's task list (`turn_plan init`, ids 1…n), so
+//! A working turn's replies start with the turn's task list (`turn_plan init`, ids 1…3), so
 //! that a turn cut anywhere leaves open tasks whose stop the engine must record. The
 //! replies after a fault are what the engine's retry gets; a turn that ends early leaves
 //! the rest unused (the route is removed after the turn).
@@ -16,7 +16,7 @@ pub enum Kind {
     Plan,
     /// A text answer, nothing else.
     Plain,
-    /// Two tasks done through `turn_plan`, then an answer.
+    /// Three tasks done through `turn_plan`, then an answer.
     Tasks,
     /// HTTP 500 first (the executor retries).
     Status500,
@@ -116,10 +116,11 @@ fn run(command: &str) -> Reply {
 /// The model's replies for one turn, in the order its requests get them.
 pub fn replies(kind: Kind, marker: &str) -> Vec<Reply> {
     let answer = Reply::text(&format!("Turn {marker} is finished."));
+    // `init` makes lists of 3 or more tasks only (the tracker's rule).
     let work = |middle: Vec<Reply>| {
-        let mut replies = vec![init(marker, &["first", "second"]), done(marker, 1)];
+        let mut replies = vec![init(marker, &["first", "second", "third"]), done(marker, 1)];
         replies.extend(middle);
-        replies.extend([done(marker, 2), answer.clone()]);
+        replies.extend([done(marker, 2), done(marker, 3), answer.clone()]);
         replies
     };
     let mut first = match kind {
@@ -128,8 +129,12 @@ pub fn replies(kind: Kind, marker: &str) -> Vec<Reply> {
         Kind::Tasks => return work(Vec::new()),
         Kind::Status500 => vec![Reply::status(500)],
         Kind::RateLimited => vec![Reply::rate_limited("1")],
-        Kind::Cut => vec![Answer::new().words("A partial answer to be cu").cut().into()],
-        Kind::Stall => vec![Answer::new().text("Thinking about ").stall().into()],
+        // Mid-turn, with tasks open: a stream that had sent text is not retried, so the turn
+        // fails and its stop (`provider_error`) must be recorded.
+        Kind::Cut => {
+            return work(vec![Answer::new().words("A partial answer to be cu").cut().into()])
+        }
+        Kind::Stall => return work(vec![Answer::new().text("Thinking about ").stall().into()]),
         Kind::Malformed => {
             return work(vec![Answer::new()
                 .raw_tool_call("turn_plan", "{\"op\": \"done\", \"id\": ")

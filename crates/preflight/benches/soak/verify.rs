@@ -25,6 +25,10 @@ pub struct Verdict {
     /// Of the POSTs cut by a kill, how many were stored (once each).
     pub uncertain_stored: usize,
     pub task_problems: Vec<String>,
+    /// Tool results stored saying an MCP server died during the call.
+    pub mcp_calls_cut: usize,
+    /// Tool results stored saying the sandbox's timeout killed the command.
+    pub sandbox_timeouts: usize,
     pub open_task_lists: usize,
     /// `preflight check`'s output and whether it passed.
     pub checker: String,
@@ -66,6 +70,13 @@ pub fn compare(
             })
             .collect();
         verdict.stored_user_messages += stored.len();
+        for message in &snapshot.messages {
+            if let MessageBody::Tool { content, .. } = &message.body {
+                verdict.mcp_calls_cut +=
+                    usize::from(content.contains("closed the connection during"));
+                verdict.sandbox_timeouts += usize::from(content.contains("(timed out: "));
+            }
+        }
         compare_chat(ledger, &stored, verdict);
         let list = &snapshot.task_list;
         verdict.open_task_lists += usize::from(list.has_work_left());

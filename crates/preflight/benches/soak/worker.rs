@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tokio::sync::watch;
 
 use crate::serve::{descendants_running, kill_all, Endpoint};
-use crate::turns::{marker, replies, Kind};
+use crate::turns::{marker, outcome, replies, Kind};
 use crate::Rng;
 
 /// A turn that has not ended after this long is stuck (reported, and stopped).
@@ -53,6 +53,10 @@ pub struct ChatLedger {
     /// stop the turn reached first); and how many left tasks open without any stop.
     pub interrupted_stopped: usize,
     pub interrupted_unrecorded: Vec<String>,
+    /// Turns whose stream was cut or stalled mid-turn with tasks open: how many ended with
+    /// the `provider_error` stop recorded, and the others (marker, what the chat showed).
+    pub failed_stopped: usize,
+    pub failed_unrecorded: Vec<String>,
     pub stuck: Vec<String>,
 }
 
@@ -157,28 +161,44 @@ async fn run_turn(shared: &Arc<Shared>, ledger: &mut ChatLedger, n: usize, kind:
         if kind.is_fault() {
             shared.faults.lock().unwrap_or_else(|e| e.into_inner()).push(kind);
         }
-        if kind == Kind::McpKilled {
-            tokio::spawn(kill_mcp_later(shared.clone(), endpoint.pid));
+        let ended = wait_for_end(shared, ledger, &endpoint, &marker, kind == Kind::McpKilled).await;
+        if let (Some(chat), Kind::Cut | Kind::Stall) = (ended, kind) {
+            let stopped = &chat["state"]["stopped"];
+            match stopped["reason"].as_str() {
+                Some("provider_error") => ledger.failed_stopped += 1,
+                _ => ledger.failed_unrecorded.push(format!("{marker}: stopped {stopped}")),
+            }
         }
-        wait_for_end(shared, ledger, &endpoint, &marker).await;
     }
     shared.provider.remove_routes(&when);
 }
 
-/// Kills the `everything` MCP servers of `pid` 1.5 s into the 4 s call.
+/// Kills the `everything` MCP servers of `pid` 1 s into the 4 s call.
 async fn kill_mcp_later(shared: Arc<Shared>, pid: u32) {
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let killed = kill_all(&descendants_running(pid, "server-everything"));
     shared.mcp_kills.fetch_add(killed, Ordering::SeqCst);
 }
 
-/// Reads the chat until its turn has ended (phase back to `idle`), across a kill.
-async fn wait_for_end(shared: &Shared, ledger: &mut ChatLedger, endpoint: &Endpoint, marker: &str) {
+/// Reads the chat until its turn has ended (phase back to `idle`), across a kill. With
+/// `kill_mcp`, the MCP server is killed 1 s after the round before the MCP call is stored
+/// (rounds are stored whole, and the call's request follows at once).
+async fn wait_for_end(
+    shared: &Arc<Shared>,
+    ledger: &mut ChatLedger,
+    endpoint: &Endpoint,
+    marker: &str,
+    mut kill_mcp: bool,
+) -> Option<Value> {
     let started = Instant::now();
     let path = format!("/v1/chats/{}", ledger.id);
     loop {
         match shared.send(endpoint, "GET", &path, None).await {
-            Ok((200, chat)) if chat["state"]["phase"] == "idle" => return,
+            Ok((200, chat)) if chat["state"]["phase"] == "idle" => return Some(chat),
+            Ok((200, chat)) if kill_mcp && first_task_done(&chat, marker) => {
+                kill_mcp = false;
+                tokio::spawn(kill_mcp_later(shared.clone(), endpoint.pid));
+            }
             Ok((200, chat)) if chat["state"]["phase"] == "awaiting_approval" => {
                 let approve = format!("/v1/chats/{}/plan/approve", ledger.id);
                 let _ = shared.send(endpoint, "POST", &approve, Some(json!(null))).await;
@@ -187,13 +207,14 @@ async fn wait_for_end(shared: &Shared, ledger: &mut ChatLedger, endpoint: &Endpo
                 ledger.stuck.push(marker.to_owned());
                 let stop = format!("/v1/chats/{}/stop", ledger.id);
                 let _ = shared.send(endpoint, "POST", &stop, Some(json!(null))).await;
-                return;
+                return None;
             }
             Ok(_) => tokio::time::sleep(POLL).await,
             Err(_) => {
                 ledger.interrupted += 1;
                 let _ = shared.next_life(endpoint.life).await;
-                return after_kill(shared, ledger).await;
+                after_kill(shared, ledger).await;
+                return None;
             }
         }
     }
@@ -217,4 +238,13 @@ async fn after_kill(shared: &Shared, ledger: &mut ChatLedger) {
     } else if open {
         ledger.interrupted_stopped += 1;
     }
+}
+
+/// The turn's `done` of task 1 is stored: the last message is its result.
+fn first_task_done(chat: &Value, marker: &str) -> bool {
+    let messages = chat["messages"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let Some([call, result]) = messages.get(messages.len().saturating_sub(2)..) else {
+        return false;
+    };
+    result["role"] == "tool" && call["tool_calls"].to_string().contains(&outcome(marker, 1))
 }
