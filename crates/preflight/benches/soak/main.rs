@@ -139,23 +139,38 @@ async fn killer(
         let life = serve.endpoint.life + 1;
         serve.kill();
         let began = Instant::now();
-        serve = restart(&home, life).await;
+        serve = restart(&home, life, &shared.refusals).await;
         restarts.push(began.elapsed());
         let _ = sender.send(serve.endpoint.clone());
     }
     (serve, restarts)
 }
 
-/// Starts process `life` on `home`; a process that does not start ends the run (exit 1),
-/// with its log.
-async fn restart(home: &Path, life: usize) -> ServeProcess {
-    let owned = home.to_owned();
-    match tokio::task::spawn_blocking(move || ServeProcess::start(&owned, life)).await {
-        Ok(Ok(serve)) => serve,
-        failed => {
-            let log = std::fs::read_to_string(serve::log_path(home, life)).unwrap_or_default();
-            eprintln!("soak FAILED: serve did not restart on its home: {failed:?}\n{log}");
-            std::process::exit(1);
+/// Starts process `life` on `home`. A start refused because the data folder is still
+/// locked (a process that inherited the killed one's lock) is tried again for up to 30 s,
+/// each refusal noted with who held the lock file; a process that does not start by then
+/// ends the run (exit 1), with its log.
+async fn restart(home: &Path, life: usize, refusals: &Mutex<Vec<String>>) -> ServeProcess {
+    let began = Instant::now();
+    loop {
+        let owned = home.to_owned();
+        let started = tokio::task::spawn_blocking(move || ServeProcess::start(&owned, life)).await;
+        let log = std::fs::read_to_string(serve::log_path(home, life)).unwrap_or_default();
+        match started {
+            Ok(Ok(serve)) => return serve,
+            _ if log.contains("is in use by") && began.elapsed() < Duration::from_secs(30) => {
+                let holders = serve::holders_of(&home.join("preflight.lock"));
+                let at = millis(began.elapsed());
+                refusals
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(format!("life {life} at +{at}: held by {holders:?}"));
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            failed => {
+                eprintln!("soak FAILED: serve did not restart on its home: {failed:?}\n{log}");
+                std::process::exit(1);
+            }
         }
     }
 }
@@ -217,6 +232,7 @@ struct Run {
     elapsed: Duration,
     faults: BTreeMap<Kind, usize>,
     mcp_kills: usize,
+    refusals: Vec<String>,
     turns_ended: usize,
 }
 
@@ -239,6 +255,7 @@ async fn run(args: Args, root: &Path) -> anyhow::Result<Run> {
         done: AtomicBool::new(false),
         faults: Mutex::new(Vec::new()),
         mcp_kills: AtomicUsize::new(0),
+        refusals: Mutex::new(Vec::new()),
     });
     let mut ledgers = Vec::new();
     for index in 0..args.chats {
@@ -275,7 +292,19 @@ async fn run(args: Args, root: &Path) -> anyhow::Result<Run> {
     }
     let mcp_kills = shared.mcp_kills.load(Ordering::SeqCst);
     let turns_ended = shared.ended.load(Ordering::SeqCst);
-    Ok(Run { ledgers, samples, restarts, lists, chats, elapsed, faults, mcp_kills, turns_ended })
+    let refusals = std::mem::take(&mut *shared.refusals.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(Run {
+        ledgers,
+        samples,
+        restarts,
+        lists,
+        chats,
+        elapsed,
+        faults,
+        mcp_kills,
+        refusals,
+        turns_ended,
+    })
 }
 
 fn main() -> std::process::ExitCode {
@@ -355,6 +384,13 @@ fn report(args: &Args, run: &mut Run, verdict: &verify::Verdict) {
         run.restarts.len(),
         millis(restart_p50)
     );
+    println!(
+        "restarts refused, the data folder still locked after the SIGKILL: {}",
+        run.refusals.len()
+    );
+    for refusal in &run.refusals {
+        println!("  {refusal}");
+    }
     println!(
         "turns cut by a kill: {} (open tasks with their stop recorded after restart: {}); POSTs cut by a kill: {} (stored: {})",
         sum(|l| l.interrupted), sum(|l| l.interrupted_stopped), sum(|l| l.uncertain.len()), verdict.uncertain_stored

@@ -166,3 +166,21 @@ pub fn fs_server() -> PathBuf {
         )
     })
 }
+
+/// The processes that have `file` open, with their command lines.
+pub fn holders_of(file: &Path) -> Vec<String> {
+    let mut holders = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else {
+            continue;
+        };
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).into_iter().flatten().flatten();
+        if fds
+            .into_iter()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == file))
+        {
+            holders.push(format!("{pid} (parent {:?}): {}", parent_of(pid), command_line(pid)));
+        }
+    }
+    holders
+}

@@ -34,6 +34,8 @@ pub struct Shared {
     pub faults: Mutex<Vec<Kind>>,
     /// MCP server processes the bench killed mid-call.
     pub mcp_kills: AtomicUsize,
+    /// Restarts refused because the data folder was still locked, with the lock's holders.
+    pub refusals: Mutex<Vec<String>>,
 }
 
 /// One chat's record of what it sent and saw.
