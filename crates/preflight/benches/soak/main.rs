@@ -19,7 +19,10 @@
 //! `cargo bench -p preflight --bench soak -- --turns N --chats N --seed N [--kills N]`
 //! (defaults: 2,000 turns, 20 chats, seed 53, a kill per 100 turns).
 
+mod args;
 mod figures;
+mod report;
+mod rng;
 mod serve;
 mod turns;
 mod verify;
@@ -31,72 +34,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use preflight_testkit::{Matcher, Reply, Script, ScriptedServer};
 use tokio::sync::watch;
 
-use figures::{growth, millis, quantile, Sample};
-use serve::{everything_server, open_fds, processes_running, rss_kib, Endpoint, ServeProcess};
-use turns::Kind;
-use worker::{ChatLedger, Shared};
-
-#[derive(Debug, Clone, Copy)]
-struct Args {
-    turns: usize,
-    chats: usize,
-    seed: u64,
-    kills: usize,
-    /// Keep the run's folder (the data folder, the workspaces) to look at afterwards.
-    keep: bool,
-}
-
-fn parse_args() -> anyhow::Result<Args> {
-    let mut args = Args { turns: 2000, chats: 20, seed: 53, kills: usize::MAX, keep: false };
-    let mut words = std::env::args().skip(1);
-    while let Some(word) = words.next() {
-        let mut value = || -> anyhow::Result<u64> {
-            let text = words.next().with_context(|| format!("{word} needs a number"))?;
-            text.parse().with_context(|| format!("{word} {text}: not a number"))
-        };
-        match word.as_str() {
-            "--turns" => args.turns = value()? as usize,
-            "--chats" => args.chats = value()? as usize,
-            "--seed" => args.seed = value()?,
-            "--kills" => args.kills = value()? as usize,
-            "--keep" => args.keep = true,
-            "--bench" => {} // what `cargo bench` passes to every bench binary
-            other => {
-                anyhow::bail!("unknown argument {other}: --turns N --chats N --seed N --kills N")
-            }
-        }
-    }
-    if args.kills == usize::MAX {
-        args.kills = (args.turns / 100).max(2);
-    }
-    anyhow::ensure!(args.turns > 0 && args.chats > 0, "--turns and --chats must be positive");
-    Ok(args)
-}
-
-/// splitmix64: a seeded generator, so a run's faults and kill points repeat with its seed.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn draw(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, bound: u64) -> u64 {
-        self.draw() % bound.max(1)
-    }
-}
+use args::{parse_args, Args};
+use figures::{millis, Sample};
+use report::{leftovers, report, Run};
+use rng::Rng;
+use serve::{everything_server, open_fds, rss_kib, Endpoint, ServeProcess};
+use worker::Shared;
 
 /// The data folder: the scripted provider with a short idle timeout (the stall's end) and
 /// a window large enough that no compaction call interleaves; the `everything` MCP server.
@@ -223,19 +169,6 @@ fn kill_points(args: &Args) -> Vec<usize> {
     points
 }
 
-struct Run {
-    ledgers: Vec<ChatLedger>,
-    samples: Vec<Sample>,
-    restarts: Vec<Duration>,
-    lists: Vec<Duration>,
-    chats: Vec<Duration>,
-    elapsed: Duration,
-    faults: BTreeMap<Kind, usize>,
-    mcp_kills: usize,
-    refusals: Vec<String>,
-    turns_ended: usize,
-}
-
 async fn run(args: Args, root: &Path) -> anyhow::Result<Run> {
     let fallback = Reply::text("Nothing more to do for this turn.");
     let provider =
@@ -355,93 +288,4 @@ fn soak() -> anyhow::Result<bool> {
         eprintln!("soak FAILED: {failure}");
     }
     Ok(failures.is_empty())
-}
-
-fn report(args: &Args, run: &mut Run, verdict: &verify::Verdict) {
-    let sum = |f: fn(&ChatLedger) -> usize| run.ledgers.iter().map(f).sum::<usize>();
-    println!(
-        "turns run: {} in {:.1} s ({:.1} turns/s), {} chats at once",
-        run.turns_ended,
-        run.elapsed.as_secs_f64(),
-        run.turns_ended as f64 / run.elapsed.as_secs_f64(),
-        args.chats
-    );
-    let faults: usize = run.faults.values().sum();
-    println!(
-        "faults injected: {faults} ({:.0} % of turns)",
-        100.0 * faults as f64 / run.turns_ended.max(1) as f64
-    );
-    for (kind, count) in &run.faults {
-        println!("  {:<28} {count}", kind.name());
-    }
-    println!(
-        "  MCP server processes killed: {}; calls cut by it (stored results): {}; sandbox timeouts (stored): {}",
-        run.mcp_kills, verdict.mcp_calls_cut, verdict.sandbox_timeouts
-    );
-    let restart_p50 = quantile(&mut run.restarts, 0.5);
-    println!(
-        "serve SIGKILLs: {} (restart to listening p50 {})",
-        run.restarts.len(),
-        millis(restart_p50)
-    );
-    println!(
-        "restarts refused, the data folder still locked after the SIGKILL: {}",
-        run.refusals.len()
-    );
-    for refusal in &run.refusals {
-        println!("  {refusal}");
-    }
-    println!(
-        "turns cut by a kill: {} (open tasks with their stop recorded after restart: {}); POSTs cut by a kill: {} (stored: {})",
-        sum(|l| l.interrupted), sum(|l| l.interrupted_stopped), sum(|l| l.uncertain.len()), verdict.uncertain_stored
-    );
-    println!(
-        "turns failed mid-turn by a cut or stalled stream: {} with the provider_error stop recorded, {} without",
-        sum(|l| l.failed_stopped), sum(|l| l.failed_unrecorded.len())
-    );
-    println!(
-        "user messages: {} got 2xx, {} stored; lost {}, doubled {}, never sent {}; task lists with work left {}",
-        sum(|l| l.sent.len()), verdict.stored_user_messages, verdict.lost.len(), verdict.doubled.len(), verdict.unknown.len(), verdict.open_task_lists
-    );
-    println!("store checker: {}", verdict.checker.lines().last().unwrap_or("(no output)"));
-    memory_report(args, run);
-    let (l50, l99) = (quantile(&mut run.lists, 0.5), quantile(&mut run.lists, 0.99));
-    let (c50, c99) = (quantile(&mut run.chats, 0.5), quantile(&mut run.chats, 0.99));
-    println!("API reads under load: GET /v1/chats p50 {} p99 {} ({} reads); GET /v1/chats/{{id}} p50 {} p99 {} ({} reads)", millis(l50), millis(l99), run.lists.len(), millis(c50), millis(c99), run.chats.len());
-}
-
-fn memory_report(args: &Args, run: &Run) {
-    let last_life = run.samples.last().map_or(0, |s| s.life);
-    let warm_up = args.turns / 10;
-    match growth(&run.samples, last_life, warm_up, (args.turns / 10).max(1)) {
-        Some(g) => {
-            println!(
-                "serve RSS (last life, {} turns after a {warm_up}-turn warm-up): {} KiB → {} KiB, {:+.0} KiB per 1,000 turns",
-                g.turns, g.rss_after_warm_up_kib, g.rss_end_kib, g.rss_kib_per_1000
-            );
-            println!(
-                "serve open fds: {} → {}, {:+.1} per 1,000 turns",
-                g.fds_after_warm_up, g.fds_end, g.fds_per_1000
-            );
-        }
-        None => println!(
-            "serve RSS/fds: the last life ran too few turns after its warm-up to measure growth"
-        ),
-    }
-    let peak = run.samples.iter().map(|s| s.rss_kib).max().unwrap_or(0);
-    println!("serve RSS peak over the run: {peak} KiB ({} samples)", run.samples.len());
-}
-
-/// Processes started for the run (their command lines name its folder: sandboxes, their
-/// commands, MCP servers' children) still alive after serve stopped: a killed serve's
-/// sandbox finishes what it was doing when its stdin closes, so they get 20 s to go.
-fn leftovers(needle: &str) -> (Vec<u32>, Duration) {
-    let began = Instant::now();
-    loop {
-        let alive = processes_running(needle);
-        if alive.is_empty() || began.elapsed() > Duration::from_secs(20) {
-            return (alive, began.elapsed());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }

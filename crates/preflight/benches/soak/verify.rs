@@ -152,6 +152,10 @@ impl Verdict {
                 &format!("unrecorded interruptions in chat {}", ledger.index),
                 &ledger.interrupted_unrecorded,
             );
+            say(
+                &format!("failed turns without their provider_error stop in chat {}", ledger.index),
+                &ledger.failed_unrecorded,
+            );
             let refused: Vec<String> =
                 ledger.refused.iter().map(|(m, s)| format!("{m} {s}")).collect();
             say(&format!("refused messages in chat {}", ledger.index), &refused);

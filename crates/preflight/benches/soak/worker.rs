@@ -11,9 +11,9 @@ use preflight_testkit::{Matcher, ScriptedServer};
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
+use crate::rng::Rng;
 use crate::serve::{descendants_running, kill_all, Endpoint};
 use crate::turns::{marker, outcome, replies, Kind};
-use crate::Rng;
 
 /// A turn that has not ended after this long is stuck (reported, and stopped).
 const STUCK_AFTER: Duration = Duration::from_secs(120);
@@ -59,6 +59,8 @@ pub struct ChatLedger {
     /// the `provider_error` stop recorded, and the others (marker, what the chat showed).
     pub failed_stopped: usize,
     pub failed_unrecorded: Vec<String>,
+    /// Such turns that left no task open (the script's list was not made: no stop is due).
+    pub failed_without_open: usize,
     pub stuck: Vec<String>,
 }
 
@@ -165,11 +167,7 @@ async fn run_turn(shared: &Arc<Shared>, ledger: &mut ChatLedger, n: usize, kind:
         }
         let ended = wait_for_end(shared, ledger, &endpoint, &marker, kind == Kind::McpKilled).await;
         if let (Some(chat), Kind::Cut | Kind::Stall) = (ended, kind) {
-            let stopped = &chat["state"]["stopped"];
-            match stopped["reason"].as_str() {
-                Some("provider_error") => ledger.failed_stopped += 1,
-                _ => ledger.failed_unrecorded.push(format!("{marker}: stopped {stopped}")),
-            }
+            failed_turn(shared, ledger, &marker, &chat).await;
         }
     }
     shared.provider.remove_routes(&when);
@@ -222,14 +220,31 @@ async fn wait_for_end(
     }
 }
 
+/// A turn whose stream was cut or stalled mid-turn: when it left tasks open, its stop
+/// must say `provider_error`.
+async fn failed_turn(shared: &Shared, ledger: &mut ChatLedger, marker: &str, chat: &Value) {
+    let (_, plan) =
+        shared.send_surviving("GET", &format!("/v1/chats/{}/plan", ledger.id), None).await;
+    let stopped = &chat["state"]["stopped"];
+    match (open_tasks(&plan), stopped["reason"].as_str()) {
+        (true, Some("provider_error")) => ledger.failed_stopped += 1,
+        (true, _) => ledger.failed_unrecorded.push(format!("{marker}: stopped {stopped}")),
+        (false, _) => ledger.failed_without_open += 1,
+    }
+}
+
+fn open_tasks(plan: &Value) -> bool {
+    plan["tasks"].as_array().is_some_and(|tasks| {
+        tasks.iter().any(|task| task["status"] == "pending" || task["status"] == "active")
+    })
+}
+
 /// After a restart: the chat waits for the user again, and open tasks carry their stop.
 async fn after_kill(shared: &Shared, ledger: &mut ChatLedger) {
     let (_, chat) = shared.send_surviving("GET", &format!("/v1/chats/{}", ledger.id), None).await;
     let (_, plan) =
         shared.send_surviving("GET", &format!("/v1/chats/{}/plan", ledger.id), None).await;
-    let open = plan["tasks"].as_array().is_some_and(|tasks| {
-        tasks.iter().any(|t| t["status"] == "pending" || t["status"] == "active")
-    });
+    let open = open_tasks(&plan);
     let idle = chat["state"]["phase"] == "idle";
     let stopped = !chat["state"]["stopped"].is_null();
     if !idle || (open && !stopped) {
