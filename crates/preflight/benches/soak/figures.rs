@@ -32,6 +32,9 @@ pub struct Growth {
     pub rss_after_warm_up_kib: u64,
     pub rss_end_kib: u64,
     pub rss_kib_per_1000: f64,
+    /// The same slope over the first and the second half of the readings: a leak keeps its
+    /// slope, a cache or the allocator filling up flattens.
+    pub rss_halves_per_1000: (f64, f64),
     pub fds_after_warm_up: usize,
     pub fds_end: usize,
     pub fds_per_1000: f64,
@@ -54,6 +57,7 @@ pub fn growth(samples: &[Sample], life: usize, warm_up: usize, min_turns: usize)
         rss_after_warm_up_kib: start.rss_kib,
         rss_end_kib: end.rss_kib,
         rss_kib_per_1000: slope(&points(|s| s.rss_kib as f64)) * 1000.0,
+        rss_halves_per_1000: halves(&points(|s| s.rss_kib as f64)),
         fds_after_warm_up: start.fds,
         fds_end: end.fds,
         fds_per_1000: slope(&points(|s| s.fds as f64)) * 1000.0,
@@ -75,4 +79,9 @@ fn slope(points: &[(f64, f64)]) -> f64 {
 
 pub fn millis(duration: Duration) -> String {
     format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
+}
+
+fn halves(points: &[(f64, f64)]) -> (f64, f64) {
+    let (first, second) = points.split_at(points.len() / 2);
+    (slope(first) * 1000.0, slope(second) * 1000.0)
 }

@@ -177,19 +177,7 @@ async fn run(args: Args, root: &Path) -> anyhow::Result<Run> {
     write_home(&home, &provider)?;
     let first = ServeProcess::start(&home, 0)?;
     let (sender, endpoint) = watch::channel(first.endpoint.clone());
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(300)).build()?;
-    let shared = Arc::new(Shared {
-        provider,
-        endpoint,
-        client,
-        turns: args.turns,
-        started: AtomicUsize::new(0),
-        ended: AtomicUsize::new(0),
-        done: AtomicBool::new(false),
-        faults: Mutex::new(Vec::new()),
-        mcp_kills: AtomicUsize::new(0),
-        refusals: Mutex::new(Vec::new()),
-    });
+    let shared = shared(provider, endpoint, args.turns)?;
     let mut ledgers = Vec::new();
     for index in 0..args.chats {
         ledgers.push(worker::create_chat(&shared, index, root).await?);
@@ -238,6 +226,25 @@ async fn run(args: Args, root: &Path) -> anyhow::Result<Run> {
         refusals,
         turns_ended,
     })
+}
+
+fn shared(
+    provider: ScriptedServer,
+    endpoint: watch::Receiver<Endpoint>,
+    turns: usize,
+) -> anyhow::Result<Arc<Shared>> {
+    Ok(Arc::new(Shared {
+        provider,
+        endpoint,
+        client: reqwest::Client::builder().timeout(Duration::from_secs(300)).build()?,
+        turns,
+        started: AtomicUsize::new(0),
+        ended: AtomicUsize::new(0),
+        done: AtomicBool::new(false),
+        faults: Mutex::new(Vec::new()),
+        mcp_kills: AtomicUsize::new(0),
+        refusals: Mutex::new(Vec::new()),
+    }))
 }
 
 fn main() -> std::process::ExitCode {

@@ -63,8 +63,12 @@ pub fn report(args: &Args, run: &mut Run, verdict: &verify::Verdict) {
         sum(|l| l.interrupted), sum(|l| l.interrupted_stopped), sum(|l| l.uncertain.len()), verdict.uncertain_stored
     );
     println!(
-        "turns failed mid-turn by a cut or stalled stream: {} left tasks open with the provider_error stop recorded, {} without it; {} left none open",
-        sum(|l| l.failed_stopped), sum(|l| l.failed_unrecorded.len()), sum(|l| l.failed_without_open)
+        "turns with a stream cut or stalled mid-turn: {} left tasks open with the provider_error stop recorded, {} with another stop ({:?}), {} without a stop; {} left none open",
+        sum(|l| l.failed_stopped),
+        sum(|l| l.failed_other_stop.len()),
+        run.ledgers.iter().flat_map(|l| l.failed_other_stop.iter()).collect::<Vec<_>>(),
+        sum(|l| l.failed_unrecorded.len()),
+        sum(|l| l.failed_without_open)
     );
     println!(
         "user messages: {} got 2xx, {} stored; lost {}, doubled {}, never sent {}; task lists with work left {}",
@@ -86,6 +90,8 @@ fn memory_report(args: &Args, run: &Run) {
                 "serve RSS (last life, {} turns after a {warm_up}-turn warm-up): {} KiB → {} KiB, {:+.0} KiB per 1,000 turns",
                 g.turns, g.rss_after_warm_up_kib, g.rss_end_kib, g.rss_kib_per_1000
             );
+            let (first, second) = g.rss_halves_per_1000;
+            println!("  its slope over the first half {first:+.0} KiB, over the second half {second:+.0} KiB per 1,000 turns");
             println!(
                 "serve open fds: {} → {}, {:+.1} per 1,000 turns",
                 g.fds_after_warm_up, g.fds_end, g.fds_per_1000

@@ -153,7 +153,10 @@ impl Verdict {
                 &ledger.interrupted_unrecorded,
             );
             say(
-                &format!("failed turns without their provider_error stop in chat {}", ledger.index),
+                &format!(
+                    "turns left with open tasks and no stop after a cut or stall in chat {}",
+                    ledger.index
+                ),
                 &ledger.failed_unrecorded,
             );
             let refused: Vec<String> =

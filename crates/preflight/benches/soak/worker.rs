@@ -59,6 +59,8 @@ pub struct ChatLedger {
     /// the `provider_error` stop recorded, and the others (marker, what the chat showed).
     pub failed_stopped: usize,
     pub failed_unrecorded: Vec<String>,
+    /// Such turns whose stop has another reason (the retry got past the fault).
+    pub failed_other_stop: Vec<String>,
     /// Such turns that left no task open (the script's list was not made: no stop is due).
     pub failed_without_open: usize,
     pub stuck: Vec<String>,
@@ -220,15 +222,18 @@ async fn wait_for_end(
     }
 }
 
-/// A turn whose stream was cut or stalled mid-turn: when it left tasks open, its stop
-/// must say `provider_error`.
+/// A turn whose stream was cut or stalled mid-turn: when it left tasks open, its stop must
+/// be recorded — `provider_error` when the fault ended it; another reason when the engine's
+/// retry got past the fault (a retry takes the script's next reply, so the model may then
+/// answer with a task open: `answered`).
 async fn failed_turn(shared: &Shared, ledger: &mut ChatLedger, marker: &str, chat: &Value) {
-    let (_, plan) =
-        shared.send_surviving("GET", &format!("/v1/chats/{}/plan", ledger.id), None).await;
+    let path = format!("/v1/chats/{}/plan", ledger.id);
+    let (_, plan) = shared.send_surviving("GET", &path, None).await;
     let stopped = &chat["state"]["stopped"];
     match (open_tasks(&plan), stopped["reason"].as_str()) {
         (true, Some("provider_error")) => ledger.failed_stopped += 1,
-        (true, _) => ledger.failed_unrecorded.push(format!("{marker}: stopped {stopped}")),
+        (true, Some(other)) => ledger.failed_other_stop.push(other.to_owned()),
+        (true, None) => ledger.failed_unrecorded.push(format!("{marker}: no stop, tasks open")),
         (false, _) => ledger.failed_without_open += 1,
     }
 }
