@@ -61,7 +61,7 @@ fn write_home(home: &Path, provider: &ScriptedServer) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Kills the serve process at the seeded turn counts (each after a seeded delay of up to
+/// Kills the serve process when the seeded numbers of turns have ended (each after a seeded delay of up to
 /// 1.5 s, so that it lands anywhere in a turn) and restarts it; hands the last one back.
 async fn killer(
     shared: Arc<Shared>,
@@ -75,7 +75,7 @@ async fn killer(
     let mut restarts = Vec::new();
     let mut points = points.into_iter().peekable();
     while !shared.done.load(Ordering::SeqCst) {
-        let due = points.peek().is_some_and(|&p| shared.started.load(Ordering::SeqCst) >= p);
+        let due = points.peek().is_some_and(|&p| shared.ended.load(Ordering::SeqCst) >= p);
         if !due {
             tokio::time::sleep(Duration::from_millis(20)).await;
             continue;
