@@ -186,7 +186,10 @@ fn at_rest_violations(snapshot: &ChatSnapshot) -> Vec<String> {
     let mut violations = Vec::new();
     let phase = snapshot.state.phase;
     if matches!(phase, Phase::Planning | Phase::Executing) {
-        violations.push(format!("a turn left running (phase {}) at rest", phase.as_str()));
+        violations.push(format!(
+            "a turn left running (phase {}) with no process: the next start settles it",
+            phase.as_str()
+        ));
     }
     let list = &snapshot.task_list;
     match &snapshot.state.stopped {
