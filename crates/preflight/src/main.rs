@@ -1,5 +1,6 @@
 //! The `preflight` command: the headless server and developer tools over the engine.
 
+mod check;
 mod dwp;
 mod home;
 mod models;
@@ -39,6 +40,9 @@ commands:
                                   NO_COLOR turns colour off; LANG=ru_* speaks Russian
   tasks CHAT_ID                   print a chat's task list (read-only: works beside a running
                                   window or `serve`)
+  check                           check the store: SQLite's integrity, every chat readable, rounds
+                                  stored whole, task lists sound, and (when nothing holds the
+                                  data folder) no turn left running; exits 1 naming each problem
   export CHAT_ID [--format json|markdown] [--output FILE]
                                   write a chat out: JSON (the default) to import again, Markdown
                                   for people; on stdout, or into FILE (read-only: works beside a
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Some("model") => models::model_command(&args[1..]),
         Some("models") => models::list_command(&args[1..]),
         Some("tasks") => print_task_list(&args[1..]),
+        Some("check") => check::check_command(&args[1..]),
         Some("export") => transfer::export_command(&args[1..]),
         Some("import") => transfer::import_command(&args[1..]),
         Some("chat") => run_chat(&args[1..]),

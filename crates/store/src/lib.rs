@@ -17,6 +17,7 @@
 
 mod changes;
 mod chats;
+mod check;
 mod checkpoints;
 mod codec;
 mod database;
@@ -37,6 +38,7 @@ mod transfer;
 mod tx;
 mod usage;
 
+pub use check::{chat_violations, round_violations, task_list_violations, CheckReport};
 pub use database::{Store, SCHEMA_VERSION};
 pub use error::{Conflict, Entity, StoreError};
 pub use pages::Page;

@@ -114,6 +114,22 @@ impl ScriptedServer {
     pub fn push_replies(&self, route: usize, replies: impl IntoIterator<Item = Reply>) {
         lock(&self.state).routes[route].replies.extend(replies);
     }
+
+    /// Adds a route tried before every other (the soak bench's per-turn script, ahead of its
+    /// fallback); the indices [`ScriptedServer::push_replies`] takes then shift by one.
+    pub fn add_route_first(&self, when: Matcher, replies: impl IntoIterator<Item = Reply>) {
+        let replies = replies.into_iter().collect();
+        lock(&self.state).routes.insert(0, LiveRoute { when, replies, repeat_last: false });
+    }
+
+    /// Drops the routes whose `when` is exactly `when`, with the replies they had left (a
+    /// turn that ended early leaves no reply for a later request); how many replies went.
+    pub fn remove_routes(&self, when: &Matcher) -> usize {
+        let mut state = lock(&self.state);
+        let left = state.routes.iter().filter(|r| r.when == *when).map(|r| r.replies.len()).sum();
+        state.routes.retain(|route| route.when != *when);
+        left
+    }
 }
 
 impl Drop for ScriptedServer {
