@@ -8,7 +8,8 @@
 #      `preflight` with the black-box tests in tests/ (one of them against llama-cpp-python's
 #      server, scripts/lib/llama-server.sh), the testkit, the desktop shell (its
 #      command list and capability), the generated UI types (ts-rs);
-#   4. the MCP conformance suite's client scenarios against the engine's MCP host
+#   4. a short soak run of 20 chats under faults (benches/soak), the MCP conformance suite's
+#      client scenarios against the engine's MCP host
 #      (scripts/conformance.sh), schemathesis against a real `preflight serve`
 #      (scripts/schemathesis.sh), a bounded
 #      fuzzing run of the planner and turn_plan parsers (scripts/fuzz.sh);
@@ -112,6 +113,12 @@ fi
 PREFLIGHT_LLAMA_SERVER_PYTHON=$(cat "$llama_log.out")
 export PREFLIGHT_LLAMA_SERVER_PYTHON
 cargo test "${dev_cargo_flags[@]}"
+
+# Many chats at once under faults (issue 53; crates/preflight/benches/soak): 20 chats, 80
+# turns, provider/MCP/sandbox faults and `preflight serve` SIGKILLed twice, then the store's
+# own checker, the message ledger and the task lists (~25 s; `--turns 2000` is the long run).
+step "soak under faults, short (cargo bench --bench soak -- --turns 80)"
+cargo bench "${dev_cargo_flags[@]}" --profile dev --bench soak -- --turns 80
 
 # The official MCP conformance suite (its 0.2.0 line) against the engine's MCP host: the client
 # scenarios it requires for 2025-11-25 and 2026-07-28, and those of 2025-06-18, each

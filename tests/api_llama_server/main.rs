@@ -142,4 +142,3 @@ async fn a_tool_call_in_the_servers_own_format_is_parsed_and_run() {
     });
     assert!(carried_result, "the result went back to the server");
 }
-

@@ -37,13 +37,19 @@ pub struct HomeLock {
 
 impl HomeLock {
     /// Takes the data folder's lock for `program` (e.g. "preflight serve"), or says who
-    /// holds it. Never waits.
+    /// holds it. Never waits for a holder that is alive; one whose process is gone (killed,
+    /// its lock still held for a moment by a child it was forking) is given
+    /// [`DEAD_HOLDER_GRACE`] to let go.
     pub fn acquire(home: &Path, program: &str) -> Result<HomeLock, HomeLockError> {
         let path = home.join(LOCK_FILE);
         let io = |source| HomeLockError::Io { path: path.clone(), source };
         let mut file = open_lock_file(&path).map_err(io)?;
         if !try_lock_exclusive(&file).map_err(io)? {
             let holder = wait_for_holder(&mut file);
+            if holder_is_gone(&holder) && lock_within(&file, DEAD_HOLDER_GRACE).map_err(io)? {
+                write_holder(&mut file, program).map_err(io)?;
+                return Ok(HomeLock { home: home.to_owned(), _file: file });
+            }
             let holder =
                 if holder.is_empty() { "another Preflight process".into() } else { holder };
             return Err(HomeLockError::Held { home: home.to_owned(), holder });
@@ -95,6 +101,46 @@ fn try_lock_exclusive(file: &File) -> std::io::Result<bool> {
     }
 }
 
+/// How long a start waits for the lock of a holder whose process is gone. Seen in the soak
+/// run (issue 53): `serve` SIGKILLed and started again at once was refused naming the
+/// killed pid, the lock let go a moment later (a child between fork and exec holds the
+/// lock file's open description until it execs).
+const DEAD_HOLDER_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Whether the holder line names a process that no longer exists.
+fn holder_is_gone(holder: &str) -> bool {
+    let pid = holder.split("(pid ").nth(1).and_then(|rest| rest.split([',', ')']).next());
+    let Some(pid) = pid.and_then(|pid| pid.trim().parse::<i32>().ok()).filter(|pid| *pid > 0)
+    else {
+        return false;
+    };
+    process_is_gone(pid)
+}
+
+#[cfg(unix)]
+fn process_is_gone(pid: i32) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
+    let asked = unsafe { libc::kill(pid, 0) };
+    asked == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+#[cfg(not(unix))]
+fn process_is_gone(_: i32) -> bool {
+    false
+}
+
+/// Tries the lock again every 20 ms until `grace` has passed.
+fn lock_within(file: &File, grace: std::time::Duration) -> std::io::Result<bool> {
+    let deadline = std::time::Instant::now() + grace;
+    while std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if try_lock_exclusive(file)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// The holder writes its line just after taking the lock: a start racing it may find the
 /// file still empty, so it looks again a few times (at most ~100 ms, only on this refusal).
 fn wait_for_holder(file: &mut File) -> String {
@@ -140,6 +186,34 @@ mod tests {
         drop(first);
         let again = HomeLock::acquire(home.path(), "the Preflight window").unwrap();
         assert_eq!(again.home(), home.path());
+    }
+
+    /// A lock whose holder line names a process that is gone, held a moment longer (as by
+    /// a child of the killed holder), is taken once it is let go; a live holder is refused
+    /// at once.
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_holders_lingering_lock_is_waited_for_and_a_live_one_is_not() {
+        let home = tempfile::tempdir().unwrap();
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let dead_pid = gone.id();
+        gone.wait().unwrap();
+        let lingering = open_lock_file(&home.path().join(LOCK_FILE)).unwrap();
+        assert!(try_lock_exclusive(&lingering).unwrap());
+        let line = format!("preflight serve (pid {dead_pid}, since 2026-12-05T00:00:00Z)\n");
+        std::fs::write(home.path().join(LOCK_FILE), line).unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(lingering);
+        });
+        let taken = HomeLock::acquire(home.path(), "preflight serve").unwrap();
+        release.join().unwrap();
+        let line = std::fs::read_to_string(home.path().join(LOCK_FILE)).unwrap();
+        assert!(line.contains(&format!("(pid {},", std::process::id())), "{line}");
+
+        let refused = HomeLock::acquire(home.path(), "the Preflight window").unwrap_err();
+        assert!(matches!(refused, HomeLockError::Held { .. }), "{refused}");
+        drop(taken);
     }
 
     #[cfg(unix)]
