@@ -5,8 +5,7 @@
 #   2. one build of every target of the workspace (the UI first: the desktop shell embeds it),
 #      each of the workspace's crates linted by clippy as it compiles;
 #   3. every cargo test: the engine, the embedded model (on the real model set-up fetched),
-#      `preflight` with the black-box tests in tests/ (one of them against llama-cpp-python's
-#      server, scripts/lib/llama-server.sh), the testkit, the desktop shell (its
+#      `preflight` with the black-box tests in tests/, the testkit, the desktop shell (its
 #      command list and capability), the generated UI types (ts-rs);
 #   4. a short soak run of 20 chats under faults (benches/soak), the MCP conformance suite's
 #      client scenarios against the engine's MCP host
@@ -61,18 +60,11 @@ summary() {
 
 if (($# > 0)); then
   bash scripts/setup.sh
-  export PREFLIGHT_LLAMA_SERVER_PYTHON="${PREFLIGHT_LLAMA_SERVER_PYTHON:-$(bash scripts/lib/llama-server.sh)}"
 else
   trap summary EXIT
   mkdir -p "$target_dir"
   step "set-up (scripts/setup.sh --desktop)"
   bash scripts/setup.sh --desktop
-  # The real model server of tests/api_llama_server (llama-cpp-python, built from its source
-  # on a fresh machine: ~6 CPU-minutes) is installed beside the build, at the lowest priority,
-  # so that it takes the cores the build leaves idle; the tests wait for it.
-  llama_log="$target_dir/llama-server-install.log"
-  nice -n 19 bash scripts/lib/llama-server.sh >"$llama_log.out" 2>"$llama_log" &
-  llama_install=$!
 fi
 
 # The engine spawns the MCP filesystem server from here (see DESIGN.md §4).
@@ -89,6 +81,16 @@ if (($# > 0)); then
   exec cargo test --locked "$@"
 fi
 
+# The real model server of tests/api_llama_server (llama-cpp-python, built from its source on a
+# fresh machine: ~6 CPU-minutes) installs in the background from the end of the build on, at the
+# lowest priority: it takes the cores the tests leave idle (they mostly wait on servers and
+# windows), and its test binary (`test = false`: not in the plain `cargo test`) runs last.
+start_llama_install() {
+  llama_log="$target_dir/llama-server-install.log"
+  nice -n 19 bash scripts/lib/llama-server.sh >"$llama_log.out" 2>"$llama_log" &
+  llama_install=$!
+}
+
 # The style contract: formatting here, lints in the build (clippy-driver), tidy among the tests.
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -102,16 +104,10 @@ build_ui
 # `cargo bench --no-run` would build all in release). One feature set for all of it, so
 # llama.cpp is compiled once.
 step "cargo build --all-targets, clippy -D warnings"
-cargo build "${dev_cargo_flags[@]}" --all-targets --timings
+cargo build "${dev_cargo_flags[@]}" --all-targets --test api_llama_server --timings
 
 step "cargo test (the engine's crates, embedded model, preflight, testkit, desktop shell, tidy)"
-if ! wait "$llama_install"; then
-  cat "$llama_log" >&2
-  echo "test: llama-cpp-python's server could not be installed (its log is above)" >&2
-  exit 1
-fi
-PREFLIGHT_LLAMA_SERVER_PYTHON=$(cat "$llama_log.out")
-export PREFLIGHT_LLAMA_SERVER_PYTHON
+start_llama_install
 cargo test "${dev_cargo_flags[@]}"
 
 # Many chats at once under faults (issue 53; crates/preflight/benches/soak): 20 chats, 80
@@ -144,3 +140,15 @@ E2E_SKIP_SETUP=1 E2E_SKIP_BUILD=1 bash scripts/e2e.sh
 # The package of the debug build just tested (no release build: CI's time), installed with apt.
 step "the .deb installed, started, upgraded and removed (scripts/install-test.sh)"
 PACKAGE_SKIP_BUILD=1 bash scripts/install-test.sh
+
+# Preflight against a real OpenAI-compatible server (issue 53): llama-cpp-python's, installed
+# in the background since the build (above).
+step "against llama-cpp-python's server (tests/api_llama_server; its install waited for)"
+if ! wait "$llama_install"; then
+  cat "$llama_log" >&2
+  echo "test: llama-cpp-python's server could not be installed (its log is above)" >&2
+  exit 1
+fi
+cat "$llama_log" >&2
+PREFLIGHT_LLAMA_SERVER_PYTHON=$(cat "$llama_log.out") \
+  cargo test "${dev_cargo_flags[@]}" --test api_llama_server

@@ -63,13 +63,16 @@ where
     Ok((service, tools))
 }
 
+/// What separates `initialize`'s reason from discovery's in a start failure's message.
+pub(crate) const DISCOVERY_SAID: &str = " (after server/discover: ";
+
 /// Why the lifecycle failed: when discovery told of an older server and `initialize` then
 /// failed too, the reason is `initialize`'s (the words a 2025 server's refusal has always
 /// had: `connect.rs` looks for its HTTP status), with discovery's after it.
 fn reason(error: &ClientInitializeError) -> String {
     match error {
         ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
-            format!("{fallback} (after server/discover: {discover})")
+            format!("{fallback}{DISCOVERY_SAID}{discover})")
         }
         other => other.to_string(),
     }

@@ -15,7 +15,7 @@ use rmcp::transport::{AuthClient, StreamableHttpClientTransport};
 
 use crate::config::{Remote, RemoteKind};
 use crate::error::McpError;
-use crate::handshake::{handshake, Handshake};
+use crate::handshake::{handshake, Handshake, DISCOVERY_SAID};
 use crate::remote::auth::Tokens;
 use crate::remote::http::http_client;
 use crate::remote::legacy_sse::LegacySse;
@@ -59,9 +59,29 @@ pub(crate) async fn connect(
     }
 }
 
-/// Whether rmcp's start error is an HTTP 4xx status of the first POST (not a sign-in).
+/// Whether rmcp's start error is an HTTP 4xx status of the first POST (not a sign-in):
+/// `initialize`'s own words, not those of the `server/discover` refusal that `handshake.rs`
+/// adds after them (a 2025 server refuses discovery with a 400, then `initialize` may fail
+/// for another reason, which must not send the entry to the old transport).
 fn refused_post(message: &str) -> bool {
-    ["404", "405", "400"].iter().any(|status| message.contains(status))
+    let own = message.split(DISCOVERY_SAID).next().unwrap_or(message);
+    ["404", "405", "400"].iter().any(|status| own.contains(status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_initializes_own_refusal_sends_an_entry_to_the_old_transport() {
+        let after = |initialize: &str| {
+            format!("{initialize}{DISCOVERY_SAID}server/discover rejected with HTTP 400)")
+        };
+        assert!(refused_post(&after("Unexpected response: HTTP 405 Method Not Allowed")));
+        assert!(!refused_post(&after("Unexpected response: HTTP 500 Internal Server Error")));
+        assert!(!refused_post(&after("timed out")));
+        assert!(refused_post("HTTP 404 Not Found"));
+    }
 }
 
 async fn connect_legacy(
