@@ -68,22 +68,6 @@ fn refused_post(message: &str) -> bool {
     ["404", "405", "400"].iter().any(|status| own.contains(status))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_initializes_own_refusal_sends_an_entry_to_the_old_transport() {
-        let after = |initialize: &str| {
-            format!("{initialize}{DISCOVERY_SAID}server/discover rejected with HTTP 400)")
-        };
-        assert!(refused_post(&after("Unexpected response: HTTP 405 Method Not Allowed")));
-        assert!(!refused_post(&after("Unexpected response: HTTP 500 Internal Server Error")));
-        assert!(!refused_post(&after("timed out")));
-        assert!(refused_post("HTTP 404 Not Found"));
-    }
-}
-
 async fn connect_legacy(
     server: &Arc<str>,
     remote: &Remote,
@@ -117,4 +101,20 @@ fn transport_config(
     config.max_json_response_size = max_message_bytes;
     config.max_sse_event_size = max_message_bytes;
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_initializes_own_refusal_sends_an_entry_to_the_old_transport() {
+        let after = |initialize: &str| {
+            format!("{initialize}{DISCOVERY_SAID}server/discover rejected with HTTP 400)")
+        };
+        assert!(refused_post(&after("Unexpected response: HTTP 405 Method Not Allowed")));
+        assert!(!refused_post(&after("Unexpected response: HTTP 500 Internal Server Error")));
+        assert!(!refused_post(&after("timed out")));
+        assert!(refused_post("HTTP 404 Not Found"));
+    }
 }
