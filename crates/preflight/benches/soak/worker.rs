@@ -153,7 +153,17 @@ async fn run_turn(shared: &Arc<Shared>, ledger: &mut ChatLedger, n: usize, kind:
     let content = format!("{marker} Please do turn {n}: {}.", kind.name());
     let endpoint = shared.current();
     let path = format!("/v1/chats/{}/messages", ledger.id);
-    let posted = shared.send(&endpoint, "POST", &path, Some(json!({"content": content}))).await;
+    let body = json!({"content": content});
+    let mut posted = shared.send(&endpoint, "POST", &path, Some(body.clone())).await;
+    // 409: the chat is still busy with the last turn's end (the API's "wait and send again";
+    // nothing was stored), as a client would, for up to 10 s.
+    for _ in 0..50 {
+        if !matches!(posted, Ok((409, _))) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        posted = shared.send(&endpoint, "POST", &path, Some(body.clone())).await;
+    }
     match posted {
         Ok((status, _)) if (200..300).contains(&status) => ledger.sent.push(marker.clone()),
         Ok((status, _)) => ledger.refused.push((marker.clone(), status)),
