@@ -37,8 +37,9 @@ pub struct HomeLock {
 
 impl HomeLock {
     /// Takes the data folder's lock for `program` (e.g. "preflight serve"), or says who
-    /// holds it. Never waits for a holder that is alive; one whose process is gone (killed,
-    /// its lock still held for a moment by a child it was forking) is given
+    /// holds it. Never waits for another process that is alive; a holder whose process is
+    /// gone (killed, its lock still held for a moment by a child it was forking), or that is
+    /// this very process (an engine just closed while another thread forks), is given
     /// [`DEAD_HOLDER_GRACE`] to let go.
     pub fn acquire(home: &Path, program: &str) -> Result<HomeLock, HomeLockError> {
         let path = home.join(LOCK_FILE);
@@ -46,7 +47,7 @@ impl HomeLock {
         let mut file = open_lock_file(&path).map_err(io)?;
         if !try_lock_exclusive(&file).map_err(io)? {
             let holder = wait_for_holder(&mut file);
-            if holder_is_gone(&holder) && lock_within(&file, DEAD_HOLDER_GRACE).map_err(io)? {
+            if holder_may_let_go(&holder) && lock_within(&file, DEAD_HOLDER_GRACE).map_err(io)? {
                 write_holder(&mut file, program).map_err(io)?;
                 return Ok(HomeLock { home: home.to_owned(), _file: file });
             }
@@ -107,14 +108,17 @@ fn try_lock_exclusive(file: &File) -> std::io::Result<bool> {
 /// lock file's open description until it execs).
 const DEAD_HOLDER_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// Whether the holder line names a process that no longer exists.
-fn holder_is_gone(holder: &str) -> bool {
+/// Whether the holder line names a process that no longer exists, or this process itself.
+/// The second is seen in the CI run of issue 53: a test closed an engine and opened the
+/// folder again while another thread of the same process forked a server; the child held
+/// the closed lock file's open description until its exec.
+fn holder_may_let_go(holder: &str) -> bool {
     let pid = holder.split("(pid ").nth(1).and_then(|rest| rest.split([',', ')']).next());
     let Some(pid) = pid.and_then(|pid| pid.trim().parse::<i32>().ok()).filter(|pid| *pid > 0)
     else {
         return false;
     };
-    process_is_gone(pid)
+    pid == std::process::id() as i32 || process_is_gone(pid)
 }
 
 #[cfg(unix)]
@@ -189,8 +193,8 @@ mod tests {
     }
 
     /// A lock whose holder line names a process that is gone, held a moment longer (as by
-    /// a child of the killed holder), is taken once it is let go; a live holder is refused
-    /// at once.
+    /// a child of the killed holder), is taken once it is let go; a live holder (here this
+    /// very process, given the same grace) is still refused.
     #[cfg(unix)]
     #[test]
     fn a_dead_holders_lingering_lock_is_waited_for_and_a_live_one_is_not() {
