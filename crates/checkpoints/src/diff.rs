@@ -123,18 +123,17 @@ impl ShadowRepo {
         let deadline = self.deadline();
         let commits = self.commits_of_this_folder(&[from, to], deadline)?;
         let (from, to) = (commits[0].as_str(), commits[1].as_str());
-        let listing =
-            [&["diff", "--raw", "--numstat", "-z", "--no-abbrev"], DIFF_FLAGS, &[from, to]];
-        let listed = self.git.output(&listing.concat(), b"", deadline)?;
-        let budget = self.limits.max_diff_bytes;
-        let mut sections = Sections::new(self.limits.max_patch_bytes, budget);
-        let patch = [&["diff", "--patch"], DIFF_FLAGS, &[from, to]].concat();
-        self.git.stream(&patch, b"", deadline, &mut |line| sections.feed(line))?;
-        let mut fields = fields(&listed);
-        let changes = raw_changes(&mut fields).ok_or_else(|| unreadable("--raw"))?;
-        let counts = line_counts(&mut fields).ok_or_else(|| unreadable("--numstat"))?;
-        let (files, sizes) = file_diffs(changes, counts, sections.sections)?;
-        Ok(within_budget(files, sizes, budget))
+        let budget = Budget {
+            max_patch_bytes: self.limits.max_patch_bytes,
+            max_diff_bytes: self.limits.max_diff_bytes,
+        };
+        let git = &self.git;
+        diff_between(
+            &mut |args| git.output(args, b"", deadline),
+            &mut |args, sink| git.stream(args, b"", deadline, sink),
+            [from, to],
+            budget,
+        )
     }
 
     /// Files changed and lines added and deleted from `from` to `to`: one cheap git call.
@@ -152,6 +151,39 @@ impl ShadowRepo {
             deletions: lines.map(|(_, deleted)| deleted).sum(),
         })
     }
+}
+
+/// What one diff may return: a file's patch, and the whole.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+    pub(crate) max_patch_bytes: usize,
+    pub(crate) max_diff_bytes: usize,
+}
+
+/// Runs a git call and returns its stdout.
+pub(crate) type Output<'a> = dyn FnMut(&[&str]) -> Result<Vec<u8>, CheckpointError> + 'a;
+/// Runs a git call, streaming its stdout to the sink a line at a time.
+pub(crate) type Stream<'a> =
+    dyn FnMut(&[&str], &mut (dyn FnMut(&[u8]) + Send)) -> Result<(), CheckpointError> + 'a;
+
+/// The changes from commit `from` to commit `to` of whichever repository `output` and
+/// `stream` run git on (the shadow repository, or a chat's worktree of the user's).
+pub(crate) fn diff_between(
+    output: &mut Output<'_>,
+    stream: &mut Stream<'_>,
+    [from, to]: [&str; 2],
+    budget: Budget,
+) -> Result<Diff, CheckpointError> {
+    let listing = [&["diff", "--raw", "--numstat", "-z", "--no-abbrev"], DIFF_FLAGS, &[from, to]];
+    let listed = output(&listing.concat())?;
+    let mut sections = Sections::new(budget.max_patch_bytes, budget.max_diff_bytes);
+    let patch = [&["diff", "--patch"], DIFF_FLAGS, &[from, to]].concat();
+    stream(&patch, &mut |line| sections.feed(line))?;
+    let mut fields = fields(&listed);
+    let changes = raw_changes(&mut fields).ok_or_else(|| unreadable("--raw"))?;
+    let counts = line_counts(&mut fields).ok_or_else(|| unreadable("--numstat"))?;
+    let (files, sizes) = file_diffs(changes, counts, sections.sections)?;
+    Ok(within_budget(files, sizes, budget.max_diff_bytes))
 }
 
 /// A file's patch as the budget sees it: its whole length, and whether the sections'

@@ -27,7 +27,7 @@ const STDERR_KEPT: usize = 16 * 1024;
 
 /// Settings pinned on every call. The environment already keeps the user's and the system's
 /// configuration out; these also hold against the shadow repository's own config file.
-const PINNED: &[&str] = &[
+pub(crate) const PINNED: &[&str] = &[
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
     "core.autocrlf=false",
@@ -165,7 +165,7 @@ impl Git {
 /// the PATH) is never run. Both sides are compared resolved: a folder named through a
 /// symbolic link or a `..` is where it really is, and one that does not exist is dropped.
 /// `real_tree` is the work tree resolved.
-fn trusted_folders(path: &OsStr, real_tree: &Path) -> Vec<PathBuf> {
+pub(crate) fn trusted_folders(path: &OsStr, real_tree: &Path) -> Vec<PathBuf> {
     std::env::split_paths(path)
         .filter(|folder| folder.is_absolute())
         .filter_map(|folder| outside(&folder, real_tree))
@@ -174,7 +174,7 @@ fn trusted_folders(path: &OsStr, real_tree: &Path) -> Vec<PathBuf> {
 
 /// `path` resolved, when it exists and is not inside `real_tree` (the work tree resolved):
 /// the `git` program itself may be a symbolic link into the workspace too.
-fn outside(path: &Path, real_tree: &Path) -> Option<PathBuf> {
+pub(crate) fn outside(path: &Path, real_tree: &Path) -> Option<PathBuf> {
     let real = std::fs::canonicalize(path).ok()?;
     (!real.starts_with(real_tree) && (real.is_dir() || real.is_file())).then_some(real)
 }

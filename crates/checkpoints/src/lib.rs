@@ -16,6 +16,11 @@
 //! refs, stash, config and hooks — is neither read for writing nor written, and nothing the
 //! workspace contains is run (`git.rs`).
 //!
+//! **Its one exception is `worktree`** (DESIGN §18): a chat's own git worktree of the user's
+//! repository, on a branch of its own. It reads the repository's configuration (not the
+//! user's global one), pins the same settings off, and moves none of the user's branches but
+//! by `worktree::merge`, which the user's click calls.
+//!
 //! **A checkpoint is of one folder.** Its commit names the folder it was taken of; one of
 //! another folder (the caller's workspace moved) is neither restored nor compared
 //! (`OtherFolder`). `.git`, `.sandbox/` and `.dwp/` are never kept, whatever `.gitignore`
@@ -49,6 +54,7 @@ mod repo;
 mod restore;
 mod snapshot;
 mod stage;
+pub mod worktree;
 
 pub use diff::{Diff, DiffStat, FileDiff, FileStatus, Truncated};
 pub use error::CheckpointError;

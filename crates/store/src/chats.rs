@@ -1,7 +1,7 @@
 //! The `chats` table: create, read, list (newest first), update, delete.
 
 use preflight_dwp::now_rfc3339;
-use preflight_protocol::chat::{Chat, ChatSettings, ForkedFrom, ModelChoice};
+use preflight_protocol::chat::{Chat, ChatSettings, ForkedFrom, ModelChoice, Worktree};
 use preflight_protocol::ids::ChatId;
 use rusqlite::{params, OptionalExtension, Row};
 
@@ -9,9 +9,9 @@ use super::error::StoreError;
 use super::{Store, Tx};
 
 pub(super) const CHAT_COLUMNS: &str = "id, title, workspace, plan_mode, auto_approve, save_plans, \
-     created_at, updated_at, scope, model, planner_model, forked_from";
+     created_at, updated_at, scope, model, planner_model, forked_from, worktree";
 /// How many columns `CHAT_COLUMNS` names: a query that selects more reads them from here.
-pub(super) const CHAT_COLUMN_COUNT: usize = 12;
+pub(super) const CHAT_COLUMN_COUNT: usize = 13;
 
 impl Tx<'_> {
     /// Stores a new chat (with an idle session state) and returns it.
@@ -49,6 +49,7 @@ impl Tx<'_> {
             created_at: created_at.to_owned(),
             updated_at: updated_at.to_owned(),
             forked_from: None,
+            worktree: None,
         };
         self.sql.execute(
             "INSERT INTO chats (id, title, workspace, plan_mode, auto_approve, save_plans,
@@ -147,6 +148,25 @@ impl Tx<'_> {
         self.chat(chat_id)
     }
 
+    /// Sets (or with `None` clears) the chat's own worktree and, with it, its workspace:
+    /// the worktree's folder while it has one, `workspace` as given otherwise.
+    pub fn set_chat_worktree(
+        &mut self,
+        chat_id: &ChatId,
+        workspace: Option<&str>,
+        worktree: Option<&Worktree>,
+    ) -> Result<Chat, StoreError> {
+        let column = worktree.map(|worktree| serde_json::json!(worktree).to_string());
+        let changed = self.sql.execute(
+            "UPDATE chats SET workspace = ?2, worktree = ?3, updated_at = ?4 WHERE id = ?1",
+            params![chat_id, workspace, column, now_rfc3339()],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::chat_not_found(chat_id));
+        }
+        self.chat(chat_id)
+    }
+
     /// Deletes the chat and, by cascade, everything stored for it. False if there was none.
     pub fn delete_chat(&mut self, chat_id: &ChatId) -> Result<bool, StoreError> {
         Ok(self.sql.execute("DELETE FROM chats WHERE id = ?1", [chat_id])? == 1)
@@ -176,6 +196,7 @@ pub(super) fn chat_from_row(row: &Row<'_>) -> rusqlite::Result<Chat> {
         model: json_column(row, 9)?,
         planner_model: json_column(row, 10)?,
         forked_from: json_column(row, 11)?,
+        worktree: json_column(row, 12)?,
     })
 }
 

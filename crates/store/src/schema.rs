@@ -76,6 +76,11 @@
 //! - `chats.forked_from`: the JSON of `ForkedFrom` (the chat and the message or checkpoint a
 //!   fork was made from, with the original's title then), NULL for a chat that is no fork.
 //!
+//! Schema version 10 (issue 54, DESIGN §18) adds `chats.worktree`: the JSON of the chat's
+//! own git `Worktree` (the user's repository, the worktree's folder, its branch, where it
+//! started and what became of it), NULL for a chat working in its workspace itself. While
+//! it is set, `chats.workspace` is the worktree's folder.
+//!
 //! Every table but `chats` cascades from `chats(id)`, so deleting a chat deletes its rows.
 
 /// The schema migrations, oldest first. `user_version` = how many have been applied.
@@ -276,6 +281,10 @@ CREATE TABLE chat_points (
 );
 ALTER TABLE checkpoints ADD COLUMN point INTEGER;
 ALTER TABLE chats ADD COLUMN forked_from TEXT;
+"#,
+    // Version 10: a chat's own git worktree (issue 54).
+    r#"
+ALTER TABLE chats ADD COLUMN worktree TEXT;
 "#,
 ];
 

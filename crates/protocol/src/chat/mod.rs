@@ -5,6 +5,7 @@ mod image;
 mod message;
 mod model;
 mod notice;
+mod worktree;
 
 pub use attachment::{attachments_note, human_size, Attachment};
 pub use image::{
@@ -15,3 +16,4 @@ pub use message::{
 };
 pub use model::{Chat, ChatSettings, ForkFiles, ForkedFrom, ModelChoice, Phase, PlanPending};
 pub use notice::Notice;
+pub use worktree::{MergeMode, Worktree, WorktreeState, BRANCH_PREFIX};

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::ids::{ChatId, MessageId};
 use crate::planner::Question;
 
+use super::Worktree;
+
 /// A chat as the API shows it (without messages or state).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -35,6 +37,10 @@ pub struct Chat {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub forked_from: Option<ForkedFrom>,
+    /// The chat's own git worktree (DESIGN §18); absent: it works in `workspace` itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub worktree: Option<Worktree>,
 }
 
 /// The chat a fork was made from, and the point: a message of it or one of its checkpoints

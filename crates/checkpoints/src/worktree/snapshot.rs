@@ -1,0 +1,64 @@
+//! The worktree's work as a commit: `snapshot` makes one without touching the worktree's
+//! index or any ref (for a diff or a merge's preview); `commit_work` commits it on the
+//! chat's branch for real (Merge, Keep as branch, a chat deleted).
+//!
+//! What counts as the work: every file git would add (`.gitignore` honoured), less the code
+//! sandbox's `.sandbox/` (its venv) and a plan folder's `.lock` entries while one is written.
+
+use super::repo_git::RepoGit;
+use super::WorktreeError;
+
+/// `git add` of all the work, less Preflight's own transient folders.
+const WORK: &[&str] =
+    &["add", "--all", "--", ".", ":(exclude,glob).sandbox/**", ":(exclude,glob)**/.lock*/**"];
+
+/// The worktree as it is now, as a commit whose parent is its HEAD (HEAD itself when
+/// nothing changed since). Neither the worktree's index nor a ref changes.
+pub(super) fn snapshot(git: &RepoGit, message: &str) -> Result<String, WorktreeError> {
+    let git_dir = git.line(&["rev-parse", "--absolute-git-dir"])?;
+    let scratch = std::path::Path::new(&git_dir).join("preflight-scratch-index");
+    // From the real index, so that unchanged files are known by their stat data.
+    let real_index = std::path::Path::new(&git_dir).join("index");
+    if let Err(error) = std::fs::copy(&real_index, &scratch) {
+        if error.kind() != std::io::ErrorKind::NotFound {
+            return Err(WorktreeError::io(real_index, error));
+        }
+    }
+    let scratch_git = git.with_index(scratch.clone());
+    let made = (|| {
+        scratch_git.output(&["read-tree", "HEAD"]).map(|_| ())?;
+        scratch_git.output(WORK)?;
+        commit_of(&scratch_git, git, message)
+    })();
+    let _ = std::fs::remove_file(&scratch);
+    made
+}
+
+/// Commits the worktree's work on its branch when there is any; returns the branch's tip.
+pub(super) fn commit_work(git: &RepoGit, message: &str) -> Result<String, WorktreeError> {
+    git.output(WORK)?;
+    if !git.succeeds(&["diff", "--cached", "--quiet"])? {
+        let identity = git.identity();
+        let identity: Vec<(&str, String)> = identity.into_iter().collect();
+        git.output_with(
+            &["commit", "--quiet", "--no-verify", "--allow-empty-message", "-m", message],
+            &identity,
+        )?;
+    }
+    Ok(git.line(&["rev-parse", "--verify", "HEAD^{commit}"])?)
+}
+
+/// The commit of `indexed`'s index on top of HEAD (HEAD when the tree is the same).
+fn commit_of(indexed: &RepoGit, git: &RepoGit, message: &str) -> Result<String, WorktreeError> {
+    let tree = indexed.line(&["write-tree"])?;
+    let head = git.line(&["rev-parse", "--verify", "HEAD^{commit}"])?;
+    if git.line(&["rev-parse", "HEAD^{tree}"])? == tree {
+        return Ok(head);
+    }
+    let identity = git.identity();
+    Ok(String::from_utf8_lossy(
+        &git.output_with(&["commit-tree", &tree, "-p", &head, "-m", message], &identity)?,
+    )
+    .trim()
+    .to_owned())
+}
