@@ -68,6 +68,10 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::CheckpointList::export_all(&config).unwrap();
     preflight_engine::lifecycle::CheckpointDiff::export_all(&config).unwrap();
     preflight_engine::lifecycle::RestorePreview::export_all(&config).unwrap();
+    // A chat's own worktree: its diff, Merge and its preview (DESIGN §18).
+    preflight_engine::lifecycle::WorktreeView::export_all(&config).unwrap();
+    preflight_engine::lifecycle::MergeRequest::export_all(&config).unwrap();
+    preflight_engine::lifecycle::MergeOutcome::export_all(&config).unwrap();
     preflight_engine::lifecycle::ModelList::export_all(&config).unwrap();
     preflight_engine::lifecycle::NamedProviderView::export_all(&config).unwrap();
     preflight_engine::lifecycle::NamedProviderSave::export_all(&config).unwrap();

@@ -122,6 +122,19 @@ error_codes! {
     /// The user's `UserPromptSubmit` hook blocked the message (its reason in the message);
     /// nothing was stored (DESIGN §17).
     HookBlocked => "ERR_HOOK_BLOCKED",
+    /// The chat's own worktree folder is gone (DESIGN §18): recreate it from its branch
+    /// (`POST …/worktree/recreate`). Nothing ran.
+    WorktreeMissing => "ERR_WORKTREE_MISSING",
+    /// Merging the chat's branch would conflict; the files are named. Nothing was changed.
+    MergeConflicts => "ERR_MERGE_CONFLICTS",
+    /// The user's checkout has uncommitted changes to files the merge would write; they are
+    /// named. Nothing was changed.
+    CheckoutChanged => "ERR_CHECKOUT_CHANGED",
+    /// The merge cannot be done as asked: nothing to merge, the branch it came from is gone,
+    /// or it started from a detached HEAD (keep it as a branch). Nothing was changed.
+    MergeRefused => "ERR_MERGE_REFUSED",
+    /// git failed on the chat's worktree (its words in the message).
+    Worktree => "ERR_WORKTREE",
 }
 
 impl std::fmt::Display for ErrorCode {

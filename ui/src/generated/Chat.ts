@@ -2,6 +2,7 @@
 import type { ChatId } from "./ChatId";
 import type { ForkedFrom } from "./ForkedFrom";
 import type { ModelChoice } from "./ModelChoice";
+import type { Worktree } from "./Worktree";
 
 /**
  * A chat as the API shows it (without messages or state).
@@ -32,4 +33,8 @@ planner_model: ModelChoice | null, created_at: string, updated_at: string,
 /**
  * Where this chat was forked from (DESIGN §15 "Fork"); absent for a chat that is none.
  */
-forked_from?: ForkedFrom, };
+forked_from?: ForkedFrom, 
+/**
+ * The chat's own git worktree (DESIGN §18); absent: it works in `workspace` itself.
+ */
+worktree?: Worktree, };

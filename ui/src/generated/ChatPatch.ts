@@ -5,4 +5,4 @@ import type { ModelChoice } from "./ModelChoice";
  * `PATCH /v1/chats/{id}`: the fields to change; absent ones stay. `workspace: null`
  * clears the folder.
  */
-export type ChatPatch = { title?: string, workspace?: string | null, plan_mode?: boolean, auto_approve?: boolean, save_plans?: boolean, scope?: Array<string>, model?: ModelChoice | null, planner_model?: ModelChoice | null, };
+export type ChatPatch = { title?: string, workspace?: string | null, plan_mode?: boolean, auto_approve?: boolean, save_plans?: boolean, scope?: Array<string>, model?: ModelChoice | null, planner_model?: ModelChoice | null, worktree?: boolean, };

@@ -5,6 +5,7 @@ import type { ForkedFrom } from "./ForkedFrom";
 import type { Message } from "./Message";
 import type { ModelChoice } from "./ModelChoice";
 import type { StateView } from "./StateView";
+import type { Worktree } from "./Worktree";
 
 /**
  * `GET /v1/chats/{id}`: the chat's fields, `messages` (DESIGN §2 shapes) and `state`.
@@ -47,4 +48,8 @@ planner_model: ModelChoice | null, created_at: string, updated_at: string,
 /**
  * Where this chat was forked from (DESIGN §15 "Fork"); absent for a chat that is none.
  */
-forked_from?: ForkedFrom, };
+forked_from?: ForkedFrom, 
+/**
+ * The chat's own git worktree (DESIGN §18); absent: it works in `workspace` itself.
+ */
+worktree?: Worktree, };

@@ -4,4 +4,4 @@ import type { ModelChoice } from "./ModelChoice";
 /**
  * `POST /v1/chats`: unset fields take the defaults of `config.toml`.
  */
-export type NewChat = { title?: string, workspace?: string, plan_mode?: boolean, auto_approve?: boolean, save_plans?: boolean, scope?: Array<string>, model?: ModelChoice, planner_model?: ModelChoice, };
+export type NewChat = { title?: string, workspace?: string, plan_mode?: boolean, auto_approve?: boolean, save_plans?: boolean, scope?: Array<string>, model?: ModelChoice, planner_model?: ModelChoice, worktree?: boolean, };

@@ -73,6 +73,16 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_FORK_FOLDER");
     case "ERR_FORK_UNRECORDED":
       return t("errors.ERR_FORK_UNRECORDED");
+    case "ERR_WORKTREE_MISSING":
+      return t("errors.ERR_WORKTREE_MISSING");
+    case "ERR_MERGE_CONFLICTS":
+      return t("errors.ERR_MERGE_CONFLICTS");
+    case "ERR_CHECKOUT_CHANGED":
+      return t("errors.ERR_CHECKOUT_CHANGED");
+    case "ERR_MERGE_REFUSED":
+      return t("errors.ERR_MERGE_REFUSED");
+    case "ERR_WORKTREE":
+      return t("errors.ERR_WORKTREE");
     case "ERR_INTERNAL":
       return t("errors.ERR_INTERNAL");
     case "ERR_PROMPT_UNKNOWN":

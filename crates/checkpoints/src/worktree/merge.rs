@@ -11,9 +11,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use super::error::WorktreeError;
+use super::place::in_worktree;
 use super::repo_git::RepoGit;
 use super::snapshot::{commit_work, snapshot};
-use super::{in_worktree, WorktreeError};
 use crate::diff::{diff_between, Budget, Diff};
 
 /// What to merge, where from, where into.
@@ -202,7 +203,9 @@ fn changed_in_checkout(repo: &RepoGit) -> Result<Vec<String>, WorktreeError> {
         paths.push(String::from_utf8_lossy(&entry[3..]).into_owned());
         // A rename's entry is followed by its source.
         if matches!(entry[0], b'R' | b'C') {
-            entries.next().map(|from| paths.push(String::from_utf8_lossy(from).into_owned()));
+            if let Some(from) = entries.next() {
+                paths.push(String::from_utf8_lossy(from).into_owned());
+            }
         }
     }
     Ok(paths)

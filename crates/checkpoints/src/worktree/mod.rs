@@ -11,6 +11,7 @@
 
 mod error;
 mod merge;
+mod place;
 mod repo_git;
 mod snapshot;
 
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 pub use error::WorktreeError;
 pub use merge::{merge, preview, MergePlan, MergePreview, Merged};
 
+use self::place::in_worktree;
 use self::repo_git::RepoGit;
 use self::snapshot::{commit_work, snapshot};
 use crate::diff::{diff_between, Budget, Diff};
@@ -155,27 +157,6 @@ pub fn recreate(repository: &Path, worktree: &Path, branch: &str) -> Result<(), 
     std::fs::create_dir_all(parent).map_err(|error| WorktreeError::io(parent, error))?;
     git.output(&["worktree", "add", "--quiet", &worktree.to_string_lossy(), branch])?;
     Ok(())
-}
-
-/// git in the worktree, when its folder is there.
-fn in_worktree(repository: &Path, worktree: &Path) -> Result<RepoGit, WorktreeError> {
-    if !worktree.join(".git").exists() {
-        let branch = RepoGit::new(repository, &[worktree])
-            .line(&["worktree", "list", "--porcelain"])
-            .ok()
-            .and_then(|list| branch_of(&list, worktree))
-            .unwrap_or_default();
-        return Err(WorktreeError::Missing { path: worktree.to_owned(), branch });
-    }
-    Ok(RepoGit::new(worktree, &[repository]))
-}
-
-/// The branch `git worktree list --porcelain` names for `worktree`.
-fn branch_of(list: &str, worktree: &Path) -> Option<String> {
-    let wanted = format!("worktree {}", worktree.display());
-    let block = list.split("\n\n").find(|block| block.lines().next() == Some(wanted.as_str()))?;
-    let branch = block.lines().find_map(|line| line.strip_prefix("branch refs/heads/"))?;
-    Some(branch.to_owned())
 }
 
 /// `git worktree remove --force` (its ignored files, the venv among them, go too), then the

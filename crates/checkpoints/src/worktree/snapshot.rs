@@ -5,12 +5,22 @@
 //! What counts as the work: every file git would add (`.gitignore` honoured), less the code
 //! sandbox's `.sandbox/` (its venv) and a plan folder's `.lock` entries while one is written.
 
+use super::error::WorktreeError;
 use super::repo_git::RepoGit;
-use super::WorktreeError;
 
-/// `git add` of all the work, less Preflight's own transient folders.
-const WORK: &[&str] =
-    &["add", "--all", "--", ".", ":(exclude,glob).sandbox/**", ":(exclude,glob)**/.lock*/**"];
+/// `git add` of all the work, then Preflight's own transient folders taken out of the index
+/// again (an exclude pathspec would fail on a `.sandbox/` the `.gitignore` names).
+const WORK: &[&str] = &["add", "--all", "--", "."];
+const NOT_WORK: &[&str] = &[
+    "rm",
+    "-r",
+    "--cached",
+    "--quiet",
+    "--ignore-unmatch",
+    "--",
+    ":(glob).sandbox/**",
+    ":(glob)**/.lock*/**",
+];
 
 /// The worktree as it is now, as a commit whose parent is its HEAD (HEAD itself when
 /// nothing changed since). Neither the worktree's index nor a ref changes.
@@ -28,6 +38,7 @@ pub(super) fn snapshot(git: &RepoGit, message: &str) -> Result<String, WorktreeE
     let made = (|| {
         scratch_git.output(&["read-tree", "HEAD"]).map(|_| ())?;
         scratch_git.output(WORK)?;
+        scratch_git.output(NOT_WORK)?;
         commit_of(&scratch_git, git, message)
     })();
     let _ = std::fs::remove_file(&scratch);
@@ -37,6 +48,7 @@ pub(super) fn snapshot(git: &RepoGit, message: &str) -> Result<String, WorktreeE
 /// Commits the worktree's work on its branch when there is any; returns the branch's tip.
 pub(super) fn commit_work(git: &RepoGit, message: &str) -> Result<String, WorktreeError> {
     git.output(WORK)?;
+    git.output(NOT_WORK)?;
     if !git.succeeds(&["diff", "--cached", "--quiet"])? {
         let identity = git.identity();
         let identity: Vec<(&str, String)> = identity.into_iter().collect();

@@ -22,6 +22,6 @@ pub(crate) use parse::is_provider_name;
 pub use preflight_llm::{KernelKeyring, KeyLookup, KeyStore, Lookup, SecretService};
 pub use settings::{
     Config, ExecutorSettings, McpToolSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults,
-    ProviderExtras, SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
+    ProviderExtras, SandboxSettings, WorkspaceDefaults, CONFIG_FILE, DEFAULT_PROVIDER,
 };
 pub use write::{ConfigEdit, PendingConfig, ProviderSection, ProviderSectionEdit};

@@ -15,12 +15,12 @@ use toml::Spanned;
 use crate::config::error::ConfigError;
 use crate::config::settings::{
     Config, ExecutorSettings, McpToolSettings, NamedProvider, OnPlannerFailure, PlanModeDefaults,
-    ProviderExtras, SandboxSettings, CONFIG_FILE, DEFAULT_PROVIDER,
+    ProviderExtras, SandboxSettings, WorkspaceDefaults, CONFIG_FILE, DEFAULT_PROVIDER,
 };
 use preflight_protocol::usage::Prices;
 
 const TOP_KEYS: &[&str] =
-    &["provider", "planner", "providers", "plan_mode", "sandbox", "executor", "mcp"];
+    &["provider", "planner", "providers", "plan_mode", "sandbox", "executor", "mcp", "workspace"];
 const PROVIDER_KEYS: &[&str] = &[
     "kind",
     "base_url",
@@ -38,6 +38,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "price_cached_input_per_mtok",
 ];
 const PLAN_MODE_KEYS: &[&str] = &["enabled", "auto_approve", "on_planner_failure"];
+const WORKSPACE_KEYS: &[&str] = &["worktrees"];
 const SANDBOX_KEYS: &[&str] =
     &["enabled", "network", "max_file_mib", "confinement", "allow_sdists"];
 const EXECUTOR_KEYS: &[&str] = &["max_rounds", "no_progress_rounds", "auto_continue"];
@@ -113,8 +114,13 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         Some(section) => section.mcp_tools()?,
         None => McpToolSettings::default(),
     };
+    let workspace = match root.section("workspace")? {
+        Some(at) => at.only_keys(WORKSPACE_KEYS).and(at.boolean("worktrees", false))?,
+        None => false,
+    };
     Ok(Config {
         mcp,
+        workspace: WorkspaceDefaults { worktrees: workspace },
         provider,
         planner,
         plan_mode,

@@ -23,6 +23,16 @@ pub struct Config {
     pub providers: Vec<NamedProvider>,
     /// `[mcp]`: when tool search defers the MCP tools (DESIGN §17).
     pub mcp: McpToolSettings,
+    /// `[workspace]`: what a new chat in a git repository gets (DESIGN §18).
+    pub workspace: WorkspaceDefaults,
+}
+
+/// `[workspace]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkspaceDefaults {
+    /// `worktrees = true`: a new chat whose workspace is a git repository works in a
+    /// worktree of its own unless it is created without one (off by default).
+    pub worktrees: bool,
 }
 
 /// The name `[provider]` goes by where a chat chooses a model (`{provider: "default"}`).
@@ -177,6 +187,7 @@ impl Default for Config {
             planner_extras: ProviderExtras::default(),
             providers: Vec::new(),
             mcp: McpToolSettings::default(),
+            workspace: WorkspaceDefaults::default(),
         }
     }
 }

@@ -48,6 +48,9 @@ pub struct ChatPatch {
     #[serde(default, deserialize_with = "present")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<ModelChoice>))]
     pub planner_model: Option<Option<ModelChoice>>,
+    // Work in a git worktree of its own (DESIGN §18); only before the chat's first message,
+    // and only in a git repository.
+    pub worktree: Option<bool>,
 }
 
 /// A field that is present, even as `null` (`Some(None)`), as opposed to absent (`None`).
@@ -72,6 +75,13 @@ impl Engine {
         let _serial = self.serialize();
         let chat = self.inner.store.get_chat(chat_id)?;
         let moves = workspace.as_ref().is_some_and(|folder| *folder != chat.workspace);
+        if let Some(worktree) = chat.worktree.as_ref().filter(|_| moves) {
+            return Err(ApiError::bad_request(format!(
+                "this chat works in its own worktree of {}: its folder cannot change; start a \
+                 new chat for another folder",
+                worktree.repository
+            )));
+        }
         let switches = self.model_switches(&chat, patch)?;
         if (moves || !switches.is_empty()) && self.inner.hub.is_turn_active(chat_id) {
             return Err(ApiError::turn_active());

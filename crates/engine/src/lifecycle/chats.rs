@@ -42,6 +42,9 @@ pub struct NewChat {
     pub model: Option<ModelChoice>,
     // The planner's model; absent or null: `[planner]`, else the configured default.
     pub planner_model: Option<ModelChoice>,
+    // Work in a git worktree of its own (DESIGN §18); absent: `[workspace] worktrees` when
+    // the workspace is a git repository. `true` in a folder that is none is refused.
+    pub worktree: Option<bool>,
 }
 
 impl Engine {
@@ -49,7 +52,22 @@ impl Engine {
     /// model is not known yet (see `model_switch.rs`).
     pub async fn new_chat(&self, request: NewChat) -> Result<Chat, ApiError> {
         self.ensure_known(&[request.model.as_ref(), request.planner_model.as_ref()]).await?;
-        self.create_chat(request)
+        let wanted = request.worktree;
+        let chat = self.create_chat(request)?;
+        let default = self.inner.workspace_defaults.worktrees
+            && chat.workspace.as_deref().is_some_and(is_git_repository);
+        if !wanted.unwrap_or(default) {
+            return Ok(chat);
+        }
+        let chat_id = chat.id.clone();
+        match self.start_worktree(chat).await {
+            Ok(chat) => Ok(chat),
+            Err(error) => {
+                // Taken back whole: a chat asked for in a worktree is not left without one.
+                self.inner.store.delete_chat(&chat_id)?;
+                Err(error)
+            }
+        }
     }
 
     /// Creates the chat; its models, when chosen, must be known already.
@@ -131,12 +149,15 @@ impl Engine {
         provider.is_none_or(|provider| provider.calls_tools())
     }
 
-    /// Stops the chat's turn, if any, then deletes the chat and everything it holds.
+    /// Stops the chat's turn, if any, then deletes the chat and everything it holds; its own
+    /// worktree goes too (work not merged stays committed on its branch).
     pub async fn delete_chat(&self, chat_id: &ChatId) -> Result<bool, ApiError> {
         self.inner.store.get_chat(chat_id)?;
         self.inner.hub.stop_turn(chat_id).await;
+        let chat = self.inner.store.get_chat(chat_id)?;
         let deleted = self.inner.store.delete_chat(chat_id)?;
         self.inner.hub.forget(chat_id);
+        self.forget_worktree(&chat).await;
         // The copies of its attachments and its checkpoints' shadow repository go with it;
         // one left behind harms nothing.
         let _ = std::fs::remove_dir_all(attachments_dir(&self.inner.home, chat_id));

@@ -352,7 +352,7 @@ fn restore_entry(restored: Restored) -> Message {
     }
 }
 
-fn diff_truncated(cut: Truncated) -> DiffTruncated {
+pub(super) fn diff_truncated(cut: Truncated) -> DiffTruncated {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     DiffTruncated {
         files_left_out: count(cut.files_left_out),
@@ -362,7 +362,7 @@ fn diff_truncated(cut: Truncated) -> DiffTruncated {
     }
 }
 
-fn file_change(file: FileDiff) -> FileChange {
+pub(super) fn file_change(file: FileDiff) -> FileChange {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     FileChange {
         path: file.path,

@@ -135,6 +135,8 @@ pub(crate) struct Inner {
     pub(super) store: Arc<Store>,
     pub(super) hub: Arc<Hub>,
     pub(super) defaults: crate::config::PlanModeDefaults,
+    /// `[workspace]`: whether a new chat in a git repository gets its own worktree.
+    pub(super) workspace_defaults: crate::config::WorkspaceDefaults,
     pub(super) mcp: McpHost,
     /// The providers chats talk to: the configured defaults and each chat's choice.
     pub(super) providers: Providers,
@@ -200,6 +202,7 @@ impl Engine {
             store,
             hub,
             defaults: config.plan_mode,
+            workspace_defaults: config.workspace,
             mcp,
             providers,
             executor_settings: config.executor,

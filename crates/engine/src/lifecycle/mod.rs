@@ -60,6 +60,7 @@ mod venv_adoption;
 mod verdict;
 mod view;
 mod vision;
+mod worktrees;
 
 pub use attachments::shown::image_file;
 pub use attachments::{
@@ -101,3 +102,4 @@ pub use tool_views::SandboxView;
 pub use transitions::MAX_QUESTION_ROUNDS;
 pub use unconfined::ApproveChoice;
 pub use view::{ChatView, StateView};
+pub use worktrees::{MergeOutcome, MergeRequest, WorktreeView};

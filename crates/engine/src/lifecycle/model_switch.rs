@@ -60,7 +60,19 @@ impl Engine {
     ) -> Result<Chat, ApiError> {
         let choices = [patch.model.as_ref(), patch.planner_model.as_ref()];
         self.ensure_known(&choices.map(|choice| choice.and_then(Option::as_ref))).await?;
-        self.update_chat(chat_id, patch)
+        match patch.worktree {
+            // Taken away first, so that the same patch may then move the folder.
+            Some(false) => {
+                self.set_chat_worktree(chat_id, false).await?;
+                self.update_chat(chat_id, patch)
+            }
+            Some(true) => {
+                self.worktree_possible(chat_id, patch)?;
+                self.update_chat(chat_id, patch)?;
+                self.set_chat_worktree(chat_id, true).await
+            }
+            None => self.update_chat(chat_id, patch),
+        }
     }
 
     /// The switches `patch` makes: each choice checked, those equal to the chat's own left

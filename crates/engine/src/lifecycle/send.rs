@@ -200,6 +200,11 @@ impl Engine {
         chat_id: &ChatId,
         kind: TurnKind,
     ) -> Result<TurnGuard, ApiError> {
+        // No turn runs in a worktree whose folder is gone: its tools would find nothing.
+        let chat = self.inner.store.get_chat(chat_id)?;
+        if let Some(gone) = crate::lifecycle::worktrees::unusable_worktree(&chat) {
+            return Err(gone);
+        }
         self.inner.hub.begin_turn(chat_id, kind).ok_or_else(ApiError::turn_active)
     }
 

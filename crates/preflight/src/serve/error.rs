@@ -52,6 +52,10 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::Unconfined
         | ErrorCode::VenvAdoptable
         | ErrorCode::VenvForeign
+        | ErrorCode::WorktreeMissing
+        | ErrorCode::MergeConflicts
+        | ErrorCode::CheckoutChanged
+        | ErrorCode::MergeRefused
         | ErrorCode::Cancelled => StatusCode::CONFLICT,
         ErrorCode::ContextTooLong => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::ProviderRateLimited => StatusCode::TOO_MANY_REQUESTS,
@@ -68,6 +72,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::StepLimit
         | ErrorCode::PlanFiles
         | ErrorCode::Checkpoint
+        | ErrorCode::Worktree
         | ErrorCode::McpNotInstalled
         | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

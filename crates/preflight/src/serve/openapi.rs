@@ -27,6 +27,7 @@ use super::PUBLIC_PATHS;
         (name = "turns", description = "Messages, answers and stopping: what runs a turn"),
         (name = "plan", description = "The plan card, its documents and the task list"),
         (name = "checkpoints", description = "Checkpoints of the workspace, diffs and restores"),
+        (name = "worktrees", description = "A chat's own git worktree: its diff, Merge, Keep as branch"),
         (name = "mcp", description = "Questions MCP servers ask the user during execution"),
         (name = "models", description = "The models a chat may choose"),
         (name = "hooks", description = "The user's hooks and which workspaces' hooks files run"),

@@ -18,6 +18,7 @@ mod sandbox;
 mod search;
 mod skills;
 mod turns;
+mod worktree;
 
 use axum::http::StatusCode;
 use axum::Json;
@@ -74,6 +75,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(prompts::resources))
         .routes(routes!(hooks::hooks))
         .routes(routes!(hooks::trust))
+        .routes(routes!(worktree::worktree))
+        .routes(routes!(worktree::merge))
+        .routes(routes!(worktree::keep))
+        .routes(routes!(worktree::recreate))
 }
 
 /// A 202: the chat as `GET` shows it at that moment.
