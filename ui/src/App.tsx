@@ -40,6 +40,7 @@ import { TaskPanel } from "./components/TaskPanel";
 import { SandboxNotice } from "./components/SandboxNotice";
 import { ScopeBar } from "./components/ScopeBar";
 import { WorkspaceBar } from "./components/WorkspaceBar";
+import { WorktreeSection } from "./components/WorktreeBar";
 
 /** `mcp`: the settings screen opens at MCP servers (to sign in to one); `providers`: at the
  *  providers (to set prices). */
@@ -324,14 +325,18 @@ export function App() {
               />
               <UsageLine usage={state.view.usage} onOpenSettings={openProviderSettings} />
             </div>
-            <WorkspaceBar
-              chat={current}
-              onSet={(path) => void run(() => api.setChatWorkspace(id, path), refreshChats)}
-              onChoose={() => void run(() => api.chooseWorkspace(id), refreshChats)}
-              loadSandbox={() => api.sandboxInfo(id)}
-              adoptVenv={() => api.adoptVenv(id)}
-            />
-            <ChatOptions chat={current} models={models} busy={busy} onChange={(patch) => void run(() => api.updateChat(id, patch), refreshChats)} />
+            {current.worktree ? (
+              <WorktreeSection chat={{ ...current, worktree: current.worktree }} busy={busy} refreshKey={`${phase}:${state.view.messages.length}`} run={run} onChanged={refreshChats} api={api} />
+            ) : (
+              <WorkspaceBar
+                chat={current}
+                onSet={(path) => void run(() => api.setChatWorkspace(id, path), refreshChats)}
+                onChoose={() => void run(() => api.chooseWorkspace(id), refreshChats)}
+                loadSandbox={() => api.sandboxInfo(id)}
+                adoptVenv={() => api.adoptVenv(id)}
+              />
+            )}
+            <ChatOptions chat={current} models={models} busy={busy} started={state.view.messages.length > 0} onChange={(patch) => void run(() => api.updateChat(id, patch), refreshChats)} />
             <ScopeBar
               chat={current}
               onSet={(scope) => void run(() => api.updateChat(id, { scope }), refreshChats)}

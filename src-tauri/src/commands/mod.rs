@@ -20,6 +20,7 @@ mod prompts;
 mod providers;
 mod reveal;
 mod transfer;
+mod worktree;
 
 /// The invoke handler of every command below.
 pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
@@ -64,6 +65,10 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         checkpoints::checkpoint_diff,
         checkpoints::restore_preview,
         checkpoints::restore_checkpoint,
+        worktree::worktree_view,
+        worktree::merge_chat,
+        worktree::keep_chat_branch,
+        worktree::recreate_worktree,
         fork::choose_fork_folder,
         fork::fork_chat,
         plan::open_plan_folder,

@@ -14,6 +14,8 @@ export interface ChatOptionsProps {
   models?: ModelsController;
   /** A turn runs: the planner's model waits for its end. */
   busy?: boolean;
+  /** The chat has messages: its own worktree can no longer be chosen. */
+  started?: boolean;
 }
 
 type Switch = "plan_mode" | "auto_approve" | "save_plans";
@@ -32,7 +34,7 @@ function disabled(chat: Chat, key: Switch): boolean {
   return false;
 }
 
-export function ChatOptions({ chat, onChange, models, busy = false }: ChatOptionsProps) {
+export function ChatOptions({ chat, onChange, models, busy = false, started = false }: ChatOptionsProps) {
   return (
     <div class="chat-options" data-testid="chat-options">
       {switches().map(({ key, label, hint, testId }) => (
@@ -47,6 +49,18 @@ export function ChatOptions({ chat, onChange, models, busy = false }: ChatOption
           {label}
         </label>
       ))}
+      {chat.workspace !== null && (
+        <label class="check" title={t("chatOptions.worktreeHint")}>
+          <input
+            type="checkbox"
+            data-testid="chat-worktree"
+            checked={chat.worktree != null}
+            disabled={started || busy}
+            onChange={(event) => onChange({ worktree: event.currentTarget.checked })}
+          />
+          {t("chatOptions.worktree")}
+        </label>
+      )}
       {models && chat.plan_mode && <PlannerModel chat={chat} models={models} busy={busy} onChange={onChange} />}
     </div>
   );

@@ -51,6 +51,9 @@ import type { ChatRef } from "../generated/desktop/ChatRef";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
 import type { ModelProgress } from "../generated/desktop/ModelProgress";
 import type { NoticeSettings } from "../generated/desktop/NoticeSettings";
+import type { MergeOutcome } from "../generated/MergeOutcome";
+import type { MergeRequest } from "../generated/MergeRequest";
+import type { WorktreeView } from "../generated/WorktreeView";
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
@@ -194,6 +197,14 @@ export const api = {
   /** What changed from checkpoint `from` to `to` (the latest when absent). */
   checkpointDiff: (chat_id: string, from: number, to?: number) =>
     call<CheckpointDiff>("checkpoint_diff", to == null ? { chat_id, from } : { chat_id, from, to }),
+  /** The chat's own worktree and its diff against where it started (DESIGN §18). */
+  worktreeView: (chat_id: string) => call<WorktreeView>("worktree_view", { chat_id }),
+  /** Merge's preview (`preview: true`, nothing changes) or the merge itself. */
+  mergeChat: (chat_id: string, request: MergeRequest) => call<MergeOutcome>("merge_chat", { chat_id, request }),
+  /** Commits the chat's work on its branch and removes the worktree folder. */
+  keepChatBranch: (chat_id: string) => call<Chat>("keep_chat_branch", { chat_id }),
+  /** Makes the worktree folder again from the chat's branch. */
+  recreateWorktree: (chat_id: string) => call<Chat>("recreate_worktree", { chat_id }),
   /** What a restore to `checkpoint` would write, delete and keep; nothing is changed. */
   restorePreview: (chat_id: string, checkpoint: number) => call<RestorePreview>("restore_preview", { chat_id, checkpoint }),
   /** Restores the workspace as the preview whose `digest` is given showed (ERR_TURN_ACTIVE
