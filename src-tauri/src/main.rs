@@ -11,6 +11,7 @@ mod ipc;
 #[cfg(target_os = "linux")]
 mod nospeech;
 mod notice;
+mod phases;
 mod offered;
 mod shell;
 mod single;
@@ -47,6 +48,7 @@ fn main() {
                 }
             }
             notice::follow(app.handle().clone());
+            phases::follow(app.handle().clone());
             Ok(())
         })
         .manage(shell)

@@ -18,6 +18,7 @@ import { useChat } from "./lib/useChat";
 import { NO_CHATS, withFirstPage, withNextPage, withoutChat, type LoadedChats } from "./lib/chatList";
 import { useCheckpoints } from "./lib/useCheckpoints";
 import { useModels } from "./lib/useModels";
+import { useRunning } from "./lib/useRunning";
 import { FILES, MCP, PROVIDERS, skillsOf } from "./lib/sources";
 import { exportChatTo, importChatFrom } from "./lib/transfer";
 import { forkChat, forkIntoFolder, type Forked } from "./lib/fork";
@@ -75,6 +76,7 @@ export function App() {
   const checkpoints = useCheckpoints(selected, generation);
   const chat = useChat(selected, generation, checkpoints.onEvent, openAt);
   const models = useModels(api.listModels, generation);
+  const running = useRunning(api, generation);
   /** Bumped to open the header's model picker from elsewhere (the message box). */
   const [pickerRequest, setPickerRequest] = useState(0);
   /** The shown chat's images, read from its attachment copies (thumbnails, the full image):
@@ -271,6 +273,7 @@ export function App() {
       <FoldPanel name="chats" folds={folds}>
         <Sidebar
           chats={chats}
+          running={running}
           selectedId={selected}
           onSelect={(chatId) => select(chatId)}
           onMore={loaded.next === null ? undefined : () => void loadMoreChats()}

@@ -72,6 +72,8 @@ fn export_all(dir: &Path) {
     preflight_engine::lifecycle::WorktreeView::export_all(&config).unwrap();
     preflight_engine::lifecycle::MergeRequest::export_all(&config).unwrap();
     preflight_engine::lifecycle::MergeOutcome::export_all(&config).unwrap();
+    // The chat list's running chats (several at once).
+    preflight_engine::lifecycle::ChatPhase::export_all(&config).unwrap();
     preflight_engine::lifecycle::ModelList::export_all(&config).unwrap();
     preflight_engine::lifecycle::NamedProviderView::export_all(&config).unwrap();
     preflight_engine::lifecycle::NamedProviderSave::export_all(&config).unwrap();

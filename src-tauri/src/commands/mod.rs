@@ -69,6 +69,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         worktree::merge_chat,
         worktree::keep_chat_branch,
         worktree::recreate_worktree,
+        worktree::running_chats,
         fork::choose_fork_folder,
         fork::fork_chat,
         plan::open_plan_folder,

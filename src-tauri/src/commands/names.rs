@@ -48,6 +48,7 @@ pub const COMMANDS: &[&str] = &[
     "merge_chat",
     "keep_chat_branch",
     "recreate_worktree",
+    "running_chats",
     "choose_fork_folder",
     "fork_chat",
     "open_plan_folder",

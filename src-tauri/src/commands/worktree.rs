@@ -2,7 +2,7 @@
 //! preview, Keep as branch and Recreate, each a call of the engine.
 
 use preflight_engine::chat::Chat;
-use preflight_engine::lifecycle::{ApiError, MergeOutcome, MergeRequest, WorktreeView};
+use preflight_engine::lifecycle::{ApiError, ChatPhase, MergeOutcome, MergeRequest, WorktreeView};
 use preflight_engine::ChatId;
 use tauri::State;
 
@@ -34,4 +34,11 @@ pub async fn keep_chat_branch(shell: State<'_, Shell>, chat_id: ChatId) -> Answe
 #[tauri::command(rename_all = "snake_case")]
 pub async fn recreate_worktree(shell: State<'_, Shell>, chat_id: ChatId) -> Answer<Chat> {
     shell.engine()?.recreate_worktree(&chat_id).await
+}
+
+/// The chats whose turn runs now (the chat list's "working" marks; `chat-phase` events
+/// follow each change).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn running_chats(shell: State<'_, Shell>) -> Answer<Vec<ChatPhase>> {
+    Ok(shell.engine()?.running_chats())
 }

@@ -119,7 +119,8 @@ function Body({ file, mode }: { file: FileChange; mode: DiffMode }) {
     );
   }
   return (
-    <div class="diff-scroll">
+    // Focusable, so a keyboard can scroll a long line into view.
+    <div class="diff-scroll" tabIndex={0} role="region" aria-label={file.path}>
       <table class={`diff-table ${mode}`} data-testid={`diff-table-${mode}`}>
         {mode === "split" && (
           <colgroup>
@@ -135,9 +136,10 @@ function Body({ file, mode }: { file: FileChange; mode: DiffMode }) {
   );
 }
 
-export function DiffFile({ file, mode }: { file: FileChange; mode: DiffMode }) {
+/** `open`: shown with its lines (the default), or folded to its head line. */
+export function DiffFile({ file, mode, open = true }: { file: FileChange; mode: DiffMode; open?: boolean }) {
   return (
-    <details class="diff-file" data-testid="diff-file" data-status={file.status} open>
+    <details class="diff-file" data-testid="diff-file" data-status={file.status} open={open}>
       <summary class="diff-file-head">
         <span class="diff-path" data-testid="diff-file-path">
           {file.old_path && file.old_path !== file.path ? `${file.old_path} → ${file.path}` : file.path}

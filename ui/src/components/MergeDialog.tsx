@@ -128,8 +128,9 @@ function PreviewBody({ preview }: { preview: MergeOutcome }) {
           <pre class="merge-message" data-testid="merge-message">
             {preview.message}
           </pre>
+          {/* The work's files open; the plan folder's records (Preflight's own) folded. */}
           {preview.files.map((file) => (
-            <DiffFile key={`${file.old_path ?? ""}:${file.path}`} file={file} mode="unified" />
+            <DiffFile key={`${file.old_path ?? ""}:${file.path}`} file={file} mode="unified" open={!file.path.startsWith(".dwp/")} />
           ))}
         </>
       )}

@@ -4,6 +4,7 @@
 import { useState } from "preact/hooks";
 
 import type { Chat } from "../generated/Chat";
+import type { Phase } from "../generated/Phase";
 import { sharedTitles } from "../lib/chatList";
 import { formatTime, t } from "../lib/i18n";
 import { ForkedFromLine } from "./ForkParts";
@@ -24,6 +25,8 @@ export interface SidebarProps {
   onMore?: () => void;
   /** Imports a chat export the user chooses; resolves with why not, in words, or null. */
   onImport?: () => Promise<string | null>;
+  /** The chats whose turn runs now, with their phase (several run at once). */
+  running?: ReadonlyMap<string, Phase>;
 }
 
 export function Sidebar(props: SidebarProps) {
@@ -82,7 +85,19 @@ function ImportButton({ onImport }: { onImport: () => Promise<string | null> }) 
   );
 }
 
-function ChatItem({ chat, selected, dated, onSelect, onRename, onDelete }: SidebarProps & { chat: Chat; selected: boolean; dated: boolean }) {
+/** A chat that works now: a spinner and what it does; its worktree's branch in the tooltip. */
+function RunningMark({ phase, branch }: { phase: Phase | undefined; branch: string | undefined }) {
+  if (phase !== "planning" && phase !== "executing") return null;
+  const doing = phase === "planning" ? t("sidebar.planning") : t("sidebar.working");
+  return (
+    <span class="chat-running small" data-testid="chat-running" data-phase={phase} title={branch ? `${doing} · ${branch}` : doing}>
+      <span class="spinner" aria-hidden="true" />
+      <span class="visually-hidden">{doing}</span>
+    </span>
+  );
+}
+
+function ChatItem({ chat, selected, dated, onSelect, onRename, onDelete, running }: SidebarProps & { chat: Chat; selected: boolean; dated: boolean }) {
   // Chats of the same title are told apart by when they were made.
   const date = dated ? formatTime(chat.created_at) : null;
   const [mode, setMode] = useState<"show" | "rename" | "delete">("show");
@@ -120,6 +135,7 @@ function ChatItem({ chat, selected, dated, onSelect, onRename, onDelete }: Sideb
           </span>
         )}
         {chat.forked_from && <ForkedFromLine from={chat.forked_from} />}
+        <RunningMark phase={running?.get(chat.id)} branch={chat.worktree?.branch} />
       </button>
       {mode === "delete" ? (
         <span class="confirm">

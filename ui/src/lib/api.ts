@@ -51,6 +51,7 @@ import type { ChatRef } from "../generated/desktop/ChatRef";
 import type { EmbeddedModel } from "../generated/desktop/EmbeddedModel";
 import type { ModelProgress } from "../generated/desktop/ModelProgress";
 import type { NoticeSettings } from "../generated/desktop/NoticeSettings";
+import type { ChatPhase } from "../generated/ChatPhase";
 import type { MergeOutcome } from "../generated/MergeOutcome";
 import type { MergeRequest } from "../generated/MergeRequest";
 import type { WorktreeView } from "../generated/WorktreeView";
@@ -242,6 +243,14 @@ export const api = {
   trustHooks: (workspace: string, trusted: boolean) => call<HooksView>("trust_hooks", { workspace, trusted }),
   /** Settings → Notifications with their words, for the shell that raises them. */
   setNoticeSettings: (settings: NoticeSettings) => call<void>("set_notice_settings", { settings }),
+  /** The chats whose turn runs now. */
+  runningChats: () => call<ChatPhase[]>("running_chats"),
+  /** Each chat's phase as it changes, and every running chat after the shell fell behind.
+   *  Returns a function that stops listening. */
+  onChatPhases: (onPhase: (phase: ChatPhase) => void, onRunning: (running: ChatPhase[]) => void): (() => void) => {
+    const stops = [listen<ChatPhase>("chat-phase", ({ payload }) => onPhase(payload)), listen<ChatPhase[]>("chats-running", ({ payload }) => onRunning(payload))];
+    return () => stops.forEach((stop) => void stop.then((unlisten) => unlisten()));
+  },
   /** A click on a desktop notification: the chat it opens. Returns a function that stops listening. */
   onOpenChat: (handler: (chatId: string) => void): (() => void) => {
     const stop = listen<ChatRef>("open-chat", ({ payload }) => handler(payload.chat_id));

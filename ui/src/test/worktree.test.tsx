@@ -6,6 +6,7 @@ import { fireEvent, render, screen, waitFor } from "@testing-library/preact";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { ChatOptions } from "../components/ChatOptions";
+import { Sidebar } from "../components/Sidebar";
 import { MergeDialog } from "../components/MergeDialog";
 import { WorktreeSection } from "../components/WorktreeBar";
 import type { Chat } from "../generated/Chat";
@@ -131,5 +132,20 @@ describe("the chat's options", () => {
     section({ worktreeView: vi.fn(async () => view(true)) });
     await waitFor(() => expect(screen.getByTestId("worktree-status").textContent).toContain("папка исчезла"));
     expect(screen.getByTestId("worktree-recreate").textContent).toBe("Создать папку заново");
+  });
+});
+
+describe("the chat list", () => {
+  it("marks every chat that works now, planning or executing, and no other", () => {
+    const chats: Chat[] = ["a", "b", "c"].map((id) => ({ ...baseChat, id, title: `Chat ${id}` }));
+    const running = new Map([
+      ["a", "executing" as const],
+      ["b", "planning" as const],
+    ]);
+    const noop = () => {};
+    render(<Sidebar chats={chats} running={running} selectedId="a" onSelect={noop} onNew={noop} onRename={noop} onDelete={noop} onSettings={noop} />);
+    const marks = screen.getAllByTestId("chat-running");
+    expect(marks.map((mark) => mark.dataset.phase)).toEqual(["executing", "planning"]);
+    expect(marks[0]!.textContent).toBe("Working");
   });
 });

@@ -122,6 +122,11 @@ impl Hub {
         self.lock_turns().get(chat_id).cloned()
     }
 
+    /// Every chat whose turn runs now, with the turn's kind.
+    pub fn running(&self) -> Vec<(ChatId, TurnKind)> {
+        self.lock_turns().iter().map(|(chat_id, turn)| (chat_id.clone(), turn.kind)).collect()
+    }
+
     pub fn is_turn_active(&self, chat_id: &ChatId) -> bool {
         self.lock_turns().contains_key(chat_id)
     }

@@ -39,6 +39,7 @@ mod model_switch;
 mod notify;
 mod open_questions;
 mod pages;
+mod phases;
 mod plan_actions;
 mod plan_changes;
 mod plan_files;
@@ -85,6 +86,7 @@ pub use mcp_settings::{
 };
 pub use model_list::{ModelList, ModelOption, ProviderState};
 pub use notify::phase_text;
+pub use phases::{ChatPhase, Lagged, PhaseStream};
 pub use pages::{ChatPage, MessagePage, CHAT_PAGE, MESSAGE_PAGE};
 pub use plan_actions::PlanReview;
 pub use plan_files::{PlanFolderLocation, TaskPanel};
