@@ -11,8 +11,8 @@ mod ipc;
 #[cfg(target_os = "linux")]
 mod nospeech;
 mod notice;
-mod phases;
 mod offered;
+mod phases;
 mod shell;
 mod single;
 mod watch;

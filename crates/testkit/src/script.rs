@@ -15,6 +15,10 @@ pub struct Script {
     /// and every answer reports the request's count as its input tokens.
     #[serde(default)]
     pub context_limit: Option<u64>,
+    /// How long each answer takes to begin, in milliseconds, as a model takes time to
+    /// answer (benchmarks of chats at once); none: at once.
+    #[serde(default)]
+    pub latency_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -109,6 +113,12 @@ impl Script {
     /// Enforces a context window of `tokens` (see [`Script::context_limit`]).
     pub fn context_limit(mut self, tokens: u64) -> Script {
         self.context_limit = Some(tokens);
+        self
+    }
+
+    /// Waits `ms` milliseconds before each answer (see [`Script::latency_ms`]).
+    pub fn latency_ms(mut self, ms: u64) -> Script {
+        self.latency_ms = Some(ms);
         self
     }
 

@@ -37,6 +37,7 @@ pub struct ScriptedServer {
 struct State {
     routes: Vec<LiveRoute>,
     context_limit: Option<u64>,
+    latency: Option<std::time::Duration>,
     requests: Vec<RecordedRequest>,
     /// Appends each request as a JSON line (the binary's `--requests`).
     log: Option<std::fs::File>,
@@ -74,6 +75,7 @@ impl ScriptedServer {
         let state = Arc::new(Mutex::new(State {
             routes,
             context_limit: script.context_limit,
+            latency: script.latency_ms.map(std::time::Duration::from_millis),
             requests: Vec::new(),
             log,
             received: received.clone(),
@@ -202,6 +204,10 @@ async fn handle(
         return Ok(plain(StatusCode::BAD_REQUEST, error));
     }
     let reply = record_and_choose(&state, &recorded);
+    let latency = lock(&state).latency;
+    if let Some(latency) = latency {
+        tokio::time::sleep(latency).await;
+    }
     let reply = match (reply, limit) {
         (Some(Reply::Answer(mut answer)), Some(_)) => {
             let output = answer.usage.map_or(answer.steps.len() as u64, |(_, output)| output);

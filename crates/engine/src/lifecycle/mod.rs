@@ -86,8 +86,8 @@ pub use mcp_settings::{
 };
 pub use model_list::{ModelList, ModelOption, ProviderState};
 pub use notify::phase_text;
-pub use phases::{ChatPhase, Lagged, PhaseStream};
 pub use pages::{ChatPage, MessagePage, CHAT_PAGE, MESSAGE_PAGE};
+pub use phases::{ChatPhase, Lagged, PhaseStream};
 pub use plan_actions::PlanReview;
 pub use plan_files::{PlanFolderLocation, TaskPanel};
 pub use preflight_agent::events::Elicitation;
