@@ -280,3 +280,33 @@ async fn a_worktree_is_refused_outside_a_repository_and_after_the_first_message(
     assert!(refused["error"]["message"].as_str().unwrap().contains("before its first message"));
     assert!(serve.chat(&id).await.get("worktree").is_none());
 }
+
+#[tokio::test]
+async fn a_fork_of_a_worktree_chat_gets_a_worktree_of_its_own_from_the_originals_files() {
+    let repo = repository();
+    let root = repo.path();
+    let script = Script::new().route(Matcher::default(), [Reply::text("Hello.")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let body = json!({"workspace": root, "worktree": true, "plan_mode": false});
+    let (_, original) = serve.post("/v1/chats", body).await;
+    let id = original["id"].as_str().unwrap();
+    let mut events = serve.events(id).await;
+    serve.post(&format!("/v1/chats/{id}/messages"), json!({"content": "hi"})).await;
+    events.wait_for_phase("idle").await;
+    let tree = original["worktree"]["path"].as_str().unwrap();
+    std::fs::write(Path::new(tree).join("draft.txt"), "work so far\n").unwrap();
+
+    let (status, fork) = serve.post(&format!("/v1/chats/{id}/fork"), json!({})).await;
+    assert_eq!(status, 201, "{fork}");
+    let own = fork["worktree"]["path"].as_str().unwrap();
+    assert_ne!(own, tree, "{fork:#}");
+    assert_ne!(fork["worktree"]["branch"], original["worktree"]["branch"]);
+    assert_eq!(fork["workspace"], fork["worktree"]["path"]);
+    assert_eq!(fork["forked_from"]["files"], json!({"kind": "worktree", "repository": root}));
+    assert_eq!(read(own, "draft.txt"), "work so far\n", "the original's files as they were");
+    std::fs::write(Path::new(own).join("draft.txt"), "the fork's\n").unwrap();
+    assert_eq!(read(tree, "draft.txt"), "work so far\n", "neither sees the other's change");
+    assert!(git(root, &["status", "--porcelain"]).is_empty(), "the checkout is untouched");
+    assert_eq!(git(root, &["worktree", "list"]).lines().count(), 3);
+}

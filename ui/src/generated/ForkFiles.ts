@@ -3,4 +3,4 @@
 /**
  * What a fork did with its original's workspace files.
  */
-export type ForkFiles = { "kind": "shared", workspace: string, } | { "kind": "copied", workspace: string, files: number, };
+export type ForkFiles = { "kind": "shared", workspace: string, } | { "kind": "copied", workspace: string, files: number, } | { "kind": "worktree", repository: string, };

@@ -53,6 +53,7 @@ export function filesText(from: ForkedFrom, files: ForkFiles): string {
   if (files.kind === "copied") {
     return t("fork.noticeCopied", { title, n: from.checkpoint_id ?? 0, workspace: files.workspace, count: files.files });
   }
+  if (files.kind === "worktree") return t("fork.noticeWorktree", { title, repository: files.repository });
   if (from.checkpoint_id !== undefined) return t("fork.noticeSharedAt", { title, n: from.checkpoint_id, workspace: files.workspace });
   return t("fork.noticeShared", { title, workspace: files.workspace });
 }

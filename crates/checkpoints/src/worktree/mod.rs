@@ -91,6 +91,16 @@ pub fn diff(
     )?)
 }
 
+/// The worktree's files as they are now, as a commit on top of its HEAD that no ref holds
+/// (its index and its branch untouched): what a fork's own worktree starts from.
+pub fn snapshot_commit(
+    repository: &Path,
+    worktree: &Path,
+    message: &str,
+) -> Result<String, WorktreeError> {
+    snapshot(&in_worktree(repository, worktree)?, message)
+}
+
 /// Commits the worktree's work on its branch (if there is any not committed yet) with
 /// `message`, then removes the worktree folder: the branch is the user's to check out.
 /// Returns the branch's commit.

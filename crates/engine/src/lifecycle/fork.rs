@@ -72,7 +72,15 @@ impl Engine {
             }
             _ => None,
         };
-        let (fork, messages) = match self.store_fork(&original, &cut, copy.as_ref()) {
+        // A worktree chat's fork gets a worktree of its own, from the original's files now.
+        let own = match (&copy, &original.worktree) {
+            (None, Some(worktree)) if worktree.has_folder() => {
+                Some((worktree.repository.clone(), self.worktree_snapshot(worktree).await?))
+            }
+            _ => None,
+        };
+        let repository = own.as_ref().map(|(repository, _)| repository.as_str());
+        let (fork, messages) = match self.store_fork(&original, &cut, copy.as_ref(), repository) {
             Ok(stored) => stored,
             Err(error) => {
                 copy.as_ref().map(WorkspaceCopy::remove);
@@ -91,6 +99,13 @@ impl Engine {
             }
             copy.as_ref().map(WorkspaceCopy::remove);
             return Err(error);
+        }
+        if let Some((_, from)) = own {
+            if let Err(error) = self.start_worktree_from(fork.clone(), Some(from)).await {
+                // Taken back whole: a fork of a worktree chat never shares its folder.
+                let _ = self.delete_chat(&fork.id).await;
+                return Err(error);
+            }
         }
         self.chat_view(&fork.id)
     }
@@ -126,6 +141,7 @@ impl Engine {
         original: &Chat,
         cut: &Cut,
         copy: Option<&WorkspaceCopy>,
+        own_worktree_of: Option<&str>,
     ) -> Result<(Chat, Vec<Message>), ApiError> {
         let now = now_rfc3339();
         let stored = self.inner.store.write(|tx| {
@@ -136,7 +152,10 @@ impl Engine {
             };
             let settings = ChatSettings {
                 title: original.title.clone(),
-                workspace: copy.map(|copy| copy.folder.clone()).or(original.workspace.clone()),
+                workspace: copy
+                    .map(|copy| copy.folder.clone())
+                    .or(own_worktree_of.map(str::to_owned))
+                    .or(original.workspace.clone()),
                 plan_mode: original.plan_mode,
                 auto_approve: original.auto_approve,
                 save_plans: original.save_plans,
@@ -145,7 +164,7 @@ impl Engine {
             let import = cut::forked(source, settings, &now);
             let chat = tx.import_chat(&import)?;
             settle(tx, &chat.id, import.phase)?;
-            let forked_from = told(tx, &chat.id, original, cut, copy)?;
+            let forked_from = told(tx, &chat.id, original, cut, (copy, own_worktree_of))?;
             Ok(Ok((tx.set_forked_from(&chat.id, &forked_from)?, import.messages)))
         });
         stored?
@@ -189,13 +208,16 @@ fn told(
     chat_id: &ChatId,
     original: &Chat,
     cut: &Cut,
-    copy: Option<&WorkspaceCopy>,
+    (copy, own_worktree_of): (Option<&WorkspaceCopy>, Option<&str>),
 ) -> Result<ForkedFrom, preflight_store::StoreError> {
     let files = match (copy, &original.workspace) {
         (Some(copy), _) => Some(ForkFiles::Copied {
             workspace: copy.folder.clone(),
             files: u32::try_from(copy.files).unwrap_or(u32::MAX),
         }),
+        (None, _) if own_worktree_of.is_some() => {
+            Some(ForkFiles::Worktree { repository: own_worktree_of.unwrap_or_default().to_owned() })
+        }
         (None, Some(workspace)) => Some(ForkFiles::Shared { workspace: workspace.clone() }),
         (None, None) => None,
     };
@@ -242,6 +264,11 @@ fn files_text(title: &str, checkpoint: Option<u32>, files: &ForkFiles) -> String
         (ForkFiles::Shared { workspace }, None) => format!(
             "{from} It shares the workspace {workspace} with “{title}”: what either chat changes \
              there, the other sees."
+        ),
+        (ForkFiles::Worktree { repository }, _) => format!(
+            "{from} It works in a worktree of its own of {repository}, on its own branch, made \
+             from the files of “{title}” as they were when it was forked: what either chat \
+             changes, the other does not see."
         ),
     }
 }

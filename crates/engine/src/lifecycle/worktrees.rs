@@ -143,6 +143,23 @@ impl Engine {
 
     /// Makes the chat's worktree of its workspace (a git repository) and stores it.
     pub(super) async fn start_worktree(&self, chat: Chat) -> Result<Chat, ApiError> {
+        self.start_worktree_from(chat, None).await
+    }
+
+    /// The original's worktree files as they are now, as a commit no ref holds (a fork's
+    /// own worktree starts there).
+    pub(super) async fn worktree_snapshot(&self, original: &Worktree) -> Result<String, ApiError> {
+        let (repo, path, _) = paths_of(original);
+        let message = "The files of the chat a fork was made from".to_owned();
+        on_git(move || git_worktree::snapshot_commit(&repo, &path, &message)).await
+    }
+
+    /// [`Engine::start_worktree`] from commit `from` (else the repository's HEAD).
+    pub(super) async fn start_worktree_from(
+        &self,
+        chat: Chat,
+        from: Option<String>,
+    ) -> Result<Chat, ApiError> {
         let Some(repository) = chat.workspace.clone() else {
             return Err(ApiError::bad_request("a chat without a workspace has no worktree"));
         };
@@ -150,7 +167,8 @@ impl Engine {
             git_worktree::folder_of(&self.inner.home, chat.id.as_str(), Path::new(&repository));
         let branch = format!("{BRANCH_PREFIX}{}", short_id(&chat.id));
         let (repo, at, name) = (PathBuf::from(&repository), folder.clone(), branch.clone());
-        let started = on_git(move || git_worktree::start(&repo, &at, &name, None)).await?;
+        let started =
+            on_git(move || git_worktree::start(&repo, &at, &name, from.as_deref())).await?;
         let worktree = Worktree {
             repository,
             path: folder.to_string_lossy().into_owned(),

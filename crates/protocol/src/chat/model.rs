@@ -85,6 +85,10 @@ pub enum ForkFiles {
         #[cfg_attr(feature = "ts", ts(type = "number"))]
         files: u32,
     },
+    /// The original worked in a worktree of its own (DESIGN §18): the fork got one too, on
+    /// its own branch, made from the original's files as they were when it was forked; what
+    /// either changes, the other does not see. `repository` is the user's.
+    Worktree { repository: String },
 }
 
 /// A model a chat chose (DESIGN §15): a provider `config.toml` names (`default` for
