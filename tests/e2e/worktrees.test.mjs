@@ -3,14 +3,14 @@
 // time (both marked as working in the chat list at once); the first one's Merge shows its
 // preview (the file, the commit message) and merges into main; the second one's preview
 // lists the conflict and offers no merge, and the user's repository stays as the first
-// merge left it.
+// merge left it. At 640 px the bar and the dialog still fit.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { checkA11y } from "./a11y.mjs";
+import { checkA11y, checkLayout } from "./a11y.mjs";
 import { explainFailures, openaiConfig, planReply, publish, startApp, text, toolCall, waitFor, sandboxRun as run } from "./harness.mjs";
 import { KEYS } from "./webdriver.mjs";
 
@@ -116,6 +116,14 @@ test("two chats run at once in their own worktrees; the first merges after its p
     publish(await app.screenshot("merge-conflict"), "merge-conflict.png");
     assert.equal(git(ws, "rev-parse", "main"), merged, "the preview changed nothing");
     assert.equal(readFileSync(join(ws, "prices.txt"), "utf8"), "apple 2\n");
+
+    // At 640 px the dialog and the bar still fit: nothing sideways, nothing overlapping.
+    await app.resize(640, 800);
+    await app.painted();
+    await checkLayout(app, "Merge's preview at 640 px", '[data-testid="merge-dialog"]');
+    await app.click('[data-testid="merge-cancel"]');
+    await app.painted();
+    await checkLayout(app, "the worktree bar at 640 px", '[data-testid="worktree-bar"]');
   } finally {
     await app.stop();
   }
