@@ -43,6 +43,7 @@ fn plan<'a>(repo: &'a Path, worktree: &'a Path, branch: &'a str, squash: bool) -
         squash,
         message: "Raise the prices\n\nDone: prices raised.",
         max_diff_bytes: 1 << 20,
+        expect: None,
     }
 }
 
@@ -178,4 +179,50 @@ fn a_repository_without_a_commit_or_a_subfolder_is_refused() {
     let refused = worktree::start(&empty, &home.join("w"), "preflight/x", None).unwrap_err();
     assert!(matches!(refused, WorktreeError::NoCommit(_)), "{refused}");
     assert!(refused.to_string().contains("commit once"), "{refused}");
+}
+
+#[test]
+fn a_squash_merged_twice_has_nothing_left_and_a_stale_preview_is_refused() {
+    let (_root, repo, home) = repository();
+    let one = worktree::folder_of(&home, "c1", &repo);
+    worktree::start(&repo, &one, "preflight/c1", None).unwrap();
+    std::fs::write(one.join("prices.txt"), "apple 4\n").unwrap();
+    let squash = plan(&repo, &one, "preflight/c1", true);
+    let seen = worktree::preview(&squash).unwrap();
+    std::fs::write(one.join("prices.txt"), "apple 5\n").unwrap();
+    let stale = MergePlan { expect: Some(&seen.digest), ..squash };
+    let refused = worktree::merge(&stale).unwrap_err();
+    assert!(matches!(refused, WorktreeError::PreviewChanged), "{refused}");
+    let fresh = worktree::preview(&squash).unwrap();
+    worktree::merge(&MergePlan { expect: Some(&fresh.digest), ..squash }).unwrap();
+    assert_eq!(std::fs::read_to_string(repo.join("prices.txt")).unwrap(), "apple 5\n");
+    let again = worktree::preview(&squash).unwrap();
+    assert!(again.nothing_to_merge && !again.can_merge(), "{again:?}");
+    let before = git(&repo, &["rev-parse", "main"]);
+    assert!(matches!(worktree::merge(&squash).unwrap_err(), WorktreeError::NothingToMerge { .. }));
+    assert_eq!(git(&repo, &["rev-parse", "main"]), before, "no empty commit on main");
+}
+
+#[test]
+fn a_base_checked_out_in_another_worktree_and_an_ignored_file_of_the_user_refuse_the_merge() {
+    let (_root, repo, home) = repository();
+    let one = worktree::folder_of(&home, "c1", &repo);
+    worktree::start(&repo, &one, "preflight/c1", None).unwrap();
+    std::fs::write(one.join(".gitignore"), "").unwrap();
+    std::fs::write(one.join(".env"), "SECRET=chat\n").unwrap();
+    std::fs::write(repo.join(".gitignore"), "target/\n.env\n").unwrap();
+    git(&repo, &["commit", "-qam", "ignore .env"]);
+    std::fs::write(repo.join(".env"), "SECRET=user\n").unwrap();
+    let merge = plan(&repo, &one, "preflight/c1", false);
+    let preview = worktree::preview(&merge).unwrap();
+    assert!(preview.checkout_changed.contains(&".env".to_owned()), "{preview:?}");
+    assert!(worktree::merge(&merge).is_err());
+    assert_eq!(std::fs::read_to_string(repo.join(".env")).unwrap(), "SECRET=user\n");
+
+    git(&repo, &["checkout", "-q", "-b", "other"]);
+    let theirs = home.join("theirs");
+    git(&repo, &["worktree", "add", "-q", theirs.to_str().unwrap(), "main"]);
+    let busy = worktree::preview(&merge).unwrap_err();
+    assert!(matches!(busy, WorktreeError::BaseBusy(_)), "{busy}");
+    assert!(busy.to_string().contains("another worktree"), "{busy}");
 }

@@ -45,7 +45,9 @@ export function MergeDialog({ branch, merge, onMerged, onClose }: MergeDialogPro
     setMerging(true);
     setRefused(null);
     try {
-      onMerged(await merge({ mode, preview: false }));
+      // The preview's digest goes back: a merge of anything else than what was shown is refused.
+      const digest = shown.kind === "preview" ? shown.outcome.digest : undefined;
+      onMerged(await merge({ mode, preview: false, digest }));
     } catch (error: unknown) {
       setRefused(describeError(asApiError(error)));
     } finally {

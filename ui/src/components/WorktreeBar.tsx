@@ -85,7 +85,14 @@ export function WorktreeBar({ chat, busy, load, refreshKey, onShowChanges, onMer
             <button type="button" class="secondary small" data-testid="worktree-changes" onClick={onShowChanges}>
               {t("worktree.changes")}
             </button>
-            <button type="button" class="small" data-testid="worktree-merge" disabled={busy} title={busy ? t("worktree.busy") : t("worktree.mergeHint")} onClick={onMerge}>
+            <button
+              type="button"
+              class="small"
+              data-testid="worktree-merge"
+              disabled={busy || !worktree.base_branch}
+              title={busy ? t("worktree.busy") : worktree.base_branch ? t("worktree.mergeHint") : t("worktree.detachedHint")}
+              onClick={onMerge}
+            >
               {t("worktree.merge")}
             </button>
             <button type="button" class="secondary small" data-testid="worktree-keep" disabled={busy} title={busy ? t("worktree.busy") : t("worktree.keepHint")} onClick={onKeep}>

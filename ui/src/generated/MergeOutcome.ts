@@ -34,6 +34,10 @@ conflicts: Array<string>,
  */
 checkout_changed: Array<string>, nothing_to_merge: boolean, can_merge: boolean, 
 /**
+ * What this preview is of; send it back with the merge.
+ */
+digest: string, 
+/**
  * The new commit on the base branch, once merged.
  */
 commit?: string, 

@@ -12,4 +12,9 @@ mode?: MergeMode,
 /**
  * Only say what the merge would do; nothing changes.
  */
-preview?: boolean, };
+preview?: boolean, 
+/**
+ * The `digest` of the preview the user saw: the merge is refused with
+ * `ERR_MERGE_REFUSED`, nothing changed, when what it would merge changed since.
+ */
+digest?: string, };

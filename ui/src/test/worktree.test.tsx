@@ -44,6 +44,7 @@ function outcome(overrides: Partial<MergeOutcome> = {}): MergeOutcome {
     checkout_changed: [],
     nothing_to_merge: false,
     can_merge: true,
+    digest: "tree:base",
     chat,
     ...overrides,
   };
@@ -100,7 +101,7 @@ describe("Merge", () => {
     await waitFor(() => expect((screen.getByTestId("merge-confirm") as HTMLButtonElement).disabled).toBe(false));
     fireEvent.click(screen.getByTestId("merge-confirm"));
     await waitFor(() => expect(onMerged).toHaveBeenCalled());
-    expect(merge).toHaveBeenLastCalledWith({ mode: "squash", preview: false });
+    expect(merge).toHaveBeenLastCalledWith({ mode: "squash", preview: false, digest: "tree:base" });
   });
 
   it("says a refusal at the click in words, and stays open", async () => {

@@ -24,6 +24,12 @@ pub enum WorktreeError {
     Conflicts { base: String, branch: String, files: Vec<String> },
     #[error("your checkout of {base} has changes of its own to {}: commit or stash them, then merge; nothing was changed", .files.join(", "))]
     CheckoutChanged { base: String, files: Vec<String> },
+    #[error("{0}")]
+    BaseBusy(String),
+    #[error("the chat's work or its branch changed since the preview: nothing was merged; look at what the merge would do again")]
+    PreviewChanged,
+    #[error("git {0} is too old for a chat's own worktree: it needs git 2.38 or later (`git merge-tree --write-tree`); update git")]
+    GitTooOld(String),
     #[error("the worktree folder {} is gone: recreate it from its branch {branch}", .path.display())]
     Missing { path: PathBuf, branch: String },
     #[error("the worktree folder {} exists already and is not empty", .0.display())]

@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::error::WorktreeError;
+use super::guard::{base_busy, ignored_touched};
 use super::place::in_worktree;
 use super::repo_git::RepoGit;
 use super::snapshot::{commit_work, snapshot};
@@ -28,6 +29,9 @@ pub struct MergePlan<'a> {
     /// The commit message (the plan's title and its completion).
     pub message: &'a str,
     pub max_diff_bytes: usize,
+    /// The `digest` of the preview the user saw: the merge is refused when what it would
+    /// merge is another by now (`PreviewChanged`). None: no preview was shown.
+    pub expect: Option<&'a str>,
 }
 
 /// What a merge would do, found without changing anything.
@@ -43,6 +47,8 @@ pub struct MergePreview {
     pub checkout_changed: Vec<String>,
     /// The base branch holds all of the chat's work already.
     pub nothing_to_merge: bool,
+    /// What the preview is of: the work's tree and the base branch's tip.
+    pub digest: String,
 }
 
 impl MergePreview {
@@ -73,6 +79,9 @@ pub fn merge(plan: &MergePlan<'_>) -> Result<Merged, WorktreeError> {
     let (repo, base, target) = base_of(plan)?;
     let work = in_worktree(plan.repository, plan.worktree)?;
     let seen = preview_of(plan, &repo, &base, [&target, &snapshot(&work, plan.message)?])?;
+    if plan.expect.is_some_and(|expected| expected != seen.digest) {
+        return Err(WorktreeError::PreviewChanged);
+    }
     refuse_unless_clean(plan, &base, &seen)?;
     let tip = commit_work(&work, plan.message)?;
     let (tree, conflicts) = merge_tree(&repo, &target, &tip)?;
@@ -131,8 +140,16 @@ fn preview_of(
     base: &str,
     [target, tip]: [&str; 2],
 ) -> Result<MergePreview, WorktreeError> {
-    let nothing_to_merge = repo.succeeds(&["merge-base", "--is-ancestor", tip, target])?;
+    if let Some(why) = base_busy(repo, plan.repository, base)? {
+        return Err(WorktreeError::BaseBusy(why));
+    }
     let (tree, conflicts) = merge_tree(repo, target, tip)?;
+    // Nothing to merge: the work is in the base already, or (after a squash) the merge
+    // would change nothing.
+    let nothing_to_merge = repo.succeeds(&["merge-base", "--is-ancestor", tip, target])?
+        || (conflicts.is_empty()
+            && repo.line(&["rev-parse", &format!("{target}^{{tree}}")])? == tree);
+    let digest = format!("{}:{target}", repo.line(&["rev-parse", &format!("{tip}^{{tree}}")])?);
     let budget =
         Budget { max_patch_bytes: plan.max_diff_bytes / 4, max_diff_bytes: plan.max_diff_bytes };
     let diff = diff_between(
@@ -152,14 +169,17 @@ fn preview_of(
             .flat_map(|file| std::iter::once(file.path.as_str()).chain(file.old_path.as_deref()))
             .chain(conflicts.iter().map(String::as_str))
             .collect();
-        changed_in_checkout(repo)?
+        let mut changed: Vec<String> = changed_in_checkout(repo)?
             .into_iter()
             .filter(|path| touched.contains(path.as_str()))
-            .collect()
+            .collect();
+        changed.extend(ignored_touched(repo, &touched)?);
+        changed
     } else {
         Vec::new()
     };
-    Ok(MergePreview { base: base.to_owned(), diff, conflicts, checkout_changed, nothing_to_merge })
+    let base = base.to_owned();
+    Ok(MergePreview { base, diff, conflicts, checkout_changed, nothing_to_merge, digest })
 }
 
 /// The merged tree of `target` and `tip`, and the files that conflict (none: it is clean).
@@ -201,8 +221,8 @@ fn changed_in_checkout(repo: &RepoGit) -> Result<Vec<String>, WorktreeError> {
             continue;
         }
         paths.push(String::from_utf8_lossy(&entry[3..]).into_owned());
-        // A rename's entry is followed by its source.
-        if matches!(entry[0], b'R' | b'C') {
+        // A rename's (or copy's) entry, in either column, is followed by its source.
+        if matches!(entry[0], b'R' | b'C') || matches!(entry[1], b'R' | b'C') {
             if let Some(from) = entries.next() {
                 paths.push(String::from_utf8_lossy(from).into_owned());
             }

@@ -10,6 +10,7 @@
 //! file of the checkout).
 
 mod error;
+mod guard;
 mod merge;
 mod place;
 mod repo_git;
@@ -42,6 +43,7 @@ pub fn start(
     from: Option<&str>,
 ) -> Result<Started, WorktreeError> {
     let git = RepoGit::new(repository, &[folder]);
+    check_version(&git)?;
     let top = git.line(&["rev-parse", "--show-toplevel"]).ok();
     let real = |path: &Path| std::fs::canonicalize(path).ok();
     if top.as_deref().and_then(|top| real(Path::new(top))) != real(repository) {
@@ -126,7 +128,9 @@ pub fn remove(
         commit_work(&git, removal.message)?;
         remove_folder(repository, worktree)?;
     } else {
-        repo.output(&["worktree", "prune"])?;
+        // Only this worktree's record goes (a prune would forget the user's own worktrees
+        // whose folders are away for a moment, an unmounted disk's).
+        forget_record(&repo, worktree);
     }
     let branch_ref = format!("refs/heads/{}", removal.branch);
     let Ok(tip) = repo.line(&["rev-parse", "--verify", &format!("{branch_ref}^{{commit}}")]) else {
@@ -162,11 +166,29 @@ pub fn recreate(repository: &Path, worktree: &Path, branch: &str) -> Result<(), 
     if worktree.is_dir() && std::fs::read_dir(worktree).is_ok_and(|mut e| e.next().is_some()) {
         return Err(WorktreeError::FolderTaken(worktree.to_owned()));
     }
-    git.output(&["worktree", "prune"])?;
+    forget_record(&git, worktree);
     let parent = worktree.parent().unwrap_or(worktree);
     std::fs::create_dir_all(parent).map_err(|error| WorktreeError::io(parent, error))?;
     git.output(&["worktree", "add", "--quiet", &worktree.to_string_lossy(), branch])?;
     Ok(())
+}
+
+/// Drops git's record of the worktree whose folder is gone; none is fine.
+fn forget_record(git: &RepoGit, worktree: &Path) {
+    let _ = git.output(&["worktree", "remove", "--force", "--force", &worktree.to_string_lossy()]);
+}
+
+/// git 2.38 or later: `merge-tree --write-tree` is how a merge is previewed.
+fn check_version(git: &RepoGit) -> Result<(), WorktreeError> {
+    let said = git.line(&["version"])?;
+    let version = said.split_whitespace().nth(2).unwrap_or_default().to_owned();
+    let mut parts = version.split('.').map(|part| part.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    match (major, minor) {
+        (m, _) if m > 2 => Ok(()),
+        (2, n) if n >= 38 => Ok(()),
+        _ => Err(WorktreeError::GitTooOld(version)),
+    }
 }
 
 /// `git worktree remove --force` (its ignored files, the venv among them, go too), then the

@@ -1,10 +1,11 @@
 //! `git` on the user's own repository or a chat's worktree of it: the one place this crate
 //! runs git on something that is not its shadow repository.
 //!
-//! **Invariant:** the repository's own configuration is read (it is the user's, and a
-//! worktree needs it), the system's and the user's global one are not, and the settings that
-//! could run a program (hooks, fsmonitor) are pinned off, as for the shadow repository: a
-//! worktree's files are written by the chat's code, and a merge runs nothing they name.
+//! **Invariant:** git reads the configuration the user's own git reads (the system's, their
+//! global one with its ignore file and, say, Git LFS's filters, and the repository's: all the
+//! user's, none the chat's code can write), and the settings that could run a program the
+//! repository names or hang on the user (hooks, fsmonitor, signing, a pager) are pinned off:
+//! a worktree's files are written by the chat's code, and a merge runs nothing they name.
 //! Commits carry the user's own name and address (read once from their git configuration),
 //! or Preflight's when they have none.
 
@@ -13,11 +14,26 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::git::{outside, run_bounded, trusted_folders, Deadline, PINNED};
+use crate::git::{outside, run_bounded, trusted_folders, Deadline};
 use crate::CheckpointError;
 
 /// How long one worktree operation (an add, a merge's few calls) may take.
 pub(crate) const BUDGET: Duration = Duration::from_secs(120);
+/// Pinned on every call on the user's repository.
+const PINNED: &[&str] = &[
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.quotepath=false",
+    "core.pager=cat",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "commit.gpgsign=false",
+    "submodule.recurse=false",
+    "diff.external=",
+    "color.ui=false",
+    "advice.detachedHead=false",
+];
+
 /// The author of a commit when the user's git names nobody.
 const FALLBACK_NAME: &str = "Preflight";
 const FALLBACK_EMAIL: &str = "preflight@localhost.invalid";
@@ -138,10 +154,10 @@ impl RepoGit {
         if let Some(home) = std::env::var_os("HOME") {
             command.env("HOME", home);
         }
+        if let Some(config) = std::env::var_os("XDG_CONFIG_HOME") {
+            command.env("XDG_CONFIG_HOME", config);
+        }
         command
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_ATTR_NOSYSTEM", "1")
             .env("GIT_NO_REPLACE_OBJECTS", "1")
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_OPTIONAL_LOCKS", "0");

@@ -26,7 +26,11 @@ const NOT_WORK: &[&str] = &[
 /// nothing changed since). Neither the worktree's index nor a ref changes.
 pub(super) fn snapshot(git: &RepoGit, message: &str) -> Result<String, WorktreeError> {
     let git_dir = git.line(&["rev-parse", "--absolute-git-dir"])?;
-    let scratch = std::path::Path::new(&git_dir).join("preflight-scratch-index");
+    // Its own name per call: two snapshots never share a scratch index.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("preflight-scratch-index-{}-{call}", std::process::id());
+    let scratch = std::path::Path::new(&git_dir).join(name);
     // From the real index, so that unchanged files are known by their stat data.
     let real_index = std::path::Path::new(&git_dir).join("index");
     if let Err(error) = std::fs::copy(&real_index, &scratch) {
@@ -36,7 +40,8 @@ pub(super) fn snapshot(git: &RepoGit, message: &str) -> Result<String, WorktreeE
     }
     let scratch_git = git.with_index(scratch.clone());
     let made = (|| {
-        scratch_git.output(&["read-tree", "HEAD"]).map(|_| ())?;
+        // `-m` keeps the stat data copied from the real index: unchanged files are not hashed.
+        scratch_git.output(&["read-tree", "-m", "HEAD"]).map(|_| ())?;
         scratch_git.output(WORK)?;
         scratch_git.output(NOT_WORK)?;
         commit_of(&scratch_git, git, message)

@@ -17,6 +17,7 @@ use crate::lifecycle::error::ApiError;
 use crate::lifecycle::providers::Role;
 use crate::lifecycle::unconfined::chat_notice;
 use crate::lifecycle::view::{ChatView, StateView};
+use crate::lifecycle::worktrees::StartAt;
 
 /// The title of a chat created without one, until its first message names it.
 pub const DEFAULT_TITLE: &str = "New chat";
@@ -60,12 +61,18 @@ impl Engine {
             return Ok(chat);
         }
         let chat_id = chat.id.clone();
-        match self.start_worktree(chat).await {
+        match self.start_worktree(chat, StartAt::default()).await {
             Ok(chat) => Ok(chat),
-            Err(error) => {
-                // Taken back whole: a chat asked for in a worktree is not left without one.
+            // Asked for: taken back whole, a chat asked for in a worktree is never without one.
+            Err(error) if wanted == Some(true) => {
                 self.inner.store.delete_chat(&chat_id)?;
                 Err(error)
+            }
+            // The default, where it cannot be (a repository without a commit yet): the chat
+            // works in the folder, and shows it (its switch off, the folder in its header).
+            Err(error) => {
+                tracing::info!(error = %error.message, "the default worktree could not be made");
+                Ok(self.inner.store.get_chat(&chat_id)?)
             }
         }
     }
@@ -155,9 +162,10 @@ impl Engine {
         self.inner.store.get_chat(chat_id)?;
         self.inner.hub.stop_turn(chat_id).await;
         let chat = self.inner.store.get_chat(chat_id)?;
+        // The worktree first: a deletion it refuses changes nothing.
+        self.forget_worktree(&chat).await?;
         let deleted = self.inner.store.delete_chat(chat_id)?;
         self.inner.hub.forget(chat_id);
-        self.forget_worktree(&chat).await;
         // The copies of its attachments and its checkpoints' shadow repository go with it;
         // one left behind harms nothing.
         let _ = std::fs::remove_dir_all(attachments_dir(&self.inner.home, chat_id));

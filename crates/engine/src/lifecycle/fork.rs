@@ -34,6 +34,7 @@ use crate::lifecycle::error::ApiError;
 use crate::lifecycle::messages::assistant_message;
 use crate::lifecycle::recovery::settle_execution;
 use crate::lifecycle::view::ChatView;
+use crate::lifecycle::worktrees::StartAt;
 
 /// `POST /v1/chats/{id}/fork`: where to fork, and where a checkpoint's files go.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -74,8 +75,12 @@ impl Engine {
         };
         // A worktree chat's fork gets a worktree of its own, from the original's files now.
         let own = match (&copy, &original.worktree) {
-            (None, Some(worktree)) if worktree.has_folder() => {
-                Some((worktree.repository.clone(), self.worktree_snapshot(worktree).await?))
+            (None, Some(worktree)) => {
+                let at = StartAt {
+                    commit: Some(self.worktree_snapshot(worktree).await?),
+                    base_branch: Some(worktree.base_branch.clone()),
+                };
+                Some((worktree.repository.clone(), at))
             }
             _ => None,
         };
@@ -100,8 +105,8 @@ impl Engine {
             copy.as_ref().map(WorkspaceCopy::remove);
             return Err(error);
         }
-        if let Some((_, from)) = own {
-            if let Err(error) = self.start_worktree_from(fork.clone(), Some(from)).await {
+        if let Some((_, at)) = own {
+            if let Err(error) = self.start_worktree(fork.clone(), at).await {
                 // Taken back whole: a fork of a worktree chat never shares its folder.
                 let _ = self.delete_chat(&fork.id).await;
                 return Err(error);

@@ -67,11 +67,54 @@ impl Engine {
                 self.update_chat(chat_id, patch)
             }
             Some(true) => {
-                self.worktree_possible(chat_id, patch)?;
+                self.worktree_possible(chat_id, patch.workspace.as_ref())?;
+                let before = self.inner.store.get_chat(chat_id)?;
                 self.update_chat(chat_id, patch)?;
-                self.set_chat_worktree(chat_id, true).await
+                match self.set_chat_worktree(chat_id, true).await {
+                    Ok(chat) => Ok(chat),
+                    Err(error) => {
+                        // Refused whole: the rest of the patch is taken back.
+                        let settings = ChatSettings {
+                            title: before.title,
+                            workspace: before.workspace,
+                            plan_mode: before.plan_mode,
+                            auto_approve: before.auto_approve,
+                            save_plans: before.save_plans,
+                            scope: before.scope,
+                        };
+                        self.inner.store.update_chat(chat_id, &settings)?;
+                        Err(error)
+                    }
+                }
+            }
+            None if patch.workspace.is_some() => {
+                let chat = self.update_chat(chat_id, patch)?;
+                self.worktree_by_default(chat).await
             }
             None => self.update_chat(chat_id, patch),
+        }
+    }
+
+    /// A chat that just got its first folder, a git repository, before its first message,
+    /// gets its own worktree when `[workspace] worktrees` says so (the window sets the folder
+    /// after creating the chat); where it cannot be made, the chat works in the folder.
+    async fn worktree_by_default(&self, chat: Chat) -> Result<Chat, ApiError> {
+        let fresh = chat.worktree.is_none()
+            && self.inner.workspace_defaults.worktrees
+            && chat
+                .workspace
+                .as_deref()
+                .is_some_and(crate::lifecycle::chat_input::is_git_repository)
+            && self.inner.store.read(|tx| tx.last_message(&chat.id))?.is_none();
+        if !fresh {
+            return Ok(chat);
+        }
+        match self.set_chat_worktree(&chat.id, true).await {
+            Ok(chat) => Ok(chat),
+            Err(error) => {
+                tracing::info!(error = %error.message, "the default worktree could not be made");
+                Ok(chat)
+            }
         }
     }
 
