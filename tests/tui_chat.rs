@@ -3,9 +3,12 @@
 //! approve, watch the task list tick to done; cancel; Stop with Esc while an answer streams,
 //! then Continue, and while the planner drafts; a chat deleted from the chat list once asked;
 //! and the refusals that change nothing. After each session the same chat is
-//! read through `preflight serve`, as the window would read it.
+//! read through `preflight serve`, as the window would read it. A chat in its own git
+//! worktree: `worktree.rs`.
 
 mod support;
+#[path = "tui_chat/worktree.rs"]
+mod worktree;
 
 use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
