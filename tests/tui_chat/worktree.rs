@@ -4,7 +4,7 @@
 //! a commit the user made meanwhile, and the user's own uncommitted change in the way, each
 //! said in words with nothing changed; with both gone it previews, n keeps, y merges, and
 //! main has the change. Then its folder vanishes: said on the chat's line and as the refusal
-//! of the next message, and `/recreate` makes it again.
+//! of the next message, and `/recreate` makes it again; `/keep` leaves it as a branch.
 
 use std::path::Path;
 
@@ -132,7 +132,8 @@ async fn merge_after_a_preview(pane: &Pane, root: &Path) {
 }
 
 /// The worktree's folder deleted outside Preflight: the next message is refused in words
-/// and nothing is sent; `/recreate` brings the folder back from the branch.
+/// and nothing is sent; `/recreate` brings the folder back from the branch; `/keep` leaves
+/// the work as a branch and removes the folder.
 async fn a_vanished_folder_is_said_and_made_again(pane: &Pane, world: &World) {
     // `worktrees/<chat>/<the repository's name>`, the chat's only one.
     let chats: Vec<_> = std::fs::read_dir(world.home.path().join("worktrees"))
@@ -151,4 +152,8 @@ async fn a_vanished_folder_is_said_and_made_again(pane: &Pane, world: &World) {
     command(pane, "/recreate");
     pane.wait_for(&["The folder is back, on the branch preflight/"]).await;
     assert_eq!(read(folder, "prices.txt"), "apple 2\n", "made again from its branch");
+    command(pane, "/keep");
+    pane.wait_for(&["Kept as the branch preflight/", "· kept as a branch: /recreate to work on"])
+        .await;
+    assert!(!folder.exists(), "keep removes the folder; the branch holds the work");
 }
