@@ -407,4 +407,7 @@ fn worktree_commands_and_the_merge_preview_keys() {
     assert!(press(&mut app, &[KeyCode::Char('y')]).is_empty(), "a refused preview merges nothing");
     assert!(app.worktree_panel.is_none());
     assert!(app.input.is_empty(), "keys over the panel are not typed");
+    open(&mut app, MergeMode::Merge, &[]);
+    app.clear_chat();
+    assert!(app.worktree_panel.is_none(), "another chat does not show this one's panel");
 }
