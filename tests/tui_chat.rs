@@ -3,9 +3,12 @@
 //! approve, watch the task list tick to done; cancel; Stop with Esc while an answer streams,
 //! then Continue, and while the planner drafts; a chat deleted from the chat list once asked;
 //! and the refusals that change nothing. After each session the same chat is
-//! read through `preflight serve`, as the window would read it.
+//! read through `preflight serve`, as the window would read it. A chat in its own git
+//! worktree: `worktree.rs`.
 
 mod support;
+#[path = "tui_chat/worktree.rs"]
+mod worktree;
 
 use preflight_testkit::{Answer, Reply, Script, ScriptedServer};
 use serde_json::{json, Value};
@@ -297,7 +300,11 @@ async fn refusals_say_why_and_change_nothing() {
     let not_a_folder = world.chat(&["--workspace", "/no/such/folder"], &[]);
     let screen = not_a_folder.wait_for(&["[exited 1]"]).await;
     assert!(screen.contains("not an existing folder"), "{screen}");
-    drop((unknown, not_a_folder));
+    let russian = [("LANG", "ru_RU.UTF-8")];
+    let no_repository = world.chat(&["--workspace", world.workspace(), "--worktree"], &russian);
+    let screen = no_repository.wait_for(&["[exited 1]"]).await;
+    assert!(screen.contains("не git-репозиторий"), "said in the user's language: {screen}");
+    drop((unknown, not_a_folder, no_repository));
     assert!(world.chats_as_the_window_sees_them().await.is_empty(), "no chat was made");
 }
 

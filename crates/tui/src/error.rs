@@ -8,6 +8,9 @@ use preflight_engine::lifecycle::{ApiError, EngineError};
 pub enum TuiError {
     #[error("usage: preflight chat [--workspace DIR] [CHAT_ID] ({0}; `preflight chat --help` tells more)")]
     Usage(String),
+    /// Refused with words already in the user's language.
+    #[error("{0}")]
+    Refused(String),
     #[error("--workspace {}: not an existing folder", .0.display())]
     NotAFolder(PathBuf),
     #[error("no chat {0} in this data folder (`preflight chat` without an id starts a new one)")]

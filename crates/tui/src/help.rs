@@ -11,7 +11,7 @@ pub fn help_text(language: Language) -> &'static str {
 }
 
 const EN: &str = "\
-usage: preflight chat [--workspace DIR] [--no-bell] [CHAT_ID]
+usage: preflight chat [--workspace DIR [--worktree]] [--no-bell] [CHAT_ID]
 
 The chat in this terminal, full screen, over the same engine and data folder as
 the window (so it does not start while the window or `preflight serve` runs on
@@ -20,6 +20,10 @@ and the task list ticks to done.
 
 options:
   --workspace DIR   the folder a new chat works in
+  --worktree        the new chat works in a git worktree of its own of DIR (a
+                    git repository), on its own branch; your checkout is left
+                    alone until you /merge (--no-worktree: not even when
+                    config.toml's [workspace] worktrees says so)
   --no-bell         no bell (nor iTerm2/WezTerm/Ghostty notification, OSC 9)
                     when a card waits or a run ends in any chat
   CHAT_ID           open this chat instead of a new one
@@ -51,6 +55,12 @@ commands (typed as a message):
   /prompts          the MCP servers' prompts; /NAME args sends one (these
                     commands win over a prompt of the same name: /SERVER:NAME)
   /resources        the MCP servers' resources; @SERVER:URI attaches one
+  /diff             a chat in its own worktree: its changes since it started
+  /merge [squash]   what merging its branch into the one it came from would do
+                    (files, conflicts, your own changes in the way, the commit
+                    message), then y/N; squash: one commit
+  /keep             leave its work as a branch for your own git
+  /recreate         make its worktree folder again from its branch
 
 environment:
   PREFLIGHT_HOME    the data folder (default ~/.local/share/preflight)
@@ -59,7 +69,8 @@ environment:
 ";
 
 const RU: &str = "\
-использование: preflight chat [--workspace ПАПКА] [--no-bell] [ID_ЧАТА]
+использование: preflight chat [--workspace ПАПКА [--worktree]] [--no-bell]
+                             [ID_ЧАТА]
 
 Чат в этом терминале, во весь экран, на том же движке и с той же папкой данных,
 что и окно (поэтому он не запускается, пока с этой папкой работает окно или
@@ -68,6 +79,10 @@ const RU: &str = "\
 
 параметры:
   --workspace ПАПКА папка, в которой работает новый чат
+  --worktree        новый чат работает в своём git worktree этой ПАПКИ (git-
+                    репозитория), на своей ветке; ваша рабочая копия не
+                    меняется до /merge (--no-worktree: даже если так велит
+                    [workspace] worktrees в config.toml)
   --no-bell         без звонка (и уведомления iTerm2/WezTerm/Ghostty, OSC 9),
                     когда в любом чате карточка ждёт ответа или работа кончилась
   ID_ЧАТА           открыть этот чат вместо нового
@@ -100,6 +115,12 @@ const RU: &str = "\
   /prompts          промпты MCP-серверов; /ИМЯ аргументы отправляет промпт (эти
                     команды важнее одноимённого промпта: /СЕРВЕР:ИМЯ)
   /resources        ресурсы MCP-серверов; @СЕРВЕР:URI прикладывает ресурс
+  /diff             чат в своём worktree: его изменения с момента начала
+  /merge [squash]   что сделает слияние его ветки в исходную (файлы,
+                    конфликты, ваши мешающие правки, сообщение коммита),
+                    затем y/N; squash — одним коммитом
+  /keep             оставить его работу веткой для вашего git
+  /recreate         создать папку его worktree заново из ветки
 
 окружение:
   PREFLIGHT_HOME    папка данных (по умолчанию ~/.local/share/preflight)
@@ -122,6 +143,10 @@ mod tests {
             for key in [
                 "--workspace",
                 "--no-bell",
+                "--worktree",
+                "/merge [squash]",
+                "/keep",
+                "/recreate",
                 "--help",
                 "^G",
                 "^L",

@@ -60,6 +60,7 @@ async fn session(engine: &Engine, args: ChatArgs) -> Result<(), TuiError> {
     let theme = Theme::from_env(std::env::var_os("NO_COLOR"));
     let workspace = args.workspace.map(|dir| dir.to_string_lossy().into_owned());
     let mut app = App::new(words, theme, workspace);
+    app.new_worktree = args.worktree;
     if let Some(chat_id) = &args.chat_id {
         let view =
             engine.chat_view(&chat_id.as_str().into()).map_err(|error| match error.code {

@@ -5,6 +5,7 @@
 mod en;
 mod ru;
 mod words;
+mod worktree;
 
 pub use en::EN;
 pub use ru::RU;

@@ -365,3 +365,49 @@ fn slash_model_lists_or_switches_the_chats_model_instead_of_sending() {
         assert_eq!(press(&mut app, &keys), vec![expected], "{text:?}");
     }
 }
+
+/// The worktree's commands as typed, and the keys over its panel: y merges only a preview
+/// that can merge (as it said: merge or squash), any other key but scrolling closes it.
+#[test]
+fn worktree_commands_and_the_merge_preview_keys() {
+    use fixtures::worktree::{merge_preview, worktree_chat};
+    use preflight_engine::chat::{MergeMode, WorktreeState};
+    use preflight_tui::app::state::{PanelShows, WorktreePanel};
+    let typed_commands = [
+        ("/diff", Command::WorktreeDiff),
+        ("/merge", Command::PreviewMerge(MergeMode::Merge)),
+        ("/merge squash", Command::PreviewMerge(MergeMode::Squash)),
+        ("/keep", Command::KeepBranch),
+        ("/recreate", Command::RecreateWorktree),
+        ("/keeper", Command::Send("/keeper".into())),
+    ];
+    for (text, command) in typed_commands {
+        let mut app = app(Language::English);
+        let mut keys = typed(text);
+        keys.push(KeyCode::Enter);
+        assert_eq!(press(&mut app, &keys), [command], "{text}");
+    }
+    let open = |app: &mut App, mode: MergeMode, conflicts: &[&str]| {
+        let preview = merge_preview(mode, conflicts, &[]);
+        app.worktree_panel = Some(WorktreePanel::new(PanelShows::Merge(Box::new(preview))));
+    };
+    let mut app = app(Language::English);
+    app.load(worktree_chat(WorktreeState::Active), vec![], vec![]);
+    open(&mut app, MergeMode::Squash, &[]);
+    app.worktree_panel.as_ref().unwrap().overflow.set(5);
+    assert!(press(&mut app, &[KeyCode::Down, KeyCode::Down]).is_empty());
+    assert_eq!(app.worktree_panel.as_ref().map(|panel| panel.scroll), Some(2));
+    assert_eq!(press(&mut app, &[KeyCode::Char('y')]), [Command::Merge(MergeMode::Squash)]);
+    assert!(app.worktree_panel.is_none());
+    for key in [KeyCode::Char('n'), KeyCode::Esc, KeyCode::Enter] {
+        open(&mut app, MergeMode::Merge, &[]);
+        assert!(press(&mut app, &[key]).is_empty() && app.worktree_panel.is_none(), "{key:?}");
+    }
+    open(&mut app, MergeMode::Merge, &["prices.txt"]);
+    assert!(press(&mut app, &[KeyCode::Char('y')]).is_empty(), "a refused preview merges nothing");
+    assert!(app.worktree_panel.is_none());
+    assert!(app.input.is_empty(), "keys over the panel are not typed");
+    open(&mut app, MergeMode::Merge, &[]);
+    app.clear_chat();
+    assert!(app.worktree_panel.is_none(), "another chat does not show this one's panel");
+}

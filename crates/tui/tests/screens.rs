@@ -349,3 +349,96 @@ fn a_plan_finished_but_not_verified_offers_three_ways_on() {
         insta::assert_snapshot!(name, screen(&app, 100, 30).backend());
     }
 }
+
+/// A chat in its own worktree: the line under the title in each of its states, a new chat
+/// asked for in one, the line wrapped when it is long.
+#[test]
+fn a_chat_in_its_own_worktree_says_its_branch_and_what_became_of_it() {
+    use fixtures::worktree::{worktree_chat, worktree_view};
+    use preflight_engine::chat::{MergeMode, WorktreeState};
+    let merged = WorktreeState::Merged {
+        commit: "fedcba9876543210".into(),
+        mode: MergeMode::Merge,
+        at: "2026-12-01T11:00:00Z".into(),
+    };
+    let kept = WorktreeState::Kept { commit: "fedcba98".into(), at: "2026-12-01T11:00:00Z".into() };
+    let cases = [
+        (
+            Language::English,
+            WorktreeState::Active,
+            Some(false),
+            "⎇ preflight/ab12cd34 from main · 1 file(s) changed, +1 −1  /diff /merge /keep",
+        ),
+        (
+            Language::English,
+            WorktreeState::Active,
+            None,
+            "⎇ preflight/ab12cd34 from main · no changes yet  /diff /merge /keep",
+        ),
+        (
+            Language::English,
+            merged.clone(),
+            None,
+            "⎇ preflight/ab12cd34 from main · merged into main (fedcba9)",
+        ),
+        (
+            Language::English,
+            kept,
+            None,
+            "⎇ preflight/ab12cd34 from main · kept as a branch: /recreate to work on",
+        ),
+        (
+            Language::English,
+            WorktreeState::Active,
+            Some(true),
+            "⎇ preflight/ab12cd34 from main · its folder is gone: /recreate makes it again",
+        ),
+        (Language::Russian, merged, None, "⎇ preflight/ab12cd34 от main · слита в main (fedcba9)"),
+    ];
+    for (language, state, seen, line) in cases {
+        let mut app = app(language);
+        app.load(worktree_chat(state), vec![], vec![]);
+        app.worktree = seen.map(worktree_view);
+        let screen = format!("{}", screen(&app, 80, 24).backend());
+        let row = screen.lines().nth(1).unwrap_or_default();
+        assert!(row.contains(line), "{language:?} {seen:?}: {row}\n{screen}");
+    }
+    let mut app = app(Language::English);
+    app.workspace = Some("/work/shop".into());
+    app.new_worktree = Some(true);
+    let screen = format!("{}", screen(&app, 80, 24).backend());
+    let pending = "⎇ a worktree of its own of /work/shop, made with the first message";
+    assert!(screen.contains(pending), "{screen}");
+}
+
+/// `/diff` and `/merge`'s preview over the chat: the conflicts and the user's own changes
+/// that stop a merge, in words, and no question; a squash that can go, asked y/N (Russian).
+#[test]
+fn the_worktree_panel_shows_the_diff_and_a_merge_preview_with_what_stops_it() {
+    use fixtures::worktree::{merge_preview, worktree_chat, worktree_view};
+    use preflight_engine::chat::{MergeMode, WorktreeState};
+    use preflight_tui::app::state::{PanelShows, WorktreePanel};
+    let mut app = app(Language::English);
+    app.load(worktree_chat(WorktreeState::Active), vec![], vec![]);
+    app.worktree = Some(worktree_view(false));
+    app.worktree_panel = Some(WorktreePanel::new(PanelShows::Diff(Box::new(worktree_view(false)))));
+    insta::assert_snapshot!("worktree_diff", screen(&app, 80, 24).backend());
+    let stopped = merge_preview(MergeMode::Merge, &["prices.txt"], &["README.md"]);
+    app.worktree_panel = Some(WorktreePanel::new(PanelShows::Merge(Box::new(stopped))));
+    insta::assert_snapshot!("worktree_merge_refused", screen(&app, 80, 24).backend());
+    let mut app = app_in(Language::Russian, app);
+    let squash = merge_preview(MergeMode::Squash, &[], &[]);
+    app.worktree_panel = Some(WorktreePanel::new(PanelShows::Merge(Box::new(squash))));
+    insta::assert_snapshot!("worktree_squash_ru", screen(&app, 80, 24).backend());
+}
+
+/// `app`'s chat and worktree, in `language`.
+fn app_in(
+    language: Language,
+    from: preflight_tui::app::state::App,
+) -> preflight_tui::app::state::App {
+    let mut app = app(language);
+    app.load(from.chat.unwrap(), vec![], vec![]);
+    app.worktree = from.worktree;
+    app
+}

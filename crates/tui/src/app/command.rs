@@ -1,5 +1,6 @@
 //! What a key asks of the engine; the event loop carries it out (`run/actions.rs`).
 
+use preflight_engine::chat::MergeMode;
 use preflight_engine::ids::{ChangeId, ChatId, QuestionId};
 use preflight_engine::mcp::Answer;
 use preflight_engine::planner::CommentDraft;
@@ -60,4 +61,14 @@ pub enum Command {
     ListOffers {
         resources: bool,
     },
+    /// `/diff`: the chat's worktree's changes since it started (DESIGN §18).
+    WorktreeDiff,
+    /// `/merge` (`/merge squash`): what merging the chat's branch would do, to confirm.
+    PreviewMerge(MergeMode),
+    /// y on a merge preview that can merge: merge as it said.
+    Merge(MergeMode),
+    /// `/keep`: the chat's work left as a branch, its folder removed.
+    KeepBranch,
+    /// `/recreate`: the worktree's folder made again from its branch.
+    RecreateWorktree,
 }

@@ -47,6 +47,8 @@ impl App {
         self.clear_input();
         self.entry = Entry::Message;
         self.scroll = 0;
+        self.worktree = None;
+        self.worktree_panel = None;
         self.sync_card();
     }
 

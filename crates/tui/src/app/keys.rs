@@ -21,6 +21,7 @@ use crate::app::command::Command;
 use crate::app::form::{parse_value, shown_value, Field};
 use crate::app::input::Edit;
 use crate::app::state::{App, ChatList, Entry};
+use crate::app::worktree::{panel_key, worktree_command};
 use crate::locale::fill;
 
 /// Lines one PgUp/PgDn moves.
@@ -59,6 +60,9 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Command> {
     }
     if app.diff.is_some() {
         return diff_key(app, key.code);
+    }
+    if app.worktree_panel.is_some() {
+        return panel_key(app, key.code);
     }
     let card_overflow = if app.card().is_some() { app.card_overflow.get() } else { 0 };
     match key.code {
@@ -328,8 +332,9 @@ fn enter(app: &mut App) -> Option<Command> {
 }
 
 /// `/model [NAME]` and `/planner-model [NAME]`: list the models, or switch the chat's;
-/// `/prompts` and `/resources`: list what the servers offer. These win over a server's
-/// prompt of the same name (`/SERVER:NAME` reaches that).
+/// `/prompts` and `/resources`: list what the servers offer; the worktree's commands
+/// (`app/worktree.rs`). These win over a server's prompt of the same name (`/SERVER:NAME`
+/// reaches that).
 fn model_command(text: &str) -> Option<Command> {
     let (word, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
     let planner = match word {
@@ -337,7 +342,7 @@ fn model_command(text: &str) -> Option<Command> {
         "/planner-model" => true,
         "/prompts" => return Some(Command::ListOffers { resources: false }),
         "/resources" => return Some(Command::ListOffers { resources: true }),
-        _ => return None,
+        _ => return worktree_command(word, rest),
     };
     Some(Command::ChooseModel { planner, name: rest.trim().to_owned() })
 }

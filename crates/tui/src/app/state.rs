@@ -9,7 +9,9 @@ use std::cell::Cell;
 use preflight_engine::chat::Phase;
 use preflight_engine::checkpoints::TaskSpan;
 use preflight_engine::ids::{ChatId, MessageId};
-use preflight_engine::lifecycle::{ChatView, CheckpointDiff, Elicitation, RestorePreview};
+use preflight_engine::lifecycle::{
+    ChatView, CheckpointDiff, Elicitation, MergeOutcome, RestorePreview, WorktreeView,
+};
 use preflight_engine::tasks::Task;
 
 use crate::locale::Words;
@@ -80,11 +82,42 @@ impl DiffView {
     }
 }
 
+/// What the worktree panel shows over the chat: `/diff`, or `/merge`'s preview (y merges as
+/// it said when it can; any other key but the scrolling ones closes it).
+#[derive(Debug, Clone)]
+pub enum PanelShows {
+    Diff(Box<WorktreeView>),
+    Merge(Box<MergeOutcome>),
+}
+
+/// The worktree panel (DESIGN §18), scrolled.
+#[derive(Debug, Clone)]
+pub struct WorktreePanel {
+    pub shows: PanelShows,
+    /// Lines scrolled down from the panel's top.
+    pub scroll: usize,
+    /// The most `scroll` can be, as the last drawing found it.
+    pub overflow: Cell<usize>,
+}
+
+impl WorktreePanel {
+    pub fn new(shows: PanelShows) -> WorktreePanel {
+        WorktreePanel { shows, scroll: 0, overflow: Cell::new(0) }
+    }
+}
+
 pub struct App {
     pub words: &'static Words,
     pub theme: Theme,
     /// The workspace a new chat gets (`--workspace`).
     pub workspace: Option<String>,
+    /// Whether a new chat works in a git worktree of its own (`--worktree`, `--no-worktree`;
+    /// None: as `config.toml` says).
+    pub new_worktree: Option<bool>,
+    /// The open chat's worktree and its changes, as last read (None: the chat has none).
+    pub worktree: Option<WorktreeView>,
+    /// `/diff` or `/merge`'s preview, over the chat.
+    pub worktree_panel: Option<WorktreePanel>,
     /// None until the first message of a new chat creates it.
     pub chat: Option<ChatView>,
     /// The first message shown, once older pages were read (PgUp); the chat is then read
@@ -142,6 +175,9 @@ impl App {
             words,
             theme,
             workspace,
+            new_worktree: None,
+            worktree: None,
+            worktree_panel: None,
             chat: None,
             from: None,
             phase: Phase::Idle,

@@ -194,4 +194,5 @@ pub static EN: Words = Words {
     restored_before_task: "to before task {id}",
     restored_earlier: "to an earlier point",
     restored_kept: "Your own changes to {files} were kept.",
+    worktree: &super::worktree::EN,
 };

@@ -193,4 +193,5 @@ pub static RU: Words = Words {
     restored_before_task: "к состоянию до задачи {id}",
     restored_earlier: "к более раннему состоянию",
     restored_kept: "Ваши правки в {files} сохранены.",
+    worktree: &super::worktree::RU,
 };

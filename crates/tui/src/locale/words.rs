@@ -212,6 +212,8 @@ pub struct Words {
     pub restored_before_task: &'static str,
     pub restored_earlier: &'static str,
     pub restored_kept: &'static str,
+    /// A chat in its own git worktree (`worktree.rs`).
+    pub worktree: &'static super::worktree::WorktreeWords,
 }
 
 impl Words {

@@ -10,14 +10,32 @@ use crate::run::checkpoints::{preview_restore, restore, show_diff};
 use crate::run::models::choose_model;
 use crate::run::offers::list_offers;
 use crate::run::open_chat::{load, open_new_chat, reload, Events};
+use crate::run::worktree::{refresh_worktree, said, worktree_action};
 use crate::sanitize::one_line;
 
 /// Chats and hits the chat list shows at most.
 const LIST_ROWS: u32 = 100;
 
-/// Carries out `command`; an error is shown, not returned.
+/// Carries out `command`; an error is shown (in words), not returned. The open chat's
+/// worktree line is read again after anything but a search or an older page.
 pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &mut Events) {
-    let result = match command {
+    let worktree_may_change = !matches!(command, Command::Search(_) | Command::LoadOlder);
+    let result = run_command(engine, app, command, events).await;
+    if let Err(error) = result {
+        app.notice = Some(said(app.words, &error));
+    }
+    if worktree_may_change {
+        refresh_worktree(engine, app).await;
+    }
+}
+
+async fn run_command(
+    engine: &Engine,
+    app: &mut App,
+    command: Command,
+    events: &mut Events,
+) -> Result<(), ApiError> {
+    match command {
         Command::Search(query) => fill_chat_list(engine, app, &query),
         Command::Open(chat_id) => open_chat(engine, app, &chat_id, events),
         Command::DeleteChat(chat_id) => delete_chat(engine, app, &chat_id, events).await,
@@ -38,15 +56,19 @@ pub async fn perform(engine: &Engine, app: &mut App, command: Command, events: &
         Command::ChooseModel { planner, name } => {
             choose_model(engine, app, planner, &name, events).await
         }
+        command @ (Command::WorktreeDiff
+        | Command::PreviewMerge(_)
+        | Command::Merge(_)
+        | Command::KeepBranch
+        | Command::RecreateWorktree) => {
+            worktree_action(engine, app, command).await.and_then(|()| reload(engine, app))
+        }
         command => match app.chat_id().cloned() {
             Some(chat_id) => {
                 chat_action(engine, &chat_id, command).await.and_then(|_| reload(engine, app))
             }
             None => Ok(()),
         },
-    };
-    if let Err(error) = result {
-        app.notice = Some(error.message);
     }
 }
 
@@ -81,7 +103,12 @@ async fn chat_action(engine: &Engine, chat_id: &ChatId, command: Command) -> Res
         | Command::PreviewRestore
         | Command::Restore
         | Command::ChooseModel { .. }
-        | Command::ListOffers { .. } => Ok(()),
+        | Command::ListOffers { .. }
+        | Command::WorktreeDiff
+        | Command::PreviewMerge(_)
+        | Command::Merge(_)
+        | Command::KeepBranch
+        | Command::RecreateWorktree => Ok(()),
     }
 }
 
@@ -93,7 +120,7 @@ async fn send(
     text: &str,
     events: &mut Events,
 ) -> Result<(), ApiError> {
-    let chat_id = open_new_chat(engine, app, events)?;
+    let chat_id = open_new_chat(engine, app, events).await?;
     engine.send_typed(&chat_id, text, Vec::new(), Vec::new()).await.map(drop)
 }
 

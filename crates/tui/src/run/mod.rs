@@ -1,6 +1,7 @@
 //! Running a session: the terminal taken and given back (`terminal`), the event loop
-//! (`session`), the bell when a chat needs the user (`bell`) and the engine calls (`actions`; a task's diff and restore in `checkpoints`, the model picker in `models`,
-//! the open chat in `open_chat`).
+//! (`session`), the bell when a chat needs the user (`bell`) and the engine calls (`actions`;
+//! a task's diff and restore in `checkpoints`, the model picker in `models`, the open chat in
+//! `open_chat`, a chat's own worktree in `worktree`).
 
 pub mod actions;
 pub mod bell;
@@ -10,3 +11,4 @@ mod offers;
 pub mod open_chat;
 pub mod session;
 pub mod terminal;
+pub mod worktree;

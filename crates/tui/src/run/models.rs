@@ -27,7 +27,7 @@ pub(super) async fn choose_model(
         "default" => None,
         _ => Some(find(app, &list, name)?),
     };
-    let chat_id = open_new_chat(engine, app, events)?;
+    let chat_id = open_new_chat(engine, app, events).await?;
     let patch = match planner {
         true => ChatPatch { planner_model: Some(choice), ..ChatPatch::default() },
         false => ChatPatch { model: Some(choice), ..ChatPatch::default() },

@@ -17,7 +17,7 @@ pub(super) async fn list_offers(
     resources: bool,
     events: &mut Events,
 ) -> Result<(), ApiError> {
-    let chat_id = open_new_chat(engine, app, events)?;
+    let chat_id = open_new_chat(engine, app, events).await?;
     let (items, failed, words) = if resources {
         let list = engine.resources(&chat_id).await?;
         let items: Vec<String> = list.resources.iter().map(|r| r.reference.clone()).collect();

@@ -11,9 +11,10 @@ use crate::app::state::App;
 /// The chat's event stream, while a chat is open.
 pub type Events = Option<Receiver<Event>>;
 
-/// The open chat's id; a new chat is created first (with `--workspace`'s folder), and its
-/// events are subscribed to before anything is sent, so none is missed.
-pub(super) fn open_new_chat(
+/// The open chat's id; a new chat is created first (with `--workspace`'s folder, in a
+/// worktree of its own when `--worktree` or `config.toml` says so), and its events are
+/// subscribed to before anything is sent, so none is missed.
+pub(super) async fn open_new_chat(
     engine: &Engine,
     app: &mut App,
     events: &mut Events,
@@ -21,8 +22,12 @@ pub(super) fn open_new_chat(
     if let Some(chat_id) = app.chat_id() {
         return Ok(chat_id.clone());
     }
-    let request = NewChat { workspace: app.workspace.clone(), ..NewChat::default() };
-    let chat = engine.create_chat(request)?;
+    let request = NewChat {
+        workspace: app.workspace.clone(),
+        worktree: app.new_worktree,
+        ..NewChat::default()
+    };
+    let chat = engine.new_chat(request).await?;
     *events = Some(engine.subscribe(&chat.id)?);
     load(engine, app, engine.chat_view(&chat.id)?)?;
     Ok(chat.id)

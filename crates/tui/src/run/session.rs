@@ -16,6 +16,7 @@ use crate::run::actions::perform;
 use crate::run::bell::Bell;
 use crate::run::open_chat::{reload, Events};
 use crate::run::terminal::Screen;
+use crate::run::worktree::refresh_worktree;
 use crate::view::screen::draw;
 
 /// How often the spinner moves while a turn runs (nothing is drawn by time otherwise).
@@ -33,6 +34,7 @@ pub async fn event_loop(
     let mut events: Events = app.chat_id().map(|id| engine.subscribe(id)).transpose()?;
     if app.chat_id().is_some() {
         reload(engine, app)?;
+        refresh_worktree(engine, app).await;
     }
     let mut ticks = tokio::time::interval(TICK);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -52,7 +54,12 @@ pub async fn event_loop(
                 Some(_) => {} // a resize or focus change: drawn again above
                 None => return Ok(()),
             },
-            event = next_event(&mut events) => take_events(engine, app, event, &mut events),
+            event = next_event(&mut events) => {
+                // A turn's end (or a wait for the user) may have changed the worktree's files.
+                if take_events(engine, app, event, &mut events) && !app.running() {
+                    refresh_worktree(engine, app).await;
+                }
+            }
             attended = next_attended(&mut attention) => match (bell, attended) {
                 (Some(bell), Some(attended)) => bell.ring(screen.backend_mut(), &attended, app.words),
                 _ => attention = None,
@@ -62,13 +69,14 @@ pub async fn event_loop(
     }
 }
 
-/// The event, and every other one already waiting, applied before the next drawing.
+/// The event, and every other one already waiting, applied before the next drawing;
+/// whether the chat was read again.
 fn take_events(
     engine: &Engine,
     app: &mut App,
     first: Result<Event, RecvError>,
     events: &mut Events,
-) {
+) -> bool {
     let mut needs_reload = false;
     let mut next = first;
     loop {
@@ -93,6 +101,7 @@ fn take_events(
             app.notice = Some(error.message);
         }
     }
+    needs_reload
 }
 
 async fn next_event(events: &mut Events) -> Result<Event, RecvError> {

@@ -2,6 +2,9 @@
 //! its status and its patch (added lines green, removed red, hunks in the accent colour),
 //! scrolled; and the restore's question at the bottom once R was pressed.
 
+use std::cell::Cell;
+
+use preflight_engine::checkpoints::ChangeStat;
 use preflight_engine::lifecycle::{CheckpointDiff, FileChange, RestorePreview};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -34,21 +37,34 @@ pub fn draw_diff(frame: &mut Frame<'_>, app: &App, view: &DiffView, area: Rect) 
     let asked = question.as_ref().map_or(0, |lines| lines.len() as u16);
     let [body, bottom] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(asked)]).areas(inner);
-    let lines = wrap_all(&diff_lines(app, view), usize::from(body.width));
+    draw_scrolled(frame, app, &diff_lines(app, view), body, (view.scroll, &view.overflow));
+    if let Some(question) = question {
+        frame.render_widget(Paragraph::new(question), bottom);
+    }
+}
+
+/// `lines` wrapped to `body`, from `scroll` on (the most it can be kept in `overflow`), the
+/// last row saying how many lines are below.
+pub(super) fn draw_scrolled(
+    frame: &mut Frame<'_>,
+    app: &App,
+    lines: &[Line<'static>],
+    body: Rect,
+    (scroll, overflow): (usize, &Cell<usize>),
+) {
+    let lines = wrap_all(lines, usize::from(body.width));
     let rows = usize::from(body.height);
     let most = lines.len().saturating_sub(rows);
-    view.overflow.set(most);
-    let first = view.scroll.min(most);
+    overflow.set(most);
+    let first = scroll.min(most);
     let mut shown: Vec<Line<'static>> = lines.iter().skip(first).take(rows).cloned().collect();
     let below = lines.len().saturating_sub(first + rows);
     if below > 0 && rows > 1 {
         shown.pop();
-        shown.push(Line::styled(fill(words.more_below, &[("n", &(below + 1))]), theme.dim()));
+        let more = fill(app.words.more_below, &[("n", &(below + 1))]);
+        shown.push(Line::styled(more, app.theme.dim()));
     }
     frame.render_widget(Paragraph::new(shown), body);
-    if let Some(question) = question {
-        frame.render_widget(Paragraph::new(question), bottom);
-    }
 }
 
 fn diff_lines(app: &App, view: &DiffView) -> Vec<Line<'static>> {
@@ -74,13 +90,17 @@ fn diff_lines(app: &App, view: &DiffView) -> Vec<Line<'static>> {
 }
 
 fn stat_line(app: &App, diff: &CheckpointDiff) -> String {
-    let stat = &diff.stat;
+    change_stat(app, &diff.stat)
+}
+
+/// "N file(s) changed, +A −D".
+pub(super) fn change_stat(app: &App, stat: &ChangeStat) -> String {
     let values: [(&str, &dyn std::fmt::Display); 3] =
         [("files", &stat.files), ("add", &stat.additions), ("del", &stat.deletions)];
     fill(app.words.diff_stat, &values)
 }
 
-fn file_lines(app: &App, file: &FileChange) -> Vec<Line<'static>> {
+pub(super) fn file_lines(app: &App, file: &FileChange) -> Vec<Line<'static>> {
     let words = app.words;
     let theme = app.theme;
     let status = match file.status.as_str() {

@@ -8,6 +8,7 @@ use crate::app::card::Card;
 use crate::app::state::{App, Entry};
 use crate::locale::fill;
 use crate::sanitize::one_line;
+use crate::view::worktree::panel_keys;
 
 /// The input line: a prompt and the text (as much of it as fits around the cursor), or a
 /// placeholder; and the cursor's column in it.
@@ -114,6 +115,8 @@ fn keys_now(app: &App) -> Vec<(&'static str, &'static str)> {
                 ("Esc", words.key_close),
             ],
         };
+    } else if let Some(panel) = &app.worktree_panel {
+        keys = panel_keys(app, panel);
     } else {
         match (app.card(), app.entry) {
             (_, Entry::OwnAnswer | Entry::Feedback | Entry::StepComment(_) | Entry::Field(_)) => {

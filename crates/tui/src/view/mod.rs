@@ -10,3 +10,4 @@ pub mod tasks;
 pub mod tool_sentences;
 pub mod transcript;
 pub mod usage;
+pub mod worktree;

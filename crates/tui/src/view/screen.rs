@@ -1,5 +1,5 @@
 //! The whole screen from the state (pure: state → buffer). Top to bottom: the title and the
-//! status line, the task list (beside the chat from 110 columns, above it below that), the
+//! status line, the chat's worktree line when it has one, the task list (beside the chat from 110 columns, above it below that), the
 //! chat, the card waiting for the user, an error if one came, the input line, the key hints.
 
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -18,6 +18,7 @@ use crate::view::footer::{hint_line, input_line};
 use crate::view::tasks::{focus_line, task_panel};
 use crate::view::transcript::transcript_lines;
 use crate::view::usage::usage_text;
+use crate::view::worktree::{draw_worktree_panel, worktree_line};
 use crate::wrap::wrap_all;
 
 /// From this width the task list stands beside the chat.
@@ -31,8 +32,11 @@ const MIN_CHAT_ROWS: u16 = 3;
 pub fn draw(frame: &mut Frame<'_>, app: &App) {
     let area = frame.area();
     let notice_rows = u16::from(app.notice.is_some() || app.info.is_some());
-    let [header, body, notice, input, footer] = Layout::vertical([
+    let worktree = worktree_line(app).map(|line| wrap_all(&[line], usize::from(area.width)));
+    let worktree_rows = worktree.as_ref().map_or(0, |lines| lines.len().min(2) as u16);
+    let [header, worktree_area, body, notice, input, footer] = Layout::vertical([
         Constraint::Length(1),
+        Constraint::Length(worktree_rows),
         Constraint::Min(1),
         Constraint::Length(notice_rows),
         Constraint::Length(2),
@@ -40,6 +44,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     ])
     .areas(area);
     draw_header(frame, app, header);
+    frame.render_widget(Paragraph::new(worktree.unwrap_or_default()), worktree_area);
     let chat = draw_tasks(frame, app, body);
     let transcript = draw_card(frame, app, chat);
     draw_transcript(frame, app, transcript);
@@ -53,6 +58,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     let [_, middle, _] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)])
             .areas(area);
+    if let Some(panel) = &app.worktree_panel {
+        draw_worktree_panel(frame, app, panel, middle);
+    }
     if let Some(view) = &app.diff {
         draw_diff(frame, app, view, middle);
     }
