@@ -30,12 +30,16 @@ pub(super) async fn worktree_action(
             app.worktree_panel = Some(WorktreePanel::new(PanelShows::Diff(Box::new(view))));
         }
         Command::PreviewMerge(mode) => {
-            let outcome = engine.merge_chat(&chat_id, request(mode, true)).await?;
+            let outcome = engine.merge_chat(&chat_id, request(mode, true, None)).await?;
             app.worktree_panel = Some(WorktreePanel::new(PanelShows::Merge(Box::new(outcome))));
         }
         Command::Merge(mode) => {
-            app.worktree_panel = None;
-            let outcome = engine.merge_chat(&chat_id, request(mode, false)).await?;
+            // The preview's digest goes back: what changed since it is not merged unseen.
+            let digest = match app.worktree_panel.take().map(|panel| panel.shows) {
+                Some(PanelShows::Merge(outcome)) => Some(outcome.digest),
+                _ => None,
+            };
+            let outcome = engine.merge_chat(&chat_id, request(mode, false, digest)).await?;
             let commit = short(outcome.commit.as_deref().unwrap_or_default());
             let values: [(&str, &dyn std::fmt::Display); 2] =
                 [("base", &outcome.base), ("commit", &commit)];
@@ -59,8 +63,8 @@ fn open_worktree(app: &App) -> Option<(ChatId, Worktree)> {
     Some((chat.id.clone(), chat.worktree.clone()?))
 }
 
-fn request(mode: MergeMode, preview: bool) -> MergeRequest {
-    MergeRequest { mode: Some(mode), preview: Some(preview) }
+fn request(mode: MergeMode, preview: bool, digest: Option<String>) -> MergeRequest {
+    MergeRequest { mode: Some(mode), preview: Some(preview), digest }
 }
 
 /// Reads the open chat's worktree and its changes again (none when the chat has none, or
