@@ -124,12 +124,13 @@ CONFORMANCE_SKIP_BUILD=1 bash scripts/conformance.sh
 
 # The headless API fuzzed from its generated OpenAPI document (a real server, bounded examples).
 step "schemathesis (scripts/schemathesis.sh)"
-SCHEMATHESIS_SKIP_BUILD=1 bash scripts/schemathesis.sh
+# 30 examples an operation in CI (~50 s; the script's own default, 50, for a longer run).
+SCHEMATHESIS_SKIP_BUILD=1 SCHEMATHESIS_EXAMPLES=30 bash scripts/schemathesis.sh
 
 # A short, bounded fuzzing run of the pure parsers (its own build, without the engine's I/O):
-# 10 s each keeps the cold CI under its 30 minutes; `scripts/fuzz.sh 600` fuzzes for longer.
-step "fuzz the planner and turn_plan parsers (scripts/fuzz.sh, 10 s each)"
-bash scripts/fuzz.sh 10
+# 6 s each keeps the cold CI under its 30 minutes; `scripts/fuzz.sh 600` fuzzes for longer.
+step "fuzz the planner and turn_plan parsers (scripts/fuzz.sh, 6 s each)"
+bash scripts/fuzz.sh 6
 
 step "ui/ type check, component tests (vitest)"
 (cd ui && npm run --silent typecheck && npx vitest run)

@@ -122,6 +122,9 @@ error_codes! {
     /// The user's `UserPromptSubmit` hook blocked the message (its reason in the message);
     /// nothing was stored (DESIGN §17).
     HookBlocked => "ERR_HOOK_BLOCKED",
+    /// The chat works in its folder itself: it has no worktree of its own to show, merge,
+    /// keep or recreate (DESIGN §18).
+    NoWorktree => "ERR_NO_WORKTREE",
     /// The chat's own worktree folder is gone (DESIGN §18): recreate it from its branch
     /// (`POST …/worktree/recreate`). Nothing ran.
     WorktreeMissing => "ERR_WORKTREE_MISSING",

@@ -73,6 +73,8 @@ export function errorLead(code: ErrorCode): string {
       return t("errors.ERR_FORK_FOLDER");
     case "ERR_FORK_UNRECORDED":
       return t("errors.ERR_FORK_UNRECORDED");
+    case "ERR_NO_WORKTREE":
+      return t("errors.ERR_NO_WORKTREE");
     case "ERR_WORKTREE_MISSING":
       return t("errors.ERR_WORKTREE_MISSING");
     case "ERR_MERGE_CONFLICTS":

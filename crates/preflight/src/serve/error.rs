@@ -53,6 +53,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::VenvAdoptable
         | ErrorCode::VenvForeign
         | ErrorCode::WorktreeMissing
+        | ErrorCode::NoWorktree
         | ErrorCode::MergeConflicts
         | ErrorCode::CheckoutChanged
         | ErrorCode::MergeRefused

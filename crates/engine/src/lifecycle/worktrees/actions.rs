@@ -18,7 +18,7 @@ use super::calls::{on_git, paths_of, stat_of, unusable_worktree, MAX_DIFF_BYTES}
 use super::views::{MergeOutcome, MergeRequest, WorktreeView};
 use crate::lifecycle::checkpoints::{diff_truncated, file_change};
 use crate::lifecycle::engine::Engine;
-use crate::lifecycle::error::ApiError;
+use crate::lifecycle::error::{ApiError, ErrorCode};
 use crate::lifecycle::hub::TurnKind;
 
 impl Engine {
@@ -188,7 +188,8 @@ impl Engine {
 
     fn worktree_of(&self, chat_id: &ChatId) -> Result<Worktree, ApiError> {
         self.inner.store.get_chat(chat_id)?.worktree.ok_or_else(|| {
-            ApiError::bad_request("this chat works in its folder itself: it has no worktree")
+            let words = "this chat works in its folder itself: it has no worktree of its own";
+            ApiError::new(ErrorCode::NoWorktree, words)
         })
     }
 

@@ -17,7 +17,7 @@ use crate::serve::AppState;
     params(("id" = String, Path, description = "The chat's id")),
     responses(
         (status = 200, description = "The chat's worktree (its branch, the branch and commit it started from, what became of it) and its diff from where it started to its files now; `missing` when its folder is gone", body = WorktreeView),
-        (status = 400, description = "`ERR_BAD_REQUEST`: the chat works in its folder itself", body = ErrorBody),
+        (status = 409, description = "`ERR_NO_WORKTREE`: the chat works in its folder itself", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
         (status = 500, description = "`ERR_WORKTREE`: git failed on the worktree (its words)", body = ErrorBody),
     ))]
@@ -34,9 +34,9 @@ pub async fn worktree(
     request_body(content = Option<MergeRequest>, description = "Optional. `mode`: `merge` (a merge commit, the default) or `squash`; `preview: true`: only say what the merge would do"),
     responses(
         (status = 200, description = "The preview (`merged: false`: the files it would change, conflicts, files changed in the user's checkout), or the merge done (`merged: true`, `commit`)", body = MergeOutcome),
-        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, an unknown mode, or a chat without a worktree", body = ErrorBody),
+        (status = 400, description = "`ERR_BAD_REQUEST`: malformed JSON, an unknown mode", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
-        (status = 409, description = "`ERR_MERGE_CONFLICTS` (the files named), `ERR_CHECKOUT_CHANGED` (the user's own changes to files it would write), `ERR_MERGE_REFUSED` (nothing to merge, the base branch gone, a detached start), `ERR_WORKTREE_MISSING`, `ERR_TURN_ACTIVE`: nothing was changed", body = ErrorBody),
+        (status = 409, description = "`ERR_MERGE_CONFLICTS` (the files named), `ERR_CHECKOUT_CHANGED` (the user's own changes to files it would write), `ERR_MERGE_REFUSED` (nothing to merge, the base branch gone, checked out in another worktree or being rebased, a detached start, a `digest` of another preview), `ERR_WORKTREE_MISSING`, `ERR_NO_WORKTREE`, `ERR_TURN_ACTIVE`: nothing was changed", body = ErrorBody),
         (status = 500, description = "`ERR_WORKTREE`: git failed (its words)", body = ErrorBody),
     ))]
 pub async fn merge(
@@ -53,9 +53,8 @@ pub async fn merge(
     params(("id" = String, Path, description = "The chat's id")),
     responses(
         (status = 200, description = "The chat's work is committed on its branch and the worktree folder removed: the branch is the user's (`worktree.state` is `kept`); Recreate brings the folder back", body = Chat),
-        (status = 400, description = "`ERR_BAD_REQUEST`: the chat has no worktree", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
-        (status = 409, description = "`ERR_TURN_ACTIVE`, `ERR_WORKTREE_MISSING`: nothing was changed", body = ErrorBody),
+        (status = 409, description = "`ERR_TURN_ACTIVE`, `ERR_WORKTREE_MISSING`, `ERR_NO_WORKTREE`: nothing was changed", body = ErrorBody),
         (status = 500, description = "`ERR_WORKTREE`: git failed (its words)", body = ErrorBody),
     ))]
 pub async fn keep(
@@ -70,7 +69,7 @@ pub async fn keep(
     params(("id" = String, Path, description = "The chat's id")),
     responses(
         (status = 200, description = "The worktree folder is made again from the chat's branch (a folder that vanished, or a chat kept as a branch that goes on working); a folder that is there is left as it is", body = Chat),
-        (status = 400, description = "`ERR_BAD_REQUEST`: the chat has no worktree", body = ErrorBody),
+        (status = 409, description = "`ERR_NO_WORKTREE`: the chat has no worktree; `ERR_TURN_ACTIVE`", body = ErrorBody),
         (status = 404, description = "`ERR_NOT_FOUND`: no such chat", body = ErrorBody),
         (status = 500, description = "`ERR_WORKTREE`: git failed (the branch is checked out elsewhere, or gone)", body = ErrorBody),
     ))]
