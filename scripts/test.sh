@@ -82,9 +82,11 @@ if (($# > 0)); then
 fi
 
 # The real model server of tests/api_llama_server (llama-cpp-python, built from its source on a
-# fresh machine: ~6 CPU-minutes) installs in the background from the end of the build on, at the
-# lowest priority: it takes the cores the tests leave idle (they mostly wait on servers and
-# windows), and its test binary (`test = false`: not in the plain `cargo test`) runs last.
+# fresh machine: ~6 CPU-minutes) installs in the background from the end of `cargo test` on, at
+# the lowest priority: it takes the cores the later steps leave idle (schemathesis, vitest and
+# the window's tests mostly wait on servers and windows), and its test binary (`test = false`:
+# not in the plain `cargo test`) runs last. Beside `cargo test` it cost 1.5 minutes there (the
+# embedded model's ten first messages took 104 s instead of 70 s).
 start_llama_install() {
   llama_log="$target_dir/llama-server-install.log"
   nice -n 19 bash scripts/lib/llama-server.sh >"$llama_log.out" 2>"$llama_log" &
@@ -107,8 +109,8 @@ step "cargo build --all-targets, clippy -D warnings"
 cargo build "${dev_cargo_flags[@]}" --all-targets --test api_llama_server --timings
 
 step "cargo test (the engine's crates, embedded model, preflight, testkit, desktop shell, tidy)"
-start_llama_install
 cargo test "${dev_cargo_flags[@]}"
+start_llama_install
 
 # Many chats at once under faults (issue 53; crates/preflight/benches/soak): 20 chats, 80
 # turns, provider/MCP/sandbox faults and `preflight serve` SIGKILLed twice, then the store's
