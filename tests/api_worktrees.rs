@@ -209,6 +209,14 @@ async fn a_sandboxed_command_in_a_worktree_cannot_write_into_the_main_repository
     assert!(git(root, &["status", "--porcelain"]).is_empty(), "the checkout is untouched");
 }
 
+/// A server whose model answers every message "Hello." (the provider kept alive with it).
+async fn hello_serve() -> (ScriptedServer, Serve) {
+    let script = Script::new().route(Matcher::default(), [Reply::text("Hello.")]);
+    let provider = ScriptedServer::start(script).await.unwrap();
+    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    (provider, serve)
+}
+
 /// The sandbox's output in the chat's tool messages.
 fn tool_output(view: &Value) -> String {
     let messages = view["messages"].as_array().unwrap();
@@ -220,9 +228,7 @@ fn tool_output(view: &Value) -> String {
 async fn a_vanished_folder_is_said_and_made_again_keep_leaves_a_branch_and_deleting_removes_it() {
     let repo = repository();
     let root = repo.path();
-    let script = Script::new().route(Matcher::default(), [Reply::text("Hello.")]);
-    let provider = ScriptedServer::start(script).await.unwrap();
-    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let (_provider, serve) = hello_serve().await;
     let body = json!({"workspace": root, "worktree": true, "plan_mode": false});
     let (status, chat) = serve.post("/v1/chats", body).await;
     assert_eq!(status, 201, "{chat}");
@@ -260,9 +266,7 @@ async fn a_vanished_folder_is_said_and_made_again_keep_leaves_a_branch_and_delet
 async fn a_worktree_is_refused_outside_a_repository_and_after_the_first_message() {
     let plain = tempfile::tempdir().unwrap();
     let repo = repository();
-    let script = Script::new().route(Matcher::default(), [Reply::text("Hello.")]);
-    let provider = ScriptedServer::start(script).await.unwrap();
-    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let (_provider, serve) = hello_serve().await;
     let (status, refused) =
         serve.post("/v1/chats", json!({"workspace": plain.path(), "worktree": true})).await;
     assert_eq!(status, 400, "{refused}");
@@ -285,9 +289,7 @@ async fn a_worktree_is_refused_outside_a_repository_and_after_the_first_message(
 async fn a_fork_of_a_worktree_chat_gets_a_worktree_of_its_own_from_the_originals_files() {
     let repo = repository();
     let root = repo.path();
-    let script = Script::new().route(Matcher::default(), [Reply::text("Hello.")]);
-    let provider = ScriptedServer::start(script).await.unwrap();
-    let serve = Serve::start(&openai_config(&provider.openai_url()));
+    let (_provider, serve) = hello_serve().await;
     let body = json!({"workspace": root, "worktree": true, "plan_mode": false});
     let (_, original) = serve.post("/v1/chats", body).await;
     let id = original["id"].as_str().unwrap();

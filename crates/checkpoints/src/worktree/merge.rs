@@ -16,7 +16,7 @@ use super::guard::{base_busy, ignored_touched};
 use super::place::in_worktree;
 use super::repo_git::RepoGit;
 use super::snapshot::{commit_work, snapshot};
-use crate::diff::{diff_between, Budget, Diff};
+use crate::diff::Diff;
 
 /// What to merge, where from, where into.
 #[derive(Debug, Clone, Copy)]
@@ -150,18 +150,7 @@ fn preview_of(
         || (conflicts.is_empty()
             && repo.line(&["rev-parse", &format!("{target}^{{tree}}")])? == tree);
     let digest = format!("{}:{target}", repo.line(&["rev-parse", &format!("{tip}^{{tree}}")])?);
-    let budget =
-        Budget { max_patch_bytes: plan.max_diff_bytes / 4, max_diff_bytes: plan.max_diff_bytes };
-    let diff = diff_between(
-        &mut |args| repo.output(args),
-        &mut |args, sink| {
-            let out = repo.output(args)?;
-            out.split_inclusive(|b| *b == b'\n').for_each(&mut *sink);
-            Ok(())
-        },
-        [target, &tree],
-        budget,
-    )?;
+    let diff = repo.diff([target, &tree], plan.max_diff_bytes)?;
     let checkout_changed = if checked_out(repo, base) {
         let touched: BTreeSet<&str> = diff
             .files

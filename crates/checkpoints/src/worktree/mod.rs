@@ -24,7 +24,7 @@ pub use merge::{merge, preview, MergePlan, MergePreview, Merged};
 use self::place::in_worktree;
 use self::repo_git::RepoGit;
 use self::snapshot::{commit_work, snapshot};
-use crate::diff::{diff_between, Budget, Diff};
+use crate::diff::Diff;
 
 /// Where a new worktree starts, as `start` found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,17 +80,7 @@ pub fn diff(
 ) -> Result<Diff, WorktreeError> {
     let git = in_worktree(repository, worktree)?;
     let now = snapshot(&git, "the chat's work, not committed")?;
-    let budget = Budget { max_patch_bytes: max_diff_bytes / 4, max_diff_bytes };
-    Ok(diff_between(
-        &mut |args| git.output(args),
-        &mut |args, sink| {
-            let out = git.output(args)?;
-            out.split_inclusive(|b| *b == b'\n').for_each(&mut *sink);
-            Ok(())
-        },
-        [base_commit, &now],
-        budget,
-    )?)
+    Ok(git.diff([base_commit, &now], max_diff_bytes)?)
 }
 
 /// The worktree's files as they are now, as a commit on top of its HEAD that no ref holds

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::diff::{diff_between, Budget, Diff};
 use crate::git::{outside, run_bounded, trusted_folders, Deadline};
 use crate::CheckpointError;
 
@@ -108,6 +109,26 @@ impl RepoGit {
                 stdout.extend_from_slice(chunk)
             });
         (stdout, done)
+    }
+
+    /// The diff from commit (or tree) `from` to `to`, within `max_diff_bytes` (a quarter of
+    /// it for one file's patch), by the diff code the shadow repository's diffs use; the
+    /// patch streamed a line at a time.
+    pub(crate) fn diff(
+        &self,
+        [from, to]: [&str; 2],
+        max_diff_bytes: usize,
+    ) -> Result<Diff, CheckpointError> {
+        let budget = Budget { max_patch_bytes: max_diff_bytes / 4, max_diff_bytes };
+        diff_between(
+            &mut |args| self.output(args),
+            &mut |args, sink| {
+                let label = format!("git {}", args.join(" "));
+                run_bounded(self.command(args), &label, b"", Deadline::after(BUDGET), sink)
+            },
+            [from, to],
+            budget,
+        )
     }
 
     /// Runs `git args…`; its one line of output, trimmed.
