@@ -165,29 +165,15 @@ pub fn follow(app: AppHandle) {
     tauri::async_runtime::spawn(async move {
         let shell = app.state::<Shell>();
         let notices = app.state::<Notices>();
-        let mut opened = shell.opened();
-        loop {
-            opened.borrow_and_update();
-            let Ok(engine) = shell.engine() else {
-                if opened.changed().await.is_err() {
-                    return;
+        let (app, notices) = (&app, &notices);
+        shell
+            .each_engine(|engine| async move {
+                let mut attention = engine.attention();
+                while let Some(attended) = attention.next().await {
+                    notices.raise(app, attended).await;
                 }
-                continue;
-            };
-            let mut attention = engine.attention();
-            loop {
-                tokio::select! {
-                    attended = attention.next() => match attended {
-                        Some(attended) => notices.raise(&app, attended).await,
-                        None => break,
-                    },
-                    changed = opened.changed() => match changed {
-                        Ok(()) => break,
-                        Err(_) => return,
-                    },
-                }
-            }
-        }
+            })
+            .await;
     });
 }
 

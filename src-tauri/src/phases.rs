@@ -17,31 +17,21 @@ const CHATS_RUNNING: &str = "chats-running";
 pub fn follow(app: AppHandle) {
     tauri::async_runtime::spawn(async move {
         let shell = app.state::<Shell>();
-        let mut opened = shell.opened();
-        loop {
-            opened.borrow_and_update();
-            let Ok(engine) = shell.engine() else {
-                if opened.changed().await.is_err() {
-                    return;
+        let app = &app;
+        shell
+            .each_engine(|engine| async move {
+                let mut changes = engine.phase_changes();
+                send_running(app, engine.running_chats());
+                while let Some(change) = changes.next().await {
+                    match change {
+                        Ok(phase) => {
+                            let _ = app.emit_to(WINDOW, CHAT_PHASE, phase);
+                        }
+                        Err(_) => send_running(app, engine.running_chats()),
+                    }
                 }
-                continue;
-            };
-            let mut changes = engine.phase_changes();
-            send_running(&app, engine.running_chats());
-            loop {
-                tokio::select! {
-                    change = changes.next() => match change {
-                        Some(Ok(phase)) => { let _ = app.emit_to(WINDOW, CHAT_PHASE, phase); }
-                        Some(Err(_)) => send_running(&app, engine.running_chats()),
-                        None => break,
-                    },
-                    changed = opened.changed() => match changed {
-                        Ok(()) => break,
-                        Err(_) => return,
-                    },
-                }
-            }
-        }
+            })
+            .await;
     });
 }
 

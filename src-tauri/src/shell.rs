@@ -117,6 +117,32 @@ impl Shell {
         self.opened.subscribe()
     }
 
+    /// Runs `follow` on the engine open now, for the life of the app: ended and run again on
+    /// the next engine when the settings re-open it; waits while none could start. `follow`
+    /// ends when its engine's stream does.
+    pub async fn each_engine<F, Fut>(&self, mut follow: F)
+    where
+        F: FnMut(Engine) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        let mut opened = self.opened();
+        loop {
+            opened.borrow_and_update();
+            if let Ok(engine) = self.engine() {
+                tokio::select! {
+                    () = follow(engine) => {}
+                    changed = opened.changed() => if changed.is_err() { return },
+                }
+                // Its stream ended (the engine closed): wait for the next one.
+                if !opened.has_changed().unwrap_or(false) && opened.changed().await.is_err() {
+                    return;
+                }
+            } else if opened.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// Makes `task` the one forwarder, ending the previous one.
     pub fn watch(&self, task: JoinHandle<()>) {
         if let Some(previous) =
